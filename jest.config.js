@@ -1,0 +1,21 @@
+/** Two projects: unit specs beside the code, e2e specs against real processes. */
+const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
+module.exports = {
+  projects: [
+    {
+      displayName: 'unit',
+      rootDir: '.',
+      testMatch: ['<rootDir>/src/**/*.spec.ts'],
+      transform: { '^.+\\.ts$': tsJest },
+      testEnvironment: 'node',
+    },
+    {
+      displayName: 'e2e',
+      rootDir: '.',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      transform: { '^.+\\.ts$': tsJest },
+      testEnvironment: 'node',
+      testTimeout: 120000,
+    },
+  ],
+};

@@ -1,0 +1,64 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from './config-loader';
+
+function yamlFile(text: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'cfg-')), 'gateway.yaml');
+  writeFileSync(file, text);
+  return file;
+}
+
+describe('loadConfig', () => {
+  it('gives the documented defaults with no file and no variables', () => {
+    const config = loadConfig({});
+    expect(config.gateway.port).toBe(8080);
+    expect(config.gateway.host).toBe('127.0.0.1');
+    expect(config.gateway.s3.port).toBe(8081);
+    expect(config.localnet.port).toBe(8899);
+    expect(config.storage.data_dir).toBe('./.tape-data');
+    expect(config.chain.rpc_url).toBeUndefined();
+    expect(config.gateway.site.max_age_secs).toBe(60);
+  });
+
+  it('reads the spec keys from the YAML file', () => {
+    const file = yamlFile(
+      'gateway:\n  site:\n    spa_fallback: true\n    cors_origins: ["https://a.example"]\n  metering:\n    trusted_proxies: ["10.0.0.0/8"]\n',
+    );
+    const config = loadConfig({ TAPE_GATEWAY_CONFIG: file });
+    expect(config.gateway.site.spa_fallback).toBe(true);
+    expect(config.gateway.site.cors_origins).toEqual(['https://a.example']);
+    expect(config.gateway.metering.trusted_proxies).toEqual(['10.0.0.0/8']);
+    expect(config.gateway.site.tenant_overrides).toBe(true);
+  });
+
+  it('lets environment variables override the file', () => {
+    const file = yamlFile('gateway:\n  port: 9000\n  site:\n    spa_fallback: true\n');
+    const config = loadConfig({
+      TAPE_GATEWAY_CONFIG: file,
+      PORT: '9100',
+      TAPE__GATEWAY__SITE__SPA_FALLBACK: 'false',
+      TAPE_RPC_URL: 'http://127.0.0.1:1234',
+    });
+    expect(config.gateway.port).toBe(9100);
+    expect(config.gateway.site.spa_fallback).toBe(false);
+    expect(config.chain.rpc_url).toBe('http://127.0.0.1:1234');
+  });
+
+  it('stops with one line naming the wrong key', () => {
+    expect(() => loadConfig({ TAPE__GATEWAY__SITE__MAX_AGE_SECS: '99999999' })).toThrow(
+      /^config error: gateway\.site\.max_age_secs: must not be greater than 31536000$/,
+    );
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/gateway\.port/);
+    expect(() => loadConfig({ TAPE__GATEWAY__SITE__SPA_FALLBACK: '"yes"' })).toThrow(
+      /gateway\.site\.spa_fallback: must be a boolean value/,
+    );
+  });
+
+  it('rejects unknown keys, a missing file and a file that is not a mapping', () => {
+    expect(() => loadConfig({ TAPE__GATEWAY__SITE__NOPE: '1' })).toThrow(/gateway\.site\.nope/);
+    expect(() => loadConfig({ TAPE_GATEWAY_CONFIG: '/nonexistent/x.yaml' })).toThrow(ConfigError);
+    expect(() => loadConfig({ TAPE_GATEWAY_CONFIG: yamlFile('- a\n- b\n') })).toThrow(/mapping/);
+    expect(() => loadConfig({ TAPE_GATEWAY_CONFIG: yamlFile('a: [\n') })).toThrow(/not valid YAML/);
+  });
+});

@@ -1,0 +1,119 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync, ValidationError } from 'class-validator';
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { AppConfig } from './app-config';
+
+/** Thrown when configuration is wrong; the message names the key. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+type Plain = Record<string, unknown>;
+
+/** Well-known variables from ARCHITECTURE.md and the key each one sets. */
+const NAMED_VARIABLES: Record<string, string> = {
+  HOST: 'gateway.host',
+  PORT: 'gateway.port',
+  TAPE_S3_PORT: 'gateway.s3.port',
+  TAPE_LOCALNET_PORT: 'localnet.port',
+  TAPE_DATA_DIR: 'storage.data_dir',
+  TAPE_RPC_URL: 'chain.rpc_url',
+  TAPE_REDIS_URL: 'gateway.metering.redis_url',
+  TAPE_LOG_LEVEL: 'gateway.log_level',
+};
+
+/** Any key can be set as `TAPE__GATEWAY__SITE__SPA_FALLBACK=true` (value parsed as YAML). */
+const GENERIC_PREFIX = 'TAPE__';
+
+export function loadConfig(env: Env = process.env): AppConfig {
+  const plain: Plain = {};
+  const file = env.TAPE_GATEWAY_CONFIG;
+  if (file) mergeInto(plain, readYamlFile(file));
+  for (const [name, key] of Object.entries(NAMED_VARIABLES)) {
+    const value = env[name];
+    if (value !== undefined && value !== '') setPath(plain, key, parseScalar(value));
+  }
+  for (const [name, value] of Object.entries(env)) {
+    if (!name.startsWith(GENERIC_PREFIX) || value === undefined) continue;
+    const key = name.slice(GENERIC_PREFIX.length).toLowerCase().split('__').join('.');
+    setPath(plain, key, parseScalar(value));
+  }
+  return validateConfig(plain);
+}
+
+export function validateConfig(plain: Plain): AppConfig {
+  const config = plainToInstance(AppConfig, plain, { exposeDefaultValues: true });
+  const errors = validateSync(config, { whitelist: true, forbidNonWhitelisted: true });
+  if (errors.length > 0) throw new ConfigError(`config error: ${describe(errors[0])}`);
+  return config;
+}
+
+function readYamlFile(file: string): Plain {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`config error: cannot read ${file}: ${(err as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(text);
+  } catch (err) {
+    throw new ConfigError(`config error: ${file} is not valid YAML: ${(err as Error).message}`);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ConfigError(`config error: ${file} must hold a mapping at the top level`);
+  }
+  return parsed as Plain;
+}
+
+function parseScalar(value: string): unknown {
+  try {
+    return parseYaml(value) as unknown;
+  } catch {
+    return value;
+  }
+}
+
+function setPath(target: Plain, key: string, value: unknown): void {
+  const parts = key.split('.');
+  let node = target;
+  for (const part of parts.slice(0, -1)) {
+    const next = node[part];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) node[part] = {};
+    node = node[part] as Plain;
+  }
+  node[parts[parts.length - 1]] = value;
+}
+
+function mergeInto(target: Plain, source: Plain): void {
+  for (const [k, v] of Object.entries(source)) {
+    const existing = target[k];
+    if (isPlain(v) && isPlain(existing)) mergeInto(existing, v);
+    else target[k] = v;
+  }
+}
+
+function isPlain(v: unknown): v is Plain {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function describe(error: ValidationError, prefix = ''): string {
+  const key = prefix ? `${prefix}.${error.property}` : error.property;
+  if (error.constraints) {
+    const first = Object.values(error.constraints)[0];
+    // class-validator phrases constraints as "<property> must ..."; name the full key instead.
+    const reason = first.startsWith(`${error.property} `)
+      ? first.slice(error.property.length + 1)
+      : first;
+    return `${key}: ${reason.replace(/^property \S+ /, '')}`;
+  }
+  const child = error.children?.[0];
+  return child ? describe(child, key) : `${key}: invalid`;
+}
