@@ -1,0 +1,45 @@
+import 'reflect-metadata';
+import { loadConfig } from './config/config-loader';
+import { createGatewayApp } from './gateway-app';
+import { JsonLogger } from './logging/json-logger';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exit(1);
+  }
+  const logger = new JsonLogger(config.gateway.log_level);
+  const app = await createGatewayApp(config, logger);
+  await app.listen(config.gateway.port, config.gateway.host);
+  logger.log(
+    { event: 'listening', url: `http://${config.gateway.host}:${config.gateway.port}` },
+    'gateway',
+  );
+
+  // Graceful shutdown: stop accepting, let in-flight requests finish (Fastify's close waits for
+  // them), run every module's shutdown hooks, exit 0. Past the grace period, leave anyway.
+  let closing = false;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (closing) return;
+      closing = true;
+      logger.log({ event: 'shutdown', signal }, 'gateway');
+      setTimeout(() => process.exit(1), config.gateway.shutdown_grace_ms).unref();
+      app.close().then(
+        () => process.exit(0),
+        (err: unknown) => {
+          logger.error(`shutdown failed: ${(err as Error).message}`);
+          process.exit(1);
+        },
+      );
+    });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`gateway failed to start: ${(err as Error).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,32 @@
+import { startGateway } from './support/gateway-process';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { REPO_ROOT } from './support/gateway-process';
+
+describe('gateway process', () => {
+  it('answers /healthz, gives the stable error body, and exits cleanly on SIGTERM', async () => {
+    const gw = await startGateway();
+    const health = await fetch(`${gw.url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(health.headers.get('cache-control')).toBe('no-store');
+    expect(((await health.json()) as { status: string }).status).toBe('ok');
+
+    const missing = await fetch(`${gw.url}/no/such/route`);
+    expect(missing.status).toBe(404);
+    const body = (await missing.json()) as { error: { code: string } };
+    expect(body.error.code).toBe('not_found');
+    expect(await gw.stop('SIGTERM')).toBe(0);
+  });
+
+  it('refuses to start with one line naming a wrong config key', () => {
+    const run = spawnSync(process.execPath, [join(REPO_ROOT, 'dist', 'main.js')], {
+      env: { ...process.env, TAPE__GATEWAY__SITE__MAX_AGE_SECS: '-5' },
+      encoding: 'utf8',
+      timeout: 20000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr.trim()).toBe(
+      'config error: gateway.site.max_age_secs: must not be less than 0',
+    );
+  });
+});
