@@ -1,0 +1,46 @@
+/**
+ * The tape program's errors: stable codes (Solana `Custom` instruction errors) and messages.
+ * Codes start at 6000 like Anchor programs, so they never collide with Solana's own.
+ */
+export enum TapeErrorCode {
+  InsufficientCapacity = 6000,
+  TapeExpired = 6001,
+  UnauthorizedSigner = 6002,
+  InsufficientFunds = 6003,
+  InvalidArgument = 6004,
+  TrackNotCertified = 6005,
+  TrackInUse = 6006,
+  AccountMismatch = 6007,
+  AlreadyExists = 6008,
+  AccountNotFound = 6009,
+  InvalidAccountData = 6010,
+}
+
+export const TAPE_ERROR_MESSAGES: Record<TapeErrorCode, string> = {
+  [TapeErrorCode.InsufficientCapacity]: 'insufficient capacity',
+  [TapeErrorCode.TapeExpired]: 'tape expired',
+  [TapeErrorCode.UnauthorizedSigner]: 'unauthorized signer',
+  [TapeErrorCode.InsufficientFunds]: 'insufficient funds',
+  [TapeErrorCode.InvalidArgument]: 'invalid argument',
+  [TapeErrorCode.TrackNotCertified]: 'track not certified',
+  [TapeErrorCode.TrackInUse]: 'track in use',
+  [TapeErrorCode.AccountMismatch]: 'account mismatch',
+  [TapeErrorCode.AlreadyExists]: 'already exists',
+  [TapeErrorCode.AccountNotFound]: 'account not found',
+  [TapeErrorCode.InvalidAccountData]: 'invalid account data',
+};
+
+/** Thrown by the native program; carries the code a Solana node reports as `{"Custom": code}`. */
+export class TapeProgramError extends Error {
+  constructor(
+    readonly code: TapeErrorCode,
+    readonly detail?: string,
+  ) {
+    super(detail ? `${TAPE_ERROR_MESSAGES[code]}: ${detail}` : TAPE_ERROR_MESSAGES[code]);
+    this.name = 'TapeProgramError';
+  }
+}
+
+export function tapeErrorMessage(code: number): string | undefined {
+  return TAPE_ERROR_MESSAGES[code as TapeErrorCode];
+}

@@ -1,0 +1,318 @@
+import { AccountMeta, PublicKey, TransactionInstruction } from '@solana/web3.js';
+import { ByteReader, ByteWriter, LayoutError } from './byte-codec';
+import { TrackKind, trackKind } from './account-layouts';
+import { associatedTokenAddress, TapePdas } from './pdas';
+import { SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from './program-ids';
+
+/** Instruction tags: the first byte of instruction data (docs/program.md, "Instructions"). */
+export enum Tag {
+  InitConfig = 0,
+  CreateTape = 1,
+  ExtendTape = 2,
+  ResizeTape = 3,
+  SetDelegate = 4,
+  WriteTrack = 5,
+  SetName = 6,
+  CertifyTrack = 7,
+  RemoveName = 8,
+  ReleaseTrack = 9,
+}
+
+export type TapeInstructionData =
+  | {
+      tag: Tag.InitConfig;
+      epochDurationSecs: number;
+      genesisTime: number;
+      pricePerMibEpoch: bigint;
+      storageAuthority: PublicKey;
+    }
+  | { tag: Tag.CreateTape; capacity: number; epochs: number }
+  | { tag: Tag.ExtendTape; epochs: number }
+  | { tag: Tag.ResizeTape; addBytes: number }
+  | { tag: Tag.SetDelegate; delegate: PublicKey | null }
+  | { tag: Tag.WriteTrack; commitment: Buffer; size: number; kind: TrackKind; contentType: string }
+  | { tag: Tag.SetName; name: string; contentType: string }
+  | { tag: Tag.CertifyTrack }
+  | { tag: Tag.RemoveName }
+  | { tag: Tag.ReleaseTrack };
+
+export function encodeInstructionData(d: TapeInstructionData): Buffer {
+  const w = new ByteWriter().u8(d.tag);
+  switch (d.tag) {
+    case Tag.InitConfig:
+      w.u64(d.epochDurationSecs).i64(d.genesisTime).u64(d.pricePerMibEpoch);
+      w.pubkey(d.storageAuthority);
+      break;
+    case Tag.CreateTape:
+      w.u64(d.capacity).u64(d.epochs);
+      break;
+    case Tag.ExtendTape:
+      w.u64(d.epochs);
+      break;
+    case Tag.ResizeTape:
+      w.u64(d.addBytes);
+      break;
+    case Tag.SetDelegate:
+      w.u8(d.delegate ? 1 : 0).pubkey(d.delegate ?? PublicKey.default);
+      break;
+    case Tag.WriteTrack:
+      w.bytes(d.commitment).u64(d.size).u8(d.kind).str(d.contentType, 1);
+      break;
+    case Tag.SetName:
+      w.str(d.name, 2).str(d.contentType, 1);
+      break;
+    case Tag.CertifyTrack:
+    case Tag.RemoveName:
+    case Tag.ReleaseTrack:
+      break;
+  }
+  return w.done();
+}
+
+export function decodeInstructionData(data: Buffer): TapeInstructionData {
+  const r = new ByteReader(data);
+  const tag = r.u8() as Tag;
+  let out: TapeInstructionData;
+  switch (tag) {
+    case Tag.InitConfig:
+      out = {
+        tag,
+        epochDurationSecs: r.u64n(),
+        genesisTime: r.i64n(),
+        pricePerMibEpoch: r.u64(),
+        storageAuthority: r.pubkey(),
+      };
+      break;
+    case Tag.CreateTape:
+      out = { tag, capacity: r.u64n(), epochs: r.u64n() };
+      break;
+    case Tag.ExtendTape:
+      out = { tag, epochs: r.u64n() };
+      break;
+    case Tag.ResizeTape:
+      out = { tag, addBytes: r.u64n() };
+      break;
+    case Tag.SetDelegate: {
+      const has = r.u8();
+      const key = r.pubkey();
+      out = { tag, delegate: has ? key : null };
+      break;
+    }
+    case Tag.WriteTrack:
+      out = {
+        tag,
+        commitment: r.bytes(32),
+        size: r.u64n(),
+        kind: trackKind(r.u8()),
+        contentType: r.str(1),
+      };
+      break;
+    case Tag.SetName:
+      out = { tag, name: r.str(2), contentType: r.str(1) };
+      break;
+    case Tag.CertifyTrack:
+    case Tag.RemoveName:
+    case Tag.ReleaseTrack:
+      out = { tag };
+      break;
+    default:
+      throw new LayoutError(`unknown instruction tag ${String(tag)}`);
+  }
+  r.end();
+  return out;
+}
+
+const w = (pubkey: PublicKey, isSigner = false): AccountMeta => ({ pubkey, isSigner, isWritable: true });
+const ro = (pubkey: PublicKey, isSigner = false): AccountMeta => ({
+  pubkey,
+  isSigner,
+  isWritable: false,
+});
+
+/** Builds the tape program's instructions with their accounts in the documented order. */
+export class TapeInstructions {
+  readonly pdas: TapePdas;
+
+  constructor(readonly programId: PublicKey) {
+    this.pdas = new TapePdas(programId);
+  }
+
+  initConfig(a: {
+    admin: PublicKey;
+    mint: PublicKey;
+    treasury: PublicKey;
+    storageAuthority: PublicKey;
+    epochDurationSecs: number;
+    genesisTime: number;
+    pricePerMibEpoch: bigint;
+  }): TransactionInstruction {
+    return this.ix(
+      [w(a.admin, true), w(this.pdas.config()), ro(a.mint), ro(a.treasury), ro(SYSTEM_PROGRAM_ID)],
+      { tag: Tag.InitConfig, ...a },
+    );
+  }
+
+  createTape(a: {
+    payer: PublicKey;
+    authority: PublicKey;
+    mint: PublicKey;
+    treasury: PublicKey;
+    capacity: number;
+    epochs: number;
+  }): TransactionInstruction {
+    return this.ix(
+      [
+        w(a.payer, true),
+        ro(a.authority, true),
+        w(this.pdas.tape(a.authority)),
+        w(associatedTokenAddress(a.payer, a.mint)),
+        w(a.treasury),
+        ro(this.pdas.config()),
+        ro(SYSTEM_PROGRAM_ID),
+        ro(TOKEN_PROGRAM_ID),
+      ],
+      { tag: Tag.CreateTape, capacity: a.capacity, epochs: a.epochs },
+    );
+  }
+
+  extendTape(a: {
+    payer: PublicKey;
+    tape: PublicKey;
+    mint: PublicKey;
+    treasury: PublicKey;
+    epochs: number;
+  }): TransactionInstruction {
+    return this.ix(this.paymentAccounts(a), { tag: Tag.ExtendTape, epochs: a.epochs });
+  }
+
+  resizeTape(a: {
+    payer: PublicKey;
+    tape: PublicKey;
+    mint: PublicKey;
+    treasury: PublicKey;
+    addBytes: number;
+  }): TransactionInstruction {
+    return this.ix(this.paymentAccounts(a), { tag: Tag.ResizeTape, addBytes: a.addBytes });
+  }
+
+  setDelegate(a: { authority: PublicKey; delegate: PublicKey | null }): TransactionInstruction {
+    return this.ix([ro(a.authority, true), w(this.pdas.tape(a.authority))], {
+      tag: Tag.SetDelegate,
+      delegate: a.delegate,
+    });
+  }
+
+  /** `signer` is the tape's authority or its delegate; `payer` funds the new account's rent. */
+  writeTrack(a: {
+    payer: PublicKey;
+    signer: PublicKey;
+    tape: PublicKey;
+    commitment: Buffer;
+    size: number;
+    kind: TrackKind;
+    contentType: string;
+  }): TransactionInstruction {
+    return this.ix(
+      [
+        w(a.payer, true),
+        ro(a.signer, true),
+        w(a.tape),
+        w(this.pdas.track(a.tape, a.commitment)),
+        ro(this.pdas.config()),
+        ro(SYSTEM_PROGRAM_ID),
+      ],
+      {
+        tag: Tag.WriteTrack,
+        commitment: a.commitment,
+        size: a.size,
+        kind: a.kind,
+        contentType: a.contentType,
+      },
+    );
+  }
+
+  /** Points `name` at a certified track; `previousTrack` is the track the name pointed at before. */
+  setName(a: {
+    payer: PublicKey;
+    signer: PublicKey;
+    tape: PublicKey;
+    name: string;
+    track: PublicKey;
+    contentType: string;
+    previousTrack?: PublicKey;
+  }): TransactionInstruction {
+    const keys = [
+      w(a.payer, true),
+      ro(a.signer, true),
+      w(a.tape),
+      w(this.pdas.name(a.tape, a.name)),
+      w(a.track),
+      ro(this.pdas.config()),
+      ro(SYSTEM_PROGRAM_ID),
+    ];
+    if (a.previousTrack && !a.previousTrack.equals(a.track)) keys.push(w(a.previousTrack));
+    return this.ix(keys, { tag: Tag.SetName, name: a.name, contentType: a.contentType });
+  }
+
+  certifyTrack(a: { storageAuthority: PublicKey; track: PublicKey }): TransactionInstruction {
+    return this.ix([ro(a.storageAuthority, true), ro(this.pdas.config()), w(a.track)], {
+      tag: Tag.CertifyTrack,
+    });
+  }
+
+  /** Removes a name; its track is closed (capacity freed, rent to `receiver`) once unreferenced. */
+  removeName(a: {
+    receiver: PublicKey;
+    signer: PublicKey;
+    tape: PublicKey;
+    name: string;
+    track: PublicKey;
+  }): TransactionInstruction {
+    return this.ix(
+      [
+        w(a.receiver, true),
+        ro(a.signer, true),
+        w(a.tape),
+        w(this.pdas.name(a.tape, a.name)),
+        w(a.track),
+      ],
+      { tag: Tag.RemoveName },
+    );
+  }
+
+  /** Closes a track no name refers to (an upload that never got a name). */
+  releaseTrack(a: {
+    receiver: PublicKey;
+    signer: PublicKey;
+    tape: PublicKey;
+    track: PublicKey;
+  }): TransactionInstruction {
+    return this.ix([w(a.receiver, true), ro(a.signer, true), w(a.tape), w(a.track)], {
+      tag: Tag.ReleaseTrack,
+    });
+  }
+
+  private paymentAccounts(a: {
+    payer: PublicKey;
+    tape: PublicKey;
+    mint: PublicKey;
+    treasury: PublicKey;
+  }): AccountMeta[] {
+    return [
+      w(a.payer, true),
+      w(a.tape),
+      w(associatedTokenAddress(a.payer, a.mint)),
+      w(a.treasury),
+      ro(this.pdas.config()),
+      ro(TOKEN_PROGRAM_ID),
+    ];
+  }
+
+  private ix(keys: AccountMeta[], data: TapeInstructionData): TransactionInstruction {
+    return new TransactionInstruction({
+      programId: this.programId,
+      keys,
+      data: encodeInstructionData(data),
+    });
+  }
+}
