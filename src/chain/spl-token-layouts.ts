@@ -38,7 +38,9 @@ function readOptionKey(r: ByteReader): PublicKey | null {
 export function encodeMint(m: MintRecord): Buffer {
   const w = new ByteWriter();
   optionKey(w, m.mintAuthority);
-  w.u64(m.supply).u8(m.decimals).u8(m.isInitialized ? 1 : 0);
+  w.u64(m.supply)
+    .u8(m.decimals)
+    .u8(m.isInitialized ? 1 : 0);
   optionKey(w, m.freezeAuthority);
   return w.done();
 }

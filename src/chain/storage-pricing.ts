@@ -6,7 +6,11 @@ export function billableMib(capacityBytes: number): bigint {
 }
 
 /** Storage tokens for `capacity` bytes over `epochs` epochs: exact, as the program charges it. */
-export function storageCost(capacityBytes: number, epochs: number, pricePerMibEpoch: bigint): bigint {
+export function storageCost(
+  capacityBytes: number,
+  epochs: number,
+  pricePerMibEpoch: bigint,
+): bigint {
   return billableMib(capacityBytes) * BigInt(epochs) * pricePerMibEpoch;
 }
 

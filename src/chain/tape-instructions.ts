@@ -122,7 +122,11 @@ export function decodeInstructionData(data: Buffer): TapeInstructionData {
   return out;
 }
 
-const w = (pubkey: PublicKey, isSigner = false): AccountMeta => ({ pubkey, isSigner, isWritable: true });
+const w = (pubkey: PublicKey, isSigner = false): AccountMeta => ({
+  pubkey,
+  isSigner,
+  isWritable: true,
+});
 const ro = (pubkey: PublicKey, isSigner = false): AccountMeta => ({
   pubkey,
   isSigner,
