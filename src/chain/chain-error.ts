@@ -31,7 +31,7 @@ export function toChainError(err: unknown, rpcUrl: string): ChainError {
   if (custom) {
     const code = custom[1] ? Number(custom[1]) : parseInt(custom[2], 16);
     const message = tapeErrorMessage(code);
-    if (message) return new ChainError('program', message, code as TapeErrorCode, logs);
+    if (message) return new ChainError('program', message, code, logs);
   }
   const logged = logs.map((l) => /Program log: Error: (.+)$/.exec(l)?.[1]).find(Boolean);
   if (logged) return new ChainError('program', logged, undefined, logs);
