@@ -1,0 +1,80 @@
+import { ByteLru } from './byte-lru';
+
+const bytes = (n: number) => Buffer.alloc(n);
+
+describe('ByteLru', () => {
+  it('evicts the least recently used entries once over budget', () => {
+    const lru = new ByteLru(100);
+    lru.set('a', bytes(40));
+    lru.set('b', bytes(40));
+    expect(lru.get('a')?.length).toBe(40); // a is now the most recent
+    lru.set('c', bytes(40)); // 120 > 100: b goes
+    expect(lru.has('b')).toBe(false);
+    expect(lru.has('a')).toBe(true);
+    expect(lru.has('c')).toBe(true);
+    expect(lru.bytes).toBe(80);
+    expect(lru.size).toBe(2);
+  });
+
+  it('evicts as many as needed for one big entry', () => {
+    const lru = new ByteLru(100);
+    for (const key of ['a', 'b', 'c', 'd']) lru.set(key, bytes(25));
+    lru.set('big', bytes(90));
+    expect([...['a', 'b', 'c', 'd', 'big']].filter((k) => lru.has(k))).toEqual(['big']);
+    expect(lru.bytes).toBe(90);
+  });
+
+  it('never stores a value bigger than the budget, and drops the old value of that key', () => {
+    const lru = new ByteLru(10);
+    lru.set('k', bytes(5));
+    expect(lru.set('k', bytes(11))).toBe(false);
+    expect(lru.has('k')).toBe(false);
+    expect(lru.bytes).toBe(0);
+  });
+
+  it('replaces a key without counting it twice', () => {
+    const lru = new ByteLru(100);
+    lru.set('k', bytes(60));
+    lru.set('k', bytes(70));
+    expect(lru.bytes).toBe(70);
+    expect(lru.size).toBe(1);
+  });
+
+  it('deletes and clears', () => {
+    const lru = new ByteLru(100);
+    lru.set('a', bytes(10));
+    lru.set('b', bytes(10));
+    expect(lru.delete('a')).toBe(true);
+    expect(lru.delete('a')).toBe(false);
+    expect(lru.bytes).toBe(10);
+    lru.clear();
+    expect(lru.size).toBe(0);
+    expect(lru.bytes).toBe(0);
+    expect(lru.get('b')).toBeUndefined();
+  });
+
+  it('holds any value that knows its byteLength', () => {
+    const lru = new ByteLru<{ byteLength: number; name: string }>(10);
+    lru.set('x', { byteLength: 6, name: 'x' });
+    lru.set('y', { byteLength: 6, name: 'y' });
+    expect(lru.get('x')).toBeUndefined();
+    expect(lru.get('y')?.name).toBe('y');
+  });
+
+  it('stays fast with many entries (O(1) operations)', () => {
+    const lru = new ByteLru(10_000);
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < 200_000; i++) {
+      lru.set(`k${i}`, bytes(1));
+      lru.get(`k${i - 5000}`);
+    }
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    expect(lru.size).toBe(10_000);
+    expect(ms).toBeLessThan(2000);
+  });
+
+  it('rejects a bad budget', () => {
+    expect(() => new ByteLru(-1)).toThrow(RangeError);
+    expect(() => new ByteLru(1.5)).toThrow(RangeError);
+  });
+});
