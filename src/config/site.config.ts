@@ -14,9 +14,36 @@ export class SiteConfig {
   @IsBoolean()
   txt_domains = false;
 
-  /** Validating resolvers (`ip` or `ip:port`) for TXT bindings; empty = the system's. */
+  /**
+   * Validating resolvers for TXT bindings: `ip`, `ip:port` or `[v6]:port`, tried in order.
+   * Empty = the `nameserver` lines of /etc/resolv.conf. They must validate DNSSEC (AD flag).
+   */
   @IsString({ each: true })
   dns_resolvers: string[] = [];
+
+  /** How long one resolver may take to answer one query before the next one is tried. */
+  @IsInt()
+  @Min(50)
+  @Max(30000)
+  dns_timeout_ms = 2000;
+
+  /** Seconds a failed binding lookup (NXDOMAIN, NODATA, no AD, SERVFAIL, timeout) is cached. */
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  dns_negative_ttl_secs = 30;
+
+  /** Bindings kept in memory (LRU); misses are kept in a second LRU of the same size. */
+  @IsInt()
+  @Min(1)
+  @Max(1000000)
+  dns_cache_entries = 10000;
+
+  /** DNS queries in flight at once; lookups past it are answered as a miss, uncached. */
+  @IsInt()
+  @Min(1)
+  @Max(10000)
+  dns_max_inflight = 64;
 
   @IsBoolean()
   spa_fallback = false;
