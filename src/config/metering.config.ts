@@ -1,5 +1,18 @@
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Min, ValidateNested } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  ValidateBy,
+  ValidateNested,
+  ValidationOptions,
+} from 'class-validator';
+import { isIP } from 'node:net';
 
 /** One throttling budget: `limit` requests per `ttl_secs` window per client. */
 export class Budget {
@@ -16,29 +29,86 @@ export class Budget {
   }
 }
 
+/** `a.b.c.d/n`, `x::y/n`, or a bare address (a single host). Checked again when metering starts. */
+function isCidr(value: unknown): boolean {
+  if (typeof value !== 'string' || value.length > 64) return false;
+  const slash = value.indexOf('/');
+  const address = slash === -1 ? value : value.slice(0, slash);
+  const family = isIP(address);
+  if (family === 0) return false;
+  if (slash === -1) return true;
+  const prefix = value.slice(slash + 1);
+  if (!/^\d{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+function IsCidr(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isCidr',
+      validator: {
+        validate: isCidr,
+        defaultMessage: () => 'each value must be a CIDR range such as 10.0.0.0/8 or 2001:db8::/32',
+      },
+    },
+    options,
+  );
+}
+
+/** Which header a trusted proxy appends the client address to. */
+export type ForwardedHeaderName = 'x-forwarded-for' | 'forwarded';
+
 /** `gateway.metering.*`: per-client budgets, trusted proxies and shared storage. */
 export class MeteringConfig {
+  /** Off = no budget is counted or enforced (benchmarks, or metering done by an edge in front). */
+  @IsBoolean()
+  enabled = true;
+
   /** CIDR ranges of proxy edges whose forwarding headers are believed. */
-  @IsString({ each: true })
+  @IsCidr({ each: true })
   trusted_proxies: string[] = [];
+
+  /**
+   * The header the trusted proxies append to. Only one is read: a proxy that sets
+   * X-Forwarded-For passes a client's own `Forwarded` header through untouched, so reading
+   * both would let clients choose their address.
+   */
+  @IsIn(['x-forwarded-for', 'forwarded'])
+  forwarded_header: ForwardedHeaderName = 'x-forwarded-for';
 
   /** When set, counters live in Redis so several gateways share one budget. */
   @IsOptional()
   @IsString()
+  @Matches(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
   redis_url?: string;
 
+  /** Longest wait for one Redis command; past it the request is served unmetered. */
+  @IsInt()
+  @Min(5)
+  @Max(5000)
+  redis_timeout_ms = 100;
+
+  /** Prefix of every Redis key, so several deployments can share one Redis. */
+  @IsString()
+  redis_key_prefix = 'tape:metering:';
+
+  /** Site reads. A page and its ~50 assets load at once many times over before this is reached. */
   @ValidateNested()
   @Type(() => Budget)
-  site: Budget = Budget.of(600, 60);
+  site: Budget = Budget.of(1200, 60);
 
   @ValidateNested()
   @Type(() => Budget)
   object: Budget = Budget.of(1200, 60);
 
-  /** Bytes served by the object route per client and window. */
+  /** Bytes served by the object route per client and `object_bytes_ttl_secs` window. */
   @IsInt()
   @Min(1)
   object_bytes = 2 * 1024 * 1024 * 1024;
+
+  @IsInt()
+  @Min(1)
+  object_bytes_ttl_secs = 60;
 
   @ValidateNested()
   @Type(() => Budget)

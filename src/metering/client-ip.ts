@@ -1,0 +1,66 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ForwardedHeaderName } from '../config/metering.config';
+import { eachHopFromRight, forwardedForAddress, xForwardedForAddress } from './forwarded-headers';
+import { clientKeyOf, IpAddress, parseIp } from './ip-address';
+import { TrustedProxies } from './trusted-proxies';
+
+/** What a Fastify request, a Node IncomingMessage and Nest's request all have. */
+export interface PeerRequest {
+  readonly socket?: { readonly remoteAddress?: string } | null;
+  readonly headers: IncomingHttpHeaders;
+}
+
+/** The key of a request whose socket has no address any more (closed before we looked). */
+export const UNKNOWN_CLIENT = 'unknown';
+
+/** More trusted hops than any real proxy chain; past it the walk stops where it is. */
+const MAX_HOPS = 32;
+
+/**
+ * Who the client is, for metering. The socket peer, unless the peer is a trusted proxy; then
+ * the forwarding header is walked from the right (each proxy appends the address it saw), trusted
+ * hops are skipped and the first untrusted address is the client. A hop that is not an address
+ * stops the walk and the last good hop counts as the client: nothing a client writes can make
+ * the walk skip past an untrusted hop, and nothing here throws.
+ */
+export class ClientIpResolver {
+  private readonly forwardedHeader: ForwardedHeaderName;
+  private readonly addressOf: (element: string) => string | undefined;
+
+  constructor(
+    private readonly trusted: TrustedProxies,
+    forwardedHeader: ForwardedHeaderName = 'x-forwarded-for',
+  ) {
+    this.forwardedHeader = forwardedHeader;
+    this.addressOf = forwardedHeader === 'forwarded' ? forwardedForAddress : xForwardedForAddress;
+  }
+
+  /** The client's IPv4 address, or its IPv6 /64 network (`2001:db8:1:2::/64`). */
+  clientKey(request: PeerRequest): string {
+    const ip = this.clientIp(request);
+    return ip ? clientKeyOf(ip) : UNKNOWN_CLIENT;
+  }
+
+  clientIp(request: PeerRequest): IpAddress | undefined {
+    const peer = parsePeer(request.socket?.remoteAddress);
+    if (!peer || this.trusted.isEmpty || !this.trusted.contains(peer)) return peer;
+    const header = request.headers[this.forwardedHeader];
+    if (header === undefined || header.length === 0) return peer;
+    let client = peer;
+    eachHopFromRight(Array.isArray(header) ? header.join(',') : header, MAX_HOPS, (element) => {
+      const text = this.addressOf(element);
+      const hop = text === undefined ? undefined : parseIp(text);
+      if (!hop) return false;
+      client = hop;
+      return this.trusted.contains(hop);
+    });
+    return client;
+  }
+}
+
+/** A socket's own address; link-local peers carry a zone (`fe80::1%eth0`) that is not part of it. */
+function parsePeer(remoteAddress: string | undefined): IpAddress | undefined {
+  if (remoteAddress === undefined) return undefined;
+  const zone = remoteAddress.indexOf('%');
+  return parseIp(zone === -1 ? remoteAddress : remoteAddress.slice(0, zone));
+}
