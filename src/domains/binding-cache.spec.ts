@@ -1,18 +1,8 @@
 import { Binding, BindingCache, BindingCacheLimits, FetchedBinding } from './binding-cache';
-import { Clock } from './clock';
-
-class FakeClock extends Clock {
-  t = 1_000_000;
-  now(): number {
-    return this.t;
-  }
-  advance(secs: number): void {
-    this.t += secs * 1000;
-  }
-}
+import { ManualClock } from './clock';
 
 function newTestCache(limits: Partial<BindingCacheLimits> = {}) {
-  const clock = new FakeClock();
+  const clock = new ManualClock(1_000_000);
   const sut = new BindingCache(clock, {
     maxEntries: 100,
     negativeTtlSecs: 30,
@@ -38,10 +28,10 @@ describe('BindingCache', () => {
     const { clock, answers, calls, get } = newTestCache();
     answers.set('a.example', bound('TapeA', 300));
     expect(await get('a.example')).toEqual({ kind: 'bound', tape: 'TapeA' });
-    clock.advance(299.999);
+    clock.advanceSecs(299.999);
     await get('a.example');
     expect(calls).toHaveLength(1);
-    clock.advance(0.001);
+    clock.advanceSecs(0.001);
     await get('a.example');
     expect(calls).toHaveLength(2);
   });
@@ -50,10 +40,10 @@ describe('BindingCache', () => {
     const { clock, answers, calls, get } = newTestCache();
     answers.set('a.example', bound('TapeA', 5));
     await get('a.example');
-    clock.advance(59);
+    clock.advanceSecs(59);
     await get('a.example');
     expect(calls).toHaveLength(1);
-    clock.advance(1);
+    clock.advanceSecs(1);
     await get('a.example');
     expect(calls).toHaveLength(2);
   });
@@ -62,10 +52,10 @@ describe('BindingCache', () => {
     const { clock, answers, calls, get } = newTestCache();
     answers.set('a.example', bound('TapeA', 86400));
     await get('a.example');
-    clock.advance(3599);
+    clock.advanceSecs(3599);
     await get('a.example');
     expect(calls).toHaveLength(1);
-    clock.advance(1);
+    clock.advanceSecs(1);
     await get('a.example');
     expect(calls).toHaveLength(2);
   });
@@ -75,20 +65,20 @@ describe('BindingCache', () => {
     answers.set('a.example', bound('TapeA', 120));
     await get('a.example');
     answers.delete('a.example');
-    clock.advance(119);
+    clock.advanceSecs(119);
     expect(await get('a.example')).toEqual({ kind: 'bound', tape: 'TapeA' });
-    clock.advance(1);
+    clock.advanceSecs(1);
     expect(await get('a.example')).toEqual({ kind: 'unbound', reason: 'nxdomain' });
   });
 
   it('caches misses for the negative TTL', async () => {
     const { clock, answers, calls, get } = newTestCache({ negativeTtlSecs: 7 });
     expect(await get('gone.example')).toEqual({ kind: 'unbound', reason: 'nxdomain' });
-    clock.advance(6.9);
+    clock.advanceSecs(6.9);
     answers.set('gone.example', bound('TapeA', 300));
     expect(await get('gone.example')).toEqual({ kind: 'unbound', reason: 'nxdomain' });
     expect(calls).toHaveLength(1);
-    clock.advance(0.1);
+    clock.advanceSecs(0.1);
     expect(await get('gone.example')).toEqual({ kind: 'bound', tape: 'TapeA' });
     expect(calls).toHaveLength(2);
   });

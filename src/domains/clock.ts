@@ -11,3 +11,16 @@ export class MonotonicClock extends Clock {
     return performance.now();
   }
 }
+
+/** A clock that moves only when told: for tests that check cache lifetimes. */
+export class ManualClock extends Clock {
+  constructor(private current = 0) {
+    super();
+  }
+  now(): number {
+    return this.current;
+  }
+  advanceSecs(secs: number): void {
+    this.current += secs * 1000;
+  }
+}

@@ -1,0 +1,43 @@
+import { Logger, Module } from '@nestjs/common';
+import { readFileSync } from 'node:fs';
+import { SiteConfig } from '../config/site.config';
+import { Clock, MonotonicClock } from './clock';
+import { DnsTxtLookup } from './dns-txt-lookup';
+import { HostResolverService } from './host-resolver.service';
+import { configuredResolvers, describeResolver } from './resolver-address';
+import { TxtBindingService } from './txt-binding.service';
+import { TxtLookup } from './txt-lookup';
+
+const RESOLV_CONF = '/etc/resolv.conf';
+
+/** Hostname -> tape: operator domains, subdomain labels, DNSSEC TXT bindings. */
+@Module({
+  providers: [
+    { provide: Clock, useClass: MonotonicClock },
+    { provide: TxtLookup, useFactory: createTxtLookup, inject: [SiteConfig] },
+    TxtBindingService,
+    HostResolverService,
+  ],
+  exports: [HostResolverService],
+})
+export class DomainsModule {}
+
+function createTxtLookup(site: SiteConfig): TxtLookup {
+  const resolvers = configuredResolvers(site.dns_resolvers, readResolvConf());
+  if (site.txt_domains) {
+    new Logger('Domains').log({
+      event: 'txt-domains-enabled',
+      resolvers: resolvers.map(describeResolver),
+      msg: 'customer domains bind with DNSSEC-validated _tape TXT records; these resolvers must validate',
+    });
+  }
+  return new DnsTxtLookup({ resolvers, timeoutMs: site.dns_timeout_ms });
+}
+
+function readResolvConf(): string {
+  try {
+    return readFileSync(RESOLV_CONF, 'utf8');
+  } catch {
+    return '';
+  }
+}
