@@ -1,0 +1,65 @@
+import type { Readable } from 'node:stream';
+
+export interface TrackStoreStats {
+  backend: string;
+  /** Tracks stored by this process since it started. */
+  puts: number;
+  bytesWritten: number;
+  /** Puts refused: size or commitment mismatch, interrupted body. */
+  rejectedPuts: number;
+  /** Track bytes read from storage (whole chunks: verification reads the chunk a range ends in). */
+  bytesRead: number;
+  chunksVerified: number;
+  integrityFailures: number;
+  /** Space left on the store's volume, when the backend knows it. */
+  freeBytes?: number;
+  totalBytes?: number;
+}
+
+/**
+ * Where track bytes live (the DI token). Storage is not trusted: every read is verified against
+ * the commitment, which callers take from the chain. Commitments are 32-byte Buffers; sizes are
+ * the track's byte length, which the commitment binds.
+ */
+export abstract class TrackStore {
+  abstract has(commitment: Buffer): Promise<boolean>;
+
+  /**
+   * The byte length storage claims for a track, or undefined when absent. Untrusted, but safe to
+   * pass on to the verified reads: the commitment binds the size, so a wrong one fails there.
+   * (A manifest track's own length is not on chain: its record holds the object's size.)
+   */
+  abstract storedSize(commitment: Buffer): Promise<number | undefined>;
+
+  /**
+   * Stores a track from a stream, hashing while writing. Resolves once the bytes and the
+   * chunk list are durable. Rejects with TrackSizeMismatchError, TrackCommitmentMismatchError or
+   * TrackUploadInterruptedError and leaves nothing behind. Already stored: the body is still
+   * read and checked, nothing is written. Concurrent puts of one track are safe.
+   */
+  abstract put(commitment: Buffer, size: number, body: Readable): Promise<void>;
+
+  /** The chunk-hash list (32 bytes per chunk), verified against the commitment. */
+  abstract readChunkHashes(commitment: Buffer, size: number): Promise<Buffer>;
+
+  /**
+   * A stream of bytes start..endInclusive (0 <= start <= endInclusive < size). It reads only
+   * the chunks the range touches, verifies each before emitting any of it, and fails with an
+   * IntegrityError (emitting none of the bad bytes) or TrackNotFoundError. Backpressure holds:
+   * a slow consumer keeps about one chunk in memory.
+   */
+  abstract openRange(
+    commitment: Buffer,
+    size: number,
+    start: number,
+    endInclusive: number,
+  ): Readable;
+
+  /** Deletes a track; false when it was not there. */
+  abstract remove(commitment: Buffer): Promise<boolean>;
+
+  abstract stats(): Promise<TrackStoreStats>;
+
+  /** Rejects with a short reason when the store cannot take writes (for /healthz). */
+  abstract checkHealth(): Promise<void>;
+}
