@@ -1,0 +1,42 @@
+import { Module, OnModuleInit } from '@nestjs/common';
+import { join } from 'node:path';
+import { StorageConfig } from '../config/storage.config';
+import { HealthRegistry } from '../health/health-registry';
+import { FileTrackStore } from './file-track-store';
+import { ObjectReader } from './object-reader';
+import { TrackStore } from './track-store';
+
+/**
+ * The data plane: the track store (embedded default: a content-addressed directory under
+ * `<storage.data_dir>/tracks`) and the object reader over it. Another store is swapped in by
+ * overriding the `TrackStore` provider.
+ */
+@Module({
+  providers: [
+    {
+      provide: TrackStore,
+      inject: [StorageConfig],
+      useFactory: async (storage: StorageConfig): Promise<TrackStore> => {
+        const store = new FileTrackStore(join(storage.data_dir, 'tracks'));
+        await store.init();
+        return store;
+      },
+    },
+    {
+      provide: ObjectReader,
+      inject: [TrackStore],
+      useFactory: (store: TrackStore) => new ObjectReader(store),
+    },
+  ],
+  exports: [TrackStore, ObjectReader],
+})
+export class TracksModule implements OnModuleInit {
+  constructor(
+    private readonly health: HealthRegistry,
+    private readonly store: TrackStore,
+  ) {}
+
+  onModuleInit(): void {
+    this.health.register('track-store', () => this.store.checkHealth());
+  }
+}
