@@ -64,3 +64,15 @@ function parsePeer(remoteAddress: string | undefined): IpAddress | undefined {
   const zone = remoteAddress.indexOf('%');
   return parseIp(zone === -1 ? remoteAddress : remoteAddress.slice(0, zone));
 }
+
+/**
+ * A client given by a caller: an IP address (`203.0.113.9`, `::ffff:203.0.113.9`, `2001:db8::1`)
+ * or a key from `clientKey` (`2001:db8:0:0::/64`, `unknown`). Anything else is a bug in the
+ * caller and throws.
+ */
+export function clientKeyFromText(text: string): string {
+  if (text === UNKNOWN_CLIENT) return text;
+  const ip = parseIp(text.endsWith('::/64') ? text.slice(0, -3) : text);
+  if (ip && (ip.family === 6 || !text.endsWith('/64'))) return clientKeyOf(ip);
+  throw new TypeError(`not an IP address or client key: ${JSON.stringify(text.slice(0, 64))}`);
+}

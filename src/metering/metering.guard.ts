@@ -1,0 +1,65 @@
+import { ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import {
+  InjectThrottlerOptions,
+  InjectThrottlerStorage,
+  ThrottlerGuard,
+  type ThrottlerModuleOptions,
+  type ThrottlerStorage,
+} from '@nestjs/throttler';
+import type { PeerRequest } from './client-ip';
+import { Metered } from './metered.decorator';
+import type { BudgetName } from './metering-budgets';
+import { MeteringService } from './metering.service';
+import { HeaderSink, setRateLimitHeaders } from './rate-limit-headers';
+
+type Handler = (...args: never[]) => unknown;
+
+/**
+ * The global guard (APP_GUARD of MeteringModule): @nestjs/throttler's ThrottlerGuard with its
+ * hooks pointed at MeteringService. The stock `canActivate` asks the reflector five times per
+ * named throttler on every request and counts every route against every throttler; here a route
+ * is counted against the one budget its `@Metered` names, looked up once per handler.
+ */
+@Injectable()
+export class MeteringGuard extends ThrottlerGuard {
+  private readonly budgetByHandler = new WeakMap<object, Map<Handler, BudgetName | null>>();
+
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() storage: ThrottlerStorage,
+    reflector: Reflector,
+    private readonly metering: MeteringService,
+  ) {
+    super(options, storage, reflector);
+  }
+
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (!this.metering.enabled || context.getType() !== 'http') return true;
+    const budget = this.budgetOf(context);
+    if (budget === null) return true;
+    const { req, res } = this.getRequestResponse(context);
+    const decision = await this.metering.consume(await this.getTracker(req), budget);
+    setRateLimitHeaders(res as HeaderSink, decision);
+    if (!decision.allowed) throw this.metering.refusal(decision);
+    return true;
+  }
+
+  /** The client key: socket peer or, behind trusted proxies, the forwarded client. */
+  protected override async getTracker(req: Record<string, unknown>): Promise<string> {
+    return this.metering.clientKeyOf(req as unknown as PeerRequest);
+  }
+
+  private budgetOf(context: ExecutionContext): BudgetName | null {
+    const controller = context.getClass();
+    const handler = context.getHandler() as Handler;
+    let byHandler = this.budgetByHandler.get(controller);
+    if (!byHandler) this.budgetByHandler.set(controller, (byHandler = new Map()));
+    let budget = byHandler.get(handler);
+    if (budget === undefined) {
+      budget = this.reflector.getAllAndOverride(Metered, [handler, controller]) ?? null;
+      byHandler.set(handler, budget);
+    }
+    return budget;
+  }
+}

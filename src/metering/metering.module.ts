@@ -1,0 +1,56 @@
+import { Logger, Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { getOptionsToken, getStorageToken, ThrottlerModuleOptions } from '@nestjs/throttler';
+import { MeteringConfig } from '../config/metering.config';
+import { FailOpenMeterStore } from './fail-open-meter-store';
+import { MemoryMeterStore } from './memory-meter-store';
+import { MeterStore } from './meter-store';
+import { budgetsFrom, throttlersFrom } from './metering-budgets';
+import { MeteringGuard } from './metering.guard';
+import { MeteringService } from './metering.service';
+import { RedisMeterStore } from './redis-meter-store';
+
+/** Memory by default; Redis (failing open) when `redis_url` is set. */
+function createMeterStore(config: MeteringConfig): MeterStore {
+  if (!config.redis_url) return new MemoryMeterStore();
+  const logger = new Logger('metering');
+  let lastConnectionWarning = -Infinity;
+  const redis = new RedisMeterStore({
+    url: config.redis_url,
+    keyPrefix: config.redis_key_prefix,
+    commandTimeoutMs: config.redis_timeout_ms,
+    onConnectionError: (err) => {
+      // ioredis reports every failed reconnect; one line a minute is enough.
+      if (Date.now() - lastConnectionWarning < 60_000) return;
+      lastConnectionWarning = Date.now();
+      logger.warn(`redis connection: ${err.message}; reconnecting, metering fails open meanwhile`);
+    },
+  });
+  return new FailOpenMeterStore(redis, logger);
+}
+
+/**
+ * Per-client metering. Importing this module installs the global guard (APP_GUARD): routes
+ * decorated with `@Metered(budget)` are counted, others pass. `MeteringService` is exported
+ * for the object route's byte budget and for listeners outside Nest's router (S3).
+ *
+ * The throttler's own providers (its options and its storage token) are given here rather than
+ * by importing ThrottlerModule, whose providers are global: the store is ours either way.
+ */
+@Module({
+  providers: [
+    { provide: MeterStore, useFactory: createMeterStore, inject: [MeteringConfig] },
+    {
+      provide: getOptionsToken(),
+      useFactory: (config: MeteringConfig): ThrottlerModuleOptions => ({
+        throttlers: throttlersFrom(budgetsFrom(config)),
+      }),
+      inject: [MeteringConfig],
+    },
+    { provide: getStorageToken(), useExisting: MeterStore },
+    MeteringService,
+    { provide: APP_GUARD, useClass: MeteringGuard },
+  ],
+  exports: [MeteringService],
+})
+export class MeteringModule {}

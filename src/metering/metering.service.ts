@@ -1,0 +1,144 @@
+import { Injectable } from '@nestjs/common';
+import { MeteringConfig } from '../config/metering.config';
+import { ClientIpResolver, clientKeyFromText, PeerRequest } from './client-ip';
+import { MeterDecision, unmetered } from './meter-decision';
+import { HitResult, MeterStore, MeterStoreStats } from './meter-store';
+import {
+  BUDGET_NAMES,
+  BudgetName,
+  budgetsFrom,
+  BudgetRule,
+  BudgetTable,
+  isBudgetName,
+  OBJECT_BYTES,
+} from './metering-budgets';
+import { HeaderSink, setRateLimitHeaders } from './rate-limit-headers';
+import { TooManyRequestsError } from './too-many-requests.error';
+import { TrustedProxies } from './trusted-proxies';
+
+export interface MeteringStats extends MeterStoreStats {
+  enabled: boolean;
+  /** Requests (and byte charges) refused since start, per budget. */
+  refused: Record<BudgetName | typeof OBJECT_BYTES, number>;
+}
+
+/**
+ * Per-client budgets. The guard (`@Metered`) is a thin user of `consume`; listeners outside
+ * Nest's router (the S3 listener) call `clientKeyOf` and `consume` themselves, and the object
+ * route calls `chargeBytes` / `enforceByteBudget` once it knows how many bytes it will send.
+ */
+@Injectable()
+export class MeteringService {
+  readonly enabled: boolean;
+  private readonly budgets: BudgetTable;
+  private readonly resolver: ClientIpResolver;
+  private readonly refused: MeteringStats['refused'];
+
+  constructor(
+    config: MeteringConfig,
+    private readonly store: MeterStore,
+  ) {
+    this.enabled = config.enabled;
+    this.budgets = budgetsFrom(config);
+    this.resolver = new ClientIpResolver(
+      TrustedProxies.parse(config.trusted_proxies),
+      config.forwarded_header,
+    );
+    this.refused = { site: 0, object: 0, upload: 0, s3_write: 0, object_bytes: 0 };
+  }
+
+  /**
+   * The metering identity of a request: the client's IPv4 address, or its IPv6 /64 network,
+   * found through the trusted proxies. Works on a Fastify request and on a Node IncomingMessage.
+   */
+  clientKeyOf(request: PeerRequest): string {
+    return this.resolver.clientKey(request);
+  }
+
+  /** Counts one request of `client` (an IP address or a `clientKeyOf` key) against `budget`. */
+  async consume(client: string, budget: BudgetName): Promise<MeterDecision> {
+    if (!isBudgetName(budget)) {
+      throw new RangeError(
+        `unknown metering budget ${JSON.stringify(budget)}; one of ${BUDGET_NAMES.join(', ')}`,
+      );
+    }
+    const rule = this.budgets[budget];
+    const key = clientKeyFromText(client);
+    if (!this.enabled) return unmetered(budget, rule.limit);
+    const hit = await this.store.hit(`${budget}:${key}`, 1, rule.windowMs);
+    return this.decide(
+      budget,
+      rule,
+      hit,
+      hit.degraded === true || hit.total <= rule.limit,
+      hit.total,
+    );
+  }
+
+  /**
+   * Charges `bytes` served to `client` against the object byte budget. Refused when the window
+   * already holds other bytes and these would go past the limit; the first response of a window
+   * is always allowed, so an object larger than the whole budget can still be fetched (once per
+   * window). A refused charge is given back: nothing was sent.
+   */
+  async chargeBytes(client: string, bytes: number): Promise<MeterDecision> {
+    if (!Number.isSafeInteger(bytes) || bytes < 0) {
+      throw new RangeError(`bytes must be a non-negative integer, not ${String(bytes)}`);
+    }
+    const rule = this.budgets.object_bytes;
+    const key = `${OBJECT_BYTES}:${clientKeyFromText(client)}`;
+    if (!this.enabled) return unmetered(OBJECT_BYTES, rule.limit);
+    const hit = await this.store.hit(key, bytes, rule.windowMs);
+    const before = hit.total - bytes;
+    const allowed = hit.degraded === true || bytes === 0 || hit.total <= rule.limit || before <= 0;
+    if (!allowed) await this.store.hit(key, -bytes, rule.windowMs);
+    return this.decide(OBJECT_BYTES, rule, hit, allowed, allowed ? hit.total : before);
+  }
+
+  /**
+   * For Nest routes: charges the bytes a response is about to send and, over budget, sets the
+   * 429 headers on `reply` and throws the 429 error (the exception filter sends the body).
+   */
+  async enforceByteBudget(
+    request: PeerRequest,
+    reply: HeaderSink,
+    bytes: number,
+  ): Promise<MeterDecision> {
+    const decision = await this.chargeBytes(this.clientKeyOf(request), bytes);
+    if (!decision.allowed) {
+      setRateLimitHeaders(reply, decision);
+      throw this.refusal(decision);
+    }
+    return decision;
+  }
+
+  /** The 429 error for a refused decision, worded for its budget. */
+  refusal(decision: MeterDecision): TooManyRequestsError {
+    return new TooManyRequestsError(decision, this.budgets[decision.budget].label);
+  }
+
+  /** Counters for /healthz details or metrics: store health, failures, refusals. */
+  stats(): MeteringStats {
+    return { ...this.store.stats(), enabled: this.enabled, refused: { ...this.refused } };
+  }
+
+  private decide(
+    budget: MeterDecision['budget'],
+    rule: BudgetRule,
+    hit: HitResult,
+    allowed: boolean,
+    used: number,
+  ): MeterDecision {
+    const resetSecs = Math.max(1, Math.ceil(hit.msToReset / 1000));
+    if (!allowed) this.refused[budget]++;
+    return {
+      allowed,
+      budget,
+      limit: rule.limit,
+      remaining: Math.max(0, rule.limit - used),
+      resetSecs,
+      retryAfterSecs: allowed ? 0 : resetSecs,
+      degraded: hit.degraded === true,
+    };
+  }
+}

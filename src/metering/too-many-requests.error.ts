@@ -1,0 +1,13 @@
+import { ApiError } from '../common/api-error';
+import type { MeterDecision } from './meter-decision';
+
+/** 429 with the gateway's stable error body; the guard sets the RateLimit headers. */
+export class TooManyRequestsError extends ApiError {
+  constructor(decision: MeterDecision, label: string) {
+    super(
+      429,
+      'too_many_requests',
+      `rate limit for ${label} reached (${decision.limit} per window); retry in ${decision.retryAfterSecs} s`,
+    );
+  }
+}
