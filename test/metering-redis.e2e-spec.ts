@@ -1,0 +1,118 @@
+import { send, xff } from './support/metering-http';
+import { MeteringProcess, startMeteringProcess } from './support/metering-process';
+import { RedisServer, startRedis } from './support/metering-redis';
+
+interface Stats {
+  backend: string;
+  failures: number;
+  failOpenHits: number;
+  healthy: boolean;
+}
+
+async function statsOf(gateway: MeteringProcess): Promise<Stats> {
+  return JSON.parse((await send(`${gateway.url}/metering/stats`)).text) as Stats;
+}
+
+/**
+ * Two gateway processes (each its own Node process, its own Redis connection) sharing one real
+ * redis-server started on a free port. Both trust 127.0.0.1, so each test names its own client
+ * with X-Forwarded-For.
+ */
+describe('metering shared through Redis by two gateway processes', () => {
+  let redis: RedisServer;
+  let a: MeteringProcess;
+  let b: MeteringProcess;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    const config = {
+      redis_url: redis.url,
+      redis_key_prefix: `e2e:${process.pid}:`,
+      trusted_proxies: ['127.0.0.1/32'],
+      site: { limit: 10, ttl_secs: 60 },
+      object: { limit: 10, ttl_secs: 60 },
+      upload: { limit: 4, ttl_secs: 60 },
+    };
+    [a, b] = await Promise.all([startMeteringProcess(config), startMeteringProcess(config)]);
+  });
+
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    await redis?.stop();
+  });
+
+  it('enforces one budget across both processes', async () => {
+    expect(a.pid).not.toBe(b.pid);
+    const client = xff('198.51.100.10');
+    const remaining: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const res = await send(`${(i % 2 === 0 ? a : b).url}/site/t/${i}`, { headers: client });
+      expect(res.status).toBe(200);
+      remaining.push(res.headers.get('ratelimit-remaining') ?? '');
+    }
+    expect(remaining).toEqual(['9', '8', '7', '6', '5', '4', '3', '2', '1', '0']);
+    expect((await send(`${a.url}/site/t/x`, { headers: client })).status).toBe(429);
+    const fromB = await send(`${b.url}/site/t/x`, { headers: client });
+    expect(fromB.status).toBe(429);
+    expect(Number(fromB.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect((await statsOf(a)).backend).toBe('redis');
+  });
+
+  it('counts exactly under concurrency: 40 parallel requests on two processes, 10 allowed', async () => {
+    const client = xff('198.51.100.11');
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        send(`${(i % 2 === 0 ? a : b).url}/object/0`, { headers: client }),
+      ),
+    );
+    const codes = answers.map((r) => r.status);
+    expect(codes.filter((c) => c === 200)).toHaveLength(10);
+    expect(codes.filter((c) => c === 429)).toHaveLength(30);
+    const left = answers
+      .filter((r) => r.status === 200)
+      .map((r) => r.headers.get('ratelimit-remaining'));
+    expect(new Set(left).size).toBe(10); // each allowed request saw its own place in the count
+  });
+
+  it('keeps serving while Redis is down, counts the failures, and counts again once it is back', async () => {
+    const client = xff('198.51.100.12');
+    const upload = (gw: MeteringProcess) =>
+      send(`${gw.url}/upload/f`, { method: 'PUT', headers: client });
+    expect((await upload(a)).headers.get('ratelimit-remaining')).toBe('3');
+    expect((await upload(b)).headers.get('ratelimit-remaining')).toBe('2');
+
+    await redis.stop('SIGKILL');
+    for (let i = 0; i < 12; i++) {
+      const started = Date.now();
+      const res = await upload(i % 2 === 0 ? a : b);
+      expect(res.status).toBe(200); // far past the limit of 4: unmetered, not refused
+      expect(res.headers.get('ratelimit-limit')).toBeNull();
+      expect(Date.now() - started).toBeLessThan(1000);
+    }
+    for (const gw of [a, b]) {
+      const stats = await statsOf(gw);
+      expect(stats.healthy).toBe(false);
+      expect(stats.failures).toBeGreaterThanOrEqual(1);
+      expect(stats.failOpenHits).toBeGreaterThanOrEqual(6);
+    }
+    expect((await send(`${a.url}/healthz`)).status).toBe(200);
+
+    redis = await startRedis(redis.port); // empty: no persistence
+    for (const gw of [a, b]) {
+      const deadline = Date.now() + 15_000;
+      let counted = false;
+      while (!counted && Date.now() < deadline) {
+        const res = await send(`${gw.url}/site/t/probe`, { headers: xff('198.51.100.13') });
+        counted = res.headers.get('ratelimit-remaining') !== null;
+        if (!counted) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(counted).toBe(true);
+      expect((await statsOf(gw)).healthy).toBe(true);
+    }
+    const codes: number[] = [];
+    for (let i = 0; i < 6; i++) codes.push((await upload(i % 2 === 0 ? a : b)).status);
+    expect(codes).toEqual([200, 200, 200, 200, 429, 429]);
+    expect(a.logs()).toMatch(/metering store failed, serving unmetered/);
+    expect(a.logs()).toMatch(/counting resumed/);
+  });
+});
