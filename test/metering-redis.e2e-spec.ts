@@ -13,6 +13,17 @@ async function statsOf(gateway: MeteringProcess): Promise<Stats> {
   return JSON.parse((await send(`${gateway.url}/metering/stats`)).text) as Stats;
 }
 
+/** Polls until `gateway` sends RateLimit headers again, i.e. its store counts. */
+async function waitUntilCounting(gateway: MeteringProcess): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    const res = await send(`${gateway.url}/site/t/probe`, { headers: xff('198.51.100.99') });
+    if (res.headers.get('ratelimit-remaining') !== null) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`gateway ${gateway.pid} did not count again within 15 s:\n${gateway.logs()}`);
+}
+
 /**
  * Two gateway processes (each its own Node process, its own Redis connection) sharing one real
  * redis-server started on a free port. Both trust 127.0.0.1, so each test names its own client
@@ -74,6 +85,26 @@ describe('metering shared through Redis by two gateway processes', () => {
     expect(new Set(left).size).toBe(10); // each allowed request saw its own place in the count
   });
 
+  it('does not stall requests on a Redis that hangs (stopped, connection still open)', async () => {
+    const client = xff('198.51.100.14');
+    process.kill(redis.pid, 'SIGSTOP');
+    try {
+      const started = Date.now();
+      for (let i = 0; i < 10; i++) {
+        const t0 = Date.now();
+        const res = await send(`${a.url}/site/t/${i}`, { headers: client });
+        expect(res.status).toBe(200);
+        expect(Date.now() - t0).toBeLessThan(600); // one command timeout (100 ms) at most
+      }
+      // After one timeout the store is left alone for a cooldown: most requests do not wait.
+      expect(Date.now() - started).toBeLessThan(1500);
+      expect((await statsOf(a)).failures).toBeGreaterThanOrEqual(1);
+    } finally {
+      process.kill(redis.pid, 'SIGCONT');
+    }
+    await waitUntilCounting(a);
+  });
+
   it('keeps serving while Redis is down, counts the failures, and counts again once it is back', async () => {
     const client = xff('198.51.100.12');
     const upload = (gw: MeteringProcess) =>
@@ -99,14 +130,7 @@ describe('metering shared through Redis by two gateway processes', () => {
 
     redis = await startRedis(redis.port); // empty: no persistence
     for (const gw of [a, b]) {
-      const deadline = Date.now() + 15_000;
-      let counted = false;
-      while (!counted && Date.now() < deadline) {
-        const res = await send(`${gw.url}/site/t/probe`, { headers: xff('198.51.100.13') });
-        counted = res.headers.get('ratelimit-remaining') !== null;
-        if (!counted) await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(counted).toBe(true);
+      await waitUntilCounting(gw);
       expect((await statsOf(gw)).healthy).toBe(true);
     }
     const codes: number[] = [];
