@@ -1,5 +1,5 @@
 import { Module, OnModuleInit } from '@nestjs/common';
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import { StorageConfig } from '../config/storage.config';
 import { HealthRegistry } from '../health/health-registry';
 import { FileTrackStore } from './file-track-store';
@@ -17,7 +17,7 @@ import { TrackStore } from './track-store';
       provide: TrackStore,
       inject: [StorageConfig],
       useFactory: async (storage: StorageConfig): Promise<TrackStore> => {
-        const store = new FileTrackStore(join(storage.data_dir, 'tracks'));
+        const store = new FileTrackStore(resolve(storage.data_dir, 'tracks'));
         await store.init();
         return store;
       },

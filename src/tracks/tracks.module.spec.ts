@@ -1,0 +1,64 @@
+import { Test } from '@nestjs/testing';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { ConfigModule } from '../config/config.module';
+import { loadConfig } from '../config/config-loader';
+import { HealthModule } from '../health/health.module';
+import { HealthRegistry } from '../health/health-registry';
+import { commitmentOfBuffer } from './commitment';
+import { FileTrackStore } from './file-track-store';
+import { ObjectReader } from './object-reader';
+import { TrackStore } from './track-store';
+import { TracksModule } from './tracks.module';
+
+async function newTestModule(dataDir: string) {
+  const moduleRef = await Test.createTestingModule({
+    imports: [
+      ConfigModule.forRoot(loadConfig({ TAPE_DATA_DIR: dataDir })),
+      HealthModule,
+      TracksModule,
+    ],
+  }).compile();
+  await moduleRef.init();
+  return moduleRef;
+}
+
+describe('TracksModule', () => {
+  it('provides a file store under <data_dir>/tracks and a reader over it', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tracks-module-'));
+    const moduleRef = await newTestModule(dataDir);
+    const store = moduleRef.get(TrackStore);
+    expect(store).toBeInstanceOf(FileTrackStore);
+    expect((store as FileTrackStore).root).toBe(join(dataDir, 'tracks'));
+    const data = Buffer.from('hello tracks');
+    const { commitment } = commitmentOfBuffer(data);
+    await store.put(commitment, data.length, Readable.from([data]));
+    const object = await moduleRef
+      .get(ObjectReader)
+      .open({ kind: 'blob', commitment, size: data.length });
+    expect(object.bytes?.toString()).toBe('hello tracks');
+    await moduleRef.close();
+  });
+
+  it('registers a track-store health probe that notices an unwritable store', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tracks-module-'));
+    const moduleRef = await newTestModule(dataDir);
+    const health = moduleRef.get(HealthRegistry);
+    expect((await health.check()).checks['track-store']).toBe('ok');
+    const tmp = join(dataDir, 'tracks', '.tmp');
+    rmSync(tmp, { recursive: true });
+    writeFileSync(tmp, 'not a directory');
+    const result = await health.check();
+    expect(result.ok).toBe(false);
+    expect(result.checks['track-store']).toBe('track store not writable (ENOTDIR)');
+    await moduleRef.close();
+  });
+
+  it('fails to start when the data directory cannot hold a store', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tracks-module-'));
+    writeFileSync(join(dataDir, 'tracks'), 'a file where the store should be');
+    await expect(newTestModule(dataDir)).rejects.toThrow(/ENOTDIR|EEXIST/);
+  });
+});
