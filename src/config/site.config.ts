@@ -71,4 +71,28 @@ export class SiteConfig {
   @IsOptional()
   @IsString()
   public_url?: string;
+
+  /**
+   * Host names that are the gateway itself: requests on them keep their URL (`/site/…`,
+   * `/object/…`, `/healthz`). The host parts of `subdomain_suffix` and `public_url` are added
+   * to these. Every other host is looked at as a site host (docs/site.md).
+   */
+  @IsString({ each: true })
+  gateway_hosts: string[] = ['localhost', '127.0.0.1', '::1'];
+
+  /** Whether a site's `_site.json` may use `*` in `cors_origins` and `connect_origins`. */
+  @IsBoolean()
+  tenant_wildcard_origins = false;
+
+  /** Longest time a site's object list is cached; also never longer than the site's max-age. */
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  name_cache_secs = 60;
+
+  /** Objects up to this size are kept whole (and compressed) in the LRU; larger ones stream. */
+  @IsInt()
+  @Min(0)
+  @Max(64 * 1024 * 1024)
+  cache_object_max_bytes = 2 * 1024 * 1024;
 }

@@ -1,0 +1,126 @@
+import { fileNameOf, looksLikeRoute, parseSitePath, SiteFilePath } from './site-path';
+
+function name(raw: string): string {
+  const parsed = parseSitePath(raw);
+  if (!parsed.ok) throw new Error(`refused ${raw}: ${parsed.reason}`);
+  return parsed.name;
+}
+
+function refused(raw: string): string {
+  const parsed = parseSitePath(raw);
+  if (parsed.ok) throw new Error(`accepted ${raw} as ${parsed.name}`);
+  return parsed.reason;
+}
+
+describe('parseSitePath', () => {
+  it('maps the root and directory paths to index.html', () => {
+    expect(name('/')).toBe('index.html');
+    expect(name('/docs/')).toBe('docs/index.html');
+    expect(name('/a/b/c/')).toBe('a/b/c/index.html');
+    expect(parseSitePath('/docs/')).toMatchObject({ directory: true, lastSegment: '' });
+  });
+
+  it('maps file paths to the object of that name', () => {
+    expect(name('/app.css')).toBe('app.css');
+    expect(name('/docs/guide.html')).toBe('docs/guide.html');
+    expect(parseSitePath('/docs/about')).toMatchObject({
+      name: 'docs/about',
+      directory: false,
+      lastSegment: 'about',
+    });
+  });
+
+  it('percent-decodes exactly once', () => {
+    expect(name('/caf%C3%A9.html')).toBe('café.html');
+    expect(name('/a%20b.txt')).toBe('a b.txt');
+    // %25 decodes to a literal %, which is not decoded again.
+    expect(name('/100%252e.txt')).toBe('100%2e.txt');
+    expect(name('/%252e%252e/x')).toBe('%2e%2e/x');
+    expect(name('/%E2%9C%93/')).toBe('✓/index.html');
+  });
+
+  it('refuses dot segments, raw or encoded', () => {
+    for (const raw of [
+      '/..',
+      '/../x',
+      '/a/../b',
+      '/./a',
+      '/a/.',
+      '/%2e%2e/x',
+      '/%2E%2E',
+      '/a/%2e/b',
+      '/.%2e/x',
+    ]) {
+      expect(refused(raw)).toMatch(/\. or \.\. segment/);
+    }
+  });
+
+  it('refuses empty segments, raw or encoded', () => {
+    for (const raw of ['//', '//etc/passwd', '/a//b', '/a/%2F/b', '/%2F', '/a%2F%2Fb']) {
+      expect(refused(raw)).toMatch(/empty segment/);
+    }
+  });
+
+  it('refuses encoded slashes that produce a dot segment', () => {
+    expect(refused('/a%2F..%2Fb')).toMatch(/\. or \.\./);
+  });
+
+  it('refuses backslashes, raw or encoded', () => {
+    expect(refused('/a%5C..%5Cb')).toMatch(/backslash/);
+    expect(refused('/a\\b')).toMatch(/not percent-encoded|backslash/);
+  });
+
+  it('refuses NUL and control characters', () => {
+    for (const raw of ['/a%00b', '/%0d%0aSet-Cookie:x', '/a%7F', '/a%C2%85', '/a%09b', '/\u0000']) {
+      expect(refused(raw)).toMatch(/control|percent-encoded/);
+    }
+  });
+
+  it('refuses malformed escapes and invalid UTF-8', () => {
+    for (const raw of ['/%', '/%zz', '/%C3', '/%C0%AF', '/%ED%A0%80', '/%FF', '/%E2%82']) {
+      expect(refused(raw)).toMatch(/malformed escape or is not UTF-8/);
+    }
+  });
+
+  it('refuses raw characters outside printable ASCII', () => {
+    expect(refused('/caf\u00e9.html')).toMatch(/not percent-encoded/);
+    expect(refused('/a b')).toMatch(/not percent-encoded/);
+  });
+
+  it('refuses paths over 1024 bytes, counting decoded UTF-8 bytes', () => {
+    expect(name('/' + 'a'.repeat(1024))).toHaveLength(1024);
+    expect(refused('/' + 'a'.repeat(1025))).toMatch(/over 1024 bytes/);
+    // 342 x 3-byte characters = 1026 bytes once decoded, though only 342 characters.
+    expect(refused('/' + '%E2%9C%93'.repeat(342))).toMatch(/over 1024 bytes/);
+    expect(refused('/' + 'a'.repeat(100000))).toMatch(/over 1024 bytes/);
+  });
+
+  it('refuses a path that does not start with a slash', () => {
+    expect(refused('')).toMatch(/start with/);
+    expect(refused('index.html')).toMatch(/start with/);
+  });
+});
+
+describe('looksLikeRoute', () => {
+  const parse = (raw: string) => parseSitePath(raw) as SiteFilePath;
+
+  it('is true when the last segment has no extension', () => {
+    expect(looksLikeRoute(parse('/about'))).toBe(true);
+    expect(looksLikeRoute(parse('/users/42'))).toBe(true);
+    expect(looksLikeRoute(parse('/docs/'))).toBe(true);
+    expect(looksLikeRoute(parse('/.hidden'))).toBe(true);
+  });
+
+  it('is false when the last segment has an extension', () => {
+    expect(looksLikeRoute(parse('/logo.png'))).toBe(false);
+    expect(looksLikeRoute(parse('/v1.2'))).toBe(false);
+    expect(looksLikeRoute(parse('/route.v2/app.js'))).toBe(false);
+  });
+});
+
+describe('fileNameOf', () => {
+  it('is the last segment of the object name', () => {
+    expect(fileNameOf('docs/report.pdf')).toBe('report.pdf');
+    expect(fileNameOf('index.html')).toBe('index.html');
+  });
+});

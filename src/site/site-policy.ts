@@ -1,0 +1,89 @@
+import { OriginList } from './origin';
+import { SiteOverrides } from './site-settings';
+
+/**
+ * The settings one site is served with: the gateway's, overridden field by field by the site's
+ * `_site.json`. Everything a response needs is rendered to header text once here, so the hot
+ * path only copies strings.
+ *
+ * Merging: `spa_fallback` and `max_age_secs` from the site replace the gateway's. The site's
+ * `cors_origins` replaces the gateway's list (the site decides who may read it; absent = the
+ * gateway's list). `connect_origins` is the union of both (the issue: "connect-src extended by
+ * the gateway's and the site's connect_origins").
+ */
+export interface SitePolicy {
+  spaFallback: boolean;
+  maxAgeSecs: number;
+  cacheControl: string;
+  contentSecurityPolicy: string;
+  /** `*` in cors_origins: any origin may read (answered with `*`). */
+  corsAny: boolean;
+  /** Origins allowed to read, in normal form. */
+  corsOrigins: ReadonlySet<string>;
+}
+
+export interface GatewaySiteDefaults {
+  spaFallback: boolean;
+  maxAgeSecs: number;
+  corsOrigins: OriginList;
+  connectOrigins: OriginList;
+}
+
+export function buildSitePolicy(gateway: GatewaySiteDefaults, site: SiteOverrides): SitePolicy {
+  const maxAgeSecs = site.maxAgeSecs ?? gateway.maxAgeSecs;
+  const cors = site.corsOrigins ?? gateway.corsOrigins;
+  const connectAny = gateway.connectOrigins.any || (site.connectOrigins?.any ?? false);
+  const connect = new Set([
+    ...gateway.connectOrigins.origins,
+    ...(site.connectOrigins?.origins ?? []),
+  ]);
+  return {
+    spaFallback: site.spaFallback ?? gateway.spaFallback,
+    maxAgeSecs,
+    cacheControl: cacheControlFor(maxAgeSecs),
+    contentSecurityPolicy: contentSecurityPolicy(connectAny, [...connect]),
+    corsAny: cors.any,
+    corsOrigins: new Set(cors.origins),
+  };
+}
+
+export function cacheControlFor(maxAgeSecs: number): string {
+  return `public, max-age=${maxAgeSecs}, must-revalidate`;
+}
+
+/**
+ * A same-origin policy that a normal static site works under: its own scripts, styles
+ * (inline styles too: frameworks and SVGs use them), images, fonts and media, data:/blob: URLs
+ * for images, media and fonts (generated previews, inlined icons), workers from itself, frames
+ * of itself. No inline scripts or eval, no plugins, no framing by other origins, no <base>
+ * hijack, forms post only to itself. `connect-src` (fetch, XHR, WebSocket, EventSource) is
+ * 'self' plus the allowed origins; `*` allows any http(s) and ws(s) endpoint.
+ *
+ * Entries come from parseOrigin, so they cannot contain `;`, `,`, spaces or quotes.
+ */
+export function contentSecurityPolicy(
+  connectAny: boolean,
+  connectOrigins: readonly string[],
+): string {
+  const connect = connectAny ? '* ws: wss:' : ["'self'", ...connectOrigins].join(' ');
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "media-src 'self' data: blob:",
+    "font-src 'self' data:",
+    `connect-src ${connect}`,
+    "worker-src 'self' blob:",
+    "manifest-src 'self'",
+    "frame-src 'self'",
+    "frame-ancestors 'self'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "object-src 'none'",
+  ].join('; ');
+}
+
+/** The policy of responses that are not a site's content (built-in error pages). */
+export const ERROR_PAGE_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
