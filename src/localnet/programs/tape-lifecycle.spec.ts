@@ -1,0 +1,328 @@
+import { Keypair, PublicKey, TransactionInstruction } from '@solana/web3.js';
+import { encodeTape, TAPE_SIZE } from '../../chain/account-layouts';
+import { TapeErrorCode } from '../../chain/program-errors';
+import {
+  DEFAULT_TAPE_PROGRAM_ID,
+  MIB,
+  SYSTEM_PROGRAM_ID,
+  TOKEN_PROGRAM_ID,
+} from '../../chain/program-ids';
+import { resizeCost, storageCost } from '../../chain/storage-pricing';
+import { rentExempt } from './test-ledger.spec-support';
+import { custom, GENESIS, EPOCH_SECS, SOL, TapeWorld } from './tape-world.spec-support';
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+/** A copy of `ix` with account `index` replaced or its flags changed. */
+function alter(
+  ix: TransactionInstruction,
+  index: number,
+  change: { pubkey?: PublicKey; isSigner?: boolean; isWritable?: boolean },
+): TransactionInstruction {
+  const keys = ix.keys.map((k, i) => (i === index ? { ...k, ...change } : k));
+  return new TransactionInstruction({ programId: ix.programId, keys, data: ix.data });
+}
+
+describe('TapeProgram: CreateTape', () => {
+  const setup = (price?: bigint) => {
+    const world = TapeWorld.create(price);
+    const payer = world.wallet(10 * SOL, 1_000_000n);
+    const authority = Keypair.generate().publicKey;
+    const createIx = (capacity: number, epochs: number, over: { payer?: PublicKey } = {}) =>
+      world.ix.createTape({
+        payer: over.payer ?? payer,
+        authority,
+        mint: world.mint,
+        treasury: world.treasury,
+        capacity,
+        epochs,
+      });
+    return { world, payer, authority, createIx, tape: world.pdas.tape(authority) };
+  };
+
+  it('creates the tape, charges ceil(capacity / MiB) x epochs x price tokens and the rent', () => {
+    const { world, payer, authority, createIx, tape } = setup();
+    world.setEpoch(7);
+    const lamportsBefore = world.lamports(payer);
+    world.expectOk(createIx(3 * MIB + 1, 5));
+
+    // 4 started MiB x 5 epochs x 1000 units, exactly what storage-pricing estimates.
+    expect(world.tokens(world.ata(payer))).toBe(1_000_000n - 20_000n);
+    expect(world.tokens(world.treasury)).toBe(20_000n);
+    expect(storageCost(3 * MIB + 1, 5, world.price)).toBe(20_000n);
+    expect(world.lamports(payer)).toBe(lamportsBefore - rentExempt(TAPE_SIZE));
+    expect(world.lamports(tape)).toBe(rentExempt(TAPE_SIZE));
+    expect(world.ledger.get(tape)!.owner.equals(DEFAULT_TAPE_PROGRAM_ID)).toBe(true);
+    expect(world.tapeOf(authority)).toEqual({
+      authority,
+      delegate: null,
+      capacity: 3 * MIB + 1,
+      used: 0,
+      activeEpoch: 7,
+      expiryEpoch: 12,
+      createdAt: GENESIS + 7 * EPOCH_SECS,
+      nameCount: 0,
+      trackCount: 0,
+    });
+  });
+
+  it('takes exactly the cost: a payer holding cost - 1 is refused, one holding cost succeeds', () => {
+    const { world, authority } = setup();
+    const poor = world.wallet(10 * SOL, 1_999n);
+    const ix = (payer: PublicKey) =>
+      world.ix.createTape({
+        payer,
+        authority,
+        mint: world.mint,
+        treasury: world.treasury,
+        capacity: MIB,
+        epochs: 2,
+      });
+    expect(world.failure(ix(poor))).toEqual(custom(TapeErrorCode.InsufficientFunds));
+    const exact = world.wallet(10 * SOL, 2_000n);
+    world.expectOk(ix(exact));
+    expect(world.tokens(world.ata(exact))).toBe(0n);
+  });
+
+  it('refuses a capacity or epochs of zero', () => {
+    const { world, createIx } = setup();
+    expect(world.failure(createIx(0, 1))).toEqual(custom(TapeErrorCode.InvalidArgument));
+    expect(world.failure(createIx(1, 0))).toEqual(custom(TapeErrorCode.InvalidArgument));
+  });
+
+  it('refuses to create a tape twice', () => {
+    const { world, createIx } = setup();
+    world.expectOk(createIx(MIB, 1));
+    expect(world.failure(createIx(MIB, 1))).toEqual(custom(TapeErrorCode.AlreadyExists));
+  });
+
+  it('needs the tape keypair and the payer to sign', () => {
+    const { world, createIx } = setup();
+    expect(world.failure(alter(createIx(MIB, 1), 1, { isSigner: false }))).toEqual(
+      custom(TapeErrorCode.UnauthorizedSigner),
+    );
+    expect(world.failure(alter(createIx(MIB, 1), 0, { isSigner: false }))).toEqual(
+      custom(TapeErrorCode.UnauthorizedSigner),
+    );
+  });
+
+  it('refuses a tape address that is not the PDA of the authority, and wrong program accounts', () => {
+    const { world, createIx } = setup();
+    const other = world.pdas.tape(Keypair.generate().publicKey);
+    expect(world.failure(alter(createIx(MIB, 1), 2, { pubkey: other }))).toEqual(
+      custom(TapeErrorCode.AccountMismatch),
+    );
+    expect(world.failure(alter(createIx(MIB, 1), 2, { isWritable: false }))).toEqual(
+      custom(TapeErrorCode.AccountMismatch),
+    );
+    expect(
+      world.failure(alter(createIx(MIB, 1), 5, { pubkey: Keypair.generate().publicKey })),
+    ).toEqual(custom(TapeErrorCode.AccountMismatch));
+    expect(world.failure(alter(createIx(MIB, 1), 6, { pubkey: TOKEN_PROGRAM_ID }))).toEqual(
+      custom(TapeErrorCode.AccountMismatch),
+    );
+    expect(world.failure(alter(createIx(MIB, 1), 7, { pubkey: SYSTEM_PROGRAM_ID }))).toEqual(
+      custom(TapeErrorCode.AccountMismatch),
+    );
+  });
+
+  it('pays only into the network treasury', () => {
+    const { world, createIx } = setup();
+    const elsewhere = Keypair.generate().publicKey;
+    world.setTokenAccount(elsewhere, Keypair.generate().publicKey, 0n);
+    expect(world.failure(alter(createIx(MIB, 1), 4, { pubkey: elsewhere }))).toEqual(
+      custom(TapeErrorCode.AccountMismatch),
+    );
+  });
+
+  it("refuses a source that is not the payer's funded ATA of the storage mint", () => {
+    const { world, payer, createIx } = setup();
+    const insufficient = custom(TapeErrorCode.InsufficientFunds);
+    // Someone else's ATA, even a rich one.
+    const rich = world.wallet(SOL, 10n ** 9n);
+    expect(world.failure(alter(createIx(MIB, 1), 3, { pubkey: world.ata(rich) }))).toEqual(
+      insufficient,
+    );
+    // The right address, but a token account of another mint.
+    world.setTokenAccount(world.ata(payer), payer, 10n ** 9n, Keypair.generate().publicKey);
+    expect(world.failure(createIx(MIB, 1))).toEqual(insufficient);
+    // The right address, but not a token account at all.
+    world.ledger.set(world.ata(payer), { lamports: SOL });
+    expect(world.failure(createIx(MIB, 1))).toEqual(insufficient);
+    // No account there.
+    world.ledger.accounts.delete(world.ata(payer).toBase58());
+    expect(world.failure(createIx(MIB, 1))).toEqual(insufficient);
+  });
+
+  it('refuses a payer without the lamports for the rent', () => {
+    const { world, createIx } = setup();
+    const payer = world.wallet(rentExempt(TAPE_SIZE) - 1, 10n ** 9n);
+    expect(world.failure(createIx(MIB, 1, { payer }))).toEqual(
+      custom(TapeErrorCode.InsufficientFunds),
+    );
+  });
+
+  it('computes huge costs exactly instead of overflowing', () => {
+    const { world, createIx } = setup();
+    const whale = world.wallet(10 * SOL, 2n ** 64n - 1n);
+    // 2^33 MiB x 2^52 epochs x price far exceeds u64: nobody can hold it.
+    expect(world.failure(createIx(MAX_SAFE, 2 ** 52, { payer: whale }))).toEqual(
+      custom(TapeErrorCode.InsufficientFunds),
+    );
+    // An expiry epoch past 2^53 - 1 could not be read back: refused as an argument.
+    world.setEpoch(5);
+    expect(world.failure(createIx(1, MAX_SAFE, { payer: whale }))).toEqual(
+      custom(TapeErrorCode.InvalidArgument),
+    );
+  });
+
+  it('needs no token account when storage is free', () => {
+    const { world, authority } = setup(0n);
+    const payer = world.wallet();
+    world.expectOk(
+      world.ix.createTape({
+        payer,
+        authority,
+        mint: world.mint,
+        treasury: world.treasury,
+        capacity: MIB,
+        epochs: 3,
+      }),
+    );
+    expect(world.tapeOf(authority).capacity).toBe(MIB);
+  });
+
+  it('still creates a tape whose address someone sent lamports to beforehand', () => {
+    const { world, tape, createIx, authority } = setup();
+    world.ledger.set(tape, { lamports: 1_000 });
+    world.expectOk(createIx(MIB, 1));
+    expect(world.lamports(tape)).toBe(rentExempt(TAPE_SIZE));
+    expect(world.tapeOf(authority).capacity).toBe(MIB);
+  });
+});
+
+describe('TapeProgram: ExtendTape and ResizeTape', () => {
+  const setup = () => {
+    const world = TapeWorld.create();
+    const owner = world.newTape(MIB, 10);
+    const payer = world.wallet(10 * SOL, 10n ** 9n);
+    const extendIx = (epochs: number, p = payer) =>
+      world.ix.extendTape({
+        payer: p,
+        tape: owner.tape,
+        mint: world.mint,
+        treasury: world.treasury,
+        epochs,
+      });
+    const resizeIx = (addBytes: number, p = payer) =>
+      world.ix.resizeTape({
+        payer: p,
+        tape: owner.tape,
+        mint: world.mint,
+        treasury: world.treasury,
+        addBytes,
+      });
+    return { world, owner, payer, extendIx, resizeIx };
+  };
+
+  it('extends by epochs for ceil(capacity / MiB) x epochs x price, paid by anyone', () => {
+    const { world, owner, payer, extendIx } = setup();
+    world.setEpoch(4);
+    const treasury = world.tokens(world.treasury);
+    world.expectOk(extendIx(6));
+    expect(world.tapeOf(owner.authority).expiryEpoch).toBe(16);
+    expect(world.tokens(world.treasury) - treasury).toBe(6_000n);
+    expect(world.tokens(world.ata(payer))).toBe(10n ** 9n - 6_000n);
+  });
+
+  it('refuses zero epochs, an expired tape and an expiry past 2^53 - 1', () => {
+    const { world, extendIx } = setup();
+    expect(world.failure(extendIx(0))).toEqual(custom(TapeErrorCode.InvalidArgument));
+    expect(world.failure(extendIx(MAX_SAFE - 5))).toEqual(custom(TapeErrorCode.InvalidArgument));
+    world.setEpoch(10);
+    expect(world.failure(extendIx(1))).toEqual(custom(TapeErrorCode.TapeExpired));
+  });
+
+  it('resizes for the added MiB over the epochs left', () => {
+    const { world, owner, resizeIx } = setup();
+    world.setEpoch(3);
+    const treasury = world.tokens(world.treasury);
+    world.expectOk(resizeIx(MIB + MIB / 2));
+    // ceil(2.5 MiB) - ceil(1 MiB) = 2 MiB, 10 - 3 = 7 epochs left, 1000 per MiB-epoch.
+    expect(world.tokens(world.treasury) - treasury).toBe(14_000n);
+    expect(resizeCost(MIB, MIB + MIB / 2, 7, world.price)).toBe(14_000n);
+    expect(world.tapeOf(owner.authority).capacity).toBe(2 * MIB + MIB / 2);
+  });
+
+  it('resizes within a started MiB for nothing', () => {
+    const { world, owner, resizeIx } = setup();
+    world.expectOk(resizeIx(MIB + 1));
+    const treasury = world.tokens(world.treasury);
+    world.expectOk(resizeIx(100));
+    expect(world.tokens(world.treasury)).toBe(treasury);
+    expect(world.tapeOf(owner.authority).capacity).toBe(2 * MIB + 101);
+  });
+
+  it('refuses add_bytes of zero, an expired tape, a capacity past 2^53 - 1 and a short payer', () => {
+    const { world, resizeIx } = setup();
+    expect(world.failure(resizeIx(0))).toEqual(custom(TapeErrorCode.InvalidArgument));
+    expect(world.failure(resizeIx(MAX_SAFE))).toEqual(custom(TapeErrorCode.InvalidArgument));
+    const poor = world.wallet(SOL, 8_999n); // one MiB for 9 epochs costs 9000
+    world.setEpoch(1);
+    expect(world.failure(resizeIx(MIB, poor))).toEqual(custom(TapeErrorCode.InsufficientFunds));
+    world.setEpoch(10);
+    expect(world.failure(resizeIx(1))).toEqual(custom(TapeErrorCode.TapeExpired));
+  });
+
+  it('refuses accounts that are not a real tape', () => {
+    const { world, owner, extendIx } = setup();
+    const ix = extendIx(1);
+    // No tape there.
+    const missing = world.pdas.tape(Keypair.generate().publicKey);
+    expect(world.failure(alter(ix, 1, { pubkey: missing }))).toEqual(
+      custom(TapeErrorCode.AccountNotFound),
+    );
+    // A token account passed as the tape: not the program's.
+    expect(world.failure(alter(ix, 1, { pubkey: world.treasury }))).toEqual(
+      custom(TapeErrorCode.InvalidAccountData),
+    );
+    // The program's config passed as the tape: wrong tag.
+    expect(world.failure(alter(ix, 1, { pubkey: world.pdas.config() }))).toEqual(
+      custom(TapeErrorCode.InvalidAccountData),
+    );
+    // A forged copy of the tape at an address that is not its PDA.
+    const forged = Keypair.generate().publicKey;
+    world.ledger.set(forged, { ...world.ledger.get(owner.tape)! });
+    expect(world.failure(alter(ix, 1, { pubkey: forged }))).toEqual(
+      custom(TapeErrorCode.AccountMismatch),
+    );
+    // A read-only tape.
+    expect(world.failure(alter(ix, 1, { isWritable: false }))).toEqual(
+      custom(TapeErrorCode.AccountMismatch),
+    );
+  });
+});
+
+describe('TapeProgram: SetDelegate', () => {
+  it('sets and clears the delegate; only the authority may', () => {
+    const world = TapeWorld.create();
+    const { authority, tape } = world.newTape();
+    const delegate = Keypair.generate().publicKey;
+    world.expectOk(world.ix.setDelegate({ authority, delegate }));
+    expect(world.tapeOf(authority).delegate).toEqual(delegate);
+
+    // The delegate signing as "authority" of the tape is refused.
+    const byDelegate = alter(world.ix.setDelegate({ authority, delegate: null }), 0, {
+      pubkey: delegate,
+    });
+    expect(world.failure(byDelegate)).toEqual(custom(TapeErrorCode.UnauthorizedSigner));
+    const unsigned = alter(world.ix.setDelegate({ authority, delegate: null }), 0, {
+      isSigner: false,
+    });
+    expect(world.failure(unsigned)).toEqual(custom(TapeErrorCode.UnauthorizedSigner));
+
+    world.expectOk(world.ix.setDelegate({ authority, delegate: null }));
+    expect(world.tapeOf(authority).delegate).toBeNull();
+    expect(world.ledger.get(tape)!.data).toEqual(encodeTape(world.tapeOf(authority)));
+  });
+});

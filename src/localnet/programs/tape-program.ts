@@ -1,0 +1,104 @@
+import { PublicKey } from '@solana/web3.js';
+import { LayoutError } from '../../chain/byte-codec';
+import { TAPE_ERROR_MESSAGES, TapeProgramError } from '../../chain/program-errors';
+import { ASSOCIATED_TOKEN_PROGRAM_ID } from '../../chain/program-ids';
+import { decodeInstructionData, Tag, TapeInstructionData } from '../../chain/tape-instructions';
+import { InstructionFailure, InvokeContext, NativeProgram } from '../runtime/native-program';
+import { initConfig } from './init-config';
+import { removeName, setName } from './name-instructions';
+import { ProgramAddressCache } from './program-address-cache';
+import { createTape, extendTape, resizeTape, setDelegate } from './tape-lifecycle';
+import { TapeInvocation } from './tape-invocation';
+import { TapeSeeds } from './tape-seeds';
+import { certifyTrack, releaseTrack, writeTrack } from './track-instructions';
+
+/** Accounts each instruction needs at least (docs/program.md, "Instructions"). */
+const REQUIRED_ACCOUNTS: Record<Tag, number> = {
+  [Tag.InitConfig]: 5,
+  [Tag.CreateTape]: 8,
+  [Tag.ExtendTape]: 6,
+  [Tag.ResizeTape]: 6,
+  [Tag.SetDelegate]: 2,
+  [Tag.WriteTrack]: 6,
+  [Tag.SetName]: 7,
+  [Tag.CertifyTrack]: 3,
+  [Tag.RemoveName]: 5,
+  [Tag.ReleaseTrack]: 4,
+};
+
+/**
+ * The tape program (docs/program.md), run natively by the local network. Every check comes
+ * before any effect; a failure throws and the runtime rolls the whole transaction back.
+ */
+export class TapeProgram implements NativeProgram {
+  private readonly addresses: ProgramAddressCache;
+  private readonly ataAddresses = new ProgramAddressCache(ASSOCIATED_TOKEN_PROGRAM_ID, 4_096);
+  private readonly configAddress: PublicKey;
+
+  constructor(readonly programId: PublicKey) {
+    this.addresses = new ProgramAddressCache(programId);
+    this.configAddress = this.addresses.find(TapeSeeds.config()).address;
+  }
+
+  process(ctx: InvokeContext): void {
+    const data = decode(ctx);
+    if (ctx.accounts.length < REQUIRED_ACCOUNTS[data.tag]) {
+      reject(
+        ctx,
+        'NotEnoughAccountKeys',
+        `${Tag[data.tag]} needs ${REQUIRED_ACCOUNTS[data.tag]} accounts`,
+      );
+    }
+    ctx.log(`Instruction: ${Tag[data.tag]}`);
+    const call = new TapeInvocation(ctx, this.addresses, this.ataAddresses, this.configAddress);
+    try {
+      run(call, data);
+    } catch (e) {
+      if (!(e instanceof TapeProgramError)) throw e;
+      const message = TAPE_ERROR_MESSAGES[e.code];
+      ctx.log(`Error: ${message}`);
+      if (e.detail) ctx.log(`Detail: ${e.detail}`);
+      throw new InstructionFailure({ Custom: e.code }, message);
+    }
+  }
+}
+
+function run(call: TapeInvocation, data: TapeInstructionData): void {
+  switch (data.tag) {
+    case Tag.InitConfig:
+      return initConfig(call, data);
+    case Tag.CreateTape:
+      return createTape(call, data);
+    case Tag.ExtendTape:
+      return extendTape(call, data);
+    case Tag.ResizeTape:
+      return resizeTape(call, data);
+    case Tag.SetDelegate:
+      return setDelegate(call, data);
+    case Tag.WriteTrack:
+      return writeTrack(call, data);
+    case Tag.SetName:
+      return setName(call, data);
+    case Tag.CertifyTrack:
+      return certifyTrack(call);
+    case Tag.RemoveName:
+      return removeName(call);
+    case Tag.ReleaseTrack:
+      return releaseTrack(call);
+  }
+}
+
+function decode(ctx: InvokeContext): TapeInstructionData {
+  try {
+    return decodeInstructionData(ctx.data);
+  } catch (e) {
+    if (e instanceof LayoutError) reject(ctx, 'InvalidInstructionData', e.message);
+    throw e;
+  }
+}
+
+/** Failures that are Solana's own errors rather than the program's (malformed input). */
+function reject(ctx: InvokeContext, kind: string, detail: string): never {
+  ctx.log(`Error: ${detail}`);
+  throw new InstructionFailure(kind, detail);
+}
