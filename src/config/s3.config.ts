@@ -19,4 +19,19 @@ export class S3Config {
   @IsInt()
   @Min(1)
   max_object_bytes = 5 * 1024 * 1024 * 1024;
+
+  /** Largest single chunk of an aws-chunked body (SDKs send 64 KiB; nothing is buffered). */
+  @IsInt()
+  @Min(1)
+  max_chunk_bytes = 16 * 1024 * 1024;
+
+  /** Smallest part (except the last) CompleteMultipartUpload accepts: S3's 5 MiB. */
+  @IsInt()
+  @Min(1)
+  min_part_bytes = 5 * 1024 * 1024;
+
+  /** A connection that sends or receives nothing for this long is closed. */
+  @IsInt()
+  @Min(1000)
+  idle_timeout_ms = 120000;
 }

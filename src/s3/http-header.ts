@@ -1,0 +1,7 @@
+import type { IncomingHttpHeaders } from 'node:http';
+
+/** A request header as one string (Node gives arrays for a few repeated ones), or undefined. */
+export function singleHeader(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value.join(',') : value;
+}

@@ -1,0 +1,104 @@
+import { S3Error } from './s3-error';
+import { splitQuery } from './sigv4-canonical';
+import { percentDecodeUtf8 } from './uri-encoding';
+
+/** S3's limit on key length, in UTF-8 bytes. */
+export const MAX_KEY_BYTES = 1024;
+
+/** Which bucket and key a request addresses, and its query, decoded once. */
+export interface S3Address {
+  bucket?: string;
+  /** Undefined for bucket-level requests (including `/bucket/`). */
+  key?: string;
+  /** As sent (percent-encoded), for SigV4. */
+  rawPath: string;
+  rawQuery: string;
+  /** Decoded parameters; the first occurrence of a name wins. */
+  query: Map<string, string>;
+}
+
+/**
+ * Path style: `/<bucket>/<key…>` at the root of the listener. Virtual-hosted style when the Host
+ * is `<bucket>.<virtualHost>`: then the whole path is the key. A `+` in a path is a plus, never
+ * a space.
+ */
+export function parseS3Address(
+  rawUrl: string,
+  hostHeader: string | undefined,
+  virtualHost: string | undefined,
+): S3Address {
+  if (!rawUrl.startsWith('/')) throw invalidUri();
+  const q = rawUrl.indexOf('?');
+  const rawPath = q < 0 ? rawUrl : rawUrl.slice(0, q);
+  const rawQuery = q < 0 ? '' : rawUrl.slice(q + 1);
+  const query = new Map<string, string>();
+  for (const [rawName, rawValue] of splitQuery(rawQuery)) {
+    const name = percentDecodeUtf8(rawName);
+    const value = percentDecodeUtf8(rawValue);
+    if (name === null || value === null) throw invalidUri();
+    if (!query.has(name)) query.set(name, value);
+  }
+
+  const hostBucket = bucketFromHost(hostHeader, virtualHost);
+  let bucket: string | undefined;
+  let rawKey: string | undefined;
+  if (hostBucket !== undefined) {
+    bucket = hostBucket;
+    rawKey = rawPath.slice(1);
+  } else {
+    const rest = rawPath.slice(1);
+    const slash = rest.indexOf('/');
+    const rawBucket = slash < 0 ? rest : rest.slice(0, slash);
+    rawKey = slash < 0 ? undefined : rest.slice(slash + 1);
+    if (rawBucket !== '') {
+      const decoded = percentDecodeUtf8(rawBucket);
+      if (decoded === null) throw invalidUri();
+      bucket = decoded;
+    }
+  }
+  if (bucket !== undefined) checkBucketName(bucket);
+
+  let key: string | undefined;
+  if (rawKey !== undefined && rawKey !== '') {
+    const decoded = percentDecodeUtf8(rawKey);
+    if (decoded === null) throw invalidUri();
+    checkKey(decoded);
+    key = decoded;
+  }
+  return { bucket, key, rawPath, rawQuery, query };
+}
+
+export function checkKey(key: string): void {
+  if (Buffer.byteLength(key, 'utf8') > MAX_KEY_BYTES) {
+    throw new S3Error('KeyTooLongError', `your key is too long (at most ${MAX_KEY_BYTES} bytes)`);
+  }
+}
+
+function checkBucketName(bucket: string): void {
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+    throw new S3Error('InvalidBucketName', 'the specified bucket is not valid', {
+      BucketName: bucket,
+    });
+  }
+}
+
+function bucketFromHost(
+  hostHeader: string | undefined,
+  virtualHost: string | undefined,
+): string | undefined {
+  if (!virtualHost || !hostHeader) return undefined;
+  const host = stripPort(hostHeader.trim().toLowerCase());
+  const suffix = `.${stripPort(virtualHost.trim().toLowerCase())}`;
+  if (!host.endsWith(suffix) || host.length === suffix.length) return undefined;
+  return host.slice(0, -suffix.length);
+}
+
+function stripPort(host: string): string {
+  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
+  const colon = host.lastIndexOf(':');
+  return colon < 0 ? host : host.slice(0, colon);
+}
+
+function invalidUri(): S3Error {
+  return new S3Error('InvalidURI', "couldn't parse the specified URI");
+}

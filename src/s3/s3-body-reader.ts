@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import { S3Config } from '../config/s3.config';
+import { openVerifiedBody, readSmallBody, VerifiedBody } from './request-body';
+import { S3RequestContext } from './s3-context';
+import { S3Error } from './s3-error';
+
+/** Opens request bodies with the configured limits, and keeps the backend to the body contract. */
+@Injectable()
+export class S3BodyReader {
+  constructor(private readonly config: S3Config) {}
+
+  open(ctx: S3RequestContext): VerifiedBody {
+    return openVerifiedBody(ctx.raw, ctx.auth, {
+      maxBytes: this.config.max_object_bytes,
+      maxChunkBytes: this.config.max_chunk_bytes,
+    });
+  }
+
+  /** A small verified body (request XML) in memory. */
+  async readSmall(ctx: S3RequestContext, maxBytes: number): Promise<Buffer> {
+    const body = openVerifiedBody(ctx.raw, ctx.auth, {
+      maxBytes,
+      maxChunkBytes: this.config.max_chunk_bytes,
+    });
+    return readSmallBody(body.stream, maxBytes);
+  }
+
+  /**
+   * Runs a backend write that consumes `body`. When the body failed a check, that failure is the
+   * answer whatever the backend made of it; and a backend that reports success without reading
+   * the body to its verified end is refused, since unverified bytes might have been kept.
+   */
+  async consume<T>(body: VerifiedBody, write: () => Promise<T>): Promise<T> {
+    let bodyError: Error | undefined;
+    body.stream.once('error', (error) => (bodyError = error));
+    let result: T;
+    try {
+      result = await write();
+    } catch (error) {
+      if (bodyError instanceof S3Error) throw bodyError;
+      throw error;
+    }
+    if (bodyError !== undefined) throw bodyError;
+    if (!body.stream.readableEnded) {
+      body.stream.destroy();
+      throw new Error('the storage backend reported success without reading the whole body');
+    }
+    return result;
+  }
+}

@@ -1,0 +1,166 @@
+import { Injectable } from '@nestjs/common';
+import { S3Config } from '../config/s3.config';
+import { parseMaxKeys } from './list-objects';
+import { readUserMetadata } from './object-headers';
+import { S3Backend, S3CompletedPart, S3PartInfo } from './s3-backend';
+import { S3BodyReader } from './s3-body-reader';
+import { bucketOf, keyOf, S3RequestContext, S3Response, xmlResponse } from './s3-context';
+import { S3Error } from './s3-error';
+import {
+  completeMultipartXml,
+  initiateMultipartXml,
+  listPartsXml,
+  quoteEtag,
+} from './s3-xml-responses';
+import { MAX_PARTS, MAX_REQUEST_XML_BYTES, parseCompleteMultipartUpload } from './s3-xml-requests';
+import { awsUriEncode } from './uri-encoding';
+
+/**
+ * Multipart uploads. The part list of CompleteMultipartUpload is checked here against the stored
+ * parts (order, ETags, minimum size) so every backend enforces S3's rules the same way.
+ */
+@Injectable()
+export class S3MultipartHandlers {
+  constructor(
+    private readonly backend: S3Backend,
+    private readonly bodies: S3BodyReader,
+    private readonly config: S3Config,
+  ) {}
+
+  async create(ctx: S3RequestContext): Promise<S3Response> {
+    const bucket = bucketOf(ctx);
+    const key = keyOf(ctx);
+    const { uploadId } = await this.backend.createMultipartUpload(bucket, {
+      key,
+      contentType: ctx.contentType,
+      metadata: readUserMetadata(ctx.raw.headers),
+    });
+    return xmlResponse(initiateMultipartXml(bucket.name, key, uploadId));
+  }
+
+  async uploadPart(ctx: S3RequestContext): Promise<S3Response> {
+    const bucket = bucketOf(ctx);
+    const partNumber = parsePartNumber(ctx.address.query.get('partNumber'));
+    const uploadId = requireUploadId(ctx);
+    const body = this.bodies.open(ctx);
+    const { etag } = await this.bodies.consume(body, () =>
+      this.backend.uploadPart(bucket, {
+        key: keyOf(ctx),
+        uploadId,
+        partNumber,
+        size: body.size,
+        body: body.stream,
+      }),
+    );
+    const headers: Record<string, string> = { etag: quoteEtag(etag) };
+    const checksum = body.checksum?.value();
+    if (body.checksum && checksum) headers[`x-amz-checksum-${body.checksum.algorithm}`] = checksum;
+    return { status: 200, headers };
+  }
+
+  async complete(ctx: S3RequestContext): Promise<S3Response> {
+    const bucket = bucketOf(ctx);
+    const key = keyOf(ctx);
+    const uploadId = requireUploadId(ctx);
+    const parts = parseCompleteMultipartUpload(
+      await this.bodies.readSmall(ctx, MAX_REQUEST_XML_BYTES),
+    );
+    const stored = new Map(
+      (await this.backend.listParts(bucket, key, uploadId)).map((p) => [p.partNumber, p]),
+    );
+    this.checkPartList(parts, stored);
+    const result = await this.backend.completeMultipartUpload(bucket, key, uploadId, parts);
+    const location = `${ctx.origin}/${bucket.name}/${awsUriEncode(key, true)}`;
+    return xmlResponse(completeMultipartXml(location, bucket.name, key, result.etag));
+  }
+
+  async abort(ctx: S3RequestContext): Promise<S3Response> {
+    await this.backend.abortMultipartUpload(bucketOf(ctx), keyOf(ctx), requireUploadId(ctx));
+    return { status: 204 };
+  }
+
+  async listParts(ctx: S3RequestContext): Promise<S3Response> {
+    const bucket = bucketOf(ctx);
+    const key = keyOf(ctx);
+    const uploadId = requireUploadId(ctx);
+    const q = ctx.address.query;
+    const maxParts = parseMaxKeys(q.get('max-parts'), 'max-parts');
+    const markerText = q.get('part-number-marker') ?? '0';
+    if (!/^\d{1,5}$/.test(markerText)) {
+      throw new S3Error('InvalidArgument', 'part-number-marker must be an integer', {
+        ArgumentName: 'part-number-marker',
+      });
+    }
+    const marker = Number(markerText);
+    const all = (await this.backend.listParts(bucket, key, uploadId))
+      .filter((p) => p.partNumber > marker)
+      .sort((a, b) => a.partNumber - b.partNumber);
+    const parts = all.slice(0, maxParts);
+    const isTruncated = all.length > parts.length;
+    return xmlResponse(
+      listPartsXml({
+        bucket: bucket.name,
+        key,
+        uploadId,
+        partNumberMarker: marker,
+        nextPartNumberMarker: isTruncated ? parts[parts.length - 1]?.partNumber : undefined,
+        maxParts,
+        isTruncated,
+        parts,
+      }),
+    );
+  }
+
+  private checkPartList(parts: S3CompletedPart[], stored: Map<number, S3PartInfo>): void {
+    for (let i = 1; i < parts.length; i++) {
+      if (parts[i].partNumber <= parts[i - 1].partNumber) {
+        throw new S3Error(
+          'InvalidPartOrder',
+          'the list of parts was not in ascending order; parts must be ordered by part number',
+        );
+      }
+    }
+    parts.forEach((part, index) => {
+      const found = stored.get(part.partNumber);
+      if (!found || found.etag !== part.etag) {
+        throw new S3Error(
+          'InvalidPart',
+          'one or more of the specified parts could not be found: the part may not have been uploaded, or its ETag did not match',
+          { PartNumber: String(part.partNumber), ETag: quoteEtag(part.etag) },
+        );
+      }
+      if (index < parts.length - 1 && found.size < this.config.min_part_bytes) {
+        throw new S3Error(
+          'EntityTooSmall',
+          'your proposed upload is smaller than the minimum allowed object size',
+          {
+            PartNumber: String(part.partNumber),
+            ProposedSize: String(found.size),
+            MinSizeAllowed: String(this.config.min_part_bytes),
+          },
+        );
+      }
+    });
+  }
+}
+
+function parsePartNumber(raw: string | undefined): number {
+  if (raw === undefined || !/^\d{1,5}$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_PARTS) {
+    throw new S3Error(
+      'InvalidArgument',
+      `part number must be an integer between 1 and ${MAX_PARTS}, inclusive`,
+      {
+        ArgumentName: 'partNumber',
+        ArgumentValue: raw ?? '',
+      },
+    );
+  }
+  return Number(raw);
+}
+
+function requireUploadId(ctx: S3RequestContext): string {
+  const uploadId = ctx.address.query.get('uploadId');
+  if (!uploadId)
+    throw new S3Error('InvalidArgument', 'uploadId is required', { ArgumentName: 'uploadId' });
+  return uploadId;
+}

@@ -1,0 +1,180 @@
+import { Injectable } from '@nestjs/common';
+import { resolveRange } from './byte-range';
+import { singleHeader } from './http-header';
+import { evaluateConditions, objectHeaders, readUserMetadata } from './object-headers';
+import { checkKey } from './s3-address';
+import { S3Backend, S3ObjectHead } from './s3-backend';
+import { S3BodyReader } from './s3-body-reader';
+import { bucketOf, keyOf, S3RequestContext, S3Response, xmlResponse } from './s3-context';
+import { S3Error } from './s3-error';
+import { backendErrorToS3 } from './s3-error-mapping';
+import { copyObjectXml, deleteResultXml, DeleteResultEntry, quoteEtag } from './s3-xml-responses';
+import { MAX_REQUEST_XML_BYTES, parseDeleteObjects } from './s3-xml-requests';
+import { percentDecodeUtf8 } from './uri-encoding';
+
+/** Object operations: reads stream from the backend, writes stream verified bodies into it. */
+@Injectable()
+export class S3ObjectHandlers {
+  constructor(
+    private readonly backend: S3Backend,
+    private readonly bodies: S3BodyReader,
+  ) {}
+
+  async headObject(ctx: S3RequestContext): Promise<S3Response> {
+    const head = await this.backend.headObject(bucketOf(ctx), keyOf(ctx));
+    if (evaluateConditions(ctx.raw.headers, head) === 'not-modified') return notModified(head);
+    return { status: 200, headers: objectHeaders(head, ctx.address.query) };
+  }
+
+  async getObject(ctx: S3RequestContext): Promise<S3Response> {
+    const bucket = bucketOf(ctx);
+    const key = keyOf(ctx);
+    const rangeHeader = ctx.raw.headers.range;
+    if (rangeHeader === undefined) {
+      // One backend call for the common case; conditions are checked on the head it returns.
+      const { head, body } = await this.backend.getObject(bucket, key);
+      try {
+        if (evaluateConditions(ctx.raw.headers, head) === 'not-modified') {
+          body.destroy();
+          return notModified(head);
+        }
+      } catch (error) {
+        body.destroy();
+        throw error;
+      }
+      return { status: 200, headers: objectHeaders(head, ctx.address.query), body };
+    }
+    const head = await this.backend.headObject(bucket, key);
+    if (evaluateConditions(ctx.raw.headers, head) === 'not-modified') return notModified(head);
+    const range = resolveRange(rangeHeader, head.size);
+    const { head: current, body } = await this.backend.getObject(bucket, key, range);
+    const headers = objectHeaders(current, ctx.address.query);
+    if (!range) return { status: 200, headers, body };
+    headers['content-length'] = String(range.end - range.start + 1);
+    headers['content-range'] = `bytes ${range.start}-${range.end}/${current.size}`;
+    return { status: 206, headers, body };
+  }
+
+  async putObject(ctx: S3RequestContext): Promise<S3Response> {
+    const bucket = bucketOf(ctx);
+    const metadata = readUserMetadata(ctx.raw.headers);
+    const body = this.bodies.open(ctx);
+    const result = await this.bodies.consume(body, () =>
+      this.backend.putObject(bucket, {
+        key: keyOf(ctx),
+        contentType: ctx.contentType,
+        metadata,
+        size: body.size,
+        body: body.stream,
+      }),
+    );
+    const headers: Record<string, string> = { etag: quoteEtag(result.etag) };
+    const checksum = body.checksum?.value();
+    if (body.checksum && checksum) headers[`x-amz-checksum-${body.checksum.algorithm}`] = checksum;
+    return { status: 200, headers };
+  }
+
+  async copyObject(ctx: S3RequestContext): Promise<S3Response> {
+    const bucket = bucketOf(ctx);
+    const destinationKey = keyOf(ctx);
+    const source = parseCopySource(singleHeader(ctx.raw.headers, 'x-amz-copy-source'));
+    if (source.bucket !== bucket.name) {
+      const other = await this.backend.findBucket(source.bucket);
+      if (!other) throw new S3Error('NoSuchBucket', 'the copy source bucket does not exist');
+      // A credential is scoped to one tape, and a tape is one bucket.
+      throw new S3Error('AccessDenied', 'this credential may only copy within its own bucket');
+    }
+    const directive = (
+      singleHeader(ctx.raw.headers, 'x-amz-metadata-directive') ?? 'COPY'
+    ).toUpperCase();
+    if (directive !== 'COPY' && directive !== 'REPLACE') {
+      throw new S3Error('InvalidArgument', 'x-amz-metadata-directive must be COPY or REPLACE');
+    }
+    if (source.key === destinationKey && directive === 'COPY') {
+      throw new S3Error(
+        'InvalidRequest',
+        "this copy request is illegal because it is trying to copy an object to itself without changing the object's metadata",
+      );
+    }
+    if (Object.keys(ctx.raw.headers).some((h) => h.startsWith('x-amz-copy-source-if-'))) {
+      const head = await this.backend.headObject(bucket, source.key);
+      evaluateConditions(ctx.raw.headers, head, 'x-amz-copy-source-');
+    }
+    const replace =
+      directive === 'REPLACE'
+        ? { contentType: ctx.contentType, metadata: readUserMetadata(ctx.raw.headers) }
+        : undefined;
+    const result = await this.backend.copyObject(bucket, {
+      sourceKey: source.key,
+      destinationKey,
+      replace,
+    });
+    return xmlResponse(copyObjectXml(result.etag, result.lastModified));
+  }
+
+  async deleteObject(ctx: S3RequestContext): Promise<S3Response> {
+    const key = keyOf(ctx);
+    const [outcome] = await this.backend.deleteObjects(bucketOf(ctx), [key]);
+    if (outcome?.error) throw backendErrorToS3(outcome.error, { key }) ?? outcome.error;
+    return { status: 204 };
+  }
+
+  async deleteObjects(ctx: S3RequestContext): Promise<S3Response> {
+    const bucket = bucketOf(ctx);
+    const request = parseDeleteObjects(await this.bodies.readSmall(ctx, MAX_REQUEST_XML_BYTES));
+    const entries: DeleteResultEntry[] = [];
+    const valid: string[] = [];
+    for (const key of request.keys) {
+      try {
+        checkKey(key);
+        valid.push(key);
+      } catch (error) {
+        const s3 = error as S3Error;
+        entries.push({ key, error: { code: s3.code, message: s3.message } });
+      }
+    }
+    const outcomes = valid.length > 0 ? await this.backend.deleteObjects(bucket, valid) : [];
+    for (const outcome of outcomes) {
+      if (!outcome.error) {
+        entries.push({ key: outcome.key });
+        continue;
+      }
+      const s3 = backendErrorToS3(outcome.error, { key: outcome.key });
+      entries.push({
+        key: outcome.key,
+        error: s3
+          ? { code: s3.code, message: s3.message }
+          : { code: 'InternalError', message: 'internal error' },
+      });
+    }
+    return xmlResponse(deleteResultXml(entries, request.quiet));
+  }
+}
+
+function notModified(head: S3ObjectHead): S3Response {
+  return {
+    status: 304,
+    headers: { etag: quoteEtag(head.etag), 'last-modified': head.lastModified.toUTCString() },
+  };
+}
+
+/** `x-amz-copy-source`: `[/]<bucket>/<key>[?versionId=…]`, percent-encoded. */
+function parseCopySource(header: string | undefined): { bucket: string; key: string } {
+  const invalid = () =>
+    new S3Error('InvalidArgument', 'x-amz-copy-source must be <bucket>/<key>, URL-encoded', {
+      ArgumentName: 'x-amz-copy-source',
+    });
+  if (!header) throw invalid();
+  const q = header.indexOf('?');
+  const raw = (q < 0 ? header : header.slice(0, q)).replace(/^\//, '');
+  if (q >= 0 && !/^versionId=(null)?$/.test(header.slice(q + 1))) {
+    throw new S3Error('NotImplemented', 'object versions are not implemented');
+  }
+  const decoded = percentDecodeUtf8(raw);
+  if (decoded === null) throw invalid();
+  const slash = decoded.indexOf('/');
+  if (slash <= 0 || slash === decoded.length - 1) throw invalid();
+  const key = decoded.slice(slash + 1);
+  checkKey(key);
+  return { bucket: decoded.slice(0, slash), key };
+}

@@ -1,0 +1,25 @@
+import { Injectable } from '@nestjs/common';
+
+export type S3RequestKind = 'read' | 'write';
+
+export interface S3MeterDecision {
+  allowed: boolean;
+  /** Seconds until the client may try again (sent as `Retry-After` with 503 SlowDown). */
+  retryAfterSecs: number;
+}
+
+/**
+ * Port: per-client request budget of the S3 listener. Called once per request, before any
+ * signature work, with the client IP (trusted proxies resolved) and whether it reads or writes.
+ */
+export abstract class S3RequestMeter {
+  abstract consume(clientIp: string, kind: S3RequestKind): Promise<S3MeterDecision>;
+}
+
+/** The default until metering provides its own: every request is allowed. */
+@Injectable()
+export class UnmeteredS3RequestMeter extends S3RequestMeter {
+  async consume(): Promise<S3MeterDecision> {
+    return { allowed: true, retryAfterSecs: 0 };
+  }
+}

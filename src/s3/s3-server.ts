@@ -1,0 +1,206 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import Fastify, { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { GatewayConfig } from '../config/app-config';
+import { MeteringConfig } from '../config/metering.config';
+import { S3Config } from '../config/s3.config';
+import { S3Response } from './s3-context';
+import { S3Error } from './s3-error';
+import { parseS3Address, S3Address } from './s3-address';
+import { resourceOf, S3RequestHandler } from './s3-request-handler';
+import { errorXml } from './s3-xml-responses';
+
+const METHODS = ['GET', 'HEAD', 'PUT', 'POST', 'DELETE'] as const;
+/** Longest path parameter the router accepts: 1024-byte keys percent-encoded, with room. */
+const MAX_PATH_PARAM = 16384;
+
+/**
+ * The S3 listener: its own Fastify instance on its own port (`gateway.s3.port`, same host as
+ * the gateway), owning the root of that listener, in the gateway's process and DI container.
+ *
+ * Bodies are never parsed or buffered by Fastify: every content type goes to a catch-all parser
+ * that leaves the stream to the operation, which enforces its own limits. The Content-Type
+ * header is taken out of Fastify's sight first, since object content types are arbitrary client
+ * strings that Fastify would otherwise refuse with 415 before S3 gets to see the request.
+ */
+@Injectable()
+export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('s3');
+  private readonly contentTypes = new WeakMap<IncomingMessage, string>();
+  private app: FastifyInstance | undefined;
+  private bound: AddressInfo | undefined;
+
+  constructor(
+    private readonly config: S3Config,
+    private readonly gateway: GatewayConfig,
+    private readonly metering: MeteringConfig,
+    private readonly handler: S3RequestHandler,
+  ) {}
+
+  /** Where the listener is bound (port 0 in the config picks a free one). */
+  get address(): { host: string; port: number } {
+    if (!this.bound) throw new Error('the S3 listener is not started');
+    return { host: this.bound.address, port: this.bound.port };
+  }
+
+  get url(): string {
+    const { host, port } = this.address;
+    return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const app = this.build();
+    await app.listen({ port: this.config.port, host: this.gateway.host });
+    this.app = app;
+    this.bound = app.server.address() as AddressInfo;
+    this.logger.log({ event: 'listening', url: this.url });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const app = this.app;
+    this.app = undefined;
+    if (app) await app.close();
+  }
+
+  private build(): FastifyInstance {
+    const trusted = this.metering.trusted_proxies;
+    const app = Fastify({
+      logger: false,
+      trustProxy: trusted.length > 0 ? trusted : false,
+      genReqId: () => randomBytes(8).toString('hex').toUpperCase(),
+      requestIdHeader: false,
+      exposeHeadRoutes: false,
+      return503OnClosing: true,
+      forceCloseConnections: 'idle',
+      connectionTimeout: this.config.idle_timeout_ms,
+      keepAliveTimeout: 65000,
+      requestTimeout: 0,
+      routerOptions: {
+        maxParamLength: MAX_PATH_PARAM,
+        ignoreDuplicateSlashes: false,
+        ignoreTrailingSlash: false,
+      },
+      frameworkErrors: (error, request, reply) => {
+        const code = (error as { code?: string }).code;
+        const s3 =
+          code === 'FST_ERR_BAD_URL' || code === 'FST_ERR_MAX_PARAM_LENGTH'
+            ? new S3Error('InvalidURI', "couldn't parse the specified URI")
+            : new S3Error('InvalidRequest', error.message);
+        this.sendError(request, reply, s3);
+      },
+    });
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    app.addHook('onRequest', (request, _reply, done) => {
+      const contentType = request.headers['content-type'];
+      if (contentType !== undefined) {
+        this.contentTypes.set(request.raw, contentType);
+        delete request.headers['content-type'];
+      }
+      done();
+    });
+    if (this.gateway.access_log) {
+      app.addHook('onResponse', (request, reply, done) => {
+        this.logger.log({
+          event: 'request',
+          id: request.id,
+          method: request.method,
+          url: request.url,
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime),
+        });
+        done();
+      });
+    }
+    app.setErrorHandler((error, request, reply) => {
+      const status = (error as { statusCode?: number }).statusCode ?? 500;
+      this.sendError(
+        request,
+        reply,
+        status >= 500
+          ? this.handler.toS3Error(error)
+          : new S3Error('InvalidRequest', (error as Error).message),
+      );
+    });
+    app.setNotFoundHandler((request, reply) => {
+      this.sendError(
+        request,
+        reply,
+        new S3Error('MethodNotAllowed', `the specified method ${request.method} is not allowed`, {
+          Method: request.method,
+        }),
+      );
+    });
+    const handle = (request: FastifyRequest, reply: FastifyReply) => this.handle(request, reply);
+    app.route({ method: [...METHODS], url: '/', handler: handle });
+    app.route({ method: [...METHODS], url: '/*', handler: handle });
+    return app;
+  }
+
+  private async handle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    let address: S3Address | undefined;
+    try {
+      address = parseS3Address(
+        request.raw.url ?? '/',
+        request.headers.host,
+        this.config.virtual_host,
+      );
+    } catch {
+      // the handler reports the same failure as an S3 error below
+    }
+    try {
+      const response = await this.handler.handle(request.raw, {
+        requestId: request.id,
+        clientIp: request.ip,
+        contentType: this.contentTypes.get(request.raw),
+        origin: `${request.protocol}://${request.host}`,
+      });
+      this.send(request, reply, response);
+    } catch (error) {
+      this.sendError(request, reply, this.handler.toS3Error(error, address), address);
+    }
+  }
+
+  private send(request: FastifyRequest, reply: FastifyReply, response: S3Response): void {
+    this.commonHeaders(request, reply);
+    reply.code(response.status);
+    for (const [name, value] of Object.entries(response.headers ?? {})) reply.header(name, value);
+    if (request.method === 'HEAD' || response.body === undefined) {
+      if (typeof response.body === 'object') response.body.destroy();
+      void reply.send();
+      return;
+    }
+    void reply.send(response.body);
+  }
+
+  private sendError(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    error: S3Error,
+    address?: S3Address,
+  ): void {
+    if (reply.sent) {
+      request.raw.socket?.destroy();
+      return;
+    }
+    this.commonHeaders(request, reply);
+    reply.code(error.status);
+    for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+    if (request.method === 'HEAD') {
+      void reply.send();
+      return;
+    }
+    reply.header('content-type', 'application/xml');
+    void reply.send(errorXml(error, resourceOf(address), request.id));
+  }
+
+  private commonHeaders(request: FastifyRequest, reply: FastifyReply): void {
+    reply.header('x-amz-request-id', request.id);
+    reply.header('x-amz-id-2', randomBytes(24).toString('base64'));
+    // A body the operation did not read to its end (refused early, or failed a check) is not
+    // drained: the connection is closed after the answer instead.
+    if (!request.raw.complete) reply.header('connection', 'close');
+  }
+}
