@@ -39,6 +39,8 @@ describe('metering shared through Redis by two gateway processes', () => {
     const config = {
       redis_url: redis.url,
       redis_key_prefix: `e2e:${process.pid}:`,
+      // Above the 100 ms default: a loaded CI machine must not fail open in the exact-count test.
+      redis_timeout_ms: 300,
       trusted_proxies: ['127.0.0.1/32'],
       site: { limit: 10, ttl_secs: 60 },
       object: { limit: 10, ttl_secs: 60 },
@@ -94,10 +96,10 @@ describe('metering shared through Redis by two gateway processes', () => {
         const t0 = Date.now();
         const res = await send(`${a.url}/site/t/${i}`, { headers: client });
         expect(res.status).toBe(200);
-        expect(Date.now() - t0).toBeLessThan(600); // one command timeout (100 ms) at most
+        expect(Date.now() - t0).toBeLessThan(1000); // one command timeout (300 ms) at most
       }
       // After one timeout the store is left alone for a cooldown: most requests do not wait.
-      expect(Date.now() - started).toBeLessThan(1500);
+      expect(Date.now() - started).toBeLessThan(3000);
       expect((await statsOf(a)).failures).toBeGreaterThanOrEqual(1);
     } finally {
       process.kill(redis.pid, 'SIGCONT');

@@ -53,7 +53,3 @@ export function throttlersFrom(budgets: BudgetTable): ThrottlerOptions[] {
     ttl: budgets[name].windowMs,
   }));
 }
-
-export function isBudgetName(value: unknown): value is BudgetName {
-  return typeof value === 'string' && (BUDGET_NAMES as readonly string[]).includes(value);
-}

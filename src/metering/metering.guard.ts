@@ -39,13 +39,13 @@ export class MeteringGuard extends ThrottlerGuard {
     const budget = this.budgetOf(context);
     if (budget === null) return true;
     const { req, res } = this.getRequestResponse(context);
-    const decision = await this.metering.consume(await this.getTracker(req), budget);
+    const decision = await this.metering.consumeRequest(req as unknown as PeerRequest, budget);
     setRateLimitHeaders(res as HeaderSink, decision);
     if (!decision.allowed) throw this.metering.refusal(decision);
     return true;
   }
 
-  /** The client key: socket peer or, behind trusted proxies, the forwarded client. */
+  /** The throttler's tracker hook, for anything that asks: the same client key as metering's. */
   protected override async getTracker(req: Record<string, unknown>): Promise<string> {
     return this.metering.clientKeyOf(req as unknown as PeerRequest);
   }

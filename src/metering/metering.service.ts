@@ -9,7 +9,6 @@ import {
   budgetsFrom,
   BudgetRule,
   BudgetTable,
-  isBudgetName,
   OBJECT_BYTES,
 } from './metering-budgets';
 import { HeaderSink, setRateLimitHeaders } from './rate-limit-headers';
@@ -31,6 +30,7 @@ export interface MeteringStats extends MeterStoreStats {
 export class MeteringService {
   readonly enabled: boolean;
   private readonly budgets: BudgetTable;
+  private readonly requestBudgets: ReadonlyMap<string, BudgetRule>;
   private readonly resolver: ClientIpResolver;
   private readonly refused: MeteringStats['refused'];
 
@@ -40,6 +40,7 @@ export class MeteringService {
   ) {
     this.enabled = config.enabled;
     this.budgets = budgetsFrom(config);
+    this.requestBudgets = new Map(BUDGET_NAMES.map((name) => [name, this.budgets[name]]));
     this.resolver = new ClientIpResolver(
       TrustedProxies.parse(config.trusted_proxies),
       config.forwarded_header,
@@ -57,22 +58,12 @@ export class MeteringService {
 
   /** Counts one request of `client` (an IP address or a `clientKeyOf` key) against `budget`. */
   async consume(client: string, budget: BudgetName): Promise<MeterDecision> {
-    if (!isBudgetName(budget)) {
-      throw new RangeError(
-        `unknown metering budget ${JSON.stringify(budget)}; one of ${BUDGET_NAMES.join(', ')}`,
-      );
-    }
-    const rule = this.budgets[budget];
-    const key = clientKeyFromText(client);
-    if (!this.enabled) return unmetered(budget, rule.limit);
-    const hit = await this.store.hit(`${budget}:${key}`, 1, rule.windowMs);
-    return this.decide(
-      budget,
-      rule,
-      hit,
-      hit.degraded === true || hit.total <= rule.limit,
-      hit.total,
-    );
+    return this.count(clientKeyFromText(client), budget);
+  }
+
+  /** `consume` for the client of `request` (see `clientKeyOf`): what the guard and S3 use. */
+  async consumeRequest(request: PeerRequest, budget: BudgetName): Promise<MeterDecision> {
+    return this.count(this.resolver.clientKey(request), budget);
   }
 
   /**
@@ -120,6 +111,24 @@ export class MeteringService {
   /** Counters for /healthz details or metrics: store health, failures, refusals. */
   stats(): MeteringStats {
     return { ...this.store.stats(), enabled: this.enabled, refused: { ...this.refused } };
+  }
+
+  private async count(key: string, budget: BudgetName): Promise<MeterDecision> {
+    const rule = this.requestBudgets.get(budget);
+    if (rule === undefined) {
+      throw new RangeError(
+        `unknown metering budget ${JSON.stringify(budget)}; one of ${BUDGET_NAMES.join(', ')}`,
+      );
+    }
+    if (!this.enabled) return unmetered(budget, rule.limit);
+    const hit = await this.store.hit(`${budget}:${key}`, 1, rule.windowMs);
+    return this.decide(
+      budget,
+      rule,
+      hit,
+      hit.degraded === true || hit.total <= rule.limit,
+      hit.total,
+    );
   }
 
   private decide(
