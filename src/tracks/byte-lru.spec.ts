@@ -73,6 +73,32 @@ describe('ByteLru', () => {
     expect(ms).toBeLessThan(2000);
   });
 
+  it('behaves like a naive reference LRU under random operations', () => {
+    const lru = new ByteLru(100);
+    let model: Array<[string, number]> = []; // oldest first
+    const modelBytes = () => model.reduce((sum, [, n]) => sum + n, 0);
+    for (let step = 0; step < 20_000; step++) {
+      const key = `k${Math.floor(Math.random() * 30)}`;
+      const op = Math.random();
+      if (op < 0.5) {
+        const n = Math.floor(Math.random() * 40);
+        lru.set(key, bytes(n));
+        model = model.filter(([k]) => k !== key);
+        model.push([key, n]);
+        while (modelBytes() > 100) model.shift();
+      } else if (op < 0.85) {
+        const hit = model.find(([k]) => k === key);
+        expect(lru.get(key)?.length).toBe(hit?.[1]);
+        if (hit) model = [...model.filter(([k]) => k !== key), hit];
+      } else {
+        expect(lru.delete(key)).toBe(model.some(([k]) => k === key));
+        model = model.filter(([k]) => k !== key);
+      }
+      expect(lru.bytes).toBe(modelBytes());
+      expect(lru.size).toBe(model.length);
+    }
+  });
+
   it('rejects a bad budget', () => {
     expect(() => new ByteLru(-1)).toThrow(RangeError);
     expect(() => new ByteLru(1.5)).toThrow(RangeError);
