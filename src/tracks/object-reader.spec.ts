@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { openSync, readFileSync, writeSync, closeSync, rmSync } from 'node:fs';
+import { openSync, readFileSync, readdirSync, writeSync, closeSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { bodyOf, drain, newTestStore, putBytes } from '../../test/support/tracks';
 import { CHUNK_BYTES, commitmentOfBuffer, commitmentToHex } from './commitment';
@@ -150,6 +150,26 @@ describe('ObjectReader with a streamed object', () => {
     await expect(
       sut.open({ kind: 'manifest', commitment: absent, size: 10 }),
     ).rejects.toBeInstanceOf(TrackNotFoundError);
+  });
+
+  it('closes the open segment file when a consumer goes away mid-object', async () => {
+    const { sut, data, ref } = await newStreamedObject();
+    const object = await sut.open(ref);
+    const openFiles = () => readdirSync('/proc/self/fd').length;
+    const before = openFiles();
+    const stream = object.read(0, data.length - 1);
+    let received = 0;
+    await new Promise<void>((resolve) =>
+      stream.on('data', (bytes: Buffer) => {
+        received += bytes.length;
+        if (received > S + C) resolve(); // inside the second segment
+      }),
+    );
+    stream.pause();
+    expect(openFiles()).toBe(before + 1); // the second segment's file
+    stream.destroy();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(openFiles()).toBe(before);
   });
 
   it('keeps backpressure across segments for a slow consumer', async () => {
