@@ -1,0 +1,38 @@
+import 'reflect-metadata';
+import { CommandFactory } from 'nest-commander';
+import { CliModule } from './cli/cli.module';
+import { describeError } from './cli/output/error-line';
+
+/**
+ * The `tape` command (bin/tape.js). Every failure ends as one line on stderr and a non-zero
+ * exit: nest-commander's default service error handler would print and exit 0.
+ */
+async function main(): Promise<void> {
+  await CommandFactory.run(CliModule, {
+    cliName: 'tape',
+    logger: false,
+    serviceErrorHandler: (err: Error) => {
+      process.stderr.write(`error: ${describeError(err)}\n`);
+      process.exitCode = 1;
+    },
+    // Commander's own errors (unknown option, missing argument) are already printed by it;
+    // help and version exit 0.
+    errorHandler: (err: Error & { exitCode?: number }) => {
+      process.exit(err.exitCode ?? 1);
+    },
+  });
+}
+
+main().then(
+  // web3.js keeps a WebSocket open after confirming; the command is done, so leave now.
+  () => exitAfterFlush(),
+  (err: unknown) => {
+    process.stderr.write(`error: ${describeError(err)}\n`);
+    process.exitCode = 1;
+    exitAfterFlush();
+  },
+);
+
+function exitAfterFlush(): void {
+  process.stdout.write('', () => process.stderr.write('', () => process.exit()));
+}

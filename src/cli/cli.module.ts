@@ -1,0 +1,53 @@
+import { Module } from '@nestjs/common';
+import { AirdropCommand } from './commands/airdrop.command';
+import { BalanceCommand } from './commands/balance.command';
+import { ConfigGetCommand } from './commands/config-get.command';
+import { ConfigSetCommand } from './commands/config-set.command';
+import { ConfigCommand } from './commands/config.command';
+import { CreateCommand } from './commands/create.command';
+import { DelegateCommand } from './commands/delegate.command';
+import { DeployCommand } from './commands/deploy.command';
+import { ExtendCommand } from './commands/extend.command';
+import { InfoCommand } from './commands/info.command';
+import { KeygenCommand } from './commands/keygen.command';
+import { ObjectLsCommand } from './commands/object-ls.command';
+import { ObjectRmCommand } from './commands/object-rm.command';
+import { ObjectCommand } from './commands/object.command';
+import { ResizeCommand } from './commands/resize.command';
+import { SiteDeployer } from './deploy/site-deployer';
+import { Printer, StdioPrinter } from './output/printer';
+import { CliConfigStore } from './session/cli-config-store';
+import { CliEnvironment } from './session/cli-environment';
+import { CommandContext } from './session/command-context';
+import { ProgramName } from './program-name';
+
+/**
+ * The `tape` CLI: thin commands over the shared chain and tracks code. It does not import the
+ * gateway's modules; it builds its own ChainService per invocation (the RPC URL is an option).
+ */
+@Module({
+  providers: [
+    { provide: Printer, useClass: StdioPrinter },
+    { provide: CliEnvironment, useFactory: () => new CliEnvironment(process.env) },
+    CliConfigStore,
+    CommandContext,
+    ProgramName,
+    SiteDeployer,
+    KeygenCommand,
+    AirdropCommand,
+    BalanceCommand,
+    CreateCommand,
+    DeployCommand,
+    ObjectCommand,
+    ObjectLsCommand,
+    ObjectRmCommand,
+    InfoCommand,
+    ExtendCommand,
+    ResizeCommand,
+    DelegateCommand,
+    ConfigCommand,
+    ConfigSetCommand,
+    ConfigGetCommand,
+  ],
+})
+export class CliModule {}

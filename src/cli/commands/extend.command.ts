@@ -1,0 +1,96 @@
+import { Command, Option } from 'nest-commander';
+import { storageCost } from '../../chain/storage-pricing';
+import { LAMPORTS_PER_SIGNATURE } from '../../chain/program-ids';
+import { CliError } from '../cli-error';
+import { parseDuration, parseEpochs } from '../input/duration-parser';
+import { keyValueLines } from '../output/key-value-lines';
+import { epochStart, epochsValue, expiresValue } from '../output/tape-lines';
+import { formatTokens, isoTime } from '../output/units';
+import { GlobalOptions } from '../session/tape-session';
+import { assertOneReservation, epochsToAdd, ReservationOptions } from './reservation-options';
+import { assertWalletCanPay } from './payment-check';
+import { TapeCommand } from './tape-command';
+
+interface ExtendOptions extends GlobalOptions, ReservationOptions {}
+
+@Command({ name: 'extend', description: 'add epochs to the tape (before it expires)' })
+export class ExtendCommand extends TapeCommand {
+  @Option({
+    flags: '--duration <time>',
+    description: 'lengthen the reservation by this much: 2h, 30d',
+  })
+  parseDuration(value: string): number {
+    return parseDuration(value);
+  }
+
+  @Option({
+    flags: '--epochs <n>',
+    description: 'add exactly this many epochs (instead of --duration)',
+  })
+  parseEpochs(value: string): number {
+    return parseEpochs(value);
+  }
+
+  async run(_args: string[], options: ExtendOptions = {}): Promise<void> {
+    assertOneReservation(options, 'extend');
+    const session = this.session(options);
+    const tape = await session.loadTape();
+    const chain = session.chain;
+    const wallet = session.wallet();
+    const [config, now, currentEpoch] = await Promise.all([
+      chain.networkConfig(),
+      chain.chainTime(),
+      chain.currentEpoch(),
+    ]);
+    if (currentEpoch >= tape.record.expiryEpoch) {
+      throw new CliError(
+        `tape expired at epoch ${tape.record.expiryEpoch}: an expired tape cannot be extended (reserve a new one: tape create)`,
+      );
+    }
+    const epochs = epochsToAdd(options, config);
+    const tokens = storageCost(tape.record.capacity, epochs, config.pricePerMibEpoch);
+    await assertWalletCanPay(
+      chain,
+      wallet.publicKey,
+      tokens,
+      LAMPORTS_PER_SIGNATURE,
+      'extending the tape',
+    );
+    await chain.send(
+      [
+        chain.ix.extendTape({
+          payer: wallet.publicKey,
+          tape: tape.address,
+          mint: config.mint,
+          treasury: config.treasury,
+          epochs,
+        }),
+      ],
+      [wallet],
+    );
+    const after = (await chain.getTape(tape.address)) ?? {
+      ...tape.record,
+      expiryEpoch: tape.record.expiryEpoch + epochs,
+    };
+    if (session.json) {
+      this.printer.json({
+        tape: tape.address.toBase58(),
+        added_epochs: epochs,
+        active_epoch: after.activeEpoch,
+        expiry_epoch: after.expiryEpoch,
+        expires_at: isoTime(epochStart(after.expiryEpoch, config)),
+        cost: { tokens, storage_tokens: formatTokens(tokens) },
+      });
+      return;
+    }
+    this.printer.lines(
+      keyValueLines([
+        ['tape address', tape.address.toBase58()],
+        ['added', `${epochs} ${epochs === 1 ? 'epoch' : 'epochs'}`],
+        ['epochs', epochsValue(after.activeEpoch, after.expiryEpoch)],
+        ['expires', expiresValue(after.expiryEpoch, config, now)],
+        ['cost', `${formatTokens(tokens)} storage tokens`],
+      ]),
+    );
+  }
+}

@@ -1,0 +1,43 @@
+import { SubCommand } from 'nest-commander';
+import { CliError } from '../cli-error';
+import { printable } from '../input/size-parser';
+import { GlobalOptions } from '../session/tape-session';
+import { TapeCommand } from './tape-command';
+
+@SubCommand({
+  name: 'rm',
+  arguments: '<name>',
+  argsDescription: { name: 'object name, e.g. docs/index.html' },
+  description: 'delete one object name (its track is released when no name uses it)',
+})
+export class ObjectRmCommand extends TapeCommand {
+  async run([name]: string[], options: GlobalOptions = {}): Promise<void> {
+    const session = this.session(options);
+    const tape = await session.loadTape();
+    const chain = session.chain;
+    const [record] = await chain.getNames(tape.address, [name]);
+    if (!record) {
+      throw new CliError(`no object named '${printable(name)}' on tape ${tape.address.toBase58()}`);
+    }
+    const signer = session.tapeSigner(tape);
+    const payer = session.wallet();
+    const signers = signer.publicKey.equals(payer.publicKey) ? [payer] : [payer, signer];
+    await chain.send(
+      [
+        chain.ix.removeName({
+          receiver: payer.publicKey,
+          signer: signer.publicKey,
+          tape: tape.address,
+          name,
+          track: record.track,
+        }),
+      ],
+      signers,
+    );
+    if (session.json) {
+      this.printer.json({ removed: name, tape: tape.address.toBase58() });
+      return;
+    }
+    this.printer.line(`removed ${name}`);
+  }
+}

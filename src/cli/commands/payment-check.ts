@@ -1,0 +1,21 @@
+import { PublicKey } from '@solana/web3.js';
+import { ChainService } from '../../chain/chain.service';
+import { CliError } from '../cli-error';
+import { formatSol, formatSolApprox, formatTokens } from '../output/units';
+
+/** Checked before signing: the wallet holds the storage tokens and the SOL an action needs. */
+export async function assertWalletCanPay(
+  chain: ChainService,
+  wallet: PublicKey,
+  tokens: bigint,
+  lamports: number,
+  what: string,
+): Promise<void> {
+  const balance = await chain.getBalances(wallet);
+  if (balance.tokens >= tokens && balance.lamports >= lamports) return;
+  throw new CliError(
+    `insufficient funds: ${what} costs ${formatTokens(tokens)} storage tokens and about ${formatSolApprox(lamports)} SOL; ` +
+      `wallet ${wallet.toBase58()} has ${formatTokens(balance.tokens)} storage tokens and ${formatSol(balance.lamports)} SOL ` +
+      '(fix: fund the wallet, e.g. tape airdrop on a local network)',
+  );
+}

@@ -1,0 +1,87 @@
+import { Command, Option } from 'nest-commander';
+import { LAMPORTS_PER_SIGNATURE } from '../../chain/program-ids';
+import { resizeCost } from '../../chain/storage-pricing';
+import { CliError } from '../cli-error';
+import { parseSize } from '../input/size-parser';
+import { keyValueLines } from '../output/key-value-lines';
+import { formatBytes, formatTokens } from '../output/units';
+import { GlobalOptions } from '../session/tape-session';
+import { assertWalletCanPay } from './payment-check';
+import { TapeCommand } from './tape-command';
+
+interface ResizeOptions extends GlobalOptions {
+  add?: number;
+}
+
+@Command({
+  name: 'resize',
+  description: "grow the tape's capacity (paid for the epochs it has left)",
+})
+export class ResizeCommand extends TapeCommand {
+  @Option({ flags: '--add <size>', description: 'capacity to add: bytes, or 512k, 100m, 1g' })
+  parseAdd(value: string): number {
+    return parseSize(value, 'size');
+  }
+
+  async run(_args: string[], options: ResizeOptions = {}): Promise<void> {
+    if (options.add === undefined)
+      throw new CliError('resize: --add <size> is required (e.g. --add 100m)');
+    const add = options.add;
+    const session = this.session(options);
+    const tape = await session.loadTape();
+    const chain = session.chain;
+    const wallet = session.wallet();
+    const [config, currentEpoch] = await Promise.all([chain.networkConfig(), chain.currentEpoch()]);
+    if (currentEpoch >= tape.record.expiryEpoch) {
+      throw new CliError(
+        'tape expired: an expired tape cannot be resized (reserve a new one: tape create)',
+      );
+    }
+    if (tape.record.capacity + add > Number.MAX_SAFE_INTEGER)
+      throw new CliError('resize: capacity would be too large');
+    const tokens = resizeCost(
+      tape.record.capacity,
+      add,
+      tape.record.expiryEpoch - currentEpoch,
+      config.pricePerMibEpoch,
+    );
+    await assertWalletCanPay(
+      chain,
+      wallet.publicKey,
+      tokens,
+      LAMPORTS_PER_SIGNATURE,
+      'resizing the tape',
+    );
+    await chain.send(
+      [
+        chain.ix.resizeTape({
+          payer: wallet.publicKey,
+          tape: tape.address,
+          mint: config.mint,
+          treasury: config.treasury,
+          addBytes: add,
+        }),
+      ],
+      [wallet],
+    );
+    const capacity = (await chain.getTape(tape.address))?.capacity ?? tape.record.capacity + add;
+    if (session.json) {
+      this.printer.json({
+        tape: tape.address.toBase58(),
+        added: add,
+        capacity,
+        used: tape.record.used,
+        cost: { tokens, storage_tokens: formatTokens(tokens) },
+      });
+      return;
+    }
+    this.printer.lines(
+      keyValueLines([
+        ['tape address', tape.address.toBase58()],
+        ['added', `${add} bytes (${formatBytes(add)})`],
+        ['capacity', `${capacity} bytes (${formatBytes(capacity)})`],
+        ['cost', `${formatTokens(tokens)} storage tokens`],
+      ]),
+    );
+  }
+}

@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { CommandRunner, Option } from 'nest-commander';
+import { Printer } from '../output/printer';
+import { CommandContext } from '../session/command-context';
+import { GlobalOptions, TapeSession } from '../session/tape-session';
+
+/**
+ * The options every `tape` command takes (spec 4.2, "Global options"), declared once here:
+ * nest-commander discovers `@Option` methods through the prototype chain, so each command
+ * that extends this class gets `-k`, `-u`, `--tape` and `--json` in its parser and `--help`.
+ * `@Injectable()` here emits the constructor's metadata, which commands without a constructor
+ * of their own inherit.
+ */
+@Injectable()
+export abstract class TapeCommand extends CommandRunner {
+  constructor(protected readonly ctx: CommandContext) {
+    super();
+  }
+
+  protected get printer(): Printer {
+    return this.ctx.printer;
+  }
+
+  @Option({
+    flags: '-k, --keypair <path>',
+    description:
+      'signing keypair file (Solana CLI format); default: id.json in the config directory',
+  })
+  parseKeypair(value: string): string {
+    return value;
+  }
+
+  @Option({
+    flags: '-u, --url <rpc_url>',
+    description: 'chain RPC endpoint; default: TAPE_RPC_URL or http://127.0.0.1:8899',
+  })
+  parseUrl(value: string): string {
+    return value;
+  }
+
+  @Option({
+    flags: '--tape <address>',
+    description: 'the tape to act on; default: the active tape (the last one created)',
+  })
+  parseTape(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--json', description: 'print the result as JSON' })
+  parseJson(): boolean {
+    return true;
+  }
+
+  protected session(options: GlobalOptions | undefined): TapeSession {
+    // Options given before the command name are the root program's (src/cli/program-name.ts).
+    const all: GlobalOptions = { ...(this.command?.optsWithGlobals() ?? {}), ...(options ?? {}) };
+    const { keypair, url, tape, json } = all;
+    return new TapeSession({ keypair, url, tape, json }, this.ctx.store, this.ctx.env);
+  }
+}

@@ -1,0 +1,57 @@
+import { PublicKey } from '@solana/web3.js';
+import { TapeRecord, nameSize, trackSize } from '../../chain/account-layouts';
+import { LAMPORTS_PER_SIGNATURE } from '../../chain/program-ids';
+import { CliError } from '../cli-error';
+import { formatSolApprox, sizeArgumentCovering } from '../output/units';
+import { DeployPlan } from './deploy-planner';
+
+/** Checks made before a deploy signs anything: each failure is one line with its fix. */
+export function assertTapeActive(tape: TapeRecord, currentEpoch: number): void {
+  if (currentEpoch >= tape.expiryEpoch) {
+    throw new CliError('tape expired (fix: tape extend --duration <time>)');
+  }
+}
+
+/** The new tracks are written before any old one is released, so they must fit beside them. */
+export function assertCapacity(tape: TapeRecord, newBytes: number): void {
+  const missing = tape.used + newBytes - tape.capacity;
+  if (missing > 0) {
+    throw new CliError(
+      `insufficient capacity: need ${missing} more bytes (fix: tape resize --add ${sizeArgumentCovering(missing)})`,
+    );
+  }
+}
+
+export function assertCanPay(
+  wallet: PublicKey,
+  balance: number,
+  needed: number,
+  what: string,
+): void {
+  if (balance < needed) {
+    throw new CliError(
+      `insufficient funds: ${what} needs about ${formatSolApprox(needed)} SOL, wallet ${wallet.toBase58()} has ${formatSolApprox(balance)} SOL (fix: fund the wallet; on a local network: tape airdrop)`,
+    );
+  }
+}
+
+/**
+ * Lamports a deploy costs: rent for the track and name accounts it creates, plus two
+ * signatures' fees per transaction. Rewritten names change size only a little; their rent
+ * difference is left out of the estimate.
+ */
+export async function deployLamports(
+  plan: DeployPlan,
+  transactions: number,
+  rentExempt: (bytes: number) => Promise<number>,
+): Promise<number> {
+  const accounts = new Map<number, number>();
+  const add = (size: number) => accounts.set(size, (accounts.get(size) ?? 0) + 1);
+  for (const track of plan.toWrite) add(trackSize(track.contentType));
+  for (const file of [...plan.publish, ...(plan.entry ? [plan.entry] : [])]) {
+    if (!file.current) add(nameSize(file.name, file.contentType));
+  }
+  let total = transactions * 2 * LAMPORTS_PER_SIGNATURE;
+  for (const [size, count] of accounts) total += (await rentExempt(size)) * count;
+  return total;
+}

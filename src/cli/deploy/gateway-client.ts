@@ -1,0 +1,166 @@
+import { createReadStream } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import { CliError } from '../cli-error';
+
+export interface UploadConfig {
+  segmentBytes: number;
+  gatewayKey: string;
+  storageAuthority: string;
+}
+
+/** Bytes of one upload request: a range of a file on disk, or bytes in memory (a manifest). */
+export type UploadBody = { path: string; start: number; size: number } | { bytes: Buffer };
+
+export interface GatewayReply {
+  status: number;
+  code?: string;
+  message?: string;
+}
+
+/** The gateway could not be reached at all (as opposed to answering with an error). */
+export class GatewayUnreachableError extends CliError {}
+
+/**
+ * The gateway's upload API (docs/uploads.md) over Node's own HTTP client: keep-alive sockets
+ * (one per upload in flight) and file bytes streamed from disk, never buffered whole.
+ */
+export class GatewayClient {
+  private readonly base: URL;
+  private readonly agent: http.Agent;
+
+  constructor(
+    readonly baseUrl: string,
+    maxSockets = 64,
+  ) {
+    this.base = new URL(baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
+    const Agent = this.base.protocol === 'https:' ? https.Agent : http.Agent;
+    this.agent = new Agent({ keepAlive: true, maxSockets });
+  }
+
+  async uploadConfig(): Promise<UploadConfig> {
+    const { status, body } = await this.request('GET', 'upload/config', {});
+    if (status !== 200) {
+      throw new CliError(
+        `the gateway at ${this.baseUrl} does not accept uploads (GET /upload/config answered ${status})`,
+      );
+    }
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+    } catch {
+      throw new CliError(`the gateway at ${this.baseUrl} sent an unreadable /upload/config`);
+    }
+    const segmentBytes = parsed.segment_bytes;
+    if (
+      typeof segmentBytes !== 'number' ||
+      !Number.isSafeInteger(segmentBytes) ||
+      segmentBytes < 1
+    ) {
+      throw new CliError(`the gateway at ${this.baseUrl} sent no valid segment_bytes`);
+    }
+    return {
+      segmentBytes,
+      gatewayKey: typeof parsed.gateway_key === 'string' ? parsed.gateway_key : '',
+      storageAuthority:
+        typeof parsed.storage_authority === 'string' ? parsed.storage_authority : '',
+    };
+  }
+
+  /** `PUT /upload/{track}`; resolves with the status and error code, rejects only when unreachable. */
+  async putTrack(
+    track: string,
+    body: UploadBody,
+    headers: Record<string, string>,
+  ): Promise<GatewayReply> {
+    const size = 'bytes' in body ? body.bytes.length : body.size;
+    const reply = await this.request(
+      'PUT',
+      `upload/${encodeURIComponent(track)}`,
+      { ...headers, 'content-type': 'application/octet-stream', 'content-length': String(size) },
+      body,
+    );
+    if (reply.status === 200) return { status: 200 };
+    let code: string | undefined;
+    let message: string | undefined;
+    try {
+      const parsed = JSON.parse(reply.body.toString('utf8')) as {
+        error?: { code?: string; message?: string };
+      };
+      code = parsed.error?.code;
+      message = parsed.error?.message;
+    } catch {
+      // not the gateway's error body (a proxy page, say): the status is all we know
+    }
+    return { status: reply.status, code, message };
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private request(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: UploadBody,
+  ): Promise<{ status: number; body: Buffer }> {
+    const url = new URL(path, this.base);
+    const transport = url.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      let fileError: Error | undefined;
+      const req = transport.request(url, { method, headers, agent: this.agent }, (res) => {
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        res.on('data', (chunk: Buffer) => {
+          // Replies are small JSON; never hold more than 64 KiB of whatever comes back.
+          if (kept < 65536) {
+            chunks.push(chunk);
+            kept += chunk.length;
+          }
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        res.on('error', (err) => reject(this.unreachable(err)));
+      });
+      req.setTimeout(120_000, () => req.destroy(new Error('timed out')));
+      req.on('error', (err) =>
+        reject(
+          fileError && body && 'path' in body
+            ? readError(body.path, fileError)
+            : this.unreachable(err),
+        ),
+      );
+      if (!body) {
+        req.end();
+      } else if ('bytes' in body) {
+        req.end(body.bytes);
+      } else if (body.size === 0) {
+        req.end();
+      } else {
+        const stream = createReadStream(body.path, {
+          start: body.start,
+          end: body.start + body.size - 1,
+          highWaterMark: 1024 * 1024,
+        });
+        stream.on('error', (err) => {
+          fileError = err;
+          req.destroy(err);
+        });
+        stream.pipe(req);
+      }
+    });
+  }
+
+  private unreachable(err: Error): GatewayUnreachableError {
+    const code = (err as NodeJS.ErrnoException).code;
+    const reason = code ?? err.message;
+    return new GatewayUnreachableError(`cannot reach the gateway at ${this.baseUrl} (${reason})`);
+  }
+}
+
+function readError(path: string, err: Error): CliError {
+  const code = (err as NodeJS.ErrnoException).code ?? err.message;
+  return new CliError(
+    `cannot read ${path} (${code}); it changed during the deploy: run tape deploy again`,
+  );
+}

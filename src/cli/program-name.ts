@@ -1,0 +1,32 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Command } from 'commander';
+import { InjectCommander } from 'nest-commander';
+
+/**
+ * The root program: usage lines say `tape` however the script was started (`node dist/cli.js`,
+ * bin/tape.js, npx), and global options may come before the command.
+ */
+@Injectable()
+export class ProgramName implements OnModuleInit {
+  constructor(@InjectCommander() private readonly program: Command) {}
+
+  onModuleInit(): void {
+    this.program.name('tape');
+    this.program.description(
+      'Host static sites on tapes: prepaid storage on the chain, served by a gateway.',
+    );
+    // The global options are also accepted before the command (`tape -u <url> info`); each
+    // command declares them too (TapeCommand), so they show in its --help and work after it.
+    this.program
+      .option(
+        '-k, --keypair <path>',
+        'signing keypair file (default: id.json in the config directory)',
+      )
+      .option(
+        '-u, --url <rpc_url>',
+        'chain RPC endpoint (default: TAPE_RPC_URL or http://127.0.0.1:8899)',
+      )
+      .option('--tape <address>', 'the tape to act on (default: the active tape)')
+      .option('--json', 'print the result as JSON');
+  }
+}

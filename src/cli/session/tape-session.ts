@@ -1,0 +1,174 @@
+import { Keypair, PublicKey } from '@solana/web3.js';
+import { TapeRecord } from '../../chain/account-layouts';
+import { ChainService } from '../../chain/chain.service';
+import { readKeypair } from '../../chain/keypair-file';
+import { parseAddress } from '../../chain/tape-label';
+import { ChainConfig } from '../../config/chain.config';
+import { CliError } from '../cli-error';
+import { printable } from '../input/size-parser';
+import { GatewayClient } from '../deploy/gateway-client';
+import { CliConfigStore } from './cli-config-store';
+import {
+  CliEnvironment,
+  DEFAULT_GATEWAY_URL,
+  DEFAULT_RPC_URL,
+  DEFAULT_SITE_DOMAIN,
+} from './cli-environment';
+import { parseSiteDomain, siteUrl } from './site-url';
+
+/** Options every `tape` command takes (src/cli/commands/tape-command.ts). */
+export interface GlobalOptions {
+  keypair?: string;
+  url?: string;
+  tape?: string;
+  json?: boolean;
+}
+
+export interface LoadedTape {
+  address: PublicKey;
+  record: TapeRecord;
+}
+
+/**
+ * Everything one command invocation needs, resolved from its global options, the environment
+ * and the config directory, lazily: `tape config get` never opens an RPC connection, and a
+ * missing wallet is only an error for commands that sign.
+ */
+export class TapeSession {
+  private chainService?: ChainService;
+  private walletKeypair?: Keypair;
+  readonly rpcUrl: string;
+
+  constructor(
+    readonly options: GlobalOptions,
+    readonly store: CliConfigStore,
+    private readonly env: CliEnvironment,
+  ) {
+    this.rpcUrl = parseHttpUrl(options.url ?? env.rpcUrl ?? DEFAULT_RPC_URL, 'RPC URL');
+  }
+
+  get json(): boolean {
+    return this.options.json === true;
+  }
+
+  get chain(): ChainService {
+    this.chainService ??= new ChainService(
+      Object.assign(new ChainConfig(), { rpc_url: this.rpcUrl }),
+    );
+    return this.chainService;
+  }
+
+  get gatewayUrl(): string {
+    return parseHttpUrl(this.env.gatewayUrl ?? DEFAULT_GATEWAY_URL, 'gateway URL (TAPE_GATEWAY)');
+  }
+
+  gateway(): GatewayClient {
+    return new GatewayClient(this.gatewayUrl);
+  }
+
+  get keypairPath(): string {
+    return this.options.keypair ?? this.store.defaultKeypairPath;
+  }
+
+  /** The signing wallet: `-k`, else `id.json` in the config directory. */
+  wallet(): Keypair {
+    if (this.walletKeypair) return this.walletKeypair;
+    try {
+      this.walletKeypair = readKeypair(this.keypairPath);
+    } catch (err) {
+      const message = (err as Error).message;
+      if (!this.options.keypair && message.startsWith('no keypair at')) {
+        throw new CliError(`${message} (create one: tape keygen)`);
+      }
+      throw new CliError(message);
+    }
+    return this.walletKeypair;
+  }
+
+  /** `--tape`, else the active tape of the config directory. */
+  tapeAddress(): PublicKey {
+    const explicit = this.options.tape;
+    if (explicit !== undefined) {
+      const parsed = parseAddress(explicit.trim());
+      if (!parsed) throw new CliError(`bad tape address '${printable(explicit)}'`);
+      return new PublicKey(parsed);
+    }
+    const active = this.store.get('active_tape');
+    if (!active) {
+      throw new CliError(
+        'no active tape (create one: tape create --capacity <size> --duration <time>, or pass --tape <address>)',
+      );
+    }
+    const parsed = parseAddress(active);
+    if (!parsed) {
+      throw new CliError(`the active tape in ${this.store.dir}/config.json is not an address`);
+    }
+    return new PublicKey(parsed);
+  }
+
+  async loadTape(): Promise<LoadedTape> {
+    const address = this.tapeAddress();
+    const record = await this.chain.getTape(address);
+    if (!record) {
+      throw new CliError(`no tape ${address.toBase58()} on ${this.rpcUrl}`);
+    }
+    return { address, record };
+  }
+
+  /**
+   * The key that writes to a tape: its own keypair from the config directory when we have it,
+   * else the wallet when the wallet is the tape's authority or delegate. Checked here, before
+   * anything is signed, so a wrong key is one clear line rather than a failed transaction.
+   */
+  tapeSigner(tape: LoadedTape, authorityOnly = false): Keypair {
+    const saved = this.store.readTapeKeypair(tape.address.toBase58());
+    if (saved && saved.publicKey.equals(tape.record.authority)) return saved;
+    const wallet = this.wallet();
+    if (wallet.publicKey.equals(tape.record.authority)) return wallet;
+    if (!authorityOnly && tape.record.delegate && wallet.publicKey.equals(tape.record.delegate)) {
+      return wallet;
+    }
+    throw new CliError(
+      unauthorizedExplanation(wallet.publicKey, tape.address, this.store.dir, authorityOnly),
+    );
+  }
+
+  async currentEpoch(): Promise<number> {
+    return this.chain.currentEpoch();
+  }
+
+  siteDomain(): string {
+    const raw = this.env.siteDomain ?? this.store.get('site_domain') ?? DEFAULT_SITE_DOMAIN;
+    return parseSiteDomain(raw);
+  }
+
+  siteUrl(label: string): string {
+    return siteUrl(label, this.siteDomain());
+  }
+}
+
+export function unauthorizedExplanation(
+  signer: PublicKey,
+  tape: PublicKey,
+  configDir: string,
+  authorityOnly = false,
+): string {
+  const who = authorityOnly ? "the tape's keypair" : "the tape's keypair or its delegate";
+  return (
+    `unauthorized signer: ${signer.toBase58()} is not ${who} for tape ${tape.toBase58()} ` +
+    `(the tape keypair is saved as ${configDir}/tapes/<tape address>.json where the tape was created; pass it with -k)`
+  );
+}
+
+export function parseHttpUrl(text: string, what: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new CliError(`bad ${what} '${printable(text)}': expected http://host:port`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new CliError(`bad ${what} '${printable(text)}': expected http:// or https://`);
+  }
+  return text.replace(/\/+$/, '');
+}
