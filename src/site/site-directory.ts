@@ -96,6 +96,11 @@ export class SiteDirectory {
     return this.load(tape);
   }
 
+  /** An expired tape is no longer served, from the moment its reservation ends. */
+  isExpired(snapshot: SiteSnapshot): boolean {
+    return snapshot.status === 'expired' || this.options.now() >= snapshot.expiresAt;
+  }
+
   /** Forgets a tape (tests, and operators' tools). */
   invalidate(tape: string): void {
     this.entries.delete(tape);

@@ -1,0 +1,132 @@
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
+import { APP_FILTER } from '@nestjs/core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { Keypair } from '@solana/web3.js';
+import { AllExceptionsFilter } from '../common/all-exceptions.filter';
+import { ConfigModule } from '../config/config.module';
+import { validateConfig } from '../config/config-loader';
+import { HealthModule } from '../health/health.module';
+import { commitmentOfBuffer } from '../tracks/commitment';
+import { TrackStore } from '../tracks/track-store';
+import { createHostRewrite } from './host-rewrite';
+import { SiteModule } from './site.module';
+import { SiteObject, SiteSource, TapeStatus } from './site-source';
+import { labelFromAddress } from '../chain/tape-label';
+
+/** Tapes and their objects in memory (the chain's part); bytes go to the real track store. */
+export class MemorySiteSource extends SiteSource {
+  readonly tapes = new Map<string, { status: TapeStatus; objects: SiteObject[] }>();
+  listCalls = 0;
+
+  constructor(private readonly store: () => TrackStore) {
+    super();
+  }
+
+  async tapeStatus(tape: string): Promise<TapeStatus> {
+    return this.tapes.get(tape)?.status ?? { kind: 'unknown' };
+  }
+
+  async listObjects(tape: string): Promise<SiteObject[]> {
+    this.listCalls++;
+    return [...(this.tapes.get(tape)?.objects ?? [])];
+  }
+
+  async readWhole(object: SiteObject): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    if (object.size === 0) return Buffer.alloc(0);
+    for await (const c of this.store().openRange(
+      object.commitment,
+      object.size,
+      0,
+      object.size - 1,
+    )) {
+      chunks.push(c as Buffer);
+    }
+    return Buffer.concat(chunks);
+  }
+}
+
+export interface SiteTestApp {
+  app: NestFastifyApplication;
+  source: MemorySiteSource;
+  store: TrackStore;
+  /** A new active tape with these files (name -> body, content type from a small table). */
+  addSite(
+    files: Record<string, string | Buffer>,
+    status?: TapeStatus,
+  ): Promise<{ tape: string; label: string }>;
+  close(): Promise<void>;
+}
+
+const TYPES: Record<string, string> = {
+  html: 'text/html; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
+  json: 'application/json',
+  png: 'image/png',
+  txt: 'text/plain; charset=utf-8',
+  pdf: 'application/pdf',
+};
+
+export async function newSiteTestApp(site: Record<string, unknown> = {}): Promise<SiteTestApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'site-app-'));
+  const config = validateConfig({ gateway: { site }, storage: { data_dir: dataDir } });
+  let store!: TrackStore;
+  const source = new MemorySiteSource(() => store);
+  const moduleRef = await Test.createTestingModule({
+    imports: [ConfigModule.forRoot(config), HealthModule, SiteModule],
+    providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
+  })
+    .overrideProvider(SiteSource)
+    .useValue(source)
+    .compile();
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(
+    new FastifyAdapter({
+      rewriteUrl: createHostRewrite(config.gateway.site),
+      routerOptions: { ignoreDuplicateSlashes: false, maxParamLength: 8192 },
+    }),
+    { logger: false, bodyParser: false },
+  );
+  await app.init();
+  await app.getHttpAdapter().getInstance().ready();
+  store = app.get(TrackStore);
+
+  async function addSite(files: Record<string, string | Buffer>, status?: TapeStatus) {
+    const tape = Keypair.generate().publicKey.toBase58();
+    const objects: SiteObject[] = [];
+    for (const [name, body] of Object.entries(files)) {
+      const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body);
+      const { commitment } = commitmentOfBuffer(bytes);
+      await store.put(commitment, bytes.length, Readable.from([bytes]));
+      const ext = name.includes('.') ? name.slice(name.lastIndexOf('.') + 1) : '';
+      objects.push({
+        name,
+        kind: 'blob',
+        commitment,
+        commitmentHex: commitment.toString('hex'),
+        size: bytes.length,
+        contentType: TYPES[ext] ?? 'application/octet-stream',
+      });
+    }
+    source.tapes.set(tape, {
+      status: status ?? { kind: 'active', expiresInMs: 3_600_000 },
+      objects,
+    });
+    return { tape, label: labelFromAddress(tape) };
+  }
+
+  return {
+    app,
+    source,
+    store,
+    addSite,
+    close: async () => {
+      await app.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

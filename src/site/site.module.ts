@@ -1,0 +1,69 @@
+import { Logger, Module } from '@nestjs/common';
+import { ConfigError } from '../config/config-loader';
+import { SiteConfig } from '../config/site.config';
+import { DomainsModule } from '../domains/domains.module';
+import { ObjectReader } from '../tracks/object-reader';
+import { TracksModule } from '../tracks/tracks.module';
+import { ChainSiteSource } from './chain-site-source';
+import { OriginList, parseOriginList } from './origin';
+import { SiteBodyCache } from './site-body-cache';
+import { SiteDirectory } from './site-directory';
+import { SiteHostController } from './site-host.controller';
+import { SitePathController } from './site-path.controller';
+import { SiteResponder } from './site-responder';
+import { SiteSource } from './site-source';
+import { SiteService } from './site.service';
+
+/**
+ * Site serving: `/site/{tape}/…` and hostname routes (with the host rewrite installed on the
+ * Fastify adapter, see host-rewrite.ts), `_site.json`, caching and security headers. Needs the
+ * global ChainModule; imports the data plane and host resolution.
+ */
+@Module({
+  imports: [TracksModule, DomainsModule],
+  controllers: [SitePathController, SiteHostController],
+  providers: [
+    { provide: SiteSource, useClass: ChainSiteSource },
+    { provide: SiteDirectory, useFactory: createSiteDirectory, inject: [SiteSource, SiteConfig] },
+    {
+      provide: SiteBodyCache,
+      useFactory: (reader: ObjectReader, site: SiteConfig) =>
+        new SiteBodyCache(reader, site.cache_bytes, site.cache_object_max_bytes),
+      inject: [ObjectReader, SiteConfig],
+    },
+    {
+      provide: SiteResponder,
+      useFactory: (reader: ObjectReader, bodies: SiteBodyCache) =>
+        new SiteResponder(reader, bodies),
+      inject: [ObjectReader, SiteBodyCache],
+    },
+    SiteService,
+  ],
+})
+export class SiteModule {}
+
+function createSiteDirectory(source: SiteSource, site: SiteConfig): SiteDirectory {
+  const logger = new Logger('site');
+  return new SiteDirectory(source, {
+    defaults: {
+      spaFallback: site.spa_fallback,
+      maxAgeSecs: site.max_age_secs,
+      corsOrigins: gatewayOrigins('cors_origins', site.cors_origins),
+      connectOrigins: gatewayOrigins('connect_origins', site.connect_origins),
+    },
+    tenantOverrides: site.tenant_overrides,
+    allowAnyOrigin: site.tenant_wildcard_origins,
+    nameCacheSecs: site.name_cache_secs,
+    now: () => performance.now(),
+    warn: (message) => logger.warn(message),
+  });
+}
+
+/** The operator's lists must be right: a wrong entry stops start-up naming it. */
+function gatewayOrigins(key: string, entries: string[]): OriginList {
+  const list = parseOriginList(entries, true);
+  if (list.dropped.length > 0) {
+    throw new ConfigError(`config error: gateway.site.${key}${list.dropped[0]}`);
+  }
+  return list;
+}
