@@ -24,4 +24,16 @@ export class LocalnetConfig {
   @IsInt()
   @Min(10)
   slot_ms = 400;
+
+  /** Largest SOL airdrop per request, in lamports (default 1,000 SOL). */
+  @IsInt()
+  @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
+  airdrop_max_lamports = 1_000_000_000_000;
+
+  /** Largest storage-token grant per faucet request, in base units (default a million tokens). */
+  @IsInt()
+  @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
+  storage_token_max_units = 1_000_000_000_000;
 }

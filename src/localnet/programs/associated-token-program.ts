@@ -1,4 +1,8 @@
-import { ASSOCIATED_TOKEN_PROGRAM_ID, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../chain/program-ids';
+import {
+  ASSOCIATED_TOKEN_PROGRAM_ID,
+  SYSTEM_PROGRAM_ID,
+  TOKEN_PROGRAM_ID,
+} from '../../chain/program-ids';
 import { decodeTokenAccount, TOKEN_ACCOUNT_SIZE } from '../../chain/spl-token-layouts';
 import {
   AccountView,
@@ -91,9 +95,15 @@ export class AssociatedTokenProgram implements NativeProgram {
     if (ata.lamports > 0) {
       const topUp = rent - ata.lamports;
       if (topUp > 0) {
-        ctx.invoke(SYSTEM_PROGRAM_ID, [payerMeta, { ...ataMeta, isSigner: false }], system(2, u64(topUp)));
+        ctx.invoke(
+          SYSTEM_PROGRAM_ID,
+          [payerMeta, { ...ataMeta, isSigner: false }],
+          system(2, u64(topUp)),
+        );
       }
-      ctx.invokeSigned(SYSTEM_PROGRAM_ID, [ataMeta], system(8, u64(TOKEN_ACCOUNT_SIZE)), [signerSeeds]);
+      ctx.invokeSigned(SYSTEM_PROGRAM_ID, [ataMeta], system(8, u64(TOKEN_ACCOUNT_SIZE)), [
+        signerSeeds,
+      ]);
       ctx.invokeSigned(SYSTEM_PROGRAM_ID, [ataMeta], system(1, TOKEN_PROGRAM_ID.toBuffer()), [
         signerSeeds,
       ]);

@@ -1,7 +1,9 @@
 import { PublicKey } from '@solana/web3.js';
 import { InstructionFailure, InvokeContext, NativeProgram } from '../runtime/native-program';
 
-export const COMPUTE_BUDGET_PROGRAM_ID = new PublicKey('ComputeBudget111111111111111111111111111111');
+export const COMPUTE_BUDGET_PROGRAM_ID = new PublicKey(
+  'ComputeBudget111111111111111111111111111111',
+);
 
 /**
  * Compute Budget instructions (unit limit, unit price, heap size, data size limit) are accepted

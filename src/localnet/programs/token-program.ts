@@ -53,7 +53,13 @@ export class TokenProgram implements NativeProgram {
         const freezeAuthority = d.optionalPubkey();
         need(a, 1);
         checkUninitialized(a[0], MINT_SIZE, ctx.minimumBalance(MINT_SIZE));
-        writeMint(a[0], { mintAuthority, supply: 0n, decimals, isInitialized: true, freezeAuthority });
+        writeMint(a[0], {
+          mintAuthority,
+          supply: 0n,
+          decimals,
+          isInitialized: true,
+          freezeAuthority,
+        });
         return;
       }
       case 1:

@@ -65,7 +65,8 @@ export function writeMint(view: AccountView, mint: MintRecord): void {
 /** An initialized, unfrozen token account. */
 export function readTokenAccount(view: AccountView): TokenAccountRecord {
   ownedByToken(view);
-  if (view.data.length !== TOKEN_ACCOUNT_SIZE) throw new InstructionFailure('InvalidAccountData', '');
+  if (view.data.length !== TOKEN_ACCOUNT_SIZE)
+    throw new InstructionFailure('InvalidAccountData', '');
   const account = decodeOrFail(decodeTokenAccount, view.data);
   if (account.state === 0) throw tokenFailure(TokenError.UninitializedState);
   if (account.state === FROZEN) throw tokenFailure(TokenError.AccountFrozen);

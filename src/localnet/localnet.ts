@@ -1,0 +1,159 @@
+import { LAMPORTS_PER_SOL, PublicKey } from '@solana/web3.js';
+import { join } from 'node:path';
+import { decodeConfig } from '../chain/account-layouts';
+import { TapePdas } from '../chain/pdas';
+import { DEFAULT_TAPE_PROGRAM_ID } from '../chain/program-ids';
+import { Bank } from './bank/bank';
+import { Faucet } from './faucet';
+import { runGenesis } from './genesis';
+import { loadOrCreateKeypair } from './keypair-file';
+import { LedgerStore } from './ledger/ledger-store';
+import { AssociatedTokenProgram } from './programs/associated-token-program';
+import { ComputeBudgetProgram } from './programs/compute-budget-program';
+import { SystemProgram } from './programs/system-program';
+import { TapeProgram } from './programs/tape-program';
+import { TokenProgram } from './programs/token-program';
+import { RpcServers, startRpcServers } from './rpc/rpc-servers';
+import { ProgramAddressDeriver } from './runtime/program-address';
+import { BPF_LOADER_ID, NATIVE_LOADER_ID, ProgramRegistry } from './runtime/program-registry';
+import { TransactionProcessor } from './runtime/transaction-processor';
+
+export interface LocalnetOptions {
+  dataDir: string;
+  host: string;
+  /** JSON-RPC port (0: any free port); WebSocket subscriptions listen on port + 1. */
+  port: number;
+  epochDurationSecs: number;
+  pricePerMibEpoch: number;
+  slotMs: number;
+  /** The only key that may certify tracks (the gateway's key). */
+  storageAuthority: PublicKey;
+  programId?: PublicKey;
+  /** Largest SOL airdrop per request, in lamports (default 1,000 SOL). */
+  maxAirdropLamports?: number;
+  /** Largest storage-token grant per request, in base units (default 10^12: a million tokens). */
+  maxStorageTokens?: bigint;
+  /** Structured events (listening, dropped transactions, internal errors). */
+  log?: (event: Record<string, unknown>) => void;
+}
+
+export interface Localnet {
+  rpcUrl: string;
+  wsUrl: string;
+  faucet: PublicKey;
+  genesisHash: string;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_MAX_AIRDROP_LAMPORTS = 1_000 * LAMPORTS_PER_SOL;
+export const DEFAULT_MAX_STORAGE_TOKENS = 1_000_000_000_000n;
+
+/**
+ * Starts the embedded Solana-compatible network: opens (or creates, with genesis) the ledger in
+ * `<dataDir>/ledger.sqlite`, produces a block every `slotMs`, and serves JSON-RPC on `port` and
+ * PubSub on `port + 1`.
+ */
+export async function startLocalnet(opts: LocalnetOptions): Promise<Localnet> {
+  const log = opts.log ?? (() => undefined);
+  const programId = opts.programId ?? DEFAULT_TAPE_PROGRAM_ID;
+  const ledger = new LedgerStore(opts.dataDir);
+  try {
+    const registry = new ProgramRegistry()
+      .register(new SystemProgram(), NATIVE_LOADER_ID)
+      .register(new ComputeBudgetProgram(), NATIVE_LOADER_ID)
+      .register(new TokenProgram(), BPF_LOADER_ID)
+      .register(new AssociatedTokenProgram(), BPF_LOADER_ID)
+      .register(new TapeProgram(programId), BPF_LOADER_ID);
+    const processor = new TransactionProcessor(ledger, registry, new ProgramAddressDeriver());
+    const faucetKey = loadOrCreateKeypair(join(opts.dataDir, 'faucet-keypair.json'));
+    const genesisHash = ledger.getMeta('genesis_hash');
+    const bank = genesisHash
+      ? new Bank(ledger, processor, genesisHash)
+      : runGenesis(ledger, registry, processor, {
+          faucet: faucetKey,
+          programId,
+          storageAuthority: opts.storageAuthority,
+          epochDurationSecs: opts.epochDurationSecs,
+          pricePerMibEpoch: opts.pricePerMibEpoch,
+          nowMs: Date.now(),
+        });
+    if (!genesisHash) log({ event: 'genesis', genesisHash: bank.genesisHash });
+    warnOnConfigDrift(ledger, programId, opts, log);
+    const faucet = new Faucet(bank, ledger, faucetKey, programId, {
+      maxAirdropLamports: opts.maxAirdropLamports ?? DEFAULT_MAX_AIRDROP_LAMPORTS,
+      maxStorageTokens: opts.maxStorageTokens ?? DEFAULT_MAX_STORAGE_TOKENS,
+    });
+    const servers: RpcServers = await startRpcServers({
+      bank,
+      ledger,
+      faucet,
+      host: opts.host,
+      port: opts.port,
+      log,
+    });
+    const timer = setInterval(() => {
+      try {
+        bank.produceBlock();
+      } catch (err) {
+        log({ event: 'block_failed', error: (err as Error).message });
+      }
+    }, opts.slotMs);
+    const rpcUrl = `http://${urlHost(opts.host)}:${servers.rpcPort}`;
+    const wsUrl = `ws://${urlHost(opts.host)}:${servers.wsPort}`;
+    log({
+      event: 'listening',
+      rpcUrl,
+      wsUrl,
+      slot: bank.slot,
+      faucet: faucetKey.publicKey.toBase58(),
+    });
+    let closed: Promise<void> | null = null;
+    return {
+      rpcUrl,
+      wsUrl,
+      faucet: faucetKey.publicKey,
+      genesisHash: bank.genesisHash,
+      close: () => {
+        closed ??= (async () => {
+          clearInterval(timer);
+          await servers.close();
+          ledger.close();
+        })();
+        return closed;
+      },
+    };
+  } catch (err) {
+    ledger.close();
+    throw err;
+  }
+}
+
+/** The Config account is written once at genesis; later settings do not change it. */
+function warnOnConfigDrift(
+  ledger: LedgerStore,
+  programId: PublicKey,
+  opts: LocalnetOptions,
+  log: (event: Record<string, unknown>) => void,
+): void {
+  const account = ledger.getAccount(new TapePdas(programId).config().toBuffer());
+  if (!account)
+    throw new Error(`the ledger has no Config account for program ${programId.toBase58()}`);
+  const config = decodeConfig(account.data);
+  const drift: string[] = [];
+  if (!config.storageAuthority.equals(opts.storageAuthority)) drift.push('storageAuthority');
+  if (config.epochDurationSecs !== opts.epochDurationSecs) drift.push('epochDurationSecs');
+  if (config.pricePerMibEpoch !== BigInt(opts.pricePerMibEpoch)) drift.push('pricePerMibEpoch');
+  if (drift.length > 0) {
+    log({
+      event: 'config_differs_from_genesis',
+      fields: drift,
+      note: 'the Config account keeps its genesis values; start with a fresh data dir to change them',
+    });
+  }
+}
+
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}

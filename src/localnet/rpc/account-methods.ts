@@ -1,0 +1,215 @@
+import { PublicKey } from '@solana/web3.js';
+import bs58 from 'bs58';
+import { TOKEN_PROGRAM_ID } from '../../chain/program-ids';
+import {
+  decodeMint,
+  decodeTokenAccount,
+  MINT_SIZE,
+  TOKEN_ACCOUNT_SIZE,
+} from '../../chain/spl-token-layouts';
+import { Bank } from '../bank/bank';
+import { AccountFilter, LedgerStore, StoredAccount } from '../ledger/ledger-store';
+import { AccountEncoding, dataSliceParam, encodeAccount, encodingParam } from './account-encoding';
+import { RpcError } from './rpc-error';
+import { RpcHandlers, withContext } from './rpc-handler';
+import {
+  configParam,
+  decodeBase58,
+  decodeBase64,
+  pubkeyParam,
+  required,
+  RpcParams,
+  shown,
+} from './rpc-params';
+import { uiTokenAmount } from './token-account-parsing';
+
+const MAX_MULTIPLE_ACCOUNTS = 100;
+const MAX_FILTERS = 4;
+const MAX_MEMCMP_BYTES = 128;
+
+/** Account reads: getAccountInfo, getMultipleAccounts, getProgramAccounts, balances, tokens. */
+export class AccountMethods {
+  constructor(
+    private readonly bank: Bank,
+    private readonly ledger: LedgerStore,
+  ) {}
+
+  handlers(): RpcHandlers {
+    return {
+      getAccountInfo: (p) => this.getAccountInfo(p),
+      getMultipleAccounts: (p) => this.getMultipleAccounts(p),
+      getProgramAccounts: (p) => this.getProgramAccounts(p),
+      getBalance: (p) => {
+        const key = pubkeyParam(required(p, 0, 'pubkey'));
+        configParam(p, 1, this.bank.slot);
+        return withContext(this.bank, this.ledger.getAccount(key.toBuffer())?.lamports ?? 0);
+      },
+      getTokenAccountBalance: (p) => this.getTokenAccountBalance(p),
+      getTokenAccountsByOwner: (p) => this.getTokenAccountsByOwner(p),
+      getTokenSupply: (p) => {
+        const mint = this.mint(pubkeyParam(required(p, 0, 'mint')));
+        configParam(p, 1, this.bank.slot);
+        return withContext(this.bank, uiTokenAmount(mint.supply, mint.decimals));
+      },
+    };
+  }
+
+  private getAccountInfo(p: RpcParams): unknown {
+    const key = pubkeyParam(required(p, 0, 'pubkey'));
+    const config = configParam(p, 1, this.bank.slot);
+    const encoding = encodingParam(config.encoding, 'binary');
+    const slice = dataSliceParam(config.dataSlice);
+    const account = this.ledger.getAccount(key.toBuffer());
+    return withContext(this.bank, account ? this.encode(account, encoding, slice) : null);
+  }
+
+  private getMultipleAccounts(p: RpcParams): unknown {
+    const keys = required(p, 0, 'pubkeys');
+    if (!Array.isArray(keys))
+      throw RpcError.invalidParams('invalid type: expected a list of pubkeys');
+    if (keys.length > MAX_MULTIPLE_ACCOUNTS) {
+      throw RpcError.invalidParams(`Too many inputs provided; max ${MAX_MULTIPLE_ACCOUNTS}`);
+    }
+    const config = configParam(p, 1, this.bank.slot);
+    const encoding = encodingParam(config.encoding, 'base64');
+    const slice = dataSliceParam(config.dataSlice);
+    const values = keys.map((k) => {
+      const account = this.ledger.getAccount(pubkeyParam(k).toBuffer());
+      return account ? this.encode(account, encoding, slice) : null;
+    });
+    return withContext(this.bank, values);
+  }
+
+  private getProgramAccounts(p: RpcParams): unknown {
+    const program = pubkeyParam(required(p, 0, 'program id'));
+    const config = configParam(p, 1, this.bank.slot);
+    const encoding = encodingParam(config.encoding, 'binary');
+    const slice = dataSliceParam(config.dataSlice);
+    const filters = parseFilters(config.filters);
+    const values = this.ledger.accountsOwnedBy(program.toBuffer(), filters).map((row) => ({
+      account: this.encode(row.account, encoding, slice),
+      pubkey: bs58.encode(row.pubkey),
+    }));
+    return config.withContext === true ? withContext(this.bank, values) : values;
+  }
+
+  private getTokenAccountBalance(p: RpcParams): unknown {
+    const key = pubkeyParam(required(p, 0, 'pubkey'));
+    configParam(p, 1, this.bank.slot);
+    const account = this.ledger.getAccount(key.toBuffer());
+    if (!account || !isTokenAccount(account)) throw RpcError.invalidParam('not a Token account');
+    const token = decodeTokenAccount(account.data);
+    const mint = this.mint(token.mint);
+    return withContext(this.bank, uiTokenAmount(token.amount, mint.decimals));
+  }
+
+  private getTokenAccountsByOwner(p: RpcParams): unknown {
+    const owner = pubkeyParam(required(p, 0, 'owner'));
+    const selector = required(p, 1, 'mint or programId') as { mint?: unknown; programId?: unknown };
+    if (typeof selector !== 'object' || selector === null) {
+      throw RpcError.invalidParams('expected {"mint": ...} or {"programId": ...}');
+    }
+    const config = configParam(p, 2, this.bank.slot);
+    const encoding = encodingParam(config.encoding, 'binary');
+    const slice = dataSliceParam(config.dataSlice);
+    const filters: AccountFilter[] = [
+      { dataSize: TOKEN_ACCOUNT_SIZE },
+      { memcmp: { offset: 32, bytes: owner.toBuffer() } },
+    ];
+    if (selector.mint !== undefined) {
+      const mint = pubkeyParam(selector.mint);
+      this.mint(mint);
+      filters.push({ memcmp: { offset: 0, bytes: mint.toBuffer() } });
+    } else if (selector.programId !== undefined) {
+      if (!pubkeyParam(selector.programId).equals(TOKEN_PROGRAM_ID)) {
+        throw RpcError.invalidParam('unrecognized Token program id');
+      }
+    } else {
+      throw RpcError.invalidParams('expected {"mint": ...} or {"programId": ...}');
+    }
+    const values = this.ledger.accountsOwnedBy(TOKEN_PROGRAM_ID.toBuffer(), filters).map((row) => ({
+      account: this.encode(row.account, encoding, slice),
+      pubkey: bs58.encode(row.pubkey),
+    }));
+    return withContext(this.bank, values);
+  }
+
+  private encode(
+    account: StoredAccount,
+    encoding: AccountEncoding,
+    slice?: { offset: number; length: number },
+  ) {
+    return encodeAccount(account, encoding, slice, (mint) => this.mintDecimals(mint));
+  }
+
+  private mintDecimals(mint: PublicKey): number | null {
+    const account = this.ledger.getAccount(mint.toBuffer());
+    if (
+      !account ||
+      account.data.length !== MINT_SIZE ||
+      !account.owner.equals(TOKEN_PROGRAM_ID.toBuffer())
+    ) {
+      return null;
+    }
+    return decodeMint(account.data).decimals;
+  }
+
+  private mint(key: PublicKey) {
+    const account = this.ledger.getAccount(key.toBuffer());
+    if (
+      !account ||
+      account.data.length !== MINT_SIZE ||
+      !account.owner.equals(TOKEN_PROGRAM_ID.toBuffer())
+    ) {
+      throw RpcError.invalidParam('could not find mint');
+    }
+    return decodeMint(account.data);
+  }
+}
+
+function isTokenAccount(account: StoredAccount): boolean {
+  return (
+    account.owner.equals(TOKEN_PROGRAM_ID.toBuffer()) && account.data.length === TOKEN_ACCOUNT_SIZE
+  );
+}
+
+/** getProgramAccounts filters: `{ dataSize }` and `{ memcmp: { offset, bytes, encoding? } }`. */
+export function parseFilters(value: unknown): AccountFilter[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw RpcError.invalidParams('filters must be a list');
+  if (value.length > MAX_FILTERS) {
+    throw RpcError.invalidParams(`Too many filters provided; max ${MAX_FILTERS}`);
+  }
+  return value.map((f: unknown): AccountFilter => {
+    const filter = f as {
+      dataSize?: unknown;
+      memcmp?: { offset?: unknown; bytes?: unknown; encoding?: unknown };
+    };
+    if (typeof filter !== 'object' || filter === null)
+      throw RpcError.invalidParams('invalid filter');
+    if (filter.dataSize !== undefined) {
+      if (
+        typeof filter.dataSize !== 'number' ||
+        !Number.isSafeInteger(filter.dataSize) ||
+        filter.dataSize < 0
+      ) {
+        throw RpcError.invalidParams('dataSize must be a non-negative integer');
+      }
+      return { dataSize: filter.dataSize };
+    }
+    const m = filter.memcmp;
+    if (!m || typeof m !== 'object')
+      throw RpcError.invalidParams('unknown filter: expected dataSize or memcmp');
+    if (typeof m.offset !== 'number' || !Number.isSafeInteger(m.offset) || m.offset < 0) {
+      throw RpcError.invalidParams('memcmp offset must be a non-negative integer');
+    }
+    if (typeof m.bytes !== 'string') throw RpcError.invalidParams('memcmp bytes must be a string');
+    const encoding = m.encoding ?? 'base58';
+    if (encoding !== 'base58' && encoding !== 'base64') {
+      throw RpcError.invalidParams(`unknown memcmp encoding \`${shown(encoding)}\``);
+    }
+    const bytes = encoding === 'base58' ? decodeBase58(m.bytes) : decodeBase64(m.bytes);
+    if (bytes.length > MAX_MEMCMP_BYTES) throw RpcError.invalidParam('filter bytes too large');
+    return { memcmp: { offset: m.offset, bytes } };
+  });
+}

@@ -1,0 +1,14 @@
+import { Bank } from '../bank/bank';
+import { RpcParams } from './rpc-params';
+
+export type RpcHandler = (params: RpcParams) => unknown;
+export type RpcHandlers = Record<string, RpcHandler>;
+
+/** The Solana version the node reports (getVersion) and puts in every response context. */
+export const SOLANA_CORE_VERSION = '1.18.26';
+export const FEATURE_SET = 3241752014;
+
+/** `{ context: { slot }, value }`, the RpcResponse wrapper of Solana's context methods. */
+export function withContext(bank: Bank, value: unknown): unknown {
+  return { context: { apiVersion: SOLANA_CORE_VERSION, slot: bank.slot }, value };
+}

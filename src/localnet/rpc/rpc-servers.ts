@@ -1,0 +1,64 @@
+import { Bank } from '../bank/bank';
+import { Faucet } from '../faucet';
+import { LedgerStore } from '../ledger/ledger-store';
+import { SignatureVerifier } from '../runtime/signature-verifier';
+import { AccountMethods } from './account-methods';
+import { ClusterMethods } from './cluster-methods';
+import { FaucetMethods } from './faucet-methods';
+import { JsonRpcDispatcher } from './json-rpc-dispatcher';
+import { JsonRpcHttpServer } from './json-rpc-http-server';
+import { PubsubServer } from './pubsub-server';
+import { TransactionHistory } from './transaction-history';
+import { TransactionMethods } from './transaction-methods';
+
+export interface RpcServers {
+  rpcPort: number;
+  wsPort: number;
+  close(): Promise<void>;
+}
+
+/** With port 0 the OS picks the RPC port; the next one must be free for PubSub, else retry. */
+const EPHEMERAL_ATTEMPTS = 20;
+
+export async function startRpcServers(deps: {
+  bank: Bank;
+  ledger: LedgerStore;
+  faucet: Faucet;
+  host: string;
+  port: number;
+  log: (event: Record<string, unknown>) => void;
+}): Promise<RpcServers> {
+  const { bank, ledger, faucet, log } = deps;
+  const internalError = (method: string, err: unknown) =>
+    log({ event: 'rpc_internal_error', method, error: (err as Error)?.stack ?? String(err) });
+  const dropped = (signature: string, reason: string) =>
+    log({ event: 'transaction_dropped', signature, reason });
+  const handlers = {
+    ...new ClusterMethods(bank, faucet.publicKey.toBase58()).handlers(),
+    ...new AccountMethods(bank, ledger).handlers(),
+    ...new TransactionMethods(bank, ledger, new SignatureVerifier(), dropped).handlers(),
+    ...new TransactionHistory(bank, ledger).handlers(),
+    ...new FaucetMethods(bank, faucet).handlers(),
+  };
+  const attempts = deps.port === 0 ? EPHEMERAL_ATTEMPTS : 1;
+  for (let attempt = 1; ; attempt++) {
+    const http = new JsonRpcHttpServer(new JsonRpcDispatcher(handlers, internalError));
+    const rpcPort = await http.listen(deps.port, deps.host);
+    const pubsub = new PubsubServer(bank, ledger, internalError);
+    try {
+      const wsPort = await pubsub.listen(rpcPort + 1, deps.host);
+      return {
+        rpcPort,
+        wsPort,
+        close: async () => {
+          await pubsub.close();
+          await http.close();
+        },
+      };
+    } catch (err) {
+      await pubsub.close();
+      await http.close();
+      if (attempt >= attempts || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    }
+  }
+}

@@ -1,0 +1,63 @@
+import 'reflect-metadata';
+import { PublicKey } from '@solana/web3.js';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import pino from 'pino';
+import { loadConfig } from '../config/config-loader';
+import { loadOrCreateKeypair } from './keypair-file';
+import { startLocalnet } from './localnet';
+
+/**
+ * `npm run localnet`: the local network alone, configured like the gateway (`localnet.*`,
+ * `storage.data_dir`, `chain.program_id`, `chain.gateway_keypair`), logging JSON lines.
+ * The storage authority is the gateway's key (`<data_dir>/gateway-key.json`, created if missing),
+ * so a gateway started later on the same data dir certifies tracks on this network.
+ */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exit(1);
+  }
+  const logger = pino({ level: config.gateway.log_level, base: { service: 'tape-localnet' } });
+  const dataDir = config.storage.data_dir;
+  mkdirSync(dataDir, { recursive: true });
+  const authority = loadOrCreateKeypair(
+    config.chain.gateway_keypair ?? join(dataDir, 'gateway-key.json'),
+  );
+  const network = await startLocalnet({
+    dataDir,
+    host: config.localnet.host,
+    port: config.localnet.port,
+    epochDurationSecs: config.localnet.epoch_duration_secs,
+    pricePerMibEpoch: config.localnet.price_per_mib_epoch,
+    slotMs: config.localnet.slot_ms,
+    storageAuthority: authority.publicKey,
+    programId: config.chain.program_id ? new PublicKey(config.chain.program_id) : undefined,
+    maxAirdropLamports: config.localnet.airdrop_max_lamports,
+    maxStorageTokens: BigInt(config.localnet.storage_token_max_units),
+    log: (event) => logger.info(event),
+  });
+  let closing = false;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (closing) return;
+      closing = true;
+      logger.info({ event: 'shutdown', signal });
+      network.close().then(
+        () => process.exit(0),
+        (err: unknown) => {
+          logger.error({ event: 'shutdown_failed', error: (err as Error).message });
+          process.exit(1);
+        },
+      );
+    });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`localnet failed to start: ${(err as Error).message}\n`);
+  process.exit(1);
+});
