@@ -75,8 +75,8 @@ const TYPES: Record<string, string> = {
 export async function newSiteTestApp(site: Record<string, unknown> = {}): Promise<SiteTestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'site-app-'));
   const config = validateConfig({ gateway: { site }, storage: { data_dir: dataDir } });
-  let store!: TrackStore;
-  const source = new MemorySiteSource(() => store);
+  const holder: { store?: TrackStore } = {};
+  const source = new MemorySiteSource(() => holder.store!);
   const moduleRef = await Test.createTestingModule({
     imports: [ConfigModule.forRoot(config), HealthModule, SiteModule],
     providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
@@ -93,7 +93,7 @@ export async function newSiteTestApp(site: Record<string, unknown> = {}): Promis
   );
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
-  store = app.get(TrackStore);
+  const store = (holder.store = app.get(TrackStore));
 
   async function addSite(files: Record<string, string | Buffer>, status?: TapeStatus) {
     const tape = Keypair.generate().publicKey.toBase58();
