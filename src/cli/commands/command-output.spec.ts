@@ -1,0 +1,141 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Keypair } from '@solana/web3.js';
+import { ChainError } from '../../chain/chain-error';
+import { KeypairFileError } from '../../chain/keypair-file';
+import { TapeErrorCode } from '../../chain/program-errors';
+import { CliError } from '../cli-error';
+import { DeployResult, SiteDeployer } from '../deploy/site-deployer';
+import { describeError } from '../output/error-line';
+import { RecordingPrinter } from '../output/recording-printer';
+import { CliConfigStore } from '../session/cli-config-store';
+import { CliEnvironment } from '../session/cli-environment';
+import { CommandContext } from '../session/command-context';
+import { ConfigGetCommand } from './config-get.command';
+import { ConfigSetCommand } from './config-set.command';
+import { DeployCommand } from './deploy.command';
+import { KeygenCommand } from './keygen.command';
+
+function context(env: Record<string, string> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'tape-cli-'));
+  const environment = new CliEnvironment({ TAPE_CONFIG_DIR: dir, ...env });
+  const printer = new RecordingPrinter();
+  const ctx = new CommandContext(printer, new CliConfigStore(environment), environment);
+  return { dir, printer, ctx };
+}
+
+const result: DeployResult = {
+  tape: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin',
+  label: 'label',
+  url: 'http://label.localhost:8080/',
+  files: 12,
+  uploaded: 3,
+  unchanged: 9,
+  bytesUploaded: 100,
+  pruned: 0,
+  released: 0,
+};
+
+describe('command output', () => {
+  const dirs: string[] = [];
+  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+  it('deploy prints exactly the three lines of the spec', async () => {
+    const { dir, printer, ctx } = context();
+    dirs.push(dir);
+    const deployer = { deploy: jest.fn().mockResolvedValue(result) } as unknown as SiteDeployer;
+    await new DeployCommand(ctx, deployer).run(['site/index.html'], { prune: true });
+    expect(printer.out).toEqual([
+      'Deployed 12 files (3 uploaded, 9 unchanged)',
+      'Tape: 9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin',
+      'URL:  http://label.localhost:8080/',
+    ]);
+    expect((deployer.deploy as jest.Mock).mock.calls[0][1]).toBe('site/index.html');
+    expect((deployer.deploy as jest.Mock).mock.calls[0][2]).toEqual({
+      prune: true,
+      concurrency: 32,
+    });
+  });
+
+  it('deploy --json prints the result as one JSON document', async () => {
+    const { dir, printer, ctx } = context({ TAPE_UPLOAD_CONCURRENCY: '5' });
+    dirs.push(dir);
+    const deployer = { deploy: jest.fn().mockResolvedValue(result) } as unknown as SiteDeployer;
+    await new DeployCommand(ctx, deployer).run(['index.html'], { json: true });
+    expect(JSON.parse(printer.out.join('\n'))).toEqual(result);
+    expect((deployer.deploy as jest.Mock).mock.calls[0][2]).toEqual({
+      prune: false,
+      concurrency: 5,
+    });
+  });
+
+  it('keygen writes a Solana CLI keypair and refuses to overwrite it without --force', async () => {
+    const { dir, printer, ctx } = context();
+    dirs.push(dir);
+    await new KeygenCommand(ctx).run([], {});
+    const path = join(dir, 'id.json');
+    const bytes = JSON.parse(readFileSync(path, 'utf8')) as number[];
+    expect(bytes).toHaveLength(64);
+    const pubkey = Keypair.fromSecretKey(Uint8Array.from(bytes)).publicKey.toBase58();
+    expect(printer.out).toEqual([`keypair: ${path}`, `pubkey:  ${pubkey}`]);
+    await expect(new KeygenCommand(ctx).run([], {})).rejects.toThrow(
+      /already exists \(use --force/,
+    );
+    await new KeygenCommand(ctx).run([], { force: true });
+    expect(readFileSync(path, 'utf8')).not.toBe(JSON.stringify(bytes));
+  });
+
+  it('config set checks values and config get reads them back', async () => {
+    const { dir, printer, ctx } = context();
+    dirs.push(dir);
+    await new ConfigGetCommand(ctx).run(['site_domain'], {});
+    expect(printer.out.pop()).toBe('localhost:8080');
+    await new ConfigSetCommand(ctx).run(['site_domain', 'Sites.Example.com'], {});
+    expect(printer.out.pop()).toBe('site_domain: sites.example.com');
+    await new ConfigGetCommand(ctx).run(['site_domain'], {});
+    expect(printer.out.pop()).toBe('sites.example.com');
+    await expect(
+      new ConfigSetCommand(ctx).run(['site_domain', 'not a domain'], {}),
+    ).rejects.toThrow(/bad site domain/);
+    await expect(new ConfigSetCommand(ctx).run(['colour', 'red'], {})).rejects.toThrow(
+      /unknown config key 'colour'/,
+    );
+    await expect(new ConfigSetCommand(ctx).run(['active_tape', 'xyz'], {})).rejects.toThrow(
+      /bad tape address/,
+    );
+    await expect(new ConfigGetCommand(ctx).run(['active_tape'], {})).rejects.toThrow(
+      'active_tape is not set',
+    );
+    expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'))).toEqual({
+      site_domain: 'sites.example.com',
+    });
+    expect(existsSync(join(dir, 'id.json'))).toBe(false);
+  });
+});
+
+describe('describeError', () => {
+  it('gives program errors their fix and never a stack', () => {
+    expect(
+      describeError(
+        new ChainError('program', 'insufficient capacity', TapeErrorCode.InsufficientCapacity),
+      ),
+    ).toBe('insufficient capacity (fix: tape resize --add <size>)');
+    expect(
+      describeError(new ChainError('program', 'tape expired', TapeErrorCode.TapeExpired)),
+    ).toBe('tape expired (fix: tape extend --duration <time>)');
+    expect(
+      describeError(
+        new ChainError('program', 'unauthorized signer', TapeErrorCode.UnauthorizedSigner),
+      ),
+    ).toMatch(/^unauthorized signer: .*-k/);
+    expect(
+      describeError(new ChainError('unreachable', 'cannot reach the chain RPC at http://x')),
+    ).toBe('cannot reach the chain RPC at http://x');
+    expect(describeError(new KeypairFileError('no keypair at /x'))).toBe('no keypair at /x');
+    expect(describeError(new CliError('two\nlines'))).toBe('two lines');
+    const unexpected = describeError(new TypeError('x is undefined'));
+    expect(unexpected).toBe('unexpected error: x is undefined');
+    expect(unexpected).not.toMatch(/\bat\b.*\.ts/);
+  });
+});

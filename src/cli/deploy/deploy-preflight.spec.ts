@@ -1,0 +1,49 @@
+import { Keypair } from '@solana/web3.js';
+import { TapeRecord } from '../../chain/account-layouts';
+import { parseSize } from '../input/size-parser';
+import { assertCanPay, assertCapacity, assertTapeActive } from './deploy-preflight';
+
+const tape = (over: Partial<TapeRecord> = {}): TapeRecord => ({
+  authority: Keypair.generate().publicKey,
+  delegate: null,
+  capacity: 1024 * 1024,
+  used: 0,
+  activeEpoch: 10,
+  expiryEpoch: 20,
+  createdAt: 0,
+  nameCount: 0,
+  trackCount: 0,
+  ...over,
+});
+
+describe('deploy preflight', () => {
+  it('refuses an expired tape with the extend hint', () => {
+    expect(() => assertTapeActive(tape(), 19)).not.toThrow();
+    expect(() => assertTapeActive(tape(), 20)).toThrow(
+      'tape expired (fix: tape extend --duration <time>)',
+    );
+  });
+
+  it('names the missing bytes exactly and a resize that covers them', () => {
+    expect(() => assertCapacity(tape({ used: 1000 }), 1024 * 1024 - 1000)).not.toThrow();
+    let message = '';
+    try {
+      assertCapacity(tape({ used: 1000 }), 2 * 1024 * 1024);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    const missing = 1000 + 2 * 1024 * 1024 - 1024 * 1024;
+    expect(message).toBe(
+      `insufficient capacity: need ${missing} more bytes (fix: tape resize --add 2m)`,
+    );
+    expect(parseSize('2m')).toBeGreaterThanOrEqual(missing);
+  });
+
+  it('says what the wallet has and needs', () => {
+    const wallet = Keypair.generate().publicKey;
+    expect(() => assertCanPay(wallet, 10, 10, 'x')).not.toThrow();
+    expect(() => assertCanPay(wallet, 1_000_000, 2_000_000, 'this deploy')).toThrow(
+      `insufficient funds: this deploy needs about 0.002 SOL, wallet ${wallet.toBase58()} has 0.001 SOL`,
+    );
+  });
+});

@@ -1,0 +1,97 @@
+import { Keypair } from '@solana/web3.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeKeypair } from '../../chain/keypair-file';
+import { CliConfigStore } from './cli-config-store';
+import { CliEnvironment } from './cli-environment';
+import { TapeSession } from './tape-session';
+
+describe('TapeSession', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tape-session-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const open = (options: object, env: Record<string, string> = {}) => {
+    const environment = new CliEnvironment({ TAPE_CONFIG_DIR: dir, ...env });
+    return new TapeSession(options, new CliConfigStore(environment), environment);
+  };
+
+  it('takes the RPC URL from -u, else TAPE_RPC_URL, else the local default', () => {
+    expect(open({}).rpcUrl).toBe('http://127.0.0.1:8899');
+    expect(open({}, { TAPE_RPC_URL: 'http://10.0.0.1:9000/' }).rpcUrl).toBe('http://10.0.0.1:9000');
+    expect(open({ url: 'https://rpc.example' }, { TAPE_RPC_URL: 'http://x:1' }).rpcUrl).toBe(
+      'https://rpc.example',
+    );
+    expect(() => open({ url: 'ftp://x' })).toThrow(/^bad RPC URL 'ftp:\/\/x'/);
+    expect(() => open({ url: 'not a url' })).toThrow(/^bad RPC URL/);
+  });
+
+  it('finds the config directory from TAPE_CONFIG_DIR, XDG_CONFIG_HOME or HOME', () => {
+    expect(new CliEnvironment({ TAPE_CONFIG_DIR: '/a/b' }).configDir).toBe('/a/b');
+    expect(new CliEnvironment({ XDG_CONFIG_HOME: '/xdg', HOME: '/home/u' }).configDir).toBe(
+      '/xdg/tape',
+    );
+    expect(new CliEnvironment({ HOME: '/home/u' }).configDir).toBe('/home/u/.config/tape');
+  });
+
+  it('uses the site domain from TAPE_SITE_DOMAIN over the config key', () => {
+    const s = open({}, { TAPE_SITE_DOMAIN: 'sites.example.com' });
+    s.store.set('site_domain', 'other.example');
+    expect(s.siteUrl('lbl')).toBe('https://lbl.sites.example.com/');
+    expect(open({}).siteUrl('lbl')).toBe('https://lbl.other.example/');
+    s.store.set('site_domain', undefined);
+    expect(open({}).siteUrl('lbl')).toBe('http://lbl.localhost:8080/');
+  });
+
+  it('explains a missing wallet and a missing tape', () => {
+    expect(() => open({}).wallet()).toThrow(
+      `no keypair at ${join(dir, 'id.json')} (create one: tape keygen)`,
+    );
+    writeFileSync(join(dir, 'bad.json'), '[1,2,3]');
+    expect(() => open({ keypair: join(dir, 'bad.json') }).wallet()).toThrow(
+      /is not a keypair file/,
+    );
+    expect(() => open({}).tapeAddress()).toThrow(/^no active tape \(create one: tape create/);
+    expect(() => open({ tape: 'not-an-address' }).tapeAddress()).toThrow(
+      "bad tape address 'not-an-address'",
+    );
+  });
+
+  it('uses --tape over the active tape', () => {
+    const a = Keypair.generate().publicKey.toBase58();
+    const b = Keypair.generate().publicKey.toBase58();
+    const s = open({});
+    s.store.set('active_tape', a);
+    expect(open({}).tapeAddress().toBase58()).toBe(a);
+    expect(open({ tape: b }).tapeAddress().toBase58()).toBe(b);
+  });
+
+  it("signs with the saved tape keypair, else a wallet that is the tape's authority or delegate", () => {
+    const wallet = Keypair.generate();
+    const walletPath = join(dir, 'wallet.json');
+    writeKeypair(walletPath, wallet);
+    const authority = Keypair.generate();
+    const tapeAddress = Keypair.generate().publicKey;
+    const record = { authority: authority.publicKey, delegate: null } as never;
+    const s = open({ keypair: walletPath });
+    expect(() => s.tapeSigner({ address: tapeAddress, record })).toThrow(
+      new RegExp(
+        `^unauthorized signer: ${wallet.publicKey.toBase58()} is not the tape's keypair or its delegate`,
+      ),
+    );
+    s.store.saveTapeKeypair(tapeAddress.toBase58(), authority);
+    expect(
+      s.tapeSigner({ address: tapeAddress, record }).publicKey.equals(authority.publicKey),
+    ).toBe(true);
+    const other = Keypair.generate().publicKey;
+    const delegated = {
+      authority: Keypair.generate().publicKey,
+      delegate: wallet.publicKey,
+    } as never;
+    expect(
+      s.tapeSigner({ address: other, record: delegated }).publicKey.equals(wallet.publicKey),
+    ).toBe(true);
+    expect(() => s.tapeSigner({ address: other, record: delegated }, true)).toThrow(
+      /is not the tape's keypair for/,
+    );
+  });
+});
