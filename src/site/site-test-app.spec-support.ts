@@ -93,7 +93,8 @@ export async function newSiteTestApp(site: Record<string, unknown> = {}): Promis
   );
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
-  const store = (holder.store = app.get(TrackStore));
+  const store = app.get(TrackStore);
+  holder.store = store;
 
   async function addSite(files: Record<string, string | Buffer>, status?: TapeStatus) {
     const tape = Keypair.generate().publicKey.toBase58();
