@@ -63,7 +63,7 @@ describe('parseSize', () => {
     } catch (err) {
       message = (err as Error).message;
     }
-    expect(message).not.toMatch(/\u0007/);
+    expect(message.includes('\u0007')).toBe(false);
     expect(message.length).toBeLessThan(250);
   });
 });
