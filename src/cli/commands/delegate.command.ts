@@ -1,9 +1,11 @@
 import { PublicKey } from '@solana/web3.js';
 import { Command, Option } from 'nest-commander';
+import { LAMPORTS_PER_SIGNATURE } from '../../chain/program-ids';
 import { CliError } from '../cli-error';
 import { printable } from '../input/size-parser';
 import { keyValueLines } from '../output/key-value-lines';
 import { GlobalOptions } from '../session/tape-session';
+import { assertWalletCanPay } from './payment-check';
 import { TapeCommand } from './tape-command';
 
 interface DelegateOptions extends GlobalOptions {
@@ -38,6 +40,13 @@ export class DelegateCommand extends TapeCommand {
     const authority = session.tapeSigner(tape, true);
     const payer = session.wallet();
     const chain = session.chain;
+    await assertWalletCanPay(
+      chain,
+      payer.publicKey,
+      0n,
+      2 * LAMPORTS_PER_SIGNATURE,
+      'changing the delegate',
+    );
     await chain.send(
       [chain.ix.setDelegate({ authority: authority.publicKey, delegate })],
       authority.publicKey.equals(payer.publicKey) ? [payer] : [payer, authority],

@@ -1,7 +1,9 @@
 import { SubCommand } from 'nest-commander';
+import { LAMPORTS_PER_SIGNATURE } from '../../chain/program-ids';
 import { CliError } from '../cli-error';
 import { printable } from '../input/size-parser';
 import { GlobalOptions } from '../session/tape-session';
+import { assertWalletCanPay } from './payment-check';
 import { TapeCommand } from './tape-command';
 
 @SubCommand({
@@ -22,6 +24,13 @@ export class ObjectRmCommand extends TapeCommand {
     const signer = session.tapeSigner(tape);
     const payer = session.wallet();
     const signers = signer.publicKey.equals(payer.publicKey) ? [payer] : [payer, signer];
+    await assertWalletCanPay(
+      chain,
+      payer.publicKey,
+      0n,
+      2 * LAMPORTS_PER_SIGNATURE,
+      'removing the object',
+    );
     await chain.send(
       [
         chain.ix.removeName({

@@ -13,9 +13,16 @@ export async function assertWalletCanPay(
 ): Promise<void> {
   const balance = await chain.getBalances(wallet);
   if (balance.tokens >= tokens && balance.lamports >= lamports) return;
+  const needs =
+    tokens > 0n
+      ? `${formatTokens(tokens)} storage tokens and about ${formatSolApprox(lamports)} SOL`
+      : `about ${formatSolApprox(lamports)} SOL`;
+  const has =
+    tokens > 0n
+      ? `${formatTokens(balance.tokens)} storage tokens and ${formatSol(balance.lamports)} SOL`
+      : `${formatSol(balance.lamports)} SOL`;
   throw new CliError(
-    `insufficient funds: ${what} costs ${formatTokens(tokens)} storage tokens and about ${formatSolApprox(lamports)} SOL; ` +
-      `wallet ${wallet.toBase58()} has ${formatTokens(balance.tokens)} storage tokens and ${formatSol(balance.lamports)} SOL ` +
+    `insufficient funds: ${what} costs ${needs}; wallet ${wallet.toBase58()} has ${has} ` +
       '(fix: fund the wallet, e.g. tape airdrop on a local network)',
   );
 }
