@@ -1,7 +1,7 @@
 import { PublicKey } from '@solana/web3.js';
 import { TapeErrorCode } from '../../chain/program-errors';
 import { SYSTEM_PROGRAM_ID } from '../../chain/program-ids';
-import { AccountView } from '../runtime/native-program';
+import { AccountView, CpiAccount } from '../runtime/native-program';
 import { fail, TapeInvocation } from './tape-invocation';
 
 /** System program instructions (bincode: u32 LE index, then fields). */
@@ -67,14 +67,25 @@ export function createProgramAccount(
   if (target.lamports === 0) {
     const data = SystemInstructionData.createAccount(rent, space, call.programId);
     call.ctx.invokeSigned(SYSTEM_PROGRAM_ID, [payerMeta, targetMeta], data, signerSeeds);
-    return;
+  } else {
+    fundAllocateAssign(call, payerMeta, targetMeta, rent - target.lamports, space, signerSeeds);
   }
+  call.addresses.confirm(seeds, target.pubkey, bump);
+}
+
+function fundAllocateAssign(
+  call: TapeInvocation,
+  payerMeta: CpiAccount,
+  targetMeta: CpiAccount,
+  topUp: number,
+  space: number,
+  signerSeeds: Uint8Array[][],
+): void {
   // Anyone can send lamports to a PDA before it exists, and CreateAccount refuses an address
   // that holds lamports: top it up, allocate and assign instead, so such a gift cannot block
   // a tape, track or name from ever being created.
-  const topUp = rent - target.lamports;
   if (topUp > 0) {
-    const to = { pubkey: target.pubkey, isSigner: false, isWritable: true };
+    const to = { pubkey: targetMeta.pubkey, isSigner: false, isWritable: true };
     call.ctx.invoke(SYSTEM_PROGRAM_ID, [payerMeta, to], SystemInstructionData.transfer(topUp));
   }
   call.ctx.invokeSigned(

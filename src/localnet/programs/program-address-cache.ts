@@ -1,5 +1,6 @@
 import { PublicKey } from '@solana/web3.js';
 import { createHash } from 'node:crypto';
+import { isEd25519Point } from './ed25519-point';
 
 const PDA_MARKER = Buffer.from('ProgramDerivedAddress');
 /** Solana's `find_program_address` tries bumps 255 down to 1. */
@@ -12,16 +13,20 @@ export interface ProgramAddress {
 }
 
 /**
- * Program-derived addresses of one program, remembered in a bounded LRU map.
+ * Program-derived addresses of one program, remembered in a bounded map.
  *
- * Deriving a PDA costs about 80 µs per bump tried, almost all of it the ed25519 "is this hash a
- * curve point" test; the local network must confirm thousands of SetName instructions a second.
+ * Deriving a PDA costs a curve test per bump tried (is this hash an ed25519 point?), the most
+ * expensive step of a SetName; the local network must confirm thousands of them a second.
  * So addresses are remembered, and checking an address the client passed (`bumpOf`) stops at
  * the first hash equal to it, skipping the curve test of the match itself: it needs one curve
  * test on average where a full derivation needs two.
  */
 export class ProgramAddressCache {
-  private readonly memo = new Map<string, ProgramAddress>();
+  // Two generations instead of a strict LRU: a hit in the old one moves to the young one, and
+  // when the young one is full it becomes the old one. Lookups never delete, which keeps them
+  // cheap (Map delete-and-reinsert on every hit cost more than the hashing it saves).
+  private young = new Map<string, ProgramAddress>();
+  private old = new Map<string, ProgramAddress>();
   private readonly programIdBytes: Buffer;
 
   constructor(
@@ -38,7 +43,7 @@ export class ProgramAddressCache {
     if (known) return known;
     for (let bump = HIGHEST_BUMP; bump >= LOWEST_BUMP; bump--) {
       const candidate = this.hash(seeds, bump);
-      if (!PublicKey.isOnCurve(candidate)) {
+      if (!isEd25519Point(candidate)) {
         return this.remember(key, { address: new PublicKey(candidate), bump });
       }
     }
@@ -65,7 +70,7 @@ export class ProgramAddressCache {
         if (knownOffCurve) this.remember(key, { address, bump });
         return bump;
       }
-      if (!PublicKey.isOnCurve(candidate)) {
+      if (!isEd25519Point(candidate)) {
         this.remember(key, { address: new PublicKey(candidate), bump });
         return null;
       }
@@ -73,8 +78,17 @@ export class ProgramAddressCache {
     return null;
   }
 
+  /**
+   * Remembers `address` as the PDA of `seeds` once the runtime has proven it off the curve
+   * (it let the program sign for it in `invokeSigned`).
+   */
+  confirm(seeds: Buffer[], address: PublicKey, bump: number): void {
+    this.remember(memoKey(seeds), { address, bump });
+  }
+
+  /** Addresses remembered (at most `maxEntries`). */
   get size(): number {
-    return this.memo.size;
+    return this.young.size + this.old.size;
   }
 
   private hash(seeds: Buffer[], bump: number): Buffer {
@@ -88,25 +102,26 @@ export class ProgramAddressCache {
   }
 
   private recall(key: string): ProgramAddress | undefined {
-    const hit = this.memo.get(key);
-    if (hit) {
-      // Refresh: Map iteration order is insertion order, so the first key is the least recent.
-      this.memo.delete(key);
-      this.memo.set(key, hit);
-    }
-    return hit;
+    const young = this.young.get(key);
+    if (young) return young;
+    const old = this.old.get(key);
+    if (old) this.remember(key, old);
+    return old;
   }
 
   private remember(key: string, value: ProgramAddress): ProgramAddress {
-    this.memo.set(key, value);
-    if (this.memo.size > this.maxEntries) {
-      const oldest = this.memo.keys().next().value;
-      if (oldest !== undefined) this.memo.delete(oldest);
+    if (this.young.size >= Math.ceil(this.maxEntries / 2)) {
+      this.old = this.young;
+      this.young = new Map();
     }
+    this.young.set(key, value);
     return value;
   }
 }
 
+/** One char per byte, each seed prefixed by its length, so distinct seed lists never collide. */
 function memoKey(seeds: Buffer[]): string {
-  return seeds.map((s) => s.toString('hex')).join('.');
+  let key = '';
+  for (const seed of seeds) key += String.fromCharCode(seed.length) + seed.toString('latin1');
+  return key;
 }

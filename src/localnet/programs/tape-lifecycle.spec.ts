@@ -1,4 +1,4 @@
-import { Keypair, PublicKey, TransactionInstruction } from '@solana/web3.js';
+import { Keypair, PublicKey } from '@solana/web3.js';
 import { encodeTape, TAPE_SIZE } from '../../chain/account-layouts';
 import { TapeErrorCode } from '../../chain/program-errors';
 import {
@@ -8,20 +8,11 @@ import {
   TOKEN_PROGRAM_ID,
 } from '../../chain/program-ids';
 import { resizeCost, storageCost } from '../../chain/storage-pricing';
+import { alter } from './instruction-alter.spec-support';
 import { rentExempt } from './test-ledger.spec-support';
 import { custom, GENESIS, EPOCH_SECS, SOL, TapeWorld } from './tape-world.spec-support';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
-
-/** A copy of `ix` with account `index` replaced or its flags changed. */
-function alter(
-  ix: TransactionInstruction,
-  index: number,
-  change: { pubkey?: PublicKey; isSigner?: boolean; isWritable?: boolean },
-): TransactionInstruction {
-  const keys = ix.keys.map((k, i) => (i === index ? { ...k, ...change } : k));
-  return new TransactionInstruction({ programId: ix.programId, keys, data: ix.data });
-}
 
 describe('TapeProgram: CreateTape', () => {
   const setup = (price?: bigint) => {

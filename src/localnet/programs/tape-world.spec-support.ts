@@ -176,7 +176,7 @@ export class TapeWorld {
 
   /** A tape with `capacity` bytes for `epochs` epochs; its payer and authority sign. */
   newTape(capacity = 4 * 1024 * 1024, epochs = 10) {
-    const payer = this.wallet(10 * SOL, 10n ** 12n);
+    const payer = this.wallet(10 * SOL, 10n ** 18n);
     const authority = Keypair.generate().publicKey;
     const ix = this.ix.createTape({
       payer,
