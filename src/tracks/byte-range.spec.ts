@@ -133,7 +133,7 @@ describe('parseRange', () => {
     ]) {
       expect(parseRange(header, SIZE)).toEqual({ kind: 'none' });
     }
-    expect(Date.now() - started).toBeLessThan(200);
+    expect(Date.now() - started).toBeLessThan(1000);
   });
 
   it('handles an empty object: a non-zero suffix gives the (empty) whole, the rest is unsatisfiable', () => {

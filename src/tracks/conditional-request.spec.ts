@@ -43,6 +43,6 @@ describe('ifNoneMatchMatches', () => {
     expect(ifNoneMatchMatches(`${'"x",'.repeat(10_000)}${ETAG}`, ETAG)).toBe(false);
     expect(ifNoneMatchMatches(`"${'a'.repeat(100_000)}`, ETAG)).toBe(false);
     expect(ifNoneMatchMatches(','.repeat(100_000), ETAG)).toBe(false);
-    expect(Date.now() - started).toBeLessThan(200);
+    expect(Date.now() - started).toBeLessThan(1000);
   });
 });

@@ -207,6 +207,10 @@ describe('ObjectReader with a blob', () => {
     expect(object.trackCount).toBe(1);
     const { bytes } = await drain(object.read(1000, 70_000));
     expect(bytes.equals(data.subarray(1000, 70_001))).toBe(true);
+    // Served as a view of the verified buffer, not a copy.
+    const [view] = (await object.read(0, data.length - 1).toArray()) as Buffer[];
+    expect(view.buffer).toBe(object.bytes!.buffer);
+    expect(view.length).toBe(data.length);
     await sut.open(ref);
     expect((await store.stats()).bytesRead).toBe(data.length);
   });
