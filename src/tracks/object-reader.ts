@@ -79,6 +79,11 @@ export class ObjectReader {
     checkRef(ref);
     if (ref.kind === 'manifest') return this.openStreamed(ref, await this.segmentTable(ref));
     if (ref.size <= this.options.hotObjectMaxBytes) return hotObject(ref, await this.hotBytes(ref));
+    // Everything but the chunks themselves is checked now, while an error can still be a status.
+    const stored = await this.store.storedSize(ref.commitment);
+    const hex = commitmentToHex(ref.commitment);
+    if (stored === undefined) throw new TrackNotFoundError(hex);
+    if (stored !== ref.size) throw new IntegrityError(hex, `stored file has ${stored} bytes`);
     await this.store.readChunkHashes(ref.commitment, ref.size);
     return this.openBlob(ref);
   }

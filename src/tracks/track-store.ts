@@ -39,7 +39,7 @@ export abstract class TrackStore {
    */
   abstract put(commitment: Buffer, size: number, body: Readable): Promise<void>;
 
-  /** The chunk-hash list (32 bytes per chunk), verified against the commitment. */
+  /** The chunk-hash list (32 bytes per chunk), verified against the commitment. Shared: read only. */
   abstract readChunkHashes(commitment: Buffer, size: number): Promise<Buffer>;
 
   /**
