@@ -139,10 +139,13 @@ function parsePresignedClaims(query: Map<string, string>, rawHeaders: string[]):
     );
   }
   const signedHeaders = parseSignedHeaders(param('X-Amz-SignedHeaders'), malformed);
-  // A presigned URL signs no body; a signed x-amz-content-sha256 header may still name one.
-  const declared = signedHeaders.includes('x-amz-content-sha256')
+  // A presigned URL signs no body: UNSIGNED-PAYLOAD, unless the URL itself names a payload hash
+  // (the JS SDK's presigner hoists X-Amz-Content-Sha256 into the query) or a signed header does.
+  const fromQuery = query.has('X-Amz-Content-Sha256') ? param('X-Amz-Content-Sha256') : undefined;
+  const fromHeader = signedHeaders.includes('x-amz-content-sha256')
     ? headerValue(rawHeaders, 'x-amz-content-sha256')?.trim()
     : undefined;
+  const declared = fromQuery ?? fromHeader;
   const payloadHash =
     declared && (declared === UNSIGNED_PAYLOAD || /^[0-9a-fA-F]{64}$/.test(declared))
       ? declared
