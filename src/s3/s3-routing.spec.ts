@@ -1,0 +1,137 @@
+import { resolveRange } from './byte-range';
+import { newChecksum } from './checksums';
+import { parseS3Address } from './s3-address';
+import { S3Error } from './s3-error';
+import { resolveOperation } from './s3-operation';
+import { awsUriEncode, percentDecodeUtf8 } from './uri-encoding';
+
+function codeOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof S3Error) return error.code;
+    throw error;
+  }
+  return 'no error';
+}
+
+describe('parseS3Address', () => {
+  it('reads path-style bucket and percent-decoded key, keeping + as a plus', () => {
+    const a = parseS3Address(
+      '/bucket/c%2B%2B/a%20b+c%C3%BC.txt?uploadId=x%2By&partNumber=2',
+      '127.0.0.1:8081',
+      undefined,
+    );
+    expect(a.bucket).toBe('bucket');
+    expect(a.key).toBe('c++/a b+cü.txt');
+    expect(a.query.get('uploadId')).toBe('x+y');
+    expect(a.rawPath).toBe('/bucket/c%2B%2B/a%20b+c%C3%BC.txt');
+  });
+
+  it('treats /bucket and /bucket/ as the bucket, and / as the service', () => {
+    expect(parseS3Address('/bucket/?list-type=2', undefined, undefined).key).toBeUndefined();
+    expect(parseS3Address('/bucket', undefined, undefined).bucket).toBe('bucket');
+    expect(parseS3Address('/', undefined, undefined).bucket).toBeUndefined();
+  });
+
+  it('reads the bucket from the host in virtual-hosted style', () => {
+    const a = parseS3Address('/docs/index.html', 'mylabel.s3.example.test:8081', 's3.example.test');
+    expect(a.bucket).toBe('mylabel');
+    expect(a.key).toBe('docs/index.html');
+    expect(parseS3Address('/bkt/k', 's3.example.test', 's3.example.test').bucket).toBe('bkt');
+  });
+
+  it('refuses malformed escapes, invalid UTF-8, keys over 1024 bytes and bad bucket names', () => {
+    expect(codeOf(() => parseS3Address('/bkt/%ZZ', undefined, undefined))).toBe('InvalidURI');
+    expect(codeOf(() => parseS3Address('/bkt/%C3%28', undefined, undefined))).toBe('InvalidURI');
+    expect(codeOf(() => parseS3Address(`/bkt/${'é'.repeat(513)}`, undefined, undefined))).toBe(
+      'KeyTooLongError',
+    );
+    expect(codeOf(() => parseS3Address('/Bad_Bucket/k', undefined, undefined))).toBe(
+      'InvalidBucketName',
+    );
+    expect(codeOf(() => parseS3Address('http://x/bkt', undefined, undefined))).toBe('InvalidURI');
+  });
+});
+
+describe('resolveOperation', () => {
+  const op = (method: string, url: string, copy?: string) =>
+    resolveOperation(method, parseS3Address(url, undefined, undefined), copy);
+
+  it('routes by method, key and query as S3 does', () => {
+    expect(op('GET', '/')).toBe('ListBuckets');
+    expect(op('GET', '/bkt?list-type=2')).toBe('ListObjectsV2');
+    expect(op('GET', '/bkt')).toBe('ListObjects');
+    expect(op('GET', '/bkt?location')).toBe('GetBucketLocation');
+    expect(op('GET', '/bkt?uploads')).toBe('ListMultipartUploads');
+    expect(op('POST', '/bkt?delete')).toBe('DeleteObjects');
+    expect(op('PUT', '/bkt')).toBe('CreateBucket');
+    expect(op('HEAD', '/bkt')).toBe('HeadBucket');
+    expect(op('PUT', '/bkt/k')).toBe('PutObject');
+    expect(op('PUT', '/bkt/k', 'bkt/j')).toBe('CopyObject');
+    expect(op('PUT', '/bkt/k?partNumber=1&uploadId=u')).toBe('UploadPart');
+    expect(op('POST', '/bkt/k?uploads')).toBe('CreateMultipartUpload');
+    expect(op('POST', '/bkt/k?uploadId=u')).toBe('CompleteMultipartUpload');
+    expect(op('DELETE', '/bkt/k?uploadId=u')).toBe('AbortMultipartUpload');
+    expect(op('GET', '/bkt/k?uploadId=u')).toBe('ListParts');
+    expect(op('DELETE', '/bkt/k')).toBe('DeleteObject');
+    expect(op('HEAD', '/bkt/k')).toBe('HeadObject');
+    expect(op('GET', '/bkt/k')).toBe('GetObject');
+  });
+
+  it('answers unsupported sub-resources 501 and other methods 405', () => {
+    expect(codeOf(() => op('GET', '/bkt?acl'))).toBe('NotImplemented');
+    expect(codeOf(() => op('PUT', '/bkt/k?tagging'))).toBe('NotImplemented');
+    expect(codeOf(() => op('GET', '/bkt/k?partNumber=1'))).toBe('NotImplemented');
+    expect(codeOf(() => op('PUT', '/bkt/k?partNumber=1&uploadId=u', 'bkt/j'))).toBe('NotImplemented');
+    expect(codeOf(() => op('DELETE', '/bkt'))).toBe('MethodNotAllowed');
+    expect(codeOf(() => op('PUT', '/'))).toBe('MethodNotAllowed');
+  });
+});
+
+describe('resolveRange', () => {
+  it('resolves first-last, open and suffix ranges; ignores malformed ones', () => {
+    expect(resolveRange('bytes=0-9', 100)).toEqual({ start: 0, end: 9 });
+    expect(resolveRange('bytes=90-', 100)).toEqual({ start: 90, end: 99 });
+    expect(resolveRange('bytes=-10', 100)).toEqual({ start: 90, end: 99 });
+    expect(resolveRange('bytes=50-1000', 100)).toEqual({ start: 50, end: 99 });
+    expect(resolveRange('bytes=-1000', 100)).toEqual({ start: 0, end: 99 });
+    expect(resolveRange('bytes=0-1,5-6', 100)).toBeUndefined();
+    expect(resolveRange('items=0-1', 100)).toBeUndefined();
+    expect(resolveRange(undefined, 100)).toBeUndefined();
+  });
+
+  it('answers 416 with Content-Range for a range past the end', () => {
+    let error: unknown;
+    try {
+      resolveRange('bytes=100-', 100);
+    } catch (e) {
+      error = e;
+    }
+    expect((error as S3Error).code).toBe('InvalidRange');
+    expect((error as S3Error).status).toBe(416);
+    expect((error as S3Error).headers['content-range']).toBe('bytes */100');
+    expect(codeOf(() => resolveRange('bytes=-0', 100))).toBe('InvalidRange');
+  });
+});
+
+describe('checksums and encoding', () => {
+  it.each([
+    ['crc32', 'cbf43926'],
+    ['crc32c', 'e3069283'],
+    ['crc64nvme', 'ae8b14860a799888'],
+    ['sha1', 'f7c3bc1d808e04732adf679965ccc34ca7ae3441'],
+  ] as const)('%s of "123456789" is the standard check value', (algorithm, hex) => {
+    const checksum = newChecksum(algorithm);
+    checksum.update(Buffer.from('1234'));
+    checksum.update(Buffer.from('56789'));
+    expect(Buffer.from(checksum.digestBase64(), 'base64').toString('hex')).toBe(hex);
+  });
+
+  it("encodes everything but A-Z a-z 0-9 - _ . ~, including !'()*", () => {
+    expect(awsUriEncode("a b+c/d!'()*~é")).toBe('a%20b%2Bc%2Fd%21%27%28%29%2A~%C3%A9');
+    expect(awsUriEncode('a/b c', true)).toBe('a/b%20c');
+    expect(percentDecodeUtf8('a%2Bb+c')).toBe('a+b+c');
+    expect(percentDecodeUtf8('%')).toBeNull();
+  });
+});
