@@ -1,9 +1,14 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
+import { ChainModule } from './chain/chain.module';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { HealthModule } from './health/health.module';
+import { MeteringModule } from './metering/metering.module';
+import { SiteModule } from './site/site.module';
+import { TracksModule } from './tracks/tracks.module';
+import { UploadModule } from './tracks/upload/upload.module';
 
 /** The gateway: every feature module, over the shared config/chain/tracks services. */
 @Module({})
@@ -11,7 +16,15 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), HealthModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        HealthModule,
+        ChainModule,
+        TracksModule,
+        MeteringModule,
+        UploadModule,
+        SiteModule,
+      ],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
     };
   }

@@ -1,5 +1,7 @@
 import 'reflect-metadata';
+import { GatewayIdentity } from './chain/gateway-identity';
 import { loadConfig } from './config/config-loader';
+import { embedLocalNetwork } from './embedded-network';
 import { createGatewayApp } from './gateway-app';
 import { JsonLogger } from './logging/json-logger';
 
@@ -12,10 +14,16 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const logger = new JsonLogger(config.gateway.log_level);
+  const network = await embedLocalNetwork(config, logger);
   const app = await createGatewayApp(config, logger);
   await app.listen(config.gateway.port, config.gateway.host);
   logger.log(
-    { event: 'listening', url: `http://${config.gateway.host}:${config.gateway.port}` },
+    {
+      event: 'listening',
+      url: `http://${config.gateway.host}:${config.gateway.port}`,
+      // Tape owners delegate to this key for S3 sync (`tape delegate <key>`).
+      gateway_key: app.get(GatewayIdentity).publicKey.toBase58(),
+    },
     'gateway',
   );
 
@@ -28,13 +36,16 @@ async function main(): Promise<void> {
       closing = true;
       logger.log({ event: 'shutdown', signal }, 'gateway');
       setTimeout(() => process.exit(1), config.gateway.shutdown_grace_ms).unref();
-      app.close().then(
-        () => process.exit(0),
-        (err: unknown) => {
-          logger.error(`shutdown failed: ${(err as Error).message}`);
-          process.exit(1);
-        },
-      );
+      app
+        .close()
+        .then(() => network?.close())
+        .then(
+          () => process.exit(0),
+          (err: unknown) => {
+            logger.error(`shutdown failed: ${(err as Error).message}`);
+            process.exit(1);
+          },
+        );
     });
   }
 }

@@ -1,0 +1,47 @@
+import { LAMPORTS_PER_SOL } from '@solana/web3.js';
+import { mkdirSync } from 'node:fs';
+import { AppConfig } from './config/app-config';
+import { ChainService } from './chain/chain.service';
+import { GatewayIdentity } from './chain/gateway-identity';
+import { startLocalnet } from './localnet/localnet';
+import { JsonLogger } from './logging/json-logger';
+
+export interface EmbeddedNetwork {
+  close(): Promise<void>;
+}
+
+/** The gateway's key pays certification fees; on the local network the faucet keeps it funded. */
+const GATEWAY_MIN_LAMPORTS = 10 * LAMPORTS_PER_SOL;
+
+/**
+ * With no `chain.rpc_url`, the gateway embeds the local network in its own process: it starts
+ * the JSON-RPC node (the gateway's key is its storage authority), points the chain config at
+ * it and funds the gateway's key from the faucet.
+ */
+export async function embedLocalNetwork(
+  config: AppConfig,
+  logger: JsonLogger,
+): Promise<EmbeddedNetwork | null> {
+  if (config.chain.rpc_url) return null;
+  mkdirSync(config.storage.data_dir, { recursive: true });
+  const identity = GatewayIdentity.load(config.chain, config.storage);
+  const network = await startLocalnet({
+    dataDir: config.storage.data_dir,
+    host: config.localnet.host,
+    port: config.localnet.port,
+    epochDurationSecs: config.localnet.epoch_duration_secs,
+    pricePerMibEpoch: config.localnet.price_per_mib_epoch,
+    slotMs: config.localnet.slot_ms,
+    storageAuthority: identity.publicKey,
+  });
+  config.chain.rpc_url = network.rpcUrl;
+  config.chain.ws_url = network.wsUrl;
+  logger.log({ event: 'localnet', rpc: network.rpcUrl, ws: network.wsUrl }, 'localnet');
+
+  const chain = new ChainService(config.chain);
+  const { lamports } = await chain.getBalances(identity.publicKey);
+  if (lamports < GATEWAY_MIN_LAMPORTS) {
+    await chain.requestAirdrop(identity.publicKey, 100 * LAMPORTS_PER_SOL);
+  }
+  return network;
+}

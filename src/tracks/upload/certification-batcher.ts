@@ -1,0 +1,63 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { PublicKey } from '@solana/web3.js';
+import { ChainService } from '../../chain/chain.service';
+import { GatewayIdentity } from '../../chain/gateway-identity';
+
+interface Waiter {
+  track: PublicKey;
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+/** How long a certification waits for others to share its transaction. */
+const GATHER_MS = 5;
+/** Certify instructions per batch (about 30 fit one transaction; the packer splits the rest). */
+const MAX_BATCH = 120;
+
+/**
+ * Certifies tracks on chain with the gateway's storage-authority key. Uploads that finish
+ * together share transactions: a 1,000-file deploy costs tens of transactions, not a thousand.
+ */
+@Injectable()
+export class CertificationBatcher {
+  private pending: Waiter[] = [];
+  private timer?: NodeJS.Timeout;
+  private readonly logger = new Logger('certification');
+
+  constructor(
+    private readonly chain: ChainService,
+    private readonly identity: GatewayIdentity,
+  ) {}
+
+  certify(track: PublicKey): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ track, resolve, reject });
+      if (this.pending.length >= MAX_BATCH) this.flush();
+      else this.timer ??= setTimeout(() => this.flush(), GATHER_MS);
+    });
+  }
+
+  private flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    void this.send(batch);
+  }
+
+  private async send(batch: Waiter[]): Promise<void> {
+    const unique = new Map<string, PublicKey>();
+    for (const w of batch) unique.set(w.track.toBase58(), w.track);
+    const instructions = [...unique.values()].map((track) =>
+      this.chain.ix.certifyTrack({ storageAuthority: this.identity.publicKey, track }),
+    );
+    try {
+      await this.chain.send(instructions, [this.identity.keypair], { ordered: false });
+      for (const w of batch) w.resolve();
+    } catch (err) {
+      this.logger.warn(`certifying ${unique.size} tracks failed: ${(err as Error).message}`);
+      for (const w of batch) w.reject(err as Error);
+    }
+  }
+}

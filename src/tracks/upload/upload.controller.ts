@@ -1,0 +1,51 @@
+import { Controller, Get, Param, Put, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { GatewayIdentity } from '../../chain/gateway-identity';
+import { ChainService } from '../../chain/chain.service';
+import { StorageConfig } from '../../config/storage.config';
+import { UPLOAD_HEADERS } from '../upload-auth';
+import { UploadResult, UploadService } from './upload.service';
+import { uploadErrors } from './upload-error';
+
+@Controller('upload')
+export class UploadController {
+  constructor(
+    private readonly uploads: UploadService,
+    private readonly identity: GatewayIdentity,
+    private readonly chain: ChainService,
+    private readonly storage: StorageConfig,
+  ) {}
+
+  /** What a writer needs to know before uploading (segment size, keys). */
+  @Get('config')
+  async config() {
+    const network = await this.chain.networkConfig();
+    return {
+      segment_bytes: this.storage.segment_bytes,
+      gateway_key: this.identity.publicKey.toBase58(),
+      storage_authority: network.storageAuthority.toBase58(),
+      program_id: this.chain.programId.toBase58(),
+    };
+  }
+
+  @Put(':track')
+  async upload(@Param('track') track: string, @Req() req: FastifyRequest): Promise<UploadResult> {
+    const header = (name: string) => {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value[0] : value;
+    };
+    const length = header('content-length');
+    if (length !== undefined && !/^\d{1,16}$/.test(length)) {
+      throw uploadErrors.badRequest('malformed Content-Length');
+    }
+    return this.uploads.upload({
+      track,
+      contentLength: length === undefined ? undefined : Number(length),
+      signer: header(UPLOAD_HEADERS.signer),
+      timestamp: header(UPLOAD_HEADERS.timestamp),
+      signature: header(UPLOAD_HEADERS.signature),
+      segment: header(UPLOAD_HEADERS.segment),
+      body: req.raw,
+    });
+  }
+}

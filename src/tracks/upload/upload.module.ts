@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { TracksModule } from '../tracks.module';
+import { CertificationBatcher } from './certification-batcher';
+import { UploadController } from './upload.controller';
+import { UploadService } from './upload.service';
+
+/** `PUT /upload/{track}`: the write side of the data plane (docs/uploads.md). */
+@Module({
+  imports: [TracksModule],
+  controllers: [UploadController],
+  providers: [UploadService, CertificationBatcher],
+})
+export class UploadModule {}

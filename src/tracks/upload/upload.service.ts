@@ -1,0 +1,188 @@
+import { Injectable } from '@nestjs/common';
+import { PublicKey } from '@solana/web3.js';
+import type { Readable } from 'node:stream';
+import { TapeRecord, TrackKind, TrackRecord } from '../../chain/account-layouts';
+import { ChainError } from '../../chain/chain-error';
+import { ChainService } from '../../chain/chain.service';
+import { parseAddress } from '../../chain/tape-label';
+import { StorageConfig } from '../../config/storage.config';
+import { commitmentFromHex, commitmentToHex, isCommitmentHex } from '../commitment';
+import { decodeManifest, MAX_MANIFEST_BYTES } from '../manifest';
+import { TrackStore } from '../track-store';
+import {
+  TrackCommitmentMismatchError,
+  TrackSizeMismatchError,
+  TrackStoreError,
+} from '../track-errors';
+import { verifyUpload } from '../upload-auth';
+import { CertificationBatcher } from './certification-batcher';
+import { uploadErrors } from './upload-error';
+
+export interface UploadRequest {
+  track: string;
+  contentLength: number | undefined;
+  signer?: string;
+  timestamp?: string;
+  signature?: string;
+  segment?: string;
+  body: Readable;
+}
+
+export interface UploadResult {
+  track: string;
+  commitment: string;
+  size: number;
+  certified: boolean;
+}
+
+/**
+ * Accepts the bytes of a track registered on chain: checks who signed, that the tape is
+ * active and that the bytes are the ones committed to, stores them, then certifies the track
+ * with the gateway's storage-authority key (docs/uploads.md).
+ */
+@Injectable()
+export class UploadService {
+  constructor(
+    private readonly chain: ChainService,
+    private readonly store: TrackStore,
+    private readonly certifier: CertificationBatcher,
+    private readonly storage: StorageConfig,
+  ) {}
+
+  async upload(req: UploadRequest): Promise<UploadResult> {
+    const address = parseAddress(req.track);
+    if (!address) throw uploadErrors.badRequest('malformed track address');
+    if (req.contentLength === undefined)
+      throw uploadErrors.badRequest('Content-Length is required');
+    const trackKey = new PublicKey(address);
+    const track = await this.read(() => this.chain.getTrack(trackKey));
+    if (!track) throw uploadErrors.notFound('no such track on chain');
+    const tape = await this.read(() => this.chain.getTape(track.tape));
+    if (!tape) throw uploadErrors.notFound('the track has no tape');
+
+    const part = this.describePart(track, req);
+    if (req.contentLength !== part.size) {
+      throw uploadErrors.badRequest(
+        `Content-Length ${req.contentLength} is not the track's size ${part.size}`,
+      );
+    }
+    const claim = {
+      tape: track.tape.toBase58(),
+      track: address,
+      commitment: commitmentToHex(part.commitment),
+      size: part.size,
+    };
+    const auth = verifyUpload(claim, req);
+    if (!auth.ok) {
+      throw auth.reason === 'malformed'
+        ? uploadErrors.badRequest('missing or malformed X-Tape-Signer/Timestamp/Signature')
+        : uploadErrors.unauthorized(
+            auth.reason === 'stale' ? 'stale timestamp' : 'signature does not match',
+          );
+    }
+    if (!isWriter(tape, auth.signer)) {
+      throw uploadErrors.forbidden("the signer is neither the tape's authority nor its delegate");
+    }
+    const epoch = await this.read(() => this.chain.currentEpoch());
+    if (epoch >= tape.expiryEpoch) throw uploadErrors.gone('tape expired');
+
+    await this.storeBytes(part.commitment, part.size, req.body);
+    if (part.kind === 'segment') {
+      return { track: address, commitment: claim.commitment, size: part.size, certified: false };
+    }
+    if (track.kind === TrackKind.Manifest) await this.checkManifest(track, part.size);
+    if (!track.certified) {
+      await this.read(() => this.certifier.certify(trackKey));
+    }
+    return { track: address, commitment: claim.commitment, size: track.size, certified: true };
+  }
+
+  /** What these bytes must be: the blob itself, one segment, or the manifest. */
+  private describePart(
+    track: TrackRecord,
+    req: UploadRequest,
+  ): { kind: 'blob' | 'segment' | 'manifest'; commitment: Buffer; size: number } {
+    if (req.segment !== undefined) {
+      if (track.kind !== TrackKind.Manifest) {
+        throw uploadErrors.badRequest('X-Tape-Segment is only for manifest tracks');
+      }
+      if (!isCommitmentHex(req.segment)) {
+        throw uploadErrors.badRequest('X-Tape-Segment must be 64 lowercase hex digits');
+      }
+      const size = req.contentLength ?? 0;
+      if (size > this.storage.segment_bytes) {
+        throw uploadErrors.tooLarge(`a segment is at most ${this.storage.segment_bytes} bytes`);
+      }
+      return { kind: 'segment', commitment: commitmentFromHex(req.segment), size };
+    }
+    if (track.kind === TrackKind.Manifest) {
+      const size = req.contentLength ?? 0;
+      if (size > MAX_MANIFEST_BYTES) throw uploadErrors.tooLarge('manifest too large');
+      return { kind: 'manifest', commitment: track.commitment, size };
+    }
+    return { kind: 'blob', commitment: track.commitment, size: track.size };
+  }
+
+  private async storeBytes(commitment: Buffer, size: number, body: Readable): Promise<void> {
+    try {
+      await this.store.put(commitment, size, body);
+    } catch (err) {
+      if (err instanceof TrackCommitmentMismatchError) {
+        throw uploadErrors.mismatch('the bytes do not match the commitment; nothing was kept');
+      }
+      if (err instanceof TrackSizeMismatchError) {
+        throw uploadErrors.badRequest(`size mismatch: ${err.message}`);
+      }
+      if (err instanceof TrackStoreError) throw uploadErrors.badRequest(err.message);
+      throw err;
+    }
+  }
+
+  /** A manifest certifies only when it describes the track and all its segments are stored. */
+  private async checkManifest(track: TrackRecord, manifestSize: number): Promise<void> {
+    const bytes = await readAll(
+      this.store.openRange(track.commitment, manifestSize, 0, manifestSize - 1),
+    );
+    let manifest;
+    try {
+      manifest = decodeManifest(bytes);
+    } catch (err) {
+      await this.store.remove(track.commitment);
+      throw uploadErrors.badRequest(`not a manifest: ${(err as Error).message}`);
+    }
+    if (manifest.size !== track.size) {
+      await this.store.remove(track.commitment);
+      throw uploadErrors.badRequest(
+        `the manifest describes ${manifest.size} bytes, the track ${track.size}`,
+      );
+    }
+    let missing = 0;
+    for (const segment of manifest.segments) {
+      if (!(await this.store.has(commitmentFromHex(segment.commitment)))) missing++;
+    }
+    if (missing > 0) {
+      throw uploadErrors.conflict(`${missing} segments of this manifest are not uploaded yet`);
+    }
+  }
+
+  private async read<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      if (err instanceof ChainError && err.kind !== 'program') {
+        throw uploadErrors.unavailable(err.message);
+      }
+      throw err;
+    }
+  }
+}
+
+function isWriter(tape: TapeRecord, signer: PublicKey): boolean {
+  return tape.authority.equals(signer) || (tape.delegate?.equals(signer) ?? false);
+}
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const chunk of stream) parts.push(chunk as Buffer);
+  return Buffer.concat(parts);
+}
