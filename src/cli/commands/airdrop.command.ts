@@ -1,4 +1,6 @@
 import { Command, Option } from 'nest-commander';
+import { ChainError } from '../../chain/chain-error';
+import { CliError } from '../cli-error';
 import { parseSol, parseTokens } from '../input/amount-parser';
 import { keyValueLines } from '../output/key-value-lines';
 import { formatSol, formatTokens } from '../output/units';
@@ -35,7 +37,17 @@ export class AirdropCommand extends TapeCommand {
     const lamports = options.sol ?? DEFAULT_LAMPORTS;
     const tokens = options.tokens ?? DEFAULT_TOKENS;
     // Tokens first: a cluster without the faucet says so in one clear line before SOL is asked for.
-    await chain.requestStorageTokens(wallet, tokens);
+    try {
+      await chain.requestStorageTokens(wallet, tokens);
+    } catch (err) {
+      if (err instanceof ChainError && (err.kind === 'unreachable' || /faucet/.test(err.message))) {
+        throw err;
+      }
+      // Something answered, but not a local network's faucet (a web server, a proxy page).
+      throw new CliError(
+        `the storage-token faucet exists only on a local network; ${session.rpcUrl} did not answer as one`,
+      );
+    }
     await chain.requestAirdrop(wallet, lamports);
     const balance = await chain.getBalances(wallet);
     if (session.json) {

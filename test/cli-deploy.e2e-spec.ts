@@ -1,0 +1,390 @@
+import { cpSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { commitmentOfFile } from '../src/tracks/commitment';
+import { freePort } from './support/free-port';
+import { GatewayProcess, REPO_ROOT, startGateway } from './support/gateway-process';
+import { CliUser, keyValues } from './support/cli-process';
+import { generateSite, removeSite, writeSite } from './support/cli-site';
+
+interface ListedObject {
+  type: string;
+  name: string;
+  size: number;
+  content_type: string;
+  track: string;
+  commitment: string;
+  streamed: boolean;
+}
+
+const SEGMENT_BYTES = 64 * 1024;
+const DEPLOYED = /^Deployed (\d+) files \((\d+) uploaded, (\d+) unchanged\)$/;
+
+/**
+ * `tape deploy` as a subprocess of the built CLI against a real gateway with the local network
+ * embedded. Segments are 64 KiB here so that streamed objects are exercised with small files;
+ * epochs last 3 s so that a tape can expire within a test.
+ */
+/** it.concurrent does not take the project's testTimeout: each test names its own. */
+const TEST_TIMEOUT_MS = 90_000;
+
+describe('tape deploy', () => {
+  let gw: GatewayProcess;
+  const users: CliUser[] = [];
+  const sites: string[] = [];
+  const site = (files: Record<string, string | Buffer>) => {
+    const root = writeSite(files);
+    sites.push(root);
+    return root;
+  };
+  /** A user with a funded wallet and an active tape of `capacity`. */
+  const withTape = async (capacity = '10m', env: Record<string, string> = {}) => {
+    const u = new CliUser(gw, env);
+    users.push(u);
+    await u.fundedWallet();
+    const created = keyValues(await u.ok(['create', '--capacity', capacity, '--duration', '1d']));
+    return { u, tape: created['tape address'], label: created.label };
+  };
+  const deploy = async (u: CliUser, root: string, extra: string[] = []) => {
+    const out = await u.ok(['deploy', join(root, 'index.html'), ...extra]);
+    const lines = out.trimEnd().split('\n');
+    expect(lines).toHaveLength(3);
+    const [, files, uploaded, unchanged] = DEPLOYED.exec(lines[0])!.map(Number);
+    return { lines, files, uploaded, unchanged };
+  };
+  const objects = async (u: CliUser) => {
+    const list = await u.json<ListedObject[]>(['object', 'ls']);
+    return new Map(list.map((o) => [o.name, o]));
+  };
+  /** GET through the gateway by hostname, as a browser opening the printed URL would. */
+  const open = (url: string, path = '/') =>
+    new Promise<{ status: number; type?: string; body: Buffer }>((resolve, reject) => {
+      const printed = new URL(url);
+      const req = request(
+        { host: '127.0.0.1', port: gw.port, path, headers: { host: printed.host } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode!,
+              type: res.headers['content-type'],
+              body: Buffer.concat(chunks),
+            }),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+
+  beforeAll(async () => {
+    gw = await startGateway({
+      config: { localnet: { epoch_duration_secs: 3 }, storage: { segment_bytes: SEGMENT_BYTES } },
+    });
+  });
+  afterAll(async () => {
+    users.forEach((u) => u.cleanup());
+    sites.forEach(removeSite);
+    await gw?.stop();
+  });
+
+  it.concurrent(
+    'deploys the example site, prints the spec lines, and the printed URL serves it',
+    async () => {
+      const { u, tape, label } = await withTape();
+      const root = site({});
+      cpSync(join(REPO_ROOT, 'examples', 'hello-site'), root, { recursive: true });
+      writeSite({ '.well-known/security.txt': 'Contact: x', '.env': 'SECRET=1' }, root);
+      const first = await deploy(u, root);
+      expect(first.lines).toEqual([
+        'Deployed 7 files (7 uploaded, 0 unchanged)',
+        `Tape: ${tape}`,
+        `URL:  http://${label}.localhost:8080/`,
+      ]);
+      const listed = await objects(u);
+      expect([...listed.keys()]).toEqual([
+        '404.html',
+        '_site.json',
+        'about/index.html',
+        'assets/app.js',
+        'assets/logo.svg',
+        'assets/site.css',
+        'index.html',
+      ]);
+      for (const [name, o] of listed) {
+        expect(o.commitment).toBe(
+          (await commitmentOfFile(join(root, name))).commitment.toString('hex'),
+        );
+      }
+      expect(listed.get('assets/logo.svg')!.content_type).toBe('image/svg+xml');
+      expect(listed.get('assets/app.js')!.content_type).toBe('text/javascript; charset=utf-8');
+
+      const table = (await u.ok(['object', 'ls'])).trimEnd().split('\n');
+      expect(table[0]).toMatch(/^TYPE\s+SIZE\s+CONTENT-TYPE\s+NAME$/);
+      expect(table).toHaveLength(8);
+      expect(table[7]).toMatch(/^object\s+\d+\s+text\/html; charset=utf-8\s+index\.html$/);
+
+      const url = first.lines[2].slice('URL:  '.length);
+      const home = await open(url, '/');
+      expect(home.status).toBe(200);
+      expect(home.body.toString()).toContain('Hello from a tape');
+      expect((await open(url, '/about/')).body.toString()).toContain('<h1>About</h1>');
+      expect((await open(url, '/assets/site.css')).type).toMatch(/^text\/css/);
+      expect((await open(url, '/.well-known/security.txt')).status).toBe(404);
+
+      const again = await deploy(u, root);
+      expect(again.lines[0]).toBe('Deployed 7 files (0 uploaded, 7 unchanged)');
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it.concurrent(
+    'incremental deploys upload only what changed; --prune removes stale names; object rm',
+    async () => {
+      const { u } = await withTape();
+      const root = site({ 'index.html': 'v1', 'a.txt': 'a', 'b.txt': 'b1', 'c.txt': 'c' });
+      expect((await deploy(u, root)).lines[0]).toBe('Deployed 4 files (4 uploaded, 0 unchanged)');
+      const v1 = await objects(u);
+
+      writeSite({ 'b.txt': 'b2', 'd.txt': 'd' }, root);
+      rmSync(join(root, 'c.txt'));
+      expect((await deploy(u, root)).lines[0]).toBe('Deployed 4 files (2 uploaded, 2 unchanged)');
+      const v2 = await objects(u);
+      expect(v2.get('b.txt')!.commitment).not.toBe(v1.get('b.txt')!.commitment);
+      expect(v2.get('index.html')!.commitment).toBe(v1.get('index.html')!.commitment);
+      // Without --prune a removed file stays on the tape.
+      expect(v2.has('c.txt')).toBe(true);
+
+      expect((await deploy(u, root, ['--prune'])).lines[0]).toBe(
+        'Deployed 4 files (0 uploaded, 4 unchanged)',
+      );
+      expect([...(await objects(u)).keys()]).toEqual(['a.txt', 'b.txt', 'd.txt', 'index.html']);
+
+      expect(await u.ok(['object', 'rm', 'd.txt'])).toBe('removed d.txt\n');
+      expect((await objects(u)).has('d.txt')).toBe(false);
+      expect(await u.fails(['object', 'rm', 'd.txt'])).toMatch(/^no object named 'd.txt' on tape /);
+      expect((await deploy(u, root)).lines[0]).toBe('Deployed 4 files (1 uploaded, 3 unchanged)');
+      const info = await u.json<{ used: number; objects: number }>(['info']);
+      expect(info.objects).toBe(4);
+      // Replaced and removed tracks were released: only the live bytes count.
+      expect(info.used).toBe(2 + 1 + 2 + 1);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it.concurrent(
+    'hidden files, .well-known, unusual extensions, spaces, non-ASCII and streamed files',
+    async () => {
+      const { u, label } = await withTape();
+      const big = Buffer.alloc(SEGMENT_BYTES * 3 + 123);
+      for (let i = 0; i < big.length; i++) big[i] = (i * 31) & 0xff;
+      const root = site({
+        'index.html': '<h1>home</h1>',
+        'my page.html': '<p>space</p>',
+        'ünïcödé/日本語.txt': 'konnichiwa',
+        'data.weirdext': 'binary-ish',
+        'module.wasm': Buffer.from([0, 0x61, 0x73, 0x6d]),
+        noextension: 'plain',
+        'video/big.mp4': big,
+        '.well-known/acme-challenge/token': 'nope',
+        '.git/HEAD': 'ref: refs/heads/main',
+        'docs/.draft.md': 'secret draft',
+      });
+      const result = await deploy(u, root);
+      expect(result.lines[0]).toBe('Deployed 7 files (7 uploaded, 0 unchanged)');
+      const listed = await objects(u);
+      expect([...listed.keys()].sort()).toEqual(
+        [
+          'data.weirdext',
+          'index.html',
+          'module.wasm',
+          'my page.html',
+          'noextension',
+          'video/big.mp4',
+          'ünïcödé/日本語.txt',
+        ].sort(),
+      );
+      expect(listed.get('data.weirdext')!.content_type).toBe('application/octet-stream');
+      expect(listed.get('noextension')!.content_type).toBe('application/octet-stream');
+      expect(listed.get('module.wasm')!.content_type).toBe('application/wasm');
+      expect(listed.get('ünïcödé/日本語.txt')!.content_type).toBe('text/plain; charset=utf-8');
+      const video = listed.get('video/big.mp4')!;
+      expect(video).toMatchObject({ size: big.length, streamed: true, content_type: 'video/mp4' });
+      const url = `http://${label}.localhost:8080/`;
+      expect((await open(url, '/my%20page.html')).body.toString()).toBe('<p>space</p>');
+      expect((await open(url, `/${encodeURI('ünïcödé/日本語.txt')}`)).body.toString()).toBe(
+        'konnichiwa',
+      );
+      const served = await open(url, '/video/big.mp4');
+      expect(served.status).toBe(200);
+      expect(served.body.equals(big)).toBe(true);
+      expect((await deploy(u, root)).lines[0]).toBe('Deployed 7 files (0 uploaded, 7 unchanged)');
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it.concurrent(
+    'a visible symlink is refused, naming it, and nothing is uploaded',
+    async () => {
+      const { u } = await withTape();
+      const root = site({ 'index.html': 'x', 'real.txt': 'r', 'deep/ok.txt': 'ok' });
+      symlinkSync(join(root, 'real.txt'), join(root, 'deep', 'alias.txt'));
+      expect(await u.fails(['deploy', join(root, 'index.html')])).toBe(
+        'symlink not allowed: deep/alias.txt; nothing was uploaded',
+      );
+      expect((await objects(u)).size).toBe(0);
+      expect((await u.json<{ used: number }>(['info'])).used).toBe(0);
+      // A hidden symlink is simply skipped.
+      rmSync(join(root, 'deep', 'alias.txt'));
+      symlinkSync('/etc', join(root, '.config'));
+      expect((await deploy(u, root)).lines[0]).toBe('Deployed 3 files (3 uploaded, 0 unchanged)');
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it.concurrent(
+    'no index.html at the path, and a tape that cannot hold the site',
+    async () => {
+      const { u } = await withTape('2k');
+      const root = site({
+        'index.html': 'x'.repeat(1000),
+        'big.bin': Buffer.alloc(5000, 1),
+        'home.html': 'h',
+      });
+      expect(await u.fails(['deploy', join(root, 'home.html')])).toMatch(
+        /^no index.html at .*home\.html/,
+      );
+      expect(await u.fails(['deploy', join(root, 'missing', 'index.html')])).toMatch(
+        /^no index.html at /,
+      );
+      expect(await u.fails(['deploy', root])).toMatch(/^no index.html at /);
+      const missing = 1000 + 5000 + 1 - 2048;
+      expect(await u.fails(['deploy', join(root, 'index.html')])).toBe(
+        `insufficient capacity: need ${missing} more bytes (fix: tape resize --add 4k)`,
+      );
+      expect((await objects(u)).size).toBe(0);
+      await u.ok(['resize', '--add', '4k']);
+      expect((await deploy(u, root)).lines[0]).toBe('Deployed 3 files (3 uploaded, 0 unchanged)');
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it.concurrent(
+    "an expired tape, a keypair that is not the tape's, a wallet that cannot pay, an unreachable gateway",
+    async () => {
+      const { u, tape } = await withTape();
+      const root = site({ 'index.html': 'hello', 'a.txt': 'a' });
+
+      const stranger = new CliUser(gw);
+      users.push(stranger);
+      const strangerKey = await stranger.fundedWallet();
+      expect(await stranger.fails(['deploy', join(root, 'index.html'), '--tape', tape])).toMatch(
+        new RegExp(
+          `^unauthorized signer: ${strangerKey} is not the tape's keypair or its delegate for tape ${tape}`,
+        ),
+      );
+
+      const poorKey = join(u.configDir, 'poor.json');
+      await u.ok(['keygen', '-k', poorKey]);
+      await u.ok(['airdrop', '-k', poorKey, '--sol', '0.001', '--tokens', '1']);
+      expect(await u.fails(['deploy', join(root, 'index.html'), '-k', poorKey])).toMatch(
+        /^insufficient funds: this deploy needs about 0\.\d+ SOL, wallet \S+ has 0\.001 SOL/,
+      );
+
+      const dead = `http://127.0.0.1:${await freePort()}`;
+      expect(
+        await u.fails(['deploy', join(root, 'index.html')], { env: { TAPE_GATEWAY: dead } }),
+      ).toMatch(new RegExp(`^cannot reach the gateway at ${dead.replace(/[.:/]/g, '\\$&')}`));
+      expect(await u.fails(['deploy', join(root, 'index.html'), '-u', dead])).toBe(
+        `cannot reach the chain RPC at ${dead}`,
+      );
+      expect((await objects(u)).size).toBe(0);
+
+      await u.ok(['create', '--capacity', '1k', '--epochs', '1']);
+      await new Promise((r) => setTimeout(r, 4000));
+      expect(await u.fails(['deploy', join(root, 'index.html')])).toBe(
+        'tape expired (fix: tape extend --duration <time>)',
+      );
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it.concurrent(
+    'an interrupted deploy leaves the old site; the next deploy finishes the job',
+    async () => {
+      const { u, label } = await withTape('10m');
+      const v1 = generateSite(60, 60 * 200, 'v1');
+      const root = site(v1);
+      await deploy(u, root);
+      const before = await objects(u);
+      writeSite(generateSite(60, 60 * 200, 'v2'), root);
+      const interrupted = await u.run(['deploy', join(root, 'index.html')], {
+        // One upload at a time, so the interruption lands in the middle of the uploads.
+        env: { TAPE_UPLOAD_CONCURRENCY: '1' },
+        onStderr: (text, child) => {
+          if (/^uploaded /m.test(text)) child.kill('SIGINT');
+        },
+      });
+      expect(interrupted.code).toBe(130);
+      expect(interrupted.stderr).toContain('interrupted: ');
+      const during = await objects(u);
+      // The entry is published last, so the live site is still v1.
+      expect(during.get('index.html')!.commitment).toBe(before.get('index.html')!.commitment);
+      expect((await open(`http://${label}.localhost:8080/`)).body.toString()).toContain(
+        'generated v1',
+      );
+      const resumed = await deploy(u, root, ['--concurrency', '8']);
+      expect(resumed.files).toBe(60);
+      expect(resumed.uploaded).toBe(60);
+      expect((await open(`http://${label}.localhost:8080/`)).body.toString()).toContain(
+        'generated v2',
+      );
+      expect((await deploy(u, root)).uploaded).toBe(0);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it.concurrent(
+    'a 1,000-file site deploys, and deploying it again uploads nothing',
+    async () => {
+      const { u } = await withTape('20m');
+      const root = site(generateSite(1000, 1000 * 1024, 'k'));
+      const started = Date.now();
+      const first = await deploy(u, root);
+      const firstMs = Date.now() - started;
+      expect(first.lines[0]).toBe('Deployed 1000 files (1000 uploaded, 0 unchanged)');
+      expect((await u.json<{ objects: number }>(['info'])).objects).toBe(1000);
+      const again = await deploy(u, root);
+      expect(again.lines[0]).toBe('Deployed 1000 files (0 uploaded, 1000 unchanged)');
+      writeFileSync(join(root, 'section-3', 'page-0', 'file-3.json'), '{"changed":true}');
+      mkdirSync(join(root, 'new dir'));
+      writeFileSync(join(root, 'new dir', 'ñ.txt'), 'new');
+      expect((await deploy(u, root)).lines[0]).toBe(
+        'Deployed 1001 files (2 uploaded, 999 unchanged)',
+      );
+      expect(firstMs).toBeLessThan(45_000);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it.concurrent(
+    'deploy --json prints the result as one JSON document',
+    async () => {
+      const { u, tape, label } = await withTape();
+      const root = site({ 'index.html': 'j' });
+      const result = await u.json<Record<string, unknown>>(['deploy', join(root, 'index.html')]);
+      expect(result).toMatchObject({
+        tape,
+        label,
+        url: `http://${label}.localhost:8080/`,
+        files: 1,
+        uploaded: 1,
+        unchanged: 0,
+      });
+      await u.ok(['config', 'set', 'site_domain', 'sites.example.com']);
+      expect((await deploy(u, root)).lines[2]).toBe(`URL:  https://${label}.sites.example.com/`);
+    },
+    TEST_TIMEOUT_MS,
+  );
+});

@@ -1,0 +1,121 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { REPO_ROOT } from './gateway-process';
+
+export const CLI_ENTRY = join(REPO_ROOT, 'dist', 'cli.js');
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliRunOptions {
+  env?: Record<string, string | undefined>;
+  /** Called with each stderr chunk and the child, e.g. to interrupt it at a given moment. */
+  onStderr?: (text: string, child: ReturnType<typeof spawn>) => void;
+  timeoutMs?: number;
+}
+
+/**
+ * A person using the built `tape` CLI (`node dist/cli.js`, from `npm run build`) with a config
+ * directory of their own, pointed at one gateway and its chain.
+ */
+export class CliUser {
+  readonly configDir: string;
+
+  constructor(
+    readonly gateway: { url: string; rpcUrl: string },
+    private readonly baseEnv: Record<string, string | undefined> = {},
+  ) {
+    this.configDir = mkdtempSync(join(tmpdir(), 'tape-cli-'));
+  }
+
+  run(args: string[], options: CliRunOptions = {}): Promise<CliResult> {
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries({
+      ...process.env,
+      TAPE_CONFIG_DIR: this.configDir,
+      TAPE_RPC_URL: this.gateway.rpcUrl,
+      TAPE_GATEWAY: this.gateway.url,
+      TAPE_SITE_DOMAIN: undefined,
+      ...this.baseEnv,
+      ...options.env,
+    })) {
+      if (v !== undefined) env[k] = v;
+    }
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [CLI_ENTRY, ...args], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        options.onStderr?.(d.toString(), child);
+      });
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(
+          new Error(`tape ${args.join(' ')} took over ${options.timeoutMs ?? 60000} ms\n${stderr}`),
+        );
+      }, options.timeoutMs ?? 60000);
+      child.on('error', reject);
+      child.on('close', (code, signal) => {
+        clearTimeout(timer);
+        resolve({ code, signal, stdout, stderr });
+      });
+    });
+  }
+
+  /** Runs and expects success; returns stdout. */
+  async ok(args: string[], options: CliRunOptions = {}): Promise<string> {
+    const r = await this.run(args, options);
+    if (r.code !== 0) {
+      throw new Error(`tape ${args.join(' ')} exited ${r.code}:\n${r.stderr}${r.stdout}`);
+    }
+    return r.stdout;
+  }
+
+  /** Runs and expects failure: returns the one error line (and checks it is one line). */
+  async fails(args: string[], options: CliRunOptions = {}): Promise<string> {
+    const r = await this.run(args, options);
+    if (r.code === 0) throw new Error(`tape ${args.join(' ')} succeeded:\n${r.stdout}`);
+    const lines = r.stderr.trim().split('\n');
+    const error = lines.filter((l) => l.startsWith('error: '));
+    if (error.length !== 1 || /\n\s+at /.test(r.stderr)) {
+      throw new Error(`expected one error line from tape ${args.join(' ')}, got:\n${r.stderr}`);
+    }
+    return error[0].slice('error: '.length);
+  }
+
+  async json<T>(args: string[], options: CliRunOptions = {}): Promise<T> {
+    return JSON.parse(await this.ok([...args, '--json'], options)) as T;
+  }
+
+  /** keygen + airdrop: a wallet with SOL and storage tokens. */
+  async fundedWallet(): Promise<string> {
+    const out = await this.ok(['keygen']);
+    await this.ok(['airdrop', '--sol', '50', '--tokens', '100000']);
+    return /pubkey:\s+(\S+)/.exec(out)![1];
+  }
+
+  cleanup(): void {
+    rmSync(this.configDir, { recursive: true, force: true });
+  }
+}
+
+/** `key: value` lines (aligned with spaces) as a map. */
+export function keyValues(stdout: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of stdout.split('\n')) {
+    const m = /^([a-zA-Z][a-zA-Z _]*?):\s+(.*)$/.exec(line);
+    if (m) out[m[1]] = m[2];
+  }
+  return out;
+}
