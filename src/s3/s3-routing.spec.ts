@@ -83,7 +83,9 @@ describe('resolveOperation', () => {
     expect(codeOf(() => op('GET', '/bkt?acl'))).toBe('NotImplemented');
     expect(codeOf(() => op('PUT', '/bkt/k?tagging'))).toBe('NotImplemented');
     expect(codeOf(() => op('GET', '/bkt/k?partNumber=1'))).toBe('NotImplemented');
-    expect(codeOf(() => op('PUT', '/bkt/k?partNumber=1&uploadId=u', 'bkt/j'))).toBe('NotImplemented');
+    expect(codeOf(() => op('PUT', '/bkt/k?partNumber=1&uploadId=u', 'bkt/j'))).toBe(
+      'NotImplemented',
+    );
     expect(codeOf(() => op('DELETE', '/bkt'))).toBe('MethodNotAllowed');
     expect(codeOf(() => op('PUT', '/'))).toBe('MethodNotAllowed');
   });

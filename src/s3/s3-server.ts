@@ -133,7 +133,11 @@ export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
         }),
       );
     });
-    const handle = (request: FastifyRequest, reply: FastifyReply) => this.handle(request, reply);
+    // Not an async handler: Fastify would answer again when its promise resolved before a
+    // streamed body had started. `handle` catches everything itself.
+    const handle = (request: FastifyRequest, reply: FastifyReply): void => {
+      void this.handle(request, reply);
+    };
     app.route({ method: [...METHODS], url: '/', handler: handle });
     app.route({ method: [...METHODS], url: '/*', handler: handle });
     return app;
