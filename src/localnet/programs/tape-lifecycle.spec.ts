@@ -140,6 +140,11 @@ describe('TapeProgram: CreateTape', () => {
     // The right address, but not a token account at all.
     world.ledger.set(world.ata(payer), { lamports: SOL });
     expect(world.failure(createIx(MIB, 1))).toEqual(insufficient);
+    // The payer's own token account of the right mint, but not at its ATA address.
+    world.ledger.set(world.ata(payer), { lamports: SOL });
+    const side = Keypair.generate().publicKey;
+    world.setTokenAccount(side, payer, 10n ** 9n);
+    expect(world.failure(alter(createIx(MIB, 1), 3, { pubkey: side }))).toEqual(insufficient);
     // No account there.
     world.ledger.accounts.delete(world.ata(payer).toBase58());
     expect(world.failure(createIx(MIB, 1))).toEqual(insufficient);
@@ -281,6 +286,11 @@ describe('TapeProgram: ExtendTape and ResizeTape', () => {
     expect(world.failure(alter(ix, 1, { pubkey: world.pdas.config() }))).toEqual(
       custom(TapeErrorCode.InvalidAccountData),
     );
+    // The tape's own bytes at its own address, but owned by another program.
+    const real = world.ledger.get(owner.tape)!;
+    world.ledger.set(owner.tape, { ...real, owner: TOKEN_PROGRAM_ID });
+    expect(world.failure(ix)).toEqual(custom(TapeErrorCode.InvalidAccountData));
+    world.ledger.set(owner.tape, real);
     // A forged copy of the tape at an address that is not its PDA.
     const forged = Keypair.generate().publicKey;
     world.ledger.set(forged, { ...world.ledger.get(owner.tape)! });

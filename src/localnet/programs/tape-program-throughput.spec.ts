@@ -1,8 +1,6 @@
-import { PublicKey, TransactionInstruction } from '@solana/web3.js';
 import { DEFAULT_TAPE_PROGRAM_ID } from '../../chain/program-ids';
 import * as ed25519Point from './ed25519-point';
-import { AccountView, CpiAccount, InvokeContext } from '../runtime/native-program';
-import { rentExempt } from './test-ledger.spec-support';
+import { bareContext } from './bare-context.spec-support';
 import { TapeWorld } from './tape-world.spec-support';
 
 /**
@@ -43,40 +41,3 @@ describe('TapeProgram: SetName throughput', () => {
     expect(ms).toBeLessThan(1_000);
   });
 });
-
-/**
- * A context with no runtime bookkeeping, to time the program alone: accounts as the ledger
- * holds them (each instruction on its own copy), System CreateAccount applied directly.
- */
-function bareContext(world: TapeWorld, ix: TransactionInstruction): InvokeContext {
-  const accounts: AccountView[] = ix.keys.map((k) => {
-    const stored = world.ledger.get(k.pubkey);
-    return {
-      pubkey: k.pubkey,
-      isSigner: k.isSigner,
-      isWritable: k.isWritable,
-      executable: false,
-      lamports: stored?.lamports ?? 0,
-      owner: stored?.owner ?? PublicKey.default,
-      data: Buffer.from(stored?.data ?? Buffer.alloc(0)),
-    };
-  });
-  const createAccount = (_: PublicKey, metas: CpiAccount[], data: Buffer): void => {
-    const [from, to] = metas.map((m) => accounts.find((a) => a.pubkey.equals(m.pubkey))!);
-    const lamports = Number(data.readBigUInt64LE(4));
-    from.lamports -= lamports;
-    to.lamports += lamports;
-    to.data = Buffer.alloc(Number(data.readBigUInt64LE(12)));
-    to.owner = new PublicKey(data.subarray(20, 52));
-  };
-  return {
-    programId: DEFAULT_TAPE_PROGRAM_ID,
-    accounts,
-    data: ix.data,
-    clock: { ...world.ledger.clock },
-    minimumBalance: rentExempt,
-    log: () => undefined,
-    invoke: createAccount,
-    invokeSigned: createAccount,
-  };
-}

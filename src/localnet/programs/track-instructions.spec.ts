@@ -1,7 +1,8 @@
 import { Keypair } from '@solana/web3.js';
 import { trackSize, TrackKind } from '../../chain/account-layouts';
 import { TapeErrorCode } from '../../chain/program-errors';
-import { TOKEN_PROGRAM_ID } from '../../chain/program-ids';
+import { SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../chain/program-ids';
+import { bareContext } from './bare-context.spec-support';
 import { alter } from './instruction-alter.spec-support';
 import { rentExempt } from './test-ledger.spec-support';
 import { commitmentOf, custom, SOL, TapeWorld } from './tape-world.spec-support';
@@ -51,10 +52,9 @@ describe('TapeProgram: WriteTrack', () => {
     expect(world.tapeOf(owner.authority).used).toBe(1000);
   });
 
-  it('compares used + size exactly, even for sizes near 2^53', () => {
+  it('refuses sizes near 2^53 whose sum with used would pass any capacity', () => {
     const { world, owner } = setup(2 ** 52);
     world.expectOk(world.writeTrackIx(owner, 'a', { size: 1 }));
-    // In doubles, 1 + (2^53 - 1) rounds to 2^53; in exact arithmetic it is still too big.
     expect(
       world.failure(world.writeTrackIx(owner, 'b', { size: Number.MAX_SAFE_INTEGER })),
     ).toEqual(custom(TapeErrorCode.InsufficientCapacity));
@@ -65,9 +65,11 @@ describe('TapeProgram: WriteTrack', () => {
     const delegate = Keypair.generate().publicKey;
     world.expectOk(world.ix.setDelegate({ authority: owner.authority, delegate }));
     world.expectOk(world.writeTrackIx(owner, 'by delegate', { signer: delegate }));
+    const unauthorized = custom(TapeErrorCode.UnauthorizedSigner);
+    const other = Keypair.generate().publicKey;
+    expect(world.failure(world.writeTrackIx(owner, 'x', { signer: other }))).toEqual(unauthorized);
     world.expectOk(world.ix.setDelegate({ authority: owner.authority, delegate: null }));
 
-    const unauthorized = custom(TapeErrorCode.UnauthorizedSigner);
     expect(world.failure(world.writeTrackIx(owner, 'x', { signer: delegate }))).toEqual(
       unauthorized,
     );
@@ -163,6 +165,24 @@ describe('TapeProgram: CertifyTrack', () => {
 });
 
 describe('TapeProgram: ReleaseTrack', () => {
+  it('leaves a closed track empty, System-owned and without lamports, so it cannot be revived', () => {
+    const { world, owner, tape } = setup();
+    world.expectOk(world.writeTrackIx(owner, 'gone'));
+    const track = world.pdas.track(tape, commitmentOf('gone'));
+    const ctx = bareContext(
+      world,
+      world.ix.releaseTrack({ receiver: owner.payer, signer: owner.authority, tape, track }),
+    );
+    world.program.process(ctx);
+    const closed = ctx.accounts[3];
+    expect(closed.pubkey).toEqual(track);
+    expect([closed.lamports, closed.data.length, closed.owner.equals(SYSTEM_PROGRAM_ID)]).toEqual([
+      0,
+      0,
+      true,
+    ]);
+  });
+
   it('closes an unnamed track: capacity back to the tape, rent to the receiver', () => {
     const { world, owner, tape } = setup();
     world.expectOk(world.writeTrackIx(owner, 'orphan', { size: 300 }));
