@@ -20,13 +20,14 @@ export function initConfig(call: TapeInvocation, data: InitConfigData): void {
   const treasury = call.at(3);
   call.expectAddress(4, SYSTEM_PROGRAM_ID, 'system program');
   const bump = call.expectPda(config, TapeSeeds.config(), 'config');
-
-  if (call.owns(config)) fail(TapeErrorCode.AlreadyExists, 'config already initialized');
-  if (!isVacant(config)) fail(TapeErrorCode.InvalidAccountData, 'config address is in use');
-  if (data.epochDurationSecs < 1)
-    fail(TapeErrorCode.InvalidArgument, 'epoch duration must be >= 1 s');
   expectMint(mint);
   expectTokenAccountOf(treasury, mint.pubkey);
+
+  if (data.epochDurationSecs < 1) {
+    fail(TapeErrorCode.InvalidArgument, 'epoch duration must be >= 1 s');
+  }
+  if (call.owns(config)) fail(TapeErrorCode.AlreadyExists, 'config already initialized');
+  if (!isVacant(config)) fail(TapeErrorCode.InvalidAccountData, 'config address is in use');
   expectPayerHolds(admin, rentShortfall(call, CONFIG_SIZE, config.lamports), 'config rent');
 
   createProgramAccount(call, admin, config, CONFIG_SIZE, TapeSeeds.config(), bump);

@@ -41,6 +41,8 @@ export function setName(call: TapeInvocation, data: SetNameData): void {
   const track = call.track(4, tape.view.pubkey);
   const config = call.config(5);
   call.expectAddress(6, SYSTEM_PROGRAM_ID, 'system program');
+  const seeds = TapeSeeds.name(tape.view.pubkey, data.name);
+  const bump = call.expectPda(name, seeds, 'name');
 
   expectTapeSigner(tape.record, signer);
   const nameBytes = Buffer.byteLength(data.name, 'utf8');
@@ -50,8 +52,6 @@ export function setName(call: TapeInvocation, data: SetNameData): void {
       `name must be 1..${MAX_NAME_BYTES} bytes, got ${nameBytes}`,
     );
   }
-  const seeds = TapeSeeds.name(tape.view.pubkey, data.name);
-  const bump = call.expectPda(name, seeds, 'name');
   expectActive(tape.record, call.epoch(config));
   if (!track.record.certified) fail(TapeErrorCode.TrackNotCertified, 'track is not certified');
 

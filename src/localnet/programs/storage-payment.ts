@@ -18,23 +18,31 @@ export interface StoragePayment {
   amount: bigint;
 }
 
-/**
- * Checks, before any effect, that the payment can go through: the source is the payer's ATA of
- * the storage mint and holds `amount`, the treasury is the network's. A zero amount moves
- * nothing, so it needs no token account (a resize within the same MiB, a free network).
- */
-export function checkStoragePayment(
-  call: TapeInvocation,
+/** The payment's accounts, checked with the other accounts: writable, the network's treasury. */
+export function expectPaymentAccounts(
   config: NetworkConfig,
-  payment: StoragePayment,
+  source: AccountView,
+  treasury: AccountView,
 ): void {
-  const { payer, source, treasury, amount } = payment;
   if (!source.isWritable)
     fail(TapeErrorCode.AccountMismatch, 'payer token account must be writable');
   if (!treasury.isWritable) fail(TapeErrorCode.AccountMismatch, 'treasury must be writable');
   if (!treasury.pubkey.equals(config.treasury)) {
     fail(TapeErrorCode.AccountMismatch, 'treasury is not the network treasury');
   }
+}
+
+/**
+ * Checks, before any effect, that the payment can go through: the source is the payer's ATA of
+ * the storage mint and holds `amount`. A zero amount moves nothing, so it needs no token
+ * account (a resize within an already paid MiB, a free network).
+ */
+export function checkStoragePayment(
+  call: TapeInvocation,
+  config: NetworkConfig,
+  payment: StoragePayment,
+): void {
+  const { payer, source, amount } = payment;
   const ataSeeds = TapeSeeds.associatedToken(payer.pubkey, config.mint);
   // An existing account at a hash of these seeds can only be the ATA program's PDA (nobody holds
   // a private key for a hash), so a match on an existing account is safe to remember.

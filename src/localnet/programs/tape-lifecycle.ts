@@ -4,7 +4,12 @@ import { SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../chain/program-ids';
 import { resizeCost, storageCost } from '../../chain/storage-pricing';
 import { TapeInstructionData, Tag } from '../../chain/tape-instructions';
 import { createProgramAccount, expectPayerHolds, rentShortfall } from './program-account-lifecycle';
-import { checkStoragePayment, payStorage, StoragePayment } from './storage-payment';
+import {
+  checkStoragePayment,
+  expectPaymentAccounts,
+  payStorage,
+  StoragePayment,
+} from './storage-payment';
 import {
   checkedAdd,
   expectActive,
@@ -27,17 +32,20 @@ export function createTape(call: TapeInvocation, data: Data<Tag.CreateTape>): vo
   call.expectAddress(7, TOKEN_PROGRAM_ID, 'token program');
   const seeds = TapeSeeds.tape(authority.pubkey);
   const bump = call.expectPda(tape, seeds, 'tape');
+  const source = call.at(3);
+  const treasury = call.at(4);
+  expectPaymentAccounts(config, source, treasury);
 
   if (data.capacity < 1) fail(TapeErrorCode.InvalidArgument, 'capacity must be >= 1 byte');
   if (data.epochs < 1) fail(TapeErrorCode.InvalidArgument, 'epochs must be >= 1');
-  if (call.owns(tape)) fail(TapeErrorCode.AlreadyExists, 'tape already exists');
-  if (!isVacant(tape)) fail(TapeErrorCode.InvalidAccountData, 'tape address is in use');
   const epoch = call.epoch(config);
   const expiryEpoch = checkedAdd(epoch, data.epochs, MAX_STORED_U64, 'expiry epoch');
+  if (call.owns(tape)) fail(TapeErrorCode.AlreadyExists, 'tape already exists');
+  if (!isVacant(tape)) fail(TapeErrorCode.InvalidAccountData, 'tape address is in use');
   const payment: StoragePayment = {
     payer,
-    source: call.at(3),
-    treasury: call.at(4),
+    source,
+    treasury,
     amount: storageCost(data.capacity, data.epochs, config.pricePerMibEpoch),
   };
   checkStoragePayment(call, config, payment);
@@ -64,19 +72,22 @@ export function extendTape(call: TapeInvocation, data: Data<Tag.ExtendTape>): vo
   const tape = call.tape(1);
   const config = call.config(4);
   call.expectAddress(5, TOKEN_PROGRAM_ID, 'token program');
+  const source = call.at(2);
+  const treasury = call.at(3);
+  expectPaymentAccounts(config, source, treasury);
 
   if (data.epochs < 1) fail(TapeErrorCode.InvalidArgument, 'epochs must be >= 1');
-  expectActive(tape.record, call.epoch(config));
   const expiryEpoch = checkedAdd(
     tape.record.expiryEpoch,
     data.epochs,
     MAX_STORED_U64,
     'expiry epoch',
   );
+  expectActive(tape.record, call.epoch(config));
   const payment: StoragePayment = {
     payer,
-    source: call.at(2),
-    treasury: call.at(3),
+    source,
+    treasury,
     amount: storageCost(tape.record.capacity, data.epochs, config.pricePerMibEpoch),
   };
   checkStoragePayment(call, config, payment);
@@ -92,16 +103,20 @@ export function resizeTape(call: TapeInvocation, data: Data<Tag.ResizeTape>): vo
   const config = call.config(4);
   call.expectAddress(5, TOKEN_PROGRAM_ID, 'token program');
 
+  const source = call.at(2);
+  const treasury = call.at(3);
+  expectPaymentAccounts(config, source, treasury);
+
   if (data.addBytes < 1) fail(TapeErrorCode.InvalidArgument, 'add_bytes must be >= 1');
-  const epoch = call.epoch(config);
-  expectActive(tape.record, epoch);
   const { capacity, expiryEpoch } = tape.record;
   const newCapacity = checkedAdd(capacity, data.addBytes, MAX_STORED_U64, 'capacity');
+  const epoch = call.epoch(config);
+  expectActive(tape.record, epoch);
   const remainingEpochs = expiryEpoch - epoch;
   const payment: StoragePayment = {
     payer,
-    source: call.at(2),
-    treasury: call.at(3),
+    source,
+    treasury,
     amount: resizeCost(capacity, data.addBytes, remainingEpochs, config.pricePerMibEpoch),
   };
   checkStoragePayment(call, config, payment);
