@@ -2,6 +2,9 @@ import { send, xff } from './support/metering-http';
 import { MeteringProcess, startMeteringProcess } from './support/metering-process';
 import { RedisServer, startRedis } from './support/metering-redis';
 
+// The e2e project's testTimeout in jest.config.js is not applied (Jest reads it globally only).
+jest.setTimeout(120_000);
+
 interface Stats {
   backend: string;
   failures: number;

@@ -1,6 +1,9 @@
 import { send, statuses, xff } from './support/metering-http';
 import { MeteringTestApp, startMeteringTestApp } from './support/metering-app';
 
+// The e2e project's testTimeout in jest.config.js is not applied (Jest reads it globally only).
+jest.setTimeout(120_000);
+
 /** Small budgets so each is reached in a few requests; one window lasts a minute. */
 const SMALL_BUDGETS = {
   site: { limit: 5, ttl_secs: 60 },

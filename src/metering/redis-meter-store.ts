@@ -39,20 +39,21 @@ interface Waiter {
   reject: (err: unknown) => void;
 }
 
-interface KeyQueue {
+/** The hits on one key in one turn of the event loop. */
+interface Batch {
   windowMs: number;
-  /** Hits that arrived while a command for this key was in flight. */
-  next: Waiter[];
+  sum: number;
+  waiters: Waiter[];
 }
 
 /**
  * Counters in Redis, shared by every gateway that uses the same Redis and prefix.
  *
- * Hits on one key are coalesced: while a command for a key is in flight, later hits on it wait
- * and go together as one INCRBY of their sum. Each waiter then gets its own running total
- * (`total - sum + its share`), so the counting is exact, and a hot client costs at most one
- * command in flight per gateway instead of one per request. Commands for different keys are
- * pipelined by ioredis.
+ * Hits are coalesced per key within one turn of the event loop: the requests read in one poll
+ * phase that hit the same key go as one INCRBY of their sum, sent together (ioredis pipelines
+ * them) when the turn ends. Each waiter then gets its own running total (`total - sum + its
+ * share`): INCRBY is atomic, so the counting stays exact across gateways. Nothing waits for an
+ * earlier command: a hot client costs one command per turn, never a queue behind a round trip.
  *
  * Commands never queue while Redis is away (no offline queue, no retries) and time out quickly:
  * the caller (FailOpenMeterStore) serves the request unmetered. ioredis reconnects by itself.
@@ -60,7 +61,8 @@ interface KeyQueue {
 export class RedisMeterStore extends MeterStore {
   readonly redis: Redis;
   private readonly commands: MeterCommands;
-  private readonly inFlight = new Map<string, KeyQueue>();
+  private pending = new Map<string, Batch>();
+  private flushScheduled = false;
 
   constructor(private readonly options: RedisMeterStoreOptions) {
     super();
@@ -81,14 +83,18 @@ export class RedisMeterStore extends MeterStore {
 
   hit(key: string, amount: number, windowMs: number): Promise<HitResult> {
     return new Promise<HitResult>((resolve, reject) => {
-      const waiter = { amount, resolve, reject };
-      const queue = this.inFlight.get(key);
-      if (queue) {
-        queue.next.push(waiter);
-        return;
+      let batch = this.pending.get(key);
+      if (batch === undefined) {
+        batch = { windowMs, sum: 0, waiters: [] };
+        this.pending.set(key, batch);
       }
-      this.inFlight.set(key, { windowMs, next: [] });
-      this.send(key, windowMs, [waiter]);
+      batch.sum += amount;
+      batch.waiters.push({ amount, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        // After the poll phase: every request read in this turn has had its hit queued.
+        setImmediate(this.flush);
+      }
     });
   }
 
@@ -101,34 +107,25 @@ export class RedisMeterStore extends MeterStore {
     this.redis.disconnect();
   }
 
-  private send(key: string, windowMs: number, batch: Waiter[]): void {
-    let sum = 0;
-    for (const waiter of batch) sum += waiter.amount;
-    void this.commands
-      .tapeMeterHit(this.options.keyPrefix + key, sum, windowMs)
-      .then(
-        ([total, msToReset]) => {
-          let running = Number(total) - sum;
-          for (const waiter of batch) {
-            running += waiter.amount;
-            waiter.resolve({ total: running, msToReset: Number(msToReset) });
-          }
-        },
-        (err: unknown) => {
-          for (const waiter of batch) waiter.reject(err);
-        },
-      )
-      .finally(() => this.sendNext(key));
-  }
+  private readonly flush = (): void => {
+    this.flushScheduled = false;
+    const batches = this.pending;
+    this.pending = new Map();
+    for (const [key, batch] of batches) this.send(key, batch);
+  };
 
-  private sendNext(key: string): void {
-    const queue = this.inFlight.get(key);
-    if (!queue || queue.next.length === 0) {
-      this.inFlight.delete(key);
-      return;
-    }
-    const batch = queue.next;
-    queue.next = [];
-    this.send(key, queue.windowMs, batch);
+  private send(key: string, batch: Batch): void {
+    this.commands.tapeMeterHit(this.options.keyPrefix + key, batch.sum, batch.windowMs).then(
+      ([total, msToReset]) => {
+        let running = Number(total) - batch.sum;
+        for (const waiter of batch.waiters) {
+          running += waiter.amount;
+          waiter.resolve({ total: running, msToReset: Number(msToReset) });
+        }
+      },
+      (err: unknown) => {
+        for (const waiter of batch.waiters) waiter.reject(err);
+      },
+    );
   }
 }
