@@ -25,6 +25,8 @@ const SITE: Record<string, Buffer> = {
   'big.bin': randomBytes(20 * 1024 * 1024),
 };
 
+jest.setTimeout(120000);
+
 let app: S3TestApp;
 let site: string;
 let work: string;

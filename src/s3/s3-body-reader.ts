@@ -18,11 +18,22 @@ export class S3BodyReader {
 
   /** A small verified body (request XML) in memory. */
   async readSmall(ctx: S3RequestContext, maxBytes: number): Promise<Buffer> {
-    const body = openVerifiedBody(ctx.raw, ctx.auth, {
-      maxBytes,
-      maxChunkBytes: this.config.max_chunk_bytes,
-    });
-    return readSmallBody(body.stream, maxBytes);
+    try {
+      const body = openVerifiedBody(ctx.raw, ctx.auth, {
+        maxBytes,
+        maxChunkBytes: this.config.max_chunk_bytes,
+      });
+      return await readSmallBody(body.stream, maxBytes);
+    } catch (error) {
+      // S3 names an oversized request document differently from an oversized object.
+      if (error instanceof S3Error && error.code === 'EntityTooLarge') {
+        throw new S3Error(
+          'MaxMessageLengthExceeded',
+          `the request body exceeds the ${maxBytes}-byte limit of this operation`,
+        );
+      }
+      throw error;
+    }
   }
 
   /**

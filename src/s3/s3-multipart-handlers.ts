@@ -120,7 +120,7 @@ export class S3MultipartHandlers {
         );
       }
     }
-    parts.forEach((part, index) => {
+    const sizes = parts.map((part) => {
       const found = stored.get(part.partNumber);
       if (!found || found.etag !== part.etag) {
         throw new S3Error(
@@ -129,13 +129,16 @@ export class S3MultipartHandlers {
           { PartNumber: String(part.partNumber), ETag: quoteEtag(part.etag) },
         );
       }
-      if (index < parts.length - 1 && found.size < this.config.min_part_bytes) {
+      return found.size;
+    });
+    sizes.forEach((size, index) => {
+      if (index < sizes.length - 1 && size < this.config.min_part_bytes) {
         throw new S3Error(
           'EntityTooSmall',
           'your proposed upload is smaller than the minimum allowed object size',
           {
-            PartNumber: String(part.partNumber),
-            ProposedSize: String(found.size),
+            PartNumber: String(parts[index].partNumber),
+            ProposedSize: String(size),
             MinSizeAllowed: String(this.config.min_part_bytes),
           },
         );

@@ -1,0 +1,440 @@
+import {
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  ListPartsCommand,
+  PutObjectCommand,
+  S3Client,
+  S3ClientConfig,
+  UploadPartCommand,
+  AbortMultipartUploadCommand,
+} from '@aws-sdk/client-s3';
+import { createHash, randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { startS3TestApp, S3TestApp } from './support/s3-test-app';
+
+/**
+ * @aws-sdk/client-s3 against the S3 listener: streamed bodies (aws-chunked with a CRC32 trailer),
+ * multipart rules, listing order, and every refusal a site owner can meet, by name.
+ */
+const TAPE = 'TapeOfTheOwner111111111111111111111111111';
+const OTHER_TAPE = 'TapeOfSomeoneElse11111111111111111111111';
+const BUCKET = 'ownerbucketlabel2222222222222222222222222222222222aa';
+const OTHER = 'otherbucketlabel3333333333333333333333333333333333aa';
+
+jest.setTimeout(120000);
+
+let app: S3TestApp;
+
+function client(
+  accessKeyId = 'AKOWNER',
+  secretAccessKey = 'owner-secret',
+  extra: S3ClientConfig = {},
+): S3Client {
+  return new S3Client({
+    endpoint: app.url,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId, secretAccessKey },
+    maxAttempts: 1,
+    ...extra,
+  });
+}
+
+/** The request headers as the SDK finally sent them (after signing). */
+function captureHeaders(s3: S3Client): Record<string, string>[] {
+  const seen: Record<string, string>[] = [];
+  s3.middlewareStack.add(
+    (next) => async (args) => {
+      seen.push({ ...(args.request as { headers: Record<string, string> }).headers });
+      return next(args);
+    },
+    { step: 'deserialize', name: 'captureSentHeaders' },
+  );
+  return seen;
+}
+
+async function failure(
+  promise: Promise<unknown>,
+): Promise<{ name: string; message: string; status?: number }> {
+  try {
+    await promise;
+  } catch (error) {
+    const e = error as { name: string; message: string; $metadata?: { httpStatusCode?: number } };
+    return { name: e.name, message: e.message, status: e.$metadata?.httpStatusCode };
+  }
+  throw new Error('expected the request to fail');
+}
+
+const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+
+beforeAll(async () => {
+  app = await startS3TestApp();
+  app.backend.addTape(BUCKET, TAPE);
+  app.backend.addTape(OTHER, OTHER_TAPE);
+  app.credentials.issue('AKOWNER', 'owner-secret', TAPE);
+  app.credentials.issue('AKOTHER', 'other-secret', OTHER_TAPE);
+});
+
+afterAll(async () => {
+  await app?.close();
+});
+
+describe('streamed PutObject (STREAMING-UNSIGNED-PAYLOAD-TRAILER)', () => {
+  it('decodes the aws-chunked body, checks its CRC32 trailer and echoes the checksum', async () => {
+    const s3 = client();
+    const sent = captureHeaders(s3);
+    const data = randomBytes(300 * 1024 + 17);
+    const out = await s3.send(
+      new PutObjectCommand({
+        Bucket: BUCKET,
+        Key: 'stream/ünï +.bin',
+        Body: Readable.from([data.subarray(0, 100000), data.subarray(100000)]),
+        ContentLength: data.length,
+        ContentType: 'application/x-test',
+      }),
+    );
+    expect(sent[0]['x-amz-content-sha256']).toBe('STREAMING-UNSIGNED-PAYLOAD-TRAILER');
+    expect(sent[0]['x-amz-trailer']).toBe('x-amz-checksum-crc32');
+    expect(out.ETag).toBe(`"${sha256(data)}"`);
+    expect(out.ChecksumCRC32).toBeDefined();
+    const stored = app.backend.tape(BUCKET).objects.get('stream/ünï +.bin');
+    expect(stored?.data.equals(data)).toBe(true);
+    expect(stored?.head.contentType).toBe('application/x-test');
+
+    const ranged = await s3.send(
+      new GetObjectCommand({ Bucket: BUCKET, Key: 'stream/ünï +.bin', Range: 'bytes=10-19' }),
+    );
+    expect(ranged.ContentRange).toBe(`bytes 10-19/${data.length}`);
+    expect(
+      Buffer.from(await ranged.Body!.transformToByteArray()).equals(data.subarray(10, 20)),
+    ).toBe(true);
+  });
+});
+
+describe('listing, copy and batch delete', () => {
+  it('lists in UTF-8 byte order across pages of the SDK paginator', async () => {
+    const s3 = client();
+    const keys = ['list/😀', 'list/ｚ', 'list/é', 'list/z', 'list/a&b<c>'];
+    for (const key of keys)
+      await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: key }));
+    const seen: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await s3.send(
+        new ListObjectsV2Command({
+          Bucket: BUCKET,
+          Prefix: 'list/',
+          MaxKeys: 2,
+          ContinuationToken: token,
+        }),
+      );
+      seen.push(...(page.Contents ?? []).map((c) => c.Key!));
+      token = page.NextContinuationToken;
+    } while (token);
+    expect(seen).toEqual(['list/a&b<c>', 'list/z', 'list/é', 'list/ｚ', 'list/😀']);
+  });
+
+  it('copies an object, refuses a self-copy without REPLACE, and deletes in batch', async () => {
+    const s3 = client();
+    const copied = await s3.send(
+      new CopyObjectCommand({
+        Bucket: BUCKET,
+        Key: 'list/copy',
+        CopySource: `${BUCKET}/${encodeURIComponent('list/é')}`,
+      }),
+    );
+    expect(copied.CopyObjectResult?.ETag).toBe(`"${sha256(Buffer.from('list/é'))}"`);
+    const self = await failure(
+      s3.send(
+        new CopyObjectCommand({ Bucket: BUCKET, Key: 'list/z', CopySource: `${BUCKET}/list/z` }),
+      ),
+    );
+    expect(self.name).toBe('InvalidRequest');
+    const deleted = await s3.send(
+      new DeleteObjectsCommand({
+        Bucket: BUCKET,
+        Delete: {
+          Objects: [{ Key: 'list/a&b<c>' }, { Key: 'list/copy' }, { Key: 'list/never-existed' }],
+        },
+      }),
+    );
+    expect((deleted.Deleted ?? []).map((d) => d.Key).sort()).toEqual([
+      'list/a&b<c>',
+      'list/copy',
+      'list/never-existed',
+    ]);
+    expect(app.backend.tape(BUCKET).objects.has('list/a&b<c>')).toBe(false);
+  });
+
+  it('answers a missing key as NoSuchKey (GET) and NotFound (HEAD, no body)', async () => {
+    const s3 = client();
+    expect(
+      (await failure(s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'nope' })))).name,
+    ).toBe('NoSuchKey');
+    const head = await failure(s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: 'nope' })));
+    expect(head.status).toBe(404);
+  });
+});
+
+describe('multipart uploads', () => {
+  const five = randomBytes(5 * 1024 * 1024);
+  const tail = randomBytes(1000);
+
+  async function startUpload(s3: S3Client, bucket = BUCKET, key = 'mp/file.bin') {
+    const { UploadId } = await s3.send(
+      new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }),
+    );
+    const p2 = await s3.send(
+      new UploadPartCommand({ Bucket: bucket, Key: key, UploadId, PartNumber: 2, Body: tail }),
+    );
+    const p1 = await s3.send(
+      new UploadPartCommand({ Bucket: bucket, Key: key, UploadId, PartNumber: 1, Body: five }),
+    );
+    return { UploadId: UploadId!, e1: p1.ETag!, e2: p2.ETag! };
+  }
+
+  it('enforces part order, ETags and the minimum part size, then completes', async () => {
+    const s3 = client();
+    const { UploadId, e1, e2 } = await startUpload(s3);
+    const parts = await s3.send(
+      new ListPartsCommand({ Bucket: BUCKET, Key: 'mp/file.bin', UploadId }),
+    );
+    expect(parts.Parts?.map((p) => p.PartNumber)).toEqual([1, 2]);
+    const uploads = await s3.send(new ListMultipartUploadsCommand({ Bucket: BUCKET }));
+    expect(uploads.Uploads?.map((u) => u.UploadId)).toContain(UploadId);
+
+    const complete = (Parts: { PartNumber: number; ETag: string }[]) =>
+      s3.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: BUCKET,
+          Key: 'mp/file.bin',
+          UploadId,
+          MultipartUpload: { Parts },
+        }),
+      );
+    expect(
+      (
+        await failure(
+          complete([
+            { PartNumber: 2, ETag: e2 },
+            { PartNumber: 1, ETag: e1 },
+          ]),
+        )
+      ).name,
+    ).toBe('InvalidPartOrder');
+    expect(
+      (
+        await failure(
+          complete([
+            { PartNumber: 1, ETag: '"0000"' },
+            { PartNumber: 2, ETag: e2 },
+          ]),
+        )
+      ).name,
+    ).toBe('InvalidPart');
+    expect(
+      (
+        await failure(
+          complete([
+            { PartNumber: 2, ETag: e2 },
+            { PartNumber: 3, ETag: e2 },
+          ]),
+        )
+      ).name,
+    ).toBe('InvalidPart');
+
+    const done = await complete([
+      { PartNumber: 1, ETag: e1 },
+      { PartNumber: 2, ETag: e2 },
+    ]);
+    expect(done.ETag).toBe(`"${sha256(Buffer.concat([five, tail]))}"`);
+    expect(
+      app.backend
+        .tape(BUCKET)
+        .objects.get('mp/file.bin')
+        ?.data.equals(Buffer.concat([five, tail])),
+    ).toBe(true);
+  });
+
+  it('refuses parts below 5 MiB except the last, and forgets aborted uploads', async () => {
+    const s3 = client();
+    const { UploadId } = await s3.send(
+      new CreateMultipartUploadCommand({ Bucket: BUCKET, Key: 'mp/small' }),
+    );
+    const a = await s3.send(
+      new UploadPartCommand({
+        Bucket: BUCKET,
+        Key: 'mp/small',
+        UploadId,
+        PartNumber: 1,
+        Body: 'a',
+      }),
+    );
+    const b = await s3.send(
+      new UploadPartCommand({
+        Bucket: BUCKET,
+        Key: 'mp/small',
+        UploadId,
+        PartNumber: 2,
+        Body: 'b',
+      }),
+    );
+    const small = await failure(
+      s3.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: BUCKET,
+          Key: 'mp/small',
+          UploadId,
+          MultipartUpload: {
+            Parts: [
+              { PartNumber: 1, ETag: a.ETag },
+              { PartNumber: 2, ETag: b.ETag },
+            ],
+          },
+        }),
+      ),
+    );
+    expect(small.name).toBe('EntityTooSmall');
+    await s3.send(new AbortMultipartUploadCommand({ Bucket: BUCKET, Key: 'mp/small', UploadId }));
+    const gone = await failure(
+      s3.send(new ListPartsCommand({ Bucket: BUCKET, Key: 'mp/small', UploadId })),
+    );
+    expect(gone.name).toBe('NoSuchUpload');
+    const badNumber = await failure(
+      s3.send(
+        new UploadPartCommand({
+          Bucket: BUCKET,
+          Key: 'mp/small',
+          UploadId,
+          PartNumber: 10001,
+          Body: 'x',
+        }),
+      ),
+    );
+    expect(badNumber.name).toBe('InvalidArgument');
+  });
+
+  it('keeps a slow CompleteMultipartUpload alive and reports a late failure inside the 200', async () => {
+    const s3 = client();
+    app.backend.slowCommitMs = 2500;
+    try {
+      const { UploadId, e1, e2 } = await startUpload(s3, BUCKET, 'mp/slow.bin');
+      const done = await s3.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: BUCKET,
+          Key: 'mp/slow.bin',
+          UploadId,
+          MultipartUpload: {
+            Parts: [
+              { PartNumber: 1, ETag: e1 },
+              { PartNumber: 2, ETag: e2 },
+            ],
+          },
+        }),
+      );
+      expect(done.ETag).toBe(`"${sha256(Buffer.concat([five, tail]))}"`);
+
+      // Room for each part, not for the assembled object: the commit fails after the 200 began.
+      const late = 'latebucketlabel44444444444444444444444444444444444aa';
+      app.backend.addTape(late, 'TapeLate', { capacity: five.length + 500 });
+      app.credentials.issue('AKLATE', 'late-secret', 'TapeLate');
+      const lateClient = client('AKLATE', 'late-secret');
+      const parts = await startUpload(lateClient, late, 'mp/late.bin');
+      const started = Date.now();
+      const e = await failure(
+        lateClient.send(
+          new CompleteMultipartUploadCommand({
+            Bucket: late,
+            Key: 'mp/late.bin',
+            UploadId: parts.UploadId,
+            MultipartUpload: {
+              Parts: [
+                { PartNumber: 1, ETag: parts.e1 },
+                { PartNumber: 2, ETag: parts.e2 },
+              ],
+            },
+          }),
+        ),
+      );
+      expect(Date.now() - started).toBeGreaterThanOrEqual(2400);
+      // The answer was a 200 whose body turned into <Error>: the SDK reports it as a 503 error.
+      expect([e.name, e.status]).toEqual(['InsufficientStorage', 503]);
+      expect(e.message).toContain('insufficient capacity');
+    } finally {
+      app.backend.slowCommitMs = 0;
+    }
+  });
+});
+
+describe('refusals, by the names clients show', () => {
+  const put = (s3: S3Client, bucket = BUCKET) =>
+    s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'refused.txt', Body: 'x' }));
+
+  it('wrong secret: SignatureDoesNotMatch', async () => {
+    const e = await failure(put(client('AKOWNER', 'not-the-secret')));
+    expect([e.name, e.status]).toEqual(['SignatureDoesNotMatch', 403]);
+  });
+
+  it('skewed clock: RequestTimeTooSkewed, whose server time lets the SDK correct its offset', async () => {
+    const s3 = client('AKOWNER', 'owner-secret', { systemClockOffset: 3600_000 });
+    const skewed = await failure(put(s3));
+    expect([skewed.name, skewed.status]).toEqual(['RequestTimeTooSkewed', 403]);
+    // The SDK took the server's time from the error and corrected its clock for the next call.
+    expect(Math.abs(s3.config.systemClockOffset)).toBeLessThan(60_000);
+    await expect(put(s3)).resolves.toBeDefined();
+  });
+
+  it("another tape's credential: AccessDenied; an unknown bucket: NoSuchBucket", async () => {
+    const e = await failure(put(client('AKOTHER', 'other-secret')));
+    expect([e.name, e.status]).toEqual(['AccessDenied', 403]);
+    const missing = await failure(put(client(), 'nosuchbucketlabel'));
+    expect([missing.name, missing.status]).toEqual(['NoSuchBucket', 404]);
+  });
+
+  it('revoked or unknown credential: InvalidAccessKeyId', async () => {
+    app.credentials.issue('AKREVOKED', 'revoked-secret', TAPE).revoked = true;
+    expect((await failure(put(client('AKREVOKED', 'revoked-secret')))).name).toBe(
+      'InvalidAccessKeyId',
+    );
+    expect((await failure(put(client('AKNEVER', 'x')))).name).toBe('InvalidAccessKeyId');
+  });
+
+  it('undelegated tape: AccessDenied naming the fix', async () => {
+    app.backend.tape(BUCKET).undelegated = true;
+    try {
+      const e = await failure(put(client()));
+      expect(e.name).toBe('AccessDenied');
+      expect(e.message).toContain('tape delegate');
+    } finally {
+      app.backend.tape(BUCKET).undelegated = false;
+    }
+  });
+
+  it('full tape: 507 InsufficientStorage "insufficient capacity (fix: tape resize --add <size>)"', async () => {
+    app.backend.tape(BUCKET).capacity = 0;
+    try {
+      const e = await failure(put(client()));
+      expect([e.name, e.status]).toEqual(['InsufficientStorage', 507]);
+      expect(e.message).toMatch(/^insufficient capacity.*\(fix: tape resize --add <size>\)$/);
+    } finally {
+      app.backend.tape(BUCKET).capacity = undefined;
+    }
+  });
+
+  it('expired tape: AccessDenied "tape expired (fix: tape extend --duration <time>)"', async () => {
+    app.backend.tape(OTHER).expired = true;
+    try {
+      const e = await failure(put(client('AKOTHER', 'other-secret'), OTHER));
+      expect([e.name, e.status]).toEqual(['AccessDenied', 403]);
+      expect(e.message).toBe('tape expired (fix: tape extend --duration <time>)');
+    } finally {
+      app.backend.tape(OTHER).expired = false;
+    }
+  });
+});

@@ -1,0 +1,83 @@
+import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
+import { signWithHeader } from './s3-signing';
+
+/** Hand-made requests for what SDKs never send: raw sockets, odd headers, dropped connections. */
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** A request signed by the SDK's signer and sent with node:http (so Host can be anything). */
+export async function signedRequest(
+  port: number,
+  options: {
+    method: string;
+    path: string;
+    host?: string;
+    headers?: Record<string, string>;
+    body?: Buffer;
+    secret?: string;
+    accessKeyId?: string;
+  },
+): Promise<RawResponse> {
+  const host = options.host ?? `127.0.0.1:${port}`;
+  const q = options.path.indexOf('?');
+  const query = q < 0 ? {} : Object.fromEntries(new URLSearchParams(options.path.slice(q + 1)));
+  const signed = await signWithHeader({
+    method: options.method,
+    path: q < 0 ? options.path : options.path.slice(0, q),
+    query,
+    host,
+    headers: options.headers,
+    date: new Date(),
+    secret: options.secret,
+    accessKeyId: options.accessKeyId,
+  });
+  const headers: Record<string, string> = {};
+  for (let i = 0; i < signed.rawHeaders.length; i += 2)
+    headers[signed.rawHeaders[i]] = signed.rawHeaders[i + 1];
+  const path = signed.rawQuery ? `${signed.rawPath}?${signed.rawQuery}` : signed.rawPath;
+  return send(port, options.method, path, headers, options.body);
+}
+
+export function send(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: Buffer,
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }),
+      );
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Writes raw bytes on a socket, then either closes it abruptly or reads the reply. */
+export function rawExchange(port: number, bytes: Buffer, dropAfterWrite: boolean): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(bytes, () => {
+        if (dropAfterWrite) {
+          socket.destroy();
+          resolve('');
+        }
+      });
+    });
+    let text = '';
+    socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
+    socket.on('end', () => resolve(text));
+    socket.on('close', () => resolve(text));
+    socket.on('error', (e) => (dropAfterWrite ? resolve('') : reject(e)));
+  });
+}
