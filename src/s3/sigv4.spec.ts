@@ -275,3 +275,21 @@ describe("AWS's published examples (Amazon S3 API reference, SigV4)", () => {
     expect(() => verify(request, secret, exampleNow + 3600_000)).not.toThrow();
   });
 });
+
+describe('header bytes beyond ASCII', () => {
+  it('verifies a UTF-8 header value as the bytes Node received (latin1-decoded)', async () => {
+    const signed = await signWithHeader({
+      method: 'PUT',
+      path: '/b/k',
+      headers: { 'x-amz-content-sha256': UNSIGNED_PAYLOAD, 'x-amz-meta-title': 'ünï 日本' },
+      date: DATE,
+    });
+    // What node:http hands the server for the UTF-8 bytes the client sent.
+    const received = withHeader(
+      signed,
+      'x-amz-meta-title',
+      Buffer.from('ünï 日本', 'utf8').toString('latin1'),
+    );
+    expect(() => verify(received)).not.toThrow();
+  });
+});

@@ -176,8 +176,13 @@ export function signaturesEqual(expectedHex: string, givenHex: string): boolean 
   return timingSafeEqual(Buffer.from(expectedHex, 'hex'), Buffer.from(givenHex, 'hex'));
 }
 
-export function sha256Hex(data: string | Buffer): string {
-  return createHash('sha256').update(data).digest('hex');
+/**
+ * Hashes text whose characters stand for the bytes that arrived: Node decodes header values as
+ * latin1, so encoding them back as latin1 reproduces what the client hashed (UTF-8 included);
+ * everything else in a canonical request is ASCII.
+ */
+export function sha256Hex(wireText: string): string {
+  return createHash('sha256').update(wireText, 'latin1').digest('hex');
 }
 
 const EMPTY_SHA256_HEX = sha256Hex('');
