@@ -16,69 +16,32 @@ import {
 } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { captureHeaders, failure, sdkClient } from './support/s3-sdk-client';
 import { startS3TestApp, S3TestApp } from './support/s3-test-app';
 
 /**
  * @aws-sdk/client-s3 against the S3 listener: streamed bodies (aws-chunked with a CRC32 trailer),
- * multipart rules, listing order, and every refusal a site owner can meet, by name.
+ * multipart rules, listing order, copy and delete. Refusals: s3-refusals.e2e-spec.ts.
  */
 const TAPE = 'TapeOfTheOwner111111111111111111111111111';
-const OTHER_TAPE = 'TapeOfSomeoneElse11111111111111111111111';
 const BUCKET = 'ownerbucketlabel2222222222222222222222222222222222aa';
-const OTHER = 'otherbucketlabel3333333333333333333333333333333333aa';
 
 jest.setTimeout(120000);
 
 let app: S3TestApp;
 
-function client(
+const client = (
   accessKeyId = 'AKOWNER',
   secretAccessKey = 'owner-secret',
   extra: S3ClientConfig = {},
-): S3Client {
-  return new S3Client({
-    endpoint: app.url,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId, secretAccessKey },
-    maxAttempts: 1,
-    ...extra,
-  });
-}
-
-/** The request headers as the SDK finally sent them (after signing). */
-function captureHeaders(s3: S3Client): Record<string, string>[] {
-  const seen: Record<string, string>[] = [];
-  s3.middlewareStack.add(
-    (next) => async (args) => {
-      seen.push({ ...(args.request as { headers: Record<string, string> }).headers });
-      return next(args);
-    },
-    { step: 'deserialize', name: 'captureSentHeaders' },
-  );
-  return seen;
-}
-
-async function failure(
-  promise: Promise<unknown>,
-): Promise<{ name: string; message: string; status?: number }> {
-  try {
-    await promise;
-  } catch (error) {
-    const e = error as { name: string; message: string; $metadata?: { httpStatusCode?: number } };
-    return { name: e.name, message: e.message, status: e.$metadata?.httpStatusCode };
-  }
-  throw new Error('expected the request to fail');
-}
+) => sdkClient(app.url, accessKeyId, secretAccessKey, extra);
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
 beforeAll(async () => {
   app = await startS3TestApp();
   app.backend.addTape(BUCKET, TAPE);
-  app.backend.addTape(OTHER, OTHER_TAPE);
   app.credentials.issue('AKOWNER', 'owner-secret', TAPE);
-  app.credentials.issue('AKOTHER', 'other-secret', OTHER_TAPE);
 });
 
 afterAll(async () => {
@@ -368,73 +331,6 @@ describe('multipart uploads', () => {
       expect(e.message).toContain('insufficient capacity');
     } finally {
       app.backend.slowCommitMs = 0;
-    }
-  });
-});
-
-describe('refusals, by the names clients show', () => {
-  const put = (s3: S3Client, bucket = BUCKET) =>
-    s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'refused.txt', Body: 'x' }));
-
-  it('wrong secret: SignatureDoesNotMatch', async () => {
-    const e = await failure(put(client('AKOWNER', 'not-the-secret')));
-    expect([e.name, e.status]).toEqual(['SignatureDoesNotMatch', 403]);
-  });
-
-  it('skewed clock: RequestTimeTooSkewed, whose server time lets the SDK correct its offset', async () => {
-    const s3 = client('AKOWNER', 'owner-secret', { systemClockOffset: 3600_000 });
-    const skewed = await failure(put(s3));
-    expect([skewed.name, skewed.status]).toEqual(['RequestTimeTooSkewed', 403]);
-    // The SDK took the server's time from the error and corrected its clock for the next call.
-    expect(Math.abs(s3.config.systemClockOffset)).toBeLessThan(60_000);
-    await expect(put(s3)).resolves.toBeDefined();
-  });
-
-  it("another tape's credential: AccessDenied; an unknown bucket: NoSuchBucket", async () => {
-    const e = await failure(put(client('AKOTHER', 'other-secret')));
-    expect([e.name, e.status]).toEqual(['AccessDenied', 403]);
-    const missing = await failure(put(client(), 'nosuchbucketlabel'));
-    expect([missing.name, missing.status]).toEqual(['NoSuchBucket', 404]);
-  });
-
-  it('revoked or unknown credential: InvalidAccessKeyId', async () => {
-    app.credentials.issue('AKREVOKED', 'revoked-secret', TAPE).revoked = true;
-    expect((await failure(put(client('AKREVOKED', 'revoked-secret')))).name).toBe(
-      'InvalidAccessKeyId',
-    );
-    expect((await failure(put(client('AKNEVER', 'x')))).name).toBe('InvalidAccessKeyId');
-  });
-
-  it('undelegated tape: AccessDenied naming the fix', async () => {
-    app.backend.tape(BUCKET).undelegated = true;
-    try {
-      const e = await failure(put(client()));
-      expect(e.name).toBe('AccessDenied');
-      expect(e.message).toContain('tape delegate');
-    } finally {
-      app.backend.tape(BUCKET).undelegated = false;
-    }
-  });
-
-  it('full tape: 507 InsufficientStorage "insufficient capacity (fix: tape resize --add <size>)"', async () => {
-    app.backend.tape(BUCKET).capacity = 0;
-    try {
-      const e = await failure(put(client()));
-      expect([e.name, e.status]).toEqual(['InsufficientStorage', 507]);
-      expect(e.message).toMatch(/^insufficient capacity.*\(fix: tape resize --add <size>\)$/);
-    } finally {
-      app.backend.tape(BUCKET).capacity = undefined;
-    }
-  });
-
-  it('expired tape: AccessDenied "tape expired (fix: tape extend --duration <time>)"', async () => {
-    app.backend.tape(OTHER).expired = true;
-    try {
-      const e = await failure(put(client('AKOTHER', 'other-secret'), OTHER));
-      expect([e.name, e.status]).toEqual(['AccessDenied', 403]);
-      expect(e.message).toBe('tape expired (fix: tape extend --duration <time>)');
-    } finally {
-      app.backend.tape(OTHER).expired = false;
     }
   });
 });
