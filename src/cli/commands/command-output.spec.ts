@@ -54,7 +54,7 @@ describe('command output', () => {
     expect((deployer.deploy as jest.Mock).mock.calls[0][1]).toBe('site/index.html');
     expect((deployer.deploy as jest.Mock).mock.calls[0][2]).toEqual({
       prune: true,
-      concurrency: 32,
+      concurrency: 128,
     });
   });
 

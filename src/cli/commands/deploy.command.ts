@@ -11,7 +11,7 @@ interface DeployCommandOptions extends GlobalOptions {
   concurrency?: number;
 }
 
-const DEFAULT_UPLOAD_CONCURRENCY = 32;
+const DEFAULT_UPLOAD_CONCURRENCY = 128;
 
 @Command({
   name: 'deploy',

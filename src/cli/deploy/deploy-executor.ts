@@ -1,15 +1,11 @@
 import { Keypair, PublicKey, TransactionInstruction } from '@solana/web3.js';
 import { ChainService } from '../../chain/chain.service';
-import {
-  PACKET_DATA_SIZE,
-  packInstructions,
-  transactionSize,
-} from '../../chain/transaction-packer';
 import { CliError } from '../cli-error';
 import { printable } from '../input/size-parser';
 import { runBounded } from './bounded-pool';
 import { DeployPlan, PlannedFile, PlannedTrack } from './deploy-planner';
 import { DeployProgress } from './deploy-progress';
+import { fitsAlone, packFast } from './transaction-budget';
 import { TrackUploader } from './track-uploader';
 
 export interface DeployWriters {
@@ -69,7 +65,7 @@ export function buildDeployTransactions(
       previousTrack: file.current?.track,
     });
     // A name near the 1024-byte limit can make SetName alone bigger than a transaction.
-    if (transactionSize([instruction], payer) > PACKET_DATA_SIZE) {
+    if (!fitsAlone(instruction, payer)) {
       throw new CliError(
         `name too long to publish in one transaction: ${printable(file.name)} (${Buffer.byteLength(file.name)} bytes); nothing was uploaded`,
       );
@@ -83,9 +79,9 @@ export function buildDeployTransactions(
         ix.removeName({ receiver: payer, signer, tape: w.tape, name: n.name, track: n.track }),
       )
     : [];
-  const writeBatches = packInstructions(writes, payer);
-  const nameBatches = packInstructions(names, payer);
-  const pruneBatches = packInstructions(removals, payer);
+  const writeBatches = packFast(writes, payer);
+  const nameBatches = packFast(names, payer);
+  const pruneBatches = packFast(removals, payer);
   return {
     writeBatches,
     nameBatches,
@@ -187,7 +183,7 @@ async function prune(
       track: t.address,
     }),
   );
-  const batches = packInstructions(releases, w.payer.publicKey);
+  const batches = packFast(releases, w.payer.publicKey);
   await runBounded(batches.length, w.txConcurrency, (i) => send(batches[i]).then(() => undefined));
   if (staleCount > 0 || orphans.length > 0) {
     w.progress.step(

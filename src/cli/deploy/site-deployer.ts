@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { PublicKey } from '@solana/web3.js';
 import { labelFromAddress } from '../../chain/tape-label';
 import { formatBytes } from '../output/units';
 import { Printer } from '../output/printer';
@@ -66,13 +67,21 @@ export class SiteDeployer {
           (site.hidden.length > 0 ? `, skipped ${site.hidden.length} hidden` : ''),
       );
       const names = await chain.listNames(tape.address);
+      // Deriving a PDA costs a curve check: derive each track address once.
+      const addresses = new Map<string, PublicKey>();
+      const trackAddress = (c: Buffer) => {
+        const hex = c.toString('hex');
+        let address = addresses.get(hex);
+        if (!address) addresses.set(hex, (address = chain.trackAddress(tape.address, c)));
+        return address;
+      };
       const wanted = commitmentsToLookUp(hashed, names);
-      const records = await chain.getTracks(wanted.map((c) => chain.trackAddress(tape.address, c)));
+      const records = await chain.getTracks(wanted.map(trackAddress));
       const plan = planDeploy({
         files: hashed,
         names,
         tracks: new Map(wanted.map((c, i) => [c.toString('hex'), records[i]])),
-        trackAddress: (c) => chain.trackAddress(tape.address, c),
+        trackAddress,
       });
       assertCapacity(tape.record, plan.newBytes);
       const txs = buildDeployTransactions(

@@ -1,9 +1,10 @@
 import { Keypair, PublicKey } from '@solana/web3.js';
-import { UPLOAD_HEADERS, signUpload } from '../../tracks/upload-auth';
+import { UPLOAD_HEADERS } from '../../tracks/upload-auth';
 import { commitmentToHex } from '../../tracks/commitment';
 import { CliError } from '../cli-error';
 import { Semaphore } from './bounded-pool';
 import { PlannedTrack } from './deploy-planner';
+import { UploadSigner } from './upload-signer';
 import { GatewayClient, GatewayReply, GatewayUnreachableError, UploadBody } from './gateway-client';
 
 /** Statuses worth another try: the chain read lagging the write (404) or a busy gateway. */
@@ -17,6 +18,7 @@ const ATTEMPTS = 5;
  */
 export class TrackUploader {
   private readonly slots: Semaphore;
+  private readonly signatures: UploadSigner;
 
   constructor(
     private readonly gateway: GatewayClient,
@@ -26,6 +28,7 @@ export class TrackUploader {
     private readonly onBytes: (bytes: number) => void = () => undefined,
   ) {
     this.slots = new Semaphore(concurrency);
+    this.signatures = new UploadSigner(signer);
   }
 
   /** Resolves once the gateway has stored and certified the track. */
@@ -68,7 +71,7 @@ export class TrackUploader {
       try {
         reply = await this.slots.run(() =>
           this.gateway.putTrack(track, body, {
-            ...signUpload(claim, this.signer),
+            ...this.signatures.headers(claim),
             ...(segment ? { [UPLOAD_HEADERS.segment]: commitment } : {}),
           }),
         );

@@ -1,0 +1,136 @@
+import { PublicKey, TransactionInstruction } from '@solana/web3.js';
+import { PACKET_DATA_SIZE } from '../../chain/transaction-packer';
+
+/** Keys are compared by their bytes; the string is cached per PublicKey object. */
+const keyIds = new WeakMap<PublicKey, string>();
+function keyId(key: PublicKey): string {
+  let id = keyIds.get(key);
+  if (id === undefined) {
+    id = key.toBuffer().toString('latin1');
+    keyIds.set(key, id);
+  }
+  return id;
+}
+
+function shortVec(n: number): number {
+  return n < 0x80 ? 1 : n < 0x4000 ? 2 : 3;
+}
+
+/**
+ * The exact serialized size of a legacy transaction, kept up to date as instructions are
+ * added: `transactionSize` (src/chain/transaction-packer.ts) compiles the whole message for
+ * every candidate, which makes packing a thousand instructions quadratic and costs seconds.
+ *
+ *   shortvec(signatures) + 64 × signatures
+ *   + 3 (header) + shortvec(keys) + 32 × keys + 32 (blockhash)
+ *   + shortvec(instructions) + Σ (1 + shortvec(accounts) + accounts + shortvec(data) + data)
+ */
+export class TransactionBudget {
+  private readonly keys = new Set<string>();
+  private readonly signers = new Set<string>();
+  private instructionBytes = 0;
+  private count = 0;
+
+  constructor(private readonly feePayer: PublicKey) {
+    this.keys.add(keyId(feePayer));
+    this.signers.add(keyId(feePayer));
+  }
+
+  get instructions(): number {
+    return this.count;
+  }
+
+  size(): number {
+    return this.sizeWith(this.keys.size, this.signers.size, this.instructionBytes, this.count);
+  }
+
+  /** The size with `ix` added, without adding it. */
+  sizeIf(ix: TransactionInstruction): number {
+    let keys = this.keys.size;
+    let signers = this.signers.size;
+    const seen = new Set<string>();
+    const consider = (key: PublicKey, isSigner: boolean) => {
+      const id = keyId(key);
+      if (!this.keys.has(id) && !seen.has(id)) keys++;
+      if (isSigner && !this.signers.has(id) && !seen.has(`s${id}`)) {
+        signers++;
+        seen.add(`s${id}`);
+      }
+      seen.add(id);
+    };
+    for (const meta of ix.keys) consider(meta.pubkey, meta.isSigner);
+    consider(ix.programId, false);
+    return this.sizeWith(
+      keys,
+      signers,
+      this.instructionBytes + instructionBytes(ix),
+      this.count + 1,
+    );
+  }
+
+  add(ix: TransactionInstruction): void {
+    for (const meta of ix.keys) {
+      const id = keyId(meta.pubkey);
+      this.keys.add(id);
+      if (meta.isSigner) this.signers.add(id);
+    }
+    this.keys.add(keyId(ix.programId));
+    this.instructionBytes += instructionBytes(ix);
+    this.count++;
+  }
+
+  private sizeWith(keys: number, signers: number, ixBytes: number, count: number): number {
+    return (
+      shortVec(signers) +
+      64 * signers +
+      3 +
+      shortVec(keys) +
+      32 * keys +
+      32 +
+      shortVec(count) +
+      ixBytes
+    );
+  }
+}
+
+function instructionBytes(ix: TransactionInstruction): number {
+  return 1 + shortVec(ix.keys.length) + ix.keys.length + shortVec(ix.data.length) + ix.data.length;
+}
+
+/** True when `ix` alone fits one transaction paid by `feePayer`. */
+export function fitsAlone(ix: TransactionInstruction, feePayer: PublicKey): boolean {
+  return new TransactionBudget(feePayer).sizeIf(ix) <= PACKET_DATA_SIZE;
+}
+
+/**
+ * Splits instructions, in order, into as few transactions as the 1232-byte limit allows (the
+ * same result as `packInstructions`, in linear time). Throws on an instruction that cannot fit
+ * even alone.
+ */
+export function packFast(
+  instructions: TransactionInstruction[],
+  feePayer: PublicKey,
+  maxInstructions = 64,
+): TransactionInstruction[][] {
+  const batches: TransactionInstruction[][] = [];
+  let current: TransactionInstruction[] = [];
+  let budget = new TransactionBudget(feePayer);
+  for (const ix of instructions) {
+    if (current.length < maxInstructions && budget.sizeIf(ix) <= PACKET_DATA_SIZE) {
+      budget.add(ix);
+      current.push(ix);
+      continue;
+    }
+    if (current.length > 0) batches.push(current);
+    current = [ix];
+    budget = new TransactionBudget(feePayer);
+    if (budget.sizeIf(ix) > PACKET_DATA_SIZE) {
+      throw new RangeError(
+        `one instruction is over the ${PACKET_DATA_SIZE}-byte transaction limit`,
+      );
+    }
+    budget.add(ix);
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
