@@ -1,0 +1,173 @@
+/**
+ * `tape deploy` benchmark: a generated 1,000-file, 50 MB site, deployed for the first time and
+ * then again with one file changed, against a gateway with the local network embedded, both
+ * started here. `cp -r` of the same directory, in the same run, is the floor. Goals: first
+ * deploy ≤ 15 s, re-deploy ≤ 2 s.
+ *
+ *   npm run bench -- deploy        (or: node dist-bench/bench/deploy.bench.js)
+ *   BENCH_FILES=200 BENCH_BYTES=10000000 ... for a smaller run
+ */
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { generateSite, writeSite } from '../test/support/cli-site';
+
+const FILES = Number(process.env.BENCH_FILES ?? 1000);
+const BYTES = Number(process.env.BENCH_BYTES ?? 50 * 1024 * 1024);
+const GOAL_FIRST_S = 15;
+const GOAL_REDEPLOY_S = 2;
+
+const REPO = findRepoRoot(__dirname);
+const CLI = join(REPO, 'dist', 'cli.js');
+
+async function main(): Promise<void> {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
+  const work = mkdtempSync(join(tmpdir(), 'tape-bench-deploy-'));
+  const gateway = await startGateway(join(work, 'gateway'));
+  try {
+    const env = {
+      ...process.env,
+      TAPE_CONFIG_DIR: join(work, 'config'),
+      TAPE_RPC_URL: gateway.rpcUrl,
+      TAPE_GATEWAY: gateway.url,
+    };
+    const tape = (...args: string[]) =>
+      execFileSync(process.execPath, [CLI, ...args], {
+        env,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    tape('keygen');
+    tape('airdrop', '--sol', '100', '--tokens', '100000');
+    tape('create', '--capacity', `${Math.ceil((BYTES * 2) / 1048576) + 16}m`, '--duration', '1d');
+
+    const site = join(work, 'site');
+    writeSite(generateSite(FILES, BYTES, 'bench'), site);
+    const floor = timed(() => execFileSync('cp', ['-r', site, join(work, 'copy')]));
+    const first = timed(() => tape('deploy', join(site, 'index.html')));
+    const changed = join(site, 'section-7', 'page-0', 'file-7.woff2');
+    writeFileSync(changed, Buffer.concat([readFileSync(changed), Buffer.from('changed')]));
+    const redeploy = timed(() => tape('deploy', join(site, 'index.html')));
+    const unchanged = timed(() => tape('deploy', join(site, 'index.html')));
+
+    const mb = BYTES / 1e6;
+    const rows: [string, number, string][] = [
+      [`cp -r (floor)`, floor.seconds, ''],
+      [`first deploy`, first.seconds, `goal ≤ ${GOAL_FIRST_S} s`],
+      [`re-deploy, 1 file changed`, redeploy.seconds, `goal ≤ ${GOAL_REDEPLOY_S} s`],
+      [`re-deploy, nothing changed`, unchanged.seconds, ''],
+    ];
+    process.stdout.write(`site: ${FILES} files, ${mb.toFixed(1)} MB\n`);
+    for (const [name, seconds, goal] of rows) {
+      process.stdout.write(`${name.padEnd(28)} ${seconds.toFixed(2).padStart(7)} s  ${goal}\n`);
+    }
+    process.stdout.write(
+      `first deploy: ${(mb / first.seconds).toFixed(1)} MB/s, ${(FILES / first.seconds).toFixed(0)} files/s\n`,
+    );
+    process.stdout.write(
+      `last lines: ${redeploy.output.trim().split('\n')[0]} | ${unchanged.output.trim().split('\n')[0]}\n`,
+    );
+    process.stdout.write(
+      `${JSON.stringify({ bench: 'deploy', files: FILES, bytes: BYTES, cp_s: floor.seconds, first_s: first.seconds, redeploy_s: redeploy.seconds, unchanged_s: unchanged.seconds })}\n`,
+    );
+  } finally {
+    await gateway.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function timed<T>(run: () => T): { seconds: number; output: string } {
+  const started = process.hrtime.bigint();
+  const output = run();
+  return {
+    seconds: Number(process.hrtime.bigint() - started) / 1e9,
+    output: typeof output === 'string' ? output : '',
+  };
+}
+
+async function startGateway(dataDir: string) {
+  const port = await freePort();
+  const localnet = await freePort(true);
+  const child: ChildProcess = spawn(process.execPath, [join(REPO, 'dist', 'main.js')], {
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      TAPE_S3_PORT: String(await freePort()),
+      TAPE_LOCALNET_PORT: String(localnet),
+      TAPE_DATA_DIR: dataDir,
+      TAPE_LOG_LEVEL: 'warn',
+      TAPE_RPC_URL: '',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`gateway exited (${child.exitCode})`);
+    try {
+      if ((await fetch(`${url}/healthz`)).status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error('gateway not healthy within 30 s');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    rpcUrl: `http://127.0.0.1:${localnet}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** A free loopback port (with `pair`, the next one is free too: the RPC's WebSocket port). */
+async function freePort(pair = false): Promise<number> {
+  for (;;) {
+    const port = await listenOnce(0);
+    if (
+      !pair ||
+      (await listenOnce(port + 1).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return port;
+  }
+}
+
+function listenOnce(port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      const address = server.address();
+      const chosen = typeof address === 'object' && address ? address.port : port;
+      server.close(() => resolve(chosen));
+    });
+  });
+}
+
+function findRepoRoot(from: string): string {
+  for (let dir = from; dir !== dirname(dir); dir = dirname(dir)) {
+    const pkg = join(dir, 'package.json');
+    if (
+      existsSync(pkg) &&
+      (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'tape-gateway'
+    ) {
+      return dir;
+    }
+  }
+  throw new Error(`no tape-gateway package.json above ${from}`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`deploy benchmark failed: ${(err as Error).message}\n`);
+  process.exit(1);
+});
