@@ -1,4 +1,10 @@
-import { rawExchange, send, signedRequest } from './support/s3-raw-http';
+import {
+  expectContinue,
+  rawExchange,
+  requestHead,
+  send,
+  signedRequest,
+} from './support/s3-raw-http';
 import { signWithHeader } from './support/s3-signing';
 import { startS3TestApp, S3TestApp } from './support/s3-test-app';
 
@@ -151,18 +157,57 @@ describe('request bodies', () => {
       accessKeyId: KEY_ID,
       secret: SECRET,
     });
-    let head = `PUT ${request.rawPath} HTTP/1.1\r\n`;
-    for (let i = 0; i < request.rawHeaders.length; i += 2)
-      head += `${request.rawHeaders[i]}: ${request.rawHeaders[i + 1]}\r\n`;
-    await rawExchange(
-      app.port,
-      Buffer.concat([Buffer.from(`${head}\r\n`), Buffer.alloc(5000, 'a')]),
-      true,
-    );
+    const head = requestHead('PUT', request.rawPath, request.rawHeaders);
+    await rawExchange(app.port, Buffer.concat([Buffer.from(head), Buffer.alloc(5000, 'a')]), true);
     await new Promise((r) => setTimeout(r, 300));
     expect(app.backend.tape(BUCKET).objects.has('dropped')).toBe(false);
     const after = await signed({ method: 'GET', path: `/${BUCKET}?list-type=2`, headers: EMPTY });
     expect(after.status).toBe(200);
+  });
+});
+
+describe('Expect: 100-continue', () => {
+  async function continueHead(key: string, length: number): Promise<string> {
+    const request = await signWithHeader({
+      method: 'PUT',
+      path: `/${BUCKET}/${key}`,
+      host: `127.0.0.1:${app.port}`,
+      headers: {
+        ...UNSIGNED,
+        'content-length': String(length),
+        expect: '100-continue',
+        connection: 'close',
+      },
+      date: new Date(),
+      accessKeyId: KEY_ID,
+      secret: SECRET,
+    });
+    return requestHead('PUT', request.rawPath, request.rawHeaders);
+  }
+
+  it('asks for the body only when the backend starts reading it', async () => {
+    const body = Buffer.from('continued body');
+    const ok = await expectContinue(app.port, await continueHead('continued', body.length), body);
+    expect(ok.interim).toBe(true);
+    expect(ok.response).toMatch(/^HTTP\/1\.1 200 /);
+    expect(app.backend.tape(BUCKET).objects.get('continued')?.data.equals(body)).toBe(true);
+  });
+
+  it('refuses a full tape before the client sends a byte of the body', async () => {
+    app.backend.tape(BUCKET).capacity = 10;
+    try {
+      const big = Buffer.alloc(1024 * 1024);
+      const refused = await expectContinue(
+        app.port,
+        await continueHead('too-big', big.length),
+        big,
+      );
+      expect(refused.interim).toBe(false);
+      expect(refused.response).toMatch(/^HTTP\/1\.1 507 /);
+      expect(refused.response).toContain('insufficient capacity');
+    } finally {
+      app.backend.tape(BUCKET).capacity = undefined;
+    }
   });
 });
 

@@ -27,7 +27,11 @@ export class PayloadVerifier extends Transform {
   private readonly md5: Hash | undefined;
   private readonly checksum: IncrementalChecksum | undefined;
 
-  constructor(private readonly checks: PayloadChecks) {
+  constructor(
+    private readonly checks: PayloadChecks,
+    /** Called when the consumer first asks for data (the listener then sends 100 Continue). */
+    private onFirstRead?: () => void,
+  ) {
     super();
     this.sha256 = checks.sha256Hex ? createHash('sha256') : undefined;
     this.md5 = checks.md5Base64 ? createHash('md5') : undefined;
@@ -36,6 +40,13 @@ export class PayloadVerifier extends Transform {
 
   /** The checksum the body had (for echoing `x-amz-checksum-*`), once the stream ended. */
   computedChecksum: string | undefined;
+
+  override _read(size: number): void {
+    const first = this.onFirstRead;
+    this.onFirstRead = undefined;
+    first?.();
+    super._read(size);
+  }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.length += chunk.length;

@@ -38,6 +38,7 @@ export function openVerifiedBody(
   req: IncomingMessage,
   auth: SigV4Verified,
   limits: BodyLimits,
+  onFirstRead?: () => void,
 ): VerifiedBody {
   const headers = req.headers;
   const mode = auth.claims.payloadHash;
@@ -73,7 +74,7 @@ export function openVerifiedBody(
     md5Base64: contentMd5(headers),
     checksum,
   };
-  const verifier = new PayloadVerifier(checks);
+  const verifier = new PayloadVerifier(checks, onFirstRead);
 
   const first = decoder ?? verifier;
   if (decoder) {

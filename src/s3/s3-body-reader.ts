@@ -10,19 +10,23 @@ export class S3BodyReader {
   constructor(private readonly config: S3Config) {}
 
   open(ctx: S3RequestContext): VerifiedBody {
-    return openVerifiedBody(ctx.raw, ctx.auth, {
-      maxBytes: this.config.max_object_bytes,
-      maxChunkBytes: this.config.max_chunk_bytes,
-    });
+    return openVerifiedBody(
+      ctx.raw,
+      ctx.auth,
+      { maxBytes: this.config.max_object_bytes, maxChunkBytes: this.config.max_chunk_bytes },
+      ctx.sendContinue,
+    );
   }
 
   /** A small verified body (request XML) in memory. */
   async readSmall(ctx: S3RequestContext, maxBytes: number): Promise<Buffer> {
     try {
-      const body = openVerifiedBody(ctx.raw, ctx.auth, {
-        maxBytes,
-        maxChunkBytes: this.config.max_chunk_bytes,
-      });
+      const body = openVerifiedBody(
+        ctx.raw,
+        ctx.auth,
+        { maxBytes, maxChunkBytes: this.config.max_chunk_bytes },
+        ctx.sendContinue,
+      );
       return await readSmallBody(body.stream, maxBytes);
     } catch (error) {
       // S3 names an oversized request document differently from an oversized object.

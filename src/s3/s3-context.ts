@@ -20,6 +20,11 @@ export interface S3RequestContext {
   bucket?: S3Bucket;
   /** `http://host` the client addressed, for Location fields. */
   origin: string;
+  /**
+   * Sends `100 Continue` to a client waiting for it (Expect: 100-continue). Called only when the
+   * backend starts reading the body, so a refused upload is answered before a byte is sent.
+   */
+  sendContinue: () => void;
 }
 
 /** What a handler answers; the listener writes it (and drops the body for HEAD). */

@@ -24,6 +24,7 @@ export interface S3RequestInfo {
   contentType: string | undefined;
   /** `http://host:port` as the client addressed the listener. */
   origin: string;
+  sendContinue: () => void;
 }
 
 /**
@@ -83,6 +84,7 @@ export class S3RequestHandler {
       credential,
       bucket,
       origin: info.origin,
+      sendContinue: info.sendContinue,
     };
     const work = this.dispatch(ctx);
     if (operation === 'CompleteMultipartUpload' || operation === 'CopyObject') {

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import Fastify, { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import { createServer, IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GatewayConfig } from '../config/app-config';
 import { MeteringConfig } from '../config/metering.config';
@@ -74,9 +74,16 @@ export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
       exposeHeadRoutes: false,
       return503OnClosing: true,
       forceCloseConnections: 'idle',
-      connectionTimeout: this.config.idle_timeout_ms,
-      keepAliveTimeout: 65000,
-      requestTimeout: 0,
+      // Our own server, to take `Expect: 100-continue` from Node: Node would answer 100 at once,
+      // and a client would send a whole part before hearing that the tape is full.
+      serverFactory: (handler) => {
+        const server = createServer(handler);
+        server.on('checkContinue', handler);
+        server.keepAliveTimeout = 65000;
+        server.requestTimeout = 0;
+        server.setTimeout(this.config.idle_timeout_ms);
+        return server;
+      },
       routerOptions: {
         maxParamLength: MAX_PATH_PARAM,
         ignoreDuplicateSlashes: false,
@@ -160,6 +167,12 @@ export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
         clientIp: request.ip,
         contentType: this.contentTypes.get(request.raw),
         origin: `${request.protocol}://${request.host}`,
+        sendContinue: () => {
+          const res = reply.raw;
+          if (request.headers.expect?.toLowerCase() === '100-continue' && !res.headersSent) {
+            res.writeContinue();
+          }
+        },
       });
       this.send(request, reply, response);
     } catch (error) {

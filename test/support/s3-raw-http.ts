@@ -81,3 +81,37 @@ export function rawExchange(port: number, bytes: Buffer, dropAfterWrite: boolean
     socket.on('error', (e) => (dropAfterWrite ? resolve('') : reject(e)));
   });
 }
+
+/** The request head (request line and headers) of a signed request, ready for a raw socket. */
+export function requestHead(method: string, path: string, rawHeaders: string[]): string {
+  let head = `${method} ${path} HTTP/1.1\r\n`;
+  for (let i = 0; i < rawHeaders.length; i += 2)
+    head += `${rawHeaders[i]}: ${rawHeaders[i + 1]}\r\n`;
+  return `${head}\r\n`;
+}
+
+/**
+ * Sends a head with `Expect: 100-continue` and waits: the body goes out only if the server
+ * answers 100 Continue. Returns what the server said before and after.
+ */
+export function expectContinue(
+  port: number,
+  head: string,
+  body: Buffer,
+): Promise<{ interim: boolean; response: string }> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    let interim = false;
+    const socket = connect(port, '127.0.0.1', () => socket.write(head));
+    socket.on('data', (d: Buffer) => {
+      text += d.toString('latin1');
+      if (!interim && text.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) {
+        interim = true;
+        text = text.slice('HTTP/1.1 100 Continue\r\n\r\n'.length);
+        socket.write(body);
+      }
+    });
+    socket.on('close', () => resolve({ interim, response: text }));
+    socket.on('error', reject);
+  });
+}
