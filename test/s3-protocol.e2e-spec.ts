@@ -151,6 +151,20 @@ describe('aws s3 (aws-cli 2)', () => {
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('SignatureDoesNotMatch');
   });
+  it('shows the capacity fix for a full tape, without retrying the upload', async () => {
+    app.backend.tape(BUCKET).capacity = 1;
+    const before = app.meter.seen.length;
+    try {
+      const result = await aws('s3', 'cp', join(site, 'index.html'), `s3://${BUCKET}/full.html`);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain('(InsufficientStorage)');
+      expect(result.stderr).toContain('insufficient capacity');
+      expect(result.stderr).toContain('(fix: tape resize --add <size>)');
+      expect(app.meter.seen.length - before).toBe(1);
+    } finally {
+      app.backend.tape(BUCKET).capacity = undefined;
+    }
+  });
 });
 
 describe('rclone (s3 backend, path style)', () => {
