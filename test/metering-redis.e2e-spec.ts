@@ -1,3 +1,5 @@
+import Redis from 'ioredis';
+import { startMeteringTestApp } from './support/metering-app';
 import { send, xff } from './support/metering-http';
 import { MeteringProcess, startMeteringProcess } from './support/metering-process';
 import { RedisServer, startRedis } from './support/metering-redis';
@@ -143,5 +145,31 @@ describe('metering shared through Redis by two gateway processes', () => {
     expect(codes).toEqual([200, 200, 200, 200, 429, 429]);
     expect(a.logs()).toMatch(/metering store failed, serving unmetered/);
     expect(a.logs()).toMatch(/counting resumed/);
+  });
+});
+
+describe('the Redis connection of the metering store', () => {
+  it('is opened by the app and closed when the app closes', async () => {
+    const redis = await startRedis();
+    const admin = new Redis(redis.url, { lazyConnect: true });
+    const meteringClients = async () =>
+      String(await admin.call('CLIENT', 'LIST'))
+        .split('\n')
+        .filter((line) => line.includes('name=tape-gateway-metering'));
+    try {
+      await admin.connect();
+      const app = await startMeteringTestApp({ redis_url: redis.url });
+      expect((await send(`${app.url}/site/t/a`)).headers.get('ratelimit-remaining')).toBe('1199');
+      expect(await meteringClients()).toHaveLength(1);
+      await app.close();
+      const deadline = Date.now() + 5_000;
+      while ((await meteringClients()).length > 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(await meteringClients()).toHaveLength(0);
+    } finally {
+      admin.disconnect();
+      await redis.stop();
+    }
   });
 });
