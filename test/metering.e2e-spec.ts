@@ -71,6 +71,16 @@ describe('metering over HTTP, in-memory counters', () => {
     expect(JSON.parse(upload.text).error.message).toMatch(/uploads/);
   });
 
+  it('meters every route of a controller decorated as a whole; a route may name another budget', async () => {
+    const client = xff('198.51.100.7');
+    expect(await statuses(4, `${proxied.url}/bulk/f`, () => client, 'PUT')).toEqual([
+      200, 200, 200, 429,
+    ]);
+    const listing = await send(`${proxied.url}/bulk/f`, { headers: client });
+    expect(listing.status).toBe(200);
+    expect(listing.headers.get('ratelimit-limit')).toBe('5'); // the site budget
+  });
+
   it('answers 503 SlowDown on the S3-like listener through the programmatic API', async () => {
     const client = xff('198.51.100.3');
     const put = (name: string) =>

@@ -61,13 +61,29 @@ class MeteringTestController {
   }
 }
 
+/** Metered at the controller level, with one route that names another budget. */
+@Metered('upload')
+@Controller('bulk')
+class ClassMeteredController {
+  @Put(':name')
+  put(): { stored: true } {
+    return { stored: true };
+  }
+
+  @Metered('site')
+  @Get(':name')
+  get(): string {
+    return 'listing';
+  }
+}
+
 @Module({})
 class MeteringTestModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: MeteringTestModule,
       imports: [ConfigModule.forRoot(config), HealthModule, MeteringModule],
-      controllers: [MeteringTestController],
+      controllers: [MeteringTestController, ClassMeteredController],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
     };
   }
