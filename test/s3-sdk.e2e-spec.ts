@@ -70,6 +70,11 @@ describe('streamed PutObject (STREAMING-UNSIGNED-PAYLOAD-TRAILER)', () => {
     expect(stored?.data.equals(data)).toBe(true);
     expect(stored?.head.contentType).toBe('application/x-test');
 
+    const head = await s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: 'stream/ünï +.bin' }));
+    expect(head.ContentLength).toBe(data.length);
+    expect(head.ContentType).toBe('application/x-test');
+    expect(head.ETag).toBe(out.ETag);
+
     const ranged = await s3.send(
       new GetObjectCommand({ Bucket: BUCKET, Key: 'stream/ünï +.bin', Range: 'bytes=10-19' }),
     );
