@@ -1,10 +1,12 @@
 import { Keypair, PublicKey, TransactionInstruction } from '@solana/web3.js';
 import { ChainService } from '../../chain/chain.service';
+import { TapeInstructions } from '../../chain/tape-instructions';
 import { CliError } from '../cli-error';
 import { printable } from '../input/size-parser';
 import { runBounded } from './bounded-pool';
 import { DeployPlan, PlannedFile, PlannedTrack } from './deploy-planner';
 import { DeployProgress } from './deploy-progress';
+import { InstructionStream } from './instruction-stream';
 import { fitsAlone, packFast } from './transaction-budget';
 import { TrackUploader } from './track-uploader';
 
@@ -21,23 +23,25 @@ export interface DeployWriters {
   txConcurrency: number;
 }
 
-/** Every transaction of a deploy, built and packed before anything is sent. */
+/** Every instruction of a deploy, built (and checked to fit) before anything is sent. */
 export interface DeployTransactions {
   writeBatches: TransactionInstruction[][];
-  nameBatches: TransactionInstruction[][];
+  trackOf: Map<TransactionInstruction, PlannedTrack>;
+  /** SetName instructions of the changed files other than the entry, by their track. */
+  namesByTrack: Map<PlannedTrack, TransactionInstruction[]>;
   entry: TransactionInstruction | null;
   pruneBatches: TransactionInstruction[][];
-  trackOf: Map<TransactionInstruction, PlannedTrack>;
   prune: boolean;
+  /** Transactions the deploy will send (for the fee estimate). */
   count: number;
 }
 
 export function buildDeployTransactions(
-  w: Pick<DeployWriters, 'chain' | 'tape' | 'payer' | 'signer'>,
+  w: Pick<DeployWriters, 'tape' | 'payer' | 'signer'> & { ix: TapeInstructions },
   plan: DeployPlan,
   prune: boolean,
 ): DeployTransactions {
-  const ix = w.chain.ix;
+  const ix = w.ix;
   const payer = w.payer.publicKey;
   const signer = w.signer.publicKey;
   const trackOf = new Map<TransactionInstruction, PlannedTrack>();
@@ -72,7 +76,15 @@ export function buildDeployTransactions(
     }
     return instruction;
   };
-  const names = plan.publish.map(setName);
+  const namesByTrack = new Map<PlannedTrack, TransactionInstruction[]>();
+  const names: TransactionInstruction[] = [];
+  for (const file of plan.publish) {
+    const instruction = setName(file);
+    names.push(instruction);
+    const list = namesByTrack.get(file.track!) ?? [];
+    list.push(instruction);
+    namesByTrack.set(file.track!, list);
+  }
   const entry = plan.entry ? setName(plan.entry) : null;
   const removals = prune
     ? plan.stale.map((n) =>
@@ -80,16 +92,16 @@ export function buildDeployTransactions(
       )
     : [];
   const writeBatches = packFast(writes, payer);
-  const nameBatches = packFast(names, payer);
   const pruneBatches = packFast(removals, payer);
   return {
     writeBatches,
-    nameBatches,
+    trackOf,
+    namesByTrack,
     entry,
     pruneBatches,
-    trackOf,
     prune,
-    count: writeBatches.length + nameBatches.length + (entry ? 1 : 0) + pruneBatches.length,
+    count:
+      writeBatches.length + packFast(names, payer).length + (entry ? 1 : 0) + pruneBatches.length,
   };
 }
 
@@ -99,8 +111,10 @@ export function buildDeployTransactions(
  *
  * 1. WriteTrack for new tracks (idempotent), many transactions in flight; each track's upload
  *    starts as soon as its transaction is confirmed.
- * 2. SetName for every changed file but the entry, once all uploads are certified.
- * 3. SetName for `index.html`, alone and last: the new version of the site goes live at once.
+ * 2. SetName for each changed file but the entry, as soon as its track is certified, packed
+ *    with the others that are ready at the same moment.
+ * 3. SetName for `index.html`, alone and last, once every other name is confirmed: the new
+ *    version of the site goes live at once.
  * 4. With `--prune`: RemoveName for names the site no longer has, then ReleaseTrack for tracks
  *    no name points at (left by interrupted deploys).
  */
@@ -111,19 +125,24 @@ export async function executeDeploy(
 ): Promise<{ pruned: number; released: number }> {
   const signers = w.signer.publicKey.equals(w.payer.publicKey) ? [w.payer] : [w.payer, w.signer];
   const send = (batch: TransactionInstruction[]) => w.chain.send(batch, signers);
+  const names = new InstructionStream(send, w.payer.publicKey, w.txConcurrency);
+  const publish = (track: PlannedTrack) =>
+    txs.namesByTrack.get(track)?.forEach((i) => names.push(i));
   let failure: { error: unknown } | undefined;
   const uploads: Promise<void>[] = [];
-  const labels = new Map<string, string>();
+  const labels = new Map<PlannedTrack, string>();
   for (const file of plan.files) {
-    if (file.track && !labels.has(file.track.commitmentHex))
-      labels.set(file.track.commitmentHex, file.name);
+    if (file.track && !labels.has(file.track)) labels.set(file.track, file.name);
   }
   const startUpload = (track: PlannedTrack) => {
-    if (failure) return;
-    const label = labels.get(track.commitmentHex) ?? track.commitmentHex;
+    if (failure || names.failed) return;
+    const label = labels.get(track) ?? track.commitmentHex;
     uploads.push(
       w.uploader.upload(track, label).then(
-        () => w.progress.trackUploaded(label),
+        () => {
+          w.progress.trackUploaded(label);
+          publish(track);
+        },
         (error: unknown) => {
           failure ??= { error };
         },
@@ -135,6 +154,8 @@ export async function executeDeploy(
     plan.toUpload.length,
     plan.toUpload.reduce((sum, t) => sum + t.size, 0),
   );
+  // Tracks already certified (same bytes under a new name, or a resumed deploy): name them now.
+  for (const track of txs.namesByTrack.keys()) if (track.certified) publish(track);
   for (const track of plan.toUpload) if (track.exists) startUpload(track);
   try {
     await runBounded(txs.writeBatches.length, w.txConcurrency, async (i) => {
@@ -151,16 +172,17 @@ export async function executeDeploy(
   // Uploads never reject (their errors land in `failure`), so this waits for every one.
   await Promise.all(uploads);
   w.progress.endUploads();
-  if (failure) throw failure.error;
-
-  await runBounded(txs.nameBatches.length, w.txConcurrency, (i) =>
-    send(txs.nameBatches[i]).then(() => undefined),
-  );
+  // Names already sent stay (they are confirmed, complete files); the entry is not published.
+  const named = names.close();
+  if (failure) {
+    await named.catch(() => undefined);
+    throw failure.error;
+  }
+  await named;
   if (txs.entry) await send([txs.entry]);
   if (plan.publish.length > 0 || txs.entry) {
     w.progress.step(`published ${plan.publish.length + (txs.entry ? 1 : 0)} names`);
   }
-
   if (!txs.prune) return { pruned: 0, released: 0 };
   return prune(w, txs, send, plan.stale.length);
 }

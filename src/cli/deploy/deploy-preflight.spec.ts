@@ -1,7 +1,8 @@
 import { Keypair } from '@solana/web3.js';
 import { TapeRecord } from '../../chain/account-layouts';
 import { parseSize } from '../input/size-parser';
-import { assertCanPay, assertCapacity, assertTapeActive } from './deploy-preflight';
+import { assertCanPay, assertCapacity, assertTapeActive, deployLamports } from './deploy-preflight';
+import { DeployPlan } from './deploy-planner';
 
 const tape = (over: Partial<TapeRecord> = {}): TapeRecord => ({
   authority: Keypair.generate().publicKey,
@@ -45,5 +46,25 @@ describe('deploy preflight', () => {
     expect(() => assertCanPay(wallet, 1_000_000, 2_000_000, 'this deploy')).toThrow(
       `insufficient funds: this deploy needs about 0.002 SOL, wallet ${wallet.toBase58()} has 0.001 SOL`,
     );
+  });
+
+  it('prices rent for new tracks and new names plus two signatures per transaction', async () => {
+    // Solana's rule: (128 + bytes) x 3480 x 2 lamports.
+    const rent = async (bytes: number) => (128 + bytes) * 6960;
+    const plan = {
+      toWrite: [{ contentType: 'text/html' }, { contentType: 'image/png' }],
+      publish: [
+        { name: 'a.html', contentType: 'text/html', current: undefined },
+        { name: 'b.png', contentType: 'image/png', current: { track: null } },
+      ],
+      entry: { name: 'index.html', contentType: 'text/html', current: undefined },
+    } as unknown as DeployPlan;
+    const expected =
+      3 * 2 * 5000 +
+      (128 + 88 + 9) * 6960 +
+      (128 + 88 + 9) * 6960 +
+      (128 + 117 + 9 + 6) * 6960 +
+      (128 + 117 + 9 + 10) * 6960;
+    expect(await deployLamports(plan, 3, rent)).toBe(expected);
   });
 });

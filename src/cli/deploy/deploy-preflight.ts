@@ -38,20 +38,25 @@ export function assertCanPay(
 /**
  * Lamports a deploy costs: rent for the track and name accounts it creates, plus two
  * signatures' fees per transaction. Rewritten names change size only a little; their rent
- * difference is left out of the estimate.
+ * difference is left out of the estimate. Rent is linear in the account size (Solana charges
+ * per byte plus a fixed overhead), so two queries price every size.
  */
 export async function deployLamports(
   plan: DeployPlan,
   transactions: number,
   rentExempt: (bytes: number) => Promise<number>,
 ): Promise<number> {
-  const accounts = new Map<number, number>();
-  const add = (size: number) => accounts.set(size, (accounts.get(size) ?? 0) + 1);
-  for (const track of plan.toWrite) add(trackSize(track.contentType));
+  const sizes: number[] = [];
+  for (const track of plan.toWrite) sizes.push(trackSize(track.contentType));
   for (const file of [...plan.publish, ...(plan.entry ? [plan.entry] : [])]) {
-    if (!file.current) add(nameSize(file.name, file.contentType));
+    if (!file.current) sizes.push(nameSize(file.name, file.contentType));
   }
   let total = transactions * 2 * LAMPORTS_PER_SIGNATURE;
-  for (const [size, count] of accounts) total += (await rentExempt(size)) * count;
+  if (sizes.length === 0) return total;
+  const [base, large] = await Promise.all([rentExempt(0), rentExempt(RENT_PROBE_BYTES)]);
+  const perByte = (large - base) / RENT_PROBE_BYTES;
+  for (const size of sizes) total += Math.ceil(base + perByte * size);
   return total;
 }
+
+const RENT_PROBE_BYTES = 10_000;

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { PublicKey } from '@solana/web3.js';
 import { labelFromAddress } from '../../chain/tape-label';
 import { formatBytes } from '../output/units';
 import { Printer } from '../output/printer';
@@ -8,6 +7,7 @@ import { assertCanPay, assertCapacity, assertTapeActive, deployLamports } from '
 import { buildDeployTransactions, executeDeploy } from './deploy-executor';
 import { commitmentsToLookUp, planDeploy } from './deploy-planner';
 import { DeployProgress, PlainProgress, TerminalProgress } from './deploy-progress';
+import { memoizedInstructions } from './memoized-instructions';
 import { hashSiteFiles } from './site-hasher';
 import { scanSite } from './site-scanner';
 import { TrackUploader } from './track-uploader';
@@ -67,14 +67,9 @@ export class SiteDeployer {
           (site.hidden.length > 0 ? `, skipped ${site.hidden.length} hidden` : ''),
       );
       const names = await chain.listNames(tape.address);
-      // Deriving a PDA costs a curve check: derive each track address once.
-      const addresses = new Map<string, PublicKey>();
-      const trackAddress = (c: Buffer) => {
-        const hex = c.toString('hex');
-        let address = addresses.get(hex);
-        if (!address) addresses.set(hex, (address = chain.trackAddress(tape.address, c)));
-        return address;
-      };
+      // Deriving an address costs a curve check: each one is derived once per deploy.
+      const ix = memoizedInstructions(chain.programId);
+      const trackAddress = (c: Buffer) => ix.pdas.track(tape.address, c);
       const wanted = commitmentsToLookUp(hashed, names);
       const records = await chain.getTracks(wanted.map(trackAddress));
       const plan = planDeploy({
@@ -85,7 +80,7 @@ export class SiteDeployer {
       });
       assertCapacity(tape.record, plan.newBytes);
       const txs = buildDeployTransactions(
-        { chain, tape: tape.address, payer, signer },
+        { ix, tape: tape.address, payer, signer },
         plan,
         options.prune,
       );
