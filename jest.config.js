@@ -15,7 +15,7 @@ module.exports = {
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       transform: { '^.+\\.ts$': tsJest },
       testEnvironment: 'node',
-      testTimeout: 120000,
+      setupFilesAfterEnv: ['<rootDir>/test/support/jest-e2e-setup.ts'],
     },
   ],
 };

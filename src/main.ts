@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { GatewayIdentity } from './chain/gateway-identity';
-import { loadConfig } from './config/config-loader';
+import { ConfigError, loadConfig } from './config/config-loader';
 import { embedLocalNetwork } from './embedded-network';
 import { createGatewayApp } from './gateway-app';
 import { JsonLogger } from './logging/json-logger';
@@ -51,6 +51,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`gateway failed to start: ${(err as Error).message}\n`);
+  // A config error found while modules start is one line naming the key, like loadConfig's.
+  process.stderr.write(
+    err instanceof ConfigError
+      ? `${err.message}\n`
+      : `gateway failed to start: ${(err as Error).message}\n`,
+  );
   process.exit(1);
 });
