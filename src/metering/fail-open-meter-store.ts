@@ -42,16 +42,28 @@ export class FailOpenMeterStore extends MeterStore {
     this.now = options.now ?? Date.now;
   }
 
-  async hit(key: string, amount: number, windowMs: number): Promise<HitResult> {
+  hit(
+    bucket: string,
+    client: string,
+    amount: number,
+    windowMs: number,
+  ): HitResult | Promise<HitResult> {
     if (this.failing && this.now() < this.retryAt) return this.passUncounted(amount, windowMs);
+    let answer: HitResult | Promise<HitResult>;
     try {
-      const result = await this.inner.hit(key, amount, windowMs);
-      if (this.failing) this.recovered();
-      return result;
+      answer = this.inner.hit(bucket, client, amount, windowMs);
     } catch (err) {
       this.failed(err);
       return this.passUncounted(amount, windowMs);
     }
+    if (!(answer instanceof Promise)) return this.succeeded(answer);
+    return answer.then(
+      (result) => this.succeeded(result),
+      (err: unknown) => {
+        this.failed(err);
+        return this.passUncounted(amount, windowMs);
+      },
+    );
   }
 
   stats(): MeterStoreStats {
@@ -70,6 +82,11 @@ export class FailOpenMeterStore extends MeterStore {
   private passUncounted(amount: number, windowMs: number): HitResult {
     this.failOpenHits++;
     return { total: Math.max(0, amount), msToReset: windowMs, degraded: true };
+  }
+
+  private succeeded(result: HitResult): HitResult {
+    if (this.failing) this.recovered();
+    return result;
   }
 
   private failed(err: unknown): void {

@@ -9,23 +9,24 @@ function newStore(maxKeys?: number) {
 describe('MemoryMeterStore', () => {
   it('counts hits in a fixed window that starts at the first hit', async () => {
     const { sut, advance } = newStore();
-    expect(await sut.hit('k', 1, 10_000)).toEqual({ total: 1, msToReset: 10_000 });
+    expect(sut.hit('b', 'k', 1, 10_000)).toEqual({ total: 1, msToReset: 10_000 });
     advance(4_000);
-    expect(await sut.hit('k', 1, 10_000)).toEqual({ total: 2, msToReset: 6_000 });
-    expect(await sut.hit('other', 1, 10_000)).toEqual({ total: 1, msToReset: 10_000 });
+    expect(sut.hit('b', 'k', 1, 10_000)).toEqual({ total: 2, msToReset: 6_000 });
+    expect(sut.hit('b', 'other', 1, 10_000)).toEqual({ total: 1, msToReset: 10_000 });
+    expect(sut.hit('other-bucket', 'k', 1, 10_000)).toEqual({ total: 1, msToReset: 10_000 });
     advance(6_000);
-    expect(await sut.hit('k', 1, 10_000)).toEqual({ total: 1, msToReset: 10_000 });
+    expect(sut.hit('b', 'k', 1, 10_000)).toEqual({ total: 1, msToReset: 10_000 });
     await sut.close();
   });
 
   it('adds amounts, gives back negative ones, and never opens a window with a refund', async () => {
     const { sut, advance } = newStore();
-    expect((await sut.hit('bytes', 700, 1_000)).total).toBe(700);
-    expect((await sut.hit('bytes', -200, 1_000)).total).toBe(500);
+    expect(sut.hit('b', 'bytes', 700, 1_000).total).toBe(700);
+    expect(sut.hit('b', 'bytes', -200, 1_000).total).toBe(500);
     advance(1_000);
-    expect(await sut.hit('bytes', -500, 1_000)).toEqual({ total: 0, msToReset: 1_000 });
+    expect(sut.hit('b', 'bytes', -500, 1_000)).toEqual({ total: 0, msToReset: 1_000 });
     expect(sut.size).toBe(1); // the ended window, not a new one
-    expect((await sut.hit('bytes', 10, 1_000)).total).toBe(10);
+    expect(sut.hit('b', 'bytes', 10, 1_000).total).toBe(10);
     await sut.close();
   });
 
@@ -49,13 +50,13 @@ describe('MemoryMeterStore', () => {
 
   it('sweeps ended windows and stays bounded under a flood of distinct clients', async () => {
     const { sut, advance } = newStore(100);
-    for (let i = 0; i < 50; i++) await sut.hit(`old${i}`, 1, 1_000);
+    for (let i = 0; i < 50; i++) sut.hit('b', `old${i}`, 1, 1_000);
     advance(1_000);
     sut.sweep();
     expect(sut.size).toBe(0);
-    for (let i = 0; i < 1_000; i++) await sut.hit(`c${i}`, 1, 60_000);
+    for (let i = 0; i < 1_000; i++) sut.hit('b', `c${i}`, 1, 60_000);
     expect(sut.size).toBeLessThanOrEqual(100);
-    expect((await sut.hit('c999', 1, 60_000)).total).toBe(2); // the newest are kept
+    expect(sut.hit('b', 'c999', 1, 60_000).total).toBe(2); // the newest are kept
     await sut.close();
   });
 });

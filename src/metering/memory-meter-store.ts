@@ -14,12 +14,15 @@ export interface MemoryMeterStoreOptions {
 }
 
 /**
- * Counters in this process only: one Map entry per client and budget, O(1) per hit. The
- * throttler's own in-memory storage keeps one timestamp per hit and filters them on every
- * request, which grows with the limit; a fixed window does not.
+ * Counters in this process only, O(1) per hit and answered without a promise. The throttler's
+ * own in-memory storage keeps one timestamp per hit and filters them on every request, which
+ * grows with the limit; a fixed window does not. One Map per bucket, keyed by the client string
+ * as it comes (a socket's address string is the same object on every request of a connection),
+ * so no key is built per request.
  */
 export class MemoryMeterStore extends MeterStore {
-  private readonly windows = new Map<string, Window>();
+  private readonly buckets = new Map<string, Map<string, Window>>();
+  private count = 0;
   private readonly maxKeys: number;
   private readonly now: () => number;
   private readonly sweeper: NodeJS.Timeout;
@@ -32,19 +35,19 @@ export class MemoryMeterStore extends MeterStore {
     this.sweeper.unref();
   }
 
-  async hit(key: string, amount: number, windowMs: number): Promise<HitResult> {
-    return this.hitNow(key, amount, windowMs);
-  }
-
-  /** The same as `hit`, without a promise. */
-  hitNow(key: string, amount: number, windowMs: number): HitResult {
+  hit(bucket: string, client: string, amount: number, windowMs: number): HitResult {
     const now = this.now();
-    let window = this.windows.get(key);
+    let windows = this.buckets.get(bucket);
+    if (windows === undefined) this.buckets.set(bucket, (windows = new Map()));
+    let window = windows.get(client);
     if (window === undefined || window.resetAt <= now) {
       if (amount < 0) return { total: 0, msToReset: windowMs };
-      if (window === undefined && this.windows.size >= this.maxKeys) this.makeRoom(now);
+      if (window === undefined) {
+        if (this.count >= this.maxKeys) this.makeRoom(now);
+        this.count++;
+      }
       window = { total: 0, resetAt: now + windowMs };
-      this.windows.set(key, window);
+      windows.set(client, window);
     }
     window.total += amount;
     return { total: window.total, msToReset: window.resetAt - now };
@@ -54,26 +57,38 @@ export class MemoryMeterStore extends MeterStore {
     return { backend: 'memory', failures: 0, failOpenHits: 0, healthy: true };
   }
 
+  /** Live counters, over all buckets. */
   get size(): number {
-    return this.windows.size;
+    return this.count;
   }
 
   sweep(now = this.now()): void {
-    for (const [key, window] of this.windows) if (window.resetAt <= now) this.windows.delete(key);
+    for (const windows of this.buckets.values()) {
+      for (const [client, window] of windows) {
+        if (window.resetAt <= now) {
+          windows.delete(client);
+          this.count--;
+        }
+      }
+    }
   }
 
   override async close(): Promise<void> {
     clearInterval(this.sweeper);
-    this.windows.clear();
+    this.buckets.clear();
+    this.count = 0;
   }
 
   /** Under a flood of distinct clients, forget the oldest counters rather than grow without end. */
   private makeRoom(now: number): void {
     this.sweep(now);
-    let excess = this.windows.size - Math.floor(this.maxKeys * 0.9);
-    for (const key of this.windows.keys()) {
-      if (excess-- <= 0) break;
-      this.windows.delete(key);
+    for (const windows of this.buckets.values()) {
+      let excess = this.count - Math.floor(this.maxKeys * 0.9);
+      for (const client of windows.keys()) {
+        if (excess-- <= 0) return;
+        windows.delete(client);
+        this.count--;
+      }
     }
   }
 }

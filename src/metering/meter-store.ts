@@ -21,17 +21,24 @@ export interface MeterStoreStats {
 }
 
 /**
- * Where per-client counters live: fixed windows that start at a key's first hit and last
- * `windowMs`. It is the @nestjs/throttler storage (ThrottlerStorage) of the metering guard, and
+ * Where per-client counters live: one counter per bucket (a budget) and client, in fixed windows
+ * that start at the counter's first hit and last `windowMs`. It is the @nestjs/throttler storage (ThrottlerStorage) of the metering guard, and
  * adds `hit` with an amount, which byte budgets need and the throttler interface lacks.
  * The DI token of the port is this class.
  */
 export abstract class MeterStore implements ThrottlerStorage {
   /**
-   * Adds `amount` (may be negative, to give back a refused charge) to `key`'s counter. A new
-   * window starts when the key has none; a negative amount never starts one.
+   * Adds `amount` (may be negative, to give back a refused charge) to the counter of `client` in
+   * `bucket`. A new window starts when the counter has none; a negative amount never starts one.
+   * A store that can answer at once (in memory) returns the result itself, not a promise: the
+   * hot path then allocates no promise at all.
    */
-  abstract hit(key: string, amount: number, windowMs: number): Promise<HitResult>;
+  abstract hit(
+    bucket: string,
+    client: string,
+    amount: number,
+    windowMs: number,
+  ): HitResult | Promise<HitResult>;
 
   abstract stats(): MeterStoreStats;
 
@@ -49,9 +56,9 @@ export abstract class MeterStore implements ThrottlerStorage {
     ttl: number,
     limit: number,
     _blockDuration: number,
-    _throttlerName: string,
+    throttlerName: string,
   ): Promise<ThrottlerStorageRecord> {
-    const { total, msToReset } = await this.hit(key, 1, ttl);
+    const { total, msToReset } = await this.hit(throttlerName, key, 1, ttl);
     const timeToExpire = Math.max(1, Math.ceil(msToReset / 1000));
     const isBlocked = total > limit;
     return {

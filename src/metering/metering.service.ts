@@ -61,8 +61,16 @@ export class MeteringService {
     return this.count(clientKeyFromText(client), budget);
   }
 
-  /** `consume` for the client of `request` (see `clientKeyOf`): what the guard and S3 use. */
+  /** `consume` for the client of `request` (see `clientKeyOf`): what a listener such as S3 uses. */
   async consumeRequest(request: PeerRequest, budget: BudgetName): Promise<MeterDecision> {
+    return this.count(this.resolver.clientKey(request), budget);
+  }
+
+  /**
+   * `consumeRequest` without a promise when the store answers at once (in memory): the guard's
+   * hot path, where every allocation shows in requests per second.
+   */
+  meterRequest(request: PeerRequest, budget: BudgetName): MeterDecision | Promise<MeterDecision> {
     return this.count(this.resolver.clientKey(request), budget);
   }
 
@@ -77,12 +85,12 @@ export class MeteringService {
       throw new RangeError(`bytes must be a non-negative integer, not ${String(bytes)}`);
     }
     const rule = this.budgets.object_bytes;
-    const key = `${OBJECT_BYTES}:${clientKeyFromText(client)}`;
+    const key = clientKeyFromText(client);
     if (!this.enabled) return unmetered(OBJECT_BYTES, rule.limit);
-    const hit = await this.store.hit(key, bytes, rule.windowMs);
+    const hit = await this.store.hit(OBJECT_BYTES, key, bytes, rule.windowMs);
     const before = hit.total - bytes;
     const allowed = hit.degraded === true || bytes === 0 || hit.total <= rule.limit || before <= 0;
-    if (!allowed) await this.store.hit(key, -bytes, rule.windowMs);
+    if (!allowed) await this.store.hit(OBJECT_BYTES, key, -bytes, rule.windowMs);
     return this.decide(OBJECT_BYTES, rule, hit, allowed, allowed ? hit.total : before);
   }
 
@@ -113,7 +121,7 @@ export class MeteringService {
     return { ...this.store.stats(), enabled: this.enabled, refused: { ...this.refused } };
   }
 
-  private async count(key: string, budget: BudgetName): Promise<MeterDecision> {
+  private count(key: string, budget: BudgetName): MeterDecision | Promise<MeterDecision> {
     const rule = this.requestBudgets.get(budget);
     if (rule === undefined) {
       throw new RangeError(
@@ -121,7 +129,13 @@ export class MeteringService {
       );
     }
     if (!this.enabled) return unmetered(budget, rule.limit);
-    const hit = await this.store.hit(`${budget}:${key}`, 1, rule.windowMs);
+    const answer = this.store.hit(budget, key, 1, rule.windowMs);
+    if (answer instanceof Promise)
+      return answer.then((hit) => this.decideRequest(budget, rule, hit));
+    return this.decideRequest(budget, rule, answer);
+  }
+
+  private decideRequest(budget: BudgetName, rule: BudgetRule, hit: HitResult): MeterDecision {
     return this.decide(
       budget,
       rule,

@@ -81,7 +81,8 @@ export class RedisMeterStore extends MeterStore {
     this.redis.on('error', (err: Error) => options.onConnectionError?.(err));
   }
 
-  hit(key: string, amount: number, windowMs: number): Promise<HitResult> {
+  hit(bucket: string, client: string, amount: number, windowMs: number): Promise<HitResult> {
+    const key = `${this.options.keyPrefix}${bucket}:${client}`;
     return new Promise<HitResult>((resolve, reject) => {
       let batch = this.pending.get(key);
       if (batch === undefined) {
@@ -115,7 +116,7 @@ export class RedisMeterStore extends MeterStore {
   };
 
   private send(key: string, batch: Batch): void {
-    this.commands.tapeMeterHit(this.options.keyPrefix + key, batch.sum, batch.windowMs).then(
+    this.commands.tapeMeterHit(key, batch.sum, batch.windowMs).then(
       ([total, msToReset]) => {
         let running = Number(total) - batch.sum;
         for (const waiter of batch.waiters) {
