@@ -22,9 +22,10 @@ export interface MeteringStats extends MeterStoreStats {
 }
 
 /**
- * Per-client budgets. The guard (`@Metered`) is a thin user of `consume`; listeners outside
- * Nest's router (the S3 listener) call `clientKeyOf` and `consume` themselves, and the object
- * route calls `chargeBytes` / `enforceByteBudget` once it knows how many bytes it will send.
+ * Per-client budgets. The guard (`@Metered`) is a thin user of `meterRequest`, the same counting
+ * as `consume`; listeners outside Nest's router (the S3 listener) call `consumeRequest` or
+ * `consume` themselves, and the object route calls `enforceByteBudget` (or `chargeBytes`) once it
+ * knows how many bytes it will send.
  */
 @Injectable()
 export class MeteringService {
