@@ -1,0 +1,128 @@
+import { PublicKey } from '@solana/web3.js';
+import { TrackKind, TrackRecord } from '../chain/account-layouts';
+import { ChainError } from '../chain/chain-error';
+import { ChainService } from '../chain/chain.service';
+import { parseAddress } from '../chain/tape-label';
+import { commitmentToHex, etagOf } from '../tracks/commitment';
+import { TrackRef } from '../tracks/object-reader';
+import { ObjectHeaders, objectHeaders } from './object-headers';
+import { objectErrors } from './object-errors';
+import { TtlCache } from './ttl-cache';
+
+/** A certified track, ready to serve: what the chain records and the headers it implies. */
+export interface ServableTrack {
+  address: string;
+  tape: string;
+  ref: TrackRef;
+  commitmentHex: string;
+  etag: string;
+  headers: ObjectHeaders;
+}
+
+export interface TrackResolverOptions {
+  /** Certified records are immutable (content-addressed); keep them this long. */
+  certifiedTtlMs: number;
+  /** A tape's expiry can move (extend), so its record is re-read this often. */
+  tapeTtlMs: number;
+  maxTracks: number;
+  maxTapes: number;
+  /** Monotonic milliseconds. */
+  now: () => number;
+}
+
+export const DEFAULT_TRACK_RESOLVER_OPTIONS: TrackResolverOptions = {
+  certifiedTtlMs: 10 * 60 * 1000,
+  tapeTtlMs: 5 * 1000,
+  maxTracks: 50_000,
+  maxTapes: 10_000,
+  now: () => performance.now(),
+};
+
+interface TapeState {
+  /** Monotonic time at which the tape's expiry epoch starts (it is expired from then on). */
+  expiresAt: number;
+}
+
+/**
+ * Track address → a track that may be served, or the refusal: malformed address (400), unknown
+ * track (404), not certified (400), expired tape (410), chain unreachable (503). Certified
+ * records are cached for minutes; uncertified and unknown ones are never cached (they change
+ * when an upload completes); tape expiry is re-read every few seconds.
+ */
+export class TrackResolver {
+  private readonly options: TrackResolverOptions;
+  private readonly tracks: TtlCache<ServableTrack>;
+  private readonly tapes: TtlCache<TapeState>;
+
+  constructor(
+    private readonly chain: ChainService,
+    options: Partial<TrackResolverOptions> = {},
+  ) {
+    this.options = { ...DEFAULT_TRACK_RESOLVER_OPTIONS, ...options };
+    this.tracks = new TtlCache(this.options.maxTracks, this.options.now);
+    this.tapes = new TtlCache(this.options.maxTapes, this.options.now);
+  }
+
+  async resolve(text: string): Promise<ServableTrack> {
+    // Only valid addresses are ever cached, so a hit needs no parsing.
+    let track = this.tracks.get(text);
+    if (!track) {
+      const address = parseAddress(text);
+      if (!address) throw objectErrors.invalidAddress();
+      track = await this.tracks.getOrLoad(address, () => this.loadTrack(address));
+    }
+    const tape = await this.tapes.getOrLoad(track.tape, () => this.loadTape(track.tape));
+    if (this.options.now() >= tape.expiresAt) throw objectErrors.tapeExpired();
+    return track;
+  }
+
+  private async loadTrack(address: string): Promise<ServableTrack> {
+    const record = await this.read(() => this.chain.getTrack(new PublicKey(address)));
+    if (!record) throw objectErrors.notFound();
+    if (!record.certified) throw objectErrors.notCertified();
+    const track = servable(address, record);
+    this.tracks.set(address, track, this.options.certifiedTtlMs);
+    return track;
+  }
+
+  private async loadTape(tape: string): Promise<TapeState> {
+    const [record, config, chainNow] = await this.read(() =>
+      Promise.all([
+        this.chain.getTape(new PublicKey(tape)),
+        this.chain.networkConfig(),
+        this.chain.chainTime(),
+      ]),
+    );
+    // The program never closes tapes; a track whose tape is gone has nothing to serve from.
+    if (!record) throw objectErrors.notFound();
+    const expiryStartsAt = config.genesisTime + record.expiryEpoch * config.epochDurationSecs;
+    const state = { expiresAt: this.options.now() + (expiryStartsAt - chainNow) * 1000 };
+    this.tapes.set(tape, state, this.options.tapeTtlMs);
+    return state;
+  }
+
+  private async read<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      if (err instanceof ChainError) throw objectErrors.chainUnavailable();
+      throw err;
+    }
+  }
+}
+
+function servable(address: string, record: TrackRecord): ServableTrack {
+  const etag = etagOf(record.commitment);
+  return {
+    address,
+    tape: record.tape.toBase58(),
+    ref: {
+      kind: record.kind === TrackKind.Manifest ? 'manifest' : 'blob',
+      commitment: record.commitment,
+      size: record.size,
+    },
+    commitmentHex: commitmentToHex(record.commitment),
+    etag,
+    headers: objectHeaders(record.contentType, etag),
+  };
+}

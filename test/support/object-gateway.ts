@@ -1,0 +1,117 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { freePort } from './free-port';
+
+/** The repository root, found from here (this file also runs compiled, from dist-bench/). */
+export const REPO = findRepoRoot(__dirname);
+
+export interface ObjectGateway {
+  url: string;
+  rpcUrl: string;
+  dataDir: string;
+  pid: number;
+  child: ChildProcess;
+  logs(): string;
+  stop(): Promise<number | null>;
+}
+
+export interface ObjectGatewayOptions {
+  /** Extra environment (`TAPE__STORAGE__SEGMENT_BYTES`, `TAPE__LOCALNET__EPOCH_DURATION_SECS`…). */
+  env?: Record<string, string>;
+  logLevel?: string;
+}
+
+/**
+ * Until ObjectModule is wired into src/app.module.ts, this preload adds it to the module that
+ * `AppModule.forRoot` returns, so the real `dist/main.js` serves /object with everything else
+ * unchanged. Once the app imports ObjectModule itself, the preload changes nothing.
+ */
+const PRELOAD = `
+require(${JSON.stringify(join(REPO, 'node_modules', 'reflect-metadata'))});
+const { AppModule } = require(${JSON.stringify(join(REPO, 'dist', 'app.module.js'))});
+const { ObjectModule } = require(${JSON.stringify(join(REPO, 'dist', 'object', 'object.module.js'))});
+const forRoot = AppModule.forRoot;
+AppModule.forRoot = function (config) {
+  const root = forRoot.call(this, config);
+  if (!root.imports.includes(ObjectModule)) root.imports.push(ObjectModule);
+  return root;
+};
+`;
+
+/**
+ * The built gateway (`node dist/main.js`, after `npm run build`) with the local network
+ * embedded, on free loopback ports and a fresh data directory; resolves once /healthz is ready.
+ */
+export async function startObjectGateway(
+  options: ObjectGatewayOptions = {},
+): Promise<ObjectGateway> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tape-object-'));
+  const preload = join(dataDir, 'object-preload.js');
+  writeFileSync(preload, PRELOAD);
+  const port = await freePort();
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    TAPE_S3_PORT: String(await freePort()),
+    TAPE_LOCALNET_PORT: String(await freePort(true)),
+    TAPE_DATA_DIR: dataDir,
+    TAPE_LOG_LEVEL: options.logLevel ?? 'warn',
+    TAPE__LOCALNET__SLOT_MS: '100',
+    ...(options.env ?? {}),
+  };
+  delete env.TAPE_RPC_URL;
+  delete env.TAPE_GATEWAY_CONFIG;
+  const child = spawn(process.execPath, ['--require', preload, join(REPO, 'dist', 'main.js')], {
+    cwd: REPO,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHealth(url, child, () => output);
+  return {
+    url,
+    rpcUrl: `http://127.0.0.1:${env.TAPE_LOCALNET_PORT}`,
+    dataDir,
+    pid: child.pid!,
+    child,
+    logs: () => output,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGTERM');
+      const code = await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+      return code;
+    },
+  };
+}
+
+async function waitForHealth(url: string, child: ChildProcess, logs: () => string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`gateway exited (${child.exitCode}):\n${logs()}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  process.kill(child.pid!, 'SIGKILL');
+  throw new Error(`gateway not healthy within 30 s:\n${logs()}`);
+}
+
+function findRepoRoot(from: string): string {
+  for (let dir = from; dir !== dirname(dir); dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && readFileSync(manifest, 'utf8').includes('"name": "tape-gateway"')) {
+      return dir;
+    }
+  }
+  throw new Error(`cannot find the tape-gateway repository above ${from}`);
+}
