@@ -20,30 +20,41 @@ export async function primeStream(
     source.destroy();
     throw error;
   }
-  return Readable.from(continueFrom(first, iterator, onLateError), { objectMode: false });
+  return new PrimedStream(source, iterator, first, onLateError);
 }
 
-async function* continueFrom(
-  first: IteratorResult<Buffer>,
-  iterator: AsyncIterator<Buffer>,
-  onLateError: (error: Error) => void,
-): AsyncGenerator<Buffer> {
-  try {
-    if (first.done) return;
-    yield first.value;
-    for (;;) {
-      let step: IteratorResult<Buffer>;
-      try {
-        step = await iterator.next();
-      } catch (error) {
-        onLateError(error as Error);
-        throw error;
-      }
-      if (step.done) return;
-      yield step.value;
+/** Pulls one chunk from the source per `_read`: backpressure passes straight through. */
+class PrimedStream extends Readable {
+  constructor(
+    private readonly source: Readable,
+    private readonly iterator: AsyncIterator<Buffer>,
+    private primed: IteratorResult<Buffer> | undefined,
+    private readonly onLateError: (error: Error) => void,
+  ) {
+    super();
+  }
+
+  override _read(): void {
+    const ready = this.primed;
+    if (ready) {
+      this.primed = undefined;
+      this.push(ready.done ? null : ready.value);
+      return;
     }
-  } finally {
-    // Ends the source early when the consumer stopped (no-op once it has ended).
-    await iterator.return?.();
+    this.iterator.next().then(
+      (step) => {
+        if (!this.destroyed) this.push(step.done ? null : step.value);
+      },
+      (error: Error) => {
+        if (this.destroyed) return; // we destroyed the source ourselves
+        this.onLateError(error);
+        this.destroy(error);
+      },
+    );
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.source.destroy();
+    callback(error);
   }
 }
