@@ -1,0 +1,50 @@
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+
+/**
+ * A tiny HTTP server on a free loopback port, standing for "another origin" in browser tests:
+ * an API a site may or may not connect to, or a page of another site reading ours.
+ */
+export interface OriginServer {
+  origin: string;
+  port: number;
+  /** Paths requested so far, in order. */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+export async function startOriginServer(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<OriginServer> {
+  const requests: string[] = [];
+  const server: Server = createServer((req, res) => {
+    requests.push(req.url ?? '');
+    handler(req, res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** An API endpoint any origin may read (so only the page's own CSP decides). */
+export function openApi(body: string) {
+  return (_req: IncomingMessage, res: ServerResponse) => {
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'access-control-allow-origin': '*',
+    });
+    res.end(body);
+  };
+}
