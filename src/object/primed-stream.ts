@@ -27,7 +27,7 @@ export async function primeStream(
 class PrimedStream extends Readable {
   constructor(
     private readonly source: Readable,
-    private readonly iterator: AsyncIterator<Buffer>,
+    private readonly chunks: AsyncIterator<Buffer>,
     private primed: IteratorResult<Buffer> | undefined,
     private readonly onLateError: (error: Error) => void,
   ) {
@@ -41,7 +41,7 @@ class PrimedStream extends Readable {
       this.push(ready.done ? null : ready.value);
       return;
     }
-    this.iterator.next().then(
+    this.chunks.next().then(
       (step) => {
         if (!this.destroyed) this.push(step.done ? null : step.value);
       },
