@@ -107,9 +107,14 @@ export function storedTrackPath(dataDir: string, commitment: Buffer): string {
   return join(dataDir, 'tracks', hex.slice(0, 2), hex.slice(2, 4), hex);
 }
 
-/** Flips one byte of a stored track in place (storage is not trusted). */
-export function flipStoredByte(dataDir: string, commitment: Buffer, offset: number): void {
-  const path = storedTrackPath(dataDir, commitment);
+/** Flips one byte of a stored track (or, with `.chunks`, of its chunk list) in place. */
+export function flipStoredByte(
+  dataDir: string,
+  commitment: Buffer,
+  offset: number,
+  suffix: '' | '.chunks' = '',
+): void {
+  const path = storedTrackPath(dataDir, commitment) + suffix;
   const bytes = readFileSync(path);
   bytes[offset] ^= 0xff;
   writeFileSync(path, bytes);

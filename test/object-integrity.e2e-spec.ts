@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { CHUNK_BYTES } from '../src/tracks/commitment';
+import { SEGMENT_BYTES, ObjectFixture, startObjectFixture } from './support/object-fixture';
+import { flipStoredByte, rawRequest, RawResponse, storedTrackPath } from './support/object-http';
+import { WrittenTrack } from './support/upload-client';
+
+/**
+ * Storage is not trusted: bytes tampered with (or lost) in `<dataDir>/tracks` are never served.
+ * Before the status line that is a 502 and a log line naming the track; after it, the
+ * connection is cut before the bad chunk. 256 KiB segments, so objects span several.
+ */
+const S = SEGMENT_BYTES;
+let fx: ObjectFixture;
+
+beforeAll(async () => {
+  fx = await startObjectFixture({ env: { TAPE__STORAGE__SEGMENT_BYTES: String(S) } });
+}, 60_000);
+
+afterAll(async () => {
+  await fx?.stop();
+});
+
+async function stored(bytes: Buffer, contentType = 'application/octet-stream') {
+  return fx.client.store(fx.wallet, fx.tape, bytes, contentType, S);
+}
+const get = (track: WrittenTrack, headers: Record<string, string> = {}) =>
+  rawRequest(fx.objectUrl(track.address), { headers });
+const segmentCommitment = (track: WrittenTrack, index: number) => {
+  if (track.layout.kind !== 'manifest') throw new Error('not a streamed object');
+  return track.layout.segments[index].commitment;
+};
+const ownCommitment = (track: WrittenTrack) =>
+  track.layout.kind === 'blob'
+    ? track.layout.digest.commitment
+    : track.layout.manifestDigest.commitment;
+
+function expectBadGateway(res: RawResponse, code: string) {
+  expect(res.status).toBe(502);
+  expect(res.headers['cache-control']).toBe('no-store');
+  expect(res.headers.etag).toBeUndefined();
+  expect(JSON.parse(res.body.toString()).error.code).toBe(code);
+}
+
+/** Waits for the gateway's log to mention `text` (log lines are flushed asynchronously). */
+async function logMentions(text: string): Promise<boolean> {
+  for (let i = 0; i < 50 && !fx.gw.logs().includes(text); i++) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return fx.gw.logs().includes(text);
+}
+
+describe('tampered bytes are never served', () => {
+  it('a bad first chunk: 502 integrity_failure, a log line naming the track, other segments still served', async () => {
+    const source = randomBytes(3 * S + 100);
+    const track = await stored(source);
+    flipStoredByte(fx.gw.dataDir, segmentCommitment(track, 0), 10);
+    expectBadGateway(await get(track), 'integrity_failure');
+    expect(await logMentions(track.address.toBase58())).toBe(true);
+    expectBadGateway(await get(track, { range: 'bytes=0-0' }), 'integrity_failure');
+    // A range that does not touch the bad chunk is verified on its own and served.
+    const fine = await get(track, { range: `bytes=${CHUNK_BYTES}-${2 * S + 5}` });
+    expect(fine.status).toBe(206);
+    expect(fine.body.equals(source.subarray(CHUNK_BYTES, 2 * S + 6))).toBe(true);
+  });
+
+  it('a bad chunk later on: the response stops before it and the connection is cut', async () => {
+    const source = randomBytes(4 * S);
+    const track = await stored(source);
+    const badAt = 2 * S + 3 * CHUNK_BYTES + 7; // segment 2, its fourth chunk
+    flipStoredByte(fx.gw.dataDir, segmentCommitment(track, 2), badAt - 2 * S);
+    const res = await get(track);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-length']).toBe(String(source.length));
+    expect(res.complete).toBe(false);
+    const chunkStart = badAt - (badAt % CHUNK_BYTES);
+    expect(res.body.length).toBeLessThanOrEqual(chunkStart);
+    expect(res.body.equals(source.subarray(0, res.body.length))).toBe(true);
+    expect(await logMentions(`${track.address.toBase58()}`)).toBe(true);
+    expect(await logMentions('cut mid-stream')).toBe(true);
+    // A multipart answer whose later part fails is cut the same way.
+    const multi = await get(track, { range: `bytes=0-9,${badAt}-${badAt + 1}` });
+    expect(multi.status).toBe(206);
+    expect(multi.complete).toBe(false);
+    expect(multi.body.includes(source.subarray(badAt - 1, badAt + 2))).toBe(false);
+  });
+
+  it('a tampered small object is refused on its first read', async () => {
+    const source = randomBytes(50_000);
+    const track = await stored(source, 'text/html');
+    flipStoredByte(fx.gw.dataDir, ownCommitment(track), 49_999);
+    expectBadGateway(await get(track), 'integrity_failure');
+    expectBadGateway(await get(track, { range: 'bytes=0-0' }), 'integrity_failure');
+  });
+
+  it('a tampered chunk list, or a tampered manifest, is refused', async () => {
+    const blob = await stored(randomBytes(70_000));
+    flipStoredByte(fx.gw.dataDir, ownCommitment(blob), 40, '.chunks'); // never read before
+    expectBadGateway(await get(blob), 'integrity_failure');
+
+    const streamed = await stored(randomBytes(2 * S + 1));
+    flipStoredByte(fx.gw.dataDir, ownCommitment(streamed), 30); // inside the manifest's JSON
+    expectBadGateway(await get(streamed), 'integrity_failure');
+    expectBadGateway(await get(streamed, { range: 'bytes=5-6' }), 'integrity_failure');
+  });
+
+  it('a lost segment: ranges elsewhere still served, ranges on it 502 content_unavailable', async () => {
+    const source = randomBytes(3 * S);
+    const track = await stored(source);
+    rmSync(storedTrackPath(fx.gw.dataDir, segmentCommitment(track, 1)));
+    const before = await get(track, { range: `bytes=0-${S - 1}` });
+    expect([before.status, before.body.equals(source.subarray(0, S))]).toEqual([206, true]);
+    const after = await get(track, { range: `bytes=${2 * S}-` });
+    expect([after.status, after.body.equals(source.subarray(2 * S))]).toEqual([206, true]);
+    expectBadGateway(
+      await get(track, { range: `bytes=${S + 5}-${S + 10}` }),
+      'content_unavailable',
+    );
+    const whole = await get(track);
+    expect([whole.status, whole.complete]).toEqual([200, false]);
+    expect(whole.body.length).toBeLessThanOrEqual(S);
+  });
+});
