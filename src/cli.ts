@@ -7,7 +7,19 @@ import { describeError } from './cli/output/error-line';
  * The `tape` command (bin/tape.js). Every failure ends as one line on stderr and a non-zero
  * exit: nest-commander's default service error handler would print and exit 0.
  */
+/**
+ * The CLI prints through its Printer (process.stdout/stderr). Libraries that write to the
+ * console on their own (web3.js logs every failed WebSocket subscription, with a stack) would
+ * break the one-line error contract, so the console is quiet unless TAPE_DEBUG is set.
+ */
+function quietConsole(): void {
+  if (process.env.TAPE_DEBUG) return;
+  const quiet = () => undefined;
+  console.log = console.info = console.warn = console.error = console.debug = quiet;
+}
+
 async function main(): Promise<void> {
+  quietConsole();
   await CommandFactory.run(CliModule, {
     cliName: 'tape',
     logger: false,

@@ -38,7 +38,7 @@ export class AirdropCommand extends TapeCommand {
     const tokens = options.tokens ?? DEFAULT_TOKENS;
     // Tokens first: a cluster without the faucet says so in one clear line before SOL is asked for.
     try {
-      await chain.requestStorageTokens(wallet, tokens);
+      await session.guarded(chain.requestStorageTokens(wallet, tokens));
     } catch (err) {
       if (err instanceof ChainError && (err.kind === 'unreachable' || /faucet/.test(err.message))) {
         throw err;
@@ -48,7 +48,7 @@ export class AirdropCommand extends TapeCommand {
         `the storage-token faucet exists only on a local network; ${session.rpcUrl} did not answer as one`,
       );
     }
-    await chain.requestAirdrop(wallet, lamports);
+    await session.guarded(chain.requestAirdrop(wallet, lamports));
     const balance = await chain.getBalances(wallet);
     if (session.json) {
       this.printer.json({

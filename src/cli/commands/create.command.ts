@@ -126,18 +126,20 @@ export class CreateCommand extends TapeCommand {
     const address = chain.tapeAddress(tapeKeypair.publicKey);
     // Saved before sending: if the process dies after the transaction lands, the key survives.
     const keypairPath = session.store.saveTapeKeypair(address.toBase58(), tapeKeypair);
-    await chain.send(
-      [
-        chain.ix.createTape({
-          payer: wallet.publicKey,
-          authority: tapeKeypair.publicKey,
-          mint: config.mint,
-          treasury: config.treasury,
-          capacity,
-          epochs,
-        }),
-      ],
-      [wallet, tapeKeypair],
+    await session.guarded(
+      chain.send(
+        [
+          chain.ix.createTape({
+            payer: wallet.publicKey,
+            authority: tapeKeypair.publicKey,
+            mint: config.mint,
+            treasury: config.treasury,
+            capacity,
+            epochs,
+          }),
+        ],
+        [wallet, tapeKeypair],
+      ),
     );
     session.store.set('active_tape', address.toBase58());
     const record = await chain.getTape(address);

@@ -47,9 +47,11 @@ export class DelegateCommand extends TapeCommand {
       2 * LAMPORTS_PER_SIGNATURE,
       'changing the delegate',
     );
-    await chain.send(
-      [chain.ix.setDelegate({ authority: authority.publicKey, delegate })],
-      authority.publicKey.equals(payer.publicKey) ? [payer] : [payer, authority],
+    await session.guarded(
+      chain.send(
+        [chain.ix.setDelegate({ authority: authority.publicKey, delegate })],
+        authority.publicKey.equals(payer.publicKey) ? [payer] : [payer, authority],
+      ),
     );
     const value = delegate?.toBase58() ?? null;
     if (session.json) {

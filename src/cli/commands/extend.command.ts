@@ -56,17 +56,19 @@ export class ExtendCommand extends TapeCommand {
       LAMPORTS_PER_SIGNATURE,
       'extending the tape',
     );
-    await chain.send(
-      [
-        chain.ix.extendTape({
-          payer: wallet.publicKey,
-          tape: tape.address,
-          mint: config.mint,
-          treasury: config.treasury,
-          epochs,
-        }),
-      ],
-      [wallet],
+    await session.guarded(
+      chain.send(
+        [
+          chain.ix.extendTape({
+            payer: wallet.publicKey,
+            tape: tape.address,
+            mint: config.mint,
+            treasury: config.treasury,
+            epochs,
+          }),
+        ],
+        [wallet],
+      ),
     );
     const after = (await chain.getTape(tape.address)) ?? {
       ...tape.record,

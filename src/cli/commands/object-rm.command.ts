@@ -31,17 +31,19 @@ export class ObjectRmCommand extends TapeCommand {
       2 * LAMPORTS_PER_SIGNATURE,
       'removing the object',
     );
-    await chain.send(
-      [
-        chain.ix.removeName({
-          receiver: payer.publicKey,
-          signer: signer.publicKey,
-          tape: tape.address,
-          name,
-          track: record.track,
-        }),
-      ],
-      signers,
+    await session.guarded(
+      chain.send(
+        [
+          chain.ix.removeName({
+            receiver: payer.publicKey,
+            signer: signer.publicKey,
+            tape: tape.address,
+            name,
+            track: record.track,
+          }),
+        ],
+        signers,
+      ),
     );
     if (session.json) {
       this.printer.json({ removed: name, tape: tape.address.toBase58() });

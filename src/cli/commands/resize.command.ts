@@ -52,17 +52,19 @@ export class ResizeCommand extends TapeCommand {
       LAMPORTS_PER_SIGNATURE,
       'resizing the tape',
     );
-    await chain.send(
-      [
-        chain.ix.resizeTape({
-          payer: wallet.publicKey,
-          tape: tape.address,
-          mint: config.mint,
-          treasury: config.treasury,
-          addBytes: add,
-        }),
-      ],
-      [wallet],
+    await session.guarded(
+      chain.send(
+        [
+          chain.ix.resizeTape({
+            payer: wallet.publicKey,
+            tape: tape.address,
+            mint: config.mint,
+            treasury: config.treasury,
+            addBytes: add,
+          }),
+        ],
+        [wallet],
+      ),
     );
     const capacity = (await chain.getTape(tape.address))?.capacity ?? tape.record.capacity + add;
     if (session.json) {

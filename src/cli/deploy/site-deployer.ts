@@ -97,18 +97,20 @@ export class SiteDeployer {
       const uploader = new TrackUploader(gateway, tape.address, signer, options.concurrency, (n) =>
         progress.bytesSent(n),
       );
-      const { pruned, released } = await executeDeploy(
-        {
-          chain,
-          tape: tape.address,
-          payer,
-          signer,
-          uploader,
-          progress,
-          txConcurrency: TX_CONCURRENCY,
-        },
-        plan,
-        txs,
+      const { pruned, released } = await session.guarded(
+        executeDeploy(
+          {
+            chain,
+            tape: tape.address,
+            payer,
+            signer,
+            uploader,
+            progress,
+            txConcurrency: TX_CONCURRENCY,
+          },
+          plan,
+          txs,
+        ),
       );
       return {
         tape: tape.address.toBase58(),

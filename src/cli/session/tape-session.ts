@@ -7,6 +7,7 @@ import { ChainConfig } from '../../config/chain.config';
 import { CliError } from '../cli-error';
 import { printable } from '../input/size-parser';
 import { GatewayClient } from '../deploy/gateway-client';
+import { withChainWatchdog } from './chain-watchdog';
 import { CliConfigStore } from './cli-config-store';
 import {
   CliEnvironment,
@@ -131,6 +132,11 @@ export class TapeSession {
     throw new CliError(
       unauthorizedExplanation(wallet.publicKey, tape.address, this.store.dir, authorityOnly),
     );
+  }
+
+  /** Work that sends transactions, failing fast (with the URL) if the RPC goes away meanwhile. */
+  guarded<T>(work: Promise<T>): Promise<T> {
+    return withChainWatchdog(() => this.chain.ping(), work);
   }
 
   async currentEpoch(): Promise<number> {
