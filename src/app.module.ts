@@ -6,6 +6,8 @@ import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { HealthModule } from './health/health.module';
 import { MeteringModule } from './metering/metering.module';
+import { S3Module } from './s3/s3.module';
+import { tapeS3Options } from './s3/tape-backend/tape-s3-options';
 import { SiteModule } from './site/site.module';
 import { TracksModule } from './tracks/tracks.module';
 import { UploadModule } from './tracks/upload/upload.module';
@@ -24,6 +26,7 @@ export class AppModule {
         MeteringModule,
         UploadModule,
         SiteModule,
+        S3Module.forRoot(tapeS3Options()),
       ],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
     };

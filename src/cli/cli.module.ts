@@ -8,6 +8,12 @@ import { CreateCommand } from './commands/create.command';
 import { DelegateCommand } from './commands/delegate.command';
 import { DeployCommand } from './commands/deploy.command';
 import { ExtendCommand } from './commands/extend.command';
+import { GatewayCredentialsIssueCommand } from './commands/gateway-credentials-issue.command';
+import { GatewayCredentialsListCommand } from './commands/gateway-credentials-list.command';
+import { GatewayCredentialsRevokeCommand } from './commands/gateway-credentials-revoke.command';
+import { GatewayCredentialsCommand } from './commands/gateway-credentials.command';
+import { GatewayKeyCommand } from './commands/gateway-key.command';
+import { GatewayCommand } from './commands/gateway.command';
 import { InfoCommand } from './commands/info.command';
 import { KeygenCommand } from './commands/keygen.command';
 import { ObjectLsCommand } from './commands/object-ls.command';
@@ -48,6 +54,12 @@ import { ProgramName } from './program-name';
     ConfigCommand,
     ConfigSetCommand,
     ConfigGetCommand,
+    GatewayCommand,
+    GatewayKeyCommand,
+    GatewayCredentialsCommand,
+    GatewayCredentialsIssueCommand,
+    GatewayCredentialsListCommand,
+    GatewayCredentialsRevokeCommand,
   ],
 })
 export class CliModule {}

@@ -1,0 +1,35 @@
+import { ChainError } from '../../chain/chain-error';
+import { TapeErrorCode } from '../../chain/program-errors';
+import {
+  S3BackendAccessDeniedError,
+  S3BackendError,
+  S3BackendInsufficientCapacityError,
+  S3BackendTapeExpiredError,
+} from '../s3-backend';
+
+/** A chain write failed for a reason that is not the client's (answered 500, logged). */
+export class TapeWriteFailedError extends S3BackendError {}
+
+/** The message of an undelegated tape: it names the command that fixes it. */
+export function notDelegatedMessage(gatewayKey: string): string {
+  return `tape not delegated to this gateway (run: tape delegate ${gatewayKey})`;
+}
+
+/**
+ * Program errors of a chain write as the S3 refusals they stand for. The tape's state can change
+ * between the checks made before a write and the write itself (another writer filled the tape,
+ * the reservation ended, the owner revoked the delegation): the program is the last word.
+ */
+export function chainWriteError(error: unknown, gatewayKey: string): Error {
+  if (!(error instanceof ChainError) || error.kind !== 'program') return error as Error;
+  if (error.is(TapeErrorCode.InsufficientCapacity) || error.message === 'insufficient capacity') {
+    return new S3BackendInsufficientCapacityError('the tape program refused the write');
+  }
+  if (error.is(TapeErrorCode.TapeExpired) || error.message === 'tape expired') {
+    return new S3BackendTapeExpiredError();
+  }
+  if (error.is(TapeErrorCode.UnauthorizedSigner) || error.message === 'unauthorized signer') {
+    return new S3BackendAccessDeniedError(notDelegatedMessage(gatewayKey));
+  }
+  return new TapeWriteFailedError(`chain write refused: ${error.message}`);
+}

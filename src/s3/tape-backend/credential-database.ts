@@ -1,0 +1,143 @@
+import Database from 'better-sqlite3';
+import { randomBytes, randomInt } from 'node:crypto';
+import { chmodSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { S3Credential } from '../s3-credential-store';
+import { CredentialCipher } from './credential-cipher';
+
+export const CREDENTIALS_FILE = 's3-credentials.sqlite';
+export const OPERATOR_KEY_FILE = 's3-credentials.key';
+
+/** A credential as the operator sees it: never the secret. */
+export interface CredentialSummary {
+  accessKeyId: string;
+  tapeAddress: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+export interface IssuedCredential extends CredentialSummary {
+  secretAccessKey: string;
+}
+
+export type RevokeOutcome = 'revoked' | 'already revoked' | 'unknown';
+
+interface Row {
+  access_key_id: string;
+  tape: string;
+  secret_iv: Buffer;
+  secret_tag: Buffer;
+  secret_ciphertext: Buffer;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+/** `TK` + 18 characters of RFC 4648 base32: 20 characters, the shape of an AWS key id. */
+const ACCESS_KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+export const ACCESS_KEY_ID_PATTERN = /^TK[A-Z2-7]{18}$/;
+
+/**
+ * The S3 credentials of a gateway, in `<data_dir>/s3-credentials.sqlite`, shared by the operator
+ * commands (`tape gateway credentials …`, which write) and the running gateway (which reads on
+ * every request, so a revocation applies at once). WAL mode lets both use the file at the same
+ * time. Secrets are sealed with the operator key (credential-cipher.ts).
+ */
+export class CredentialDatabase {
+  private constructor(
+    private readonly db: Database.Database,
+    private readonly cipher: CredentialCipher,
+  ) {}
+
+  static open(dataDir: string): CredentialDatabase {
+    const dir = resolve(dataDir);
+    mkdirSync(dir, { recursive: true });
+    const cipher = CredentialCipher.fromKeyFile(join(dir, OPERATOR_KEY_FILE));
+    const path = join(dir, CREDENTIALS_FILE);
+    const db = new Database(path);
+    chmodSync(path, 0o600);
+    db.pragma('busy_timeout = 5000');
+    db.pragma('journal_mode = WAL');
+    db.exec(`CREATE TABLE IF NOT EXISTS credentials (
+      access_key_id TEXT PRIMARY KEY,
+      tape TEXT NOT NULL,
+      secret_iv BLOB NOT NULL,
+      secret_tag BLOB NOT NULL,
+      secret_ciphertext BLOB NOT NULL,
+      created_at INTEGER NOT NULL,
+      revoked_at INTEGER
+    )`);
+    return new CredentialDatabase(db, cipher);
+  }
+
+  issue(tapeAddress: string, now = new Date()): IssuedCredential {
+    const accessKeyId = newAccessKeyId();
+    // 30 random bytes: 40 base64 characters, like an AWS secret access key.
+    const secretAccessKey = randomBytes(30).toString('base64');
+    const sealed = this.cipher.seal(secretAccessKey, accessKeyId);
+    this.db
+      .prepare(
+        `INSERT INTO credentials (access_key_id, tape, secret_iv, secret_tag, secret_ciphertext, created_at)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+      )
+      .run(accessKeyId, tapeAddress, sealed.iv, sealed.tag, sealed.ciphertext, now.getTime());
+    return { accessKeyId, secretAccessKey, tapeAddress, createdAt: now, revokedAt: null };
+  }
+
+  list(): CredentialSummary[] {
+    const rows = this.db
+      .prepare('SELECT * FROM credentials ORDER BY created_at, access_key_id')
+      .all() as Row[];
+    return rows.map(summary);
+  }
+
+  revoke(accessKeyId: string, now = new Date()): RevokeOutcome {
+    const row = this.row(accessKeyId);
+    if (!row) return 'unknown';
+    if (row.revoked_at !== null) return 'already revoked';
+    this.db
+      .prepare('UPDATE credentials SET revoked_at = ? WHERE access_key_id = ?')
+      .run(now.getTime(), accessKeyId);
+    return 'revoked';
+  }
+
+  /** The credential with its plain secret, or null when never issued. */
+  find(accessKeyId: string): S3Credential | null {
+    if (!ACCESS_KEY_ID_PATTERN.test(accessKeyId)) return null;
+    const row = this.row(accessKeyId);
+    if (!row) return null;
+    const secretAccessKey = this.cipher.open(
+      { iv: row.secret_iv, tag: row.secret_tag, ciphertext: row.secret_ciphertext },
+      accessKeyId,
+    );
+    return {
+      accessKeyId,
+      secretAccessKey,
+      tapeAddress: row.tape,
+      revoked: row.revoked_at !== null,
+    };
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  private row(accessKeyId: string): Row | undefined {
+    return this.db.prepare('SELECT * FROM credentials WHERE access_key_id = ?').get(accessKeyId) as
+      Row | undefined;
+  }
+}
+
+function newAccessKeyId(): string {
+  let id = 'TK';
+  for (let i = 0; i < 18; i++) id += ACCESS_KEY_ALPHABET[randomInt(ACCESS_KEY_ALPHABET.length)];
+  return id;
+}
+
+function summary(row: Row): CredentialSummary {
+  return {
+    accessKeyId: row.access_key_id,
+    tapeAddress: row.tape,
+    createdAt: new Date(row.created_at),
+    revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at),
+  };
+}

@@ -1,0 +1,23 @@
+import { Injectable } from '@nestjs/common';
+import { MeteringService } from '../../metering/metering.service';
+import { S3MeterDecision, S3RequestKind, S3RequestMeter } from '../s3-request-meter';
+
+/**
+ * S3 requests counted by the gateway's metering: writes against the `s3_write` budget, reads
+ * (listings, HEAD, GET) against `object`, the budget of the other route that hands out object
+ * bytes. Over budget, the listener answers 503 SlowDown with Retry-After.
+ */
+@Injectable()
+export class MeteringS3RequestMeter extends S3RequestMeter {
+  constructor(private readonly metering: MeteringService) {
+    super();
+  }
+
+  async consume(clientIp: string, kind: S3RequestKind): Promise<S3MeterDecision> {
+    const decision = await this.metering.consume(
+      clientIp,
+      kind === 'write' ? 's3_write' : 'object',
+    );
+    return { allowed: decision.allowed, retryAfterSecs: decision.retryAfterSecs };
+  }
+}

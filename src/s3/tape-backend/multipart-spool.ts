@@ -1,0 +1,224 @@
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { StorageConfig } from '../../config/storage.config';
+import {
+  S3BackendNoSuchUploadError,
+  S3CompletedPart,
+  S3MultipartUploadInfo,
+  S3PartInfo,
+} from '../s3-backend';
+import { sweepOldEntries } from './spool-sweep';
+
+/** What `upload.json` holds: enough to complete the upload after a gateway restart. */
+export interface MultipartUpload {
+  uploadId: string;
+  tapeAddress: string;
+  key: string;
+  contentType: string | undefined;
+  metadata: Record<string, string>;
+  initiated: string;
+}
+
+interface StoredPart {
+  partNumber: number;
+  etag: string;
+  size: number;
+  lastModified: string;
+  file: string;
+}
+
+/** Uploads neither completed nor aborted for this long are removed at start-up. */
+const ABANDONED_UPLOAD_MS = 7 * 24 * 60 * 60 * 1000;
+const UPLOAD_ID = /^[0-9a-f]{32}$/;
+
+/**
+ * Multipart uploads in progress, on disk under `<data_dir>/s3-multipart/<uploadId>/`: an
+ * `upload.json`, and per part a data file plus `part-<n>.json`, which is written (atomically,
+ * by rename) only once the part's bytes are complete. So a restart loses nothing acknowledged,
+ * and a part cut off mid-body leaves no record. The part ETag is the hex SHA-256 of its bytes.
+ */
+@Injectable()
+export class MultipartSpool implements OnModuleInit {
+  readonly dir: string;
+  private readonly logger = new Logger('s3-multipart');
+
+  constructor(storage: StorageConfig) {
+    this.dir = resolve(storage.data_dir, 's3-multipart');
+  }
+
+  async onModuleInit(): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    const swept = await sweepOldEntries(this.dir, ABANDONED_UPLOAD_MS);
+    if (swept > 0) this.logger.log(`removed ${swept} multipart uploads abandoned for 7 days`);
+  }
+
+  async create(upload: Omit<MultipartUpload, 'uploadId' | 'initiated'>): Promise<MultipartUpload> {
+    const record: MultipartUpload = {
+      ...upload,
+      uploadId: randomBytes(16).toString('hex'),
+      initiated: new Date().toISOString(),
+    };
+    const dir = this.uploadDir(record.uploadId);
+    await mkdir(dir, { recursive: false });
+    await writeJsonAtomically(join(dir, 'upload.json'), record);
+    return record;
+  }
+
+  /** The upload of this tape and key, or NoSuchUpload (unknown, another tape's, another key). */
+  async get(tapeAddress: string, key: string, uploadId: string): Promise<MultipartUpload> {
+    const upload = await this.load(uploadId);
+    if (!upload || upload.tapeAddress !== tapeAddress || upload.key !== key) {
+      throw new S3BackendNoSuchUploadError(uploadId);
+    }
+    return upload;
+  }
+
+  async list(tapeAddress: string): Promise<MultipartUpload[]> {
+    const ids = await readdir(this.dir).catch(() => [] as string[]);
+    const uploads = await Promise.all(ids.map((id) => this.load(id)));
+    return uploads.filter((u): u is MultipartUpload => u?.tapeAddress === tapeAddress);
+  }
+
+  /** Receives one part (replacing an earlier one of the same number once it is complete). */
+  async writePart(
+    upload: MultipartUpload,
+    partNumber: number,
+    body: Readable,
+  ): Promise<S3PartInfo> {
+    const dir = this.uploadDir(upload.uploadId);
+    const file = `part-${partNumber}-${randomBytes(6).toString('hex')}.bin`;
+    const hash = createHash('sha256');
+    let size = 0;
+    const hashing = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        hash.update(chunk);
+        size += chunk.length;
+        done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(
+        body,
+        hashing,
+        createWriteStream(join(dir, file), { flags: 'wx', mode: 0o600 }),
+      );
+    } catch (error) {
+      await rm(join(dir, file), { force: true });
+      throw isMissing(error) ? new S3BackendNoSuchUploadError(upload.uploadId) : error;
+    }
+    const previous = await this.readPart(dir, partNumber);
+    const part: StoredPart = {
+      partNumber,
+      etag: hash.digest('hex'),
+      size,
+      lastModified: new Date().toISOString(),
+      file,
+    };
+    try {
+      await writeJsonAtomically(join(dir, `part-${partNumber}.json`), part);
+    } catch (error) {
+      // Aborted meanwhile (the directory is gone) or the disk failed: keep nothing.
+      await rm(join(dir, file), { force: true });
+      throw isMissing(error) ? new S3BackendNoSuchUploadError(upload.uploadId) : error;
+    }
+    if (previous && previous.file !== file) await rm(join(dir, previous.file), { force: true });
+    return toPartInfo(part);
+  }
+
+  async parts(upload: MultipartUpload): Promise<S3PartInfo[]> {
+    return (await this.storedParts(upload)).map(toPartInfo);
+  }
+
+  /** Bytes the listed parts hold, for capacity checks. */
+  async partSizes(upload: MultipartUpload): Promise<Map<number, number>> {
+    return new Map((await this.storedParts(upload)).map((p) => [p.partNumber, p.size]));
+  }
+
+  /** The listed parts' bytes one after another, streamed from their files. */
+  async concatenate(upload: MultipartUpload, parts: S3CompletedPart[]): Promise<Readable> {
+    const dir = this.uploadDir(upload.uploadId);
+    const stored = new Map((await this.storedParts(upload)).map((p) => [p.partNumber, p]));
+    const files = parts.map((p) => {
+      const part = stored.get(p.partNumber);
+      if (!part) throw new S3BackendNoSuchUploadError(upload.uploadId);
+      return join(dir, part.file);
+    });
+    return Readable.from(
+      (async function* () {
+        for (const file of files) yield* createReadStream(file, { highWaterMark: 1024 * 1024 });
+      })(),
+    );
+  }
+
+  async remove(upload: MultipartUpload): Promise<void> {
+    await rm(this.uploadDir(upload.uploadId), { recursive: true, force: true });
+  }
+
+  private async load(uploadId: string): Promise<MultipartUpload | null> {
+    // Checked before it touches a path: an upload id is never a path of its own choosing.
+    if (!UPLOAD_ID.test(uploadId)) return null;
+    try {
+      const text = await readFile(join(this.uploadDir(uploadId), 'upload.json'), 'utf8');
+      return JSON.parse(text) as MultipartUpload;
+    } catch {
+      return null;
+    }
+  }
+
+  private async storedParts(upload: MultipartUpload): Promise<StoredPart[]> {
+    const dir = this.uploadDir(upload.uploadId);
+    const names = await readdir(dir).catch(() => null);
+    if (names === null) throw new S3BackendNoSuchUploadError(upload.uploadId);
+    const numbers = names
+      .map((n) => /^part-(\d+)\.json$/.exec(n)?.[1])
+      .filter((n): n is string => n !== undefined)
+      .map(Number);
+    const parts = await Promise.all(numbers.map((n) => this.readPart(dir, n)));
+    return parts.filter((p): p is StoredPart => p !== null);
+  }
+
+  private async readPart(dir: string, partNumber: number): Promise<StoredPart | null> {
+    try {
+      return JSON.parse(await readFile(join(dir, `part-${partNumber}.json`), 'utf8')) as StoredPart;
+    } catch {
+      return null;
+    }
+  }
+
+  private uploadDir(uploadId: string): string {
+    return join(this.dir, uploadId);
+  }
+}
+
+function toPartInfo(part: StoredPart): S3PartInfo {
+  return {
+    partNumber: part.partNumber,
+    etag: part.etag,
+    size: part.size,
+    lastModified: new Date(part.lastModified),
+  };
+}
+
+function isMissing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException)?.code === 'ENOENT';
+}
+
+async function writeJsonAtomically(path: string, value: unknown): Promise<void> {
+  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    await writeFile(temporary, JSON.stringify(value), { flag: 'wx', mode: 0o600 });
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+}
+
+export function toUploadInfo(upload: MultipartUpload): S3MultipartUploadInfo {
+  return { key: upload.key, uploadId: upload.uploadId, initiated: new Date(upload.initiated) };
+}

@@ -1,0 +1,189 @@
+import { Injectable } from '@nestjs/common';
+import { PublicKey, TransactionInstruction } from '@solana/web3.js';
+import { NameRecord, TrackKind } from '../../chain/account-layouts';
+import { ChainService } from '../../chain/chain.service';
+import { GatewayIdentity } from '../../chain/gateway-identity';
+import { PACKET_DATA_SIZE, transactionSize } from '../../chain/transaction-packer';
+import {
+  S3BackendAccessDeniedError,
+  S3BackendError,
+  S3BackendNoSuchKeyError,
+  S3DeleteOutcome,
+} from '../s3-backend';
+import { chainWriteError, TapeWriteFailedError } from './chain-write-errors';
+import { NameLocks } from './name-locks';
+
+/** The track an object name is to point at, already held by the track store. */
+export interface StoredTrack {
+  commitment: Buffer;
+  /** The whole object's size (for a manifest track too, as the chain records it). */
+  size: number;
+  kind: TrackKind;
+}
+
+export interface PublishedName {
+  commitment: Buffer;
+  lastModified: Date;
+}
+
+/** RemoveName transactions in flight at once for a large DeleteObjects. */
+const REMOVE_CONCURRENCY = 8;
+
+/**
+ * The chain side of S3 writes, signed by the gateway's key as the tape's delegate (and paid by
+ * it). The gateway is also the storage authority, and it holds the bytes before it writes, so
+ * one transaction does WriteTrack + CertifyTrack + SetName: an object appears whole or not at
+ * all, and a write costs one confirmation instead of three.
+ */
+@Injectable()
+export class ObjectPublisher {
+  readonly locks = new NameLocks();
+
+  constructor(
+    private readonly chain: ChainService,
+    private readonly identity: GatewayIdentity,
+  ) {}
+
+  /**
+   * Refuses, before any byte is received, a name whose SetName cannot fit in a transaction
+   * (names near the 1024-byte limit with a long content type).
+   */
+  assertNameFits(tape: PublicKey, name: string, contentType: string): void {
+    const placeholder = this.chain.pdas.track(tape, Buffer.alloc(32));
+    const ix = this.chain.ix.setName({
+      payer: this.key,
+      signer: this.key,
+      tape,
+      name,
+      track: placeholder,
+      contentType,
+      previousTrack: this.chain.pdas.track(tape, Buffer.alloc(32, 1)),
+    });
+    if (transactionSize([ix], this.key) > PACKET_DATA_SIZE) {
+      throw new S3BackendAccessDeniedError(
+        `the name is too long to publish in one transaction (${Buffer.byteLength(name)} bytes)`,
+      );
+    }
+  }
+
+  /** Points `name` at `track` (registering and certifying the track in the same transaction). */
+  async publish(
+    tape: PublicKey,
+    name: string,
+    track: StoredTrack,
+    contentType: string,
+  ): Promise<PublishedName> {
+    return this.locks.run([lockKey(tape, name)], async () => {
+      const [current] = await this.chain.getNames(tape, [name]);
+      const address = this.chain.pdas.track(tape, track.commitment);
+      await this.send([
+        this.chain.ix.writeTrack({
+          payer: this.key,
+          signer: this.key,
+          tape,
+          commitment: track.commitment,
+          size: track.size,
+          kind: track.kind,
+          contentType,
+        }),
+        this.chain.ix.certifyTrack({ storageAuthority: this.key, track: address }),
+        this.setName(tape, name, address, contentType, current),
+      ]);
+      return { commitment: track.commitment, lastModified: await this.now() };
+    });
+  }
+
+  /** Points `destination` at the track `source` names (no bytes move: tracks are shared). */
+  async copy(
+    tape: PublicKey,
+    source: string,
+    destination: string,
+    contentType: (source: NameRecord) => string,
+  ): Promise<PublishedName> {
+    return this.locks.run([lockKey(tape, source), lockKey(tape, destination)], async () => {
+      const [from, to] = await this.chain.getNames(tape, [source, destination]);
+      if (!from) throw new S3BackendNoSuchKeyError(source);
+      await this.send([this.setName(tape, destination, from.track, contentType(from), to)]);
+      return { commitment: from.commitment, lastModified: await this.now() };
+    });
+  }
+
+  /** RemoveName for each name that exists; an absent name counts as removed (S3's rule). */
+  async remove(tape: PublicKey, names: string[]): Promise<S3DeleteOutcome[]> {
+    const unique = [...new Set(names)];
+    return this.locks.run(
+      unique.map((n) => lockKey(tape, n)),
+      async () => {
+        const records = await this.chain.getNames(tape, unique);
+        const instructions = records.flatMap((record, i) =>
+          record
+            ? [
+                this.chain.ix.removeName({
+                  receiver: this.key,
+                  signer: this.key,
+                  tape,
+                  name: unique[i],
+                  track: record.track,
+                }),
+              ]
+            : [],
+        );
+        try {
+          await this.send(instructions, true);
+          return names.map((key) => ({ key }));
+        } catch (error) {
+          // Some transactions may have landed: the names still there are the ones that failed.
+          const after = await this.chain.getNames(tape, unique).catch(() => records);
+          const failed = new Set(unique.filter((_, i) => after[i] !== null));
+          const reason = chainWriteError(error, this.key.toBase58());
+          const typed =
+            reason instanceof S3BackendError ? reason : new TapeWriteFailedError(reason.message);
+          return names.map((key) => (failed.has(key) ? { key, error: typed } : { key }));
+        }
+      },
+    );
+  }
+
+  private setName(
+    tape: PublicKey,
+    name: string,
+    track: PublicKey,
+    contentType: string,
+    current: NameRecord | null,
+  ): TransactionInstruction {
+    return this.chain.ix.setName({
+      payer: this.key,
+      signer: this.key,
+      tape,
+      name,
+      track,
+      contentType,
+      previousTrack: current?.track,
+    });
+  }
+
+  private async send(instructions: TransactionInstruction[], parallel = false): Promise<void> {
+    try {
+      await this.chain.send(
+        instructions,
+        [this.identity.keypair],
+        parallel ? { ordered: false, concurrency: REMOVE_CONCURRENCY } : {},
+      );
+    } catch (error) {
+      throw chainWriteError(error, this.key.toBase58());
+    }
+  }
+
+  /** The chain's clock (what `updatedAt` of the name records), to the second. */
+  private async now(): Promise<Date> {
+    return new Date((await this.chain.chainTime()) * 1000);
+  }
+
+  private get key(): PublicKey {
+    return this.identity.publicKey;
+  }
+}
+
+function lockKey(tape: PublicKey, name: string): string {
+  return `${tape.toBase58()}/${name}`;
+}

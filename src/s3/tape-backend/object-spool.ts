@@ -1,0 +1,102 @@
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { createReadStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { TrackKind } from '../../chain/account-layouts';
+import { StorageConfig } from '../../config/storage.config';
+import { commitmentOfBuffer, commitmentToHex } from '../../tracks/commitment';
+import { encodeManifest, MANIFEST_TYPE, MANIFEST_VERSION } from '../../tracks/manifest';
+import { TrackStore } from '../../tracks/track-store';
+import { sweepOldEntries } from './spool-sweep';
+import { removeFiles, SegmentSpoolWriter, SpooledSegment } from './segment-spool-writer';
+
+/** A body received whole and hashed, waiting in the spool to be stored. */
+export interface SpooledObject {
+  /** The whole object's size. */
+  size: number;
+  kind: TrackKind;
+  /** The track the object name points at: the blob's, or the manifest's. */
+  commitment: Buffer;
+  segments: SpooledSegment[];
+  /** Set for a streamed object (more than one segment). */
+  manifestBytes?: Buffer;
+}
+
+/** Spool files older than this are left over from a crash (younger ones may be in use). */
+const STALE_SPOOL_MS = 60 * 60 * 1000;
+
+/**
+ * The write path's staging area, `<data_dir>/s3-spool/`. A track's commitment is known only
+ * after its last byte, and the track store needs it before the first (TrackStore.put), so a body
+ * is received into segment files while it is hashed, and stored from them once it has ended and
+ * passed every check. Nothing reaches the store, let alone the chain, from a body that failed or
+ * was cut off: its files are removed.
+ */
+@Injectable()
+export class ObjectSpool implements OnModuleInit {
+  readonly dir: string;
+  private readonly logger = new Logger('s3-spool');
+
+  constructor(
+    private readonly storage: StorageConfig,
+    private readonly tracks: TrackStore,
+  ) {
+    this.dir = resolve(storage.data_dir, 's3-spool');
+  }
+
+  async onModuleInit(): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    const swept = await sweepOldEntries(this.dir, STALE_SPOOL_MS);
+    if (swept > 0) this.logger.log(`removed ${swept} spool files left over from an earlier run`);
+  }
+
+  /** Receives `body` to its end (rejecting with its error, leaving no file) and hashes it. */
+  async spool(body: Readable): Promise<SpooledObject> {
+    const writer = new SegmentSpoolWriter(this.dir, this.storage.segment_bytes);
+    await pipeline(body, writer);
+    const segments = writer.segments;
+    if (segments.length === 1) {
+      const [only] = segments;
+      return { size: only.size, kind: TrackKind.Blob, commitment: only.commitment, segments };
+    }
+    const manifestBytes = encodeManifest({
+      type: MANIFEST_TYPE,
+      version: MANIFEST_VERSION,
+      size: writer.size,
+      segment_bytes: this.storage.segment_bytes,
+      segments: segments.map((s) => ({ size: s.size, commitment: commitmentToHex(s.commitment) })),
+    });
+    return {
+      size: writer.size,
+      kind: TrackKind.Manifest,
+      commitment: commitmentOfBuffer(manifestBytes).commitment,
+      segments,
+      manifestBytes,
+    };
+  }
+
+  /**
+   * Puts the object's tracks into the store: segments first, the manifest last (a reader that
+   * finds the manifest finds its segments). Tracks already stored are skipped; the store
+   * re-verifies everything it writes.
+   */
+  async store(object: SpooledObject): Promise<void> {
+    for (const segment of object.segments) {
+      if (await this.tracks.has(segment.commitment)) continue;
+      await this.tracks.put(segment.commitment, segment.size, createReadStream(segment.path));
+    }
+    if (object.manifestBytes && !(await this.tracks.has(object.commitment))) {
+      await this.tracks.put(
+        object.commitment,
+        object.manifestBytes.length,
+        Readable.from([object.manifestBytes]),
+      );
+    }
+  }
+
+  async discard(object: SpooledObject): Promise<void> {
+    await removeFiles(object.segments.map((s) => s.path));
+  }
+}

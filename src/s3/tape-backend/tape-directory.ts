@@ -1,0 +1,112 @@
+import { Injectable } from '@nestjs/common';
+import { PublicKey } from '@solana/web3.js';
+import { TapeRecord } from '../../chain/account-layouts';
+import { ChainService } from '../../chain/chain.service';
+import { GatewayIdentity } from '../../chain/gateway-identity';
+import { addressFromLabel, labelFromAddress } from '../../chain/tape-label';
+import {
+  S3BackendAccessDeniedError,
+  S3BackendInsufficientCapacityError,
+  S3BackendTapeExpiredError,
+  S3Bucket,
+} from '../s3-backend';
+import { notDelegatedMessage } from './chain-write-errors';
+
+/** A bucket resolved to its tape, with the record as read from the chain. */
+export interface TapeBucket {
+  bucket: S3Bucket;
+  address: PublicKey;
+  record: TapeRecord;
+}
+
+/**
+ * Every S3 request resolves its bucket (label -> tape account); a sync sends hundreds of requests
+ * a second, so bucket lookups are cached briefly. Checks that guard a write (delegation, expiry,
+ * room) always read the tape afresh.
+ */
+const LOOKUP_CACHE_MS = 2000;
+
+@Injectable()
+export class TapeDirectory {
+  private readonly cache = new Map<string, { value: TapeBucket | null; at: number }>();
+
+  constructor(
+    private readonly chain: ChainService,
+    private readonly identity: GatewayIdentity,
+  ) {}
+
+  get gatewayKey(): string {
+    return this.identity.publicKey.toBase58();
+  }
+
+  /** The tape whose label is `label`, or null (not a label, or no such tape). */
+  async findByLabel(label: string): Promise<TapeBucket | null> {
+    const address = addressFromLabel(label);
+    return address ? this.find(address) : null;
+  }
+
+  async find(tapeAddress: string): Promise<TapeBucket | null> {
+    const cached = this.cache.get(tapeAddress);
+    if (cached && Date.now() - cached.at < LOOKUP_CACHE_MS) return cached.value;
+    return this.read(tapeAddress);
+  }
+
+  /** Reads and refuses an expired tape: reads of a tape follow its site (gone once expired). */
+  async readable(bucket: S3Bucket): Promise<TapeBucket> {
+    const tape = await this.find(bucket.tapeAddress);
+    if (!tape) throw new S3BackendAccessDeniedError('the tape no longer exists');
+    await this.assertActive(tape.record);
+    return tape;
+  }
+
+  /**
+   * A fresh read of the tape for a write of `adding` bytes: refused when the tape is expired,
+   * not delegated to this gateway, or too full for the bytes (the program checks the same
+   * `used + size <= capacity` rule again when the write lands).
+   */
+  async writable(bucket: S3Bucket, adding = 0): Promise<TapeBucket> {
+    const tape = await this.read(bucket.tapeAddress);
+    if (!tape) throw new S3BackendAccessDeniedError('the tape no longer exists');
+    await this.assertActive(tape.record);
+    if (!tape.record.delegate?.equals(this.identity.publicKey)) {
+      throw new S3BackendAccessDeniedError(notDelegatedMessage(this.gatewayKey));
+    }
+    assertRoom(tape.record, adding);
+    return tape;
+  }
+
+  private async assertActive(record: TapeRecord): Promise<void> {
+    const epoch = await this.chain.currentEpoch();
+    if (epoch >= record.expiryEpoch) {
+      throw new S3BackendTapeExpiredError(`the reservation ended at epoch ${record.expiryEpoch}`);
+    }
+  }
+
+  private async read(tapeAddress: string): Promise<TapeBucket | null> {
+    const address = new PublicKey(tapeAddress);
+    const record = await this.chain.getTape(address);
+    const value: TapeBucket | null = record
+      ? {
+          address,
+          record,
+          bucket: {
+            name: labelFromAddress(address),
+            tapeAddress,
+            createdAt: new Date(record.createdAt * 1000),
+          },
+        }
+      : null;
+    this.cache.set(tapeAddress, { value, at: Date.now() });
+    if (this.cache.size > 10_000) this.cache.delete(this.cache.keys().next().value!);
+    return value;
+  }
+}
+
+export function assertRoom(record: TapeRecord, adding: number): void {
+  const free = Math.max(0, record.capacity - record.used);
+  if (adding > free) {
+    throw new S3BackendInsufficientCapacityError(
+      `${adding} bytes do not fit in the ${free} bytes free (${record.used} of ${record.capacity} used)`,
+    );
+  }
+}

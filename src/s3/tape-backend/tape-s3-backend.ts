@@ -1,0 +1,232 @@
+import { Injectable } from '@nestjs/common';
+import { Readable } from 'node:stream';
+import { NameRecord, TrackKind } from '../../chain/account-layouts';
+import { ChainService } from '../../chain/chain.service';
+import { parseAddress } from '../../chain/tape-label';
+import { ObjectReader } from '../../tracks/object-reader';
+import {
+  S3Backend,
+  S3BackendAccessDeniedError,
+  S3BackendInvalidRangeError,
+  S3BackendNoSuchKeyError,
+  S3Bucket,
+  S3ByteRange,
+  S3CompletedPart,
+  S3CopyObjectInput,
+  S3CreateMultipartInput,
+  S3DeleteOutcome,
+  S3MultipartUploadInfo,
+  S3ObjectHead,
+  S3ObjectInfo,
+  S3ObjectStream,
+  S3PartInfo,
+  S3PutObjectInput,
+  S3UploadPartInput,
+  S3WriteResult,
+} from '../s3-backend';
+import { MultipartSpool, toUploadInfo } from './multipart-spool';
+import { ObjectPublisher } from './object-publisher';
+import { ObjectSpool } from './object-spool';
+import { assertPublishableName, contentTypeForName, isUsableContentType } from './object-names';
+import { contentTypeOf } from '../../cli/deploy/site-scanner';
+import { TapeBucket, TapeDirectory } from './tape-directory';
+
+/** Uploads in progress per tape: each holds gateway disk until completed or aborted. */
+const MAX_UPLOADS_PER_TAPE = 1000;
+
+/**
+ * S3 over tapes: a bucket is a tape (by label), a key is an object name, an ETag is the track
+ * commitment. Reads come from the chain's name records and the verified track store; writes are
+ * received into the spool, stored as tracks, then published on chain by the gateway as the
+ * tape's delegate (docs/s3.md, "Tapes behind the endpoint").
+ */
+@Injectable()
+export class TapeS3Backend extends S3Backend {
+  constructor(
+    private readonly chain: ChainService,
+    private readonly tapes: TapeDirectory,
+    private readonly reader: ObjectReader,
+    private readonly spool: ObjectSpool,
+    private readonly multipart: MultipartSpool,
+    private readonly publisher: ObjectPublisher,
+  ) {
+    super();
+  }
+
+  async findBucket(name: string): Promise<S3Bucket | null> {
+    return (await this.tapes.findByLabel(name))?.bucket ?? null;
+  }
+
+  async findBucketOfTape(tapeAddress: string): Promise<S3Bucket | null> {
+    const address = parseAddress(tapeAddress);
+    return address ? ((await this.tapes.find(address))?.bucket ?? null) : null;
+  }
+
+  async listObjects(bucket: S3Bucket, prefix: string): Promise<S3ObjectInfo[]> {
+    const tape = await this.tapes.readable(bucket);
+    const names = await this.chain.listNames(tape.address);
+    return names.filter((n) => n.name.startsWith(prefix)).map((n) => toInfo(n));
+  }
+
+  async headObject(bucket: S3Bucket, key: string): Promise<S3ObjectHead> {
+    return toHead(await this.record(await this.tapes.readable(bucket), key));
+  }
+
+  async getObject(bucket: S3Bucket, key: string, range?: S3ByteRange): Promise<S3ObjectStream> {
+    const record = await this.record(await this.tapes.readable(bucket), key);
+    const opened = await this.reader.open({
+      kind: record.kind === TrackKind.Manifest ? 'manifest' : 'blob',
+      commitment: record.commitment,
+      size: record.size,
+    });
+    const head = toHead(record);
+    if (range && (range.start > range.end || range.end >= opened.size)) {
+      throw new S3BackendInvalidRangeError('the object changed since its size was read');
+    }
+    if (opened.size === 0) return { head, body: Readable.from([]) };
+    const body = range ? opened.read(range.start, range.end) : opened.read(0, opened.size - 1);
+    return { head, body };
+  }
+
+  async putObject(bucket: S3Bucket, input: S3PutObjectInput): Promise<S3WriteResult> {
+    assertPublishableName(input.key);
+    const contentType = contentTypeForName(input.key, input.contentType);
+    // Everything that can refuse the write is checked before the body is read, so a refused
+    // client (Expect: 100-continue) never sends it.
+    const tape = await this.tapes.writable(bucket, input.size ?? 0);
+    this.publisher.assertNameFits(tape.address, input.key, contentType);
+    return this.commit(bucket, tape, input.key, input.body, contentType, input.size);
+  }
+
+  async copyObject(bucket: S3Bucket, input: S3CopyObjectInput): Promise<S3WriteResult> {
+    assertPublishableName(input.destinationKey);
+    const tape = await this.tapes.writable(bucket);
+    const requested = input.replace?.contentType;
+    const contentType =
+      requested !== undefined && isUsableContentType(requested)
+        ? requested.trim()
+        : contentTypeOf(input.destinationKey);
+    this.publisher.assertNameFits(tape.address, input.destinationKey, contentType);
+    const done = await this.publisher.copy(
+      tape.address,
+      input.sourceKey,
+      input.destinationKey,
+      () => contentType,
+    );
+    return { etag: done.commitment.toString('hex'), lastModified: done.lastModified };
+  }
+
+  async deleteObjects(bucket: S3Bucket, keys: string[]): Promise<S3DeleteOutcome[]> {
+    const tape = await this.tapes.writable(bucket);
+    return this.publisher.remove(tape.address, keys);
+  }
+
+  async createMultipartUpload(
+    bucket: S3Bucket,
+    input: S3CreateMultipartInput,
+  ): Promise<{ uploadId: string }> {
+    assertPublishableName(input.key);
+    const tape = await this.tapes.writable(bucket);
+    const contentType = contentTypeForName(input.key, input.contentType);
+    this.publisher.assertNameFits(tape.address, input.key, contentType);
+    if ((await this.multipart.list(bucket.tapeAddress)).length >= MAX_UPLOADS_PER_TAPE) {
+      throw new S3BackendAccessDeniedError(
+        `${MAX_UPLOADS_PER_TAPE} multipart uploads are in progress on this tape: complete or abort some first`,
+      );
+    }
+    const upload = await this.multipart.create({
+      tapeAddress: bucket.tapeAddress,
+      key: input.key,
+      contentType: input.contentType,
+      metadata: input.metadata,
+    });
+    return { uploadId: upload.uploadId };
+  }
+
+  async uploadPart(bucket: S3Bucket, input: S3UploadPartInput): Promise<{ etag: string }> {
+    const upload = await this.multipart.get(bucket.tapeAddress, input.key, input.uploadId);
+    const sizes = await this.multipart.partSizes(upload);
+    sizes.set(input.partNumber, input.size ?? 0);
+    // The parts received so far must fit on the tape, or the upload could never complete.
+    await this.tapes.writable(bucket, sum(sizes.values()));
+    const part = await this.multipart.writePart(upload, input.partNumber, input.body);
+    return { etag: part.etag };
+  }
+
+  async listParts(bucket: S3Bucket, key: string, uploadId: string): Promise<S3PartInfo[]> {
+    return this.multipart.parts(await this.multipart.get(bucket.tapeAddress, key, uploadId));
+  }
+
+  async completeMultipartUpload(
+    bucket: S3Bucket,
+    key: string,
+    uploadId: string,
+    parts: S3CompletedPart[],
+  ): Promise<S3WriteResult> {
+    const upload = await this.multipart.get(bucket.tapeAddress, key, uploadId);
+    const sizes = await this.multipart.partSizes(upload);
+    const size = sum(parts.map((p) => sizes.get(p.partNumber) ?? 0));
+    const contentType = contentTypeForName(key, upload.contentType);
+    const tape = await this.tapes.writable(bucket, size);
+    const body = await this.multipart.concatenate(upload, parts);
+    const result = await this.commit(bucket, tape, key, body, contentType, size);
+    await this.multipart.remove(upload);
+    return result;
+  }
+
+  async abortMultipartUpload(bucket: S3Bucket, key: string, uploadId: string): Promise<void> {
+    // No tape checks: aborting only gives back the gateway's disk.
+    await this.multipart.remove(await this.multipart.get(bucket.tapeAddress, key, uploadId));
+  }
+
+  async listMultipartUploads(bucket: S3Bucket): Promise<S3MultipartUploadInfo[]> {
+    return (await this.multipart.list(bucket.tapeAddress)).map(toUploadInfo);
+  }
+
+  /** Spool -> track store -> chain. Nothing reaches the store before the body ended whole. */
+  private async commit(
+    bucket: S3Bucket,
+    tape: TapeBucket,
+    key: string,
+    body: Readable,
+    contentType: string,
+    declaredSize: number | undefined,
+  ): Promise<S3WriteResult> {
+    const spooled = await this.spool.spool(body);
+    try {
+      // A body of undeclared length (chunked transfer) is checked for room once its size is known.
+      if (declaredSize === undefined) await this.tapes.writable(bucket, spooled.size);
+      await this.spool.store(spooled);
+      const done = await this.publisher.publish(tape.address, key, spooled, contentType);
+      return { etag: done.commitment.toString('hex'), lastModified: done.lastModified };
+    } finally {
+      await this.spool.discard(spooled);
+    }
+  }
+
+  private async record(tape: TapeBucket, key: string): Promise<NameRecord> {
+    const [record] = await this.chain.getNames(tape.address, [key]);
+    if (!record) throw new S3BackendNoSuchKeyError(key);
+    return record;
+  }
+}
+
+function toInfo(record: NameRecord): S3ObjectInfo {
+  return {
+    key: record.name,
+    size: record.size,
+    etag: record.commitment.toString('hex'),
+    lastModified: new Date(record.updatedAt * 1000),
+  };
+}
+
+/** Names keep no `x-amz-meta-*` (the chain's name record has no room for them). */
+function toHead(record: NameRecord): S3ObjectHead {
+  return { ...toInfo(record), contentType: record.contentType, metadata: {} };
+}
+
+function sum(values: Iterable<number>): number {
+  let total = 0;
+  for (const v of values) total += v;
+  return total;
+}
