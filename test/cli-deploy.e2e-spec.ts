@@ -346,6 +346,43 @@ describe('tape deploy', () => {
   );
 
   it.concurrent(
+    'a gateway and chain that vanish mid-deploy end it with one line naming the URL',
+    async () => {
+      const doomed = await startGateway();
+      try {
+        const u = new CliUser(doomed);
+        users.push(u);
+        await u.fundedWallet();
+        await u.ok(['create', '--capacity', '10m', '--duration', '1d']);
+        const root = site(generateSite(100, 100 * 100, 'gone'));
+        const started = Date.now();
+        const run = await u.run(['deploy', join(root, 'index.html')], {
+          env: { TAPE_UPLOAD_CONCURRENCY: '1' },
+          onStderr: (text) => {
+            if (/^uploaded /m.test(text)) doomed.child.kill('SIGKILL');
+          },
+        });
+        expect(run.code).toBe(1);
+        const lines = run.stderr.trim().split('\n');
+        const errors = lines.filter((l) => l.startsWith('error: '));
+        expect(errors).toHaveLength(1);
+        expect(errors[0]).toMatch(
+          /^error: cannot reach the (chain RPC at http:\/\/127\.0\.0\.1:\d+|gateway at http:\/\/127\.0\.0\.1:\d+ \(\w+\))$/,
+        );
+        // No library noise, no stack trace, and no waiting for a dead node.
+        expect(run.stderr).not.toMatch(/\n\s+at /);
+        expect(lines.every((l) => /^(hashed|\d+ changed|uploading|uploaded|error:)/.test(l))).toBe(
+          true,
+        );
+        expect(Date.now() - started).toBeLessThan(40_000);
+      } finally {
+        await doomed.stop('SIGKILL');
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it.concurrent(
     'a 1,000-file site deploys, and deploying it again uploads nothing',
     async () => {
       const { u } = await withTape('20m');
