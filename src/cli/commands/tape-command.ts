@@ -40,7 +40,7 @@ export abstract class TapeCommand extends CommandRunner {
 
   @Option({
     flags: '--tape <address>',
-    description: 'the tape to act on; default: the active tape (the last one created)',
+    description: 'the tape to act on (address or label); default: the active tape',
   })
   parseTape(value: string): string {
     return value;

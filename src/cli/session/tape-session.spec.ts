@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeKeypair } from '../../chain/keypair-file';
+import { labelFromAddress } from '../../chain/tape-label';
 import { CliConfigStore } from './cli-config-store';
 import { CliEnvironment } from './cli-environment';
 import { TapeSession } from './tape-session';
@@ -63,6 +64,11 @@ describe('TapeSession', () => {
     s.store.set('active_tape', a);
     expect(open({}).tapeAddress().toBase58()).toBe(a);
     expect(open({ tape: b }).tapeAddress().toBase58()).toBe(b);
+    expect(
+      open({ tape: labelFromAddress(b) })
+        .tapeAddress()
+        .toBase58(),
+    ).toBe(b);
   });
 
   it("signs with the saved tape keypair, else a wallet that is the tape's authority or delegate", () => {

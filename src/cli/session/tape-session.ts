@@ -2,7 +2,7 @@ import { Keypair, PublicKey } from '@solana/web3.js';
 import { TapeRecord } from '../../chain/account-layouts';
 import { ChainService } from '../../chain/chain.service';
 import { readKeypair } from '../../chain/keypair-file';
-import { parseAddress } from '../../chain/tape-label';
+import { addressFromLabel, parseAddress } from '../../chain/tape-label';
 import { ChainConfig } from '../../config/chain.config';
 import { CliError } from '../cli-error';
 import { printable } from '../input/size-parser';
@@ -90,7 +90,8 @@ export class TapeSession {
   tapeAddress(): PublicKey {
     const explicit = this.options.tape;
     if (explicit !== undefined) {
-      const parsed = parseAddress(explicit.trim());
+      // The address, or its label (what the site's hostname and the S3 bucket are called).
+      const parsed = parseAddress(explicit.trim()) ?? addressFromLabel(explicit.trim());
       if (!parsed) throw new CliError(`bad tape address '${printable(explicit)}'`);
       return new PublicKey(parsed);
     }
