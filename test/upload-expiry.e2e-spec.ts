@@ -1,0 +1,68 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { SegmentingHasher } from '../src/tracks/track-layout';
+import { ObjectFixture, startObjectFixture } from './support/object-fixture';
+import { rawRequest, storedTrackPath } from './support/object-http';
+
+/**
+ * Expired tapes, on a local network whose epochs last 2 seconds: uploads are refused with 410
+ * and nothing is kept, WriteTrack is refused on chain, and the object route answers 410 Gone
+ * for objects it served a moment before (even with the tape's record in its cache).
+ */
+let fx: ObjectFixture;
+
+beforeAll(async () => {
+  fx = await startObjectFixture({
+    env: { TAPE__LOCALNET__EPOCH_DURATION_SECS: '2' },
+    capacity: 1 << 20,
+    epochs: 3,
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await fx?.stop();
+});
+
+async function waitUntilExpired(): Promise<void> {
+  const tape = await fx.client.chain.getTape(fx.tape.address);
+  if (!tape) throw new Error('no tape');
+  const deadline = Date.now() + 20_000;
+  while ((await fx.client.chain.currentEpoch()) < tape.expiryEpoch) {
+    if (Date.now() > deadline) throw new Error('the tape did not expire');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+it('an expired tape: uploads 410 with nothing kept, WriteTrack refused, objects 410 Gone', async () => {
+  const served = randomBytes(4000);
+  const servedTrack = await fx.client.store(fx.wallet, fx.tape, served, 'text/plain', 1 << 20);
+  const pendingBytes = randomBytes(4000);
+  const pending = await fx.client.writeTrack(
+    fx.wallet,
+    fx.tape,
+    new SegmentingHasher(1 << 20).update(pendingBytes).digest(),
+    'text/plain',
+  );
+  const before = await rawRequest(fx.objectUrl(servedTrack.address));
+  expect([before.status, before.body.equals(served)]).toEqual([200, true]);
+
+  await waitUntilExpired();
+
+  const upload = await fx.client.put(pending, pendingBytes);
+  expect([upload.status, upload.body.error?.code]).toEqual([410, 'gone']);
+  if (pending.layout.kind !== 'blob') throw new Error('expected a blob');
+  expect(existsSync(storedTrackPath(fx.gw.dataDir, pending.layout.digest.commitment))).toBe(false);
+  expect((await fx.client.chain.getTrack(pending.address))?.certified).toBe(false);
+
+  const late = new SegmentingHasher(1 << 20).update(randomBytes(10)).digest();
+  await expect(fx.client.writeTrack(fx.wallet, fx.tape, late, 'text/plain')).rejects.toThrow(
+    'tape expired',
+  );
+
+  const gone = await rawRequest(fx.objectUrl(servedTrack.address));
+  expect(gone.status).toBe(410);
+  expect(gone.headers['cache-control']).toBe('no-store');
+  expect(JSON.parse(gone.body.toString()).error.code).toBe('tape_expired');
+  const head = await rawRequest(fx.objectUrl(servedTrack.address), { method: 'HEAD' });
+  expect(head.status).toBe(410);
+});
