@@ -34,7 +34,7 @@ export abstract class GatewayOperatorCommand extends CommandRunner {
 
   /** The options of this command merged with those given before the command name. */
   protected options<T extends GatewayOptions>(options: T | undefined): T {
-    return { ...((this.command?.optsWithGlobals() ?? {})), ...(options ?? ({} as T)) };
+    return { ...(this.command?.optsWithGlobals() ?? {}), ...(options ?? ({} as T)) };
   }
 
   protected gatewayConfig() {

@@ -55,7 +55,14 @@ export class ObjectSpool implements OnModuleInit {
   /** Receives `body` to its end (rejecting with its error, leaving no file) and hashes it. */
   async spool(body: Readable): Promise<SpooledObject> {
     const writer = new SegmentSpoolWriter(this.dir, this.storage.segment_bytes);
-    await pipeline(body, writer);
+    try {
+      await pipeline(body, writer);
+    } catch (error) {
+      // pipeline rejects as soon as a stream fails; the writer's files go before we answer.
+      writer.destroy();
+      await writer.cleanedUp;
+      throw error;
+    }
     const segments = writer.segments;
     if (segments.length === 1) {
       const [only] = segments;

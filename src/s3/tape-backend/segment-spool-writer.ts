@@ -25,6 +25,9 @@ export class SegmentSpoolWriter extends Writable {
   private path = '';
   private hasher = new TrackHasher();
   private total = 0;
+  private settleCleanup!: () => void;
+  /** Settles once the writer is destroyed and, after a failure, its files are removed. */
+  readonly cleanedUp = new Promise<void>((resolve) => (this.settleCleanup = resolve));
 
   constructor(
     private readonly dir: string,
@@ -66,7 +69,10 @@ export class SegmentSpoolWriter extends Writable {
       await file?.close().catch(() => undefined);
       // Kept only after a clean finish: then the caller owns the files.
       if (error || !finished) await Promise.all(paths.map((p) => rm(p, { force: true })));
-    })().then(() => callback(error));
+    })().then(() => {
+      this.settleCleanup();
+      callback(error);
+    });
   }
 
   private async append(chunk: Buffer): Promise<void> {

@@ -1,0 +1,43 @@
+import { ChainError } from '../../chain/chain-error';
+import { TapeErrorCode } from '../../chain/program-errors';
+import {
+  S3BackendAccessDeniedError,
+  S3BackendInsufficientCapacityError,
+  S3BackendTapeExpiredError,
+} from '../s3-backend';
+import { insufficientCapacityMessage } from '../s3-error-mapping';
+import { chainWriteError, TapeWriteFailedError } from './chain-write-errors';
+
+const KEY = 'hR2uCbBrhccHRDcCKbTqPc9SQ2GLuWLcHomiLiFM8n9';
+const program = (code: TapeErrorCode, message: string) => new ChainError('program', message, code);
+
+describe('chainWriteError', () => {
+  it('a full tape found by the program is the S3 "insufficient capacity" refusal', () => {
+    const error = chainWriteError(
+      program(TapeErrorCode.InsufficientCapacity, 'insufficient capacity'),
+      KEY,
+    );
+    expect(error).toBeInstanceOf(S3BackendInsufficientCapacityError);
+    expect(insufficientCapacityMessage(error.message)).toMatch(/^insufficient capacity/);
+  });
+
+  it('maps expiry and a withdrawn delegation, naming the command that fixes it', () => {
+    expect(chainWriteError(program(TapeErrorCode.TapeExpired, 'tape expired'), KEY)).toBeInstanceOf(
+      S3BackendTapeExpiredError,
+    );
+    const denied = chainWriteError(
+      program(TapeErrorCode.UnauthorizedSigner, 'unauthorized signer'),
+      KEY,
+    );
+    expect(denied).toBeInstanceOf(S3BackendAccessDeniedError);
+    expect(denied.message).toBe(`tape not delegated to this gateway (run: tape delegate ${KEY})`);
+  });
+
+  it('other program errors fail the write; transport errors pass through unchanged', () => {
+    expect(
+      chainWriteError(program(TapeErrorCode.AccountMismatch, 'account mismatch'), KEY),
+    ).toBeInstanceOf(TapeWriteFailedError);
+    const unreachable = new ChainError('unreachable', 'cannot reach the chain RPC');
+    expect(chainWriteError(unreachable, KEY)).toBe(unreachable);
+  });
+});
