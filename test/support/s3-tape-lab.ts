@@ -1,0 +1,126 @@
+import { request } from 'node:http';
+import { CliUser, keyValues } from './cli-process';
+import { GatewayOptions, GatewayProcess, startGateway } from './gateway-process';
+
+/**
+ * A gateway process (local network embedded) with its S3 listener, an operator who runs
+ * `tape gateway …` against the gateway's data directory, and helpers to make tape owners with a
+ * delegated tape and an S3 credential for it. Site name caches are 1 s here, so a change made
+ * through S3 shows on the site within a couple of seconds.
+ */
+export interface TapeS3Lab {
+  gw: GatewayProcess;
+  /** Runs operator commands (`tape gateway …`) with TAPE_DATA_DIR = the gateway's. */
+  operator: CliUser;
+  gatewayKey: string;
+  users: CliUser[];
+  stop(): Promise<void>;
+}
+
+export interface TapeWithCredential {
+  owner: CliUser;
+  tape: string;
+  label: string;
+  accessKeyId: string;
+  secret: string;
+}
+
+export async function startTapeS3Lab(options: GatewayOptions = {}): Promise<TapeS3Lab> {
+  const gw = await startGateway({
+    ...options,
+    config: {
+      ...options.config,
+      gateway: { site: { name_cache_secs: 1 }, ...(options.config?.gateway as object) },
+    },
+  });
+  const operator = new CliUser(gw, { TAPE_DATA_DIR: gw.dataDir });
+  const gatewayKey = (await operator.ok(['gateway', 'key'])).trim();
+  const users: CliUser[] = [operator];
+  return {
+    gw,
+    operator,
+    gatewayKey,
+    users,
+    async stop() {
+      users.forEach((u) => u.cleanup());
+      await gw.stop();
+    },
+  };
+}
+
+/**
+ * A funded owner with a new tape, delegated to the gateway (unless `delegate: false`), and a
+ * credential the operator issued for it.
+ */
+export async function tapeWithCredential(
+  lab: TapeS3Lab,
+  options: { capacity?: string; reservation?: string[]; delegate?: boolean } = {},
+): Promise<TapeWithCredential> {
+  const owner = new CliUser(lab.gw);
+  lab.users.push(owner);
+  await owner.fundedWallet();
+  const created = keyValues(
+    await owner.ok([
+      'create',
+      '--capacity',
+      options.capacity ?? '50m',
+      ...(options.reservation ?? ['--duration', '1d']),
+    ]),
+  );
+  const tape = created['tape address'];
+  if (options.delegate ?? true) await owner.ok(['delegate', lab.gatewayKey]);
+  const issued = keyValues(
+    await lab.operator.ok(['gateway', 'credentials', 'issue', '--tape', tape]),
+  );
+  return {
+    owner,
+    tape,
+    label: created.label,
+    accessKeyId: issued['access key id'],
+    secret: issued['secret access key'],
+  };
+}
+
+export interface Fetched {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+/** GET from the gateway's HTTP port with an explicit Host (hostname-served sites). */
+export function gatewayGet(gw: GatewayProcess, path: string, host?: string): Promise<Fetched> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port: gw.port, path, headers: host ? { host } : {} },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Polls `probe` until it returns true (or `timeoutMs` passes, then fails with `what`). */
+export async function eventually(
+  what: string,
+  probe: () => Promise<boolean>,
+  timeoutMs = 60_000,
+): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    if (await probe()) return Date.now() - started;
+    if (Date.now() - started > timeoutMs) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** A path of a site URL: every segment percent-encoded (spaces, `+`, non-ASCII). */
+export function sitePath(name: string): string {
+  return name.split('/').map(encodeURIComponent).join('/');
+}
