@@ -11,8 +11,8 @@ import { CliUser, keyValues } from './support/cli-process';
  * every command except deploy (test/cli-deploy.e2e-spec.ts), its output lines and its errors.
  * Epochs last 3 s here so that a tape can expire within a test.
  */
-/** it.concurrent does not take the project's testTimeout: each test names its own. */
-const TEST_TIMEOUT_MS = 90_000;
+/** it.concurrent does not take the project's testTimeout: each test names its own (roomy: CI machines are shared). */
+const TEST_TIMEOUT_MS = 180_000;
 
 describe('tape CLI', () => {
   const EPOCH_SECS = 3;

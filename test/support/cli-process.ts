@@ -62,9 +62,11 @@ export class CliUser {
       const timer = setTimeout(() => {
         child.kill('SIGKILL');
         reject(
-          new Error(`tape ${args.join(' ')} took over ${options.timeoutMs ?? 60000} ms\n${stderr}`),
+          new Error(
+            `tape ${args.join(' ')} took over ${options.timeoutMs ?? 150_000} ms\n${stderr}`,
+          ),
         );
-      }, options.timeoutMs ?? 60000);
+      }, options.timeoutMs ?? 150_000);
       child.on('error', reject);
       child.on('close', (code, signal) => {
         clearTimeout(timer);
