@@ -6,6 +6,7 @@ import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { HealthModule } from './health/health.module';
 import { MeteringModule } from './metering/metering.module';
+import { ObjectModule } from './object/object.module';
 import { S3Module } from './s3/s3.module';
 import { tapeS3Options } from './s3/tape-backend/tape-s3-options';
 import { SiteModule } from './site/site.module';
@@ -25,6 +26,7 @@ export class AppModule {
         TracksModule,
         MeteringModule,
         UploadModule,
+        ObjectModule,
         SiteModule,
         S3Module.forRoot(tapeS3Options()),
       ],
