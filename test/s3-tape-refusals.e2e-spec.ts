@@ -1,0 +1,196 @@
+import {
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expectContinue, requestHead } from './support/s3-raw-http';
+import { awsCli } from './support/s3-cli';
+import { failure, sdkClient } from './support/s3-sdk-client';
+import { encodeKeyPath, signWithHeader } from './support/s3-signing';
+import {
+  startTapeS3Lab,
+  TapeS3Lab,
+  tapeWithCredential,
+  TapeWithCredential,
+} from './support/s3-tape-lab';
+
+/**
+ * Every refusal a site owner can meet on a real gateway, as the SDK (and aws-cli) shows it:
+ * credentials (secret, clock, scope, revocation) and tape states (undelegated, full, expired).
+ * Epochs last 3 s here so that a tape can expire during the run.
+ */
+jest.setTimeout(180_000);
+
+let lab: TapeS3Lab;
+let owner: TapeWithCredential;
+let other: TapeWithCredential;
+let work: string;
+
+const client = (t: TapeWithCredential, secret = t.secret, extra: S3ClientConfig = {}) =>
+  sdkClient(lab.gw.s3Url, t.accessKeyId, secret, extra);
+const put = (s3: S3Client, bucket: string, key = 'page.html', body: string | Buffer = 'x') =>
+  s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));
+const names = async (t: TapeWithCredential) =>
+  (await t.owner.json<{ name: string }[]>(['object', 'ls', '--tape', t.tape])).map((o) => o.name);
+
+beforeAll(async () => {
+  lab = await startTapeS3Lab({ config: { localnet: { slot_ms: 100, epoch_duration_secs: 3 } } });
+  [owner, other] = await Promise.all([tapeWithCredential(lab), tapeWithCredential(lab)]);
+  work = mkdtempSync(join(tmpdir(), 'tape-s3-refusals-'));
+});
+
+afterAll(async () => {
+  await lab?.stop();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('credentials', () => {
+  it('the right credential writes; a wrong secret is SignatureDoesNotMatch', async () => {
+    await expect(put(client(owner), owner.label)).resolves.toBeDefined();
+    const e = await failure(put(client(owner, 'not-the-secret-at-all'), owner.label));
+    expect([e.name, e.status]).toEqual(['SignatureDoesNotMatch', 403]);
+  });
+
+  it('a clock 20 minutes off is RequestTimeTooSkewed', async () => {
+    const e = await failure(
+      put(client(owner, owner.secret, { systemClockOffset: -20 * 60_000 }), owner.label),
+    );
+    expect([e.name, e.status]).toEqual(['RequestTimeTooSkewed', 403]);
+  });
+
+  it("another tape's credential is AccessDenied, for reads and writes", async () => {
+    const write = await failure(put(client(other), owner.label, 'intruder.html'));
+    expect([write.name, write.status, write.message]).toEqual([
+      'AccessDenied',
+      403,
+      'this credential is scoped to another tape',
+    ]);
+    const read = await failure(
+      client(other).send(new ListObjectsV2Command({ Bucket: owner.label })),
+    );
+    expect(read.name).toBe('AccessDenied');
+    expect(await names(owner)).not.toContain('intruder.html');
+  });
+
+  it('a credential revoked by the operator is refused by the running gateway at once', async () => {
+    const issued = await lab.operator.json<{ access_key_id: string; secret_access_key: string }>([
+      'gateway',
+      'credentials',
+      'issue',
+      '--tape',
+      owner.tape,
+    ]);
+    const s3 = sdkClient(lab.gw.s3Url, issued.access_key_id, issued.secret_access_key);
+    await expect(s3.send(new ListObjectsV2Command({ Bucket: owner.label }))).resolves.toBeDefined();
+    await lab.operator.ok(['gateway', 'credentials', 'revoke', issued.access_key_id]);
+    const e = await failure(s3.send(new ListObjectsV2Command({ Bucket: owner.label })));
+    expect([e.name, e.status]).toEqual(['InvalidAccessKeyId', 403]);
+    const listed = await lab.operator.json<{ access_key_id: string; revoked_at: string | null }[]>([
+      'gateway',
+      'credentials',
+      'list',
+    ]);
+    expect(listed.find((c) => c.access_key_id === issued.access_key_id)?.revoked_at).toEqual(
+      expect.any(String),
+    );
+  });
+
+  it('an access key id never issued is InvalidAccessKeyId', async () => {
+    const s3 = sdkClient(lab.gw.s3Url, 'TKAAAAAAAAAAAAAAAAAA', 'whatever-secret');
+    const e = await failure(s3.send(new ListObjectsV2Command({ Bucket: owner.label })));
+    expect([e.name, e.status]).toEqual(['InvalidAccessKeyId', 403]);
+  });
+});
+
+describe('tape states', () => {
+  it('an undelegated tape refuses writes, naming the command that fixes it; reads still work', async () => {
+    const undelegated = await tapeWithCredential(lab, { delegate: false });
+    const e = await failure(put(client(undelegated), undelegated.label));
+    expect([e.name, e.status, e.message]).toEqual([
+      'AccessDenied',
+      403,
+      `tape not delegated to this gateway (run: tape delegate ${lab.gatewayKey})`,
+    ]);
+    const listing = await client(undelegated).send(
+      new ListObjectsV2Command({ Bucket: undelegated.label }),
+    );
+    expect(listing.KeyCount).toBe(0);
+    // After the one-time delegation the same credential writes.
+    await undelegated.owner.ok(['delegate', lab.gatewayKey]);
+    await expect(put(client(undelegated), undelegated.label)).resolves.toBeDefined();
+    // And a withdrawn delegation stops the gateway again.
+    await undelegated.owner.ok(['delegate', '--revoke']);
+    expect((await failure(put(client(undelegated), undelegated.label))).name).toBe('AccessDenied');
+  });
+
+  it('a full tape answers "insufficient capacity" (507) before the body is sent; resize fixes it', async () => {
+    const small = await tapeWithCredential(lab, { capacity: '1m' });
+    const twoMiB = randomBytes(2 * 1024 * 1024);
+    const e = await failure(put(client(small), small.label, 'big.bin', twoMiB));
+    expect([e.name, e.status]).toEqual(['InsufficientStorage', 507]);
+    expect(e.message).toMatch(/^insufficient capacity: .* \(fix: tape resize --add <size>\)$/);
+
+    // aws-cli shows the same message (and does not retry a 507).
+    const file = join(work, 'big.bin');
+    writeFileSync(file, twoMiB);
+    const aws = awsCli(lab.gw.s3Url, small.accessKeyId, small.secret);
+    const cp = await aws('s3', 'cp', file, `s3://${small.label}/big.bin`);
+    expect(cp.code).not.toBe(0);
+    expect(cp.stderr).toContain('(InsufficientStorage)');
+    expect(cp.stderr).toContain('insufficient capacity');
+
+    // Expect: 100-continue: the refusal comes before a byte of the body.
+    const path = encodeKeyPath(small.label, 'big.bin');
+    const host = new URL(lab.gw.s3Url).host;
+    const signed = await signWithHeader({
+      method: 'PUT',
+      path,
+      host,
+      headers: {
+        'x-amz-content-sha256': 'UNSIGNED-PAYLOAD',
+        'content-length': String(twoMiB.length),
+        expect: '100-continue',
+      },
+      date: new Date(),
+      accessKeyId: small.accessKeyId,
+      secret: small.secret,
+    });
+    const exchange = await expectContinue(
+      Number(new URL(lab.gw.s3Url).port),
+      requestHead('PUT', path, signed.rawHeaders),
+      twoMiB,
+    );
+    expect(exchange.interim).toBe(false);
+    expect(exchange.response).toMatch(/^HTTP\/1\.1 507 /);
+    expect(await names(small)).toEqual([]);
+
+    await small.owner.ok(['resize', '--add', '4m']);
+    await expect(put(client(small), small.label, 'big.bin', twoMiB)).resolves.toBeDefined();
+  });
+
+  it('an expired tape is refused with "tape expired" and the fix, for writes and reads', async () => {
+    const brief = await tapeWithCredential(lab, { reservation: ['--epochs', '1'] });
+    await new Promise((r) => setTimeout(r, 7000));
+    const write = await failure(put(client(brief), brief.label));
+    expect([write.name, write.status, write.message]).toEqual([
+      'AccessDenied',
+      403,
+      expect.stringMatching(/^tape expired: .* \(fix: tape extend --duration <time>\)$/),
+    ]);
+    const read = await failure(
+      client(brief).send(new GetObjectCommand({ Bucket: brief.label, Key: 'page.html' })),
+    );
+    expect(read.message).toMatch(/^tape expired/);
+  });
+
+  it('a bucket that is no tape is NoSuchBucket', async () => {
+    const e = await failure(put(client(owner), 'a'.repeat(52)));
+    expect([e.name, e.status]).toEqual(['NoSuchBucket', 404]);
+  });
+});
