@@ -1,0 +1,230 @@
+import {
+  CopyObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import { createHash, randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { commitmentOfBuffer } from '../src/tracks/commitment';
+import { requestHead, signedRequest } from './support/s3-raw-http';
+import { captureHeaders, failure, sdkClient } from './support/s3-sdk-client';
+import { encodeKeyPath, signWithHeader } from './support/s3-signing';
+import {
+  gatewayGet,
+  startTapeS3Lab,
+  TapeS3Lab,
+  tapeWithCredential,
+  TapeWithCredential,
+} from './support/s3-tape-lab';
+
+/**
+ * Writes through the S3 endpoint of a real gateway: streamed bodies, concurrent writes of one
+ * key, copies (shared tracks), batched deletes, and bodies that fail or are cut off, which must
+ * leave nothing behind (no spool file, no track, no name).
+ */
+jest.setTimeout(180_000);
+
+interface TapeInfo {
+  objects: number;
+  tracks: number;
+  used: number;
+}
+
+let lab: TapeS3Lab;
+let site: TapeWithCredential;
+let s3: S3Client;
+
+const info = (t: TapeWithCredential) => t.owner.json<TapeInfo>(['info', '--tape', t.tape]);
+const names = async (t: TapeWithCredential) =>
+  (await t.owner.json<{ name: string }[]>(['object', 'ls', '--tape', t.tape])).map((o) => o.name);
+const get = async (client: S3Client, bucket: string, key: string, range?: string) => {
+  const res = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: range }));
+  return { res, body: Buffer.from(await res.Body!.transformToByteArray()) };
+};
+/** Files in the gateway's track store (not counting puts in progress). */
+const storedTracks = () => countFiles(join(lab.gw.dataDir, 'tracks'));
+const spoolFiles = () => readdirSync(join(lab.gw.dataDir, 's3-spool'));
+
+beforeAll(async () => {
+  lab = await startTapeS3Lab({ config: { localnet: { slot_ms: 100 } } });
+  site = await tapeWithCredential(lab);
+  s3 = sdkClient(lab.gw.s3Url, site.accessKeyId, site.secret);
+});
+
+afterAll(async () => {
+  await lab?.stop();
+});
+
+describe('writes', () => {
+  it('a streamed SDK body (STREAMING-UNSIGNED-PAYLOAD-TRAILER) becomes an object with the commitment as ETag', async () => {
+    const data = randomBytes(300_000);
+    const sent = captureHeaders(s3);
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: site.label,
+        Key: 'data/feed.json',
+        Body: Readable.from([data.subarray(0, 100_000), data.subarray(100_000)]),
+        ContentLength: data.length,
+      }),
+    );
+    expect(sent[0]['x-amz-content-sha256']).toBe('STREAMING-UNSIGNED-PAYLOAD-TRAILER');
+    const head = await s3.send(
+      new HeadObjectCommand({ Bucket: site.label, Key: 'data/feed.json' }),
+    );
+    expect(head.ETag).toBe(`"${commitmentOfBuffer(data).commitment.toString('hex')}"`);
+    expect(head.ContentType).toBe('application/json; charset=utf-8');
+    expect(head.ContentLength).toBe(data.length);
+    expect(Math.abs(head.LastModified!.getTime() - Date.now())).toBeLessThan(120_000);
+    expect((await get(s3, site.label, 'data/feed.json')).body.equals(data)).toBe(true);
+    const ranged = await get(s3, site.label, 'data/feed.json', 'bytes=70000-70009');
+    expect(ranged.res.ContentRange).toBe(`bytes 70000-70009/${data.length}`);
+    expect(ranged.body.equals(data.subarray(70000, 70010))).toBe(true);
+  });
+
+  it('concurrent writes of one key all succeed and leave one name on one track', async () => {
+    const tape = await tapeWithCredential(lab);
+    const client = sdkClient(lab.gw.s3Url, tape.accessKeyId, tape.secret);
+    const bodies = Array.from({ length: 6 }, (_, i) => randomBytes(1000 + i * 100));
+    await Promise.all(
+      bodies.map((Body) =>
+        client.send(new PutObjectCommand({ Bucket: tape.label, Key: 'same.txt', Body })),
+      ),
+    );
+    const { body } = await get(client, tape.label, 'same.txt');
+    expect(bodies.some((b) => b.equals(body))).toBe(true);
+    // Every replaced track was released: refs stayed right under concurrency.
+    expect(await info(tape)).toMatchObject({ objects: 1, tracks: 1, used: body.length });
+  });
+
+  it('CopyObject names the same track (no bytes copied); the copy outlives its source', async () => {
+    const tape = await tapeWithCredential(lab);
+    const client = sdkClient(lab.gw.s3Url, tape.accessKeyId, tape.secret);
+    await client.send(
+      new PutObjectCommand({ Bucket: tape.label, Key: 'a.html', Body: '<p>shared</p>' }),
+    );
+    await client.send(
+      new CopyObjectCommand({
+        Bucket: tape.label,
+        Key: 'b.txt',
+        CopySource: `${tape.label}/a.html`,
+      }),
+    );
+    await client.send(
+      new CopyObjectCommand({
+        Bucket: tape.label,
+        Key: 'c.html',
+        CopySource: `${tape.label}/a.html`,
+        MetadataDirective: 'REPLACE',
+        ContentType: 'application/xhtml+xml',
+      }),
+    );
+    expect(await info(tape)).toMatchObject({ objects: 3, tracks: 1, used: 13 });
+    const b = await client.send(new HeadObjectCommand({ Bucket: tape.label, Key: 'b.txt' }));
+    expect(b.ContentType).toBe('text/plain; charset=utf-8');
+    const c = await client.send(new HeadObjectCommand({ Bucket: tape.label, Key: 'c.html' }));
+    expect(c.ContentType).toBe('application/xhtml+xml');
+    await client.send(
+      new DeleteObjectsCommand({ Bucket: tape.label, Delete: { Objects: [{ Key: 'a.html' }] } }),
+    );
+    expect((await get(client, tape.label, 'b.txt')).body.toString()).toBe('<p>shared</p>');
+    const missing = await failure(
+      client.send(
+        new CopyObjectCommand({
+          Bucket: tape.label,
+          Key: 'd.txt',
+          CopySource: `${tape.label}/a.html`,
+        }),
+      ),
+    );
+    expect(missing.name).toBe('NoSuchKey');
+  });
+
+  it('DeleteObjects removes a batch in one request; absent keys count as deleted', async () => {
+    const keys = ['del/1.txt', 'del/2.txt', 'del/3 ü.txt'];
+    for (const Key of keys) {
+      await s3.send(new PutObjectCommand({ Bucket: site.label, Key, Body: Key }));
+    }
+    const result = await s3.send(
+      new DeleteObjectsCommand({
+        Bucket: site.label,
+        Delete: { Objects: [...keys, 'del/never.txt'].map((Key) => ({ Key })) },
+      }),
+    );
+    expect(result.Errors ?? []).toEqual([]);
+    expect((result.Deleted ?? []).map((d) => d.Key).sort()).toEqual(
+      [...keys, 'del/never.txt'].sort(),
+    );
+    expect((await names(site)).filter((n) => n.startsWith('del/'))).toEqual([]);
+  });
+
+  it('a body that fails its signed SHA-256 is refused and leaves nothing behind', async () => {
+    const tracksBefore = storedTracks();
+    const res = await signedRequest(Number(new URL(lab.gw.s3Url).port), {
+      method: 'PUT',
+      path: encodeKeyPath(site.label, 'lying.txt'),
+      headers: {
+        'x-amz-content-sha256': createHash('sha256').update('other bytes').digest('hex'),
+      },
+      body: Buffer.from('these bytes'),
+      accessKeyId: site.accessKeyId,
+      secret: site.secret,
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toContain('<Code>XAmzContentSHA256Mismatch</Code>');
+    expect(storedTracks()).toBe(tracksBefore);
+    expect(spoolFiles()).toEqual([]);
+    expect(await names(site)).not.toContain('lying.txt');
+  });
+
+  it('a connection dropped mid-body leaves no spool file, no track and no name', async () => {
+    const tracksBefore = storedTracks();
+    const port = Number(new URL(lab.gw.s3Url).port);
+    const path = encodeKeyPath(site.label, 'dropped.bin');
+    const total = 12 * 1024 * 1024;
+    const signed = await signWithHeader({
+      method: 'PUT',
+      path,
+      host: `127.0.0.1:${port}`,
+      headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', 'content-length': String(total) },
+      date: new Date(),
+      accessKeyId: site.accessKeyId,
+      secret: site.secret,
+    });
+    const socket = connect(port, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    socket.write(requestHead('PUT', path, signed.rawHeaders));
+    socket.write(randomBytes(9 * 1024 * 1024));
+    // The body is being spooled (more than one segment already) when the client vanishes.
+    await waitFor(() => spoolFiles().length >= 2);
+    socket.destroy();
+    await waitFor(() => spoolFiles().length === 0);
+    expect(storedTracks()).toBe(tracksBefore);
+    expect(await names(site)).not.toContain('dropped.bin');
+    // The gateway carries on.
+    await s3.send(new PutObjectCommand({ Bucket: site.label, Key: 'after.txt', Body: 'ok' }));
+    expect((await gatewayGet(lab.gw, `/site/${site.tape}/after.txt`)).body.toString()).toBe('ok');
+  });
+});
+
+function countFiles(dir: string): number {
+  let count = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === '.tmp') continue;
+    count += entry.isDirectory() ? countFiles(join(dir, entry.name)) : 1;
+  }
+  return count;
+}
+
+async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
