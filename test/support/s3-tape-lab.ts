@@ -14,6 +14,12 @@ export interface TapeS3Lab {
   operator: CliUser;
   gatewayKey: string;
   users: CliUser[];
+  /**
+   * Stops the gateway and starts it again on the same data directory (new ports; the chain's
+   * ledger, the key, credentials and spools persist). Needs `dataDir` in the start options.
+   * Tape owners made before keep the old URLs: make new CliUsers to use the CLI afterwards.
+   */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -26,26 +32,34 @@ export interface TapeWithCredential {
 }
 
 export async function startTapeS3Lab(options: GatewayOptions = {}): Promise<TapeS3Lab> {
-  const gw = await startGateway({
+  const gatewayOptions: GatewayOptions = {
     ...options,
     config: {
       ...options.config,
       gateway: { site: { name_cache_secs: 1 }, ...(options.config?.gateway as object) },
     },
-  });
+  };
+  const gw = await startGateway(gatewayOptions);
   const operator = new CliUser(gw, { TAPE_DATA_DIR: gw.dataDir });
   const gatewayKey = (await operator.ok(['gateway', 'key'])).trim();
-  const users: CliUser[] = [operator];
-  return {
+  const lab: TapeS3Lab = {
     gw,
     operator,
     gatewayKey,
-    users,
+    users: [operator],
+    async restart() {
+      if (!options.dataDir) throw new Error("restart needs a dataDir of the test's own");
+      await lab.gw.stop();
+      lab.gw = await startGateway(gatewayOptions);
+      lab.operator = new CliUser(lab.gw, { TAPE_DATA_DIR: lab.gw.dataDir });
+      lab.users.push(lab.operator);
+    },
     async stop() {
-      users.forEach((u) => u.cleanup());
-      await gw.stop();
+      lab.users.forEach((u) => u.cleanup());
+      await lab.gw.stop();
     },
   };
+  return lab;
 }
 
 /**

@@ -1,0 +1,207 @@
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  GetObjectCommand,
+  ListMultipartUploadsCommand,
+  ListPartsCommand,
+  S3Client,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { splitFileIntoTracks } from '../src/tracks/track-layout';
+import { failure, sdkClient } from './support/s3-sdk-client';
+import {
+  gatewayGet,
+  startTapeS3Lab,
+  TapeS3Lab,
+  tapeWithCredential,
+  TapeWithCredential,
+} from './support/s3-tape-lab';
+
+/**
+ * Multipart uploads on a real gateway: parts out of order, the object they complete into (the
+ * same streamed object `tape deploy` would store), abort, capacity checks per part, and an
+ * upload that survives a gateway restart (parts are kept under <data_dir>/s3-multipart/).
+ */
+jest.setTimeout(180_000);
+
+const MiB = 1024 * 1024;
+
+let lab: TapeS3Lab;
+let site: TapeWithCredential;
+let dataDir: string;
+
+const client = (t: TapeWithCredential = site) => sdkClient(lab.gw.s3Url, t.accessKeyId, t.secret);
+const uploadDirs = () => readdirSync(join(dataDir, 's3-multipart'));
+
+async function create(s3: S3Client, bucket: string, key: string): Promise<string> {
+  const created = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }));
+  return created.UploadId!;
+}
+
+async function uploadPart(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+  uploadId: string,
+  partNumber: number,
+  body: Buffer,
+): Promise<string> {
+  const res = await s3.send(
+    new UploadPartCommand({
+      Bucket: bucket,
+      Key: key,
+      UploadId: uploadId,
+      PartNumber: partNumber,
+      Body: body,
+    }),
+  );
+  return res.ETag!;
+}
+
+async function getBytes(s3: S3Client, bucket: string, key: string): Promise<Buffer> {
+  const res = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+  return Buffer.from(await res.Body!.transformToByteArray());
+}
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'tape-s3-multipart-'));
+  lab = await startTapeS3Lab({ dataDir, config: { localnet: { slot_ms: 100 } } });
+  site = await tapeWithCredential(lab);
+});
+
+afterAll(async () => {
+  await lab?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('multipart uploads', () => {
+  it('parts uploaded out of order complete into the streamed object tape deploy would store', async () => {
+    const s3 = client();
+    const parts = [randomBytes(5 * MiB), randomBytes(5 * MiB), randomBytes(3 * MiB)];
+    const uploadId = await create(s3, site.label, 'media/video.bin');
+    const etags: string[] = [];
+    await Promise.all(
+      [3, 1, 2].map(async (n) => {
+        etags[n - 1] = await uploadPart(
+          s3,
+          site.label,
+          'media/video.bin',
+          uploadId,
+          n,
+          parts[n - 1],
+        );
+      }),
+    );
+    const listed = await s3.send(
+      new ListPartsCommand({ Bucket: site.label, Key: 'media/video.bin', UploadId: uploadId }),
+    );
+    expect(listed.Parts!.map((p) => [p.PartNumber, p.Size, p.ETag])).toEqual([
+      [1, 5 * MiB, etags[0]],
+      [2, 5 * MiB, etags[1]],
+      [3, 3 * MiB, etags[2]],
+    ]);
+    const uploads = await s3.send(new ListMultipartUploadsCommand({ Bucket: site.label }));
+    expect(uploads.Uploads!.map((u) => u.UploadId)).toContain(uploadId);
+
+    const done = await s3.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: site.label,
+        Key: 'media/video.bin',
+        UploadId: uploadId,
+        MultipartUpload: { Parts: etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })) },
+      }),
+    );
+    const whole = Buffer.concat(parts);
+    const file = join(dataDir, 'expected.bin');
+    writeFileSync(file, whole);
+    const layout = await splitFileIntoTracks(file, 8 * MiB);
+    if (layout.kind !== 'manifest') throw new Error('expected a streamed layout');
+    expect(done.ETag).toBe(`"${layout.manifestDigest.commitment.toString('hex')}"`);
+    expect((await getBytes(s3, site.label, 'media/video.bin')).equals(whole)).toBe(true);
+    const served = await gatewayGet(lab.gw, `/site/${site.tape}/media/video.bin`);
+    expect(served.body.equals(whole)).toBe(true);
+    expect(
+      (await s3.send(new ListMultipartUploadsCommand({ Bucket: site.label }))).Uploads ?? [],
+    ).toEqual([]);
+    expect(uploadDirs()).toEqual([]);
+  });
+
+  it('a wrong ETag in the part list is InvalidPart; abort forgets the upload and its bytes', async () => {
+    const s3 = client();
+    const uploadId = await create(s3, site.label, 'aborted.bin');
+    await uploadPart(s3, site.label, 'aborted.bin', uploadId, 1, randomBytes(1000));
+    const wrong = await failure(
+      s3.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: site.label,
+          Key: 'aborted.bin',
+          UploadId: uploadId,
+          MultipartUpload: { Parts: [{ ETag: `"${'0'.repeat(64)}"`, PartNumber: 1 }] },
+        }),
+      ),
+    );
+    expect(wrong.name).toBe('InvalidPart');
+    expect(uploadDirs()).toContain(uploadId);
+    await s3.send(
+      new AbortMultipartUploadCommand({
+        Bucket: site.label,
+        Key: 'aborted.bin',
+        UploadId: uploadId,
+      }),
+    );
+    expect(uploadDirs()).not.toContain(uploadId);
+    const late = await failure(
+      uploadPart(s3, site.label, 'aborted.bin', uploadId, 2, randomBytes(10)),
+    );
+    expect(late.name).toBe('NoSuchUpload');
+  });
+
+  it('a part that would overfill the tape is refused with "insufficient capacity"', async () => {
+    const small = await tapeWithCredential(lab, { capacity: '6m' });
+    const s3 = client(small);
+    const uploadId = await create(s3, small.label, 'too-big.bin');
+    await uploadPart(s3, small.label, 'too-big.bin', uploadId, 1, randomBytes(5 * MiB));
+    const refused = await failure(
+      uploadPart(s3, small.label, 'too-big.bin', uploadId, 2, randomBytes(5 * MiB)),
+    );
+    expect([refused.name, refused.status]).toEqual(['InsufficientStorage', 507]);
+    expect(refused.message).toMatch(/^insufficient capacity/);
+  });
+
+  it('an upload in progress survives a gateway restart and completes afterwards', async () => {
+    const parts = [randomBytes(5 * MiB), randomBytes(2 * MiB)];
+    const before = client();
+    const uploadId = await create(before, site.label, 'resumed.bin');
+    const first = await uploadPart(before, site.label, 'resumed.bin', uploadId, 1, parts[0]);
+
+    await lab.restart();
+
+    const after = client();
+    const listed = await after.send(
+      new ListPartsCommand({ Bucket: site.label, Key: 'resumed.bin', UploadId: uploadId }),
+    );
+    expect(listed.Parts!.map((p) => [p.PartNumber, p.ETag])).toEqual([[1, first]]);
+    const second = await uploadPart(after, site.label, 'resumed.bin', uploadId, 2, parts[1]);
+    await after.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: site.label,
+        Key: 'resumed.bin',
+        UploadId: uploadId,
+        MultipartUpload: {
+          Parts: [
+            { ETag: first, PartNumber: 1 },
+            { ETag: second, PartNumber: 2 },
+          ],
+        },
+      }),
+    );
+    expect((await getBytes(after, site.label, 'resumed.bin')).equals(Buffer.concat(parts))).toBe(
+      true,
+    );
+  });
+});
