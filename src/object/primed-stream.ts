@@ -23,6 +23,12 @@ export async function primeStream(
   return new PrimedStream(source, iterator, first, onLateError);
 }
 
+/**
+ * A few verified chunks read ahead while the socket drains, so reading and hashing the next
+ * chunk overlaps sending this one; bounded, so a stalled client holds at most this much.
+ */
+const READ_AHEAD_BYTES = 4 * 65536;
+
 /** Pulls one chunk from the source per `_read`: backpressure passes straight through. */
 class PrimedStream extends Readable {
   constructor(
@@ -31,7 +37,7 @@ class PrimedStream extends Readable {
     private primed: IteratorResult<Buffer> | undefined,
     private readonly onLateError: (error: Error) => void,
   ) {
-    super();
+    super({ highWaterMark: READ_AHEAD_BYTES });
   }
 
   override _read(): void {

@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { TrackStoreStats } from '../../src/tracks/track-store';
 import { freePort } from './free-port';
 
 /** The repository root, found from here (this file also runs compiled, from dist-bench/). */
@@ -9,11 +10,15 @@ export const REPO = findRepoRoot(__dirname);
 
 export interface ObjectGateway {
   url: string;
+  port: number;
   rpcUrl: string;
   dataDir: string;
   pid: number;
   child: ChildProcess;
   logs(): string;
+  /** The track store's counters, read inside the process (needs `storeStats: true`). */
+  storeStats(): Promise<TrackStoreStats>;
+  /** SIGTERM by PID; removes the data directory unless it was given. */
   stop(): Promise<number | null>;
 }
 
@@ -21,6 +26,12 @@ export interface ObjectGatewayOptions {
   /** Extra environment (`TAPE__STORAGE__SEGMENT_BYTES`, `TAPE__LOCALNET__EPOCH_DURATION_SECS`…). */
   env?: Record<string, string>;
   logLevel?: string;
+  /** Reuse a data directory (restarts); default a fresh one, removed on stop. */
+  dataDir?: string;
+  /** Extra `node` flags (`--cpu-prof` when profiling). */
+  nodeArgs?: string[];
+  /** Let `storeStats()` ask the process for its TrackStore counters (benchmarks). */
+  storeStats?: boolean;
 }
 
 /**
@@ -38,6 +49,20 @@ AppModule.forRoot = function (config) {
   if (!root.imports.includes(ObjectModule)) root.imports.push(ObjectModule);
   return root;
 };
+if (process.env.TAPE_TEST_STORE_STATS === '1') {
+  // Benchmarks read the store's own counters (bytes read from storage) on SIGUSR2.
+  const { FileTrackStore } = require(${JSON.stringify(join(REPO, 'dist', 'tracks', 'file-track-store.js'))});
+  const init = FileTrackStore.prototype.init;
+  let store;
+  FileTrackStore.prototype.init = function () {
+    store = this;
+    return init.call(this);
+  };
+  process.on('SIGUSR2', () => {
+    if (!store) return;
+    store.stats().then((stats) => process.stdout.write('TRACK_STORE_STATS ' + JSON.stringify(stats) + '\\n'));
+  });
+}
 `;
 
 /**
@@ -47,7 +72,7 @@ AppModule.forRoot = function (config) {
 export async function startObjectGateway(
   options: ObjectGatewayOptions = {},
 ): Promise<ObjectGateway> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tape-object-'));
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'tape-object-'));
   const preload = join(dataDir, 'object-preload.js');
   writeFileSync(preload, PRELOAD);
   const port = await freePort();
@@ -60,15 +85,20 @@ export async function startObjectGateway(
     TAPE_DATA_DIR: dataDir,
     TAPE_LOG_LEVEL: options.logLevel ?? 'warn',
     TAPE__LOCALNET__SLOT_MS: '100',
+    ...(options.storeStats ? { TAPE_TEST_STORE_STATS: '1' } : {}),
     ...(options.env ?? {}),
   };
   delete env.TAPE_RPC_URL;
   delete env.TAPE_GATEWAY_CONFIG;
-  const child = spawn(process.execPath, ['--require', preload, join(REPO, 'dist', 'main.js')], {
-    cwd: REPO,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...(options.nodeArgs ?? []), '--require', preload, join(REPO, 'dist', 'main.js')],
+    {
+      cwd: REPO,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
@@ -77,15 +107,31 @@ export async function startObjectGateway(
   await waitForHealth(url, child, () => output);
   return {
     url,
+    port,
     rpcUrl: `http://127.0.0.1:${env.TAPE_LOCALNET_PORT}`,
     dataDir,
     pid: child.pid!,
     child,
     logs: () => output,
+    storeStats: () => {
+      const from = output.length;
+      process.kill(child.pid!, 'SIGUSR2');
+      return new Promise((resolve, reject) => {
+        const deadline = Date.now() + 5000;
+        const poll = () => {
+          const line = /TRACK_STORE_STATS (.+)\n/.exec(output.slice(from))?.[1];
+          if (line) return resolve(JSON.parse(line) as TrackStoreStats);
+          if (Date.now() > deadline)
+            return reject(new Error('no TrackStore stats from the gateway'));
+          setTimeout(poll, 10);
+        };
+        poll();
+      });
+    },
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGTERM');
       const code = await exited;
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
       return code;
     },
   };
