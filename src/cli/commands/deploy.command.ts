@@ -62,7 +62,17 @@ export class DeployCommand extends TapeCommand {
         concurrency,
       });
       if (session.json) {
-        this.printer.json(result);
+        this.printer.json({
+          tape: result.tape,
+          label: result.label,
+          url: result.url,
+          files: result.files,
+          uploaded: result.uploaded,
+          unchanged: result.unchanged,
+          bytes_uploaded: result.bytesUploaded,
+          pruned: result.pruned,
+          released_tracks: result.released,
+        });
         return;
       }
       this.printer.lines([
