@@ -278,8 +278,9 @@ describe('refusals, each with a stable error body and not cacheable', () => {
     expect([served.status, served.body.equals(bytes)]).toEqual([200, true]);
   });
 
-  it('other methods are not routes', async () => {
-    const res = await get(smallTrack, {}, 'POST');
-    expect(res.status).toBe(404);
+  it('other methods and a trailing slash are not routes', async () => {
+    expect((await get(smallTrack, {}, 'POST')).status).toBe(404);
+    expect((await get(smallTrack, {}, 'DELETE')).status).toBe(404);
+    expect((await get(`${smallTrack.address.toBase58()}/`)).status).toBe(404);
   });
 });
