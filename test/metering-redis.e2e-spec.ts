@@ -1,4 +1,5 @@
 import Redis from 'ioredis';
+import { freePort } from './support/free-port';
 import { startMeteringTestApp } from './support/metering-app';
 import { send, xff } from './support/metering-http';
 import { MeteringProcess, startMeteringProcess } from './support/metering-process';
@@ -34,7 +35,7 @@ async function waitUntilCounting(gateway: MeteringProcess): Promise<void> {
  * redis-server started on a free port. Both trust 127.0.0.1, so each test names its own client
  * with X-Forwarded-For.
  */
-describe('metering shared through Redis by two gateway processes', () => {
+describe('metering shared through Redis by two gateway processes, exact mode', () => {
   let redis: RedisServer;
   let a: MeteringProcess;
   let b: MeteringProcess;
@@ -46,6 +47,7 @@ describe('metering shared through Redis by two gateway processes', () => {
       redis_key_prefix: `e2e:${process.pid}:`,
       // Above the 100 ms default: a loaded CI machine must not fail open in the exact-count test.
       redis_timeout_ms: 300,
+      redis_sync_ms: 0, // exact: every hit counted in Redis before it is answered
       trusted_proxies: ['127.0.0.1/32'],
       site: { limit: 10, ttl_secs: 60 },
       object: { limit: 10, ttl_secs: 60 },
@@ -148,6 +150,67 @@ describe('metering shared through Redis by two gateway processes', () => {
   });
 });
 
+describe('metering shared through Redis with local pre-aggregation (the default)', () => {
+  let redis: RedisServer;
+  let a: MeteringProcess;
+  let b: MeteringProcess;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    const config = {
+      redis_url: redis.url,
+      redis_key_prefix: `e2e-sync:${process.pid}:`,
+      redis_timeout_ms: 300,
+      trusted_proxies: ['127.0.0.1/32'],
+      site: { limit: 10, ttl_secs: 60 },
+    };
+    [a, b] = await Promise.all([startMeteringProcess(config), startMeteringProcess(config)]);
+  });
+
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    await redis?.stop();
+  });
+
+  const site = (gw: MeteringProcess, client: string) =>
+    send(`${gw.url}/site/t/x`, { headers: xff(client) }).then((r) => r.status);
+  const pause = () => new Promise((r) => setTimeout(r, 300)); // well past the 10 ms sync period
+
+  it('shares one budget: what one gateway counted, the other sees after the sync period', async () => {
+    const first: number[] = [];
+    for (let i = 0; i < 6; i++) first.push(await site(a, '198.51.100.20'));
+    expect(first).toEqual([200, 200, 200, 200, 200, 200]);
+    await pause();
+    const second: number[] = [];
+    for (let i = 0; i < 6; i++) second.push(await site(b, '198.51.100.20'));
+    expect(second).toEqual([200, 200, 200, 200, 429, 429]);
+    await pause();
+    expect(await site(a, '198.51.100.20')).toBe(429);
+  });
+
+  it('admits at most one budget per gateway in a parallel burst, then refuses on both', async () => {
+    const burst = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => site(i % 2 === 0 ? a : b, '198.51.100.21')),
+    );
+    const allowed = burst.filter((c) => c === 200).length;
+    expect(allowed).toBeGreaterThanOrEqual(10);
+    expect(allowed).toBeLessThanOrEqual(20); // each gateway always counts its own hits
+    await pause();
+    expect([await site(a, '198.51.100.21'), await site(b, '198.51.100.21')]).toEqual([429, 429]);
+  });
+
+  it('keeps serving when Redis dies and counts again when it is back', async () => {
+    expect(await site(a, '198.51.100.22')).toBe(200);
+    await redis.stop('SIGKILL');
+    const during: number[] = [];
+    for (let i = 0; i < 30; i++) during.push(await site(i % 2 === 0 ? a : b, '198.51.100.22'));
+    expect(new Set(during)).toEqual(new Set([200]));
+    redis = await startRedis(redis.port);
+    await waitUntilCounting(a);
+    await waitUntilCounting(b);
+  });
+});
+
 describe('the Redis connection of the metering store', () => {
   it('is opened by the app and closed when the app closes', async () => {
     const redis = await startRedis();
@@ -170,6 +233,30 @@ describe('the Redis connection of the metering store', () => {
     } finally {
       admin.disconnect();
       await redis.stop();
+    }
+  });
+
+  it('lets the gateway start and serve with Redis down, and counts once Redis comes', async () => {
+    const port = await freePort();
+    const started = Date.now();
+    const app = await startMeteringTestApp({ redis_url: `redis://127.0.0.1:${port}` });
+    let redis: RedisServer | undefined;
+    try {
+      expect(Date.now() - started).toBeLessThan(10_000);
+      const unmetered = await send(`${app.url}/site/t/a`);
+      expect(unmetered.status).toBe(200);
+      expect(unmetered.headers.get('ratelimit-limit')).toBeNull();
+      redis = await startRedis(port);
+      const deadline = Date.now() + 15_000;
+      let remaining: string | null = null;
+      while (remaining === null && Date.now() < deadline) {
+        remaining = (await send(`${app.url}/site/t/a`)).headers.get('ratelimit-remaining');
+        if (remaining === null) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(remaining).toBe('1199');
+    } finally {
+      await app.close();
+      await redis?.stop();
     }
   });
 });

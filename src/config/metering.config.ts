@@ -88,6 +88,17 @@ export class MeteringConfig {
   @Max(5000)
   redis_timeout_ms = 100;
 
+  /**
+   * > 0: a client this gateway has heard about from Redis within this many ms is answered from
+   * what it knows, and its hits are sent as one command per period: hot clients cost no round
+   * trip per request; other gateways' hits are seen that late. 0: every hit is counted in Redis
+   * before it is answered, exact across gateways.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  redis_sync_ms = 10;
+
   /** Prefix of every Redis key, so several deployments can share one Redis. */
   @IsString()
   redis_key_prefix = 'tape:metering:';

@@ -10,8 +10,11 @@ import { MeteringGuard } from './metering.guard';
 import { MeteringService } from './metering.service';
 import { RedisMeterStore } from './redis-meter-store';
 
+/** How long start-up waits for Redis before serving unmetered until it comes. */
+const REDIS_STARTUP_WAIT_MS = 3000;
+
 /** Memory by default; Redis (failing open) when `redis_url` is set. */
-function createMeterStore(config: MeteringConfig): MeterStore {
+async function createMeterStore(config: MeteringConfig): Promise<MeterStore> {
   if (!config.redis_url) return new MemoryMeterStore();
   const logger = new Logger('metering');
   let lastConnectionWarning = -Infinity;
@@ -19,6 +22,7 @@ function createMeterStore(config: MeteringConfig): MeterStore {
     url: config.redis_url,
     keyPrefix: config.redis_key_prefix,
     commandTimeoutMs: config.redis_timeout_ms,
+    syncMs: config.redis_sync_ms,
     onConnectionError: (err) => {
       // ioredis reports every failed reconnect; one line a minute is enough.
       if (Date.now() - lastConnectionWarning < 60_000) return;
@@ -26,6 +30,9 @@ function createMeterStore(config: MeteringConfig): MeterStore {
       logger.warn(`redis connection: ${err.message}; reconnecting, metering fails open meanwhile`);
     },
   });
+  if (!(await redis.waitUntilReady(REDIS_STARTUP_WAIT_MS))) {
+    logger.warn(`redis not reachable at start-up; serving unmetered until it is`);
+  }
   return new FailOpenMeterStore(redis, logger);
 }
 

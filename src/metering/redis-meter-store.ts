@@ -1,4 +1,5 @@
 import Redis from 'ioredis';
+import { LocalLead } from './local-lead';
 import { HitResult, MeterStore, MeterStoreStats } from './meter-store';
 
 /**
@@ -29,6 +30,8 @@ export interface RedisMeterStoreOptions {
   keyPrefix: string;
   /** Longest wait for one command before it fails (and the request is served unmetered). */
   commandTimeoutMs: number;
+  /** > 0: answer hot keys locally and send their hits every this many ms (see LocalLead). */
+  syncMs?: number;
   /** Told about connection errors; ioredis emits one per failed reconnect. */
   onConnectionError?: (err: Error) => void;
 }
@@ -63,6 +66,7 @@ export class RedisMeterStore extends MeterStore {
   private readonly commands: MeterCommands;
   private pending = new Map<string, Batch>();
   private flushScheduled = false;
+  private readonly lead: LocalLead | undefined;
 
   constructor(private readonly options: RedisMeterStoreOptions) {
     super();
@@ -79,10 +83,22 @@ export class RedisMeterStore extends MeterStore {
     this.commands = this.redis as unknown as MeterCommands;
     // Without a listener ioredis prints every connection error to stderr as unhandled.
     this.redis.on('error', (err: Error) => options.onConnectionError?.(err));
+    if (options.syncMs) {
+      this.lead = new LocalLead(options.syncMs, (key, amount, windowMs) =>
+        this.commands.tapeMeterHit(key, amount, windowMs),
+      );
+    }
   }
 
-  hit(bucket: string, client: string, amount: number, windowMs: number): Promise<HitResult> {
+  hit(
+    bucket: string,
+    client: string,
+    amount: number,
+    windowMs: number,
+  ): HitResult | Promise<HitResult> {
     const key = `${this.options.keyPrefix}${bucket}:${client}`;
+    const local = this.lead?.tryHit(key, amount);
+    if (local !== undefined) return local;
     return new Promise<HitResult>((resolve, reject) => {
       let batch = this.pending.get(key);
       if (batch === undefined) {
@@ -99,12 +115,31 @@ export class RedisMeterStore extends MeterStore {
     });
   }
 
+  /**
+   * Resolves true once connected, or false after `timeoutMs`; never rejects. Start-up waits on it
+   * briefly so the first requests after a deploy are counted, without depending on Redis.
+   */
+  async waitUntilReady(timeoutMs: number): Promise<boolean> {
+    if (this.redis.status === 'ready') return true;
+    return new Promise<boolean>((resolve) => {
+      const done = (ready: boolean) => {
+        clearTimeout(timer);
+        this.redis.off('ready', onReady);
+        resolve(ready);
+      };
+      const onReady = () => done(true);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      this.redis.once('ready', onReady);
+    });
+  }
+
   stats(): MeterStoreStats {
     const healthy = this.redis.status === 'ready';
     return { backend: 'redis', failures: 0, failOpenHits: 0, healthy };
   }
 
   override async close(): Promise<void> {
+    this.lead?.close();
     this.redis.disconnect();
   }
 
@@ -118,13 +153,16 @@ export class RedisMeterStore extends MeterStore {
   private send(key: string, batch: Batch): void {
     this.commands.tapeMeterHit(key, batch.sum, batch.windowMs).then(
       ([total, msToReset]) => {
-        let running = Number(total) - batch.sum;
+        // Hits this gateway answered locally and has not had counted yet belong in the total too.
+        const owed = this.lead?.learn(key, batch.windowMs, Number(total), Number(msToReset)) ?? 0;
+        let running = Number(total) + owed - batch.sum;
         for (const waiter of batch.waiters) {
           running += waiter.amount;
           waiter.resolve({ total: running, msToReset: Number(msToReset) });
         }
       },
       (err: unknown) => {
+        this.lead?.forget(key);
         for (const waiter of batch.waiters) waiter.reject(err);
       },
     );
