@@ -18,7 +18,13 @@ const S = 262144;
 let fx: ObjectFixture;
 
 beforeAll(async () => {
-  fx = await startObjectFixture({ env: { TAPE__STORAGE__SEGMENT_BYTES: String(S) } });
+  fx = await startObjectFixture({
+    env: {
+      TAPE__STORAGE__SEGMENT_BYTES: String(S),
+      TAPE__GATEWAY__METERING__UPLOAD__LIMIT: '5000',
+      TAPE__GATEWAY__METERING__UPLOAD__TTL_SECS: '60',
+    },
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -170,6 +176,7 @@ describe('PUT /upload/{track}', () => {
   it('refuses malformed requests with 400 and unknown tracks with 404', async () => {
     const bytes = randomBytes(100);
     const track = await written(bytes);
+    let uploadLimit: string | string[] | undefined;
     const put = (address: string) =>
       new Promise<number>((resolve, reject) => {
         const req = http.request(
@@ -177,6 +184,7 @@ describe('PUT /upload/{track}', () => {
           { method: 'PUT', headers: { 'content-length': '1' } },
           (res) => {
             res.resume();
+            uploadLimit = res.headers['ratelimit-limit'];
             resolve(res.statusCode ?? 0);
           },
         );
@@ -184,6 +192,7 @@ describe('PUT /upload/{track}', () => {
         req.end('x');
       });
     expect(await put('not-an-address')).toBe(400);
+    expect(uploadLimit).toBe('5000'); // the route is metered against the upload budget
     expect(await put(Keypair.generate().publicKey.toBase58())).toBe(404);
     // Chunked (no Content-Length) is refused: the size must be declared up front.
     expectRefused(

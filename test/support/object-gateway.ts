@@ -35,22 +35,11 @@ export interface ObjectGatewayOptions {
 }
 
 /**
- * Until ObjectModule is wired into src/app.module.ts, this preload adds it to the module that
- * `AppModule.forRoot` returns, so the real `dist/main.js` serves /object with everything else
- * unchanged. Once the app imports ObjectModule itself, the preload changes nothing.
+ * Loaded before `dist/main.js` only when `storeStats` is asked for: benchmarks read the track
+ * store's own counters (bytes read from storage) by sending the process SIGUSR2.
  */
-const PRELOAD = `
-require(${JSON.stringify(join(REPO, 'node_modules', 'reflect-metadata'))});
-const { AppModule } = require(${JSON.stringify(join(REPO, 'dist', 'app.module.js'))});
-const { ObjectModule } = require(${JSON.stringify(join(REPO, 'dist', 'object', 'object.module.js'))});
-const forRoot = AppModule.forRoot;
-AppModule.forRoot = function (config) {
-  const root = forRoot.call(this, config);
-  if (!root.imports.includes(ObjectModule)) root.imports.push(ObjectModule);
-  return root;
-};
-if (process.env.TAPE_TEST_STORE_STATS === '1') {
-  // Benchmarks read the store's own counters (bytes read from storage) on SIGUSR2.
+const STORE_STATS_PRELOAD = `
+{
   const { FileTrackStore } = require(${JSON.stringify(join(REPO, 'dist', 'tracks', 'file-track-store.js'))});
   const init = FileTrackStore.prototype.init;
   let store;
@@ -73,8 +62,8 @@ export async function startObjectGateway(
   options: ObjectGatewayOptions = {},
 ): Promise<ObjectGateway> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'tape-object-'));
-  const preload = join(dataDir, 'object-preload.js');
-  writeFileSync(preload, PRELOAD);
+  const preload = join(dataDir, 'store-stats-preload.js');
+  if (options.storeStats) writeFileSync(preload, STORE_STATS_PRELOAD);
   const port = await freePort();
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
@@ -85,14 +74,17 @@ export async function startObjectGateway(
     TAPE_DATA_DIR: dataDir,
     TAPE_LOG_LEVEL: options.logLevel ?? 'warn',
     TAPE__LOCALNET__SLOT_MS: '100',
-    ...(options.storeStats ? { TAPE_TEST_STORE_STATS: '1' } : {}),
     ...(options.env ?? {}),
   };
   delete env.TAPE_RPC_URL;
   delete env.TAPE_GATEWAY_CONFIG;
   const child = spawn(
     process.execPath,
-    [...(options.nodeArgs ?? []), '--require', preload, join(REPO, 'dist', 'main.js')],
+    [
+      ...(options.nodeArgs ?? []),
+      ...(options.storeStats ? ['--require', preload] : []),
+      join(REPO, 'dist', 'main.js'),
+    ],
     {
       cwd: REPO,
       env,

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { GatewayIdentity } from '../../chain/gateway-identity';
 import { ChainService } from '../../chain/chain.service';
 import { StorageConfig } from '../../config/storage.config';
+import { Metered } from '../../metering/metered.decorator';
 import { UPLOAD_HEADERS } from '../upload-auth';
 import { UploadResult, UploadService } from './upload.service';
 import { uploadErrors } from './upload-error';
@@ -29,6 +30,7 @@ export class UploadController {
   }
 
   @Put(':track')
+  @Metered('upload')
   async upload(@Param('track') track: string, @Req() req: FastifyRequest): Promise<UploadResult> {
     const header = (name: string) => {
       const value = req.headers[name];
