@@ -60,6 +60,10 @@ describe('LocalLead', () => {
     advance(11);
     expect(sut.tryHit('k', 1)).toBeUndefined();
     sut.learn('k', 60_000, 5, 30_000);
+    sut.tryHit('k', 1);
+    advance(11); // older, but a sync of its own hits is on its way: stays local
+    expect(sut.tryHit('k', 1)).toEqual({ total: 7, msToReset: 30_000 - 11 });
+    sut.learn('k', 60_000, 5, 30_000);
     advance(30_000);
     expect(sut.tryHit('k', 1)).toBeUndefined(); // the window ended
     sut.close();

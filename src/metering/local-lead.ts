@@ -23,8 +23,8 @@ interface KeyState {
  * `syncMs`, and each answer refreshes what is known. A key not seen for `syncMs` (or never, or in
  * a new window, or after an error) goes the exact way again, through Redis.
  *
- * This gateway's own hits are always counted; other gateways' hits are seen up to `syncMs` plus
- * one round trip late, so a client spread over N gateways can pass its limit by what the other
+ * This gateway's own hits are always counted; other gateways' hits are seen up to about two
+ * periods plus one round trip late, so a client spread over N gateways can pass its limit by what the other
  * N - 1 admit in that time. A client over its limit is refused here without asking Redis.
  *
  * Replies on one connection come in the order commands were sent, so when an answer arrives,
@@ -50,7 +50,11 @@ export class LocalLead {
     const state = this.states.get(key);
     if (state === undefined) return undefined;
     const now = this.now();
-    if (now - state.knownAt > this.syncMs || now >= state.resetAt) return undefined;
+    if (now >= state.resetAt) return undefined;
+    // Stale once older than a period, unless hits are owed: then a sync is scheduled or on its
+    // way, and its answer will bring the news (waiting for it would stall the hot path).
+    const owes = state.unsent !== 0 || state.inFlight !== 0;
+    if (now - state.knownAt > this.syncMs && !owes) return undefined;
     state.unsent += amount;
     this.timer ??= setTimeout(this.sync, this.syncMs);
     return {
