@@ -39,7 +39,8 @@ export class ObjectService {
 
   async serve(req: FastifyRequest, reply: FastifyReply, address: string): Promise<void> {
     try {
-      await this.answer(req, reply, await this.resolver.resolve(address));
+      const track = this.resolver.peek(address) ?? (await this.resolver.resolve(address));
+      await this.answer(req, reply, track);
     } catch (err) {
       // Refusals change (certification, extension) and must not be cached as immutable.
       if (!reply.sent) reply.header('cache-control', ERROR_CACHE_CONTROL);
@@ -116,14 +117,16 @@ export class ObjectService {
   /** The bytes of one range: a view of the verified cache, or a primed verified stream. */
   private async body(track: ServableTrack, range: ByteRange): Promise<Buffer | Readable> {
     if (range.end < range.start) return Buffer.alloc(0);
-    const opened = await this.open(track);
-    if (opened.bytes) {
-      const { bytes } = opened;
-      return range.start === 0 && range.end === bytes.length - 1
-        ? bytes
-        : bytes.subarray(range.start, range.end + 1);
+    let bytes = track.hot?.deref();
+    if (!bytes) {
+      const opened = await this.open(track);
+      if (!opened.bytes) return this.primed(track, opened, range);
+      bytes = opened.bytes;
+      track.hot = new WeakRef(bytes);
     }
-    return this.primed(track, opened, range);
+    return range.start === 0 && range.end === bytes.length - 1
+      ? bytes
+      : bytes.subarray(range.start, range.end + 1);
   }
 
   private async primed(track: ServableTrack, opened: OpenedObject, range: ByteRange) {

@@ -178,6 +178,18 @@ describe('TrackResolver', () => {
     expect(calls.getTape).toBe(2);
   });
 
+  it('peek answers only from the caches, and never for an expired tape', async () => {
+    const { sut, calls, addTrack, advance } = newTestResolver();
+    const address = addTrack();
+    expect(sut.peek(address)).toBeUndefined();
+    const track = await sut.resolve(address);
+    expect(sut.peek(address)).toBe(track);
+    expect(calls.getTrack).toBe(1);
+    advance(2 * EPOCH_SECS * 1000); // the tape's expiry epoch has begun
+    expect(sut.peek(address)).toBeUndefined();
+    expect(sut.peek('not an address')).toBeUndefined();
+  });
+
   it('answers 503 when the chain cannot be reached', async () => {
     const { sut, addTrack, failRpc } = newTestResolver();
     const address = addTrack();

@@ -17,6 +17,11 @@ export interface ServableTrack {
   commitmentHex: string;
   etag: string;
   headers: ObjectHeaders;
+  /**
+   * The verified payload of a small blob, once the reader has it in its hot cache. Weak: the
+   * reader's cache alone decides how long it stays in memory; this only skips asking for it.
+   */
+  hot?: WeakRef<Buffer>;
 }
 
 export interface TrackResolverOptions {
@@ -61,6 +66,14 @@ export class TrackResolver {
     this.options = { ...DEFAULT_TRACK_RESOLVER_OPTIONS, ...options };
     this.tracks = new TtlCache(this.options.maxTracks, this.options.now);
     this.tapes = new TtlCache(this.options.maxTapes, this.options.now);
+  }
+
+  /** The track when everything about it is cached and its tape is live; else use `resolve`. */
+  peek(text: string): ServableTrack | undefined {
+    const track = this.tracks.get(text);
+    if (!track) return undefined;
+    const tape = this.tapes.get(track.tape);
+    return tape && this.options.now() < tape.expiresAt ? track : undefined;
   }
 
   async resolve(text: string): Promise<ServableTrack> {
