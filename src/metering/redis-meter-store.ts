@@ -3,7 +3,7 @@ import { LocalLead } from './local-lead';
 import { HitResult, MeterStore, MeterStoreStats } from './meter-store';
 
 /**
- * One round trip per hit: add the amount, start the window on the first hit, and read the
+ * One round trip per command: add the amount, start the window on the first hit, and read the
  * time left. A refund (negative amount) never creates a key, so it cannot open a window that
  * starts below zero.
  */
@@ -57,6 +57,8 @@ interface Batch {
  * them) when the turn ends. Each waiter then gets its own running total (`total - sum + its
  * share`): INCRBY is atomic, so the counting stays exact across gateways. Nothing waits for an
  * earlier command: a hot client costs one command per turn, never a queue behind a round trip.
+ * With `syncMs` > 0, hot keys skip even that and are answered locally (LocalLead); only new,
+ * idle or out-of-date keys come this way.
  *
  * Commands never queue while Redis is away (no offline queue, no retries) and time out quickly:
  * the caller (FailOpenMeterStore) serves the request unmetered. ioredis reconnects by itself.
