@@ -19,6 +19,7 @@ import { primeStream } from './primed-stream';
 import { ServableTrack, TrackResolver } from './track-resolver';
 
 const WHOLE: RangeResult = { kind: 'none' };
+export const SEND_STALL_MS = 60_000;
 
 /**
  * `GET|HEAD /object/{track}` (docs/object.md): resolves the track on chain, answers conditional
@@ -67,7 +68,7 @@ export class ObjectService {
         const body = head ? undefined : await this.body(track, { start: 0, end: size - 1 });
         await this.charge(req, reply, head ? 0 : size, body);
         reply.code(200).headers(headers.representation).header('content-length', String(size));
-        return void reply.send(body);
+        return this.send(reply, body);
       }
       case 'single': {
         const length = range.end - range.start + 1;
@@ -78,7 +79,7 @@ export class ObjectService {
           .headers(headers.representation)
           .header('content-range', contentRange(range, size))
           .header('content-length', String(length));
-        return void reply.send(body);
+        return this.send(reply, body);
       }
       case 'multiple':
         return this.multipart(req, reply, track, range.ranges, head);
@@ -111,7 +112,17 @@ export class ObjectService {
       .headers(track.headers.representation)
       .header('content-type', multipart.contentType)
       .header('content-length', String(multipart.contentLength));
-    return void reply.send(body);
+    return this.send(reply, body);
+  }
+
+  /**
+   * Sends the body (none for HEAD). A client that accepts nothing for SEND_STALL_MS loses its
+   * connection, like nginx's send_timeout: a stalled reader must not hold a socket and a file
+   * open forever. Progress, however slow, resets the timer.
+   */
+  private send(reply: FastifyReply, body: Buffer | Readable | undefined): void {
+    if (body !== undefined) reply.raw.setTimeout(SEND_STALL_MS, () => reply.raw.destroy());
+    void reply.send(body);
   }
 
   /** The bytes of one range: a view of the verified cache, or a primed verified stream. */
