@@ -7,6 +7,7 @@ import { TrackKind } from '../../chain/account-layouts';
 import { StorageConfig } from '../../config/storage.config';
 import { FileTrackStore } from '../../tracks/file-track-store';
 import { ObjectReader } from '../../tracks/object-reader';
+import { commitmentOfBuffer } from '../../tracks/commitment';
 import { splitFileIntoTracks } from '../../tracks/track-layout';
 import { ObjectSpool } from './object-spool';
 
@@ -50,12 +51,32 @@ describe('ObjectSpool', () => {
         expect(spooled.segments.map((s) => s.size)).toEqual(cli.segments.map((s) => s.size));
       }
       // Each segment file holds exactly its bytes.
-      const joined = Buffer.concat(spooled.segments.map((s) => readFileSync(s.path)));
+      const joined = Buffer.concat(spooled.segments.map((s) => readFileSync(s.path!)));
       expect(joined.equals(data)).toBe(true);
       await spool.discard(spooled);
       expect(readdirSync(spool.dir)).toEqual([]);
     },
   );
+
+  it('holds a small declared body in memory: no spool file, same commitment', async () => {
+    const { spool, store } = await newSpool();
+    const data = randomBytes(5000);
+    const spooled = await spool.spool(bodyOf(data, 999), data.length);
+    expect(spooled.segments[0].bytes!.equals(data)).toBe(true);
+    expect(spooled.segments[0].path).toBeUndefined();
+    expect(spooled.commitment.equals(commitmentOfBuffer(data).commitment)).toBe(true);
+    expect(readdirSync(spool.dir)).toEqual([]);
+    await spool.store(spooled);
+    expect(await store.has(spooled.commitment)).toBe(true);
+  });
+
+  it('a small body shorter or longer than declared is refused', async () => {
+    const { spool } = await newSpool();
+    await expect(spool.spool(bodyOf(randomBytes(10)), 11)).rejects.toThrow(/10 bytes, 11 declared/);
+    await expect(spool.spool(bodyOf(randomBytes(12)), 11)).rejects.toThrow(
+      /longer than the declared/,
+    );
+  });
 
   it('stores a streamed object so that the object reader serves it whole', async () => {
     const { spool, store } = await newSpool();

@@ -10,6 +10,8 @@ import { commitmentOfBuffer, commitmentToHex } from '../../tracks/commitment';
 import { encodeManifest, MANIFEST_TYPE, MANIFEST_VERSION } from '../../tracks/manifest';
 import { TrackStore } from '../../tracks/track-store';
 import { sweepOldEntries } from './spool-sweep';
+import { receiveInMemory } from './memory-body';
+import { ByteBudget } from './byte-budget';
 import { removeFiles, SegmentSpoolWriter, SpooledSegment } from './segment-spool-writer';
 
 /** A body received whole and hashed, waiting in the spool to be stored. */
@@ -23,6 +25,11 @@ export interface SpooledObject {
   /** Set for a streamed object (more than one segment). */
   manifestBytes?: Buffer;
 }
+
+/** Bodies up to this size may be received into memory instead of a spool file. */
+const MEMORY_BODY_MAX_BYTES = 1024 * 1024;
+/** Memory all bodies received into memory at once may hold; past it, bodies go to files. */
+const MEMORY_BUDGET_BYTES = 64 * 1024 * 1024;
 
 /** Spool files older than this are left over from a crash (younger ones may be in use). */
 const STALE_SPOOL_MS = 60 * 60 * 1000;
@@ -38,6 +45,7 @@ const STALE_SPOOL_MS = 60 * 60 * 1000;
 export class ObjectSpool implements OnModuleInit {
   readonly dir: string;
   private readonly logger = new Logger('s3-spool');
+  private readonly memory = new ByteBudget(MEMORY_BUDGET_BYTES);
 
   constructor(
     private readonly storage: StorageConfig,
@@ -52,8 +60,23 @@ export class ObjectSpool implements OnModuleInit {
     if (swept > 0) this.logger.log(`removed ${swept} spool files left over from an earlier run`);
   }
 
-  /** Receives `body` to its end (rejecting with its error, leaving no file) and hashes it. */
-  async spool(body: Readable): Promise<SpooledObject> {
+  /**
+   * Receives `body` to its end (rejecting with its error, leaving no file) and hashes it. A body
+   * declared small enough to be one segment is held in memory when the shared budget allows:
+   * most files of a site are small, and a spool file costs several file-system round trips.
+   */
+  async spool(body: Readable, declaredSize?: number): Promise<SpooledObject> {
+    if (
+      declaredSize !== undefined &&
+      declaredSize <= Math.min(MEMORY_BODY_MAX_BYTES, this.storage.segment_bytes) &&
+      this.memory.reserve(declaredSize)
+    ) {
+      try {
+        return await receiveInMemory(body, declaredSize);
+      } finally {
+        this.memory.release(declaredSize);
+      }
+    }
     const writer = new SegmentSpoolWriter(this.dir, this.storage.segment_bytes);
     try {
       await pipeline(body, writer);
@@ -92,7 +115,10 @@ export class ObjectSpool implements OnModuleInit {
   async store(object: SpooledObject): Promise<void> {
     for (const segment of object.segments) {
       if (await this.tracks.has(segment.commitment)) continue;
-      await this.tracks.put(segment.commitment, segment.size, createReadStream(segment.path));
+      const bytes = segment.bytes
+        ? Readable.from([segment.bytes])
+        : createReadStream(segment.path!);
+      await this.tracks.put(segment.commitment, segment.size, bytes);
     }
     if (object.manifestBytes && !(await this.tracks.has(object.commitment))) {
       await this.tracks.put(
@@ -104,6 +130,6 @@ export class ObjectSpool implements OnModuleInit {
   }
 
   async discard(object: SpooledObject): Promise<void> {
-    await removeFiles(object.segments.map((s) => s.path));
+    await removeFiles(object.segments.flatMap((s) => (s.path ? [s.path] : [])));
   }
 }

@@ -4,9 +4,13 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { TrackHasher } from '../../tracks/commitment';
 
-/** One segment of a spooled body: a file holding exactly its bytes, and their commitment. */
+/**
+ * One segment of a received body and its commitment: in a spool file (`path`), or, for a small
+ * body, in memory (`bytes`).
+ */
 export interface SpooledSegment {
-  path: string;
+  path?: string;
+  bytes?: Buffer;
   size: number;
   commitment: Buffer;
 }
@@ -42,12 +46,6 @@ export class SegmentSpoolWriter extends Writable {
   }
 
   /** Every file this writer created (for removal once stored or on failure). */
-  get paths(): string[] {
-    const paths = this.segments.map((s) => s.path);
-    if (this.file && !paths.includes(this.path)) paths.push(this.path);
-    return paths;
-  }
-
   override _construct(callback: (error?: Error | null) => void): void {
     this.openSegment().then(() => callback(), callback);
   }
@@ -63,7 +61,7 @@ export class SegmentSpoolWriter extends Writable {
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
     const file = this.file;
     this.file = undefined;
-    const paths = [...this.segments.map((s) => s.path), this.path];
+    const paths = [...this.segments.map((s) => s.path!), this.path];
     const finished = this.writableFinished;
     void (async () => {
       await file?.close().catch(() => undefined);

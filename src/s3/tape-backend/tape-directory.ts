@@ -21,8 +21,7 @@ export interface TapeBucket {
 
 /**
  * Every S3 request resolves its bucket (label -> tape account); a sync sends hundreds of requests
- * a second, so bucket lookups are cached briefly. Checks that guard a write (delegation, expiry,
- * room) always read the tape afresh.
+ * a second, so bucket lookups are cached briefly; a write is refused only on a fresh read.
  */
 const LOOKUP_CACHE_MS = 2000;
 
@@ -60,19 +59,33 @@ export class TapeDirectory {
   }
 
   /**
-   * A fresh read of the tape for a write of `adding` bytes: refused when the tape is expired,
-   * not delegated to this gateway, or too full for the bytes (the program checks the same
-   * `used + size <= capacity` rule again when the write lands).
+   * The tape, checked for a write of `adding` bytes: refused when it is expired, not delegated
+   * to this gateway, or too full for the bytes. The check uses the record the request's bucket
+   * lookup just read (at most LOOKUP_CACHE_MS old); a refusal is confirmed on a fresh read, so an
+   * owner who has just delegated or resized is never turned away by a stale record. The program
+   * checks all of this again when the write lands.
    */
   async writable(bucket: S3Bucket, adding = 0): Promise<TapeBucket> {
-    const tape = await this.read(bucket.tapeAddress);
-    if (!tape) throw new S3BackendAccessDeniedError('the tape no longer exists');
-    await this.assertActive(tape.record);
-    if (!tape.record.delegate?.equals(this.identity.publicKey)) {
-      throw new S3BackendAccessDeniedError(notDelegatedMessage(this.gatewayKey));
+    const cached = await this.find(bucket.tapeAddress);
+    if (cached && (await this.writeRefusal(cached, adding)) === null) return cached;
+    const fresh = await this.read(bucket.tapeAddress);
+    if (!fresh) throw new S3BackendAccessDeniedError('the tape no longer exists');
+    const refusal = await this.writeRefusal(fresh, adding);
+    if (refusal) throw refusal;
+    return fresh;
+  }
+
+  private async writeRefusal(tape: TapeBucket, adding: number): Promise<Error | null> {
+    try {
+      await this.assertActive(tape.record);
+      if (!tape.record.delegate?.equals(this.identity.publicKey)) {
+        throw new S3BackendAccessDeniedError(notDelegatedMessage(this.gatewayKey));
+      }
+      assertRoom(tape.record, adding);
+      return null;
+    } catch (error) {
+      return error as Error;
     }
-    assertRoom(tape.record, adding);
-    return tape;
   }
 
   private async assertActive(record: TapeRecord): Promise<void> {

@@ -192,7 +192,7 @@ export class TapeS3Backend extends S3Backend {
     contentType: string,
     declaredSize: number | undefined,
   ): Promise<S3WriteResult> {
-    const spooled = await this.spool.spool(body);
+    const spooled = await this.spool.spool(body, declaredSize);
     try {
       // A body of undeclared length (chunked transfer) is checked for room once its size is known.
       if (declaredSize === undefined) await this.tapes.writable(bucket, spooled.size);
