@@ -27,7 +27,7 @@ export class PlainProgress implements DeployProgress {
       this.write(`uploading ${tracks} ${tracks === 1 ? 'file' : 'files'} (${formatBytes(bytes)})`);
   }
 
-  bytesSent(): void {}
+  bytesSent(_bytes?: number): void {}
 
   trackUploaded(label: string): void {
     this.write(`uploaded ${label}`);
@@ -67,7 +67,7 @@ export class TerminalProgress implements DeployProgress {
     this.draw(false);
   }
 
-  trackUploaded(): void {
+  trackUploaded(_label?: string): void {
     this.tracksDone++;
     this.draw(this.tracksDone === this.tracks);
   }
