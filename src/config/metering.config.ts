@@ -18,15 +18,26 @@ import { isIP } from 'node:net';
 export class Budget {
   @IsInt()
   @Min(1)
-  limit!: number;
+  limit = 1200;
 
   @IsInt()
   @Min(1)
-  ttl_secs!: number;
+  ttl_secs = 60;
 
   static of(limit: number, ttl_secs: number): Budget {
     return Object.assign(new Budget(), { limit, ttl_secs });
   }
+}
+
+// One class per budget, so that setting only `limit` (say TAPE__GATEWAY__METERING__SITE__LIMIT)
+// keeps that budget's own default window, and the other way round.
+class SiteBudget extends Budget {}
+class ObjectBudget extends Budget {}
+class UploadBudget extends Budget {
+  override limit = 6000;
+}
+class S3WriteBudget extends Budget {
+  override limit = 6000;
 }
 
 /** `a.b.c.d/n`, `x::y/n`, or a bare address (a single host). Checked again when metering starts. */
@@ -105,12 +116,12 @@ export class MeteringConfig {
 
   /** Site reads. A page and its ~50 assets load at once many times over before this is reached. */
   @ValidateNested()
-  @Type(() => Budget)
-  site: Budget = Budget.of(1200, 60);
+  @Type(() => SiteBudget)
+  site: Budget = new SiteBudget();
 
   @ValidateNested()
-  @Type(() => Budget)
-  object: Budget = Budget.of(1200, 60);
+  @Type(() => ObjectBudget)
+  object: Budget = new ObjectBudget();
 
   /** Bytes served by the object route per client and `object_bytes_ttl_secs` window. */
   @IsInt()
@@ -122,10 +133,10 @@ export class MeteringConfig {
   object_bytes_ttl_secs = 60;
 
   @ValidateNested()
-  @Type(() => Budget)
-  upload: Budget = Budget.of(6000, 60);
+  @Type(() => UploadBudget)
+  upload: Budget = new UploadBudget();
 
   @ValidateNested()
-  @Type(() => Budget)
-  s3_write: Budget = Budget.of(6000, 60);
+  @Type(() => S3WriteBudget)
+  s3_write: Budget = new S3WriteBudget();
 }

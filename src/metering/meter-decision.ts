@@ -12,7 +12,10 @@ export interface MeterDecision {
   resetSecs: number;
   /** Seconds to wait before trying again: 0 when allowed, else `resetSecs`. */
   retryAfterSecs: number;
-  /** The store could not count (it is failing open): the figures are not real. */
+  /**
+   * Nothing was counted (metering switched off, or the store failing open): the figures are not
+   * real, and no RateLimit headers are sent for it.
+   */
   degraded: boolean;
 }
 
@@ -25,6 +28,6 @@ export function unmetered(budget: MeterDecision['budget'], limit: number): Meter
     remaining: limit,
     resetSecs: 1,
     retryAfterSecs: 0,
-    degraded: false,
+    degraded: true,
   };
 }

@@ -1,4 +1,4 @@
-import { Logger, Module } from '@nestjs/common';
+import { Global, Logger, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { getOptionsToken, getStorageToken, ThrottlerModuleOptions } from '@nestjs/throttler';
 import { MeteringConfig } from '../config/metering.config';
@@ -41,9 +41,13 @@ async function createMeterStore(config: MeteringConfig): Promise<MeterStore> {
  * decorated with `@Metered(budget)` are counted, others pass. `MeteringService` is exported
  * for the object route's byte budget and for listeners outside Nest's router (S3).
  *
+ * Global (like ConfigModule): the app root imports it once, and the object route or the S3
+ * listener inject MeteringService without importing a feature module.
+ *
  * The throttler's own providers (its options and its storage token) are given here rather than
  * by importing ThrottlerModule, whose providers are global: the store is ours either way.
  */
+@Global()
 @Module({
   providers: [
     { provide: MeterStore, useFactory: createMeterStore, inject: [MeteringConfig] },

@@ -4,6 +4,7 @@ import { MemoryMeterStore } from './memory-meter-store';
 import { HitResult, MeterStore, MeterStoreStats } from './meter-store';
 import { BudgetName } from './metering-budgets';
 import { MeteringService } from './metering.service';
+import { setRateLimitHeaders } from './rate-limit-headers';
 
 class DeadStore extends MeterStore {
   async hit(): Promise<HitResult> {
@@ -79,7 +80,43 @@ describe('MeteringService', () => {
 
   it('answers everything allowed, uncounted, when switched off', async () => {
     const { sut, store } = newService({ enabled: false, site: { limit: 1, ttl_secs: 60 } });
-    for (let i = 0; i < 3; i++) expect((await sut.consume('1.2.3.4', 'site')).allowed).toBe(true);
+    for (let i = 0; i < 3; i++) {
+      expect(await sut.consume('1.2.3.4', 'site')).toMatchObject({ allowed: true, degraded: true });
+    }
+    const sink = { header: jest.fn() };
+    const decision = sut.meterRequest(
+      { socket: { remoteAddress: '1.2.3.4' }, headers: {} },
+      'site',
+    );
+    setRateLimitHeaders(sink, decision instanceof Promise ? await decision : decision);
+    expect(sink.header).not.toHaveBeenCalled();
     expect((store as MemoryMeterStore).size).toBe(0);
+  });
+});
+
+describe('gateway.metering budgets', () => {
+  it('keep the other field of a budget at its default when one is set', () => {
+    const site = validateConfig({ gateway: { metering: { site: { limit: 5000 } } } }).gateway
+      .metering;
+    expect(site.site).toMatchObject({ limit: 5000, ttl_secs: 60 });
+    const upload = validateConfig({ gateway: { metering: { upload: { ttl_secs: 10 } } } }).gateway
+      .metering;
+    expect(upload.upload).toMatchObject({ limit: 6000, ttl_secs: 10 });
+    expect(upload.site).toMatchObject({ limit: 1200, ttl_secs: 60 });
+  });
+
+  it('name the wrong key', () => {
+    expect(() => validateConfig({ gateway: { metering: { site: { limit: 0 } } } })).toThrow(
+      /gateway\.metering\.site\.limit: must not be less than 1/,
+    );
+    expect(() => validateConfig({ gateway: { metering: { redis_url: 'http://x' } } })).toThrow(
+      /gateway\.metering\.redis_url: must be a redis:\/\/ or rediss:\/\/ URL/,
+    );
+    expect(() =>
+      validateConfig({ gateway: { metering: { forwarded_header: 'x-real-ip' } } }),
+    ).toThrow(/gateway\.metering\.forwarded_header/);
+    expect(() => validateConfig({ gateway: { metering: { redis_sync_ms: 5000 } } })).toThrow(
+      /gateway\.metering\.redis_sync_ms: must not be greater than 1000/,
+    );
   });
 });

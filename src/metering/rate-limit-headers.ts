@@ -8,7 +8,8 @@ export type HeaderSink =
 /**
  * `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (seconds) on every metered
  * response, plus `Retry-After` and `Cache-Control: no-store` on a refusal, so no cache in front
- * keeps the 429. Nothing when the store failed open: the figures would be made up.
+ * keeps the 429. Nothing when nothing was counted (metering off, store failing open): the
+ * figures would be made up.
  */
 export function setRateLimitHeaders(sink: HeaderSink, decision: MeterDecision): void {
   if (decision.degraded) return;
