@@ -21,6 +21,9 @@ export interface RepresentationHeaders {
   full: HeaderSet;
   /** Headers of a 304 answer: validators and caching metadata only. */
   notModified: HeaderSet;
+  /** `full` and `notModified` as flat [name, value, ...] lists, for ServerResponse.writeHead. */
+  rawFull: readonly string[];
+  rawNotModified: readonly string[];
 }
 
 const SAFE_CONTENT_TYPE = /^[\x20-\x7e]{1,255}$/;
@@ -78,7 +81,13 @@ export function representationHeaders(
   };
   if (options.status === 200) full['accept-ranges'] = 'bytes';
   if (options.coding) full['content-encoding'] = options.coding;
-  return { etag, full, notModified: common };
+  return { etag, full, notModified: common, rawFull: flat(full), rawNotModified: flat(common) };
+}
+
+function flat(headers: HeaderSet): string[] {
+  const out: string[] = [];
+  for (const name of Object.keys(headers)) out.push(name, headers[name]);
+  return out;
 }
 
 /**

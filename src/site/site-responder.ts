@@ -25,7 +25,7 @@ import { fileNameOf } from './site-path';
 import { SiteObject } from './site-source';
 
 /** What is known about one object's answers within one snapshot (memoised in it). */
-interface Prepared {
+export interface Prepared {
   object: SiteObject;
   status: 200 | 404;
   compressible: boolean;
@@ -109,7 +109,8 @@ export class SiteResponder {
     void reply.send(page.body);
   }
 
-  private prepared(answer: ObjectAnswer): Prepared {
+  /** The prepared answers of an object in a snapshot (built once, then memoised in it). */
+  prepared(answer: Pick<ObjectAnswer, 'snapshot' | 'object' | 'status'>): Prepared {
     const key = `${answer.status}:${answer.object.name}`;
     const memo = answer.snapshot.prepared.get(key) as Prepared | undefined;
     if (memo) return memo;

@@ -241,3 +241,24 @@ describe('site routes', () => {
     expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
   });
 });
+
+describe('site routes metering', () => {
+  it('counts site reads against the site budget and refuses with 429 past it', async () => {
+    const t = await newSiteTestApp({}, { site: { limit: 2, ttl_secs: 60 } });
+    try {
+      const { tape } = await t.addSite({ 'index.html': 'x' });
+      const first = await t.app.inject({ url: `/site/${tape}/` });
+      expect(first.statusCode).toBe(200);
+      expect(first.headers['ratelimit-limit']).toBe('2');
+      expect(first.headers['ratelimit-remaining']).toBe('1');
+      expect((await t.app.inject({ url: `/site/${tape}/` })).statusCode).toBe(200);
+      const refused = await t.app.inject({ url: `/site/${tape}/` });
+      expect(refused.statusCode).toBe(429);
+      expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+      expect(refused.headers['cache-control']).toBe('no-store');
+      expect(refused.json()).toMatchObject({ error: { code: 'too_many_requests' } });
+    } finally {
+      await t.close();
+    }
+  });
+});

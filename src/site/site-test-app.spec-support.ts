@@ -72,9 +72,12 @@ const TYPES: Record<string, string> = {
   pdf: 'application/pdf',
 };
 
-export async function newSiteTestApp(site: Record<string, unknown> = {}): Promise<SiteTestApp> {
+export async function newSiteTestApp(
+  site: Record<string, unknown> = {},
+  metering: Record<string, unknown> = {},
+): Promise<SiteTestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'site-app-'));
-  const config = validateConfig({ gateway: { site }, storage: { data_dir: dataDir } });
+  const config = validateConfig({ gateway: { site, metering }, storage: { data_dir: dataDir } });
   const holder: { store?: TrackStore } = {};
   const source = new MemorySiteSource(() => holder.store!);
   const moduleRef = await Test.createTestingModule({

@@ -2,26 +2,28 @@ import { Logger, Module } from '@nestjs/common';
 import { ConfigError } from '../config/config-loader';
 import { SiteConfig } from '../config/site.config';
 import { DomainsModule } from '../domains/domains.module';
+import { MeteringModule } from '../metering/metering.module';
 import { ObjectReader } from '../tracks/object-reader';
 import { TracksModule } from '../tracks/tracks.module';
 import { ChainSiteSource } from './chain-site-source';
 import { OriginList, parseOriginList } from './origin';
 import { SiteBodyCache } from './site-body-cache';
 import { SiteDirectory } from './site-directory';
-import { SiteHostController } from './site-host.controller';
-import { SitePathController } from './site-path.controller';
 import { SiteResponder } from './site-responder';
+import { SiteRoutes } from './site-routes';
+import { SiteHosts } from './site-hosts';
+import { SiteHotPath } from './site-hot-path';
 import { SiteSource } from './site-source';
 import { SiteService } from './site.service';
 
 /**
  * Site serving: `/site/{tape}/…` and hostname routes (with the host rewrite installed on the
- * Fastify adapter, see host-rewrite.ts), `_site.json`, caching and security headers. Needs the
- * global ChainModule; imports the data plane and host resolution.
+ * Fastify adapter, see host-rewrite.ts), `_site.json`, caching and security headers. The routes
+ * are registered on Fastify by SiteRoutes (see there why). Needs the global ChainModule;
+ * imports the data plane, host resolution and metering.
  */
 @Module({
-  imports: [TracksModule, DomainsModule],
-  controllers: [SitePathController, SiteHostController],
+  imports: [TracksModule, DomainsModule, MeteringModule],
   providers: [
     { provide: SiteSource, useClass: ChainSiteSource },
     { provide: SiteDirectory, useFactory: createSiteDirectory, inject: [SiteSource, SiteConfig] },
@@ -38,6 +40,9 @@ import { SiteService } from './site.service';
       inject: [ObjectReader, SiteBodyCache],
     },
     SiteService,
+    SiteHosts,
+    SiteRoutes,
+    SiteHotPath,
   ],
 })
 export class SiteModule {}

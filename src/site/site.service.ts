@@ -55,6 +55,19 @@ export class SiteService {
     return this.serveSnapshot(req, reply, found, rawUrl, mount);
   }
 
+  isReadMethod(method: string): boolean {
+    return method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
+  }
+
+  methodNotAllowed(reply: FastifyReply): void {
+    this.responder.page(reply, PAGES.methodNotAllowed, undefined, { allow: ALLOWED_METHODS });
+  }
+
+  /** Something failed that should not have (it is logged by the caller). */
+  internalError(reply: FastifyReply): void {
+    this.responder.page(reply, PAGES.internalError);
+  }
+
   /** `/site/{tape}` without the slash: the site root is `/site/{tape}/`, query kept. */
   redirectToRoot(reply: FastifyReply, mount: string, query: string): void {
     this.responder.redirect(reply, this.directory.gatewayPolicy, `${mount}/${safeQuery(query)}`);
@@ -112,7 +125,8 @@ export class SiteService {
     }
   }
 
-  private route(snapshot: SiteSnapshot, rawPath: string): SiteTarget {
+  /** The answer for a path of a site, memoised per snapshot. */
+  route(snapshot: SiteSnapshot, rawPath: string): SiteTarget {
     const key = `route:${rawPath}`;
     const memo = snapshot.prepared.get(key) as SiteTarget | undefined;
     if (memo) return memo;
@@ -127,8 +141,8 @@ export class SiteService {
   }
 }
 
-/** `?download=1` among the query parameters. */
-function wantsDownload(query: string): boolean {
+/** `?download=1` among the query parameters (`query` starts with `?`). */
+export function wantsDownload(query: string): boolean {
   for (const part of query.slice(1).split('&')) if (part === 'download=1') return true;
   return false;
 }

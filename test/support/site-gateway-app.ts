@@ -1,28 +1,18 @@
 import 'reflect-metadata';
-import { DynamicModule, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AppModule } from '../../src/app.module';
-import { ChainModule } from '../../src/chain/chain.module';
 import { AppConfig } from '../../src/config/app-config';
 import { validateConfig } from '../../src/config/config-loader';
-import { DomainsModule } from '../../src/domains/domains.module';
 import { embedLocalNetwork, EmbeddedNetwork } from '../../src/embedded-network';
+import { createGatewayApp } from '../../src/gateway-app';
 import { JsonLogger } from '../../src/logging/json-logger';
-import { MeteringModule } from '../../src/metering/metering.module';
-import { createHostRewrite } from '../../src/site/host-rewrite';
-import { SiteModule } from '../../src/site/site.module';
-import { TracksModule } from '../../src/tracks/tracks.module';
-import { UploadModule } from '../../src/tracks/upload/upload.module';
 
 /**
- * The gateway with the site routes, composed as production composes it (the lead wires the
- * same modules in src/app.module.ts and the same rewrite in src/gateway-app.ts): the local
- * network embedded, the track store in a data directory, the upload route for `tape deploy`,
- * metering, host resolution and the site module. Run in a child process by site-gateway.ts.
+ * The gateway as production builds it (src/gateway-app.ts: every module, the host rewrite),
+ * with the local network embedded unless `rpcUrl` is given, configured from plain options
+ * instead of the environment. Run in a child process by site-gateway.ts.
  */
 export interface SiteGatewayOptions {
   site?: Record<string, unknown>;
@@ -31,8 +21,11 @@ export interface SiteGatewayOptions {
   localnet?: Record<string, unknown>;
   port: number;
   localnetPort: number;
+  s3Port: number;
   /** Default: a fresh temporary directory, removed on close. */
   dataDir?: string;
+  /** Use this chain instead of embedding the local network (a reader gateway). */
+  rpcUrl?: string;
   logLevel?: string;
 }
 
@@ -41,24 +34,6 @@ export interface SiteGatewayApp {
   config: AppConfig;
   rpcUrl: string;
   close(): Promise<void>;
-}
-
-@Module({})
-class SiteGatewayModule {
-  static forRoot(config: AppConfig): DynamicModule {
-    return {
-      module: SiteGatewayModule,
-      imports: [
-        AppModule.forRoot(config),
-        ChainModule,
-        TracksModule,
-        UploadModule,
-        DomainsModule,
-        MeteringModule,
-        SiteModule,
-      ],
-    };
-  }
 }
 
 export async function startSiteGatewayApp(options: SiteGatewayOptions): Promise<SiteGatewayApp> {
@@ -71,30 +46,18 @@ export async function startSiteGatewayApp(options: SiteGatewayOptions): Promise<
       log_level: options.logLevel ?? 'warn',
       site: options.site ?? {},
       metering: options.metering ?? {},
+      s3: { port: options.s3Port },
     },
     storage: { data_dir: dataDir },
     localnet: { port: options.localnetPort, slot_ms: 50, ...(options.localnet ?? {}) },
+    ...(options.rpcUrl ? { chain: { rpc_url: options.rpcUrl } } : {}),
   });
   const logger = new JsonLogger(config.gateway.log_level);
   let network: EmbeddedNetwork | null = null;
   let app: NestFastifyApplication | undefined;
   try {
     network = await embedLocalNetwork(config, logger);
-    app = await NestFactory.create<NestFastifyApplication>(
-      SiteGatewayModule.forRoot(config),
-      new FastifyAdapter({
-        return503OnClosing: true,
-        forceCloseConnections: 'idle',
-        routerOptions: { ignoreDuplicateSlashes: false, maxParamLength: 8192 },
-        rewriteUrl: createHostRewrite(config.gateway.site),
-      }),
-      { logger, bodyParser: false },
-    );
-    // The upload route reads the raw request stream: no body parser may consume it first.
-    app
-      .getHttpAdapter()
-      .getInstance()
-      .addContentTypeParser('*', (_req, _body, done) => done(null));
+    app = await createGatewayApp(config, logger);
     await app.listen(options.port, '127.0.0.1');
   } catch (err) {
     await app?.close();

@@ -1,9 +1,24 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { freePort } from './free-port';
-import { REPO_ROOT } from './gateway-process';
 import type { SiteGatewayOptions } from './site-gateway-app';
+
+/** The repository root, from test/support or from its compiled copy in dist-bench/test/support. */
+export const REPO_ROOT = findRepoRoot(__dirname);
+
+function findRepoRoot(from: string): string {
+  for (let dir = from; dir !== dirname(dir); dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (
+      existsSync(manifest) &&
+      (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'tape-gateway'
+    ) {
+      return dir;
+    }
+  }
+  throw new Error(`no tape-gateway package.json above ${from}`);
+}
 
 /**
  * Loads TypeScript in a plain `node` child by transpiling each file on require (TypeScript's
@@ -50,9 +65,10 @@ export interface CliResult {
 
 /** The site gateway (site-gateway-app.ts) in a process of its own, on free loopback ports. */
 export async function startSiteGateway(
-  options: Omit<SiteGatewayOptions, 'port' | 'localnetPort'> = {},
+  options: Omit<SiteGatewayOptions, 'port' | 'localnetPort' | 's3Port'> = {},
 ): Promise<SiteGateway> {
   const port = await freePort();
+  const s3Port = await freePort();
   const localnetPort = await freePort(true);
   const compiled = join(__dirname, 'site-gateway-main.js');
   const args = existsSync(compiled)
@@ -62,7 +78,7 @@ export async function startSiteGateway(
     cwd: REPO_ROOT,
     env: {
       ...process.env,
-      SITE_GATEWAY_OPTIONS: JSON.stringify({ ...options, port, localnetPort }),
+      SITE_GATEWAY_OPTIONS: JSON.stringify({ ...options, port, localnetPort, s3Port }),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,0 +1,365 @@
+/**
+ * Site serving throughput (`npm run bench -- site`). In one run, with wrk on loopback:
+ *
+ * - the gateway's hostname route (`Host: <label>.localhost`) serving a 4 KiB index.html
+ *   published with `tape deploy`, metering ON (the site budget raised so no request is refused,
+ *   but every request is counted), in a reader gateway process (no embedded chain);
+ * - nginx serving the same file with the same headers;
+ * - a bare Fastify handler answering the same bytes and headers from memory;
+ *
+ * each for full 200 answers and for 304 revalidations (If-None-Match). Several rounds, the
+ * order of the targets rotated each round, medians reported. Goals (issue 5): site >= 0.8x bare
+ * Fastify for 200s, >= 1.0x for 304s.
+ *
+ * Environment: BENCH_SITE_ROUNDS (default 5), BENCH_SITE_SECONDS per run (default 5),
+ * BENCH_SITE_CONNECTIONS (default 50).
+ */
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../test/support/free-port';
+import { REPO_ROOT, SiteGateway, startSiteGateway } from '../test/support/site-gateway';
+import { siteGet } from '../test/support/site-http';
+import { publishSite } from '../test/support/site-publish';
+
+const ROUNDS = Number(process.env.BENCH_SITE_ROUNDS ?? 5);
+const SECONDS = Number(process.env.BENCH_SITE_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_SITE_CONNECTIONS ?? 50);
+
+/** A 4 KiB HTML page (exactly 4096 bytes). */
+function page4k(): string {
+  const head = '<!doctype html><html><head><meta charset="utf-8"><title>bench</title></head><body>';
+  const tail = '</body></html>\n';
+  let body = '';
+  for (let i = 0; body.length < 4096 - head.length - tail.length - 20; i++)
+    body += `<p>para ${i}</p>`;
+  return (head + body).padEnd(4096 - tail.length, ' ') + tail;
+}
+
+interface Target {
+  name: string;
+  url: string;
+  /** Extra wrk headers (Host, If-None-Match). */
+  headers: string[];
+  /** The server's processes, for CPU time per request. */
+  pids: () => number[];
+}
+
+interface WrkResult {
+  rps: number;
+  errors: number;
+  /** Server CPU microseconds per request: steadier than req/s when the machine is shared. */
+  cpuUsPerRequest: number;
+}
+
+const CLOCK_TICKS_PER_SEC =
+  Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** User + system CPU ticks of the processes and their children (nginx's worker). */
+function cpuTicks(pids: number[]): number {
+  let ticks = 0;
+  const all = new Set(pids);
+  for (const pid of pids) {
+    const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout;
+    for (const child of children.split('\n').filter(Boolean)) all.add(Number(child));
+  }
+  for (const pid of all) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited
+    }
+  }
+  return ticks;
+}
+
+function wrk(target: Target): WrkResult {
+  const args = ['-t1', `-c${CONNECTIONS}`, `-d${SECONDS}s`];
+  for (const header of target.headers) args.push('-H', header);
+  args.push(target.url);
+  const before = cpuTicks(target.pids());
+  const run = spawnSync('wrk', args, { encoding: 'utf8' });
+  const cpuSecs = (cpuTicks(target.pids()) - before) / CLOCK_TICKS_PER_SEC;
+  if (run.status !== 0) throw new Error(`wrk failed: ${run.stderr}`);
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(run.stdout)?.[1] ?? NaN);
+  const requests = Number(/(\d+) requests in/.exec(run.stdout)?.[1] ?? NaN);
+  const errors = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(run.stdout)?.[1] ?? 0);
+  const socket = /Socket errors: (.*)/.exec(run.stdout)?.[1];
+  if (socket) process.stdout.write(`  (${target.name}: socket errors ${socket})\n`);
+  return { rps, errors, cpuUsPerRequest: (cpuSecs * 1e6) / requests };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** nginx on a free port serving `root`, with the site's headers added to its own ETag handling. */
+async function startNginx(
+  root: string,
+  headers: Record<string, string>,
+): Promise<{ port: number; child: ChildProcess; dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-nginx-'));
+  chmodSync(dir, 0o755);
+  for (const sub of ['logs', 'tmp']) mkdirSync(join(dir, sub));
+  const port = await freePort();
+  const addHeaders = Object.entries(headers)
+    .map(([name, value]) => `      add_header ${name} "${value.replace(/"/g, '\\"')}" always;`)
+    .join('\n');
+  const conf = `
+worker_processes 1;
+daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 1000000;
+  open_file_cache max=100 inactive=60s;
+  client_body_temp_path ${dir}/tmp/body;
+  proxy_temp_path ${dir}/tmp/proxy;
+  fastcgi_temp_path ${dir}/tmp/fastcgi;
+  uwsgi_temp_path ${dir}/tmp/uwsgi;
+  scgi_temp_path ${dir}/tmp/scgi;
+  types { text/html html; }
+  charset utf-8;
+  server {
+    listen 127.0.0.1:${port};
+    root ${root};
+    location / {
+${addHeaders}
+    }
+  }
+}
+`;
+  writeFileSync(join(dir, 'nginx.conf'), conf);
+  const child = spawn(
+    '/usr/sbin/nginx',
+    ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'user root;'],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  await waitUntilServing(`http://127.0.0.1:${port}/index.html`, child, () => stderr);
+  return { port, child, dir };
+}
+
+/**
+ * A bare Fastify app answering the page from memory with the same headers as the site, and 304
+ * with the same headers as the site's 304 when If-None-Match matches.
+ */
+async function startBareFastify(
+  page: Buffer,
+  headers: Record<string, string>,
+): Promise<{ port: number; child: ChildProcess }> {
+  const port = await freePort();
+  const script = `
+const fastify = require('fastify')();
+const page = Buffer.from(process.env.PAGE_B64, 'base64');
+const headers = JSON.parse(process.env.PAGE_HEADERS);
+// A 304 carries the validators and caching metadata the site's 304 carries.
+const notModified = {};
+for (const name of ['etag', 'cache-control', 'x-content-type-options', 'content-security-policy', 'vary']) notModified[name] = headers[name];
+fastify.get('/', (req, reply) => {
+  if (req.headers['if-none-match'] === headers.etag) {
+    return reply.code(304).headers(notModified).send();
+  }
+  reply.headers(headers).send(page);
+});
+fastify.listen({ port: Number(process.env.PORT), host: '127.0.0.1' }).then(() => process.stdout.write('ready\\n'));
+process.on('SIGTERM', () => process.exit(0));
+`;
+  const child = spawn(process.execPath, ['-e', script], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      PAGE_B64: page.toString('base64'),
+      PAGE_HEADERS: JSON.stringify(headers),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  await waitUntilServing(`http://127.0.0.1:${port}/`, child, () => stderr);
+  return { port, child };
+}
+
+async function waitUntilServing(
+  url: string,
+  child: ChildProcess,
+  logs: () => string,
+): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null)
+      throw new Error(`${url}: server exited (${child.exitCode}): ${logs()}`);
+    try {
+      if ((await fetch(url)).status === 200) return;
+    } catch {
+      // not yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url}: not serving after 20 s: ${logs()}`);
+}
+
+function stop(child: ChildProcess | undefined): void {
+  if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+    process.kill(child.pid, 'SIGTERM');
+  }
+}
+
+async function main(): Promise<void> {
+  const page = page4k();
+  let writer: SiteGateway | undefined;
+  let gw: SiteGateway | undefined;
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-site-data-'));
+  let nginx: { child: ChildProcess; dir: string; port: number } | undefined;
+  let bare: { child: ChildProcess; port: number } | undefined;
+  const siteDir = mkdtempSync(join(tmpdir(), 'bench-site-root-'));
+  try {
+    // The site is published through a gateway with the local network embedded; the measured
+    // gateway is a second, reader-only process on the same chain and track store, as gateways
+    // scale out in production, so block production does not share its CPU.
+    writer = await startSiteGateway({ dataDir });
+    const site = await publishSite(writer, { 'index.html': page });
+    gw = await startSiteGateway({
+      dataDir,
+      rpcUrl: writer.rpcUrl,
+      metering: { enabled: true, site: { limit: 1_000_000_000, ttl_secs: 60 } },
+    });
+    const host = `${site.label}.localhost:${gw.port}`;
+    const probe = await siteGet(gw.url, '/', { host });
+    if (probe.status !== 200 || probe.text !== page)
+      throw new Error(`site answers ${probe.status}`);
+    if (probe.headers['ratelimit-limit'] === undefined) throw new Error('metering is not on');
+    const etag = probe.headers.etag as string;
+    const siteHeaders: Record<string, string> = {};
+    for (const name of [
+      'content-type',
+      'etag',
+      'cache-control',
+      'x-content-type-options',
+      'content-security-policy',
+      'vary',
+      'accept-ranges',
+    ]) {
+      siteHeaders[name] = probe.headers[name] as string;
+    }
+
+    chmodSync(siteDir, 0o755);
+    writeFileSync(join(siteDir, 'index.html'), page);
+    // nginx sends its own ETag (and handles If-None-Match with it), Content-Type and Accept-Ranges.
+    const {
+      etag: _ownEtag,
+      'content-type': _type,
+      'accept-ranges': _ranges,
+      ...nginxHeaders
+    } = siteHeaders;
+    nginx = await startNginx(siteDir, nginxHeaders);
+    const nginxEtag = (await siteGet(`http://127.0.0.1:${nginx.port}`, '/index.html')).headers
+      .etag as string;
+    bare = await startBareFastify(Buffer.from(page), siteHeaders);
+
+    const gatewayPid = gw.pid;
+    const nginxPid = nginx.child.pid!;
+    const barePid = bare.child.pid!;
+    const targets: Target[] = [
+      {
+        name: 'site (hostname route, metering on)',
+        url: `${gw.url}/`,
+        headers: [`Host: ${host}`],
+        pids: () => [gatewayPid],
+      },
+      {
+        name: 'nginx (same file, same headers)',
+        url: `http://127.0.0.1:${nginx.port}/index.html`,
+        headers: [],
+        pids: () => [nginxPid],
+      },
+      {
+        name: 'bare Fastify (from memory)',
+        url: `http://127.0.0.1:${bare.port}/`,
+        headers: [],
+        pids: () => [barePid],
+      },
+    ];
+    const revalidations: Target[] = [
+      {
+        ...targets[0],
+        name: `${targets[0].name} 304`,
+        headers: [`Host: ${host}`, `If-None-Match: ${etag}`],
+      },
+      { ...targets[1], name: `${targets[1].name} 304`, headers: [`If-None-Match: ${nginxEtag}`] },
+      { ...targets[2], name: `${targets[2].name} 304`, headers: [`If-None-Match: ${etag}`] },
+    ];
+    const all = [...targets, ...revalidations];
+    const results = new Map<string, number[]>(all.map((t) => [t.name, []]));
+    const cpu = new Map<string, number[]>(all.map((t) => [t.name, []]));
+
+    process.stdout.write(
+      `4 KiB page, wrk -t1 -c${CONNECTIONS} -d${SECONDS}s, ${ROUNDS} rounds, order rotated each round\n`,
+    );
+    for (const t of all) wrk({ ...t }); // warm-up: JIT, caches, connections
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = all.map((_, i) => all[(i + round) % all.length]);
+      for (const target of order) {
+        const { rps, errors, cpuUsPerRequest } = wrk(target);
+        if (errors > 0) throw new Error(`${target.name}: ${errors} unexpected statuses`);
+        results.get(target.name)!.push(rps);
+        cpu.get(target.name)!.push(cpuUsPerRequest);
+      }
+    }
+
+    const med = (t: Target) => median(results.get(t.name)!);
+    const cpuMed = (t: Target) => median(cpu.get(t.name)!);
+    const line = (t: Target) =>
+      `${t.name.padEnd(44)} ${med(t).toFixed(0).padStart(7)} req/s ${cpuMed(t)
+        .toFixed(1)
+        .padStart(6)} µs CPU/req  (runs: ${results
+        .get(t.name)!
+        .map((v) => v.toFixed(0))
+        .join(', ')})\n`;
+    process.stdout.write('\n');
+    for (const t of all) process.stdout.write(line(t));
+    const ratio200 = med(targets[0]) / med(targets[2]);
+    const ratio304 = med(revalidations[0]) / med(revalidations[2]);
+    // The same ratios from CPU time per request (bare / site): what req/s would show on an idle
+    // machine, where the server is the bottleneck.
+    const cpu200 = cpuMed(targets[2]) / cpuMed(targets[0]);
+    const cpu304 = cpuMed(revalidations[2]) / cpuMed(revalidations[0]);
+    const verdict = (ratio: number, goal: number) => (ratio >= goal ? 'MET' : 'NOT MET');
+    process.stdout.write(
+      `\nsite / bare Fastify, 200: ${ratio200.toFixed(2)}x req/s, ${cpu200.toFixed(2)}x by CPU/req (goal >= 0.80) ${verdict(ratio200, 0.8)}\n` +
+        `site / bare Fastify, 304: ${ratio304.toFixed(2)}x req/s, ${cpu304.toFixed(2)}x by CPU/req (goal >= 1.00) ${verdict(ratio304, 1.0)}\n` +
+        `site 304 / bare Fastify 200: ${(med(revalidations[0]) / med(targets[2])).toFixed(2)}x req/s\n` +
+        `site / nginx, 200: ${(med(targets[0]) / med(targets[1])).toFixed(2)}x; 304: ${(med(revalidations[0]) / med(revalidations[1])).toFixed(2)}x\n` +
+        `load average during the run: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}\n`,
+    );
+    site.remove();
+  } finally {
+    stop(bare?.child);
+    stop(nginx?.child);
+    await gw?.stop();
+    await writer?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    if (nginx) rmSync(nginx.dir, { recursive: true, force: true });
+    rmSync(siteDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`site benchmark failed: ${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);
