@@ -1,43 +1,18 @@
 import { PublicKey, Transaction, TransactionInstruction } from '@solana/web3.js';
+import { PACKET_DATA_SIZE, packFast } from './transaction-budget';
 
-/** Solana's limit on a serialized transaction. */
-export const PACKET_DATA_SIZE = 1232;
+export { PACKET_DATA_SIZE };
 
 /**
  * Splits instructions into as few transactions as Solana's 1232-byte limit allows, keeping
- * their order. Each transaction's size is computed exactly from its compiled message.
+ * their order; sizes are exact (TransactionBudget), in linear time.
  */
 export function packInstructions(
   instructions: TransactionInstruction[],
   feePayer: PublicKey,
   maxInstructions = 64,
 ): TransactionInstruction[][] {
-  const batches: TransactionInstruction[][] = [];
-  let current: TransactionInstruction[] = [];
-  for (const ix of instructions) {
-    const candidate = [...current, ix];
-    if (
-      current.length < maxInstructions &&
-      transactionSize(candidate, feePayer) <= PACKET_DATA_SIZE
-    ) {
-      current = candidate;
-      continue;
-    }
-    if (current.length === 0) {
-      throw new RangeError(
-        `one instruction is over the ${PACKET_DATA_SIZE}-byte transaction limit`,
-      );
-    }
-    batches.push(current);
-    current = [ix];
-    if (transactionSize(current, feePayer) > PACKET_DATA_SIZE) {
-      throw new RangeError(
-        `one instruction is over the ${PACKET_DATA_SIZE}-byte transaction limit`,
-      );
-    }
-  }
-  if (current.length > 0) batches.push(current);
-  return batches;
+  return packFast(instructions, feePayer, maxInstructions);
 }
 
 /** Serialized size (or anything over the limit when it does not fit): compact-u16 signature count, 64 bytes per signature, the message. */

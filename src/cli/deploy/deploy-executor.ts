@@ -7,7 +7,7 @@ import { runBounded } from './bounded-pool';
 import { DeployPlan, PlannedFile, PlannedTrack } from './deploy-planner';
 import { DeployProgress } from './deploy-progress';
 import { InstructionStream } from './instruction-stream';
-import { fitsAlone, packFast } from './transaction-budget';
+import { fitsAlone, packFast } from '../../chain/transaction-budget';
 import { TrackUploader } from './track-uploader';
 
 export interface DeployWriters {

@@ -1,7 +1,7 @@
 import { PublicKey, TransactionInstruction } from '@solana/web3.js';
 import { PACKET_DATA_SIZE } from '../../chain/transaction-packer';
 import { Semaphore } from './bounded-pool';
-import { TransactionBudget } from './transaction-budget';
+import { TransactionBudget } from '../../chain/transaction-budget';
 
 /**
  * Instructions that become ready one by one (a SetName once its track is certified) sent in

@@ -1,9 +1,9 @@
 import { Keypair, PublicKey, TransactionInstruction } from '@solana/web3.js';
 import { randomBytes } from 'node:crypto';
-import { packInstructions, transactionSize } from '../../chain/transaction-packer';
-import { TapeInstructions } from '../../chain/tape-instructions';
-import { DEFAULT_TAPE_PROGRAM_ID } from '../../chain/program-ids';
-import { TrackKind } from '../../chain/account-layouts';
+import { PACKET_DATA_SIZE, transactionSize } from './transaction-packer';
+import { TapeInstructions } from './tape-instructions';
+import { DEFAULT_TAPE_PROGRAM_ID } from './program-ids';
+import { TrackKind } from './account-layouts';
 import { packFast, TransactionBudget } from './transaction-budget';
 
 const ix = new TapeInstructions(DEFAULT_TAPE_PROGRAM_ID);
@@ -72,12 +72,12 @@ describe('TransactionBudget', () => {
     }
   });
 
-  it('packs exactly like packInstructions', () => {
+  it('packs exactly like greedy packing by compiled size', () => {
     const rng = seeded(42);
     const shared = Array.from({ length: 20 }, () => Keypair.generate().publicKey);
     const instructions = Array.from({ length: 300 }, () => randomInstruction(shared, rng));
     const fast = packFast(instructions, payer);
-    const reference = packInstructions(instructions, payer);
+    const reference = packByCompiling(instructions, payer);
     expect(fast.map((b) => b.length)).toEqual(reference.map((b) => b.length));
     expect(fast.flat()).toEqual(instructions);
   });
@@ -91,3 +91,19 @@ describe('TransactionBudget', () => {
     expect(() => packFast([huge], payer)).toThrow(/over the 1232-byte transaction limit/);
   });
 });
+
+/** The slow oracle: greedy packing that compiles every candidate transaction. */
+function packByCompiling(instructions: TransactionInstruction[], payer: PublicKey) {
+  const batches: TransactionInstruction[][] = [];
+  let current: TransactionInstruction[] = [];
+  for (const ix of instructions) {
+    if (current.length < 64 && transactionSize([...current, ix], payer) <= PACKET_DATA_SIZE) {
+      current.push(ix);
+    } else {
+      batches.push(current);
+      current = [ix];
+    }
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}

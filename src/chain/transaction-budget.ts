@@ -1,5 +1,7 @@
 import { PublicKey, TransactionInstruction } from '@solana/web3.js';
-import { PACKET_DATA_SIZE } from '../../chain/transaction-packer';
+
+/** Solana's limit on a serialized transaction. */
+export const PACKET_DATA_SIZE = 1232;
 
 /** Keys are compared by their bytes; the string is cached per PublicKey object. */
 const keyIds = new WeakMap<PublicKey, string>();
@@ -18,7 +20,7 @@ function shortVec(n: number): number {
 
 /**
  * The exact serialized size of a legacy transaction, kept up to date as instructions are
- * added: `transactionSize` (src/chain/transaction-packer.ts) compiles the whole message for
+ * added: `transactionSize` (transaction-packer.ts) compiles the whole message for
  * every candidate, which makes packing a thousand instructions quadratic and costs seconds.
  *
  *   shortvec(signatures) + 64 × signatures
@@ -104,7 +106,7 @@ export function fitsAlone(ix: TransactionInstruction, feePayer: PublicKey): bool
 
 /**
  * Splits instructions, in order, into as few transactions as the 1232-byte limit allows (the
- * same result as `packInstructions`, in linear time). Throws on an instruction that cannot fit
+ * same result as greedy packing by compiled size, in linear time). Throws on an instruction that cannot fit
  * even alone.
  */
 export function packFast(
