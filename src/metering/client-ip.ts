@@ -67,11 +67,13 @@ function parsePeer(remoteAddress: string | undefined): IpAddress | undefined {
 
 /**
  * A client given by a caller: an IP address (`203.0.113.9`, `::ffff:203.0.113.9`, `2001:db8::1`)
- * or a key from `clientKey` (`2001:db8:0:0::/64`, `unknown`). Anything else is a bug in the
- * caller and throws.
+ * or a key from `clientKey` (`2001:db8:0:0::/64`, `unknown`). `undefined` (a socket that closed
+ * before its address was read) is the `unknown` client. Anything else is a bug in the caller and
+ * throws.
  */
-export function clientKeyFromText(text: string): string {
-  if (text === UNKNOWN_CLIENT) return text;
+export function clientKeyFromText(text: string | undefined): string {
+  if (text === undefined || text === UNKNOWN_CLIENT) return UNKNOWN_CLIENT;
+  if (typeof text !== 'string') throw new TypeError(`client must be a string, not ${typeof text}`);
   const ip = parseIp(text.endsWith('::/64') ? text.slice(0, -3) : text);
   if (ip && (ip.family === 6 || !text.endsWith('/64'))) return clientKeyOf(ip);
   throw new TypeError(`not an IP address or client key: ${JSON.stringify(text.slice(0, 64))}`);

@@ -43,6 +43,11 @@ describe('MeteringService', () => {
     for (const bad of ['', 'nope', '1.2.3.4/64', '1.2.3.4:80', '[::1]', 'x'.repeat(10_000)]) {
       await expect(sut.consume(bad, 'site')).rejects.toThrow(TypeError);
     }
+    await expect(sut.consume(42 as unknown as string, 'site')).rejects.toThrow(
+      'client must be a string, not number',
+    );
+    // A socket that closed before its address was read: the `unknown` client, not an error.
+    expect(await sut.consume(undefined, 'site')).toMatchObject({ allowed: true, remaining: 1199 });
     await expect(sut.consume('1.2.3.4', 'bogus' as BudgetName)).rejects.toThrow(
       /unknown metering budget "bogus"; one of site, object, upload, s3_write/,
     );

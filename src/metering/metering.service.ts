@@ -57,8 +57,11 @@ export class MeteringService {
     return this.resolver.clientKey(request);
   }
 
-  /** Counts one request of `client` (an IP address or a `clientKeyOf` key) against `budget`. */
-  async consume(client: string, budget: BudgetName): Promise<MeterDecision> {
+  /**
+   * Counts one request of `client` against `budget`: an IP address as the socket reports it, or
+   * a `clientKeyOf` key (which follows the trusted proxies; a bare socket address does not).
+   */
+  async consume(client: string | undefined, budget: BudgetName): Promise<MeterDecision> {
     return this.count(clientKeyFromText(client), budget);
   }
 
@@ -81,7 +84,7 @@ export class MeteringService {
    * is always allowed, so an object larger than the whole budget can still be fetched (once per
    * window). A refused charge is given back: nothing was sent.
    */
-  async chargeBytes(client: string, bytes: number): Promise<MeterDecision> {
+  async chargeBytes(client: string | undefined, bytes: number): Promise<MeterDecision> {
     if (!Number.isSafeInteger(bytes) || bytes < 0) {
       throw new RangeError(`bytes must be a non-negative integer, not ${String(bytes)}`);
     }
