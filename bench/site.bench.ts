@@ -14,12 +14,12 @@
  * Environment: BENCH_SITE_ROUNDS (default 5), BENCH_SITE_SECONDS per run (default 5),
  * BENCH_SITE_CONNECTIONS (default 50).
  */
-import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { ChildProcess, spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../test/support/free-port';
-import { REPO_ROOT, SiteGateway, startSiteGateway } from '../test/support/site-gateway';
+import { startBareFastify, startNginx } from '../test/support/site-bench-servers';
+import { SiteGateway, startSiteGateway } from '../test/support/site-gateway';
 import { siteGet } from '../test/support/site-http';
 import { publishSite } from '../test/support/site-publish';
 
@@ -95,120 +95,6 @@ function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-/** nginx on a free port serving `root`, with the site's headers added to its own ETag handling. */
-async function startNginx(
-  root: string,
-  headers: Record<string, string>,
-): Promise<{ port: number; child: ChildProcess; dir: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-nginx-'));
-  chmodSync(dir, 0o755);
-  for (const sub of ['logs', 'tmp']) mkdirSync(join(dir, sub));
-  const port = await freePort();
-  const addHeaders = Object.entries(headers)
-    .map(([name, value]) => `      add_header ${name} "${value.replace(/"/g, '\\"')}" always;`)
-    .join('\n');
-  const conf = `
-worker_processes 1;
-daemon off;
-pid ${dir}/nginx.pid;
-error_log ${dir}/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  sendfile on;
-  tcp_nopush on;
-  keepalive_requests 1000000;
-  open_file_cache max=100 inactive=60s;
-  client_body_temp_path ${dir}/tmp/body;
-  proxy_temp_path ${dir}/tmp/proxy;
-  fastcgi_temp_path ${dir}/tmp/fastcgi;
-  uwsgi_temp_path ${dir}/tmp/uwsgi;
-  scgi_temp_path ${dir}/tmp/scgi;
-  types { text/html html; }
-  charset utf-8;
-  server {
-    listen 127.0.0.1:${port};
-    root ${root};
-    location / {
-${addHeaders}
-    }
-  }
-}
-`;
-  writeFileSync(join(dir, 'nginx.conf'), conf);
-  const child = spawn(
-    '/usr/sbin/nginx',
-    ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'user root;'],
-    {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  await waitUntilServing(`http://127.0.0.1:${port}/index.html`, child, () => stderr);
-  return { port, child, dir };
-}
-
-/**
- * A bare Fastify app answering the page from memory with the same headers as the site, and 304
- * with the same headers as the site's 304 when If-None-Match matches.
- */
-async function startBareFastify(
-  page: Buffer,
-  headers: Record<string, string>,
-): Promise<{ port: number; child: ChildProcess }> {
-  const port = await freePort();
-  const script = `
-const fastify = require('fastify')();
-const page = Buffer.from(process.env.PAGE_B64, 'base64');
-const headers = JSON.parse(process.env.PAGE_HEADERS);
-// A 304 carries the validators and caching metadata the site's 304 carries.
-const notModified = {};
-for (const name of ['etag', 'cache-control', 'x-content-type-options', 'content-security-policy', 'vary']) notModified[name] = headers[name];
-fastify.get('/', (req, reply) => {
-  if (req.headers['if-none-match'] === headers.etag) {
-    return reply.code(304).headers(notModified).send();
-  }
-  reply.headers(headers).send(page);
-});
-fastify.listen({ port: Number(process.env.PORT), host: '127.0.0.1' }).then(() => process.stdout.write('ready\\n'));
-process.on('SIGTERM', () => process.exit(0));
-`;
-  const child = spawn(process.execPath, ['-e', script], {
-    cwd: REPO_ROOT,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      PAGE_B64: page.toString('base64'),
-      PAGE_HEADERS: JSON.stringify(headers),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  await waitUntilServing(`http://127.0.0.1:${port}/`, child, () => stderr);
-  return { port, child };
-}
-
-async function waitUntilServing(
-  url: string,
-  child: ChildProcess,
-  logs: () => string,
-): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null)
-      throw new Error(`${url}: server exited (${child.exitCode}): ${logs()}`);
-    try {
-      if ((await fetch(url)).status === 200) return;
-    } catch {
-      // not yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url}: not serving after 20 s: ${logs()}`);
 }
 
 function stop(child: ChildProcess | undefined): void {
