@@ -101,6 +101,14 @@ export class SiteDirectory {
     return snapshot.status === 'expired' || this.options.now() >= snapshot.expiresAt;
   }
 
+  /**
+   * A snapshot whose tape ran out of time while cached may be out of date: the tape may have
+   * been extended since it was read. Reads the tape again (coalesced with any load in flight).
+   */
+  recheckExpiry(snapshot: SiteSnapshot): Promise<SiteSnapshot> {
+    return this.load(snapshot.tape);
+  }
+
   /** Forgets a tape (tests, and operators' tools). */
   invalidate(tape: string): void {
     this.entries.delete(tape);

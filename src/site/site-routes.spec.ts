@@ -179,11 +179,24 @@ describe('site routes', () => {
     expect(res.body).toMatch(/no longer served/);
   });
 
-  it('answers an expiring tape with 410 once its time is up', async () => {
+  it('answers an expiring tape with 410 once its time is up, reading the tape again once', async () => {
     const soon = await t.addSite({ 'index.html': 'x' }, { kind: 'active', expiresInMs: 300 });
     expect((await get(`/site/${soon.tape}/`)).statusCode).toBe(200);
     await new Promise((r) => setTimeout(r, 350));
+    // The chain now says what the clock said: expired.
+    t.source.tapes.get(soon.tape)!.status = { kind: 'expired' };
+    const calls = t.source.listCalls;
     expect((await get(`/site/${soon.tape}/`)).statusCode).toBe(410);
+    expect((await get(`/site/${soon.tape}/`)).statusCode).toBe(410);
+    expect(t.source.listCalls).toBe(calls + 1);
+  });
+
+  it('keeps serving a tape extended while its old expiry was cached', async () => {
+    const extended = await t.addSite({ 'index.html': 'x' }, { kind: 'active', expiresInMs: 300 });
+    expect((await get(`/site/${extended.tape}/`)).statusCode).toBe(200);
+    t.source.tapes.get(extended.tape)!.status = { kind: 'active', expiresInMs: 3_600_000 };
+    await new Promise((r) => setTimeout(r, 350));
+    expect((await get(`/site/${extended.tape}/`)).statusCode).toBe(200);
   });
 
   it('uses the built-in 404 page when the site has none', async () => {

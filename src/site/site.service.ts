@@ -85,11 +85,19 @@ export class SiteService {
     snapshot: SiteSnapshot,
     rawUrl: string,
     mount: string,
+    rechecked = false,
   ): void | Promise<void> {
     if (snapshot.status === 'unknown') {
       return this.responder.page(reply, PAGES.noSite, this.directory.gatewayPolicy);
     }
     if (this.directory.isExpired(snapshot)) {
+      // Out of time by the cached expiry: read the tape again once, in case it was extended.
+      if (snapshot.status === 'active' && !rechecked) {
+        return this.directory.recheckExpiry(snapshot).then(
+          (fresh) => this.serveSnapshot(req, reply, fresh, rawUrl, mount, true),
+          (err: unknown) => this.unavailable(reply, snapshot.tape, err),
+        );
+      }
       return this.responder.page(reply, PAGES.expired, this.directory.gatewayPolicy);
     }
     const policy = snapshot.policy;
