@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { commitmentOfBuffer } from '../src/tracks/commitment';
 import { startSiteGateway, SiteGateway } from './support/site-gateway';
@@ -39,9 +42,10 @@ describe('site routes (gateway process, tape deploy)', () => {
   let gw: SiteGateway;
   let site: PublishedSite;
   let spa: PublishedSite;
+  const dataDir = mkdtempSync(join(tmpdir(), 'site-routes-data-'));
 
   beforeAll(async () => {
-    gw = await startSiteGateway({ site: { cache_object_max_bytes: 64 * 1024 } });
+    gw = await startSiteGateway({ dataDir, site: { cache_object_max_bytes: 64 * 1024 } });
     site = await publishSite(gw, FILES);
     spa = await publishSite(gw, {
       'index.html': '<h1>spa shell</h1>',
@@ -53,6 +57,7 @@ describe('site routes (gateway process, tape deploy)', () => {
     site?.remove();
     spa?.remove();
     expect(await gw?.stop()).toBe(0);
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   type Fetch = (path: string, request?: SiteRequest) => Promise<SiteResponse>;
@@ -300,5 +305,49 @@ describe('site routes (gateway process, tape deploy)', () => {
     for (const path of ['/', '/nope', '/docs', '/%2e%2e/x', '/logo.png?download=1']) {
       expect((await siteGet(gw.url, path, { host })).headers['set-cookie']).toBeUndefined();
     }
+  });
+
+  describe('operator domains (gateway.site.domains), on a second, reader gateway', () => {
+    let reader: SiteGateway;
+
+    beforeAll(async () => {
+      reader = await startSiteGateway({
+        dataDir,
+        rpcUrl: gw.rpcUrl,
+        site: { domains: { 'www.example.test': site.tape, 'app.example.test': spa.tape } },
+      });
+    });
+    afterAll(async () => {
+      expect(await reader?.stop()).toBe(0);
+    });
+
+    it('serves each mapped host from its root with the site mapping', async () => {
+      const home = await siteGet(reader.url, '/', { host: 'www.example.test' });
+      expect(home.status).toBe(200);
+      expect(home.text).toBe(INDEX);
+      expect(home.headers.etag).toBe(etagOf(INDEX));
+      expect((await siteGet(reader.url, '/docs/', { host: 'WWW.Example.TEST.:443' })).text).toBe(
+        '<h1>docs</h1>',
+      );
+      const redirect = await siteGet(reader.url, '/docs', { host: 'www.example.test' });
+      expect(redirect.status).toBe(308);
+      expect(redirect.headers.location).toBe('/docs/');
+      expect((await siteGet(reader.url, '/nope', { host: 'www.example.test' })).text).toBe(
+        '<h1>custom missing</h1>',
+      );
+      const route = await siteGet(reader.url, '/deep/route', { host: 'app.example.test' });
+      expect(route.status).toBe(200);
+      expect(route.text).toBe('<h1>spa shell</h1>');
+    });
+
+    it('leaves unmapped hosts on the gateway routes (txt_domains is off)', async () => {
+      const other = await siteGet(reader.url, '/', { host: 'other.example.test' });
+      expect(other.status).toBe(404);
+      expect(other.headers['content-type']).toMatch(/application\/json/);
+      const viaPath = await siteGet(reader.url, `/site/${site.tape}/`, {
+        host: 'other.example.test',
+      });
+      expect(viaPath.text).toBe(INDEX);
+    });
   });
 });
