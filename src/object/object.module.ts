@@ -4,7 +4,11 @@ import { MeteringModule } from '../metering/metering.module';
 import { TracksModule } from '../tracks/tracks.module';
 import { ObjectController } from './object.controller';
 import { ObjectService } from './object.service';
+import { StreamedBytesCollector } from './streamed-bytes-collector';
 import { TrackResolver } from './track-resolver';
+
+/** Sent chunk buffers are freed after this many streamed bytes (streamed-bytes-collector.ts). */
+const COLLECT_EVERY_BYTES = 8 * 1024 * 1024;
 
 /**
  * The object route (docs/object.md). Exports nothing. Needs the global ChainModule and
@@ -18,6 +22,10 @@ import { TrackResolver } from './track-resolver';
       provide: TrackResolver,
       useFactory: (chain: ChainService) => new TrackResolver(chain),
       inject: [ChainService],
+    },
+    {
+      provide: StreamedBytesCollector,
+      useFactory: () => new StreamedBytesCollector(COLLECT_EVERY_BYTES),
     },
     ObjectService,
   ],

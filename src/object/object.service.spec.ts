@@ -6,6 +6,7 @@ import { ObjectReader, OpenedObject } from '../tracks/object-reader';
 import { IntegrityError } from '../tracks/track-errors';
 import { objectHeaders } from './object-headers';
 import { ObjectService, SEND_STALL_MS } from './object.service';
+import { StreamedBytesCollector } from './streamed-bytes-collector';
 import { ServableTrack, TrackResolver } from './track-resolver';
 
 const ETAG = `"${'ab'.repeat(32)}"`;
@@ -29,6 +30,7 @@ function newTestService(opened: Partial<OpenedObject> | Error, size = 1000) {
     resolver as unknown as TrackResolver,
     { open } as unknown as ObjectReader,
     { enforceByteBudget } as unknown as MeteringService,
+    new StreamedBytesCollector(1024, () => undefined),
   );
   const sent: { status?: number; headers: Record<string, string>; body?: unknown } = {
     headers: {},

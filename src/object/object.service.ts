@@ -16,6 +16,7 @@ import { IntegrityError, TrackStoreError } from '../tracks/track-errors';
 import { ERROR_CACHE_CONTROL } from './object-headers';
 import { objectErrors } from './object-errors';
 import { primeStream } from './primed-stream';
+import { StreamedBytesCollector } from './streamed-bytes-collector';
 import { ServableTrack, TrackResolver } from './track-resolver';
 
 const WHOLE: RangeResult = { kind: 'none' };
@@ -36,6 +37,7 @@ export class ObjectService {
     private readonly resolver: TrackResolver,
     private readonly reader: ObjectReader,
     private readonly metering: MeteringService,
+    private readonly collector: StreamedBytesCollector,
   ) {}
 
   async serve(req: FastifyRequest, reply: FastifyReply, address: string): Promise<void> {
@@ -143,8 +145,10 @@ export class ObjectService {
   private async primed(track: ServableTrack, opened: OpenedObject, range: ByteRange) {
     if (opened.bytes) return Readable.from([opened.bytes.subarray(range.start, range.end + 1)]);
     try {
-      return await primeStream(opened.read(range.start, range.end), (err) =>
-        this.logCut(track, err),
+      return await primeStream(
+        opened.read(range.start, range.end),
+        (err) => this.logCut(track, err),
+        (bytes) => this.collector.sent(bytes),
       );
     } catch (err) {
       throw this.storageFailure(track, err);

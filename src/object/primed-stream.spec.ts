@@ -66,6 +66,14 @@ describe('primeStream', () => {
     expect(late).toHaveBeenCalledWith(failure);
   });
 
+  it('reports every byte it passes on', async () => {
+    const { stream } = source([Buffer.alloc(5), Buffer.alloc(7), Buffer.alloc(9)]);
+    let counted = 0;
+    const primed = await primeStream(stream, jest.fn(), (bytes) => (counted += bytes));
+    await collect(primed);
+    expect(counted).toBe(21);
+  });
+
   it('an empty source gives an empty stream', async () => {
     const { stream } = source([]);
     expect((await collect(await primeStream(stream, jest.fn()))).bytes.length).toBe(0);

@@ -11,6 +11,7 @@ import { Readable } from 'node:stream';
 export async function primeStream(
   source: Readable,
   onLateError: (error: Error) => void,
+  onBytes: (bytes: number) => void = () => undefined,
 ): Promise<Readable> {
   const iterator = source[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   let first: IteratorResult<Buffer>;
@@ -20,7 +21,7 @@ export async function primeStream(
     source.destroy();
     throw error;
   }
-  return new PrimedStream(source, iterator, first, onLateError);
+  return new PrimedStream(source, iterator, first, onLateError, onBytes);
 }
 
 /**
@@ -36,6 +37,7 @@ class PrimedStream extends Readable {
     private readonly chunks: AsyncIterator<Buffer>,
     private primed: IteratorResult<Buffer> | undefined,
     private readonly onLateError: (error: Error) => void,
+    private readonly onBytes: (bytes: number) => void,
   ) {
     super({ highWaterMark: READ_AHEAD_BYTES });
   }
@@ -44,12 +46,12 @@ class PrimedStream extends Readable {
     const ready = this.primed;
     if (ready) {
       this.primed = undefined;
-      this.push(ready.done ? null : ready.value);
+      this.forward(ready);
       return;
     }
     this.chunks.next().then(
       (step) => {
-        if (!this.destroyed) this.push(step.done ? null : step.value);
+        if (!this.destroyed) this.forward(step);
       },
       (error: Error) => {
         if (this.destroyed) return; // we destroyed the source ourselves
@@ -57,6 +59,15 @@ class PrimedStream extends Readable {
         this.destroy(error);
       },
     );
+  }
+
+  private forward(step: IteratorResult<Buffer>): void {
+    if (step.done) {
+      this.push(null);
+      return;
+    }
+    this.onBytes(step.value.length);
+    this.push(step.value);
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
