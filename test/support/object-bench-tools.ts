@@ -16,14 +16,18 @@ export interface Nginx {
  * nginx in the foreground with a temporary config serving `root` on a free loopback port, set
  * up as a static file server is usually set up (sendfile, keep-alive, no access log).
  */
-export async function startNginx(root: string, workDir: string): Promise<Nginx> {
+export async function startNginx(
+  root: string,
+  workDir: string,
+  workers: 'auto' | number = 'auto',
+): Promise<Nginx> {
   const port = await freePort();
   mkdirSync(join(workDir, 'tmp'), { recursive: true });
   const temp = (name: string) => `${name}_temp_path ${join(workDir, 'tmp', name)};`;
   const conf = join(workDir, 'nginx.conf');
   writeFileSync(
     conf,
-    `worker_processes auto;
+    `worker_processes ${workers};
 daemon off;
 pid ${join(workDir, 'nginx.pid')};
 error_log ${join(workDir, 'error.log')} warn;
