@@ -13,6 +13,7 @@ const BROTLI_HIGH_QUALITY_MAX_BYTES = 1024 * 1024;
 
 /** A compressed variant must be at least this much smaller to be worth a second representation. */
 const MIN_SAVING = 0.95;
+const NOT_WORTH_LIMIT = 100000;
 
 /**
  * Verified bodies of hot site objects in memory, bounded in bytes (`gateway.site.cache_bytes`):
@@ -26,6 +27,8 @@ const MIN_SAVING = 0.95;
 export class SiteBodyCache {
   private readonly bodies: ByteLru<Buffer>;
   private readonly loading = new Map<string, Promise<Buffer | null>>();
+  /** Variants found not worth keeping (`<commitment>:<coding>`), so they are not tried again. */
+  private readonly notWorth = new Set<string>();
 
   constructor(
     private readonly reader: ObjectReader,
@@ -61,10 +64,17 @@ export class SiteBodyCache {
   /** The compressed body, or null when compression does not make it meaningfully smaller. */
   async loadVariant(object: SiteObject, coding: Coding): Promise<Buffer | null> {
     const key = `${object.commitmentHex}:${coding}`;
+    const cached = this.bodies.get(key);
+    if (cached) return cached;
+    if (this.notWorth.has(key)) return null;
     return this.once(key, async () => {
       const identity = this.getIdentity(object) ?? (await this.loadIdentity(object));
       const compressed = await compress(identity, coding);
-      if (compressed.length > identity.length * MIN_SAVING) return null;
+      if (compressed.length > identity.length * MIN_SAVING) {
+        if (this.notWorth.size >= NOT_WORTH_LIMIT) this.notWorth.clear();
+        this.notWorth.add(key);
+        return null;
+      }
       this.bodies.set(key, compressed);
       return compressed;
     });
