@@ -61,9 +61,9 @@ async function main(): Promise<void> {
     await tape('keygen');
     await tape('airdrop', '--sol', '500', '--tokens', '1000000');
     const gatewayKey = (await tape('gateway', 'key')).trim();
-    const capacity = `${Math.ceil((BYTES * 2 + PUT_BYTES * 2) / 1048576) + 16}m`;
-    /** A fresh tape delegated to the gateway, with a credential for it. */
-    const newTape = async () => {
+    /** A fresh tape of `bytes` (plus room to spare) delegated to the gateway, with a credential. */
+    const newTape = async (bytes: number) => {
+      const capacity = `${Math.ceil(bytes / 1048576) + 16}m`;
       const created = await tape('create', '--capacity', capacity, '--duration', '1d', '--json');
       const { tape: address, label } = JSON.parse(created) as { tape: string; label: string };
       await tape('delegate', gatewayKey, '--tape', address);
@@ -82,8 +82,8 @@ async function main(): Promise<void> {
       const syncSite = join(work, `sync-${i}`);
       writeSite(generateSite(FILES, BYTES, `deploy-${i}`), deploySite);
       writeSite(generateSite(FILES, BYTES, `sync-${i}`), syncSite);
-      const deployTape = await newTape();
-      const syncTape = await newTape();
+      const deployTape = await newTape(BYTES * 2);
+      const syncTape = await newTape(BYTES * 2);
       const deploy = async () => {
         deploySecs.push(
           await timed(() =>
@@ -124,7 +124,8 @@ async function main(): Promise<void> {
       );
     }
 
-    const putTape = await newTape();
+    // Two uploads of the file per run, each a new object.
+    const putTape = await newTape(PUT_BYTES * 2 * RUNS);
     const bigFile = join(work, 'big.bin');
     writeFileSync(bigFile, Buffer.alloc(PUT_BYTES, 7));
     const s3 = new S3Client({

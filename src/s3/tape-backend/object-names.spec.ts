@@ -1,5 +1,5 @@
 import { S3BackendAccessDeniedError } from '../s3-backend';
-import { assertPublishableName, contentTypeForName } from './object-names';
+import { assertPublishableName, contentTypeForCopy, contentTypeForName } from './object-names';
 
 describe('assertPublishableName', () => {
   it.each(['index.html', 'docs/a b.html', 'c++/x+y.txt', 'ünï/日本.txt', 'a..b', 'x/y.'])(
@@ -45,5 +45,13 @@ describe('contentTypeForName', () => {
     expect(contentTypeForName('data.unknownext', `a/${'b'.repeat(300)}`)).toBe(
       'application/octet-stream',
     );
+  });
+});
+
+describe('contentTypeForCopy', () => {
+  it("takes the destination's extension unless the request replaces the type", () => {
+    expect(contentTypeForCopy('b.txt', undefined)).toBe('text/plain; charset=utf-8');
+    expect(contentTypeForCopy('c.html', 'application/xhtml+xml')).toBe('application/xhtml+xml');
+    expect(contentTypeForCopy('c.html', 'garbage')).toBe('text/html; charset=utf-8');
   });
 });

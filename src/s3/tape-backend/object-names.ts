@@ -42,6 +42,16 @@ export function contentTypeForName(name: string, clientType: string | undefined)
   return isUsableContentType(clientType) ? clientType.trim() : fromExtension;
 }
 
+/**
+ * The content type of a copy: the destination's extension decides (a copy renamed `a.html` ->
+ * `a.txt` becomes text/plain), unless the request replaces the metadata with a well-formed type.
+ */
+export function contentTypeForCopy(destination: string, replacement: string | undefined): string {
+  return replacement !== undefined && isUsableContentType(replacement)
+    ? replacement.trim()
+    : contentTypeOf(destination);
+}
+
 /** `type/subtype[; params]`, printable ASCII, within the chain's 255-byte field. */
 export function isUsableContentType(value: string): boolean {
   const trimmed = value.trim();

@@ -27,8 +27,7 @@ import {
 import { MultipartSpool, toUploadInfo } from './multipart-spool';
 import { ObjectPublisher } from './object-publisher';
 import { ObjectSpool } from './object-spool';
-import { assertPublishableName, contentTypeForName, isUsableContentType } from './object-names';
-import { contentTypeOf } from '../../cli/deploy/site-scanner';
+import { assertPublishableName, contentTypeForCopy, contentTypeForName } from './object-names';
 import { TapeBucket, TapeDirectory } from './tape-directory';
 
 /** Uploads in progress per tape: each holds gateway disk until completed or aborted. */
@@ -101,11 +100,7 @@ export class TapeS3Backend extends S3Backend {
   async copyObject(bucket: S3Bucket, input: S3CopyObjectInput): Promise<S3WriteResult> {
     assertPublishableName(input.destinationKey);
     const tape = await this.tapes.writable(bucket);
-    const requested = input.replace?.contentType;
-    const contentType =
-      requested !== undefined && isUsableContentType(requested)
-        ? requested.trim()
-        : contentTypeOf(input.destinationKey);
+    const contentType = contentTypeForCopy(input.destinationKey, input.replace?.contentType);
     this.publisher.assertNameFits(tape.address, input.destinationKey, contentType);
     const done = await this.publisher.copy(
       tape.address,
