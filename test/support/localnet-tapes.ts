@@ -1,4 +1,4 @@
-import { Keypair, PublicKey, TransactionInstruction } from '@solana/web3.js';
+import { Keypair, PublicKey, Transaction, TransactionInstruction } from '@solana/web3.js';
 import { randomBytes } from 'node:crypto';
 import {
   decodeName,
@@ -125,4 +125,36 @@ export class TapeFixture {
     if (!info) throw new Error(`no account at ${address.toBase58()}`);
     return info.data;
   }
+}
+
+/** Solana's packet limit for a whole transaction, signatures included. */
+const PACKET_BYTES = 1232;
+const PLACEHOLDER_BLOCKHASH = '11111111111111111111111111111111';
+
+/** Greedily packs instructions into transactions that each fit 1232 bytes on the wire. */
+export function packInstructions(
+  instructions: TransactionInstruction[],
+  feePayer: PublicKey,
+): TransactionInstruction[][] {
+  const batches: TransactionInstruction[][] = [];
+  let current: TransactionInstruction[] = [];
+  for (const ix of instructions) {
+    const candidate = [...current, ix];
+    if (current.length > 0 && wireSize(candidate, feePayer) > PACKET_BYTES) {
+      batches.push(current);
+      current = [ix];
+    } else {
+      current = candidate;
+    }
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
+function wireSize(instructions: TransactionInstruction[], feePayer: PublicKey): number {
+  const message = new Transaction({ feePayer, recentBlockhash: PLACEHOLDER_BLOCKHASH })
+    .add(...instructions)
+    .compileMessage();
+  const signatures = message.header.numRequiredSignatures;
+  return 1 + 64 * signatures + message.serialize().length;
 }
