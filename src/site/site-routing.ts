@@ -15,7 +15,13 @@ import { SiteObject } from './site-source';
  * 7. the site's `404.html` -> 404 with it; else the built-in 404 page.
  */
 export type SiteTarget =
-  | { kind: 'object'; object: SiteObject; status: 200 | 404 }
+  | {
+      kind: 'object';
+      object: SiteObject;
+      status: 200 | 404;
+      /** The path names this object itself (rules 3 and 5), not a fallback page. */
+      named: boolean;
+    }
   | { kind: 'add-slash' }
   | { kind: 'not-found' }
   | { kind: 'bad-path'; reason: string };
@@ -29,19 +35,21 @@ export function routeSitePath(
   if (!path.ok) return { kind: 'bad-path', reason: path.reason };
   if (path.name !== SETTINGS_FILE) {
     const exact = objects.get(path.name);
-    if (exact) return { kind: 'object', object: exact, status: 200 };
+    if (exact) return { kind: 'object', object: exact, status: 200, named: true };
     if (!path.directory) {
       if (objects.has(`${path.name}/${INDEX_FILE}`)) return { kind: 'add-slash' };
       if (looksLikeRoute(path)) {
         const html = objects.get(`${path.name}.html`);
-        if (html) return { kind: 'object', object: html, status: 200 };
+        if (html) return { kind: 'object', object: html, status: 200, named: true };
       }
     }
     if (spaFallback && looksLikeRoute(path)) {
       const index = objects.get(INDEX_FILE);
-      if (index) return { kind: 'object', object: index, status: 200 };
+      if (index) return { kind: 'object', object: index, status: 200, named: false };
     }
   }
   const notFound = objects.get(NOT_FOUND_FILE);
-  return notFound ? { kind: 'object', object: notFound, status: 404 } : { kind: 'not-found' };
+  return notFound
+    ? { kind: 'object', object: notFound, status: 404, named: false }
+    : { kind: 'not-found' };
 }

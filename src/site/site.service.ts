@@ -7,7 +7,7 @@ import { PAGES } from './site-pages';
 import { SiteResponder } from './site-responder';
 import { routeSitePath, SiteTarget } from './site-routing';
 
-/** Paths remembered per snapshot with their answer; hostile random paths stop at this. */
+/** Paths remembered per snapshot with their answer, at most (a safety net; see `route`). */
 const ROUTE_MEMO_LIMIT = 4096;
 const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
 const PRINTABLE = /^[\x21-\x7e]*$/;
@@ -133,13 +133,20 @@ export class SiteService {
     }
   }
 
-  /** The answer for a path of a site, memoised per snapshot. */
+  /**
+   * The answer for a path of a site. Remembered per snapshot only for plain (unencoded) paths
+   * that name an object or its directory: their number is bounded by the site's own objects,
+   * so random paths (misses, fallbacks) cannot grow memory.
+   */
   route(snapshot: SiteSnapshot, rawPath: string): SiteTarget {
     const key = `route:${rawPath}`;
     const memo = snapshot.prepared.get(key) as SiteTarget | undefined;
     if (memo) return memo;
     const target = routeSitePath(snapshot.objects, snapshot.policy.spaFallback, rawPath);
-    if (snapshot.prepared.size < ROUTE_MEMO_LIMIT) snapshot.prepared.set(key, target);
+    const bounded =
+      (target.kind === 'add-slash' || (target.kind === 'object' && target.named)) &&
+      !rawPath.includes('%');
+    if (bounded && snapshot.prepared.size < ROUTE_MEMO_LIMIT) snapshot.prepared.set(key, target);
     return target;
   }
 
