@@ -32,6 +32,7 @@ const FILES = {
   'big.bin': BIG,
   '_site.json': JSON.stringify({ cors_origins: ['https://reader.example'] }),
   healthz: 'a site file named healthz',
+  'hot.txt': 'requested only by the hot path test',
   'object/x': 'a site file named object/x',
 };
 
@@ -298,6 +299,25 @@ describe('site routes (gateway process, tape deploy)', () => {
     // The internal prefix is not a route of its own on a gateway host.
     const internal = await siteGet(gw.url, `/_host/`, { host: `localhost:${gw.port}` });
     expect(internal.status).toBe(404);
+  });
+
+  it('answers repeated hostname requests from the hot path, with the same headers', async () => {
+    const host = `${site.label}.localhost:${gw.port}`;
+    const first = await siteGet(gw.url, '/hot.txt', { host });
+    const second = await siteGet(gw.url, '/hot.txt', { host });
+    // The site route sets the RateLimit headers before the content headers; the hot path
+    // writes its prepared list first. Same headers, same values otherwise.
+    expect(Object.keys(first.headers)[0]).toBe('ratelimit-limit');
+    expect(Object.keys(second.headers)[0]).toBe('content-type');
+    const stable = (r: SiteResponse) =>
+      Object.fromEntries(
+        Object.entries(r.headers).filter(
+          ([k]) => !['date', 'ratelimit-remaining', 'ratelimit-reset'].includes(k),
+        ),
+      );
+    expect(stable(second)).toEqual(stable(first));
+    expect(second.text).toBe(first.text);
+    expect(gw.logs()).not.toContain('hot path not installed');
   });
 
   it('sets no cookie on any answer', async () => {
