@@ -25,7 +25,7 @@ function newTestService(opened: Partial<OpenedObject> | Error, size = 1000) {
   const open = jest.fn(() =>
     opened instanceof Error ? Promise.reject(opened) : Promise.resolve(opened as OpenedObject),
   );
-  const enforceByteBudget = jest.fn(() => Promise.resolve());
+  const enforceByteBudget = jest.fn((): Promise<void> => Promise.resolve());
   const sut = new ObjectService(
     resolver as unknown as TrackResolver,
     { open } as unknown as ObjectReader,
@@ -101,6 +101,24 @@ describe('ObjectService', () => {
     expect([error.getStatus(), error.code]).toEqual([502, 'integrity_failure']);
     expect(sent.headers['cache-control']).toBe('no-store');
     expect(sent.body).toBeUndefined();
+  });
+
+  it('a multipart body refused by the byte budget releases the part it had opened', async () => {
+    const parts: Readable[] = [];
+    const read = () => {
+      const part = Readable.from([Buffer.alloc(10)]);
+      parts.push(part);
+      return part;
+    };
+    const { serve, enforceByteBudget } = newTestService(
+      { bytes: undefined, size: 100, read },
+      100,
+    );
+    enforceByteBudget.mockRejectedValueOnce(new Error('over budget'));
+    await expect(serve('GET', { range: 'bytes=0-9,50-59' })).rejects.toThrow('over budget');
+    await new Promise((r) => setImmediate(r));
+    expect(parts.length).toBe(1);
+    expect(parts[0].destroyed).toBe(true);
   });
 
   it('a client that accepts nothing for a minute loses its connection', async () => {

@@ -107,6 +107,8 @@ export class ObjectService {
         first = undefined;
         return part;
       });
+      // A body refused or abandoned before its first part still holds that part's file open.
+      body.once('close', () => first?.destroy());
     }
     await this.charge(req, reply, head ? 0 : multipart.contentLength, body);
     reply
