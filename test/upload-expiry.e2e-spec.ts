@@ -15,7 +15,7 @@ beforeAll(async () => {
   fx = await startObjectFixture({
     env: { TAPE__LOCALNET__EPOCH_DURATION_SECS: '2' },
     capacity: 1 << 20,
-    epochs: 3,
+    epochs: 6, // 10-12 s: room for the steps before expiry on a loaded machine
   });
 }, 60_000);
 
