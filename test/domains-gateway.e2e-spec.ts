@@ -66,7 +66,9 @@ describe('customer domains bound by DNSSEC TXT records, served by the gateway', 
     blackholeGw = await startGateway({
       rpcUrl: gw.rpcUrl,
       dataDir: ledgerDir,
-      config: { gateway: { site: { ...site, dns_resolvers: [deadResolver] } } },
+      config: {
+        gateway: { site: { ...site, dns_resolvers: [deadResolver], dns_timeout_ms: 3000 } },
+      },
     });
   }, 120000);
 
@@ -106,10 +108,13 @@ describe('customer domains bound by DNSSEC TXT records, served by the gateway', 
       get(blackholeGw.port, '127.0.0.1', '/healthz'),
       get(blackholeGw.port, `${label}.localhost`),
     ]);
+    // The lookup waits for the whole resolver timeout (3 s) and then gives up, while requests
+    // that need no DNS are answered meanwhile, not queued behind it.
     expect(bound.status).toBe(404);
-    expect(bound.ms).toBeLessThan(3000);
+    expect(bound.ms).toBeGreaterThanOrEqual(2900);
+    expect(bound.ms).toBeLessThan(10000);
     expect(health.status).toBe(200);
-    expect(health.ms).toBeLessThan(bound.ms);
     expect(byLabel.status).toBe(200);
+    expect(Math.max(health.ms, byLabel.ms)).toBeLessThan(bound.ms - 1000);
   });
 });
