@@ -153,6 +153,24 @@ describe('multipart uploads', () => {
     expect(late.name).toBe('NoSuchUpload');
   });
 
+  it('upload ids that are paths or garbage are NoSuchUpload, and touch no file', async () => {
+    const s3 = client();
+    const before = uploadDirs();
+    for (const id of ['../../../etc/passwd', '..', 'x'.repeat(2000), 'a\u0000b', '0'.repeat(32)]) {
+      const listed = await failure(
+        s3.send(new ListPartsCommand({ Bucket: site.label, Key: 'k', UploadId: id })),
+      );
+      expect(listed.name).toBe('NoSuchUpload');
+      const part = await failure(uploadPart(s3, site.label, 'k', id, 1, Buffer.from('x')));
+      expect(part.name).toBe('NoSuchUpload');
+      const aborted = await failure(
+        s3.send(new AbortMultipartUploadCommand({ Bucket: site.label, Key: 'k', UploadId: id })),
+      );
+      expect(aborted.name).toBe('NoSuchUpload');
+    }
+    expect(uploadDirs()).toEqual(before);
+  });
+
   it('a part that would overfill the tape is refused with "insufficient capacity"', async () => {
     const small = await tapeWithCredential(lab, { capacity: '6m' });
     const s3 = client(small);
