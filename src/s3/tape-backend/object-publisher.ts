@@ -98,12 +98,12 @@ export class ObjectPublisher {
     tape: PublicKey,
     source: string,
     destination: string,
-    contentType: (source: NameRecord) => string,
+    contentType: string,
   ): Promise<PublishedName> {
     return this.locks.run([lockKey(tape, source), lockKey(tape, destination)], async () => {
       const [from, to] = await this.chain.getNames(tape, [source, destination]);
       if (!from) throw new S3BackendNoSuchKeyError(source);
-      await this.send([this.setName(tape, destination, from.track, contentType(from), to)]);
+      await this.send([this.setName(tape, destination, from.track, contentType, to)]);
       return { commitment: from.commitment, lastModified: await this.now() };
     });
   }

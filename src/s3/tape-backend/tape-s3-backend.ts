@@ -106,7 +106,7 @@ export class TapeS3Backend extends S3Backend {
       tape.address,
       input.sourceKey,
       input.destinationKey,
-      () => contentType,
+      contentType,
     );
     return { etag: done.commitment.toString('hex'), lastModified: done.lastModified };
   }
