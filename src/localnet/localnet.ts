@@ -6,7 +6,7 @@ import { DEFAULT_TAPE_PROGRAM_ID } from '../chain/program-ids';
 import { Bank } from './bank/bank';
 import { Faucet } from './faucet';
 import { runGenesis } from './genesis';
-import { loadOrCreateKeypair } from './keypair-file';
+import { readOrCreateKeypair as loadOrCreateKeypair } from '../chain/keypair-file';
 import { LedgerStore } from './ledger/ledger-store';
 import { AssociatedTokenProgram } from './programs/associated-token-program';
 import { ComputeBudgetProgram } from './programs/compute-budget-program';

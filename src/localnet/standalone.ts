@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../config/config-loader';
-import { loadOrCreateKeypair } from './keypair-file';
+import { readOrCreateKeypair as loadOrCreateKeypair } from '../chain/keypair-file';
 import { startLocalnet } from './localnet';
 
 /**
