@@ -110,10 +110,7 @@ describe('ObjectService', () => {
       parts.push(part);
       return part;
     };
-    const { serve, enforceByteBudget } = newTestService(
-      { bytes: undefined, size: 100, read },
-      100,
-    );
+    const { serve, enforceByteBudget } = newTestService({ bytes: undefined, size: 100, read }, 100);
     enforceByteBudget.mockRejectedValueOnce(new Error('over budget'));
     await expect(serve('GET', { range: 'bytes=0-9,50-59' })).rejects.toThrow('over budget');
     await new Promise((r) => setImmediate(r));
