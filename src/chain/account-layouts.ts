@@ -205,7 +205,7 @@ export function decodeName(data: Buffer): NameRecord {
 
 export function accountTag(data: Buffer): AccountTag | null {
   const tag = data[0];
-  return tag >= AccountTag.Config && tag <= AccountTag.Name ? (tag) : null;
+  return tag >= AccountTag.Config && tag <= AccountTag.Name ? tag : null;
 }
 
 export function trackKind(v: number): TrackKind {

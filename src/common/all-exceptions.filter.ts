@@ -19,7 +19,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
       status = exception.getStatus();
       const response = exception.getResponse();
       if (typeof response === 'object' && response !== null && 'error' in response) {
-        const inner = (response).error;
+        const inner = response.error;
         if (typeof inner === 'object' && inner !== null && 'code' in inner) {
           body = response as typeof body;
         } else {
