@@ -54,7 +54,7 @@ export class S3RequestHandler {
       address,
       singleHeader(raw.headers, 'x-amz-copy-source'),
     );
-    const decision = await this.meter.consume(info.clientIp, meterKind(operation));
+    const decision = await this.meter.consume(raw, meterKind(operation));
     if (!decision.allowed) {
       const retryAfter = String(Math.max(1, Math.ceil(decision.retryAfterSecs)));
       throw new S3Error(

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { IncomingMessage } from 'node:http';
 
 export type S3RequestKind = 'read' | 'write';
 
@@ -10,10 +11,11 @@ export interface S3MeterDecision {
 
 /**
  * Port: per-client request budget of the S3 listener. Called once per request, before any
- * signature work, with the client IP (trusted proxies resolved) and whether it reads or writes.
+ * signature work, with the request (the meter finds the client behind trusted proxies from its
+ * socket and forwarding headers) and whether it reads or writes.
  */
 export abstract class S3RequestMeter {
-  abstract consume(clientIp: string, kind: S3RequestKind): Promise<S3MeterDecision>;
+  abstract consume(request: IncomingMessage, kind: S3RequestKind): Promise<S3MeterDecision>;
 }
 
 /** The default until metering provides its own: every request is allowed. */

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { createHash, randomUUID } from 'node:crypto';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -272,8 +273,8 @@ export class SwitchableS3RequestMeter extends S3RequestMeter {
   refuse = false;
   readonly seen: string[] = [];
 
-  async consume(clientIp: string, kind: 'read' | 'write'): Promise<S3MeterDecision> {
-    this.seen.push(`${clientIp} ${kind}`);
+  async consume(request: IncomingMessage, kind: 'read' | 'write'): Promise<S3MeterDecision> {
+    this.seen.push(`${request.socket.remoteAddress ?? '?'} ${kind}`);
     return this.refuse
       ? { allowed: false, retryAfterSecs: 7 }
       : { allowed: true, retryAfterSecs: 0 };

@@ -5,7 +5,7 @@ import { NamedRecord } from '../../chain/chain.service';
 import { SegmentingHasher } from '../../tracks/track-layout';
 import { commitmentsToLookUp, planDeploy } from './deploy-planner';
 import { HashedFile } from './site-hasher';
-import { contentTypeOf } from './site-scanner';
+import { contentTypeOf } from '../../tracks/content-type';
 
 const SEGMENT = 64 * 1024;
 const tape = Keypair.generate().publicKey;

@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CliError } from '../cli-error';
-import { contentTypeOf, scanSite } from './site-scanner';
+import { contentTypeOf } from '../../tracks/content-type';
+import { scanSite } from './site-scanner';
 
 function site(files: Record<string, string | Buffer>): string {
   const root = mkdtempSync(join(tmpdir(), 'tape-scan-'));

@@ -1,13 +1,12 @@
-import { contentType as contentTypeFor, lookup } from 'mime-types';
 import { Dirent } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { MAX_CONTENT_TYPE_BYTES, MAX_NAME_BYTES } from '../../chain/account-layouts';
+import { MAX_NAME_BYTES } from '../../chain/account-layouts';
+import { contentTypeOf } from '../../tracks/content-type';
 import { CliError } from '../cli-error';
 import { printable } from '../input/size-parser';
 
 export const ENTRY_NAME = 'index.html';
-const FALLBACK_CONTENT_TYPE = 'application/octet-stream';
 
 /** A file of the site: its object name (relative path, `/` separators) and where it is on disk. */
 export interface SiteFile {
@@ -102,13 +101,6 @@ async function walk(
 }
 
 /** Content type from the extension, `; charset=utf-8` on text types (mime-types' rule). */
-export function contentTypeOf(name: string): string {
-  const type = lookup(name);
-  const full = type ? contentTypeFor(type) : false;
-  const value = full || FALLBACK_CONTENT_TYPE;
-  return Buffer.byteLength(value) <= MAX_CONTENT_TYPE_BYTES ? value : FALLBACK_CONTENT_TYPE;
-}
-
 function decodeName(raw: Buffer): string | null {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(raw);

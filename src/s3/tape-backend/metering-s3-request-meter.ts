@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { IncomingMessage } from 'node:http';
 import { MeteringService } from '../../metering/metering.service';
 import { S3MeterDecision, S3RequestKind, S3RequestMeter } from '../s3-request-meter';
 
@@ -13,9 +14,10 @@ export class MeteringS3RequestMeter extends S3RequestMeter {
     super();
   }
 
-  async consume(clientIp: string, kind: S3RequestKind): Promise<S3MeterDecision> {
-    const decision = await this.metering.consume(
-      clientIp,
+  async consume(request: IncomingMessage, kind: S3RequestKind): Promise<S3MeterDecision> {
+    // consumeRequest follows gateway.metering.trusted_proxies, like the HTTP routes' guard.
+    const decision = await this.metering.consumeRequest(
+      request,
       kind === 'write' ? 's3_write' : 'object',
     );
     return { allowed: decision.allowed, retryAfterSecs: decision.retryAfterSecs };

@@ -1,6 +1,6 @@
 import { MAX_CONTENT_TYPE_BYTES, MAX_NAME_BYTES } from '../../chain/account-layouts';
 // The CLI's rule, imported rather than copied so `tape deploy` and S3 can never disagree.
-import { contentTypeOf } from '../../cli/deploy/site-scanner';
+import { contentTypeOf } from '../../tracks/content-type';
 import { S3BackendAccessDeniedError } from '../s3-backend';
 
 const OCTET_STREAM = 'application/octet-stream';
