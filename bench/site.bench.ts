@@ -14,7 +14,7 @@
  * Environment: BENCH_SITE_ROUNDS (default 5), BENCH_SITE_SECONDS per run (default 5),
  * BENCH_SITE_CONNECTIONS (default 50).
  */
-import { ChildProcess, spawnSync } from 'node:child_process';
+import { ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +22,7 @@ import { startBareFastify, startNginx } from '../test/support/site-bench-servers
 import { SiteGateway, startSiteGateway } from '../test/support/site-gateway';
 import { siteGet } from '../test/support/site-http';
 import { publishSite } from '../test/support/site-publish';
+import { median, Target, wrkRun } from './wrk-runner';
 
 const ROUNDS = Number(process.env.BENCH_SITE_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SITE_SECONDS ?? 5);
@@ -35,66 +36,6 @@ function page4k(): string {
   for (let i = 0; body.length < 4096 - head.length - tail.length - 20; i++)
     body += `<p>para ${i}</p>`;
   return (head + body).padEnd(4096 - tail.length, ' ') + tail;
-}
-
-interface Target {
-  name: string;
-  url: string;
-  /** Extra wrk headers (Host, If-None-Match). */
-  headers: string[];
-  /** The server's processes, for CPU time per request. */
-  pids: () => number[];
-}
-
-interface WrkResult {
-  rps: number;
-  errors: number;
-  /** Server CPU microseconds per request: steadier than req/s when the machine is shared. */
-  cpuUsPerRequest: number;
-}
-
-const CLOCK_TICKS_PER_SEC =
-  Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
-
-/** User + system CPU ticks of the processes and their children (nginx's worker). */
-function cpuTicks(pids: number[]): number {
-  let ticks = 0;
-  const all = new Set(pids);
-  for (const pid of pids) {
-    const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout;
-    for (const child of children.split('\n').filter(Boolean)) all.add(Number(child));
-  }
-  for (const pid of all) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // exited
-    }
-  }
-  return ticks;
-}
-
-function wrk(target: Target): WrkResult {
-  const args = ['-t1', `-c${CONNECTIONS}`, `-d${SECONDS}s`];
-  for (const header of target.headers) args.push('-H', header);
-  args.push(target.url);
-  const before = cpuTicks(target.pids());
-  const run = spawnSync('wrk', args, { encoding: 'utf8' });
-  const cpuSecs = (cpuTicks(target.pids()) - before) / CLOCK_TICKS_PER_SEC;
-  if (run.status !== 0) throw new Error(`wrk failed: ${run.stderr}`);
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(run.stdout)?.[1] ?? NaN);
-  const requests = Number(/(\d+) requests in/.exec(run.stdout)?.[1] ?? NaN);
-  const errors = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(run.stdout)?.[1] ?? 0);
-  const socket = /Socket errors: (.*)/.exec(run.stdout)?.[1];
-  if (socket) process.stdout.write(`  (${target.name}: socket errors ${socket})\n`);
-  return { rps, errors, cpuUsPerRequest: (cpuSecs * 1e6) / requests };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 function stop(child: ChildProcess | undefined): void {
@@ -194,11 +135,11 @@ async function main(): Promise<void> {
     process.stdout.write(
       `4 KiB page, wrk -t1 -c${CONNECTIONS} -d${SECONDS}s, ${ROUNDS} rounds, order rotated each round\n`,
     );
-    for (const t of all) wrk({ ...t }); // warm-up: JIT, caches, connections
+    for (const t of all) wrkRun(t, CONNECTIONS, SECONDS); // warm-up: JIT, caches, connections
     for (let round = 0; round < ROUNDS; round++) {
       const order = all.map((_, i) => all[(i + round) % all.length]);
       for (const target of order) {
-        const { rps, errors, cpuUsPerRequest } = wrk(target);
+        const { rps, errors, cpuUsPerRequest } = wrkRun(target, CONNECTIONS, SECONDS);
         if (errors > 0) throw new Error(`${target.name}: ${errors} unexpected statuses`);
         results.get(target.name)!.push(rps);
         cpu.get(target.name)!.push(cpuUsPerRequest);
