@@ -1,18 +1,31 @@
 import { Keypair } from '@solana/web3.js';
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { freePort } from './free-port';
-import { REPO_ROOT } from './gateway-process';
+
+/** The repository root, found upwards (this file also runs compiled, from dist-bench/). */
+function repoRoot(from: string): string {
+  let dir = from;
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`no package.json above ${from}`);
+    dir = parent;
+  }
+  return dir;
+}
 
 export interface LocalnetProcessOptions {
   /** Reuse a data directory (restarts); default a fresh temporary one, removed on stop. */
   dataDir?: string;
+  /** Milliseconds per slot (default 50: tests need block height to move). */
   slotMs?: number;
   epochDurationSecs?: number;
   pricePerMibEpoch?: number;
   env?: Record<string, string>;
+  /** Extra node flags for the child (e.g. `--cpu-prof`). */
+  nodeArgs?: string[];
 }
 
 export interface LocalnetProcess {
@@ -48,10 +61,14 @@ export async function startLocalnetProcess(
     ...(options.env ?? {}),
   };
   delete env.TAPE_GATEWAY_CONFIG;
-  const child = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'localnet', 'standalone.js')], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...(options.nodeArgs ?? []), join(repoRoot(__dirname), 'dist', 'localnet', 'standalone.js')],
+    {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
