@@ -74,6 +74,8 @@ interface TransactionRow {
 export class LedgerStore {
   private readonly db: Database.Database;
   private readonly stmts;
+  /** One transaction wrapper, built once: `db.transaction()` per call would recompile it. */
+  private readonly inTransaction: (fn: () => unknown) => unknown;
 
   constructor(dataDir: string) {
     mkdirSync(dataDir, { recursive: true });
@@ -84,6 +86,7 @@ export class LedgerStore {
     this.db.exec(LEDGER_SCHEMA);
     this.db.defaultSafeIntegers(false);
     const db = this.db;
+    this.inTransaction = db.transaction((fn: () => unknown) => fn());
     this.stmts = {
       getAccount: db
         .prepare<[Buffer], AccountRow>(
@@ -248,7 +251,7 @@ export class LedgerStore {
 
   /** Runs `fn` in one SQLite transaction (nested calls become savepoints). */
   atomically<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    return this.inTransaction(fn) as T;
   }
 
   close(): void {
