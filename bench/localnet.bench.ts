@@ -17,6 +17,7 @@ import {
 } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { LocalnetClient } from '../test/support/localnet-client';
 import { startLocalnetProcess } from '../test/support/localnet-process';
 import { packInstructions, TapeFixture, TestTape } from '../test/support/localnet-tapes';
@@ -27,6 +28,8 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2000);
 const GOAL_IPS = 2000;
 const GOAL_P99_MS = 50;
+/** Linux USER_HZ: /proc reports CPU time in these ticks. */
+const CLOCK_TICKS_PER_SECOND = 100;
 
 interface Signed {
   wire: Buffer;
@@ -35,6 +38,8 @@ interface Signed {
 
 interface RunResult {
   instructionsPerSecond: number;
+  /** CPU time the network process spent per instruction (user + system). */
+  serverCpuMicros: number;
   transactions: number;
   p50: number;
   p99: number;
@@ -59,11 +64,11 @@ async function main(): Promise<void> {
     const track = await t.certifiedTrack(payer, tape, 4096);
 
     // Warm-up (not measured): JIT of both processes, SQLite page cache, connection pools.
-    await run(client, await signNames(t, payer, tape, track, 'warmup', WARMUP));
+    await run(client, await signNames(t, payer, tape, track, 'warmup', WARMUP), net.child.pid!);
     const results: RunResult[] = [];
     for (let i = 0; i < RUNS; i++) {
       const batch = await signNames(t, payer, tape, track, `run-${i}`, NAMES);
-      results.push(await run(client, batch));
+      results.push(await run(client, batch, net.child.pid!));
     }
     const written = (await t.tape(tape.address)).nameCount;
     if (written !== WARMUP + RUNS * NAMES)
@@ -75,7 +80,7 @@ async function main(): Promise<void> {
     );
     for (const [i, r] of results.entries()) {
       console.log(
-        `  run ${i + 1}: ${Math.round(r.instructionsPerSecond)} instructions/s · confirmation p50 ${r.p50.toFixed(1)} ms · p99 ${r.p99.toFixed(1)} ms · max ${r.max.toFixed(1)} ms`,
+        `  run ${i + 1}: ${Math.round(r.instructionsPerSecond)} instructions/s · confirmation p50 ${r.p50.toFixed(1)} ms · p99 ${r.p99.toFixed(1)} ms · max ${r.max.toFixed(1)} ms · network CPU ${Math.round(r.serverCpuMicros)} µs/instruction`,
       );
     }
     const best = results.reduce((a, b) =>
@@ -122,10 +127,11 @@ async function signNames(
   return signed;
 }
 
-async function run(client: LocalnetClient, batch: Signed[]): Promise<RunResult> {
+async function run(client: LocalnetClient, batch: Signed[], serverPid: number): Promise<RunResult> {
   const latest = await client.connection.getLatestBlockhash();
   const latencies: number[] = [];
   let next = 0;
+  const cpuBefore = cpuMillis(serverPid);
   const started = performance.now();
   const worker = async () => {
     while (next < batch.length) {
@@ -146,17 +152,26 @@ async function run(client: LocalnetClient, batch: Signed[]): Promise<RunResult> 
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
   const seconds = (performance.now() - started) / 1000;
+  const serverCpu = cpuMillis(serverPid) - cpuBefore;
   const instructions = batch.reduce((n, tx) => n + tx.instructions, 0);
   latencies.sort((a, b) => a - b);
   const pct = (p: number) =>
     latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)];
   return {
     instructionsPerSecond: instructions / seconds,
+    serverCpuMicros: (serverCpu * 1000) / instructions,
     transactions: batch.length,
     p50: pct(0.5),
     p99: pct(0.99),
     max: latencies[latencies.length - 1],
   };
+}
+
+/** User + system CPU time of a process, from /proc (Linux), in milliseconds. */
+function cpuMillis(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
 }
 
 /** The first signature (after the one-byte count) is the transaction id. */

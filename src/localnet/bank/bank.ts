@@ -9,6 +9,8 @@ import { TransactionErrorJson } from '../runtime/transaction-error';
 
 /** A blockhash is accepted for 150 blocks after its own, as on Solana. */
 export const MAX_PROCESSING_AGE = 150;
+/** How often the ledger's WAL is checkpointed (from the block timer, between transactions). */
+const CHECKPOINT_INTERVAL_MS = 1000;
 /** Blockhashes kept (the ledger's `blocks` table and memory): Solana's recent-blockhashes queue. */
 export const RECENT_BLOCKHASHES_KEPT = 300;
 
@@ -37,6 +39,7 @@ export class Bank {
   private readonly bySlot = new Map<number, BlockRecord>();
   private head: BlockRecord;
   private transactions: number;
+  private lastCheckpointMs = 0;
 
   constructor(
     private readonly ledger: LedgerStore,
@@ -110,6 +113,10 @@ export class Bank {
       this.bySlot.delete(b.slot);
     }
     this.head = block;
+    if (nowMs - this.lastCheckpointMs >= CHECKPOINT_INTERVAL_MS) {
+      this.ledger.checkpoint();
+      this.lastCheckpointMs = nowMs;
+    }
     this.events.emit('slot', { slot, parent: parent.slot, root: slot } satisfies SlotEvent);
     return block;
   }

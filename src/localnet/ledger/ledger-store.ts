@@ -69,7 +69,7 @@ interface TransactionRow {
  * account writes and its status go into one SQLite transaction, so a crash at any moment leaves
  * either all of it or none of it. `synchronous=NORMAL`: a commit is in the WAL file (handed to the
  * OS) when it returns, so kill -9 loses nothing committed; only an OS crash or power loss can
- * lose the last commits.
+ * lose the last commits. Checkpoints are left to the block timer (`checkpoint`).
  */
 export class LedgerStore {
   private readonly db: Database.Database;
@@ -82,6 +82,8 @@ export class LedgerStore {
     this.db = new Database(join(dataDir, 'ledger.sqlite'));
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
+    // Checkpoints run from the block timer (`checkpoint`), not inside a transaction's commit.
+    this.db.pragma('wal_autocheckpoint = 0');
     this.db.pragma('foreign_keys = OFF');
     this.db.exec(LEDGER_SCHEMA);
     this.db.defaultSafeIntegers(false);
@@ -254,8 +256,18 @@ export class LedgerStore {
     return this.inTransaction(fn) as T;
   }
 
+  /**
+   * Copies committed WAL pages into the database file. Without it the WAL would only grow;
+   * run between transactions (the block timer), it keeps the commit path short.
+   */
+  checkpoint(): void {
+    this.db.pragma('wal_checkpoint(PASSIVE)');
+  }
+
   close(): void {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    this.db.close();
   }
 }
 

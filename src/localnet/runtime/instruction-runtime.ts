@@ -48,7 +48,7 @@ export class InstructionRuntime {
   }
 
   private invoke(program: NativeProgram, handles: AccountHandle[], data: Buffer): void {
-    const id = program.programId.toBase58();
+    const id = base58Of(program.programId);
     const depth = this.stack.length + 1;
     this.logs.push(`Program ${id} invoke [${depth}]`);
     this.unitsConsumed += UNITS_PER_INVOCATION;
@@ -148,4 +148,16 @@ export class InstructionRuntime {
     this.invoke(program, handles, data);
     caller.rebaseline();
   }
+}
+
+/** Program ids appear in four log lines per call; base58 costs ~15 µs, so compute it once. */
+const names = new WeakMap<PublicKey, string>();
+
+function base58Of(key: PublicKey): string {
+  let name = names.get(key);
+  if (name === undefined) {
+    name = key.toBase58();
+    names.set(key, name);
+  }
+  return name;
 }

@@ -31,7 +31,7 @@ export class ProgramAddressDeriver {
 
 function memoKey(seeds: Uint8Array[], programId: PublicKey): string {
   const parts = seeds.map((s) => Buffer.from(s.buffer, s.byteOffset, s.byteLength).toString('hex'));
-  return `${programId.toBase58()}:${parts.join('.')}`;
+  return `${programKey(programId)}:${parts.join('.')}`;
 }
 
 /**
@@ -45,4 +45,15 @@ export function createProgramAddress(seeds: Uint8Array[], programId: PublicKey):
   for (const seed of seeds) hash.update(seed);
   const address = hash.update(programId.toBuffer()).update(PDA_MARKER).digest();
   return isEd25519Point(address) ? null : address.toString('base64');
+}
+
+const programKeys = new WeakMap<PublicKey, string>();
+
+function programKey(programId: PublicKey): string {
+  let key = programKeys.get(programId);
+  if (key === undefined) {
+    key = programId.toBuffer().toString('hex');
+    programKeys.set(programId, key);
+  }
+  return key;
 }
