@@ -16,14 +16,15 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
-  readFileSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
+
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { generateSite, writeSite } from '../test/support/cli-site';
+import { freePort } from '../test/support/free-port';
+import { findRepoRoot } from '../test/support/gateway-process';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const FILES = Number(process.env.BENCH_FILES ?? 1000);
@@ -320,46 +321,6 @@ async function startGateway(dataDir: string): Promise<Gateway> {
         child.kill('SIGTERM');
       }),
   };
-}
-
-/** A free loopback port (with `pair`, the next one is free too: the RPC's WebSocket port). */
-async function freePort(pair = false): Promise<number> {
-  for (;;) {
-    const port = await listenOnce(0);
-    if (
-      !pair ||
-      (await listenOnce(port + 1).then(
-        () => true,
-        () => false,
-      ))
-    )
-      return port;
-  }
-}
-
-function listenOnce(port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
-      const address = server.address();
-      const chosen = typeof address === 'object' && address ? address.port : port;
-      server.close(() => resolve(chosen));
-    });
-  });
-}
-
-function findRepoRoot(from: string): string {
-  for (let dir = from; dir !== dirname(dir); dir = dirname(dir)) {
-    const pkg = join(dir, 'package.json');
-    if (
-      existsSync(pkg) &&
-      (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'tape-gateway'
-    ) {
-      return dir;
-    }
-  }
-  throw new Error(`no tape-gateway package.json above ${from}`);
 }
 
 main().catch((err: unknown) => {

@@ -1,11 +1,25 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import { freePort } from './free-port';
 
-export const REPO_ROOT = resolve(__dirname, '..', '..');
+/** The directory of tape-gateway's package.json, from test/support or compiled into dist-bench. */
+export function findRepoRoot(from: string = __dirname): string {
+  for (let dir = from; dir !== dirname(dir); dir = dirname(dir)) {
+    const pkg = join(dir, 'package.json');
+    if (
+      existsSync(pkg) &&
+      (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'tape-gateway'
+    ) {
+      return dir;
+    }
+  }
+  throw new Error(`no tape-gateway package.json above ${from}`);
+}
+
+export const REPO_ROOT = findRepoRoot();
 
 export interface GatewayOptions {
   /** YAML-shaped config written to a file named by TAPE_GATEWAY_CONFIG. */

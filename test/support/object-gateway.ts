@@ -1,9 +1,10 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { TrackStoreStats } from '../../src/tracks/track-store';
 import { freePort } from './free-port';
+import { findRepoRoot } from './gateway-process';
 
 /** The repository root, found from here (this file also runs compiled, from dist-bench/). */
 export const REPO = findRepoRoot(__dirname);
@@ -142,14 +143,4 @@ async function waitForHealth(url: string, child: ChildProcess, logs: () => strin
   }
   process.kill(child.pid!, 'SIGKILL');
   throw new Error(`gateway not healthy within 30 s:\n${logs()}`);
-}
-
-function findRepoRoot(from: string): string {
-  for (let dir = from; dir !== dirname(dir); dir = dirname(dir)) {
-    const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && readFileSync(manifest, 'utf8').includes('"name": "tape-gateway"')) {
-      return dir;
-    }
-  }
-  throw new Error(`cannot find the tape-gateway repository above ${from}`);
 }

@@ -1,24 +1,12 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { freePort } from './free-port';
 import type { SiteGatewayOptions } from './site-gateway-app';
+import { findRepoRoot } from './gateway-process';
 
 /** The repository root, from test/support or from its compiled copy in dist-bench/test/support. */
 export const REPO_ROOT = findRepoRoot(__dirname);
-
-function findRepoRoot(from: string): string {
-  for (let dir = from; dir !== dirname(dir); dir = dirname(dir)) {
-    const manifest = join(dir, 'package.json');
-    if (
-      existsSync(manifest) &&
-      (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'tape-gateway'
-    ) {
-      return dir;
-    }
-  }
-  throw new Error(`no tape-gateway package.json above ${from}`);
-}
 
 /**
  * Loads TypeScript in a plain `node` child by transpiling each file on require (TypeScript's
