@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { generateSite, writeSite } from '../test/support/cli-site';
 import { freePort } from '../test/support/free-port';
 import { findRepoRoot } from '../test/support/gateway-process';
+import { GATEWAY_NODE_FLAGS } from '../src/runtime/node-flags';
 
 const FILES = Number(process.env.BENCH_FILES ?? 1000);
 const BYTES = Number(process.env.BENCH_BYTES ?? 50 * 1024 * 1024);
@@ -92,19 +93,23 @@ function timed<T>(run: () => T): { seconds: number; output: string } {
 async function startGateway(dataDir: string) {
   const port = await freePort();
   const localnet = await freePort(true);
-  const child: ChildProcess = spawn(process.execPath, [join(REPO, 'dist', 'main.js')], {
-    env: {
-      ...process.env,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      TAPE_S3_PORT: String(await freePort()),
-      TAPE_LOCALNET_PORT: String(localnet),
-      TAPE_DATA_DIR: dataDir,
-      TAPE_LOG_LEVEL: 'warn',
-      TAPE_RPC_URL: '',
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...GATEWAY_NODE_FLAGS, join(REPO, 'dist', 'main.js')],
+    {
+      env: {
+        ...process.env,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        TAPE_S3_PORT: String(await freePort()),
+        TAPE_LOCALNET_PORT: String(localnet),
+        TAPE_DATA_DIR: dataDir,
+        TAPE_LOG_LEVEL: 'warn',
+        TAPE_RPC_URL: '',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  );
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {

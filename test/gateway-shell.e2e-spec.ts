@@ -15,7 +15,18 @@ describe('gateway process', () => {
     expect(missing.status).toBe(404);
     const body = (await missing.json()) as { error: { code: string } };
     expect(body.error.code).toBe('not_found');
+    expect(gw.logs()).not.toContain('started without');
     expect(await gw.stop('SIGTERM')).toBe(0);
+  });
+
+  it('warns when started without the Node flags `npm start` passes', async () => {
+    const gw = await startGateway({ nodeFlags: [] });
+    try {
+      expect(gw.logs()).toContain('started without --no-memory-reducer');
+      expect((await fetch(`${gw.url}/healthz`)).status).toBe(200);
+    } finally {
+      await gw.stop('SIGTERM');
+    }
   });
 
   it('refuses to start with one line naming a wrong config key', () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import { freePort } from './free-port';
+import { GATEWAY_NODE_FLAGS } from '../../src/runtime/node-flags';
 
 /** The directory of tape-gateway's package.json, from test/support or compiled into dist-bench. */
 export function findRepoRoot(from: string = __dirname): string {
@@ -30,6 +31,8 @@ export interface GatewayOptions {
   dataDir?: string;
   /** Use an already running chain instead of embedding the local network. */
   rpcUrl?: string;
+  /** Node flags; default the ones `npm start` passes (GATEWAY_NODE_FLAGS). */
+  nodeFlags?: readonly string[];
 }
 
 export interface GatewayProcess {
@@ -69,10 +72,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     writeFileSync(file, stringify(options.config));
     env.TAPE_GATEWAY_CONFIG = file;
   }
-  const child = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'main.js')], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...(options.nodeFlags ?? GATEWAY_NODE_FLAGS), join(REPO_ROOT, 'dist', 'main.js')],
+    {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));

@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
+import { GATEWAY_NODE_FLAGS } from '../../src/runtime/node-flags';
 
 const REPO_ROOT = resolve(__dirname, '..', '..');
 
@@ -40,7 +41,7 @@ export async function startMeteringProcess(
   metering: Record<string, unknown>,
 ): Promise<MeteringProcess> {
   const entry = join(REPO_ROOT, 'test', 'support', 'metering-app-main.ts');
-  const child = spawn(process.execPath, ['-e', TS_BOOTSTRAP, entry], {
+  const child = spawn(process.execPath, [...GATEWAY_NODE_FLAGS, '-e', TS_BOOTSTRAP, entry], {
     cwd: REPO_ROOT,
     env: { ...process.env, METERING_CONFIG: JSON.stringify(metering) },
     stdio: ['ignore', 'pipe', 'pipe'],

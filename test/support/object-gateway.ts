@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { TrackStoreStats } from '../../src/tracks/track-store';
 import { freePort } from './free-port';
 import { findRepoRoot } from './gateway-process';
+import { GATEWAY_NODE_FLAGS } from '../../src/runtime/node-flags';
 
 /** The repository root, found from here (this file also runs compiled, from dist-bench/). */
 export const REPO = findRepoRoot(__dirname);
@@ -82,6 +83,7 @@ export async function startObjectGateway(
   const child = spawn(
     process.execPath,
     [
+      ...GATEWAY_NODE_FLAGS,
       ...(options.nodeArgs ?? []),
       ...(options.storeStats ? ['--require', preload] : []),
       join(REPO, 'dist', 'main.js'),

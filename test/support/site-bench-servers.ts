@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port';
 import { REPO_ROOT } from './site-gateway';
+import { GATEWAY_NODE_FLAGS } from '../../src/runtime/node-flags';
 
 /**
  * The two reference servers of bench/site.bench.ts, each in its own process on a free loopback
@@ -89,7 +90,7 @@ fastify.get('/', (req, reply) => {
 fastify.listen({ port: Number(process.env.PORT), host: '127.0.0.1' }).then(() => process.stdout.write('ready\\n'));
 process.on('SIGTERM', () => process.exit(0));
 `;
-  const child = spawn(process.execPath, ['-e', script], {
+  const child = spawn(process.execPath, [...GATEWAY_NODE_FLAGS, '-e', script], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,

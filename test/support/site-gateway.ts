@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { freePort } from './free-port';
 import type { SiteGatewayOptions } from './site-gateway-app';
 import { findRepoRoot } from './gateway-process';
+import { GATEWAY_NODE_FLAGS } from '../../src/runtime/node-flags';
 
 /** The repository root, from test/support or from its compiled copy in dist-bench/test/support. */
 export const REPO_ROOT = findRepoRoot(__dirname);
@@ -59,9 +60,10 @@ export async function startSiteGateway(
   const s3Port = await freePort();
   const localnetPort = await freePort(true);
   const compiled = join(__dirname, 'site-gateway-main.js');
-  const args = existsSync(compiled)
+  const entry = existsSync(compiled)
     ? [compiled]
     : ['-e', TS_BOOTSTRAP, join(REPO_ROOT, 'test', 'support', 'site-gateway-main.ts')];
+  const args = [...GATEWAY_NODE_FLAGS, ...entry];
   const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
     env: {
