@@ -8,7 +8,7 @@
  *
  * Environment: BENCH_METERING_ROUNDS (default 5), BENCH_METERING_SECONDS (default 5).
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +22,17 @@ const ROUNDS = Number(process.env.BENCH_METERING_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_METERING_SECONDS ?? 5);
 const CONNECTIONS = 50;
 const HUGE_BUDGET = { limit: 1_000_000_000, ttl_secs: 60 };
+
+/** Script calls Redis has served so far (the metering store sends one EVALSHA per INCRBY). */
+function redisScriptCalls(url: string): number {
+  const port = new URL(url).port;
+  const info = spawnSync('redis-cli', ['-p', port, 'info', 'commandstats'], { encoding: 'utf8' });
+  let calls = 0;
+  for (const match of info.stdout.matchAll(/^cmdstat_eval(?:sha)?:calls=(\d+)/gm)) {
+    calls += Number(match[1]);
+  }
+  return calls;
+}
 
 async function startRedis(): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
@@ -64,11 +75,16 @@ async function main(): Promise<void> {
     for (const t of targets) wrkRun(t, CONNECTIONS, SECONDS); // warm-up
     const rps = new Map<string, number[]>(targets.map((t) => [t.name, []]));
     const cpu = new Map<string, number[]>(targets.map((t) => [t.name, []]));
+    const redisCallsPerSec: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       for (let i = 0; i < targets.length; i++) {
         const t = targets[(i + round) % targets.length];
+        const callsBefore = t === targets[2] ? redisScriptCalls(redis.url) : 0;
         const result = wrkRun(t, CONNECTIONS, SECONDS);
         if (result.errors > 0) throw new Error(`${t.name}: ${result.errors} refused or failed`);
+        if (t === targets[2]) {
+          redisCallsPerSec.push((redisScriptCalls(redis.url) - callsBefore) / SECONDS);
+        }
         rps.get(t.name)!.push(result.rps);
         cpu.get(t.name)!.push(result.cpuUsPerRequest);
       }
@@ -91,6 +107,7 @@ async function main(): Promise<void> {
       '\n' +
         line(memory, 0.9) +
         line(viaRedis, 0.7) +
+        `Redis commands during the Redis runs: ${median(redisCallsPerSec).toFixed(0)}/s (median) for ${med(viaRedis).toFixed(0)} req/s\n` +
         `load average during the run: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}\n`,
     );
     site.remove();
