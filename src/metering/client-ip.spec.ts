@@ -165,4 +165,35 @@ describe('ClientIpResolver', () => {
       );
     });
   });
+
+  describe('per connection', () => {
+    it('reads one socket the same way on every request, and per resolver (its own trusted list)', () => {
+      const socket = { remoteAddress: '10.1.2.3' };
+      const behind = { 'x-forwarded-for': '198.51.100.7' };
+      const open = newResolver([]).sut;
+      const proxied = newResolver(['10.0.0.0/8']).sut;
+      expect(open.clientKey({ socket, headers: behind })).toBe('10.1.2.3');
+      expect(proxied.clientKey({ socket, headers: behind })).toBe('198.51.100.7');
+      // Same socket, next request: the proxy's header is still walked, per request.
+      expect(proxied.clientKey({ socket, headers: { 'x-forwarded-for': '198.51.100.8' } })).toBe(
+        '198.51.100.8',
+      );
+      expect(open.clientKey({ socket, headers: behind })).toBe('10.1.2.3');
+    });
+
+    it('does not remember a socket that had no address yet', () => {
+      const socket: { remoteAddress?: string } = {};
+      const { sut } = newResolver([]);
+      expect(sut.clientKey({ socket, headers: {} })).toBe(UNKNOWN_CLIENT);
+      socket.remoteAddress = '192.0.2.1';
+      expect(sut.clientKey({ socket, headers: {} })).toBe('192.0.2.1');
+    });
+
+    it('works on a frozen socket-like object (nothing stored on it)', () => {
+      const socket = Object.freeze({ remoteAddress: '192.0.2.9' });
+      const { sut } = newResolver([]);
+      expect(sut.clientKey({ socket, headers: {} })).toBe('192.0.2.9');
+      expect(sut.clientKey({ socket, headers: {} })).toBe('192.0.2.9');
+    });
+  });
 });

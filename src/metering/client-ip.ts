@@ -17,6 +17,22 @@ export const UNKNOWN_CLIENT = 'unknown';
 const MAX_HOPS = 32;
 
 /**
+ * A connection's peer, parsed once: the peer of a socket never changes, and a browser sends
+ * dozens of requests on one keep-alive connection. Kept on the socket under a symbol.
+ */
+const PEER = Symbol('tape.metering.peer');
+
+interface Peer {
+  ip: IpAddress;
+  key: string;
+  trusted: boolean;
+  /** Whose trusted list `trusted` was read from (one per gateway; tests make several). */
+  by: ClientIpResolver;
+}
+
+type PeerSocket = { readonly remoteAddress?: string; [PEER]?: Peer };
+
+/**
  * Who the client is, for metering. The socket peer, unless the peer is a trusted proxy; then
  * the forwarding header is walked from the right (each proxy appends the address it saw), trusted
  * hops are skipped and the first untrusted address is the client. A hop that is not an address
@@ -37,13 +53,34 @@ export class ClientIpResolver {
 
   /** The client's IPv4 address, or its IPv6 /64 network (`2001:db8:1:2::/64`). */
   clientKey(request: PeerRequest): string {
-    const ip = this.clientIp(request);
-    return ip ? clientKeyOf(ip) : UNKNOWN_CLIENT;
+    const peer = this.peerOf(request);
+    if (peer === undefined) return UNKNOWN_CLIENT;
+    if (!peer.trusted) return peer.key;
+    return clientKeyOf(this.behindProxy(request, peer.ip));
   }
 
   clientIp(request: PeerRequest): IpAddress | undefined {
-    const peer = parsePeer(request.socket?.remoteAddress);
-    if (!peer || this.trusted.isEmpty || !this.trusted.contains(peer)) return peer;
+    const peer = this.peerOf(request);
+    if (peer === undefined || !peer.trusted) return peer?.ip;
+    return this.behindProxy(request, peer.ip);
+  }
+
+  private peerOf(request: PeerRequest): Peer | undefined {
+    const socket: PeerSocket | null | undefined = request.socket;
+    if (!socket) return undefined;
+    const known = socket[PEER];
+    if (known !== undefined && known.by === this) return known;
+    const ip = parsePeer(socket.remoteAddress);
+    if (!ip) return undefined; // closed before we looked: not remembered
+    const trusted = !this.trusted.isEmpty && this.trusted.contains(ip);
+    const peer: Peer = { ip, key: clientKeyOf(ip), trusted, by: this };
+    // Only a plain object may carry it (tests hand in literal sockets; a frozen one cannot).
+    if (Object.isExtensible(socket)) (socket as { [PEER]?: Peer })[PEER] = peer;
+    return peer;
+  }
+
+  /** The client behind a trusted proxy `peer`, from the forwarding header. */
+  private behindProxy(request: PeerRequest, peer: IpAddress): IpAddress {
     const header = request.headers[this.forwardedHeader];
     if (header === undefined || header.length === 0) return peer;
     let client = peer;

@@ -10,18 +10,31 @@ export type HeaderSink =
  * response, plus `Retry-After` and `Cache-Control: no-store` on a refusal, so no cache in front
  * keeps the 429. Nothing when nothing was counted (metering off, store failing open): the
  * figures would be made up.
+ *
+ * Appended to `list` as name, value, name, value...: the raw form Node's `writeHead` takes, which
+ * the site hot path builds without an object or a closure per request.
  */
-export function setRateLimitHeaders(sink: HeaderSink, decision: MeterDecision): void {
+export function appendRateLimitHeaders(list: string[], decision: MeterDecision): void {
   if (decision.degraded) return;
-  const set =
-    'header' in sink
-      ? (name: string, value: string) => sink.header(name, value)
-      : (name: string, value: string) => sink.setHeader(name, value);
-  set('ratelimit-limit', String(decision.limit));
-  set('ratelimit-remaining', String(decision.remaining));
-  set('ratelimit-reset', String(decision.resetSecs));
+  list.push(
+    'ratelimit-limit',
+    String(decision.limit),
+    'ratelimit-remaining',
+    String(decision.remaining),
+    'ratelimit-reset',
+    String(decision.resetSecs),
+  );
   if (!decision.allowed) {
-    set('retry-after', String(decision.retryAfterSecs));
-    set('cache-control', 'no-store');
+    list.push('retry-after', String(decision.retryAfterSecs), 'cache-control', 'no-store');
+  }
+}
+
+/** The headers of `appendRateLimitHeaders`, set on a reply or a response. */
+export function setRateLimitHeaders(sink: HeaderSink, decision: MeterDecision): void {
+  const list: string[] = [];
+  appendRateLimitHeaders(list, decision);
+  for (let i = 0; i < list.length; i += 2) {
+    if ('header' in sink) sink.header(list[i], list[i + 1]);
+    else sink.setHeader(list[i], list[i + 1]);
   }
 }

@@ -28,8 +28,13 @@ export interface SiteSnapshot {
   readonly policy: SitePolicy;
   /** Clock time at which an active tape's reservation ends. */
   readonly expiresAt: number;
-  /** Memo owned by the responder (headers prepared per object); dies with the snapshot. */
-  readonly prepared: Map<string, unknown>;
+  /**
+   * Memo owned by the responder (headers prepared per object, keyed by the object itself for a
+   * 200 so a hit hashes no string); dies with the snapshot.
+   */
+  readonly prepared: Map<unknown, unknown>;
+  /** Memo owned by the site service: the answer for a path, keyed by the path as requested. */
+  readonly routes: Map<string, unknown>;
 }
 
 export interface SiteDirectoryOptions {
@@ -162,6 +167,7 @@ export class SiteDirectory {
       policy,
       expiresAt: status.kind === 'active' ? now + status.expiresInMs : -Infinity,
       prepared: new Map(),
+      routes: new Map(),
     };
     const ttlMs = this.ttlMs(status.kind, policy);
     this.remember(tape, {

@@ -10,7 +10,7 @@ import { errorBody } from '../common/error-body';
 import { SiteConfig } from '../config/site.config';
 import { MeterDecision } from '../metering/meter-decision';
 import { MeteringService } from '../metering/metering.service';
-import { setRateLimitHeaders } from '../metering/rate-limit-headers';
+import { appendRateLimitHeaders } from '../metering/rate-limit-headers';
 import { ifNoneMatchMatches } from '../tracks/conditional-request';
 import { Coding, negotiateCoding } from './content-coding';
 import { HostClassifier } from './host-rewrite';
@@ -145,18 +145,17 @@ export class SiteHotPath implements OnApplicationBootstrap, BeforeApplicationShu
     body: Buffer | undefined,
   ): void {
     try {
-      const headers = prepared.slice();
-      const sink = { header: (name: string, value: string) => headers.push(name, value) };
       if (!decision.allowed) {
         const refusal = Buffer.from(JSON.stringify(this.metering.refusal(decision).getResponse()));
         const refused = ['content-type', 'application/json; charset=utf-8'];
-        setRateLimitHeaders({ header: (name, value) => refused.push(name, value) }, decision);
+        appendRateLimitHeaders(refused, decision);
         refused.push('content-length', String(refusal.length));
         res.writeHead(429, refused);
         res.end(refusal);
         return;
       }
-      setRateLimitHeaders(sink, decision);
+      const headers = prepared.slice();
+      appendRateLimitHeaders(headers, decision);
       res.writeHead(status, headers);
       res.end(body);
     } catch (err) {

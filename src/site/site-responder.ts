@@ -111,7 +111,7 @@ export class SiteResponder {
 
   /** The prepared answers of an object in a snapshot (built once, then memoised in it). */
   prepared(answer: Pick<ObjectAnswer, 'snapshot' | 'object' | 'status'>): Prepared {
-    const key = `${answer.status}:${answer.object.name}`;
+    const key = answer.status === 200 ? answer.object : `${answer.status}:${answer.object.name}`;
     const memo = answer.snapshot.prepared.get(key) as Prepared | undefined;
     if (memo) return memo;
     const { object, status } = answer;

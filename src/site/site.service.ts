@@ -139,14 +139,13 @@ export class SiteService {
    * so random paths (misses, fallbacks) cannot grow memory.
    */
   route(snapshot: SiteSnapshot, rawPath: string): SiteTarget {
-    const key = `route:${rawPath}`;
-    const memo = snapshot.prepared.get(key) as SiteTarget | undefined;
+    const memo = snapshot.routes.get(rawPath) as SiteTarget | undefined;
     if (memo) return memo;
     const target = routeSitePath(snapshot.objects, snapshot.policy.spaFallback, rawPath);
     const bounded =
       (target.kind === 'add-slash' || (target.kind === 'object' && target.named)) &&
       !rawPath.includes('%');
-    if (bounded && snapshot.prepared.size < ROUTE_MEMO_LIMIT) snapshot.prepared.set(key, target);
+    if (bounded && snapshot.routes.size < ROUTE_MEMO_LIMIT) snapshot.routes.set(rawPath, target);
     return target;
   }
 

@@ -21,6 +21,7 @@ export function ifRangeAllowsRange(ifRange: string | undefined, etag: string): b
  */
 export function ifNoneMatchMatches(ifNoneMatch: string | undefined, etag: string): boolean {
   if (ifNoneMatch === undefined) return false;
+  if (ifNoneMatch === etag) return true; // what a browser revalidating its copy sends
   const value = ifNoneMatch.trim();
   if (value === '*') return true;
   const tags = parseEntityTags(value);
