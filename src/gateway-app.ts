@@ -1,9 +1,13 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppModule } from './app.module';
+import { sendFrameworkError, writeClientError } from './common/framework-errors';
 import { AppConfig } from './config/app-config';
 import { JsonLogger } from './logging/json-logger';
-import { createHostRewrite } from './site/host-rewrite';
+import { createHostRewrite, SITE_HOST } from './site/host-rewrite';
+import { BuiltInPage, PAGE_CONTENT_TYPE, PAGES } from './site/site-pages';
+import { ERROR_PAGE_CSP } from './site/site-policy';
 
 /** Paths longer than this are refused before routing (the site route checks 1024-byte paths). */
 const MAX_URL_BYTES = 8192;
@@ -19,6 +23,9 @@ export async function createGatewayApp(
     routerOptions: { ignoreDuplicateSlashes: false, maxParamLength: MAX_URL_BYTES },
     // Hostname-served sites are routed before Fastify's router (src/site/host-rewrite.ts).
     rewriteUrl: createHostRewrite(config.gateway.site) as (req: unknown) => string,
+    // Requests refused before routing get the gateway's answers, not Fastify's or Node's JSON.
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: writeClientError,
   });
   // Request bodies are streams handed to their route (uploads); no body is buffered by default.
   const fastify = adapter.getInstance();
@@ -29,4 +36,33 @@ export async function createGatewayApp(
     bodyParser: false,
   });
   return app;
+}
+
+const SITE_PAGES: Partial<Record<string, BuiltInPage>> = {
+  FST_ERR_BAD_URL: PAGES.badPath,
+  // Only `/site/:tape` has a parameter to overflow: a tape address that long names no site.
+  FST_ERR_MAX_PARAM_LENGTH: PAGES.noSite,
+};
+
+/**
+ * A URL the router refused. On the site routes (by tape path, or by hostname after the rewrite)
+ * the answer is the site's own built-in page, as for every other path that cannot name a file:
+ * a browser shows it. Everywhere else it is the stable error body.
+ */
+function answerFrameworkError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  const onSite =
+    (request.raw as { [SITE_HOST]?: true })[SITE_HOST] === true || request.url.startsWith('/site/');
+  const page = onSite ? SITE_PAGES[error.code] : undefined;
+  if (!page) return sendFrameworkError(error, request, reply);
+  void reply
+    .code(page.status)
+    .header('content-type', PAGE_CONTENT_TYPE)
+    .header('cache-control', 'no-store')
+    .header('x-content-type-options', 'nosniff')
+    .header('content-security-policy', ERROR_PAGE_CSP)
+    .send(page.body);
 }

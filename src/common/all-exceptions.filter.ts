@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { codeForStatus, errorBody } from './error-body';
+import { sendErrorBody } from './error-reply';
 
 /**
  * One catch-all filter: every error leaves as the stable JSON error body, never a stack trace.
@@ -37,7 +38,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
       );
     }
     if (status >= 500 && exception instanceof HttpException) this.logger.warn(exception.message);
-    void reply.code(status).header('content-type', 'application/json; charset=utf-8').send(body);
+    sendErrorBody(reply, status, body);
   }
 }
 

@@ -28,12 +28,16 @@ export function codeForStatus(status: number): string {
       return 'gone';
     case 413:
       return 'payload_too_large';
+    case 414:
+      return 'uri_too_long';
     case 415:
       return 'unsupported_media_type';
     case 416:
       return 'range_not_satisfiable';
     case 429:
       return 'too_many_requests';
+    case 431:
+      return 'request_header_fields_too_large';
     case 502:
       return 'bad_gateway';
     case 503:

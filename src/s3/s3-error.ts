@@ -31,6 +31,8 @@ export const S3_ERROR_STATUS = {
   InvalidArgument: 400,
   InvalidRequest: 400,
   InvalidURI: 400,
+  RequestHeaderSectionTooLarge: 400,
+  RequestTimeout: 400,
   MissingContentLength: 411,
   PreconditionFailed: 412,
   SlowDown: 503,

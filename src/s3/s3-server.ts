@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { GatewayConfig } from '../config/app-config';
 import { MeteringConfig } from '../config/metering.config';
 import { S3Config } from '../config/s3.config';
+import { newRequestId, writeS3ClientError } from './s3-client-error';
 import { S3Response } from './s3-context';
 import { S3Error } from './s3-error';
 import { parseS3Address, S3Address } from './s3-address';
@@ -69,7 +70,7 @@ export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
     const app = Fastify({
       logger: false,
       trustProxy: trusted.length > 0 ? trusted : false,
-      genReqId: () => randomBytes(8).toString('hex').toUpperCase(),
+      genReqId: newRequestId,
       requestIdHeader: false,
       exposeHeadRoutes: false,
       return503OnClosing: true,
@@ -97,6 +98,7 @@ export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
             : new S3Error('InvalidRequest', error.message);
         this.sendError(request, reply, s3);
       },
+      clientErrorHandler: writeS3ClientError,
     });
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', (_request, _payload, done) => done(null));
