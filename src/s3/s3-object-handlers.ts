@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { resolveRange } from './byte-range';
+import { contentRange, parseSingleRange, unsatisfiedContentRange } from '../tracks/byte-range';
 import { singleHeader } from './http-header';
 import { evaluateConditions, objectHeaders, readUserMetadata } from './object-headers';
 import { checkKey } from './s3-address';
-import { S3Backend, S3ObjectHead } from './s3-backend';
+import { S3Backend, S3ByteRange, S3ObjectHead } from './s3-backend';
 import { S3BodyReader } from './s3-body-reader';
 import { bucketOf, keyOf, S3RequestContext, S3Response, xmlResponse } from './s3-context';
 import { S3Error } from './s3-error';
@@ -11,6 +11,28 @@ import { backendErrorToS3 } from './s3-error-mapping';
 import { copyObjectXml, deleteResultXml, DeleteResultEntry, quoteEtag } from './s3-xml-responses';
 import { MAX_REQUEST_XML_BYTES, parseDeleteObjects } from './s3-xml-requests';
 import { percentDecodeUtf8 } from './uri-encoding';
+
+/**
+ * The byte range a GetObject serves. Like S3 (and as RFC 9110 allows), a header that is not one
+ * well-formed byte range is ignored and the whole object sent; a well-formed range that starts
+ * past the end, or any range of an empty object, is 416 InvalidRange.
+ */
+export function resolveRange(header: string | undefined, size: number): S3ByteRange | undefined {
+  const range = parseSingleRange(header, size, { emptySuffix: 'unsatisfiable' });
+  switch (range.kind) {
+    case 'none':
+      return undefined;
+    case 'single':
+      return { start: range.start, end: range.end };
+    case 'unsatisfiable':
+      throw new S3Error(
+        'InvalidRange',
+        'the requested range is not satisfiable',
+        { ActualObjectSize: String(size) },
+        { 'content-range': unsatisfiedContentRange(size) },
+      );
+  }
+}
 
 /** Object operations: reads stream from the backend, writes stream verified bodies into it. */
 @Injectable()
@@ -51,7 +73,7 @@ export class S3ObjectHandlers {
     const headers = objectHeaders(current, ctx.address.query);
     if (!range) return { status: 200, headers, body };
     headers['content-length'] = String(range.end - range.start + 1);
-    headers['content-range'] = `bytes ${range.start}-${range.end}/${current.size}`;
+    headers['content-range'] = contentRange(range, current.size);
     return { status: 206, headers, body };
   }
 

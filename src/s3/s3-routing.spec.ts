@@ -1,4 +1,3 @@
-import { resolveRange } from './byte-range';
 import { newChecksum } from './checksums';
 import { parseS3Address } from './s3-address';
 import { S3Error } from './s3-error';
@@ -88,32 +87,6 @@ describe('resolveOperation', () => {
     );
     expect(codeOf(() => op('DELETE', '/bkt'))).toBe('MethodNotAllowed');
     expect(codeOf(() => op('PUT', '/'))).toBe('MethodNotAllowed');
-  });
-});
-
-describe('resolveRange', () => {
-  it('resolves first-last, open and suffix ranges; ignores malformed ones', () => {
-    expect(resolveRange('bytes=0-9', 100)).toEqual({ start: 0, end: 9 });
-    expect(resolveRange('bytes=90-', 100)).toEqual({ start: 90, end: 99 });
-    expect(resolveRange('bytes=-10', 100)).toEqual({ start: 90, end: 99 });
-    expect(resolveRange('bytes=50-1000', 100)).toEqual({ start: 50, end: 99 });
-    expect(resolveRange('bytes=-1000', 100)).toEqual({ start: 0, end: 99 });
-    expect(resolveRange('bytes=0-1,5-6', 100)).toBeUndefined();
-    expect(resolveRange('items=0-1', 100)).toBeUndefined();
-    expect(resolveRange(undefined, 100)).toBeUndefined();
-  });
-
-  it('answers 416 with Content-Range for a range past the end', () => {
-    let error: unknown;
-    try {
-      resolveRange('bytes=100-', 100);
-    } catch (e) {
-      error = e;
-    }
-    expect((error as S3Error).code).toBe('InvalidRange');
-    expect((error as S3Error).status).toBe(416);
-    expect((error as S3Error).headers['content-range']).toBe('bytes */100');
-    expect(codeOf(() => resolveRange('bytes=-0', 100))).toBe('InvalidRange');
   });
 });
 

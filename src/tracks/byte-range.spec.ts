@@ -1,4 +1,4 @@
-import { contentRange, parseRange, unsatisfiedContentRange } from './byte-range';
+import { contentRange, parseRange, parseSingleRange, unsatisfiedContentRange } from './byte-range';
 
 const SIZE = 10_000;
 
@@ -143,7 +143,43 @@ describe('parseRange', () => {
     expect(parseRange('bytes=-0', 0)).toEqual({ kind: 'unsatisfiable' });
   });
 
+  it('can refuse a suffix range of an empty object instead (S3)', () => {
+    const s3 = { emptySuffix: 'unsatisfiable' } as const;
+    expect(parseRange('bytes=-5', 0, s3)).toEqual({ kind: 'unsatisfiable' });
+    expect(parseRange('bytes=0-', 0, s3)).toEqual({ kind: 'unsatisfiable' });
+    expect(parseRange('bytes=5-3', 0, s3)).toEqual({ kind: 'none' });
+    expect(parseRange('bytes=-5', 10, s3)).toEqual({ kind: 'single', start: 5, end: 9 });
+  });
+
   it('formats Content-Range', () => {
     expect(contentRange({ start: 0, end: 99 }, SIZE)).toBe('bytes 0-99/10000');
+  });
+});
+
+describe('parseSingleRange', () => {
+  it('parses one range as parseRange does', () => {
+    expect(parseSingleRange('bytes=0-99', SIZE)).toEqual({ kind: 'single', start: 0, end: 99 });
+    expect(parseSingleRange('bytes=-500', SIZE)).toEqual({
+      kind: 'single',
+      start: 9500,
+      end: 9999,
+    });
+    expect(parseSingleRange('bytes=10000-', SIZE)).toEqual({ kind: 'unsatisfiable' });
+    expect(parseSingleRange('bytes=5-3', SIZE)).toEqual({ kind: 'none' });
+    expect(parseSingleRange(undefined, SIZE)).toEqual({ kind: 'none' });
+  });
+
+  it('ignores a header with several ranges, even ones that would coalesce or not be satisfiable', () => {
+    for (const header of ['bytes=0-1,5-6', 'bytes=0-1,2-3', 'bytes=0-1,0-1', 'bytes=20000-,-0']) {
+      expect([header, parseSingleRange(header, SIZE)]).toEqual([header, { kind: 'none' }]);
+    }
+    expect(parseSingleRange('bytes=0-1,', SIZE)).toEqual({ kind: 'single', start: 0, end: 1 });
+  });
+
+  it('passes the empty-object choice on', () => {
+    expect(parseSingleRange('bytes=-5', 0)).toEqual({ kind: 'none' });
+    expect(parseSingleRange('bytes=-5', 0, { emptySuffix: 'unsatisfiable' })).toEqual({
+      kind: 'unsatisfiable',
+    });
   });
 });

@@ -6,6 +6,9 @@
  * - One satisfiable range, or several that coalesce into one: `single`, 206 with Content-Range.
  * - Several: `multiple`, overlapping and adjacent ranges merged, in the order the client asked.
  * - Valid but none satisfiable: `unsatisfiable`, 416 with `Content-Range: bytes *\/size`.
+ *
+ * The same parser serves S3 GetObject through `parseSingleRange`: one range at most, every range
+ * of an empty object unsatisfiable (docs/s3.md, "Ranges").
  */
 export interface ByteRange {
   /** First byte, inclusive. */
@@ -20,30 +23,44 @@ export type RangeResult =
   | { kind: 'multiple'; ranges: ByteRange[] }
   | { kind: 'unsatisfiable' };
 
+export type SingleRangeResult = Exclude<RangeResult, { kind: 'multiple' }>;
+
+export interface RangeOptions {
+  /** More range specs than this: the header is ignored. Default DEFAULT_MAX_RANGES. */
+  maxRanges?: number;
+  /**
+   * A non-zero suffix range (`bytes=-n`) of an empty representation: `whole` answers it with the
+   * (empty) whole as nginx does, `unsatisfiable` with 416 as Amazon S3 does. Default `whole`.
+   */
+  emptySuffix?: 'whole' | 'unsatisfiable';
+}
+
 export const DEFAULT_MAX_RANGES = 16;
 /** Longer than any honest header with DEFAULT_MAX_RANGES ranges; past it we do not parse. */
 const MAX_RANGE_HEADER_CHARS = 1024;
 
 type Spec = { kind: 'int'; first: number; last: number } | { kind: 'suffix'; length: number };
 
-const NONE: RangeResult = { kind: 'none' };
+const NONE = { kind: 'none' } as const;
+const UNSATISFIABLE = { kind: 'unsatisfiable' } as const;
 const SPEC = /^(\d*)-(\d*)$/;
 const OWS = /^[ \t]+|[ \t]+$/g;
 
 export function parseRange(
   header: string | undefined,
   size: number,
-  options: { maxRanges?: number } = {},
+  options: RangeOptions = {},
 ): RangeResult {
   if (header === undefined || header.length > MAX_RANGE_HEADER_CHARS) return NONE;
   const specs = parseSpecs(header.replace(OWS, ''), options.maxRanges ?? DEFAULT_MAX_RANGES);
   if (!specs) return NONE;
   if (size === 0) {
     // RFC 9110 §14.1.1: only a non-zero suffix is satisfiable on an empty representation, and
-    // it selects nothing; like nginx we answer it with the (empty) whole.
-    return specs.some((s) => s.kind === 'suffix' && s.length > 0)
-      ? NONE
-      : { kind: 'unsatisfiable' };
+    // it selects nothing; like nginx we answer it with the (empty) whole, unless told otherwise.
+    const whole =
+      options.emptySuffix !== 'unsatisfiable' &&
+      specs.some((s) => s.kind === 'suffix' && s.length > 0);
+    return whole ? NONE : UNSATISFIABLE;
   }
   const ranges: ByteRange[] = [];
   for (const spec of specs) {
@@ -53,11 +70,25 @@ export function parseRange(
       ranges.push({ start: spec.first, end: Math.min(spec.last, size - 1) });
     }
   }
-  if (ranges.length === 0) return { kind: 'unsatisfiable' };
+  if (ranges.length === 0) return UNSATISFIABLE;
   const merged = coalesce(ranges);
   return merged.length === 1
     ? { kind: 'single', ...merged[0] }
     : { kind: 'multiple', ranges: merged };
+}
+
+/**
+ * One range at most (S3 GetObject): a header with several range specs is ignored (`none`, the
+ * whole object), even when they would coalesce into one.
+ */
+export function parseSingleRange(
+  header: string | undefined,
+  size: number,
+  options: Omit<RangeOptions, 'maxRanges'> = {},
+): SingleRangeResult {
+  const result = parseRange(header, size, { ...options, maxRanges: 1 });
+  // One spec never gives several ranges; the check only narrows the type.
+  return result.kind === 'multiple' ? NONE : result;
 }
 
 /** `bytes a-b/size` for a 206 response or a multipart part. */
