@@ -55,8 +55,34 @@ async function existingNames(
   return infos.filter((i) => i !== null).length;
 }
 
+/** Clients whose WebSocket must be closed before their node stops (see closeClients). */
+const openClients = new Set<LocalnetClient>();
+
+/**
+ * Closes each client's Connection WebSocket for good. web3.js builds it with rpc-websockets and
+ * `max_reconnects: Infinity`, so a socket open when its node stops (or is killed) retries forever
+ * and Jest never exits; web3.js 1.x has no public close.
+ */
+function closeClients(): void {
+  for (const client of openClients) {
+    const socket = (client.connection as unknown as { _rpcWebSocket: ReconnectingSocket })
+      ._rpcWebSocket;
+    socket.setAutoReconnect(false);
+    clearTimeout(socket.reconnect_timer_id);
+    socket.close();
+  }
+  openClients.clear();
+}
+
+interface ReconnectingSocket {
+  reconnect_timer_id?: NodeJS.Timeout;
+  setAutoReconnect(reconnect: boolean): void;
+  close(): void;
+}
+
 async function setUp(net: LocalnetProcess): Promise<{ client: LocalnetClient; t: TapeFixture }> {
   const client = new LocalnetClient(net.rpcUrl, net.wsUrl);
+  openClients.add(client);
   const authority = net.storageAuthority();
   await client.confirm(
     await client.connection.requestAirdrop(authority.publicKey, LAMPORTS_PER_SOL),
@@ -73,6 +99,7 @@ describe('local network: concurrent writers', () => {
     ({ t } = await setUp(net));
   });
   afterAll(async () => {
+    closeClients();
     await net?.stop();
   });
 
@@ -119,6 +146,7 @@ describe('local network: restarts and kill -9 keep every confirmed transaction',
     dataDir = mkdtempSync(join(tmpdir(), 'tape-localnet-durable-'));
   });
   afterAll(async () => {
+    closeClients();
     await net?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -138,6 +166,7 @@ describe('local network: restarts and kill -9 keep every confirmed transaction',
     }
     const before = await client.connection.getLatestBlockhash();
     const slot = await client.connection.getSlot();
+    closeClients();
     expect(await net.stop('SIGTERM')).toBe(0);
 
     net = await startLocalnetProcess({ dataDir });
@@ -205,6 +234,7 @@ describe('local network: restarts and kill -9 keep every confirmed transaction',
     };
     await Promise.all([sender(), sender(), sender(), sender(), sender(), sender()]);
     await victim.stop('SIGKILL');
+    closeClients();
     expect(killed).toBe(true);
     expect(confirmed.length).toBeLessThan(batches.length);
 
