@@ -1,9 +1,10 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import { freePort } from './free-port';
+import { spawnNodeChild } from './node-child';
 import { GATEWAY_NODE_FLAGS } from '../../src/runtime/node-flags';
 
 /** The directory of tape-gateway's package.json, from test/support or compiled into dist-bench. */
@@ -72,50 +73,27 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     writeFileSync(file, stringify(options.config));
     env.TAPE_GATEWAY_CONFIG = file;
   }
-  const child = spawn(
-    process.execPath,
-    [...(options.nodeFlags ?? GATEWAY_NODE_FLAGS), join(REPO_ROOT, 'dist', 'main.js')],
-    {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const gateway = spawnNodeChild({
+    name: 'gateway',
+    nodeFlags: options.nodeFlags ?? GATEWAY_NODE_FLAGS,
+    entry: join(REPO_ROOT, 'dist', 'main.js'),
+    env,
+  });
   const url = `http://127.0.0.1:${port}`;
-  const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
-  await waitForHealth(url, child, () => output);
+  await gateway.waitForHttp(`${url}/healthz`, 30_000);
   return {
     url,
     s3Url: `http://127.0.0.1:${s3Port}`,
     rpcUrl: options.rpcUrl ?? `http://127.0.0.1:${localnetPort}`,
     port,
     dataDir,
-    child,
-    logs: () => output,
+    child: gateway.child,
+    logs: gateway.logs,
     stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      const code = await exited;
+      const code = await gateway.stop(signal);
       if (!options.dataDir && signal !== 'SIGKILL')
         rmSync(dataDir, { recursive: true, force: true });
       return code;
     },
   };
-}
-
-async function waitForHealth(url: string, child: ChildProcess, logs: () => string): Promise<void> {
-  const deadline = Date.now() + 30000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`gateway exited (${child.exitCode}):\n${logs()}`);
-    try {
-      const res = await fetch(`${url}/healthz`);
-      if (res.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`gateway not healthy within 30 s:\n${logs()}`);
 }

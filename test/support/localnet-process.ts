@@ -1,20 +1,11 @@
 import { Keypair } from '@solana/web3.js';
-import { ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { freePort } from './free-port';
-
-/** The repository root, found upwards (this file also runs compiled, from dist-bench/). */
-function repoRoot(from: string): string {
-  let dir = from;
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error(`no package.json above ${from}`);
-    dir = parent;
-  }
-  return dir;
-}
+import { findRepoRoot } from './gateway-process';
+import { spawnNodeChild } from './node-child';
 
 export interface LocalnetProcessOptions {
   /** Reuse a data directory (restarts); default a fresh temporary one, removed on stop. */
@@ -61,26 +52,24 @@ export async function startLocalnetProcess(
     ...(options.env ?? {}),
   };
   delete env.TAPE_GATEWAY_CONFIG;
-  const child = spawn(
-    process.execPath,
-    [...(options.nodeArgs ?? []), join(repoRoot(__dirname), 'dist', 'localnet', 'standalone.js')],
-    {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
+  const net = spawnNodeChild({
+    name: 'localnet',
+    nodeFlags: options.nodeArgs,
+    entry: join(findRepoRoot(__dirname), 'dist', 'localnet', 'standalone.js'),
+    env,
+  });
   const rpcUrl = `http://127.0.0.1:${port}`;
-  await waitForHealth(rpcUrl, child, () => output);
+  await net.waitForHttp(rpcUrl, 30_000, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getHealth' }),
+  });
   return {
     rpcUrl,
     wsUrl: `ws://127.0.0.1:${port + 1}`,
     dataDir,
-    child,
-    logs: () => output,
+    child: net.child,
+    logs: net.logs,
     storageAuthority: () =>
       Keypair.fromSecretKey(
         Uint8Array.from(
@@ -88,30 +77,9 @@ export async function startLocalnetProcess(
         ),
       ),
     stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
-      if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, signal);
-      const code = await exited;
+      const code = await net.stop(signal);
       if (ownDir && signal !== 'SIGKILL') rmSync(dataDir, { recursive: true, force: true });
       return code;
     },
   };
-}
-
-async function waitForHealth(url: string, child: ChildProcess, logs: () => string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`localnet exited (${child.exitCode}):\n${logs()}`);
-    try {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getHealth' }),
-      });
-      if (res.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`localnet not healthy within 30 s:\n${logs()}`);
 }

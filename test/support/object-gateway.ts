@@ -1,10 +1,11 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TrackStoreStats } from '../../src/tracks/track-store';
 import { freePort } from './free-port';
 import { findRepoRoot } from './gateway-process';
+import { spawnNodeChild } from './node-child';
 import { GATEWAY_NODE_FLAGS } from '../../src/runtime/node-flags';
 
 /** The repository root, found from here (this file also runs compiled, from dist-bench/). */
@@ -80,41 +81,34 @@ export async function startObjectGateway(
   };
   delete env.TAPE_RPC_URL;
   delete env.TAPE_GATEWAY_CONFIG;
-  const child = spawn(
-    process.execPath,
-    [
+  const gateway = spawnNodeChild({
+    name: 'gateway',
+    nodeFlags: [
       ...GATEWAY_NODE_FLAGS,
       ...(options.nodeArgs ?? []),
       ...(options.storeStats ? ['--require', preload] : []),
-      join(REPO, 'dist', 'main.js'),
     ],
-    {
-      cwd: REPO,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
+    entry: join(REPO, 'dist', 'main.js'),
+    cwd: REPO,
+    env,
+  });
   const url = `http://127.0.0.1:${port}`;
-  await waitForHealth(url, child, () => output);
+  await gateway.waitForHttp(`${url}/healthz`, 30_000);
   return {
     url,
     port,
     rpcUrl: `http://127.0.0.1:${env.TAPE_LOCALNET_PORT}`,
     dataDir,
-    pid: child.pid!,
-    child,
-    logs: () => output,
+    pid: gateway.pid,
+    child: gateway.child,
+    logs: gateway.logs,
     storeStats: () => {
-      const from = output.length;
-      process.kill(child.pid!, 'SIGUSR2');
+      const from = gateway.logs().length;
+      process.kill(gateway.pid, 'SIGUSR2');
       return new Promise((resolve, reject) => {
         const deadline = Date.now() + 5000;
         const poll = () => {
-          const line = /TRACK_STORE_STATS (.+)\n/.exec(output.slice(from))?.[1];
+          const line = /TRACK_STORE_STATS (.+)\n/.exec(gateway.logs().slice(from))?.[1];
           if (line) return resolve(JSON.parse(line) as TrackStoreStats);
           if (Date.now() > deadline)
             return reject(new Error('no TrackStore stats from the gateway'));
@@ -124,25 +118,9 @@ export async function startObjectGateway(
       });
     },
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGTERM');
-      const code = await exited;
+      const code = await gateway.stop();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
       return code;
     },
   };
-}
-
-async function waitForHealth(url: string, child: ChildProcess, logs: () => string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`gateway exited (${child.exitCode}):\n${logs()}`);
-    try {
-      if ((await fetch(`${url}/healthz`)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  process.kill(child.pid!, 'SIGKILL');
-  throw new Error(`gateway not healthy within 30 s:\n${logs()}`);
 }
