@@ -7,38 +7,25 @@
  *   npm run bench -- deploy        (or: node dist-bench/bench/deploy.bench.js)
  *   BENCH_FILES=200 BENCH_BYTES=10000000 ... for a smaller run
  */
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-
-import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateSite, writeSite } from '../test/support/cli-site';
-import { freePort } from '../test/support/free-port';
-import { findRepoRoot } from '../test/support/gateway-process';
-import { GATEWAY_NODE_FLAGS } from '../src/runtime/node-flags';
+import { startBenchGateway } from '../test/support/bench-gateway';
+import { CLI_ENTRY } from '../test/support/cli-process';
 
 const FILES = Number(process.env.BENCH_FILES ?? 1000);
 const BYTES = Number(process.env.BENCH_BYTES ?? 50 * 1024 * 1024);
 const GOAL_FIRST_S = 15;
 const GOAL_REDEPLOY_S = 2;
 
-const REPO = findRepoRoot(__dirname);
-const CLI = join(REPO, 'dist', 'cli.js');
-
 async function main(): Promise<void> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
-  const work = mkdtempSync(join(tmpdir(), 'tape-bench-deploy-'));
-  const gateway = await startGateway(join(work, 'gateway'));
+  const bench = await startBenchGateway('deploy');
+  const { work } = bench;
   try {
-    const env = {
-      ...process.env,
-      TAPE_CONFIG_DIR: join(work, 'config'),
-      TAPE_RPC_URL: gateway.rpcUrl,
-      TAPE_GATEWAY: gateway.url,
-    };
     const tape = (...args: string[]) =>
-      execFileSync(process.execPath, [CLI, ...args], {
-        env,
+      execFileSync(process.execPath, [CLI_ENTRY, ...args], {
+        env: bench.cliEnv,
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'pipe'],
       });
@@ -76,8 +63,7 @@ async function main(): Promise<void> {
       `${JSON.stringify({ bench: 'deploy', files: FILES, bytes: BYTES, cp_s: floor.seconds, first_s: first.seconds, redeploy_s: redeploy.seconds, unchanged_s: unchanged.seconds })}\n`,
     );
   } finally {
-    await gateway.stop();
-    rmSync(work, { recursive: true, force: true });
+    await bench.stop();
   }
 }
 
@@ -87,50 +73,6 @@ function timed<T>(run: () => T): { seconds: number; output: string } {
   return {
     seconds: Number(process.hrtime.bigint() - started) / 1e9,
     output: typeof output === 'string' ? output : '',
-  };
-}
-
-async function startGateway(dataDir: string) {
-  const port = await freePort();
-  const localnet = await freePort(true);
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [...GATEWAY_NODE_FLAGS, join(REPO, 'dist', 'main.js')],
-    {
-      env: {
-        ...process.env,
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        TAPE_S3_PORT: String(await freePort()),
-        TAPE_LOCALNET_PORT: String(localnet),
-        TAPE_DATA_DIR: dataDir,
-        TAPE_LOG_LEVEL: 'warn',
-        TAPE_RPC_URL: '',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`gateway exited (${child.exitCode})`);
-    try {
-      if ((await fetch(`${url}/healthz`)).status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error('gateway not healthy within 30 s');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    url,
-    rpcUrl: `http://127.0.0.1:${localnet}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
   };
 }
 

@@ -10,22 +10,12 @@
  *   BENCH_RUNS=1 BENCH_FILES=200 BENCH_BYTES=10000000 BENCH_PUT_BYTES=20000000 ... smaller
  */
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { ChildProcess, execFile, spawn } from 'node:child_process';
-import {
-  createReadStream,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-
-import { tmpdir } from 'node:os';
+import { execFile } from 'node:child_process';
+import { createReadStream, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateSite, writeSite } from '../test/support/cli-site';
-import { freePort } from '../test/support/free-port';
-import { findRepoRoot } from '../test/support/gateway-process';
-import { GATEWAY_NODE_FLAGS } from '../src/runtime/node-flags';
+import { startBenchGateway } from '../test/support/bench-gateway';
+import { CLI_ENTRY } from '../test/support/cli-process';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const FILES = Number(process.env.BENCH_FILES ?? 1000);
@@ -34,32 +24,15 @@ const PUT_BYTES = Number(process.env.BENCH_PUT_BYTES ?? 100 * 1024 * 1024);
 const GOAL_RATIO = 1.5;
 /** aws-cli's `s3.max_concurrent_requests`; unset = its default (10). */
 const AWS_CONCURRENCY = process.env.BENCH_AWS_CONCURRENCY;
-
-const REPO = findRepoRoot(__dirname);
-const CLI = join(REPO, 'dist', 'cli.js');
 const AWS = '/usr/bin/aws';
 
-interface Gateway {
-  url: string;
-  s3Url: string;
-  rpcUrl: string;
-  dataDir: string;
-  stop(): Promise<void>;
-}
-
 async function main(): Promise<void> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
-  const work = mkdtempSync(join(tmpdir(), 'tape-bench-s3-'));
-  const gateway = await startGateway(join(work, 'gateway'));
+  const bench = await startBenchGateway('s3');
+  const { gateway, work } = bench;
   try {
-    const env = {
-      ...process.env,
-      TAPE_CONFIG_DIR: join(work, 'config'),
-      TAPE_RPC_URL: gateway.rpcUrl,
-      TAPE_GATEWAY: gateway.url,
-      TAPE_DATA_DIR: gateway.dataDir,
-    };
-    const tape = (...args: string[]) => run(process.execPath, [CLI, ...args], env);
+    // TAPE_DATA_DIR: the gateway's own, for `tape gateway` (operator) commands.
+    const env = { ...bench.cliEnv, TAPE_DATA_DIR: gateway.dataDir };
+    const tape = (...args: string[]) => run(process.execPath, [CLI_ENTRY, ...args], env);
     await tape('keygen');
     await tape('airdrop', '--sol', '500', '--tokens', '1000000');
     const gatewayKey = (await tape('gateway', 'key')).trim();
@@ -228,8 +201,7 @@ async function main(): Promise<void> {
       })}\n`,
     );
   } finally {
-    await gateway.stop();
-    rmSync(work, { recursive: true, force: true });
+    await bench.stop();
   }
 }
 
@@ -278,54 +250,6 @@ function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-/** The built gateway with the local network embedded, on free loopback ports. */
-async function startGateway(dataDir: string): Promise<Gateway> {
-  const port = await freePort();
-  const s3Port = await freePort();
-  const localnet = await freePort(true);
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [...GATEWAY_NODE_FLAGS, join(REPO, 'dist', 'main.js')],
-    {
-      env: {
-        ...process.env,
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        TAPE_S3_PORT: String(s3Port),
-        TAPE_LOCALNET_PORT: String(localnet),
-        TAPE_DATA_DIR: dataDir,
-        TAPE_LOG_LEVEL: 'warn',
-        TAPE_RPC_URL: '',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`gateway exited (${child.exitCode})`);
-    try {
-      if ((await fetch(`${url}/healthz`)).status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error('gateway not healthy within 30 s');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    url,
-    s3Url: `http://127.0.0.1:${s3Port}`,
-    rpcUrl: `http://127.0.0.1:${localnet}`,
-    dataDir,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
 }
 
 main().catch((err: unknown) => {

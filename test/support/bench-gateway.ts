@@ -1,0 +1,38 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CLI_ENTRY } from './cli-process';
+import { GatewayProcess, startGateway } from './gateway-process';
+
+/** A benchmark's gateway (local network embedded) and a `tape` user of it, in a work directory. */
+export interface BenchGateway {
+  gateway: GatewayProcess;
+  /** A temporary directory for the run; the gateway's data lives in `work/gateway`. */
+  work: string;
+  /** The environment of a `tape` user of this gateway (config directory `work/config`). */
+  cliEnv: NodeJS.ProcessEnv;
+  /** Stops the gateway, prints what it logged (warnings and errors), removes `work`. */
+  stop(): Promise<void>;
+}
+
+/** For the benchmarks that drive the built CLI (`npm run build` first) against a gateway. */
+export async function startBenchGateway(name: string): Promise<BenchGateway> {
+  if (!existsSync(CLI_ENTRY)) throw new Error(`${CLI_ENTRY} is missing: run npm run build first`);
+  const work = mkdtempSync(join(tmpdir(), `tape-bench-${name}-`));
+  const gateway = await startGateway({ dataDir: join(work, 'gateway') });
+  return {
+    gateway,
+    work,
+    cliEnv: {
+      ...process.env,
+      TAPE_CONFIG_DIR: join(work, 'config'),
+      TAPE_RPC_URL: gateway.rpcUrl,
+      TAPE_GATEWAY: gateway.url,
+    },
+    stop: async () => {
+      await gateway.stop();
+      process.stderr.write(gateway.logs());
+      rmSync(work, { recursive: true, force: true });
+    },
+  };
+}
