@@ -125,7 +125,9 @@ export function spawnNodeChild(options: NodeChildOptions): NodeChild {
       if (value !== undefined) return value;
       if (Date.now() > deadline) {
         signal('SIGKILL');
-        throw new Error(`${options.name}: no ${what} within ${timeoutMs / 1000} s:\n${output}`);
+        throw new Error(
+          `${options.name} not ready within ${timeoutMs / 1000} s (waiting for ${what}):\n${output}`,
+        );
       }
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
