@@ -1,9 +1,6 @@
 /** Two projects: unit specs beside the code, e2e specs against real processes. */
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
 module.exports = {
-  // A web3.js Connection whose node a test killed keeps reconnecting its WebSocket: never let a
-  // stray handle keep CI waiting after the last test has reported.
-  forceExit: true,
   projects: [
     {
       displayName: 'unit',
