@@ -64,20 +64,8 @@ const openClients = new Set<LocalnetClient>();
  * and Jest never exits; web3.js 1.x has no public close.
  */
 function closeClients(): void {
-  for (const client of openClients) {
-    const socket = (client.connection as unknown as { _rpcWebSocket: ReconnectingSocket })
-      ._rpcWebSocket;
-    socket.setAutoReconnect(false);
-    clearTimeout(socket.reconnect_timer_id);
-    socket.close();
-  }
+  for (const client of openClients) client.close();
   openClients.clear();
-}
-
-interface ReconnectingSocket {
-  reconnect_timer_id?: NodeJS.Timeout;
-  setAutoReconnect(reconnect: boolean): void;
-  close(): void;
 }
 
 async function setUp(net: LocalnetProcess): Promise<{ client: LocalnetClient; t: TapeFixture }> {

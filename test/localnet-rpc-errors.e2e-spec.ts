@@ -15,25 +15,6 @@ import WebSocket from 'ws';
 import { LocalnetClient } from './support/localnet-client';
 import { LocalnetProcess, startLocalnetProcess } from './support/localnet-process';
 
-/**
- * Closes the Connection's WebSocket for good. web3.js builds it with rpc-websockets and
- * `max_reconnects: Infinity`, so a socket still open when the node stops retries forever and Jest
- * never exits; web3.js 1.x has no public close.
- */
-function closeWebSocket(client: LocalnetClient): void {
-  const socket = (client.connection as unknown as { _rpcWebSocket: ReconnectingSocket })
-    ._rpcWebSocket;
-  socket.setAutoReconnect(false);
-  clearTimeout(socket.reconnect_timer_id);
-  socket.close();
-}
-
-interface ReconnectingSocket {
-  reconnect_timer_id?: NodeJS.Timeout;
-  setAutoReconnect(reconnect: boolean): void;
-  close(): void;
-}
-
 const SLOT_MS = 20;
 
 describe('local network: hostile and malformed input answered as a Solana node would', () => {
@@ -47,7 +28,7 @@ describe('local network: hostile and malformed input answered as a Solana node w
     payer = await client.funded(10);
   });
   afterAll(async () => {
-    if (client) closeWebSocket(client);
+    if (client) client.close();
     await net?.stop();
   });
 

@@ -11,25 +11,6 @@ import { TOKEN_PROGRAM_ID } from '../src/chain/program-ids';
 import { LocalnetClient } from './support/localnet-client';
 import { LocalnetProcess, startLocalnetProcess } from './support/localnet-process';
 
-/**
- * Closes the Connection's WebSocket for good. web3.js builds it with rpc-websockets and
- * `max_reconnects: Infinity`, so a socket still open when the node stops retries forever and Jest
- * never exits; web3.js 1.x has no public close.
- */
-function closeWebSocket(client: LocalnetClient): void {
-  const socket = (client.connection as unknown as { _rpcWebSocket: ReconnectingSocket })
-    ._rpcWebSocket;
-  socket.setAutoReconnect(false);
-  clearTimeout(socket.reconnect_timer_id);
-  socket.close();
-}
-
-interface ReconnectingSocket {
-  reconnect_timer_id?: NodeJS.Timeout;
-  setAutoReconnect(reconnect: boolean): void;
-  close(): void;
-}
-
 const RENT_EXEMPT_EMPTY = 890_880;
 const rentFor = (bytes: number) => (128 + bytes) * 3480 * 2;
 
@@ -42,7 +23,7 @@ describe('local network: System program, fees, rent, faucet and reads (web3.js o
     client = new LocalnetClient(net.rpcUrl, net.wsUrl);
   });
   afterAll(async () => {
-    if (client) closeWebSocket(client);
+    if (client) client.close();
     await net?.stop();
   });
 

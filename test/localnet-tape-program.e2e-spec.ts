@@ -7,25 +7,6 @@ import { LocalnetClient } from './support/localnet-client';
 import { LocalnetProcess, startLocalnetProcess } from './support/localnet-process';
 import { TapeFixture, TestTape } from './support/localnet-tapes';
 
-/**
- * Closes the Connection's WebSocket for good. web3.js builds it with rpc-websockets and
- * `max_reconnects: Infinity`, so a socket still open when the node stops retries forever and Jest
- * never exits; web3.js 1.x has no public close.
- */
-function closeWebSocket(client: LocalnetClient): void {
-  const socket = (client.connection as unknown as { _rpcWebSocket: ReconnectingSocket })
-    ._rpcWebSocket;
-  socket.setAutoReconnect(false);
-  clearTimeout(socket.reconnect_timer_id);
-  socket.close();
-}
-
-interface ReconnectingSocket {
-  reconnect_timer_id?: NodeJS.Timeout;
-  setAutoReconnect(reconnect: boolean): void;
-  close(): void;
-}
-
 const PRICE = 1000;
 const custom = (code: TapeErrorCode, index = 0) => ({
   InstructionError: [index, { Custom: code }],
@@ -48,7 +29,7 @@ describe('local network: the tape program through JSON-RPC', () => {
     payer = await t.wallet();
   });
   afterAll(async () => {
-    if (client) closeWebSocket(client);
+    if (client) client.close();
     await net?.stop();
   });
 
@@ -405,7 +386,7 @@ describe('local network: an expired tape (1-second epochs)', () => {
     t = new TapeFixture(client, authority);
   });
   afterAll(async () => {
-    if (client) closeWebSocket(client);
+    if (client) client.close();
     await net?.stop();
   });
 

@@ -1,4 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { closeConnectionSocket } from './close-connection';
 import {
   Commitment,
   Connection,
@@ -61,7 +62,7 @@ const CONFIG_CACHE_MS = 60_000;
  * web3.js, so it runs unchanged against the local network or a cluster with the program.
  */
 @Injectable()
-export class ChainService {
+export class ChainService implements OnModuleDestroy {
   readonly connection: Connection;
   readonly programId: PublicKey;
   readonly ix: TapeInstructions;
@@ -82,6 +83,11 @@ export class ChainService {
     });
     this.programId = config.program_id ? new PublicKey(config.program_id) : DEFAULT_TAPE_PROGRAM_ID;
     this.ix = new TapeInstructions(this.programId);
+  }
+
+  /** web3.js would retry its WebSocket for ever after shutdown: close it with the app. */
+  onModuleDestroy(): void {
+    closeConnectionSocket(this.connection);
   }
 
   get pdas() {

@@ -11,6 +11,7 @@ import { decodeConfig, NetworkConfig } from '../../src/chain/account-layouts';
 import { associatedTokenAddress, TapePdas } from '../../src/chain/pdas';
 import { DEFAULT_TAPE_PROGRAM_ID } from '../../src/chain/program-ids';
 import { decodeTokenAccount } from '../../src/chain/spl-token-layouts';
+import { closeConnectionSocket } from '../../src/chain/close-connection';
 
 export interface RpcErrorBody {
   code: number;
@@ -34,6 +35,11 @@ export class LocalnetClient {
     wsUrl: string,
   ) {
     this.connection = new Connection(rpcUrl, { commitment: 'confirmed', wsEndpoint: wsUrl });
+  }
+
+  /** Closes web3.js's WebSocket for good (it would retry a stopped node for ever). */
+  close(): void {
+    closeConnectionSocket(this.connection);
   }
 
   async rpc(method: string, params: unknown[] = []): Promise<RpcReply> {

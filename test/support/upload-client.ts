@@ -7,6 +7,7 @@ import { ChainConfig } from '../../src/config/chain.config';
 import { commitmentToHex } from '../../src/tracks/commitment';
 import { SegmentingHasher, TrackLayout, splitFileIntoTracks } from '../../src/tracks/track-layout';
 import { UPLOAD_HEADERS, signUpload } from '../../src/tracks/upload-auth';
+import { closeConnectionSocket } from '../../src/chain/close-connection';
 
 /** Bytes of one PUT: in memory, or a slice of a file streamed from disk (big objects). */
 export type PutBody = Buffer | { path: string; start: number; size: number };
@@ -26,11 +27,6 @@ export interface PutOptions {
 export interface PutReply {
   status: number;
   body: { error?: { code: string; message: string } } & Record<string, unknown>;
-}
-
-interface ClosableSocket {
-  reconnect: boolean;
-  close(): void;
 }
 
 export interface TestTape {
@@ -188,15 +184,7 @@ export class UploadClient {
   /** Closes sockets, including web3.js's WebSocket, which would otherwise retry forever. */
   close(): void {
     this.agent.destroy();
-    const ws = (this.chain.connection as unknown as { _rpcWebSocket?: ClosableSocket })
-      ._rpcWebSocket;
-    if (!ws) return;
-    ws.reconnect = false;
-    try {
-      ws.close();
-    } catch {
-      // already closed
-    }
+    closeConnectionSocket(this.chain.connection);
   }
 
   private request(
