@@ -2,25 +2,43 @@ import { Connection } from '@solana/web3.js';
 import { createServer } from 'node:net';
 import { closeConnectionSocket } from './close-connection';
 
+interface InternalSocket {
+  connect(): void;
+  on(event: 'error', listener: () => void): void;
+}
+
+async function deadPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
 describe('closeConnectionSocket', () => {
   it('stops the WebSocket retrying a node that is gone', async () => {
-    // A port nobody listens on: the socket fails to connect and would retry for ever.
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as { port: number }).port;
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    const connection = new Connection(`http://127.0.0.1:${port}`, {
-      wsEndpoint: `ws://127.0.0.1:${port}`,
-    });
-    const socket = (
-      connection as unknown as {
-        _rpcWebSocket: { reconnect: boolean; connect(): void; on(e: string, f: () => void): void };
-      }
-    )._rpcWebSocket;
-    socket.on('error', () => undefined);
-    socket.connect();
-    closeConnectionSocket(connection);
-    expect(socket.reconnect).toBe(false);
-    closeConnectionSocket(connection); // twice is fine
+    const silenced = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const port = await deadPort();
+      const connection = new Connection(`http://127.0.0.1:${port}`, {
+        wsEndpoint: `ws://127.0.0.1:${port}`,
+      });
+      const socket = (connection as unknown as { _rpcWebSocket: InternalSocket })._rpcWebSocket;
+      let failures = 0;
+      const failed = new Promise<void>((resolve) =>
+        socket.on('error', () => {
+          failures++;
+          resolve();
+        }),
+      );
+      socket.connect();
+      await failed; // refused: left alone, it would try again every second
+      closeConnectionSocket(connection);
+      closeConnectionSocket(connection); // twice is fine
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(failures).toBe(1);
+    } finally {
+      silenced.mockRestore();
+    }
   });
 });
