@@ -2,16 +2,47 @@ import { Injectable } from '@nestjs/common';
 
 export type HealthProbe = () => Promise<void>;
 
+/** A snapshot that /healthz reports without gating readiness on it (metering counters). */
+export type HealthDetail = () => unknown;
+
+export interface HealthReport {
+  ok: boolean;
+  checks: Record<string, string>;
+  details: Record<string, unknown>;
+}
+
 /**
- * Modules register what must answer before the gateway is ready (the chain, the track store).
+ * Modules register what must answer before the gateway is ready (the chain, the track store),
+ * and what an operator should see without it failing readiness (metering, which fails open).
  * A registry rather than imports keeps /healthz from depending on every feature module.
  */
 @Injectable()
 export class HealthRegistry {
   private readonly probes = new Map<string, HealthProbe>();
+  private readonly details = new Map<string, HealthDetail>();
 
   register(name: string, probe: HealthProbe): void {
     this.probes.set(name, probe);
+  }
+
+  registerDetail(name: string, detail: HealthDetail): void {
+    // Details sit beside `status` and `checks` in the /healthz body.
+    if (name === 'status' || name === 'checks') throw new Error(`reserved health detail: ${name}`);
+    this.details.set(name, detail);
+  }
+
+  /** The probes' results (each bounded by `timeoutMs`) and every detail's snapshot. */
+  async report(timeoutMs = 2000): Promise<HealthReport> {
+    const { ok, checks } = await this.check(timeoutMs);
+    const details: Record<string, unknown> = {};
+    for (const [name, detail] of this.details) {
+      try {
+        details[name] = detail();
+      } catch (err) {
+        details[name] = { error: (err as Error).message || 'failed' };
+      }
+    }
+    return { ok, checks, details };
   }
 
   async check(timeoutMs = 2000): Promise<{ ok: boolean; checks: Record<string, string> }> {

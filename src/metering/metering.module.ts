@@ -1,7 +1,8 @@
-import { Global, Logger, Module } from '@nestjs/common';
+import { Global, Logger, Module, OnModuleInit, Optional } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { getOptionsToken, getStorageToken, ThrottlerModuleOptions } from '@nestjs/throttler';
 import { MeteringConfig } from '../config/metering.config';
+import { HealthRegistry } from '../health/health-registry';
 import { FailOpenMeterStore } from './fail-open-meter-store';
 import { MemoryMeterStore } from './memory-meter-store';
 import { MeterStore } from './meter-store';
@@ -64,4 +65,14 @@ async function createMeterStore(config: MeteringConfig): Promise<MeterStore> {
   ],
   exports: [MeteringService],
 })
-export class MeteringModule {}
+export class MeteringModule implements OnModuleInit {
+  constructor(
+    private readonly metering: MeteringService,
+    @Optional() private readonly health?: HealthRegistry,
+  ) {}
+
+  /** /healthz shows the store's state and counts (a Redis outage fails open, not the gateway). */
+  onModuleInit(): void {
+    this.health?.registerDetail('metering', () => this.metering.stats());
+  }
+}

@@ -11,6 +11,8 @@ export const REPO_ROOT = findRepoRoot(__dirname);
 
 export interface SiteGateway {
   url: string;
+  /** The gateway's S3 listener. */
+  s3Url: string;
   port: number;
   rpcUrl: string;
   pid: number;
@@ -50,6 +52,7 @@ export async function startSiteGateway(
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
+    s3Url: `http://127.0.0.1:${s3Port}`,
     port,
     rpcUrl,
     pid: gateway.pid,

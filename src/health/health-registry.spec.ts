@@ -1,0 +1,53 @@
+import { HealthRegistry } from './health-registry';
+
+describe('HealthRegistry', () => {
+  it('is ready only when every probe answers, and names the one that failed', async () => {
+    const sut = new HealthRegistry();
+    sut.register('chain', async () => {});
+    sut.register('track-store', () => Promise.reject(new Error('disk gone')));
+    expect(await sut.report()).toEqual({
+      ok: false,
+      checks: { chain: 'ok', 'track-store': 'disk gone' },
+      details: {},
+    });
+  });
+
+  it('bounds a probe that never answers by the timeout', async () => {
+    const sut = new HealthRegistry();
+    sut.register('chain', () => new Promise(() => {}));
+    const report = await sut.report(20);
+    expect(report.ok).toBe(false);
+    expect(report.checks.chain).toBe('no answer in 20 ms');
+  });
+
+  it('reports details beside the checks without gating readiness on them', async () => {
+    const sut = new HealthRegistry();
+    let failures = 0;
+    sut.register('chain', async () => {});
+    sut.registerDetail('metering', () => ({ backend: 'redis', healthy: false, failures }));
+    failures = 3; // read when /healthz asks, not when registered
+    expect(await sut.report()).toEqual({
+      ok: true,
+      checks: { chain: 'ok' },
+      details: { metering: { backend: 'redis', healthy: false, failures: 3 } },
+    });
+  });
+
+  it('reports a detail that throws as its error, still ready', async () => {
+    const sut = new HealthRegistry();
+    sut.registerDetail('metering', () => {
+      throw new Error('stats broke');
+    });
+    expect(await sut.report()).toEqual({
+      ok: true,
+      checks: {},
+      details: { metering: { error: 'stats broke' } },
+    });
+  });
+
+  it('refuses detail names that would hide the status or the checks', () => {
+    const sut = new HealthRegistry();
+    expect(() => sut.registerDetail('status', () => 1)).toThrow(/reserved/);
+    expect(() => sut.registerDetail('checks', () => 1)).toThrow(/reserved/);
+  });
+});
