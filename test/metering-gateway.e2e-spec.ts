@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { send, xff } from './support/metering-http';
-import { RedisServer, startRedis } from './support/metering-redis';
+import { RedisServer, startRedis, waitUntilCounting } from './support/metering-redis';
 import { SiteGateway, startSiteGateway } from './support/site-gateway';
 import { siteGet, SiteResponse } from './support/site-http';
 import { PublishedSite, publishSite } from './support/site-publish';
@@ -78,16 +78,12 @@ describe('metering on two real gateways sharing one redis-server', () => {
       };
     };
 
-  /** Polls until `gw` counts again (RateLimit headers are back after a Redis outage). */
-  async function waitUntilCounting(gw: SiteGateway): Promise<void> {
-    const deadline = Date.now() + 15_000;
-    while (Date.now() < deadline) {
-      const probe = await byPath(gw, '198.51.100.250');
-      if (probe.headers['ratelimit-remaining'] !== undefined) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`gateway ${gw.pid} did not count again within 15 s:\n${gw.logs()}`);
-  }
+  /** Until `gw` counts again (RateLimit headers are back after a Redis outage). */
+  const untilCounting = (gw: SiteGateway) =>
+    waitUntilCounting(
+      async () => (await byPath(gw, '198.51.100.250')).headers['ratelimit-remaining'],
+      () => `gateway ${gw.pid}\n${gw.logs()}`,
+    );
 
   it('counts site reads by hostname and by path on both gateways against one budget', async () => {
     expect(a.pid).not.toBe(b.pid);
@@ -185,8 +181,8 @@ describe('metering on two real gateways sharing one redis-server', () => {
     }
 
     redis = await startRedis(redis.port); // a fresh, empty Redis on the same address
-    await waitUntilCounting(a);
-    await waitUntilCounting(b);
+    await untilCounting(a);
+    await untilCounting(b);
     const codes: number[] = [];
     for (let i = 0; i < 12; i++) {
       codes.push((i % 2 === 0 ? await byHost(a, client) : await byPath(b, client)).status);

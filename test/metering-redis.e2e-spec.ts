@@ -3,7 +3,7 @@ import { freePort } from './support/free-port';
 import { startMeteringTestApp } from './support/metering-app';
 import { send, xff } from './support/metering-http';
 import { MeteringProcess, startMeteringProcess } from './support/metering-process';
-import { RedisServer, startRedis } from './support/metering-redis';
+import { RedisServer, startRedis, waitUntilCounting } from './support/metering-redis';
 
 // The e2e project's testTimeout in jest.config.js is not applied (Jest reads it globally only).
 jest.setTimeout(120_000);
@@ -19,15 +19,15 @@ async function statsOf(gateway: MeteringProcess): Promise<Stats> {
   return JSON.parse((await send(`${gateway.url}/metering/stats`)).text) as Stats;
 }
 
-/** Polls until `gateway` sends RateLimit headers again, i.e. its store counts. */
-async function waitUntilCounting(gateway: MeteringProcess): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline) {
-    const res = await send(`${gateway.url}/site/t/probe`, { headers: xff('198.51.100.99') });
-    if (res.headers.get('ratelimit-remaining') !== null) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`gateway ${gateway.pid} did not count again within 15 s:\n${gateway.logs()}`);
+/** Until `gateway` sends RateLimit headers again, i.e. its store counts. */
+async function untilCounting(gateway: MeteringProcess): Promise<void> {
+  await waitUntilCounting(
+    async () =>
+      (await send(`${gateway.url}/site/t/probe`, { headers: xff('198.51.100.99') })).headers.get(
+        'ratelimit-remaining',
+      ),
+    () => `gateway ${gateway.pid}\n${gateway.logs()}`,
+  );
 }
 
 /**
@@ -111,7 +111,7 @@ describe('metering shared through Redis by two gateway processes, exact mode', (
     } finally {
       process.kill(redis.pid, 'SIGCONT');
     }
-    await waitUntilCounting(a);
+    await untilCounting(a);
   });
 
   it('keeps serving while Redis is down, counts the failures, and counts again once it is back', async () => {
@@ -139,7 +139,7 @@ describe('metering shared through Redis by two gateway processes, exact mode', (
 
     redis = await startRedis(redis.port); // empty: no persistence
     for (const gw of [a, b]) {
-      await waitUntilCounting(gw);
+      await untilCounting(gw);
       expect((await statsOf(gw)).healthy).toBe(true);
     }
     const codes: number[] = [];
@@ -206,8 +206,8 @@ describe('metering shared through Redis with local pre-aggregation (the default)
     for (let i = 0; i < 30; i++) during.push(await site(i % 2 === 0 ? a : b, '198.51.100.22'));
     expect(new Set(during)).toEqual(new Set([200]));
     redis = await startRedis(redis.port);
-    await waitUntilCounting(a);
-    await waitUntilCounting(b);
+    await untilCounting(a);
+    await untilCounting(b);
   });
 });
 
@@ -247,12 +247,10 @@ describe('the Redis connection of the metering store', () => {
       expect(unmetered.status).toBe(200);
       expect(unmetered.headers.get('ratelimit-limit')).toBeNull();
       redis = await startRedis(port);
-      const deadline = Date.now() + 15_000;
-      let remaining: string | null = null;
-      while (remaining === null && Date.now() < deadline) {
-        remaining = (await send(`${app.url}/site/t/a`)).headers.get('ratelimit-remaining');
-        if (remaining === null) await new Promise((r) => setTimeout(r, 100));
-      }
+      const remaining = await waitUntilCounting(
+        async () => (await send(`${app.url}/site/t/a`)).headers.get('ratelimit-remaining'),
+        () => 'the metering test app',
+      );
       expect(remaining).toBe('1199');
     } finally {
       await app.close();

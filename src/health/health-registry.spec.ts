@@ -5,7 +5,7 @@ describe('HealthRegistry', () => {
     const sut = new HealthRegistry();
     sut.register('chain', async () => {});
     sut.register('track-store', () => Promise.reject(new Error('disk gone')));
-    expect(await sut.report()).toEqual({
+    expect(await sut.check()).toEqual({
       ok: false,
       checks: { chain: 'ok', 'track-store': 'disk gone' },
       details: {},
@@ -15,7 +15,7 @@ describe('HealthRegistry', () => {
   it('bounds a probe that never answers by the timeout', async () => {
     const sut = new HealthRegistry();
     sut.register('chain', () => new Promise(() => {}));
-    const report = await sut.report(20);
+    const report = await sut.check(20);
     expect(report.ok).toBe(false);
     expect(report.checks.chain).toBe('no answer in 20 ms');
   });
@@ -26,7 +26,7 @@ describe('HealthRegistry', () => {
     sut.register('chain', async () => {});
     sut.registerDetail('metering', () => ({ backend: 'redis', healthy: false, failures }));
     failures = 3; // read when /healthz asks, not when registered
-    expect(await sut.report()).toEqual({
+    expect(await sut.check()).toEqual({
       ok: true,
       checks: { chain: 'ok' },
       details: { metering: { backend: 'redis', healthy: false, failures: 3 } },
@@ -38,7 +38,7 @@ describe('HealthRegistry', () => {
     sut.registerDetail('metering', () => {
       throw new Error('stats broke');
     });
-    expect(await sut.report()).toEqual({
+    expect(await sut.check()).toEqual({
       ok: true,
       checks: {},
       details: { metering: { error: 'stats broke' } },

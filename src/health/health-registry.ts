@@ -32,20 +32,7 @@ export class HealthRegistry {
   }
 
   /** The probes' results (each bounded by `timeoutMs`) and every detail's snapshot. */
-  async report(timeoutMs = 2000): Promise<HealthReport> {
-    const { ok, checks } = await this.check(timeoutMs);
-    const details: Record<string, unknown> = {};
-    for (const [name, detail] of this.details) {
-      try {
-        details[name] = detail();
-      } catch (err) {
-        details[name] = { error: (err as Error).message || 'failed' };
-      }
-    }
-    return { ok, checks, details };
-  }
-
-  async check(timeoutMs = 2000): Promise<{ ok: boolean; checks: Record<string, string> }> {
+  async check(timeoutMs = 2000): Promise<HealthReport> {
     const checks: Record<string, string> = {};
     await Promise.all(
       [...this.probes].map(async ([name, probe]) => {
@@ -53,12 +40,24 @@ export class HealthRegistry {
           await withTimeout(probe(), timeoutMs);
           checks[name] = 'ok';
         } catch (err) {
-          checks[name] = (err as Error).message || 'failed';
+          checks[name] = failureText(err);
         }
       }),
     );
-    return { ok: Object.values(checks).every((v) => v === 'ok'), checks };
+    const details: Record<string, unknown> = {};
+    for (const [name, detail] of this.details) {
+      try {
+        details[name] = detail();
+      } catch (err) {
+        details[name] = { error: failureText(err) };
+      }
+    }
+    return { ok: Object.values(checks).every((v) => v === 'ok'), checks, details };
   }
+}
+
+function failureText(err: unknown): string {
+  return (err instanceof Error && err.message) || 'failed';
 }
 
 async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

@@ -12,7 +12,7 @@ export class HealthController {
    */
   @Get('healthz')
   async health(@Res() reply: FastifyReply): Promise<void> {
-    const result = await this.registry.report();
+    const result = await this.registry.check();
     await reply
       .code(result.ok ? 200 : 503)
       .header('cache-control', 'no-store')

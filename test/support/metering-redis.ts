@@ -59,3 +59,21 @@ function ping(port: number): Promise<boolean> {
     socket.on('error', () => resolve(false));
   });
 }
+
+/**
+ * Polls `remaining` (one metered request's RateLimit-Remaining: absent while the store fails
+ * open) until a gateway counts again, e.g. after Redis came back; resolves with the value seen.
+ * After 15 s it throws with `context()` (say which gateway, with its logs).
+ */
+export async function waitUntilCounting(
+  remaining: () => Promise<string | string[] | null | undefined>,
+  context: () => string,
+): Promise<string> {
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    const value = await remaining();
+    if (typeof value === 'string') return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`did not count again within 15 s: ${context()}`);
+}
