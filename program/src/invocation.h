@@ -1,0 +1,80 @@
+/*
+ * One execution of the tape program: the instruction's accounts with the checks every
+ * instruction shares (flags, addresses, owners, tags, PDA derivations), the clock and rent.
+ *
+ * PDA checks of accounts that exist: an account this program owns with a record that decodes
+ * was created by this program at the PDA its record derives (the program writes records only
+ * into accounts whose address it derived itself), so such an account proves its address
+ * without a derivation. Every other case derives the address with the runtime's syscall.
+ */
+#pragma once
+
+#include "input.h"
+#include "records.h"
+
+extern const SolPubkey SYSTEM_PROGRAM_ID;
+extern const SolPubkey TOKEN_PROGRAM_ID;
+extern const SolPubkey ASSOCIATED_TOKEN_PROGRAM_ID;
+
+typedef struct {
+  Input *in;
+  const SolPubkey *program_id;
+  bool have_clock;
+  SolClock clock;
+  bool have_rent;
+  SolRent rent;
+} Call;
+
+/* Seeds of one PDA, with room for the bump. */
+#define MAX_SEEDS 4
+typedef struct {
+  SolSignerSeed seed[MAX_SEEDS];
+  int count;
+  uint8_t bump;
+} Seeds;
+
+void seeds_init(Seeds *s);
+void seeds_add(Seeds *s, const uint8_t *addr, uint64_t len);
+
+Account *call_at(Call *c, uint64_t index);
+bool call_owns(Call *c, const Account *a);
+bool account_is_vacant(const Account *a);
+int64_t call_now(Call *c);
+uint64_t call_minimum_balance(Call *c, uint64_t data_len);
+uint64_t call_epoch(Call *c, const ConfigRecord *config);
+
+uint64_t call_signer(Call *c, uint64_t index, const char *role, Account **out);
+uint64_t call_writable(Call *c, uint64_t index, const char *role, Account **out);
+/* A payer or receiver: signs and is writable. */
+uint64_t call_wallet(Call *c, uint64_t index, const char *role, Account **out);
+uint64_t call_expect_address(Call *c, uint64_t index, const SolPubkey *expected, const char *role);
+/*
+ * Checks that `a` is the PDA of `seeds` (the bump goes into `seeds`); `proven` says the
+ * account's record already proves it (see above).
+ */
+uint64_t call_expect_pda(Call *c, const Account *a, Seeds *seeds, bool proven, const char *role);
+
+uint64_t call_config(Call *c, uint64_t index, ConfigRecord *out);
+uint64_t call_tape(Call *c, uint64_t index, Account **account, TapeRecord *out);
+typedef struct {
+  Account *account;
+  TrackRecord record;
+} LoadedTrack;
+
+/* A track account of `tape` (NULL: any tape). */
+uint64_t call_track(Call *c, uint64_t index, const uint8_t *tape, const char *role,
+                    LoadedTrack *loaded);
+uint64_t call_name(Call *c, uint64_t index, const uint8_t *tape, Account **account, NameRecord *out);
+
+/* Whether an account this program owns holds a record of the given kind (no failure logged). */
+bool owned_tape(Call *c, const Account *a, TapeRecord *out);
+bool owned_track(Call *c, const Account *a, TrackRecord *out);
+bool owned_name(Call *c, const Account *a, NameRecord *out);
+
+/* The tape's authority, or its delegate when it has one. */
+uint64_t expect_tape_signer(const TapeRecord *tape, const Account *signer);
+uint64_t expect_active(const TapeRecord *tape, uint64_t current_epoch);
+/* a + b for a stored counter, refused past `max`. */
+uint64_t checked_add(uint64_t a, uint64_t b, uint64_t max, const char *what, uint64_t *out);
+/* a - b for a stored counter; below zero the account is inconsistent. */
+uint64_t checked_sub(uint64_t a, uint64_t b, const char *what, uint64_t *out);

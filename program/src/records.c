@@ -1,0 +1,206 @@
+#include "records.h"
+
+#include "bytes.h"
+
+static const uint8_t ZERO_KEY[SOL_PUBKEY_BYTES] = {0};
+
+static const char *const IX_NAMES[IX_COUNT] = {
+    "InitConfig", "CreateTape", "ExtendTape", "ResizeTape",   "SetDelegate",
+    "WriteTrack", "SetName",    "CertifyTrack", "RemoveName", "ReleaseTrack",
+};
+
+const char *ix_name(uint64_t tag) { return IX_NAMES[tag]; }
+
+static void expect_tag(Reader *r, uint64_t tag) {
+  uint64_t found = rd_u8(r);
+  if (reader_ok(r) && found != tag) reader_fault(r, FAULT_NOT_A, tag);
+}
+
+void decode_config(Reader *r, const uint8_t *data, uint64_t len, ConfigRecord *out) {
+  reader_init(r, data, len);
+  expect_tag(r, TAG_CONFIG);
+  uint64_t version = rd_u8(r);
+  if (reader_ok(r) && version != 1) reader_fault(r, FAULT_CONFIG_VERSION, 0);
+  out->epoch_duration_secs = rd_u64n(r);
+  out->genesis_time = rd_i64n(r);
+  out->price_per_mib_epoch = rd_u64(r);
+  out->mint = rd_bytes(r, SOL_PUBKEY_BYTES);
+  out->treasury = rd_bytes(r, SOL_PUBKEY_BYTES);
+  out->storage_authority = rd_bytes(r, SOL_PUBKEY_BYTES);
+  out->admin = rd_bytes(r, SOL_PUBKEY_BYTES);
+  rd_end(r);
+}
+
+void decode_tape(Reader *r, const uint8_t *data, uint64_t len, TapeRecord *out) {
+  reader_init(r, data, len);
+  expect_tag(r, TAG_TAPE);
+  out->authority = rd_bytes(r, SOL_PUBKEY_BYTES);
+  out->has_delegate = rd_u8(r) != 0;
+  out->delegate = rd_bytes(r, SOL_PUBKEY_BYTES);
+  out->capacity = rd_u64n(r);
+  out->used = rd_u64n(r);
+  out->active_epoch = rd_u64n(r);
+  out->expiry_epoch = rd_u64n(r);
+  out->created_at = rd_i64n(r);
+  out->name_count = rd_u32(r);
+  out->track_count = rd_u32(r);
+  rd_end(r);
+}
+
+void decode_track(Reader *r, const uint8_t *data, uint64_t len, TrackRecord *out) {
+  reader_init(r, data, len);
+  expect_tag(r, TAG_TRACK);
+  out->tape = rd_bytes(r, SOL_PUBKEY_BYTES);
+  out->commitment = rd_bytes(r, 32);
+  out->size = rd_u64n(r);
+  out->kind = rd_track_kind(r);
+  out->certified = rd_u8(r) == 1;
+  out->refs = rd_u32(r);
+  out->created_at = rd_i64n(r);
+  out->content_type = rd_str(r, 1, &out->content_type_len);
+  rd_end(r);
+}
+
+void decode_name(Reader *r, const uint8_t *data, uint64_t len, NameRecord *out) {
+  reader_init(r, data, len);
+  expect_tag(r, TAG_NAME);
+  out->tape = rd_bytes(r, SOL_PUBKEY_BYTES);
+  out->track = rd_bytes(r, SOL_PUBKEY_BYTES);
+  out->commitment = rd_bytes(r, 32);
+  out->size = rd_u64n(r);
+  out->kind = rd_track_kind(r);
+  out->updated_at = rd_i64n(r);
+  out->content_type = rd_str(r, 1, &out->content_type_len);
+  out->name = rd_str(r, 2, &out->name_len);
+  rd_end(r);
+}
+
+/* A writer over an account's data; fields go in the documented order. */
+typedef struct {
+  uint8_t *p;
+  uint64_t off;
+} Writer;
+
+static void w_u8(Writer *w, uint64_t v) { w->p[w->off++] = (uint8_t)v; }
+static void w_u16(Writer *w, uint64_t v) {
+  put_u16(w->p + w->off, v);
+  w->off += 2;
+}
+static void w_u32(Writer *w, uint64_t v) {
+  put_u32(w->p + w->off, v);
+  w->off += 4;
+}
+static void w_u64(Writer *w, uint64_t v) {
+  put_u64(w->p + w->off, v);
+  w->off += 8;
+}
+/* Copies byte by byte: a record may be rewritten from fields that already sit in place. */
+static void w_bytes(Writer *w, const uint8_t *s, uint64_t n) {
+  uint8_t *dst = w->p + w->off;
+  if (dst != s) {
+    for (uint64_t i = 0; i < n; i++) dst[i] = s[i];
+  }
+  w->off += n;
+}
+
+void encode_config(uint8_t *out, const ConfigRecord *c) {
+  Writer w = {out, 0};
+  w_u8(&w, TAG_CONFIG);
+  w_u8(&w, 1);
+  w_u64(&w, c->epoch_duration_secs);
+  w_u64(&w, (uint64_t)c->genesis_time);
+  w_u64(&w, c->price_per_mib_epoch);
+  w_bytes(&w, c->mint, SOL_PUBKEY_BYTES);
+  w_bytes(&w, c->treasury, SOL_PUBKEY_BYTES);
+  w_bytes(&w, c->storage_authority, SOL_PUBKEY_BYTES);
+  w_bytes(&w, c->admin, SOL_PUBKEY_BYTES);
+}
+
+void encode_tape(uint8_t *out, const TapeRecord *t) {
+  Writer w = {out, 0};
+  w_u8(&w, TAG_TAPE);
+  w_bytes(&w, t->authority, SOL_PUBKEY_BYTES);
+  w_u8(&w, t->has_delegate ? 1 : 0);
+  w_bytes(&w, t->has_delegate ? t->delegate : ZERO_KEY, SOL_PUBKEY_BYTES);
+  w_u64(&w, t->capacity);
+  w_u64(&w, t->used);
+  w_u64(&w, t->active_epoch);
+  w_u64(&w, t->expiry_epoch);
+  w_u64(&w, (uint64_t)t->created_at);
+  w_u32(&w, t->name_count);
+  w_u32(&w, t->track_count);
+}
+
+void encode_track_fixed(uint8_t *out, const TrackRecord *t) {
+  Writer w = {out, 0};
+  w_u8(&w, TAG_TRACK);
+  w_bytes(&w, t->tape, SOL_PUBKEY_BYTES);
+  w_bytes(&w, t->commitment, 32);
+  w_u64(&w, t->size);
+  w_u8(&w, t->kind);
+  w_u8(&w, t->certified ? 1 : 0);
+  w_u32(&w, t->refs);
+  w_u64(&w, (uint64_t)t->created_at);
+}
+
+uint64_t encode_name(uint8_t *out, const NameRecord *n) {
+  Writer w = {out, 0};
+  w_u8(&w, TAG_NAME);
+  w_bytes(&w, n->tape, SOL_PUBKEY_BYTES);
+  w_bytes(&w, n->track, SOL_PUBKEY_BYTES);
+  w_bytes(&w, n->commitment, 32);
+  w_u64(&w, n->size);
+  w_u8(&w, n->kind);
+  w_u64(&w, (uint64_t)n->updated_at);
+  w_u8(&w, n->content_type_len);
+  w_bytes(&w, n->content_type, n->content_type_len);
+  w_u16(&w, n->name_len);
+  w_bytes(&w, n->name, n->name_len);
+  return w.off;
+}
+
+void decode_ix(Reader *r, const uint8_t *data, uint64_t len, IxData *out) {
+  reader_init(r, data, len);
+  out->tag = rd_u8(r);
+  if (!reader_ok(r)) return;
+  switch (out->tag) {
+    case IX_INIT_CONFIG:
+      out->epoch_duration_secs = rd_u64n(r);
+      out->genesis_time = rd_i64n(r);
+      out->price_per_mib_epoch = rd_u64(r);
+      out->storage_authority = rd_bytes(r, SOL_PUBKEY_BYTES);
+      break;
+    case IX_CREATE_TAPE:
+      out->capacity = rd_u64n(r);
+      out->epochs = rd_u64n(r);
+      break;
+    case IX_EXTEND_TAPE:
+      out->epochs = rd_u64n(r);
+      break;
+    case IX_RESIZE_TAPE:
+      out->add_bytes = rd_u64n(r);
+      break;
+    case IX_SET_DELEGATE:
+      out->has_delegate = rd_u8(r) != 0;
+      out->delegate = rd_bytes(r, SOL_PUBKEY_BYTES);
+      break;
+    case IX_WRITE_TRACK:
+      out->commitment = rd_bytes(r, 32);
+      out->size = rd_u64n(r);
+      out->kind = rd_track_kind(r);
+      out->content_type = rd_str(r, 1, &out->content_type_len);
+      break;
+    case IX_SET_NAME:
+      out->name = rd_str(r, 2, &out->name_len);
+      out->content_type = rd_str(r, 1, &out->content_type_len);
+      break;
+    case IX_CERTIFY_TRACK:
+    case IX_REMOVE_NAME:
+    case IX_RELEASE_TRACK:
+      break;
+    default:
+      reader_fault(r, FAULT_UNKNOWN_TAG, out->tag);
+      return;
+  }
+  rd_end(r);
+}
