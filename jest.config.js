@@ -17,5 +17,12 @@ module.exports = {
       testEnvironment: 'node',
       setupFilesAfterEnv: ['<rootDir>/test/support/jest-e2e-setup.ts'],
     },
+    {
+      displayName: 'program',
+      rootDir: '.',
+      testMatch: ['<rootDir>/program/test/**/*.spec.ts'],
+      transform: { '^.+\\.ts$': tsJest },
+      testEnvironment: 'node',
+    },
   ],
 };

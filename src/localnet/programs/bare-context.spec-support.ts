@@ -2,15 +2,15 @@ import { PublicKey, TransactionInstruction } from '@solana/web3.js';
 import { DEFAULT_TAPE_PROGRAM_ID } from '../../chain/program-ids';
 import { AccountView, CpiAccount, InvokeContext } from '../runtime/native-program';
 import { rentExempt } from './test-ledger.spec-support';
-import { TapeWorld } from './tape-world.spec-support';
+import { NativeHost } from '../../../program/test/native-host';
 
 /**
  * A context with no runtime bookkeeping, to time the program alone: accounts as the ledger
  * holds them (each instruction on its own copy), System CreateAccount applied directly.
  */
-export function bareContext(world: TapeWorld, ix: TransactionInstruction): InvokeContext {
+export function bareContext(host: NativeHost, ix: TransactionInstruction): InvokeContext {
   const accounts: AccountView[] = ix.keys.map((k) => {
-    const stored = world.ledger.get(k.pubkey);
+    const stored = host.ledger.get(k.pubkey);
     return {
       pubkey: k.pubkey,
       isSigner: k.isSigner,
@@ -33,7 +33,7 @@ export function bareContext(world: TapeWorld, ix: TransactionInstruction): Invok
     programId: DEFAULT_TAPE_PROGRAM_ID,
     accounts,
     data: ix.data,
-    clock: { ...world.ledger.clock },
+    clock: { ...host.ledger.clock },
     minimumBalance: rentExempt,
     log: () => undefined,
     invoke: createAccount,

@@ -1,7 +1,8 @@
 import { DEFAULT_TAPE_PROGRAM_ID } from '../../chain/program-ids';
 import * as ed25519Point from './ed25519-point';
 import { bareContext } from './bare-context.spec-support';
-import { TapeWorld } from './tape-world.spec-support';
+import { NativeHost } from '../../../program/test/native-host';
+import { TapeWorld } from '../../../program/test/tape-world';
 
 /**
  * The local network must confirm >= 2,000 SetName instructions a second on a 2-core machine,
@@ -9,7 +10,7 @@ import { TapeWorld } from './tape-world.spec-support';
  */
 describe('TapeProgram: SetName throughput', () => {
   const setup = (count: number) => {
-    const world = TapeWorld.create();
+    const world = TapeWorld.create(new NativeHost());
     const owner = world.newTape(10_000_000, 10);
     const track = world.certifiedTrack(owner, 'shared body');
     const ixs = Array.from({ length: count }, (_, i) =>
@@ -33,9 +34,9 @@ describe('TapeProgram: SetName throughput', () => {
 
   it('runs 2,000 SetName instructions creating names in well under a second', () => {
     const { world, ixs } = setup(2_000);
-    const contexts = ixs.map((ix) => bareContext(world, ix));
+    const contexts = ixs.map((ix) => bareContext(world.host, ix));
     const started = process.hrtime.bigint();
-    for (const ctx of contexts) world.program.process(ctx);
+    for (const ctx of contexts) world.host.program.process(ctx);
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     expect(contexts.every((c) => c.accounts[3].owner.equals(DEFAULT_TAPE_PROGRAM_ID))).toBe(true);
     expect(ms).toBeLessThan(1_000);

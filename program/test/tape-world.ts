@@ -8,22 +8,20 @@ import {
   TapeRecord,
   TrackKind,
   TrackRecord,
-} from '../../chain/account-layouts';
-import { associatedTokenAddress, TapePdas } from '../../chain/pdas';
-import { TapeErrorCode } from '../../chain/program-errors';
-import { DEFAULT_TAPE_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../chain/program-ids';
+} from '../../src/chain/account-layouts';
+import { associatedTokenAddress, TapePdas } from '../../src/chain/pdas';
+import { TapeErrorCode } from '../../src/chain/program-errors';
+import { DEFAULT_TAPE_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/program-ids';
 import {
   decodeTokenAccount,
   encodeMint,
   encodeTokenAccount,
   MINT_SIZE,
   TOKEN_ACCOUNT_SIZE,
-} from '../../chain/spl-token-layouts';
-import { TapeInstructions } from '../../chain/tape-instructions';
-import { InstructionErrorKind } from '../runtime/native-program';
-import { TapeProgram } from './tape-program';
-import { Outcome, rentExempt, TestLedger } from './test-ledger.spec-support';
-import { TestSystemProgram, TestTokenProgram } from './test-natives.spec-support';
+} from '../../src/chain/spl-token-layouts';
+import { TapeInstructions } from '../../src/chain/tape-instructions';
+import { rentExempt } from '../../src/localnet/programs/test-ledger.spec-support';
+import { HostAccount, HostOutcome, InstructionErrorKind, ProgramHost } from './program-host';
 
 export const SOL = 1_000_000_000;
 export const GENESIS = 1_700_000_000;
@@ -38,21 +36,32 @@ export function commitmentOf(text: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
 
-/** A local network in a test: config initialized, a mint and a treasury, helpers for the flows. */
-export class TapeWorld {
-  readonly program = new TapeProgram(DEFAULT_TAPE_PROGRAM_ID);
-  readonly ledger = new TestLedger([this.program, new TestSystemProgram(), new TestTokenProgram()]);
+interface TapeOwner {
+  payer: PublicKey;
+  authority: PublicKey;
+  tape: PublicKey;
+}
+
+/**
+ * A network in a test, on any host: config initialized, a mint and a treasury, helpers for
+ * the flows. Every helper goes through the host, so a spec runs unchanged on both.
+ */
+export class TapeWorld<H extends ProgramHost = ProgramHost> {
   readonly ix = new TapeInstructions(DEFAULT_TAPE_PROGRAM_ID);
   readonly pdas = new TapePdas(DEFAULT_TAPE_PROGRAM_ID);
   readonly admin = Keypair.generate().publicKey;
   readonly storageAuthority = Keypair.generate().publicKey;
   readonly mint = Keypair.generate().publicKey;
   readonly treasury = Keypair.generate().publicKey;
+  lastLogs: string[] = [];
 
-  constructor(readonly price = PRICE) {
-    this.ledger.clock.unixTimestamp = GENESIS;
-    this.ledger.set(this.admin, { lamports: 10 * SOL });
-    this.ledger.set(this.mint, {
+  constructor(
+    readonly host: H,
+    readonly price = PRICE,
+  ) {
+    host.setUnixTimestamp(GENESIS);
+    host.setAccount(this.admin, { lamports: 10 * SOL });
+    host.setAccount(this.mint, {
       lamports: rentExempt(MINT_SIZE),
       owner: TOKEN_PROGRAM_ID,
       data: encodeMint({
@@ -67,8 +76,8 @@ export class TapeWorld {
   }
 
   /** Runs InitConfig at genesis, as the local network does. */
-  static create(price = PRICE): TapeWorld {
-    const world = new TapeWorld(price);
+  static create<H extends ProgramHost>(host: H, price = PRICE): TapeWorld<H> {
+    const world = new TapeWorld(host, price);
     world.expectOk(world.initConfigIx());
     return world;
   }
@@ -86,40 +95,54 @@ export class TapeWorld {
     });
   }
 
-  run(ix: TransactionInstruction): Outcome {
-    return this.ledger.execute(ix);
+  run(ix: TransactionInstruction): HostOutcome {
+    const outcome = this.host.execute(ix);
+    this.lastLogs = outcome.logs;
+    return outcome;
   }
 
-  expectOk(ix: TransactionInstruction): Outcome {
+  expectOk(ix: TransactionInstruction): HostOutcome {
     const outcome = this.run(ix);
     if (outcome.error !== null) {
       throw new Error(
-        `expected success, got ${JSON.stringify(outcome.error)}\n${outcome.logs.join('\n')}`,
+        `expected success on ${this.host.name}, got ${JSON.stringify(outcome.error)}\n` +
+          outcome.logs.join('\n'),
       );
     }
     return outcome;
   }
 
   /**
-   * The error kind of a failed instruction. Also proves the program checked everything before
-   * its first effect (docs/program.md) and that the failure left the ledger untouched.
+   * The error kind of a failed instruction. Also proves the failure left every account as it
+   * was and, on the native runtime, that the program checked everything before its first
+   * effect (docs/program.md).
    */
   failure(ix: TransactionInstruction): InstructionErrorKind | null {
     const before = this.dump();
     const outcome = this.run(ix);
+    if (outcome.error === null) return null;
     if (outcome.effectsBeforeFailure)
       throw new Error(`effects before failure:\n${outcome.logs.join('\n')}`);
-    if (this.dump() !== before) throw new Error('a failed instruction changed the ledger');
-    this.lastLogs = outcome.logs;
+    if (this.dump() !== before) throw new Error(`a failed instruction changed ${this.host.name}`);
     return outcome.error;
   }
 
-  lastLogs: string[] = [];
+  account(address: PublicKey): HostAccount | undefined {
+    return this.host.getAccount(address);
+  }
+
+  setAccount(address: PublicKey, account: Partial<HostAccount>): void {
+    this.host.setAccount(address, account);
+  }
+
+  removeAccount(address: PublicKey): void {
+    this.host.setAccount(address, { lamports: 0 });
+  }
 
   /** A funded wallet; with `tokens`, also its storage-token ATA. */
   wallet(lamports = 10 * SOL, tokens = 0n): PublicKey {
     const key = Keypair.generate().publicKey;
-    this.ledger.set(key, { lamports });
+    this.setAccount(key, { lamports });
     if (tokens > 0n) this.setTokenAccount(this.ata(key), key, tokens);
     return key;
   }
@@ -129,7 +152,7 @@ export class TapeWorld {
   }
 
   setTokenAccount(address: PublicKey, owner: PublicKey, amount: bigint, mint = this.mint): void {
-    this.ledger.set(address, {
+    this.setAccount(address, {
       lamports: rentExempt(TOKEN_ACCOUNT_SIZE),
       owner: TOKEN_PROGRAM_ID,
       data: encodeTokenAccount({
@@ -146,36 +169,44 @@ export class TapeWorld {
   }
 
   tokens(address: PublicKey): bigint {
-    const account = this.ledger.get(address);
+    const account = this.account(address);
     return account ? decodeTokenAccount(account.data).amount : 0n;
   }
 
   lamports(address: PublicKey): number {
-    return this.ledger.lamports(address);
+    return this.account(address)?.lamports ?? 0;
   }
 
   exists(address: PublicKey): boolean {
-    return this.ledger.get(address) !== undefined;
+    return this.account(address) !== undefined;
+  }
+
+  get now(): number {
+    return this.host.unixTimestamp;
+  }
+
+  setNow(unixTimestamp: number): void {
+    this.host.setUnixTimestamp(unixTimestamp);
   }
 
   setEpoch(epoch: number): void {
-    this.ledger.clock.unixTimestamp = GENESIS + epoch * EPOCH_SECS;
+    this.setNow(GENESIS + epoch * EPOCH_SECS);
   }
 
   tapeOf(authority: PublicKey): TapeRecord {
-    return decodeTape(this.ledger.get(this.pdas.tape(authority))!.data);
+    return decodeTape(this.account(this.pdas.tape(authority))!.data);
   }
 
   track(tape: PublicKey, commitment: Buffer): TrackRecord {
-    return decodeTrack(this.ledger.get(this.pdas.track(tape, commitment))!.data);
+    return decodeTrack(this.account(this.pdas.track(tape, commitment))!.data);
   }
 
   nameRecord(tape: PublicKey, name: string): NameRecord {
-    return decodeName(this.ledger.get(this.pdas.name(tape, name))!.data);
+    return decodeName(this.account(this.pdas.name(tape, name))!.data);
   }
 
   /** A tape with `capacity` bytes for `epochs` epochs; its payer and authority sign. */
-  newTape(capacity = 4 * 1024 * 1024, epochs = 10) {
+  newTape(capacity = 4 * 1024 * 1024, epochs = 10): TapeOwner {
     const payer = this.wallet(10 * SOL, 10n ** 18n);
     const authority = Keypair.generate().publicKey;
     const ix = this.ix.createTape({
@@ -191,7 +222,7 @@ export class TapeWorld {
   }
 
   writeTrackIx(
-    t: { payer: PublicKey; authority: PublicKey; tape: PublicKey },
+    t: TapeOwner,
     body: string,
     over: { signer?: PublicKey; size?: number; contentType?: string } = {},
   ) {
@@ -207,11 +238,7 @@ export class TapeWorld {
   }
 
   /** A written and certified track; returns its address. */
-  certifiedTrack(
-    t: { payer: PublicKey; authority: PublicKey; tape: PublicKey },
-    body: string,
-    size?: number,
-  ): PublicKey {
+  certifiedTrack(t: TapeOwner, body: string, size?: number): PublicKey {
     this.expectOk(this.writeTrackIx(t, body, { size }));
     const track = this.pdas.track(t.tape, commitmentOf(body));
     this.expectOk(this.ix.certifyTrack({ storageAuthority: this.storageAuthority, track }));
@@ -219,7 +246,7 @@ export class TapeWorld {
   }
 
   setNameIx(
-    t: { payer: PublicKey; authority: PublicKey; tape: PublicKey },
+    t: TapeOwner,
     name: string,
     track: PublicKey,
     over: { previousTrack?: PublicKey; contentType?: string; signer?: PublicKey } = {},
@@ -235,10 +262,16 @@ export class TapeWorld {
     });
   }
 
-  /** The whole ledger as text, to prove a failed instruction left no trace. */
+  /** Every account the host knows, as text, to prove a failed instruction left no trace. */
   dump(): string {
-    return [...this.ledger.accounts.entries()]
-      .map(([k, a]) => `${k}:${a.lamports}:${a.owner.toBase58()}:${a.data.toString('hex')}`)
+    return this.host
+      .knownAccounts()
+      .map((key) => [key, this.account(key)] as const)
+      .filter(([, a]) => a !== undefined)
+      .map(
+        ([k, a]) =>
+          `${k.toBase58()}:${a!.lamports}:${a!.owner.toBase58()}:${a!.data.toString('hex')}`,
+      )
       .sort()
       .join('\n');
   }

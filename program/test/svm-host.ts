@@ -1,0 +1,276 @@
+import { address, getTransactionDecoder } from '@solana/kit';
+import { Keypair, PublicKey, Transaction, TransactionInstruction } from '@solana/web3.js';
+import { FailedTransactionMetadata, LiteSVM, TransactionMetadata } from 'litesvm';
+import {
+  Account,
+  InstructionErrorCustom,
+  TransactionErrorInstructionError,
+  TransactionErrorInsufficientFundsForRent,
+} from 'litesvm/dist/internal';
+import type { LiteSvm } from 'litesvm/dist/internal';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEFAULT_TAPE_PROGRAM_ID, SYSTEM_PROGRAM_ID } from '../../src/chain/program-ids';
+import { rentExempt } from '../../src/localnet/programs/test-ledger.spec-support';
+import {
+  HostAccount,
+  HostOutcome,
+  InstructionErrorKind,
+  PROGRAM_ADDRESSES,
+  ProgramHost,
+  START_UNIX_TIMESTAMP,
+} from './program-host';
+import { ownLogs } from './program-logs';
+
+export const TAPE_ELF_PATH = join(__dirname, '..', 'tape.so');
+
+const FEE_PAYER_LAMPORTS = 1_000_000_000_000_000n;
+const transactionDecoder = getTransactionDecoder();
+
+/** Solana's `InstructionError` variants without fields, in litesvm's numbering. */
+const INSTRUCTION_ERRORS = [
+  'GenericError',
+  'InvalidArgument',
+  'InvalidInstructionData',
+  'InvalidAccountData',
+  'AccountDataTooSmall',
+  'InsufficientFunds',
+  'IncorrectProgramId',
+  'MissingRequiredSignature',
+  'AccountAlreadyInitialized',
+  'UninitializedAccount',
+  'UnbalancedInstruction',
+  'ModifiedProgramId',
+  'ExternalAccountLamportSpend',
+  'ExternalAccountDataModified',
+  'ReadonlyLamportChange',
+  'ReadonlyDataModified',
+  'DuplicateAccountIndex',
+  'ExecutableModified',
+  'RentEpochModified',
+  'NotEnoughAccountKeys',
+  'AccountDataSizeChanged',
+  'AccountNotExecutable',
+  'AccountBorrowFailed',
+  'AccountBorrowOutstanding',
+  'DuplicateAccountOutOfSync',
+  'InvalidError',
+  'ExecutableDataModified',
+  'ExecutableLamportChange',
+  'ExecutableAccountNotRentExempt',
+  'UnsupportedProgramId',
+  'CallDepth',
+  'MissingAccount',
+  'ReentrancyNotAllowed',
+  'MaxSeedLengthExceeded',
+  'InvalidSeeds',
+  'InvalidRealloc',
+  'ComputationalBudgetExceeded',
+  'PrivilegeEscalation',
+  'ProgramEnvironmentSetupFailure',
+  'ProgramFailedToComplete',
+  'ProgramFailedToCompile',
+  'Immutable',
+  'IncorrectAuthority',
+  'AccountNotRentExempt',
+  'InvalidAccountOwner',
+  'ArithmeticOverflow',
+  'UnsupportedSysvar',
+  'IllegalOwner',
+  'MaxAccountsDataAllocationsExceeded',
+  'MaxAccountsExceeded',
+  'MaxInstructionTraceLengthExceeded',
+  'BuiltinProgramsMustConsumeComputeUnits',
+  'BorshIoError',
+];
+
+/** Solana's `TransactionError` variants without fields (failures before any program runs). */
+const TRANSACTION_ERRORS = [
+  'AccountInUse',
+  'AccountLoadedTwice',
+  'AccountNotFound',
+  'ProgramAccountNotFound',
+  'InsufficientFundsForFee',
+  'InvalidAccountForFee',
+  'AlreadyProcessed',
+  'BlockhashNotFound',
+  'CallChainTooDeep',
+  'MissingSignatureForFee',
+  'InvalidAccountIndex',
+  'SignatureFailure',
+  'InvalidProgramForExecution',
+  'SanitizeFailure',
+  'ClusterMaintenance',
+  'AccountBorrowOutstanding',
+  'WouldExceedMaxBlockCostLimit',
+  'UnsupportedVersion',
+  'InvalidWritableAccount',
+  'WouldExceedMaxAccountCostLimit',
+  'WouldExceedAccountDataBlockLimit',
+  'TooManyAccountLocks',
+  'AddressLookupTableNotFound',
+  'InvalidAddressLookupTableOwner',
+  'InvalidAddressLookupTableData',
+  'InvalidAddressLookupTableIndex',
+  'InvalidRentPayingAccount',
+  'WouldExceedMaxVoteCostLimit',
+  'WouldExceedAccountDataTotalLimit',
+  'MaxLoadedAccountsDataSizeExceeded',
+  'ResanitizationNeeded',
+  'InvalidLoadedAccountsDataSizeLimit',
+  'UnbalancedTransaction',
+  'ProgramCacheHitMaxLimit',
+  'CommitCancelled',
+];
+
+const elfs = new Map<string, Buffer>();
+
+function loadElf(path: string): Buffer {
+  if (!existsSync(path)) throw new Error('program/tape.so not built: run npm run build:program');
+  let bytes = elfs.get(path);
+  if (!bytes) elfs.set(path, (bytes = readFileSync(path)));
+  return bytes;
+}
+
+/**
+ * The C tape program (`program/tape.so`) on the real SVM (litesvm, with the real System, SPL
+ * Token and Associated Token programs). Signatures are not verified, so an instruction's
+ * signer flags are all the program sees; a fee payer of the host's own, never one of the
+ * instruction's accounts, keeps fees out of every compared balance.
+ */
+export class SvmHost implements ProgramHost {
+  readonly name = 'svm';
+  readonly programId = DEFAULT_TAPE_PROGRAM_ID;
+  readonly feePayer = Keypair.generate().publicKey;
+  private readonly svm: LiteSVM;
+  /**
+   * litesvm's own bindings, for account reads and writes by raw address: the public methods
+   * convert every address through @solana/kit's base58 codec, ten times the cost of the call.
+   */
+  private readonly raw: LiteSvm;
+  private readonly seen = new Set<string>();
+  /** Every log line of the last transaction, for reports and the host's own specs. */
+  lastLogLines: string[] = [];
+
+  /**
+   * `elfPath` defaults to program/tape.so; `loadProgram: false` runs without the tape program,
+   * for specs of the host itself.
+   */
+  constructor(options: { elfPath?: string; loadProgram?: boolean } = {}) {
+    const bytes = options.loadProgram === false ? null : loadElf(options.elfPath ?? TAPE_ELF_PATH);
+    this.svm = new LiteSVM().withSigverify(false);
+    this.raw = (this.svm as unknown as { inner: LiteSvm }).inner;
+    if (bytes) this.svm.addProgram(address(this.programId.toBase58()), bytes);
+    checkRent(this.svm);
+    this.reset();
+  }
+
+  setAccount(address: PublicKey, account: Partial<HostAccount>): void {
+    this.remember(address);
+    this.raw.setAccount(
+      address.toBytes(),
+      new Account(
+        BigInt(account.lamports ?? 0),
+        account.data ?? Buffer.alloc(0),
+        (account.owner ?? SYSTEM_PROGRAM_ID).toBytes(),
+        account.executable ?? false,
+        0n,
+      ),
+    );
+  }
+
+  getAccount(address: PublicKey): HostAccount | undefined {
+    const stored = this.raw.getAccount(address.toBytes());
+    if (!stored || stored.lamports() === 0n) return undefined;
+    return {
+      lamports: Number(stored.lamports()),
+      owner: new PublicKey(stored.owner()),
+      data: Buffer.from(stored.data()),
+      executable: stored.executable(),
+    };
+  }
+
+  get unixTimestamp(): number {
+    return Number(this.svm.getClock().unixTimestamp);
+  }
+
+  setUnixTimestamp(unixTimestamp: number): void {
+    const clock = this.svm.getClock();
+    clock.unixTimestamp = BigInt(unixTimestamp);
+    this.svm.setClock(clock);
+  }
+
+  execute(ix: TransactionInstruction): HostOutcome {
+    for (const key of ix.keys) this.remember(key.pubkey);
+    const tx = new Transaction({
+      feePayer: this.feePayer,
+      blockhash: this.svm.latestBlockhash(),
+      lastValidBlockHeight: 0,
+    }).add(ix);
+    const message = tx.serializeMessage();
+    // Unsigned: sigverify is off, the signatures are zeros.
+    const signatures = message[0];
+    const wire = Buffer.concat([Buffer.from([signatures]), Buffer.alloc(64 * signatures), message]);
+    const result = this.svm.sendTransaction(transactionDecoder.decode(wire));
+    // litesvm refuses a transaction it has seen: the next one gets another blockhash.
+    this.svm.expireBlockhash();
+    if (result instanceof FailedTransactionMetadata) {
+      this.lastLogLines = result.meta().logs();
+      return { error: errorKind(result), logs: ownLogs(this.lastLogLines, this.programId) };
+    }
+    const meta: TransactionMetadata = result;
+    this.lastLogLines = meta.logs();
+    return {
+      error: null,
+      logs: ownLogs(this.lastLogLines, this.programId),
+      computeUnits: Number(meta.computeUnitsConsumed()),
+    };
+  }
+
+  knownAccounts(): PublicKey[] {
+    return [...this.seen].map((k) => new PublicKey(k));
+  }
+
+  reset(): void {
+    for (const key of this.seen) this.raw.setAccount(new PublicKey(key).toBytes(), emptyAccount());
+    this.seen.clear();
+    this.setAccount(this.feePayer, { lamports: Number(FEE_PAYER_LAMPORTS) });
+    this.seen.delete(this.feePayer.toBase58());
+    this.setUnixTimestamp(START_UNIX_TIMESTAMP);
+  }
+
+  private remember(address: PublicKey): void {
+    const key = address.toBase58();
+    if (!PROGRAM_ADDRESSES.has(key) && !address.equals(this.feePayer)) this.seen.add(key);
+  }
+}
+
+function emptyAccount(): Account {
+  return new Account(0n, new Uint8Array(0), SYSTEM_PROGRAM_ID.toBytes(), false, 0n);
+}
+
+/** The native ledger's rent (3480 lamports/byte-year x 2 years) must be the SVM's. */
+function checkRent(svm: LiteSVM): void {
+  for (const length of [0, 114, 10_240]) {
+    const svmRent = Number(svm.minimumBalanceForRentExemption(BigInt(length)));
+    if (svmRent !== rentExempt(length)) {
+      throw new Error(
+        `litesvm rent for ${length} bytes is ${svmRent}, native ${rentExempt(length)}`,
+      );
+    }
+  }
+}
+
+/** litesvm's error as the native host reports it: `{ Custom: n }` or the variant's name. */
+export function errorKind(failed: FailedTransactionMetadata): InstructionErrorKind {
+  const err = failed.err();
+  if (typeof err === 'number') return TRANSACTION_ERRORS[err] ?? `TransactionError ${err}`;
+  if (err instanceof TransactionErrorInsufficientFundsForRent) return 'InsufficientFundsForRent';
+  if (err instanceof TransactionErrorInstructionError) {
+    const inner = err.err();
+    if (typeof inner === 'number') return INSTRUCTION_ERRORS[inner] ?? `InstructionError ${inner}`;
+    if (inner instanceof InstructionErrorCustom) return { Custom: inner.code };
+    return 'BorshIoError';
+  }
+  return `unmapped litesvm error: ${err.toString()}`;
+}
