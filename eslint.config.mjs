@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'dist-bench/**', 'node_modules/**', 'bin/**', '*.js', '*.mjs'] },
+  { ignores: ['dist/**', 'dist-bench/**', 'dist-tools/**', 'node_modules/**', 'bin/**', '*.js', '*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

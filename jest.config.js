@@ -5,7 +5,7 @@ module.exports = {
     {
       displayName: 'unit',
       rootDir: '.',
-      testMatch: ['<rootDir>/src/**/*.spec.ts'],
+      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/tools/**/*.spec.ts'],
       transform: { '^.+\\.ts$': tsJest },
       testEnvironment: 'node',
     },
