@@ -1,12 +1,7 @@
 import { address, getTransactionDecoder } from '@solana/kit';
-import { Keypair, PublicKey, Transaction, TransactionInstruction } from '@solana/web3.js';
+import { Keypair, PublicKey, TransactionInstruction } from '@solana/web3.js';
 import { FailedTransactionMetadata, LiteSVM, TransactionMetadata } from 'litesvm';
-import {
-  Account,
-  InstructionErrorCustom,
-  TransactionErrorInstructionError,
-  TransactionErrorInsufficientFundsForRent,
-} from 'litesvm/dist/internal';
+import { Account } from 'litesvm/dist/internal';
 import type { LiteSvm } from 'litesvm/dist/internal';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,113 +10,18 @@ import { rentExempt } from '../../src/localnet/programs/test-ledger.spec-support
 import {
   HostAccount,
   HostOutcome,
-  InstructionErrorKind,
   PROGRAM_ADDRESSES,
   ProgramHost,
   START_UNIX_TIMESTAMP,
 } from './program-host';
 import { ownLogs } from './program-logs';
+import { errorKind } from './svm-errors';
+import { unsignedWireTransaction } from './wire-transaction';
 
 export const TAPE_ELF_PATH = join(__dirname, '..', 'tape.so');
 
 const FEE_PAYER_LAMPORTS = 1_000_000_000_000_000n;
 const transactionDecoder = getTransactionDecoder();
-
-/** Solana's `InstructionError` variants without fields, in litesvm's numbering. */
-const INSTRUCTION_ERRORS = [
-  'GenericError',
-  'InvalidArgument',
-  'InvalidInstructionData',
-  'InvalidAccountData',
-  'AccountDataTooSmall',
-  'InsufficientFunds',
-  'IncorrectProgramId',
-  'MissingRequiredSignature',
-  'AccountAlreadyInitialized',
-  'UninitializedAccount',
-  'UnbalancedInstruction',
-  'ModifiedProgramId',
-  'ExternalAccountLamportSpend',
-  'ExternalAccountDataModified',
-  'ReadonlyLamportChange',
-  'ReadonlyDataModified',
-  'DuplicateAccountIndex',
-  'ExecutableModified',
-  'RentEpochModified',
-  'NotEnoughAccountKeys',
-  'AccountDataSizeChanged',
-  'AccountNotExecutable',
-  'AccountBorrowFailed',
-  'AccountBorrowOutstanding',
-  'DuplicateAccountOutOfSync',
-  'InvalidError',
-  'ExecutableDataModified',
-  'ExecutableLamportChange',
-  'ExecutableAccountNotRentExempt',
-  'UnsupportedProgramId',
-  'CallDepth',
-  'MissingAccount',
-  'ReentrancyNotAllowed',
-  'MaxSeedLengthExceeded',
-  'InvalidSeeds',
-  'InvalidRealloc',
-  'ComputationalBudgetExceeded',
-  'PrivilegeEscalation',
-  'ProgramEnvironmentSetupFailure',
-  'ProgramFailedToComplete',
-  'ProgramFailedToCompile',
-  'Immutable',
-  'IncorrectAuthority',
-  'AccountNotRentExempt',
-  'InvalidAccountOwner',
-  'ArithmeticOverflow',
-  'UnsupportedSysvar',
-  'IllegalOwner',
-  'MaxAccountsDataAllocationsExceeded',
-  'MaxAccountsExceeded',
-  'MaxInstructionTraceLengthExceeded',
-  'BuiltinProgramsMustConsumeComputeUnits',
-  'BorshIoError',
-];
-
-/** Solana's `TransactionError` variants without fields (failures before any program runs). */
-const TRANSACTION_ERRORS = [
-  'AccountInUse',
-  'AccountLoadedTwice',
-  'AccountNotFound',
-  'ProgramAccountNotFound',
-  'InsufficientFundsForFee',
-  'InvalidAccountForFee',
-  'AlreadyProcessed',
-  'BlockhashNotFound',
-  'CallChainTooDeep',
-  'MissingSignatureForFee',
-  'InvalidAccountIndex',
-  'SignatureFailure',
-  'InvalidProgramForExecution',
-  'SanitizeFailure',
-  'ClusterMaintenance',
-  'AccountBorrowOutstanding',
-  'WouldExceedMaxBlockCostLimit',
-  'UnsupportedVersion',
-  'InvalidWritableAccount',
-  'WouldExceedMaxAccountCostLimit',
-  'WouldExceedAccountDataBlockLimit',
-  'TooManyAccountLocks',
-  'AddressLookupTableNotFound',
-  'InvalidAddressLookupTableOwner',
-  'InvalidAddressLookupTableData',
-  'InvalidAddressLookupTableIndex',
-  'InvalidRentPayingAccount',
-  'WouldExceedMaxVoteCostLimit',
-  'WouldExceedAccountDataTotalLimit',
-  'MaxLoadedAccountsDataSizeExceeded',
-  'ResanitizationNeeded',
-  'InvalidLoadedAccountsDataSizeLimit',
-  'UnbalancedTransaction',
-  'ProgramCacheHitMaxLimit',
-  'CommitCancelled',
-];
 
 const elfs = new Map<string, Buffer>();
 
@@ -202,15 +102,8 @@ export class SvmHost implements ProgramHost {
 
   execute(ix: TransactionInstruction): HostOutcome {
     for (const key of ix.keys) this.remember(key.pubkey);
-    const tx = new Transaction({
-      feePayer: this.feePayer,
-      blockhash: this.svm.latestBlockhash(),
-      lastValidBlockHeight: 0,
-    }).add(ix);
-    const message = tx.serializeMessage();
-    // Unsigned: sigverify is off, the signatures are zeros.
-    const signatures = message[0];
-    const wire = Buffer.concat([Buffer.from([signatures]), Buffer.alloc(64 * signatures), message]);
+    const blockhash = this.svm.latestBlockhash();
+    const wire = unsignedWireTransaction(this.feePayer, blockhash, ix);
     const result = this.svm.sendTransaction(transactionDecoder.decode(wire));
     // litesvm refuses a transaction it has seen: the next one gets another blockhash.
     this.svm.expireBlockhash();
@@ -259,18 +152,4 @@ function checkRent(svm: LiteSVM): void {
       );
     }
   }
-}
-
-/** litesvm's error as the native host reports it: `{ Custom: n }` or the variant's name. */
-export function errorKind(failed: FailedTransactionMetadata): InstructionErrorKind {
-  const err = failed.err();
-  if (typeof err === 'number') return TRANSACTION_ERRORS[err] ?? `TransactionError ${err}`;
-  if (err instanceof TransactionErrorInsufficientFundsForRent) return 'InsufficientFundsForRent';
-  if (err instanceof TransactionErrorInstructionError) {
-    const inner = err.err();
-    if (typeof inner === 'number') return INSTRUCTION_ERRORS[inner] ?? `InstructionError ${inner}`;
-    if (inner instanceof InstructionErrorCustom) return { Custom: inner.code };
-    return 'BorshIoError';
-  }
-  return `unmapped litesvm error: ${err.toString()}`;
 }
