@@ -8,5 +8,7 @@ export class LinkError extends Error {
 
 /** `0x1f8` style hex for offsets in messages. */
 export function hex(value: number | bigint): string {
-  return `0x${value.toString(16)}`;
+  const negative = value < 0;
+  const magnitude = negative ? -value : value;
+  return `${negative ? '-' : ''}0x${magnitude.toString(16)}`;
 }

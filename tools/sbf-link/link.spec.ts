@@ -103,6 +103,39 @@ describe('linkSbf: relocations', () => {
     ]);
   });
 
+  it('reads lddw addends as signed and links addresses of code too', () => {
+    const out = link({
+      sections: [
+        { name: '.text', data: ebpf.code(ebpf.lddw(1, -4), ebpf.lddw(2, 8), ebpf.exit()) },
+        { name: '.rodata', data: Buffer.alloc(16) },
+      ],
+      symbols: [
+        entrypoint,
+        { name: 'late', section: '.rodata', value: 12, bind: 'local', type: 'object' },
+      ],
+      relocations: [
+        { section: '.text', offset: 0, type: R_BPF_64_64, symbol: 'late' },
+        { section: '.text', offset: 16, type: R_BPF_64_64, symbol: 'entrypoint' },
+      ],
+    });
+    const text = out.section('.text').addr;
+    expect(lddwImm(out, text)).toEqual([out.section('.rodata').addr + 8, 0]);
+    expect(lddwImm(out, text + 16)).toEqual([text + 8, 0]);
+    expect(out.relocations().map((r) => r.offset - text)).toEqual([0, 16]);
+  });
+
+  it('refuses an address before the program', () => {
+    expect(() =>
+      link({
+        sections: [{ name: '.text', data: ebpf.code(ebpf.lddw(1, -4096), ebpf.exit()) }],
+        symbols: [entrypoint],
+        relocations: [{ section: '.text', offset: 0, type: R_BPF_64_64, symbol: '.text' }],
+      }),
+    ).toThrow(
+      /against \.text: the address -0x[0-9a-f]+ \(addend -4096\) lies outside the program$/,
+    );
+  });
+
   it('aligns read-only pieces to their sh_addralign', () => {
     const out = link({
       sections: [

@@ -168,8 +168,9 @@ export function applyRelocations(
           }
           case R_BPF_64_ABS64: {
             requireIn(site, '.rodata', 'read-only data');
-            if (relocation.offset + 8 > placement.size)
+            if (relocation.offset + 8 > placement.size) {
               refuse(site, 'the 8 bytes cross the section end');
+            }
             const addend = rodata.getBigInt64(site.at, true);
             const value = address(site, addend);
             // SBPFv0 reads the address from the upper half (legacy layout); see the file comment.
