@@ -13,6 +13,7 @@ have wrk || need+=(wrk)
 [ -x /usr/bin/aws ] || need+=(awscli)
 have rclone || need+=(rclone)
 [ -x /usr/bin/chromium ] || need+=(chromium)
+have clang-19 || need+=(clang-19)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo

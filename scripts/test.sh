@@ -5,6 +5,7 @@ cd "$(dirname "$0")/.."
 bash scripts/install-test-deps.sh
 [ -d node_modules ] || npm ci --no-audit --no-fund
 npm run build
+npm run check:program
 npm run lint
 npx tsc -p tsconfig.json --noEmit
 npx jest --ci

@@ -79,11 +79,10 @@ export function buildProgram(root = repoRoot()): ProgramBuild {
     const objects = sources.map((file) => {
       const out = join(work, file.replace(/\.c$/, '.o'));
       // Relative paths and a fixed working directory keep absolute paths out of the objects.
-      execFileSync(
-        CLANG,
-        [...CLANG_FLAGS, '-Iinclude', '-c', join('src', file), '-o', out],
-        { cwd: join(root, 'program'), stdio: ['ignore', 'inherit', 'inherit'] },
-      );
+      execFileSync(CLANG, [...CLANG_FLAGS, '-Iinclude', '-c', join('src', file), '-o', out], {
+        cwd: join(root, 'program'),
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
       return { name: file.replace(/\.c$/, '.o'), bytes: readFileSync(out) };
     });
     const elf = linkSbf(objects);

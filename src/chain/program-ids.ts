@@ -6,7 +6,7 @@ export const DEFAULT_TAPE_PROGRAM_ID = new PublicKey('Tape1111111111111111111111
 export const SYSTEM_PROGRAM_ID = SystemProgram.programId;
 export const TOKEN_PROGRAM_ID = new PublicKey('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
 export const ASSOCIATED_TOKEN_PROGRAM_ID = new PublicKey(
-  'ATokenGPvbdGVxr1b2hvZbsAqW5xjzNWJJmq5ff4hv8L',
+  'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL',
 );
 
 export const MIB = 1024 * 1024;
