@@ -6,6 +6,7 @@ import {
   TestSystemProgram,
   TestTokenProgram,
 } from '../../src/localnet/programs/test-natives.spec-support';
+import { base58 } from './key-cache';
 import {
   HostAccount,
   HostOutcome,
@@ -22,7 +23,7 @@ export class NativeHost implements ProgramHost {
   readonly programId = DEFAULT_TAPE_PROGRAM_ID;
   readonly program = new TapeProgram(DEFAULT_TAPE_PROGRAM_ID);
   readonly ledger = new TestLedger([this.program, new TestSystemProgram(), new TestTokenProgram()]);
-  private readonly seen = new Set<string>();
+  private readonly seen = new Map<string, PublicKey>();
 
   constructor() {
     this.reset();
@@ -30,12 +31,12 @@ export class NativeHost implements ProgramHost {
 
   setAccount(address: PublicKey, account: Partial<HostAccount>): void {
     this.remember(address);
-    if (!account.lamports) this.ledger.accounts.delete(address.toBase58());
+    if (!account.lamports) this.ledger.accounts.delete(base58(address));
     else this.ledger.set(address, account);
   }
 
   getAccount(address: PublicKey): HostAccount | undefined {
-    const stored = this.ledger.get(address);
+    const stored = this.ledger.accounts.get(base58(address));
     return stored && stored.lamports > 0 ? stored : undefined;
   }
 
@@ -61,8 +62,10 @@ export class NativeHost implements ProgramHost {
   }
 
   knownAccounts(): PublicKey[] {
-    for (const key of this.ledger.accounts.keys()) this.seen.add(key);
-    return [...this.seen].map((k) => new PublicKey(k));
+    for (const key of this.ledger.accounts.keys()) {
+      if (!this.seen.has(key)) this.seen.set(key, new PublicKey(key));
+    }
+    return [...this.seen.values()];
   }
 
   reset(): void {
@@ -72,7 +75,7 @@ export class NativeHost implements ProgramHost {
   }
 
   private remember(address: PublicKey): void {
-    const key = address.toBase58();
-    if (!PROGRAM_ADDRESSES.has(key)) this.seen.add(key);
+    const key = base58(address);
+    if (!PROGRAM_ADDRESSES.has(key)) this.seen.set(key, address);
   }
 }

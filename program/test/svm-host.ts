@@ -1,4 +1,5 @@
-import { address, getTransactionDecoder } from '@solana/kit';
+import { address } from '@solana/kit';
+import bs58 from 'bs58';
 import { Keypair, PublicKey, TransactionInstruction } from '@solana/web3.js';
 import { FailedTransactionMetadata, LiteSVM, TransactionMetadata } from 'litesvm';
 import { Account } from 'litesvm/dist/internal';
@@ -14,6 +15,7 @@ import {
   ProgramHost,
   START_UNIX_TIMESTAMP,
 } from './program-host';
+import { base58, keyBytes } from './key-cache';
 import { ownLogs } from './program-logs';
 import { errorKind } from './svm-errors';
 import { unsignedWireTransaction } from './wire-transaction';
@@ -21,7 +23,6 @@ import { unsignedWireTransaction } from './wire-transaction';
 export const TAPE_ELF_PATH = join(__dirname, '..', 'tape.so');
 
 const FEE_PAYER_LAMPORTS = 1_000_000_000_000_000n;
-const transactionDecoder = getTransactionDecoder();
 
 const elfs = new Map<string, Buffer>();
 
@@ -48,7 +49,7 @@ export class SvmHost implements ProgramHost {
    * convert every address through @solana/kit's base58 codec, ten times the cost of the call.
    */
   private readonly raw: LiteSvm;
-  private readonly seen = new Set<string>();
+  private readonly seen = new Map<string, PublicKey>();
   /** Every log line of the last transaction, for reports and the host's own specs. */
   lastLogLines: string[] = [];
 
@@ -68,11 +69,11 @@ export class SvmHost implements ProgramHost {
   setAccount(address: PublicKey, account: Partial<HostAccount>): void {
     this.remember(address);
     this.raw.setAccount(
-      address.toBytes(),
+      keyBytes(address),
       new Account(
         BigInt(account.lamports ?? 0),
         account.data ?? Buffer.alloc(0),
-        (account.owner ?? SYSTEM_PROGRAM_ID).toBytes(),
+        keyBytes(account.owner ?? SYSTEM_PROGRAM_ID),
         account.executable ?? false,
         0n,
       ),
@@ -80,11 +81,11 @@ export class SvmHost implements ProgramHost {
   }
 
   getAccount(address: PublicKey): HostAccount | undefined {
-    const stored = this.raw.getAccount(address.toBytes());
+    const stored = this.raw.getAccount(keyBytes(address));
     if (!stored || stored.lamports() === 0n) return undefined;
     return {
       lamports: Number(stored.lamports()),
-      owner: new PublicKey(stored.owner()),
+      owner: ownerKey(stored.owner()),
       data: Buffer.from(stored.data()),
       executable: stored.executable(),
     };
@@ -102,9 +103,10 @@ export class SvmHost implements ProgramHost {
 
   execute(ix: TransactionInstruction): HostOutcome {
     for (const key of ix.keys) this.remember(key.pubkey);
-    const blockhash = this.svm.latestBlockhash();
+    const blockhash = bs58.decode(this.svm.latestBlockhash());
     const wire = unsignedWireTransaction(this.feePayer, blockhash, ix);
-    const result = this.svm.sendTransaction(transactionDecoder.decode(wire));
+    // The raw binding takes wire bytes; the public method decodes and re-encodes them with kit.
+    const result = this.raw.sendLegacyTransaction(wire);
     // litesvm refuses a transaction it has seen: the next one gets another blockhash.
     this.svm.expireBlockhash();
     if (result instanceof FailedTransactionMetadata) {
@@ -121,21 +123,31 @@ export class SvmHost implements ProgramHost {
   }
 
   knownAccounts(): PublicKey[] {
-    return [...this.seen].map((k) => new PublicKey(k));
+    return [...this.seen.values()];
   }
 
   reset(): void {
-    for (const key of this.seen) this.raw.setAccount(new PublicKey(key).toBytes(), emptyAccount());
+    for (const key of this.seen.values()) this.raw.setAccount(keyBytes(key), emptyAccount());
     this.seen.clear();
     this.setAccount(this.feePayer, { lamports: Number(FEE_PAYER_LAMPORTS) });
-    this.seen.delete(this.feePayer.toBase58());
+    this.seen.delete(base58(this.feePayer));
     this.setUnixTimestamp(START_UNIX_TIMESTAMP);
   }
 
   private remember(address: PublicKey): void {
-    const key = address.toBase58();
-    if (!PROGRAM_ADDRESSES.has(key) && !address.equals(this.feePayer)) this.seen.add(key);
+    const key = base58(address);
+    if (!PROGRAM_ADDRESSES.has(key) && key !== base58(this.feePayer)) this.seen.set(key, address);
   }
+}
+
+const owners = new Map<string, PublicKey>();
+
+/** Owners are a handful of programs: one PublicKey each instead of one per read. */
+function ownerKey(bytes: Uint8Array): PublicKey {
+  const id = Buffer.from(bytes).toString('latin1');
+  let key = owners.get(id);
+  if (!key) owners.set(id, (key = new PublicKey(bytes)));
+  return key;
 }
 
 function emptyAccount(): Account {

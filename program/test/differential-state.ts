@@ -1,0 +1,183 @@
+import { PublicKey } from '@solana/web3.js';
+import {
+  CONFIG_SIZE,
+  encodeConfig,
+  encodeName,
+  encodeTape,
+  encodeTrack,
+  TrackKind,
+} from '../../src/chain/account-layouts';
+import { DEFAULT_TAPE_PROGRAM_ID, MIB, TOKEN_PROGRAM_ID } from '../../src/chain/program-ids';
+import {
+  encodeMint,
+  encodeTokenAccount,
+  MINT_SIZE,
+  TOKEN_ACCOUNT_SIZE,
+} from '../../src/chain/spl-token-layouts';
+import { rentExempt } from '../../src/localnet/programs/test-ledger.spec-support';
+import { NAMES, Universe } from './differential-universe';
+import { HostAccount } from './program-host';
+import { Prng } from './prng';
+
+export const GENESIS = 1_700_000_000;
+export const SOL = 1_000_000_000;
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+const MAX_U32 = 0xffff_ffff;
+
+export type StartingState = { address: PublicKey; account: HostAccount }[];
+
+const program = (data: Buffer): HostAccount => ({
+  lamports: rentExempt(data.length),
+  owner: DEFAULT_TAPE_PROGRAM_ID,
+  data,
+  executable: false,
+});
+
+/**
+ * A random network to start a sequence from, written as account bytes (faster than running
+ * instructions, and it reaches states instructions reach slowly: counters at their limits,
+ * expired tapes, delegates, certified tracks with names, frozen or foreign token accounts).
+ */
+export function randomStartingState(u: Universe, rng: Prng): StartingState {
+  const out: StartingState = [];
+  const put = (address: PublicKey, account: HostAccount) => out.push({ address, account });
+  const wallet = (lamports: number): HostAccount => ({
+    lamports,
+    owner: PublicKey.default,
+    data: Buffer.alloc(0),
+    executable: false,
+  });
+  const token = (owner: PublicKey, amount: bigint, mint = u.mint, state = 1): HostAccount => ({
+    lamports: rentExempt(TOKEN_ACCOUNT_SIZE),
+    owner: TOKEN_PROGRAM_ID,
+    data: encodeTokenAccount({
+      mint,
+      owner,
+      amount,
+      delegate: null,
+      state,
+      isNative: null,
+      delegatedAmount: 0n,
+      closeAuthority: null,
+    }),
+    executable: false,
+  });
+
+  put(u.admin, wallet(rng.pick([10 * SOL, rentExempt(CONFIG_SIZE) - 1])));
+  put(u.storageAuthority, wallet(SOL));
+  put(u.mint, {
+    lamports: rentExempt(MINT_SIZE),
+    owner: TOKEN_PROGRAM_ID,
+    data: encodeMint({
+      mintAuthority: u.admin,
+      supply: 0n,
+      decimals: 6,
+      isInitialized: true,
+      freezeAuthority: null,
+    }),
+    executable: false,
+  });
+  put(u.treasury, token(u.admin, rng.pick([0n, 5_000n])));
+  if (rng.chance(0.3)) put(u.stranger, wallet(SOL));
+  for (const d of u.delegates) if (rng.chance(0.5)) put(d, wallet(SOL));
+
+  if (rng.chance(0.95)) {
+    const data = encodeConfig({
+      epochDurationSecs: rng.pick([1, 60, 3600, 3600, 86_400]),
+      genesisTime: GENESIS,
+      pricePerMibEpoch: rng.pick([0n, 1n, 1_000n, 10n ** 12n]),
+      mint: u.mint,
+      treasury: u.treasury,
+      storageAuthority: u.storageAuthority,
+      admin: u.admin,
+    });
+    put(u.config, program(data));
+  }
+
+  u.payers.forEach((payer, i) => {
+    put(payer, wallet(rng.pick([0, 890_880, 2_000_000, 10 * SOL, 10 * SOL, 10 * SOL])));
+    if (rng.chance(0.8)) {
+      const amount = rng.pick([0n, 1n, 999n, 1_000n, 10n ** 6n, 10n ** 12n, 2n ** 62n]);
+      const roll = rng.int(10);
+      if (roll === 0) put(u.atas[i], token(payer, amount, u.otherMint));
+      else if (roll === 1) put(u.atas[i], token(payer, amount, u.mint, 2));
+      else if (roll === 2) put(u.atas[i], token(u.stranger, amount));
+      else put(u.atas[i], token(payer, amount));
+    }
+  });
+
+  u.tapes.forEach((tape, t) => {
+    if (!rng.chance(0.7)) {
+      if (rng.chance(0.15)) put(tape, wallet(rng.pick([1, 1_000, 2 * SOL])));
+      return;
+    }
+    const capacity = rng.pick([1, 1_000, 5_000, MIB, MIB + 1, 3 * MIB, MAX_SAFE - 10, MAX_SAFE]);
+    const tracks: { c: number; size: number; certified: boolean; refs: number }[] = [];
+    u.commitments.forEach((_, c) => {
+      if (rng.chance(0.5)) {
+        const size = rng.pick([0, 1, 5, 300, 1_000, MIB]);
+        tracks.push({ c, size, certified: rng.chance(0.7), refs: 0 });
+      } else if (rng.chance(0.1)) {
+        put(u.tracks[t][c], wallet(rng.pick([1, 5_000_000])));
+      }
+    });
+    let names = 0;
+    NAMES.forEach((name, n) => {
+      const certified = tracks.filter((k) => k.certified);
+      if (n >= 6 || certified.length === 0 || !rng.chance(0.3)) return;
+      const target = rng.pick(certified);
+      target.refs += 1;
+      names += 1;
+      const contentType = rng.pick(['', 'text/html', 'a/b']);
+      put(
+        u.names[t][n],
+        program(
+          encodeName({
+            tape,
+            track: u.tracks[t][target.c],
+            commitment: u.commitments[target.c],
+            size: target.size,
+            kind: TrackKind.Blob,
+            updatedAt: GENESIS,
+            contentType,
+            name: name.toString('utf8'),
+          }),
+        ),
+      );
+    });
+    for (const k of tracks) {
+      const data = encodeTrack({
+        tape,
+        commitment: u.commitments[k.c],
+        size: k.size,
+        kind: rng.pick([TrackKind.Blob, TrackKind.Manifest]),
+        certified: k.certified,
+        refs: rng.chance(0.05) ? MAX_U32 : k.refs,
+        createdAt: GENESIS,
+        contentType: rng.pick(['', 'text/plain', 'x'.repeat(255)]),
+      });
+      put(u.tracks[t][k.c], program(data));
+    }
+    const used = tracks.reduce((sum, k) => sum + k.size, 0);
+    const consistent = rng.chance(0.9);
+    put(
+      tape,
+      program(
+        encodeTape({
+          authority: u.authorities[t],
+          delegate: rng.chance(0.4) ? rng.pick(u.delegates) : null,
+          capacity: Math.max(capacity, used),
+          used: consistent ? used : rng.pick([0, capacity]),
+          activeEpoch: 0,
+          expiryEpoch: rng.pick([0, 1, 5, 10, 20, MAX_SAFE]),
+          createdAt: GENESIS,
+          nameCount: consistent ? names : rng.pick([0, MAX_U32]),
+          trackCount: consistent ? tracks.length : rng.pick([0, MAX_U32]),
+        }),
+      ),
+    );
+  });
+  const records = out.filter((e) => e.account.owner.equals(DEFAULT_TAPE_PROGRAM_ID));
+  if (records.length > 0 && rng.chance(0.15)) put(u.forged, { ...rng.pick(records).account });
+  return out;
+}
