@@ -32,7 +32,8 @@ import { associatedTokenAddress } from './pdas';
 import { DEFAULT_TAPE_PROGRAM_ID, LAMPORTS_PER_SIGNATURE } from './program-ids';
 import { epochAt, storageCost } from './storage-pricing';
 import { TapeInstructions } from './tape-instructions';
-import { packInstructions } from './transaction-packer';
+import { ComputeUnitEstimator } from './compute-units';
+import { PackedTransaction, packInstructions, PackOptions } from './transaction-packer';
 
 export interface NamedRecord extends NameRecord {
   address: PublicKey;
@@ -67,6 +68,8 @@ export class ChainService implements OnModuleDestroy {
   readonly programId: PublicKey;
   readonly ix: TapeInstructions;
   readonly rpcUrl: string;
+  /** How `send` fills transactions: group instructions with these to have each group sent as one. */
+  readonly packing: PackOptions;
   private readonly commitment: Commitment;
   private configCache?: { value: NetworkConfig; at: number };
   private clockOffset?: { offsetSecs: number; at: number };
@@ -83,6 +86,7 @@ export class ChainService implements OnModuleDestroy {
     });
     this.programId = config.program_id ? new PublicKey(config.program_id) : DEFAULT_TAPE_PROGRAM_ID;
     this.ix = new TapeInstructions(this.programId);
+    this.packing = { computeUnits: new ComputeUnitEstimator(this.programId) };
   }
 
   /** web3.js would retry its WebSocket for ever after shutdown: close it with the app. */
@@ -247,8 +251,9 @@ export class ChainService implements OnModuleDestroy {
   // ---- writes --------------------------------------------------------------------------
 
   /**
-   * Sends instructions packed into as few transactions as fit, signed by `signers` (the first
-   * is the fee payer), and waits until each is confirmed. Returns the signatures in order.
+   * Sends instructions packed into as few transactions as fit, each with its compute-unit
+   * limit (`packing`), signed by `signers` (the first is the fee payer), and waits until each
+   * is confirmed. Returns the signatures in order.
    */
   async send(
     instructions: TransactionInstruction[],
@@ -257,9 +262,9 @@ export class ChainService implements OnModuleDestroy {
   ): Promise<string[]> {
     if (instructions.length === 0) return [];
     const payer = signers[0];
-    let batches: TransactionInstruction[][];
+    let batches: PackedTransaction[];
     try {
-      batches = packInstructions(instructions, payer.publicKey);
+      batches = packInstructions(instructions, payer.publicKey, this.packing);
     } catch (err) {
       throw new ChainError('transaction', (err as Error).message);
     }
@@ -267,9 +272,9 @@ export class ChainService implements OnModuleDestroy {
     let done = 0;
     const runOne = async (index: number) => {
       const batch = batches[index];
-      const signature = await this.sendBatch(batch, signers);
+      const signature = await this.sendBatch(batch.transactionInstructions, signers);
       signatures[index] = signature;
-      done += batch.length;
+      done += batch.instructions.length;
       options.onConfirmed?.(done, signature);
     };
     if (options.ordered ?? true) {

@@ -1,13 +1,37 @@
-import { Keypair, PublicKey, Transaction } from '@solana/web3.js';
+import {
+  ComputeBudgetInstruction,
+  ComputeBudgetProgram,
+  Keypair,
+  PublicKey,
+  Transaction,
+  TransactionInstruction,
+} from '@solana/web3.js';
 import { createHash } from 'node:crypto';
 import { TrackKind } from './account-layouts';
-import { TapeInstructions } from './tape-instructions';
-import { PACKET_DATA_SIZE, packInstructions, transactionSize } from './transaction-packer';
+import {
+  COMPUTE_UNITS,
+  ComputeUnitEstimator,
+  DEFAULT_INSTRUCTION_COMPUTE_UNITS,
+  MAX_TRANSACTION_COMPUTE_UNITS,
+} from './compute-units';
+import { randomInstruction, seeded } from './random-instructions.spec-support';
+import { Tag, TapeInstructions } from './tape-instructions';
+import {
+  PACKET_DATA_SIZE,
+  PackedTransaction,
+  packInstructions,
+  PackOptions,
+  transactionSize,
+  withComputeBudget,
+} from './transaction-packer';
 
-const ix = new TapeInstructions(new PublicKey('Tape111111111111111111111111111111111111111'));
+const programId = new PublicKey('Tape111111111111111111111111111111111111111');
+const ix = new TapeInstructions(programId);
 const payer = Keypair.generate();
 const authority = Keypair.generate();
 const tape = ix.pdas.tape(authority.publicKey);
+const packing: PackOptions = { computeUnits: new ComputeUnitEstimator(programId) };
+const LIMIT_UNITS = COMPUTE_UNITS.computeBudget;
 
 function setName(i: number, nameLength = 20) {
   const commitment = createHash('sha256').update(String(i)).digest();
@@ -21,44 +45,213 @@ function setName(i: number, nameLength = 20) {
   });
 }
 
+function writeTrack(i: number) {
+  return ix.writeTrack({
+    payer: payer.publicKey,
+    signer: authority.publicKey,
+    tape,
+    commitment: createHash('sha256').update(String(i)).digest(),
+    size: 1000,
+    kind: TrackKind.Blob,
+    contentType: 'text/css',
+  });
+}
+
+function signedSize(instructions: TransactionInstruction[]): number {
+  const tx = new Transaction({
+    feePayer: payer.publicKey,
+    blockhash: PublicKey.default.toBase58(),
+    lastValidBlockHeight: 0,
+  });
+  tx.add(...instructions);
+  tx.sign(payer, authority);
+  return tx.serialize().length;
+}
+
+function limitOf(packed: PackedTransaction): number {
+  const [first] = packed.transactionInstructions;
+  expect(ComputeBudgetInstruction.decodeInstructionType(first)).toBe('SetComputeUnitLimit');
+  return ComputeBudgetInstruction.decodeSetComputeUnitLimit(first).units;
+}
+
 describe('packInstructions', () => {
-  it('fills transactions up to the 1232-byte limit, in order, and the sizes are exact', () => {
+  it('fills transactions up to the 1232-byte limit, in order, compute-budget instruction included, with exact sizes', () => {
     const instructions = Array.from({ length: 40 }, (_, i) => setName(i));
-    const batches = packInstructions(instructions, payer.publicKey);
-    expect(batches.flat()).toEqual(instructions);
-    expect(batches.length).toBeGreaterThan(1);
-    for (const [i, batch] of batches.entries()) {
-      const size = transactionSize(batch, payer.publicKey);
+    const packed = packInstructions(instructions, payer.publicKey, packing);
+    expect(packed.flatMap((t) => t.instructions)).toEqual(instructions);
+    // 7 SetName of 20-byte names fit without a limit (1212 bytes); its 40 bytes cost one.
+    expect(packed[0].instructions).toHaveLength(6);
+    for (const [i, t] of packed.entries()) {
+      expect(t.transactionInstructions).toEqual([expect.anything(), ...t.instructions]);
+      const size = transactionSize(t.transactionInstructions, payer.publicKey);
       expect(size).toBeLessThanOrEqual(PACKET_DATA_SIZE);
-      // The real serialized transaction has exactly the computed size.
-      const tx = new Transaction({
-        feePayer: payer.publicKey,
-        blockhash: PublicKey.default.toBase58(),
-        lastValidBlockHeight: 0,
-      });
-      tx.add(...batch);
-      tx.sign(payer, authority);
-      expect(tx.serialize().length).toBe(size);
+      expect(signedSize(t.transactionInstructions)).toBe(size);
       // Full: the next instruction would not have fit.
-      if (i < batches.length - 1) {
-        expect(transactionSize([...batch, batches[i + 1][0]], payer.publicKey)).toBeGreaterThan(
-          PACKET_DATA_SIZE,
-        );
+      if (i < packed.length - 1) {
+        const next = packed[i + 1].instructions[0];
+        expect(
+          transactionSize([...t.transactionInstructions, next], payer.publicKey),
+        ).toBeGreaterThan(PACKET_DATA_SIZE);
       }
     }
   });
 
+  it("sets each transaction's compute-unit limit to the sum of its instructions' estimates", () => {
+    const instructions = [
+      writeTrack(1),
+      ix.certifyTrack({
+        storageAuthority: authority.publicKey,
+        track: ix.pdas.track(tape, Buffer.alloc(32)),
+      }),
+      setName(1),
+    ];
+    const [packed] = packInstructions(instructions, payer.publicKey, packing);
+    const expected =
+      LIMIT_UNITS +
+      COMPUTE_UNITS.tape[Tag.WriteTrack] +
+      COMPUTE_UNITS.tape[Tag.CertifyTrack] +
+      COMPUTE_UNITS.tape[Tag.SetName];
+    expect(packed.computeUnitLimit).toBe(expected);
+    expect(limitOf(packed)).toBe(expected);
+  });
+
+  it('never puts more than 1.4 M compute units of estimates in one transaction', () => {
+    const heavy: PackOptions = {
+      computeUnits: new ComputeUnitEstimator(programId, {
+        ...COMPUTE_UNITS,
+        tape: { ...COMPUTE_UNITS.tape, [Tag.SetName]: 500_000 },
+      }),
+    };
+    const instructions = Array.from({ length: 7 }, (_, i) => setName(i, 5));
+    // By size alone they share one transaction.
+    expect(packInstructions(instructions, payer.publicKey, packing)).toHaveLength(1);
+    const packed = packInstructions(instructions, payer.publicKey, heavy);
+    expect(packed.map((t) => t.instructions.length)).toEqual([2, 2, 2, 1]);
+    expect(packed.map(limitOf)).toEqual([
+      LIMIT_UNITS + 1_000_000,
+      LIMIT_UNITS + 1_000_000,
+      LIMIT_UNITS + 1_000_000,
+      LIMIT_UNITS + 500_000,
+    ]);
+    expect(packed.flatMap((t) => t.instructions)).toEqual(instructions);
+  });
+
+  it('sends an instruction estimated over 1.4 M alone, with the limit capped', () => {
+    const huge: PackOptions = {
+      computeUnits: new ComputeUnitEstimator(programId, {
+        ...COMPUTE_UNITS,
+        tape: { ...COMPUTE_UNITS.tape, [Tag.SetName]: 2_000_000 },
+      }),
+    };
+    const packed = packInstructions(
+      [writeTrack(1), setName(1), writeTrack(2)],
+      payer.publicKey,
+      huge,
+    );
+    expect(packed.map((t) => t.instructions.length)).toEqual([1, 1, 1]);
+    expect(packed.map(limitOf)).toEqual([
+      LIMIT_UNITS + COMPUTE_UNITS.tape[Tag.WriteTrack],
+      MAX_TRANSACTION_COMPUTE_UNITS,
+      LIMIT_UNITS + COMPUTE_UNITS.tape[Tag.WriteTrack],
+    ]);
+  });
+
+  it('adds SetComputeUnitPrice when a price is given, and counts its bytes and units', () => {
+    const priced: PackOptions = { ...packing, computeUnitPrice: 25_000 };
+    const instructions = Array.from({ length: 40 }, (_, i) => setName(i, 10));
+    const packed = packInstructions(instructions, payer.publicKey, priced);
+    expect(packed.flatMap((t) => t.instructions)).toEqual(instructions);
+    for (const [i, t] of packed.entries()) {
+      const price = t.transactionInstructions[1];
+      expect(ComputeBudgetInstruction.decodeInstructionType(price)).toBe('SetComputeUnitPrice');
+      expect(ComputeBudgetInstruction.decodeSetComputeUnitPrice(price).microLamports).toBe(25_000n);
+      expect(limitOf(t)).toBe(
+        2 * LIMIT_UNITS + t.instructions.length * COMPUTE_UNITS.tape[Tag.SetName],
+      );
+      const size = transactionSize(t.transactionInstructions, payer.publicKey);
+      expect(size).toBeLessThanOrEqual(PACKET_DATA_SIZE);
+      expect(signedSize(t.transactionInstructions)).toBe(size);
+      if (i < packed.length - 1) {
+        const next = packed[i + 1].instructions[0];
+        expect(
+          transactionSize([...t.transactionInstructions, next], payer.publicKey),
+        ).toBeGreaterThan(PACKET_DATA_SIZE);
+      }
+    }
+    // Without a price there is no price instruction.
+    for (const t of packInstructions(instructions, payer.publicKey, packing)) {
+      expect(
+        t.transactionInstructions.filter((i) => i.programId.equals(ComputeBudgetProgram.programId)),
+      ).toHaveLength(1);
+    }
+  });
+
+  it('packs exactly like greedy packing by compiled size and summed estimates', () => {
+    const rng = seeded(42);
+    const shared = Array.from({ length: 20 }, () => Keypair.generate().publicKey);
+    const instructions = Array.from({ length: 300 }, () => randomInstruction(shared, rng));
+    for (const options of [packing, { ...packing, computeUnitPrice: 1n }]) {
+      const packed = packInstructions(instructions, payer.publicKey, options);
+      const reference = packByCompiling(instructions, payer.publicKey, options);
+      expect(packed.map((t) => t.instructions.length)).toEqual(reference.map((b) => b.length));
+      expect(packed.flatMap((t) => t.instructions)).toEqual(instructions);
+    }
+  });
+
   it('refuses an instruction that cannot fit any transaction', () => {
-    const huge = ix.writeTrack({
-      payer: payer.publicKey,
-      signer: authority.publicKey,
-      tape,
-      commitment: Buffer.alloc(32),
-      size: 1,
-      kind: TrackKind.Blob,
-      contentType: 'x'.repeat(255),
-    });
+    const huge = writeTrack(1);
     const name = setName(1, 1024);
-    expect(() => packInstructions([huge, name], payer.publicKey)).toThrow(/1232-byte/);
+    expect(() => packInstructions([huge, name], payer.publicKey, packing)).toThrow(
+      /over the 1232-byte transaction limit/,
+    );
   });
 });
+
+describe('withComputeBudget', () => {
+  it('refuses compute-budget instructions from the caller (Solana refuses a second one)', () => {
+    const own = ComputeBudgetProgram.setComputeUnitLimit({ units: 1 });
+    expect(() => withComputeBudget([own, setName(1)], packing)).toThrow(/added by the packer/);
+  });
+
+  it('gives instructions of unknown programs what Solana gives them without a limit', () => {
+    const other = new TransactionInstruction({
+      programId: Keypair.generate().publicKey,
+      keys: [],
+      data: Buffer.from([Tag.SetName]),
+    });
+    expect(withComputeBudget([other], packing).computeUnitLimit).toBe(
+      LIMIT_UNITS + DEFAULT_INSTRUCTION_COMPUTE_UNITS,
+    );
+  });
+});
+
+/** The slow oracle: greedy packing that compiles every candidate transaction. */
+function packByCompiling(
+  instructions: TransactionInstruction[],
+  feePayer: PublicKey,
+  options: PackOptions,
+): TransactionInstruction[][] {
+  const budget = [ComputeBudgetProgram.setComputeUnitLimit({ units: 0 })];
+  if (options.computeUnitPrice !== undefined) {
+    budget.push(ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 0 }));
+  }
+  const units = (list: TransactionInstruction[]) =>
+    list.reduce((sum, i) => sum + options.computeUnits.estimate(i), 0);
+  const batches: TransactionInstruction[][] = [];
+  let current: TransactionInstruction[] = [];
+  for (const next of instructions) {
+    const candidate = [...budget, ...current, next];
+    if (
+      current.length < 64 &&
+      transactionSize(candidate, feePayer) <= PACKET_DATA_SIZE &&
+      units(candidate) <= MAX_TRANSACTION_COMPUTE_UNITS
+    ) {
+      current.push(next);
+    } else {
+      batches.push(current);
+      current = [next];
+    }
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}

@@ -1,18 +1,158 @@
-import { PublicKey, Transaction, TransactionInstruction } from '@solana/web3.js';
-import { PACKET_DATA_SIZE, packFast } from './transaction-budget';
+import {
+  ComputeBudgetProgram,
+  PublicKey,
+  Transaction,
+  TransactionInstruction,
+} from '@solana/web3.js';
+import { ComputeUnitEstimator, MAX_TRANSACTION_COMPUTE_UNITS } from './compute-units';
+import { PACKET_DATA_SIZE, TransactionBudget } from './transaction-budget';
 
 export { PACKET_DATA_SIZE };
 
 /**
- * Splits instructions into as few transactions as Solana's 1232-byte limit allows, keeping
- * their order; sizes are exact (TransactionBudget), in linear time.
+ * How transactions are filled. Whoever groups instructions ahead of `ChainService.send` uses
+ * the service's `packing`, so that each group it makes is sent as one transaction.
+ */
+export interface PackOptions {
+  /** Compute units per instruction: a transaction's limit is the sum. */
+  computeUnits: ComputeUnitEstimator;
+  /** Priority fee in micro-lamports per compute unit (SetComputeUnitPrice); none by default. */
+  computeUnitPrice?: number | bigint;
+  /** At most this many of the caller's instructions in one transaction (64 by default). */
+  maxInstructions?: number;
+}
+
+export interface PackedTransaction {
+  /** The caller's instructions this transaction carries, in order. */
+  instructions: TransactionInstruction[];
+  /** What the transaction holds: its compute-budget instructions, then `instructions`. */
+  transactionInstructions: TransactionInstruction[];
+  /** Its SetComputeUnitLimit. */
+  computeUnitLimit: number;
+}
+
+/**
+ * The instruction list of one transaction: SetComputeUnitLimit with the sum of the estimates
+ * (its own included, capped at 1.4 M), SetComputeUnitPrice when a price is set, then
+ * `instructions`. Every transaction ChainService sends is built here.
+ */
+export function withComputeBudget(
+  instructions: TransactionInstruction[],
+  options: PackOptions,
+): PackedTransaction {
+  for (const ix of instructions) {
+    // Solana refuses a second SetComputeUnitLimit: callers must leave the budget to this.
+    if (ix.programId.equals(ComputeBudgetProgram.programId)) {
+      throw new RangeError('compute-budget instructions are added by the packer, not by callers');
+    }
+  }
+  let units = 0;
+  for (const ix of computeBudgetInstructions(0, options))
+    units += options.computeUnits.estimate(ix);
+  for (const ix of instructions) units += options.computeUnits.estimate(ix);
+  const computeUnitLimit = Math.min(units, MAX_TRANSACTION_COMPUTE_UNITS);
+  return {
+    instructions,
+    transactionInstructions: [
+      ...computeBudgetInstructions(computeUnitLimit, options),
+      ...instructions,
+    ],
+    computeUnitLimit,
+  };
+}
+
+function computeBudgetInstructions(units: number, options: PackOptions): TransactionInstruction[] {
+  const out = [ComputeBudgetProgram.setComputeUnitLimit({ units })];
+  if (options.computeUnitPrice !== undefined) {
+    out.push(ComputeBudgetProgram.setComputeUnitPrice({ microLamports: options.computeUnitPrice }));
+  }
+  return out;
+}
+
+/**
+ * One transaction being filled: its exact size with the compute-budget instructions it will
+ * carry (their size does not depend on the numbers in them), and the compute units it needs.
+ */
+export class TransactionFill {
+  readonly instructions: TransactionInstruction[] = [];
+  private readonly bytes: TransactionBudget;
+  private units = 0;
+
+  constructor(
+    feePayer: PublicKey,
+    private readonly options: PackOptions,
+  ) {
+    this.bytes = new TransactionBudget(feePayer);
+    for (const ix of computeBudgetInstructions(0, options)) {
+      this.bytes.add(ix);
+      this.units += options.computeUnits.estimate(ix);
+    }
+  }
+
+  /**
+   * True when `ix` can join within the 1232 bytes, the instruction count and 1.4 M compute
+   * units; an instruction alone over 1.4 M is accepted (its limit is capped).
+   */
+  accepts(ix: TransactionInstruction): boolean {
+    if (this.instructions.length >= (this.options.maxInstructions ?? 64)) return false;
+    if (this.bytes.sizeIf(ix) > PACKET_DATA_SIZE) return false;
+    return (
+      this.instructions.length === 0 ||
+      this.units + this.options.computeUnits.estimate(ix) <= MAX_TRANSACTION_COMPUTE_UNITS
+    );
+  }
+
+  add(ix: TransactionInstruction): void {
+    this.bytes.add(ix);
+    this.units += this.options.computeUnits.estimate(ix);
+    this.instructions.push(ix);
+  }
+
+  /** The serialized size, compute-budget instructions included. */
+  size(): number {
+    return this.bytes.size();
+  }
+
+  build(): PackedTransaction {
+    return withComputeBudget(this.instructions, this.options);
+  }
+}
+
+/** True when `ix` alone fits one transaction paid by `feePayer`. */
+export function fitsAlone(
+  ix: TransactionInstruction,
+  feePayer: PublicKey,
+  options: PackOptions,
+): boolean {
+  return new TransactionFill(feePayer, options).accepts(ix);
+}
+
+/**
+ * Splits instructions, in order, into as few transactions as Solana's limits allow: 1232 bytes
+ * (exact, TransactionBudget, in linear time) and 1.4 M compute units by the estimates, each
+ * with its compute-budget instructions. Throws on an instruction that cannot fit even alone.
  */
 export function packInstructions(
   instructions: TransactionInstruction[],
   feePayer: PublicKey,
-  maxInstructions = 64,
-): TransactionInstruction[][] {
-  return packFast(instructions, feePayer, maxInstructions);
+  options: PackOptions,
+): PackedTransaction[] {
+  const packed: PackedTransaction[] = [];
+  let fill = new TransactionFill(feePayer, options);
+  for (const ix of instructions) {
+    if (!fill.accepts(ix)) {
+      if (fill.instructions.length > 0) packed.push(fill.build());
+      fill = new TransactionFill(feePayer, options);
+      if (!fill.accepts(ix)) {
+        throw new RangeError(
+          `one instruction is over the ${PACKET_DATA_SIZE}-byte transaction limit`,
+        );
+      }
+    }
+    fill.add(ix);
+  }
+  if (fill.instructions.length > 0) packed.push(fill.build());
+  return packed;
 }
 
 /** Serialized size (or anything over the limit when it does not fit): compact-u16 signature count, 64 bytes per signature, the message. */

@@ -7,7 +7,7 @@ import { runBounded } from './bounded-pool';
 import { DeployPlan, PlannedFile, PlannedTrack } from './deploy-planner';
 import { DeployProgress } from './deploy-progress';
 import { InstructionStream } from './instruction-stream';
-import { fitsAlone, packFast } from '../../chain/transaction-budget';
+import { fitsAlone, packInstructions, PackOptions } from '../../chain/transaction-packer';
 import { TrackUploader } from './track-uploader';
 
 export interface DeployWriters {
@@ -37,7 +37,11 @@ export interface DeployTransactions {
 }
 
 export function buildDeployTransactions(
-  w: Pick<DeployWriters, 'tape' | 'payer' | 'signer'> & { ix: TapeInstructions },
+  w: Pick<DeployWriters, 'tape' | 'payer' | 'signer'> & {
+    ix: TapeInstructions;
+    /** `ChainService.packing`: the groups made here are then sent one transaction each. */
+    packing: PackOptions;
+  },
   plan: DeployPlan,
   prune: boolean,
 ): DeployTransactions {
@@ -69,7 +73,7 @@ export function buildDeployTransactions(
       previousTrack: file.current?.track,
     });
     // A name near the 1024-byte limit can make SetName alone bigger than a transaction.
-    if (!fitsAlone(instruction, payer)) {
+    if (!fitsAlone(instruction, payer, w.packing)) {
       throw new CliError(
         `name too long to publish in one transaction: ${printable(file.name)} (${Buffer.byteLength(file.name)} bytes); nothing was uploaded`,
       );
@@ -91,8 +95,10 @@ export function buildDeployTransactions(
         ix.removeName({ receiver: payer, signer, tape: w.tape, name: n.name, track: n.track }),
       )
     : [];
-  const writeBatches = packFast(writes, payer);
-  const pruneBatches = packFast(removals, payer);
+  const pack = (instructions: TransactionInstruction[]) =>
+    packInstructions(instructions, payer, w.packing).map((t) => t.instructions);
+  const writeBatches = pack(writes);
+  const pruneBatches = pack(removals);
   return {
     writeBatches,
     trackOf,
@@ -100,8 +106,7 @@ export function buildDeployTransactions(
     entry,
     pruneBatches,
     prune,
-    count:
-      writeBatches.length + packFast(names, payer).length + (entry ? 1 : 0) + pruneBatches.length,
+    count: writeBatches.length + pack(names).length + (entry ? 1 : 0) + pruneBatches.length,
   };
 }
 
@@ -125,7 +130,7 @@ export async function executeDeploy(
 ): Promise<{ pruned: number; released: number }> {
   const signers = w.signer.publicKey.equals(w.payer.publicKey) ? [w.payer] : [w.payer, w.signer];
   const send = (batch: TransactionInstruction[]) => w.chain.send(batch, signers);
-  const names = new InstructionStream(send, w.payer.publicKey, w.txConcurrency);
+  const names = new InstructionStream(send, w.payer.publicKey, w.chain.packing, w.txConcurrency);
   const publish = (track: PlannedTrack) =>
     txs.namesByTrack.get(track)?.forEach((i) => names.push(i));
   let failure: { error: unknown } | undefined;
@@ -205,7 +210,9 @@ async function prune(
       track: t.address,
     }),
   );
-  const batches = packFast(releases, w.payer.publicKey);
+  const batches = packInstructions(releases, w.payer.publicKey, w.chain.packing).map(
+    (t) => t.instructions,
+  );
   await runBounded(batches.length, w.txConcurrency, (i) => send(batches[i]).then(() => undefined));
   if (staleCount > 0 || orphans.length > 0) {
     w.progress.step(

@@ -1,17 +1,16 @@
 import { PublicKey, TransactionInstruction } from '@solana/web3.js';
-import { PACKET_DATA_SIZE } from '../../chain/transaction-packer';
+import { PackOptions, TransactionFill } from '../../chain/transaction-packer';
 import { Semaphore } from './bounded-pool';
-import { TransactionBudget } from '../../chain/transaction-budget';
 
 /**
  * Instructions that become ready one by one (a SetName once its track is certified) sent in
  * packed transactions as they come: a transaction leaves as soon as it is full, or after
  * `lingerMs` without a new instruction, so a burst shares transactions and a straggler does
- * not wait for the end. At most `concurrency` transactions are in flight.
+ * not wait for the end. At most `concurrency` transactions are in flight. Transactions are
+ * filled by `packing` (ChainService's), so each batch is sent as one transaction.
  */
 export class InstructionStream {
-  private batch: TransactionInstruction[] = [];
-  private budget: TransactionBudget;
+  private fill: TransactionFill;
   private timer?: NodeJS.Timeout;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly slots: Semaphore;
@@ -20,11 +19,11 @@ export class InstructionStream {
   constructor(
     private readonly send: (batch: TransactionInstruction[]) => Promise<unknown>,
     private readonly feePayer: PublicKey,
+    private readonly packing: PackOptions,
     concurrency: number,
     private readonly lingerMs = 25,
-    private readonly maxInstructions = 64,
   ) {
-    this.budget = new TransactionBudget(feePayer);
+    this.fill = new TransactionFill(feePayer, packing);
     this.slots = new Semaphore(concurrency);
   }
 
@@ -34,14 +33,9 @@ export class InstructionStream {
 
   push(ix: TransactionInstruction): void {
     if (this.failure) return;
-    if (
-      this.batch.length >= this.maxInstructions ||
-      (this.batch.length > 0 && this.budget.sizeIf(ix) > PACKET_DATA_SIZE)
-    ) {
-      this.dispatch();
-    }
-    this.budget.add(ix);
-    this.batch.push(ix);
+    // One that cannot fit even alone is sent alone, for `send` to refuse.
+    if (!this.fill.accepts(ix)) this.dispatch();
+    this.fill.add(ix);
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.dispatch(), this.lingerMs);
   }
@@ -56,10 +50,9 @@ export class InstructionStream {
   private dispatch(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.batch.length === 0) return;
-    const batch = this.batch;
-    this.batch = [];
-    this.budget = new TransactionBudget(this.feePayer);
+    if (this.fill.instructions.length === 0) return;
+    const batch = this.fill.instructions;
+    this.fill = new TransactionFill(this.feePayer, this.packing);
     const sent = this.slots
       .run(async () => {
         if (!this.failure) await this.send(batch);

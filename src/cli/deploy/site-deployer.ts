@@ -80,7 +80,7 @@ export class SiteDeployer {
       });
       assertCapacity(tape.record, plan.newBytes);
       const txs = buildDeployTransactions(
-        { ix, tape: tape.address, payer, signer },
+        { ix, packing: chain.packing, tape: tape.address, payer, signer },
         plan,
         options.prune,
       );

@@ -3,7 +3,7 @@ import { PublicKey, TransactionInstruction } from '@solana/web3.js';
 import { NameRecord, TrackKind } from '../../chain/account-layouts';
 import { ChainService } from '../../chain/chain.service';
 import { GatewayIdentity } from '../../chain/gateway-identity';
-import { PACKET_DATA_SIZE, transactionSize } from '../../chain/transaction-packer';
+import { fitsAlone } from '../../chain/transaction-packer';
 import {
   S3BackendAccessDeniedError,
   S3BackendError,
@@ -59,7 +59,7 @@ export class ObjectPublisher {
       contentType,
       previousTrack: this.chain.pdas.track(tape, Buffer.alloc(32, 1)),
     });
-    if (transactionSize([ix], this.key) > PACKET_DATA_SIZE) {
+    if (!fitsAlone(ix, this.key, this.chain.packing)) {
       throw new S3BackendAccessDeniedError(
         `the name is too long to publish in one transaction (${Buffer.byteLength(name)} bytes)`,
       );
