@@ -1,4 +1,5 @@
-import { IsIn, IsOptional, IsString } from 'class-validator';
+import { Expose } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 
 /** `chain.*`: where the control plane is and who signs for the gateway. */
 export class ChainConfig {
@@ -23,4 +24,16 @@ export class ChainConfig {
   @IsOptional()
   @IsString()
   program_id?: string;
+
+  /**
+   * Priority fee in micro-lamports per compute unit (SetComputeUnitPrice on every transaction
+   * the writer sends); none by default. YAML `chain.compute_unit_price`, env
+   * `TAPE__CHAIN__COMPUTE_UNIT_PRICE`, CLI `--with-compute-unit-price`.
+   */
+  @Expose({ name: 'compute_unit_price' })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
+  computeUnitPrice?: number;
 }

@@ -61,4 +61,20 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TAPE_GATEWAY_CONFIG: yamlFile('- a\n- b\n') })).toThrow(/mapping/);
     expect(() => loadConfig({ TAPE_GATEWAY_CONFIG: yamlFile('a: [\n') })).toThrow(/not valid YAML/);
   });
+
+  it('reads chain.compute_unit_price (YAML or env) into chain.computeUnitPrice', () => {
+    expect(loadConfig({}).chain.computeUnitPrice).toBeUndefined();
+    const file = yamlFile('chain:\n  compute_unit_price: 1000\n');
+    expect(loadConfig({ TAPE_GATEWAY_CONFIG: file }).chain.computeUnitPrice).toBe(1000);
+    expect(
+      loadConfig({ TAPE_GATEWAY_CONFIG: file, TAPE__CHAIN__COMPUTE_UNIT_PRICE: '25000' }).chain
+        .computeUnitPrice,
+    ).toBe(25000);
+    expect(() => loadConfig({ TAPE__CHAIN__COMPUTE_UNIT_PRICE: '-1' })).toThrow(
+      /^config error: chain\.compute_unit_price: must not be less than 0$/,
+    );
+    expect(() => loadConfig({ TAPE__CHAIN__COMPUTE_UNIT_PRICE: '1.5' })).toThrow(
+      /chain\.compute_unit_price: must be an integer number/,
+    );
+  });
 });

@@ -105,7 +105,9 @@ function isPlain(v: unknown): v is Plain {
 }
 
 function describe(error: ValidationError, prefix = ''): string {
-  const key = prefix ? `${prefix}.${error.property}` : error.property;
+  // Keys are snake_case in YAML and env; a camelCase property is exposed under that name.
+  const name = error.property.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  const key = prefix ? `${prefix}.${name}` : name;
   if (error.constraints) {
     const first = Object.values(error.constraints)[0];
     // class-validator phrases constraints as "<property> must ..."; name the full key instead.
