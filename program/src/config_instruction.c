@@ -31,8 +31,7 @@ uint64_t init_config(Call *c, const IxData *d) {
   Seeds seeds;
   seeds_init(&seeds);
   seeds_add(&seeds, CONFIG_SEED, sizeof(CONFIG_SEED) - 1);
-  bool proven = call_owns(c, config) && *config->data_len >= 1 && config->data[0] == TAG_CONFIG;
-  TRY(call_expect_pda(c, config, &seeds, proven, "config"));
+  TRY(call_expect_pda(c, config, &seeds, "config"));
   if (!is_initialized_mint(mint)) {
     return fail3(ERR_INVALID_ACCOUNT_DATA, "mint is not an initialized SPL mint", NULL, NULL);
   }

@@ -15,6 +15,14 @@ const SolPubkey ASSOCIATED_TOKEN_PROGRAM_ID = {{
 }};
 
 static const uint8_t CONFIG_SEED[] = "config";
+const uint8_t TAPE_SEED[] = "tape";
+const uint8_t TRACK_SEED[] = "track";
+const uint8_t NAME_SEED[] = "name";
+
+void sha256_of(const uint8_t *bytes, uint64_t len, uint8_t *out) {
+  SolBytes input = {bytes, len};
+  sol_sha256(&input, 1, out);
+}
 
 void seeds_init(Seeds *s) {
   s->count = 0;
@@ -83,8 +91,7 @@ uint64_t call_expect_address(Call *c, uint64_t index, const SolPubkey *expected,
   return 0;
 }
 
-uint64_t call_expect_pda(Call *c, const Account *a, Seeds *seeds, bool proven, const char *role) {
-  if (proven) return 0;
+uint64_t call_expect_pda(Call *c, const Account *a, Seeds *seeds, const char *role) {
   SolPubkey derived;
   uint64_t status = sol_try_find_program_address(seeds->seed, seeds->count, c->program_id, &derived,
                                                  &seeds->bump);
@@ -114,43 +121,18 @@ static uint64_t layout_failure(const Reader *r, const char *role) {
 
 uint64_t call_config(Call *c, uint64_t index, ConfigRecord *out) {
   Account *a = call_at(c, index);
-  /* Only InitConfig writes tag 1, and only at the config PDA. */
-  bool proven = call_owns(c, a) && *a->data_len >= 1 && a->data[0] == TAG_CONFIG;
-  if (!proven) {
-    SolSignerSeed seed = {CONFIG_SEED, sizeof(CONFIG_SEED) - 1};
-    SolPubkey derived;
-    uint8_t bump;
-    if (sol_try_find_program_address(&seed, 1, c->program_id, &derived, &bump) != 0 ||
-        !key_equal(a->key, derived.x)) {
-      return fail3(ERR_ACCOUNT_MISMATCH, "wrong ", "config", " account");
-    }
+  SolSignerSeed seed = {CONFIG_SEED, sizeof(CONFIG_SEED) - 1};
+  SolPubkey derived;
+  uint8_t bump;
+  if (sol_try_find_program_address(&seed, 1, c->program_id, &derived, &bump) != 0 ||
+      !key_equal(a->key, derived.x)) {
+    return fail3(ERR_ACCOUNT_MISMATCH, "wrong ", "config", " account");
   }
   TRY(owned_prefix(c, a, "config"));
   Reader r;
   decode_config(&r, a->data, *a->data_len, out);
   if (!reader_ok(&r)) return layout_failure(&r, "config");
   return 0;
-}
-
-bool owned_tape(Call *c, const Account *a, TapeRecord *out) {
-  if (!call_owns(c, a)) return false;
-  Reader r;
-  decode_tape(&r, a->data, *a->data_len, out);
-  return reader_ok(&r);
-}
-
-bool owned_track(Call *c, const Account *a, TrackRecord *out) {
-  if (!call_owns(c, a)) return false;
-  Reader r;
-  decode_track(&r, a->data, *a->data_len, out);
-  return reader_ok(&r);
-}
-
-bool owned_name(Call *c, const Account *a, NameRecord *out) {
-  if (!call_owns(c, a)) return false;
-  Reader r;
-  decode_name(&r, a->data, *a->data_len, out);
-  return reader_ok(&r);
 }
 
 uint64_t call_tape(Call *c, uint64_t index, Account **account, TapeRecord *out) {
@@ -160,7 +142,11 @@ uint64_t call_tape(Call *c, uint64_t index, Account **account, TapeRecord *out) 
   Reader r;
   decode_tape(&r, a->data, *a->data_len, out);
   if (!reader_ok(&r)) return layout_failure(&r, "tape");
-  /* A tape record this program owns sits at ["tape", authority] (see invocation.h). */
+  Seeds seeds;
+  seeds_init(&seeds);
+  seeds_add(&seeds, TAPE_SEED, sizeof(TAPE_SEED) - 1);
+  seeds_add(&seeds, out->authority, SOL_PUBKEY_BYTES);
+  TRY(call_expect_pda(c, a, &seeds, "tape"));
   *account = a;
   return 0;
 }
@@ -177,6 +163,12 @@ uint64_t call_track(Call *c, uint64_t index, const uint8_t *tape, const char *ro
   if (tape != NULL && !bytes_equal(out->tape, tape, SOL_PUBKEY_BYTES)) {
     return fail3(ERR_ACCOUNT_MISMATCH, role, " belongs to another tape", NULL);
   }
+  Seeds seeds;
+  seeds_init(&seeds);
+  seeds_add(&seeds, TRACK_SEED, sizeof(TRACK_SEED) - 1);
+  seeds_add(&seeds, out->tape, SOL_PUBKEY_BYTES);
+  seeds_add(&seeds, out->commitment, 32);
+  TRY(call_expect_pda(c, a, &seeds, role));
   loaded->account = a;
   return 0;
 }
@@ -191,6 +183,14 @@ uint64_t call_name(Call *c, uint64_t index, const uint8_t *tape, Account **accou
   if (!bytes_equal(out->tape, tape, SOL_PUBKEY_BYTES)) {
     return fail3(ERR_ACCOUNT_MISMATCH, "name belongs to another tape", NULL, NULL);
   }
+  uint8_t name_hash[32];
+  sha256_of(out->name, out->name_len, name_hash);
+  Seeds seeds;
+  seeds_init(&seeds);
+  seeds_add(&seeds, NAME_SEED, sizeof(NAME_SEED) - 1);
+  seeds_add(&seeds, tape, SOL_PUBKEY_BYTES);
+  seeds_add(&seeds, name_hash, sizeof(name_hash));
+  TRY(call_expect_pda(c, a, &seeds, "name"));
   *account = a;
   return 0;
 }

@@ -1,11 +1,8 @@
 /*
  * One execution of the tape program: the instruction's accounts with the checks every
  * instruction shares (flags, addresses, owners, tags, PDA derivations), the clock and rent.
- *
- * PDA checks of accounts that exist: an account this program owns with a record that decodes
- * was created by this program at the PDA its record derives (the program writes records only
- * into accounts whose address it derived itself), so such an account proves its address
- * without a derivation. Every other case derives the address with the runtime's syscall.
+ * Every PDA is derived with the runtime's syscall, including those of records the program
+ * wrote itself: a record is only trusted at the address its own fields derive.
  */
 #pragma once
 
@@ -15,6 +12,12 @@
 extern const SolPubkey SYSTEM_PROGRAM_ID;
 extern const SolPubkey TOKEN_PROGRAM_ID;
 extern const SolPubkey ASSOCIATED_TOKEN_PROGRAM_ID;
+/* First seeds of the program's PDAs: ["tape", authority], ["track", tape, commitment], ["name", tape, sha256(name)]. */
+extern const uint8_t TAPE_SEED[5];
+extern const uint8_t TRACK_SEED[6];
+extern const uint8_t NAME_SEED[5];
+
+void sha256_of(const uint8_t *bytes, uint64_t len, uint8_t *out);
 
 typedef struct {
   Input *in;
@@ -48,11 +51,8 @@ uint64_t call_writable(Call *c, uint64_t index, const char *role, Account **out)
 /* A payer or receiver: signs and is writable. */
 uint64_t call_wallet(Call *c, uint64_t index, const char *role, Account **out);
 uint64_t call_expect_address(Call *c, uint64_t index, const SolPubkey *expected, const char *role);
-/*
- * Checks that `a` is the PDA of `seeds` (the bump goes into `seeds`); `proven` says the
- * account's record already proves it (see above).
- */
-uint64_t call_expect_pda(Call *c, const Account *a, Seeds *seeds, bool proven, const char *role);
+/* Checks that `a` is the PDA of `seeds`; the bump goes into `seeds` (to create the account). */
+uint64_t call_expect_pda(Call *c, const Account *a, Seeds *seeds, const char *role);
 
 uint64_t call_config(Call *c, uint64_t index, ConfigRecord *out);
 uint64_t call_tape(Call *c, uint64_t index, Account **account, TapeRecord *out);
@@ -65,11 +65,6 @@ typedef struct {
 uint64_t call_track(Call *c, uint64_t index, const uint8_t *tape, const char *role,
                     LoadedTrack *loaded);
 uint64_t call_name(Call *c, uint64_t index, const uint8_t *tape, Account **account, NameRecord *out);
-
-/* Whether an account this program owns holds a record of the given kind (no failure logged). */
-bool owned_tape(Call *c, const Account *a, TapeRecord *out);
-bool owned_track(Call *c, const Account *a, TrackRecord *out);
-bool owned_name(Call *c, const Account *a, NameRecord *out);
 
 /* The tape's authority, or its delegate when it has one. */
 uint64_t expect_tape_signer(const TapeRecord *tape, const Account *signer);

@@ -3,7 +3,6 @@
 #include "instructions.h"
 #include "lifecycle.h"
 
-static const uint8_t NAME_SEED[] = "name";
 enum { PREVIOUS_TRACK = 7 };
 
 /* Accounts: payer s w, signer s, tape w, name w, track w, config, system, [previous track w]. */
@@ -21,17 +20,13 @@ uint64_t set_name(Call *c, const IxData *d) {
   TRY(call_config(c, 5, &config));
   TRY(call_expect_address(c, 6, &SYSTEM_PROGRAM_ID, "system program"));
   uint8_t name_hash[32];
-  SolBytes hashed = {d->name, d->name_len};
-  sol_sha256(&hashed, 1, name_hash);
+  sha256_of(d->name, d->name_len, name_hash);
   Seeds seeds;
   seeds_init(&seeds);
   seeds_add(&seeds, NAME_SEED, sizeof(NAME_SEED) - 1);
   seeds_add(&seeds, tape->key->x, SOL_PUBKEY_BYTES);
   seeds_add(&seeds, name_hash, sizeof(name_hash));
-  NameRecord current;
-  bool proven = owned_name(c, name, &current) && key_equal(tape->key, current.tape) &&
-                current.name_len == d->name_len && bytes_equal(current.name, d->name, d->name_len);
-  TRY(call_expect_pda(c, name, &seeds, proven, "name"));
+  TRY(call_expect_pda(c, name, &seeds, "name"));
 
   TRY(expect_tape_signer(&tape_after, signer));
   if (d->name_len < 1 || d->name_len > MAX_NAME_BYTES) {
@@ -47,6 +42,7 @@ uint64_t set_name(Call *c, const IxData *d) {
   bool exists = call_owns(c, name);
   bool releasing = false;
   TrackRelease release;
+  NameRecord current;
   if (exists) {
     Account *same;
     TRY(call_name(c, 3, tape->key->x, &same, &current));

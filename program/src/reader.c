@@ -64,17 +64,33 @@ int64_t rd_i64n(Reader *r) {
 
 static bool in_range(uint8_t b, uint8_t lo, uint8_t hi) { return b >= lo && b <= hi; }
 
+#define WORD_BYTES 8
+#define HIGH_BITS ((uint64_t)0x8080808080808080)
+
+/* Index of the first byte from `i` on that is not ASCII, eight aligned bytes at a time. */
+static uint64_t skip_ascii(const uint8_t *s, uint64_t i, uint64_t n) {
+  while (i < n && ((uintptr_t)(s + i) % WORD_BYTES) != 0 && s[i] < 0x80) i++;
+  while (((uintptr_t)(s + i) % WORD_BYTES) == 0 && n - i >= WORD_BYTES) {
+    uint64_t word;
+    /* An aligned eight-byte copy is one load; memcpy keeps it free of aliasing questions. */
+    __builtin_memcpy(&word, __builtin_assume_aligned(s + i, WORD_BYTES), WORD_BYTES);
+    if ((word & HIGH_BITS) != 0) break;
+    i += WORD_BYTES;
+  }
+  while (i < n && s[i] < 0x80) i++;
+  return i;
+}
+
 /* Well-formed UTF-8 (no overlong forms, no surrogates, at most U+10FFFF). */
 static bool valid_utf8(const uint8_t *s, uint64_t n) {
   uint64_t i = 0;
   while (i < n) {
+    i = skip_ascii(s, i, n);
+    if (i >= n) break;
     uint8_t b = s[i];
     uint64_t extra;
     uint8_t lo = 0x80, hi = 0xbf;
-    if (b < 0x80) {
-      i++;
-      continue;
-    } else if (in_range(b, 0xc2, 0xdf)) {
+    if (in_range(b, 0xc2, 0xdf)) {
       extra = 1;
     } else if (in_range(b, 0xe0, 0xef)) {
       extra = 2;

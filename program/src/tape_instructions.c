@@ -4,8 +4,6 @@
 #include "lifecycle.h"
 #include "payment.h"
 
-static const uint8_t TAPE_SEED[] = "tape";
-
 /* Accounts: payer s w, authority s, tape w, payer ATA w, treasury w, config, system, token. */
 uint64_t create_tape(Call *c, const IxData *d) {
   Account *payer, *authority, *tape;
@@ -20,9 +18,7 @@ uint64_t create_tape(Call *c, const IxData *d) {
   seeds_init(&seeds);
   seeds_add(&seeds, TAPE_SEED, sizeof(TAPE_SEED) - 1);
   seeds_add(&seeds, authority->key->x, SOL_PUBKEY_BYTES);
-  TapeRecord existing;
-  bool proven = owned_tape(c, tape, &existing) && key_equal(authority->key, existing.authority);
-  TRY(call_expect_pda(c, tape, &seeds, proven, "tape"));
+  TRY(call_expect_pda(c, tape, &seeds, "tape"));
   StoragePayment payment = {payer, call_at(c, 3), call_at(c, 4), {{0}}};
   TRY(expect_payment_accounts(&config, payment.source, payment.treasury));
 

@@ -3,8 +3,6 @@
 #include "instructions.h"
 #include "lifecycle.h"
 
-static const uint8_t TRACK_SEED[] = "track";
-
 /* Accounts: payer s w, signer s, tape w, track w, config, system. */
 uint64_t write_track(Call *c, const IxData *d) {
   Account *payer, *signer, *tape, *track;
@@ -21,11 +19,7 @@ uint64_t write_track(Call *c, const IxData *d) {
   seeds_add(&seeds, TRACK_SEED, sizeof(TRACK_SEED) - 1);
   seeds_add(&seeds, tape->key->x, SOL_PUBKEY_BYTES);
   seeds_add(&seeds, d->commitment, 32);
-  TrackRecord existing;
-  bool exists = owned_track(c, track, &existing);
-  bool proven = exists && key_equal(tape->key, existing.tape) &&
-                bytes_equal(existing.commitment, d->commitment, 32);
-  TRY(call_expect_pda(c, track, &seeds, proven, "track"));
+  TRY(call_expect_pda(c, track, &seeds, "track"));
 
   TRY(expect_tape_signer(&record, signer));
   TRY(expect_active(&record, call_epoch(c, &config)));
