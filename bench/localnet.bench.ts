@@ -4,6 +4,7 @@
  * `sendAndConfirmRawTransaction` confirms them (WebSocket signatureSubscribe + status check).
  * The network runs as its own process (`dist/localnet/standalone.js`), like `npm run localnet`.
  * Goals on the 2-core reference machine: ≥ 2,000 instructions/s, p99 confirmation < 50 ms.
+ * The network executes on the real SVM (litesvm): compute units per transaction are reported.
  *
  *   npm run build && npx tsc -p tsconfig.bench.json && node dist-bench/bench/localnet.bench.js
  *   BENCH_NAMES=1000 BENCH_IN_FLIGHT=4 BENCH_RUNS=3 ... to change the shape
@@ -37,6 +38,8 @@ interface Signed {
 }
 
 interface RunResult {
+  /** Compute units the SVM metered, per transaction (from getTransaction). */
+  computeUnits: number[];
   instructionsPerSecond: number;
   /** CPU time the network process spent per instruction (user + system). */
   serverCpuMicros: number;
@@ -83,6 +86,10 @@ async function main(): Promise<void> {
         `  run ${i + 1}: ${Math.round(r.instructionsPerSecond)} instructions/s · confirmation p50 ${r.p50.toFixed(1)} ms · p99 ${r.p99.toFixed(1)} ms · max ${r.max.toFixed(1)} ms · network CPU ${Math.round(r.serverCpuMicros)} µs/instruction`,
       );
     }
+    const units = results.flatMap((r) => r.computeUnits).sort((a, b) => a - b);
+    console.log(
+      `compute units per transaction (SVM-metered, ${units.length} sampled): median ${units[Math.floor(units.length / 2)]}, max ${units[units.length - 1]} (${Math.round(units[Math.floor(units.length / 2)] / perTx)} per SetName)`,
+    );
     const best = results.reduce((a, b) =>
       b.instructionsPerSecond > a.instructionsPerSecond ? b : a,
     );
@@ -155,9 +162,19 @@ async function run(client: LocalnetClient, batch: Signed[], serverPid: number): 
   const serverCpu = cpuMillis(serverPid) - cpuBefore;
   const instructions = batch.reduce((n, tx) => n + tx.instructions, 0);
   latencies.sort((a, b) => a - b);
+  const computeUnits: number[] = [];
+  for (const tx of batch.slice(0, 20)) {
+    const confirmed = await client.connection.getTransaction(bs58Signature(tx.wire), {
+      commitment: 'confirmed',
+      maxSupportedTransactionVersion: 0,
+    });
+    if (confirmed?.meta?.computeUnitsConsumed !== undefined)
+      computeUnits.push(confirmed.meta.computeUnitsConsumed);
+  }
   const pct = (p: number) =>
     latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)];
   return {
+    computeUnits,
     instructionsPerSecond: instructions / seconds,
     serverCpuMicros: (serverCpu * 1000) / instructions,
     transactions: batch.length,

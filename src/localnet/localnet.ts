@@ -8,15 +8,9 @@ import { Faucet } from './faucet';
 import { runGenesis } from './genesis';
 import { readOrCreateKeypair as loadOrCreateKeypair } from '../chain/keypair-file';
 import { LedgerStore } from './ledger/ledger-store';
-import { AssociatedTokenProgram } from './programs/associated-token-program';
-import { ComputeBudgetProgram } from './programs/compute-budget-program';
-import { SystemProgram } from './programs/system-program';
-import { TapeProgram } from './programs/tape-program';
-import { TokenProgram } from './programs/token-program';
 import { RpcServers, startRpcServers } from './rpc/rpc-servers';
-import { ProgramAddressDeriver } from './runtime/program-address';
-import { BPF_LOADER_ID, NATIVE_LOADER_ID, ProgramRegistry } from './runtime/program-registry';
-import { TransactionProcessor } from './runtime/transaction-processor';
+import { SvmExecutor } from './svm/svm-executor';
+import { readTapeProgramElf } from './svm/tape-program-elf';
 
 export interface LocalnetOptions {
   dataDir: string;
@@ -58,20 +52,15 @@ export async function startLocalnet(opts: LocalnetOptions): Promise<Localnet> {
   const programId = opts.programId ?? DEFAULT_TAPE_PROGRAM_ID;
   const ledger = new LedgerStore(opts.dataDir);
   try {
-    const registry = new ProgramRegistry()
-      .register(new SystemProgram(), NATIVE_LOADER_ID)
-      .register(new ComputeBudgetProgram(), NATIVE_LOADER_ID)
-      .register(new TokenProgram(), BPF_LOADER_ID)
-      .register(new AssociatedTokenProgram(), BPF_LOADER_ID)
-      .register(new TapeProgram(programId), BPF_LOADER_ID);
-    const processor = new TransactionProcessor(ledger, registry, new ProgramAddressDeriver());
+    const executor = new SvmExecutor(ledger);
     const faucetKey = loadOrCreateKeypair(join(opts.dataDir, 'faucet-keypair.json'));
     const genesisHash = ledger.getMeta('genesis_hash');
     const bank = genesisHash
-      ? new Bank(ledger, processor, genesisHash)
-      : runGenesis(ledger, registry, processor, {
+      ? new Bank(ledger, executor, genesisHash)
+      : runGenesis(ledger, executor, {
           faucet: faucetKey,
           programId,
+          programElf: readTapeProgramElf(),
           storageAuthority: opts.storageAuthority,
           epochDurationSecs: opts.epochDurationSecs,
           pricePerMibEpoch: opts.pricePerMibEpoch,

@@ -2,10 +2,9 @@ import bs58 from 'bs58';
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { AccountWrite, BlockRecord, LedgerStore } from '../ledger/ledger-store';
-import { Clock } from '../runtime/native-program';
-import { SanitizedTransaction } from '../runtime/sanitized-transaction';
-import { ExecutionResult, TransactionProcessor } from '../runtime/transaction-processor';
-import { TransactionErrorJson } from '../runtime/transaction-error';
+import { SanitizedTransaction } from '../transactions/sanitized-transaction';
+import { Clock, ExecutionResult, TransactionExecutor } from './execution';
+import { TransactionErrorJson } from '../transactions/transaction-error';
 
 /** A blockhash is accepted for 150 blocks after its own, as on Solana. */
 export const MAX_PROCESSING_AGE = 150;
@@ -43,7 +42,7 @@ export class Bank {
 
   constructor(
     private readonly ledger: LedgerStore,
-    private readonly processor: TransactionProcessor,
+    private readonly executor: TransactionExecutor,
     readonly genesisHash: string,
   ) {
     const blocks = ledger.recentBlocks();
@@ -123,7 +122,7 @@ export class Bank {
 
   /** Runs a transaction against the current state without keeping anything. */
   simulate(tx: SanitizedTransaction): ExecutionResult {
-    return this.processor.process(tx, this.environment());
+    return this.executor.simulate(tx, this.environment());
   }
 
   /**
@@ -134,10 +133,20 @@ export class Bank {
     tx: SanitizedTransaction,
     commitFailures: boolean,
   ): { result: ExecutionResult; committed: boolean } {
-    const result = this.processor.process(tx, this.environment());
+    const result = this.executor.process(tx, this.environment());
     const commit = result.chargeable && (result.err === null || commitFailures);
-    if (commit) this.commit(tx, result);
-    return { result, committed: commit };
+    if (!commit) {
+      if (result.chargeable) this.executor.rollback(result);
+      return { result, committed: false };
+    }
+    try {
+      this.commit(tx, result);
+    } catch (err) {
+      // Nothing reached the ledger: the executor forgets the transaction too.
+      this.executor.rollback(result);
+      throw err;
+    }
+    return { result, committed: true };
   }
 
   onSlot(listener: (e: SlotEvent) => void): () => void {

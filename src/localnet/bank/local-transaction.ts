@@ -1,6 +1,6 @@
 import { Keypair, Transaction, TransactionInstruction } from '@solana/web3.js';
-import { SanitizedTransaction } from '../runtime/sanitized-transaction';
-import { describeTransactionError, TransactionFailure } from '../runtime/transaction-error';
+import { SanitizedTransaction } from '../transactions/sanitized-transaction';
+import { describeTransactionError, TransactionFailure } from '../transactions/transaction-error';
 import { Bank } from './bank';
 
 /**

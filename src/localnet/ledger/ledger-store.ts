@@ -156,6 +156,17 @@ export class LedgerStore {
     }
   }
 
+  /** Every account, in key order, one at a time (the executor loads them at start). */
+  *allAccounts(): Generator<{ pubkey: Buffer; account: StoredAccount }> {
+    const rows = this.db
+      .prepare<[], AccountRow & { pubkey: Buffer }>(
+        'SELECT pubkey, lamports, owner, executable, rent_epoch, data FROM accounts ORDER BY pubkey',
+      )
+      .safeIntegers(true)
+      .iterate();
+    for (const row of rows) yield { pubkey: row.pubkey, account: toAccount(row) };
+  }
+
   /** Accounts of `owner` that pass every filter (in SQL: memcmp as a blob substring compare). */
   accountsOwnedBy(
     owner: Buffer,

@@ -6,7 +6,7 @@ import {
   InvokeContext,
   NativeProgram,
 } from '../runtime/native-program';
-import { MAX_ACCOUNT_DATA_LENGTH } from '../runtime/rent';
+import { MAX_ACCOUNT_DATA_LENGTH } from '../transactions/rent';
 import { InstructionData } from './instruction-data';
 
 /** `SystemError` codes (Custom errors of the System program). */

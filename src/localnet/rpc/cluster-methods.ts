@@ -1,6 +1,6 @@
 import bs58 from 'bs58';
 import { Bank } from '../bank/bank';
-import { minimumBalance, MAX_ACCOUNT_DATA_LENGTH } from '../runtime/rent';
+import { minimumBalance, MAX_ACCOUNT_DATA_LENGTH } from '../transactions/rent';
 import { RpcError, SolanaErrorCode } from './rpc-error';
 import { FEATURE_SET, RpcHandlers, SOLANA_CORE_VERSION, withContext } from './rpc-handler';
 import { configParam, required, stringParam, unsignedParam } from './rpc-params';

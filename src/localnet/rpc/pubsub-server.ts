@@ -3,7 +3,7 @@ import { AddressInfo } from 'node:net';
 import { RawData, WebSocket, WebSocketServer } from 'ws';
 import { Bank, CommittedTransaction, SlotEvent } from '../bank/bank';
 import { LedgerStore, StoredAccount } from '../ledger/ledger-store';
-import { RENT_EXEMPT_EPOCH } from '../runtime/rent';
+import { RENT_EXEMPT_EPOCH } from '../transactions/rent';
 import { AccountEncoding, encodeAccount, encodingParam } from './account-encoding';
 import { failure, JsonRpcDispatcher } from './json-rpc-dispatcher';
 import { toJsonText } from './json-text';

@@ -1,7 +1,7 @@
 import { Bank } from '../bank/bank';
 import { Faucet } from '../faucet';
 import { LedgerStore } from '../ledger/ledger-store';
-import { SignatureVerifier } from '../runtime/signature-verifier';
+import { SignatureVerifier } from '../transactions/signature-verifier';
 import { AccountMethods } from './account-methods';
 import { ClusterMethods } from './cluster-methods';
 import { FaucetMethods } from './faucet-methods';

@@ -1,7 +1,7 @@
 import bs58 from 'bs58';
 import { Bank } from '../bank/bank';
 import { LedgerStore, TransactionRecord } from '../ledger/ledger-store';
-import { SanitizedTransaction } from '../runtime/sanitized-transaction';
+import { SanitizedTransaction } from '../transactions/sanitized-transaction';
 import { RpcError, SolanaErrorCode } from './rpc-error';
 import { RpcHandlers } from './rpc-handler';
 import {

@@ -2,10 +2,11 @@ import { VersionedMessage } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { Bank } from '../bank/bank';
 import { LedgerStore } from '../ledger/ledger-store';
-import { SignatureVerifier } from '../runtime/signature-verifier';
-import { SanitizedTransaction } from '../runtime/sanitized-transaction';
-import { ExecutionResult, transactionFee } from '../runtime/transaction-processor';
-import { describeTransactionError } from '../runtime/transaction-error';
+import { SignatureVerifier } from '../transactions/signature-verifier';
+import { SanitizedTransaction } from '../transactions/sanitized-transaction';
+import { ExecutionResult } from '../bank/execution';
+import { transactionFee } from '../transactions/transaction-fee';
+import { describeTransactionError } from '../transactions/transaction-error';
 import { encodeAccount, encodingParam } from './account-encoding';
 import { RpcError, SolanaErrorCode } from './rpc-error';
 import { RpcHandlers, withContext } from './rpc-handler';
@@ -114,13 +115,10 @@ export class TransactionMethods {
     }
     return request.addresses.map((address) => {
       const key = pubkeyParam(address);
+      const keyBytes = key.toBuffer();
       const loaded =
-        result.err === null ? result.accounts.find((a) => a.pubkey.equals(key)) : undefined;
-      const account = loaded
-        ? loaded.lamports > 0
-          ? loaded.toStored()
-          : null
-        : this.ledger.getAccount(key.toBuffer());
+        result.err === null ? result.accounts.find((a) => a.pubkey.equals(keyBytes)) : undefined;
+      const account = loaded ? loaded.account : this.ledger.getAccount(keyBytes);
       return account ? encodeAccount(account, encoding) : null;
     });
   }
@@ -162,7 +160,11 @@ export class TransactionMethods {
       throw RpcError.invalidParams(`failed to deserialize message: ${(err as Error).message}`);
     }
     const fee = this.bank.isBlockhashValid(message.recentBlockhash)
-      ? transactionFee(message.header.numRequiredSignatures)
+      ? transactionFee({
+          header: message.header,
+          accountKeys: message.staticAccountKeys,
+          instructions: message.compiledInstructions,
+        })
       : null;
     return withContext(this.bank, fee);
   }

@@ -2,7 +2,7 @@ import {
   PACKET_DATA_SIZE,
   SanitizedTransaction,
   TransactionDecodeError,
-} from '../runtime/sanitized-transaction';
+} from '../transactions/sanitized-transaction';
 import { RpcError } from './rpc-error';
 import { decodeBase58, decodeBase64, shown } from './rpc-params';
 

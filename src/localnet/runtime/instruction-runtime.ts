@@ -1,7 +1,7 @@
 import { PublicKey } from '@solana/web3.js';
 import { LayoutError } from '../../chain/byte-codec';
 import { TapeProgramError } from '../../chain/program-errors';
-import { describeInstructionError } from './instruction-errors';
+import { describeInstructionError } from '../transactions/instruction-errors';
 import { InvokeFrame } from './invoke-frame';
 import { LogCollector } from './log-collector';
 import {
@@ -13,7 +13,7 @@ import {
 } from './native-program';
 import { ProgramAddressDeriver } from './program-address';
 import { ProgramRegistry } from './program-registry';
-import { minimumBalance } from './rent';
+import { minimumBalance } from '../transactions/rent';
 import { AccountHandle } from './transaction-account';
 
 /** Solana allows a top-level instruction plus four nested CPI levels. */

@@ -1,6 +1,6 @@
 import { PublicKey } from '@solana/web3.js';
 import { InstructionErrorKind, InstructionFailure } from './native-program';
-import { MAX_ACCOUNT_DATA_LENGTH } from './rent';
+import { MAX_ACCOUNT_DATA_LENGTH } from '../transactions/rent';
 import { AccountHandle, TransactionAccount } from './transaction-account';
 
 interface Privileges {

@@ -58,8 +58,8 @@ export interface CpiAccount {
   isWritable: boolean;
 }
 
-/** A Solana `InstructionError` variant: a string like 'InvalidArgument' or `{ Custom: n }`. */
-export type InstructionErrorKind = string | { Custom: number };
+export type { InstructionErrorKind } from '../transactions/transaction-error';
+import type { InstructionErrorKind } from '../transactions/transaction-error';
 
 export class InstructionFailure extends Error {
   constructor(

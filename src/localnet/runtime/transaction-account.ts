@@ -1,7 +1,7 @@
 import { PublicKey } from '@solana/web3.js';
 import { StoredAccount } from '../ledger/ledger-store';
 import { AccountView } from './native-program';
-import { RENT_EXEMPT_EPOCH } from './rent';
+import { RENT_EXEMPT_EPOCH } from '../transactions/rent';
 
 /**
  * An account loaded for one transaction: the transaction's private, mutable copy (the

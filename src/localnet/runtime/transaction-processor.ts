@@ -6,10 +6,10 @@ import { Clock, InstructionFailure } from './native-program';
 import { ProgramAddressDeriver } from './program-address';
 import { ProgramRegistry } from './program-registry';
 import { PublicKeyPool } from './public-key-pool';
-import { minimumBalance } from './rent';
-import { SanitizedTransaction } from './sanitized-transaction';
+import { minimumBalance } from '../transactions/rent';
+import { SanitizedTransaction } from '../transactions/sanitized-transaction';
 import { AccountHandle, TransactionAccount } from './transaction-account';
-import { TransactionErrorJson } from './transaction-error';
+import { TransactionErrorJson } from '../transactions/transaction-error';
 
 /** What the bank knows that a transaction is checked against. */
 export interface ProcessingEnvironment {

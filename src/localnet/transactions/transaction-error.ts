@@ -1,5 +1,7 @@
-import { InstructionErrorKind } from './native-program';
 import { describeInstructionError } from './instruction-errors';
+
+/** A Solana `InstructionError` variant: a string like 'InvalidArgument' or `{ Custom: n }`. */
+export type InstructionErrorKind = string | { Custom: number };
 
 /**
  * Solana's `TransactionError` as JSON-RPC serialises it: unit variants are strings, the others
@@ -8,7 +10,9 @@ import { describeInstructionError } from './instruction-errors';
 export type TransactionErrorJson =
   | string
   | { InstructionError: [number, InstructionErrorKind] }
-  | { InsufficientFundsForRent: { account_index: number } };
+  | { InsufficientFundsForRent: { account_index: number } }
+  | { DuplicateInstruction: number }
+  | { ProgramExecutionTemporarilyRestricted: { account_index: number } };
 
 const MESSAGES: Record<string, string> = {
   AccountInUse: 'Account in use',
@@ -36,6 +40,12 @@ export function describeTransactionError(err: TransactionErrorJson): string {
   if ('InstructionError' in err) {
     const [index, kind] = err.InstructionError;
     return `Error processing Instruction ${index}: ${describeInstructionError(kind)}`;
+  }
+  if ('DuplicateInstruction' in err) {
+    return `Transaction contains a duplicate instruction (${err.DuplicateInstruction}) that is not allowed`;
+  }
+  if ('ProgramExecutionTemporarilyRestricted' in err) {
+    return `Execution of the program referenced by account at index ${err.ProgramExecutionTemporarilyRestricted.account_index} is temporarily restricted.`;
   }
   return `Transaction results in an account (${err.InsufficientFundsForRent.account_index}) with insufficient funds for rent`;
 }

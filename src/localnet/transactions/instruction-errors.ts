@@ -1,4 +1,4 @@
-import { InstructionErrorKind } from './native-program';
+import type { InstructionErrorKind } from './transaction-error';
 
 /** Display text of Solana's `InstructionError` variants, as `Program X failed: <text>` shows them. */
 const DESCRIPTIONS: Record<string, string> = {
