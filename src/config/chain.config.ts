@@ -1,5 +1,38 @@
+import { PublicKey } from '@solana/web3.js';
 import { Expose } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Max,
+  Min,
+  ValidateBy,
+  ValidationOptions,
+} from 'class-validator';
+
+/** A base58 public key exactly as Solana writes it (32 bytes, no stray characters). */
+export function isPublicKey(value: unknown): boolean {
+  if (typeof value !== 'string' || !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(value)) return false;
+  try {
+    return new PublicKey(value).toBase58() === value;
+  } catch {
+    return false;
+  }
+}
+
+function IsPublicKey(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isPublicKey',
+      validator: {
+        validate: isPublicKey,
+        defaultMessage: () => 'must be a base58 public key',
+      },
+    },
+    options,
+  );
+}
 
 /** `chain.*`: where the control plane is and who signs for the gateway. */
 export class ChainConfig {
@@ -20,9 +53,12 @@ export class ChainConfig {
   @IsString()
   gateway_keypair?: string;
 
-  /** Base58 program id; default the project's tape program id. */
+  /**
+   * The tape program's id (base58) on this chain: `TAPE_PROGRAM_ID`. Default: the local
+   * network's (`Tape111…`). The embedded local network deploys the program at this id at genesis.
+   */
   @IsOptional()
-  @IsString()
+  @IsPublicKey()
   program_id?: string;
 
   /**

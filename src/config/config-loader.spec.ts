@@ -77,4 +77,18 @@ describe('loadConfig', () => {
       /chain\.compute_unit_price: must be an integer number/,
     );
   });
+
+  it('reads the tape program id from TAPE_PROGRAM_ID or chain.program_id, checked as a public key', () => {
+    const id = 'Tape111111111111111111111111111111111111111';
+    expect(loadConfig({}).chain.program_id).toBeUndefined();
+    expect(loadConfig({ TAPE_PROGRAM_ID: id }).chain.program_id).toBe(id);
+    const file = yamlFile(`chain:\n  program_id: ${id}\n`);
+    expect(loadConfig({ TAPE_GATEWAY_CONFIG: file }).chain.program_id).toBe(id);
+    // An id of digits only stays a string (YAML would read it as a number).
+    const digits = '11111111111111111111111111111111';
+    expect(loadConfig({ TAPE_PROGRAM_ID: digits }).chain.program_id).toBe(digits);
+    expect(() => loadConfig({ TAPE_PROGRAM_ID: 'not-a-key' })).toThrow(
+      /^config error: chain\.program_id: must be a base58 public key$/,
+    );
+  });
 });

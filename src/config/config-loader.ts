@@ -23,9 +23,13 @@ const NAMED_VARIABLES: Record<string, string> = {
   TAPE_LOCALNET_PORT: 'localnet.port',
   TAPE_DATA_DIR: 'storage.data_dir',
   TAPE_RPC_URL: 'chain.rpc_url',
+  TAPE_PROGRAM_ID: 'chain.program_id',
   TAPE_REDIS_URL: 'gateway.metering.redis_url',
   TAPE_LOG_LEVEL: 'gateway.log_level',
 };
+
+/** Variables taken as written: a base58 id of digits only would read as a YAML number. */
+const STRING_VARIABLES = new Set(['TAPE_PROGRAM_ID']);
 
 /** Any key can be set as `TAPE__GATEWAY__SITE__SPA_FALLBACK=true` (value parsed as YAML). */
 const GENERIC_PREFIX = 'TAPE__';
@@ -36,7 +40,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
   if (file) mergeInto(plain, readYamlFile(file));
   for (const [name, key] of Object.entries(NAMED_VARIABLES)) {
     const value = env[name];
-    if (value !== undefined && value !== '') setPath(plain, key, parseScalar(value));
+    if (value === undefined || value === '') continue;
+    setPath(plain, key, STRING_VARIABLES.has(name) ? value : parseScalar(value));
   }
   for (const [name, value] of Object.entries(env)) {
     if (!name.startsWith(GENERIC_PREFIX) || value === undefined) continue;
