@@ -1,0 +1,28 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { sbfElfProblem } from './sbf-elf';
+
+const tapeElf = readFileSync(join(__dirname, '..', '..', 'program', 'tape.so'));
+
+describe('sbfElfProblem', () => {
+  it('accepts the committed tape program', () => {
+    expect(sbfElfProblem(tapeElf)).toBeNull();
+  });
+
+  it('names what is wrong with anything else', () => {
+    expect(sbfElfProblem(Buffer.from('<html>not a program</html>'))).toBe('not an ELF file');
+    const header = (patch: (b: Buffer) => void) => {
+      const b = Buffer.from(tapeElf.subarray(0, 64));
+      patch(b);
+      return sbfElfProblem(b);
+    };
+    expect(header((b) => (b[4] = 1))).toBe('not a 64-bit little-endian ELF');
+    expect(header((b) => b.writeUInt16LE(62, 18))).toBe(
+      'an ELF for machine 62, not BPF (247) or SBF (263)',
+    );
+    expect(header((b) => b.writeUInt16LE(263, 18))).toBeNull();
+    expect(header((b) => b.writeUInt16LE(1, 16))).toBe(
+      'not a shared object (ELF type must be ET_DYN)',
+    );
+  });
+});
