@@ -8,8 +8,8 @@ import {
   TOKEN_PROGRAM_ID,
 } from '../../src/chain/program-ids';
 import { storageCost } from '../../src/chain/storage-pricing';
-import { alter } from '../../src/localnet/programs/instruction-alter.spec-support';
-import { rentExempt } from '../../src/localnet/programs/test-ledger.spec-support';
+import { alter } from './oracle/instruction-alter';
+import { rentExempt } from './oracle/test-ledger';
 import { custom, GENESIS, EPOCH_SECS, SOL, TapeWorld } from './tape-world';
 import { HOSTS } from './test-hosts';
 

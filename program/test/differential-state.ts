@@ -14,7 +14,7 @@ import {
   MINT_SIZE,
   TOKEN_ACCOUNT_SIZE,
 } from '../../src/chain/spl-token-layouts';
-import { rentExempt } from '../../src/localnet/programs/test-ledger.spec-support';
+import { rentExempt } from './oracle/test-ledger';
 import { NAMES, Universe } from './differential-universe';
 import { HostAccount } from './program-host';
 import { Prng } from './prng';

@@ -1,10 +1,6 @@
 import { Keypair, TransactionInstruction } from '@solana/web3.js';
 import { TAPE_ERROR_MESSAGES, TapeErrorCode } from '../../src/chain/program-errors';
-import {
-  alter,
-  truncateAccounts,
-  withData,
-} from '../../src/localnet/programs/instruction-alter.spec-support';
+import { alter, truncateAccounts, withData } from './oracle/instruction-alter';
 import { InstructionErrorKind } from './program-host';
 import { commitmentOf, custom, SOL, TapeWorld } from './tape-world';
 import { HOSTS } from './test-hosts';

@@ -1,8 +1,8 @@
 import { Keypair, PublicKey } from '@solana/web3.js';
 import { nameSize, TrackKind } from '../../src/chain/account-layouts';
 import { TapeErrorCode } from '../../src/chain/program-errors';
-import { alter } from '../../src/localnet/programs/instruction-alter.spec-support';
-import { rentExempt } from '../../src/localnet/programs/test-ledger.spec-support';
+import { alter } from './oracle/instruction-alter';
+import { rentExempt } from './oracle/test-ledger';
 import { commitmentOf, custom, SOL, TapeWorld } from './tape-world';
 import { HOSTS } from './test-hosts';
 

@@ -1,11 +1,8 @@
 import { PublicKey, TransactionInstruction } from '@solana/web3.js';
 import { DEFAULT_TAPE_PROGRAM_ID } from '../../src/chain/program-ids';
-import { TapeProgram } from '../../src/localnet/programs/tape-program';
-import { TestLedger } from '../../src/localnet/programs/test-ledger.spec-support';
-import {
-  TestSystemProgram,
-  TestTokenProgram,
-} from '../../src/localnet/programs/test-natives.spec-support';
+import { TapeProgram } from './oracle/tape-program';
+import { TestLedger } from './oracle/test-ledger';
+import { TestSystemProgram, TestTokenProgram } from './oracle/test-natives';
 import { base58 } from './key-cache';
 import {
   HostAccount,

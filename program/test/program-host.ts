@@ -5,7 +5,7 @@ import {
   SYSTEM_PROGRAM_ID,
   TOKEN_PROGRAM_ID,
 } from '../../src/chain/program-ids';
-import { InstructionErrorKind } from '../../src/localnet/runtime/native-program';
+import { InstructionErrorKind } from './oracle/native-program';
 
 export type { InstructionErrorKind };
 

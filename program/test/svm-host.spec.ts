@@ -5,7 +5,7 @@ import {
   encodeTokenAccount,
   TOKEN_ACCOUNT_SIZE,
 } from '../../src/chain/spl-token-layouts';
-import { rentExempt } from '../../src/localnet/programs/test-ledger.spec-support';
+import { rentExempt } from './oracle/test-ledger';
 import { ownLogs } from './program-logs';
 import { SvmHost } from './svm-host';
 

@@ -7,7 +7,7 @@ import type { LiteSvm } from 'litesvm/dist/internal';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_TAPE_PROGRAM_ID, SYSTEM_PROGRAM_ID } from '../../src/chain/program-ids';
-import { rentExempt } from '../../src/localnet/programs/test-ledger.spec-support';
+import { rentExempt } from './oracle/test-ledger';
 import {
   HostAccount,
   HostOutcome,

@@ -3,7 +3,7 @@ import { encodeTape } from '../../src/chain/account-layouts';
 import { TapeErrorCode } from '../../src/chain/program-errors';
 import { MIB, TOKEN_PROGRAM_ID } from '../../src/chain/program-ids';
 import { resizeCost } from '../../src/chain/storage-pricing';
-import { alter } from '../../src/localnet/programs/instruction-alter.spec-support';
+import { alter } from './oracle/instruction-alter';
 import { custom, SOL, TapeWorld } from './tape-world';
 import { HOSTS } from './test-hosts';
 

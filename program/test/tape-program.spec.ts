@@ -2,12 +2,8 @@ import { Keypair, TransactionInstruction } from '@solana/web3.js';
 import { CONFIG_SIZE, decodeConfig } from '../../src/chain/account-layouts';
 import { TAPE_ERROR_MESSAGES, TapeErrorCode } from '../../src/chain/program-errors';
 import { DEFAULT_TAPE_PROGRAM_ID, MIB } from '../../src/chain/program-ids';
-import {
-  alter,
-  truncateAccounts,
-  withData,
-} from '../../src/localnet/programs/instruction-alter.spec-support';
-import { rentExempt } from '../../src/localnet/programs/test-ledger.spec-support';
+import { alter, truncateAccounts, withData } from './oracle/instruction-alter';
+import { rentExempt } from './oracle/test-ledger';
 import { commitmentOf, custom, EPOCH_SECS, GENESIS, SOL, TapeWorld } from './tape-world';
 import { HOSTS } from './test-hosts';
 

@@ -20,7 +20,7 @@ import {
   TOKEN_ACCOUNT_SIZE,
 } from '../../src/chain/spl-token-layouts';
 import { TapeInstructions } from '../../src/chain/tape-instructions';
-import { rentExempt } from '../../src/localnet/programs/test-ledger.spec-support';
+import { rentExempt } from './oracle/test-ledger';
 import { HostAccount, HostOutcome, InstructionErrorKind, ProgramHost } from './program-host';
 
 export const SOL = 1_000_000_000;

@@ -1,5 +1,5 @@
 import { PublicKey, TransactionInstruction } from '@solana/web3.js';
-import { SYSTEM_PROGRAM_ID } from '../../chain/program-ids';
+import { SYSTEM_PROGRAM_ID } from '../../../src/chain/program-ids';
 import {
   AccountView,
   Clock,
@@ -8,7 +8,7 @@ import {
   InstructionFailure,
   InvokeContext,
   NativeProgram,
-} from '../runtime/native-program';
+} from './native-program';
 
 /**
  * A test double of the local network's runtime: an in-memory account map that runs one

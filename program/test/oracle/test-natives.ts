@@ -1,12 +1,7 @@
 import { PublicKey } from '@solana/web3.js';
-import { SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../chain/program-ids';
-import { decodeTokenAccount, encodeTokenAccount } from '../../chain/spl-token-layouts';
-import {
-  AccountView,
-  InstructionFailure,
-  InvokeContext,
-  NativeProgram,
-} from '../runtime/native-program';
+import { SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../../src/chain/program-ids';
+import { decodeTokenAccount, encodeTokenAccount } from '../../../src/chain/spl-token-layouts';
+import { AccountView, InstructionFailure, InvokeContext, NativeProgram } from './native-program';
 
 /** Minimal System program for the test ledger: CreateAccount, Assign, Transfer, Allocate. */
 export class TestSystemProgram implements NativeProgram {

@@ -1,6 +1,6 @@
 import { PublicKey } from '@solana/web3.js';
-import { nameSeed } from '../../chain/pdas';
-import { TOKEN_PROGRAM_ID } from '../../chain/program-ids';
+import { nameSeed } from '../../../src/chain/pdas';
+import { TOKEN_PROGRAM_ID } from '../../../src/chain/program-ids';
 
 /** Seeds of the tape program's accounts (docs/program.md, "Accounts"); same as `TapePdas`. */
 export const TapeSeeds = {

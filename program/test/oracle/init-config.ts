@@ -1,11 +1,11 @@
 import { PublicKey } from '@solana/web3.js';
-import { CONFIG_SIZE, encodeConfig } from '../../chain/account-layouts';
-import { LayoutError } from '../../chain/byte-codec';
-import { TapeErrorCode } from '../../chain/program-errors';
-import { SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../chain/program-ids';
-import { decodeMint, decodeTokenAccount } from '../../chain/spl-token-layouts';
-import { TapeInstructionData, Tag } from '../../chain/tape-instructions';
-import { AccountView } from '../runtime/native-program';
+import { CONFIG_SIZE, encodeConfig } from '../../../src/chain/account-layouts';
+import { LayoutError } from '../../../src/chain/byte-codec';
+import { TapeErrorCode } from '../../../src/chain/program-errors';
+import { SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../../src/chain/program-ids';
+import { decodeMint, decodeTokenAccount } from '../../../src/chain/spl-token-layouts';
+import { TapeInstructionData, Tag } from '../../../src/chain/tape-instructions';
+import { AccountView } from './native-program';
 import { createProgramAccount, expectPayerHolds, rentShortfall } from './program-account-lifecycle';
 import { fail, isVacant, TapeInvocation } from './tape-invocation';
 import { TapeSeeds } from './tape-seeds';

@@ -1,8 +1,8 @@
 import { PublicKey, TransactionInstruction } from '@solana/web3.js';
-import { DEFAULT_TAPE_PROGRAM_ID } from '../../chain/program-ids';
-import { AccountView, CpiAccount, InvokeContext } from '../runtime/native-program';
-import { rentExempt } from './test-ledger.spec-support';
-import { NativeHost } from '../../../program/test/native-host';
+import { DEFAULT_TAPE_PROGRAM_ID } from '../../../src/chain/program-ids';
+import { AccountView, CpiAccount, InvokeContext } from './native-program';
+import { rentExempt } from './test-ledger';
+import { NativeHost } from '../native-host';
 
 /**
  * A context with no runtime bookkeeping, to time the program alone: accounts as the ledger

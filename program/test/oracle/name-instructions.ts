@@ -4,10 +4,10 @@ import {
   encodeTrack,
   MAX_NAME_BYTES,
   nameSize,
-} from '../../chain/account-layouts';
-import { TapeErrorCode } from '../../chain/program-errors';
-import { SYSTEM_PROGRAM_ID } from '../../chain/program-ids';
-import { TapeInstructionData, Tag } from '../../chain/tape-instructions';
+} from '../../../src/chain/account-layouts';
+import { TapeErrorCode } from '../../../src/chain/program-errors';
+import { SYSTEM_PROGRAM_ID } from '../../../src/chain/program-ids';
+import { TapeInstructionData, Tag } from '../../../src/chain/tape-instructions';
 import {
   closeProgramAccount,
   createProgramAccount,

@@ -1,9 +1,9 @@
-import { NetworkConfig } from '../../chain/account-layouts';
-import { LayoutError } from '../../chain/byte-codec';
-import { TapeErrorCode } from '../../chain/program-errors';
-import { TOKEN_PROGRAM_ID } from '../../chain/program-ids';
-import { decodeTokenAccount, TokenAccountRecord } from '../../chain/spl-token-layouts';
-import { AccountView } from '../runtime/native-program';
+import { NetworkConfig } from '../../../src/chain/account-layouts';
+import { LayoutError } from '../../../src/chain/byte-codec';
+import { TapeErrorCode } from '../../../src/chain/program-errors';
+import { TOKEN_PROGRAM_ID } from '../../../src/chain/program-ids';
+import { decodeTokenAccount, TokenAccountRecord } from '../../../src/chain/spl-token-layouts';
+import { AccountView } from './native-program';
 import { fail, isVacant, TapeInvocation } from './tape-invocation';
 import { TapeSeeds } from './tape-seeds';
 

@@ -1,9 +1,13 @@
 import { PublicKey } from '@solana/web3.js';
-import { LayoutError } from '../../chain/byte-codec';
-import { TAPE_ERROR_MESSAGES, TapeProgramError } from '../../chain/program-errors';
-import { ASSOCIATED_TOKEN_PROGRAM_ID } from '../../chain/program-ids';
-import { decodeInstructionData, Tag, TapeInstructionData } from '../../chain/tape-instructions';
-import { InstructionFailure, InvokeContext, NativeProgram } from '../runtime/native-program';
+import { LayoutError } from '../../../src/chain/byte-codec';
+import { TAPE_ERROR_MESSAGES, TapeProgramError } from '../../../src/chain/program-errors';
+import { ASSOCIATED_TOKEN_PROGRAM_ID } from '../../../src/chain/program-ids';
+import {
+  decodeInstructionData,
+  Tag,
+  TapeInstructionData,
+} from '../../../src/chain/tape-instructions';
+import { InstructionFailure, InvokeContext, NativeProgram } from './native-program';
 import { initConfig } from './init-config';
 import { removeName, setName } from './name-instructions';
 import { ProgramAddressCache } from './program-address-cache';
@@ -27,8 +31,10 @@ const REQUIRED_ACCOUNTS: Record<Tag, number> = {
 };
 
 /**
- * The tape program (docs/program.md), run natively by the local network. Every check comes
- * before any effect; a failure throws and the runtime rolls the whole transaction back.
+ * The tape program (docs/program.md) in TypeScript: the model the SBF build (program/src,
+ * program/tape.so) is tested against, instruction by instruction (the parity specs) and over
+ * random sequences (differential.spec.ts). Production runs only the ELF. Every check comes
+ * before any effect; a failure throws and the test runtime rolls the instruction back.
  */
 export class TapeProgram implements NativeProgram {
   private readonly addresses: ProgramAddressCache;

@@ -1,6 +1,6 @@
 import { Keypair, PublicKey } from '@solana/web3.js';
 import { createHash } from 'node:crypto';
-import { DEFAULT_TAPE_PROGRAM_ID } from '../../chain/program-ids';
+import { DEFAULT_TAPE_PROGRAM_ID } from '../../../src/chain/program-ids';
 import * as ed25519Point from './ed25519-point';
 import { ProgramAddressCache } from './program-address-cache';
 

@@ -1,8 +1,8 @@
-import { encodeTape, TAPE_SIZE } from '../../chain/account-layouts';
-import { TapeErrorCode } from '../../chain/program-errors';
-import { SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../chain/program-ids';
-import { resizeCost, storageCost } from '../../chain/storage-pricing';
-import { TapeInstructionData, Tag } from '../../chain/tape-instructions';
+import { encodeTape, TAPE_SIZE } from '../../../src/chain/account-layouts';
+import { TapeErrorCode } from '../../../src/chain/program-errors';
+import { SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../../src/chain/program-ids';
+import { resizeCost, storageCost } from '../../../src/chain/storage-pricing';
+import { TapeInstructionData, Tag } from '../../../src/chain/tape-instructions';
 import { createProgramAccount, expectPayerHolds, rentShortfall } from './program-account-lifecycle';
 import {
   checkStoragePayment,

@@ -8,12 +8,12 @@ import {
   NetworkConfig,
   TapeRecord,
   TrackRecord,
-} from '../../chain/account-layouts';
-import { LayoutError } from '../../chain/byte-codec';
-import { TapeErrorCode, TapeProgramError } from '../../chain/program-errors';
-import { SYSTEM_PROGRAM_ID } from '../../chain/program-ids';
-import { epochAt } from '../../chain/storage-pricing';
-import { AccountView, InvokeContext } from '../runtime/native-program';
+} from '../../../src/chain/account-layouts';
+import { LayoutError } from '../../../src/chain/byte-codec';
+import { TapeErrorCode, TapeProgramError } from '../../../src/chain/program-errors';
+import { SYSTEM_PROGRAM_ID } from '../../../src/chain/program-ids';
+import { epochAt } from '../../../src/chain/storage-pricing';
+import { AccountView, InvokeContext } from './native-program';
 import { ProgramAddressCache } from './program-address-cache';
 import { TapeSeeds } from './tape-seeds';
 

@@ -5,11 +5,11 @@ import {
   TapeRecord,
   trackSize,
   TrackRecord,
-} from '../../chain/account-layouts';
-import { TapeErrorCode } from '../../chain/program-errors';
-import { SYSTEM_PROGRAM_ID } from '../../chain/program-ids';
-import { TapeInstructionData, Tag } from '../../chain/tape-instructions';
-import { AccountView } from '../runtime/native-program';
+} from '../../../src/chain/account-layouts';
+import { TapeErrorCode } from '../../../src/chain/program-errors';
+import { SYSTEM_PROGRAM_ID } from '../../../src/chain/program-ids';
+import { TapeInstructionData, Tag } from '../../../src/chain/tape-instructions';
+import { AccountView } from './native-program';
 import {
   closeProgramAccount,
   createProgramAccount,

@@ -1,8 +1,8 @@
 import { PublicKey } from '@solana/web3.js';
 
 /**
- * The contract between the local network's runtime and the programs it runs natively
- * (System, SPL Token, Associated Token, the tape program). It mirrors Solana's model so a
+ * The contract between the test runtime (test-ledger.ts) and the programs it runs in
+ * TypeScript (the tape program oracle and the test natives). It mirrors Solana's model so a
  * native program here behaves as its on-chain build would:
  *
  * - A program sees the instruction's accounts in order, as mutable views. It may change
@@ -58,8 +58,8 @@ export interface CpiAccount {
   isWritable: boolean;
 }
 
-export type { InstructionErrorKind } from '../transactions/transaction-error';
-import type { InstructionErrorKind } from '../transactions/transaction-error';
+export type { InstructionErrorKind } from '../../../src/localnet/transactions/transaction-error';
+import type { InstructionErrorKind } from '../../../src/localnet/transactions/transaction-error';
 
 export class InstructionFailure extends Error {
   constructor(

@@ -1,7 +1,7 @@
 import { PublicKey } from '@solana/web3.js';
-import { TapeErrorCode } from '../../chain/program-errors';
-import { SYSTEM_PROGRAM_ID } from '../../chain/program-ids';
-import { AccountView, CpiAccount } from '../runtime/native-program';
+import { TapeErrorCode } from '../../../src/chain/program-errors';
+import { SYSTEM_PROGRAM_ID } from '../../../src/chain/program-ids';
+import { AccountView, CpiAccount } from './native-program';
 import { fail, TapeInvocation } from './tape-invocation';
 
 /** System program instructions (bincode: u32 LE index, then fields). */
@@ -133,8 +133,10 @@ export function rewriteResized(
 
 /** Closes an owned account as Solana programs do: lamports to `receiver`, no data, System-owned. */
 export function closeProgramAccount(target: AccountView, receiver: AccountView): void {
-  receiver.lamports += target.lamports;
+  // Debit first, then credit, as the C program does (a receiver that is the account itself keeps its lamports).
+  const lamports = target.lamports;
   target.lamports = 0;
+  receiver.lamports += lamports;
   target.data = Buffer.alloc(0);
   target.owner = SYSTEM_PROGRAM_ID;
 }
