@@ -1,7 +1,7 @@
 import { LAMPORTS_PER_SOL } from '@solana/web3.js';
 import { mkdirSync } from 'node:fs';
 import { AppConfig } from './config/app-config';
-import { ChainService } from './chain/chain.service';
+import { ChainServices } from './chain/chain.module';
 import { GatewayIdentity } from './chain/gateway-identity';
 import { startLocalnet } from './localnet/localnet';
 import { JsonLogger } from './logging/json-logger';
@@ -38,10 +38,14 @@ export async function embedLocalNetwork(
   config.chain.ws_url = network.wsUrl;
   logger.log({ event: 'localnet', rpc: network.rpcUrl, ws: network.wsUrl }, 'localnet');
 
-  const chain = new ChainService(config.chain);
-  const { lamports } = await chain.getBalances(identity.publicKey);
-  if (lamports < GATEWAY_MIN_LAMPORTS) {
-    await chain.requestAirdrop(identity.publicKey, 100 * LAMPORTS_PER_SOL);
+  const chain = new ChainServices(config.chain);
+  try {
+    const { lamports } = await chain.reader.getBalances(identity.publicKey);
+    if (lamports < GATEWAY_MIN_LAMPORTS) {
+      await chain.faucet.requestAirdrop(identity.publicKey, 100 * LAMPORTS_PER_SOL);
+    }
+  } finally {
+    chain.close();
   }
   return network;
 }

@@ -24,10 +24,10 @@ afterAll(async () => {
 });
 
 async function waitUntilExpired(): Promise<void> {
-  const tape = await fx.client.chain.getTape(fx.tape.address);
+  const tape = await fx.client.chain.reader.getTape(fx.tape.address);
   if (!tape) throw new Error('no tape');
   const deadline = Date.now() + 20_000;
-  while ((await fx.client.chain.currentEpoch()) < tape.expiryEpoch) {
+  while ((await fx.client.chain.reader.currentEpoch()) < tape.expiryEpoch) {
     if (Date.now() > deadline) throw new Error('the tape did not expire');
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -52,7 +52,7 @@ it('an expired tape: uploads 410 with nothing kept, WriteTrack refused, objects 
   expect([upload.status, upload.body.error?.code]).toEqual([410, 'gone']);
   if (pending.layout.kind !== 'blob') throw new Error('expected a blob');
   expect(existsSync(storedTrackPath(fx.gw.dataDir, pending.layout.digest.commitment))).toBe(false);
-  expect((await fx.client.chain.getTrack(pending.address))?.certified).toBe(false);
+  expect((await fx.client.chain.reader.getTrack(pending.address))?.certified).toBe(false);
 
   const late = new SegmentingHasher(1 << 20).update(randomBytes(10)).digest();
   await expect(fx.client.writeTrack(fx.wallet, fx.tape, late, 'text/plain')).rejects.toThrow(

@@ -50,7 +50,7 @@ async function expectNothingKept(track: WrittenTrack) {
   expect(
     readdirSync(join(fx.gw.dataDir, 'tracks', '.tmp')).filter((f) => f.endsWith('.part')),
   ).toEqual([]);
-  expect((await fx.client.chain.getTrack(track.address))?.certified).toBe(false);
+  expect((await fx.client.chain.reader.getTrack(track.address))?.certified).toBe(false);
 }
 
 describe('PUT /upload/{track}', () => {
@@ -65,7 +65,7 @@ describe('PUT /upload/{track}', () => {
       size: bytes.length,
       certified: true,
     });
-    expect((await fx.client.chain.getTrack(track.address))?.certified).toBe(true);
+    expect((await fx.client.chain.reader.getTrack(track.address))?.certified).toBe(true);
     const res = await rawRequest(fx.objectUrl(track.address));
     expect([res.status, res.body.equals(bytes), res.headers['content-type']]).toEqual([
       200,
@@ -78,7 +78,7 @@ describe('PUT /upload/{track}', () => {
 
   it('accepts the tape delegate as signer', async () => {
     const delegate = Keypair.generate();
-    await fx.client.chain.send(
+    await fx.client.chain.writer.send(
       [
         fx.client.chain.ix.setDelegate({
           authority: fx.tape.keypair.publicKey,
@@ -215,7 +215,7 @@ describe('PUT /upload/{track}', () => {
     const track = await written(bytes, 'video/mp4');
     if (track.layout.kind !== 'manifest') throw new Error('expected a streamed object');
     expectRefused(await fx.client.put(track, track.layout.manifestBytes), 409, 'conflict');
-    expect((await fx.client.chain.getTrack(track.address))?.certified).toBe(false);
+    expect((await fx.client.chain.reader.getTrack(track.address))?.certified).toBe(false);
     // A segment over the segment size is refused before its bytes are read.
     expectRefused(
       await fx.client.put(track, randomBytes(S + 1), { segment: 'cd'.repeat(32) }),
@@ -223,7 +223,7 @@ describe('PUT /upload/{track}', () => {
       'payload_too_large',
     );
     await fx.client.uploadAll(track, bytes);
-    expect((await fx.client.chain.getTrack(track.address))?.certified).toBe(true);
+    expect((await fx.client.chain.reader.getTrack(track.address))?.certified).toBe(true);
     const res = await rawRequest(fx.objectUrl(track.address));
     expect([res.status, res.body.equals(bytes)]).toEqual([200, true]);
   });
@@ -269,7 +269,7 @@ describe('PUT /upload/{track}', () => {
       'insufficient capacity',
     );
     const refused: WrittenTrack = {
-      address: fx.client.chain.trackAddress(
+      address: fx.client.chain.ix.pdas.track(
         small.address,
         tooMuch.kind === 'blob' ? tooMuch.digest.commitment : Buffer.alloc(32),
       ),

@@ -3,7 +3,7 @@ import { TapeErrorCode, tapeErrorMessage } from './program-errors';
 
 export type ChainErrorKind = 'program' | 'transaction' | 'unreachable' | 'rpc' | 'timeout';
 
-/** Every failure of ChainService: one clear line, with the program error code when there is one. */
+/** Every failure of the chain services: one clear line, with the program error code when there is one. */
 export class ChainError extends Error {
   constructor(
     readonly kind: ChainErrorKind,

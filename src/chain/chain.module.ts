@@ -1,34 +1,102 @@
 import { Global, Module, OnModuleInit } from '@nestjs/common';
+import { PublicKey } from '@solana/web3.js';
 import { ChainConfig } from '../config/chain.config';
 import { StorageConfig } from '../config/storage.config';
 import { HealthRegistry } from '../health/health-registry';
-import { ChainService } from './chain.service';
+import { ChainFaucet } from './chain-faucet';
+import { ChainReader } from './chain-reader';
+import { ChainRpc } from './chain-rpc';
+import { ChainWriter } from './chain-writer';
+import { ComputeUnitEstimator } from './compute-units';
 import { GatewayIdentity } from './gateway-identity';
+import { DEFAULT_TAPE_PROGRAM_ID } from './program-ids';
+import { StorageCosts } from './storage-costs';
+import { TapeInstructions } from './tape-instructions';
 
-/** The chain for the gateway: ChainService plus the gateway's own key. */
+/**
+ * The chain services of one RPC endpoint, wired here and only here: one Connection (ChainRpc),
+ * the program's instructions and addresses, the reader, the writer, the faucet and the costs.
+ * ChainModule provides each of them to the gateway; the CLI (whose RPC URL is an option of the
+ * command), tests and benchmarks build one set per endpoint and `close` it when done.
+ */
+export class ChainServices {
+  readonly rpc: ChainRpc;
+  /** The tape program's instructions; `ix.programId`, `ix.pdas` for its addresses. */
+  readonly ix: TapeInstructions;
+  readonly reader: ChainReader;
+  readonly writer: ChainWriter;
+  readonly faucet: ChainFaucet;
+  readonly costs: StorageCosts;
+
+  constructor(config: ChainConfig) {
+    this.rpc = ChainRpc.fromConfig(config);
+    const programId = config.program_id
+      ? new PublicKey(config.program_id)
+      : DEFAULT_TAPE_PROGRAM_ID;
+    this.ix = new TapeInstructions(programId);
+    this.reader = new ChainReader(this.rpc, this.ix);
+    this.writer = new ChainWriter(this.rpc, {
+      computeUnits: new ComputeUnitEstimator(programId),
+      computeUnitPrice: config.computeUnitPrice,
+    });
+    this.faucet = new ChainFaucet(this.rpc);
+    this.costs = new StorageCosts(this.rpc, this.reader);
+  }
+
+  /** Closes the Connection's WebSocket (web3.js would retry it for ever). */
+  close(): void {
+    this.rpc.close();
+  }
+}
+
+const fromServices = <T>(
+  token: abstract new (...args: never[]) => T,
+  pick: (s: ChainServices) => T,
+) => ({
+  provide: token,
+  useFactory: pick,
+  inject: [ChainServices],
+});
+
+/** The chain for the gateway: each chain service, plus the gateway's own key. */
 @Global()
 @Module({
   providers: [
     {
-      provide: ChainService,
-      useFactory: (c: ChainConfig) => new ChainService(c),
+      provide: ChainServices,
+      useFactory: (c: ChainConfig) => new ChainServices(c),
       inject: [ChainConfig],
     },
+    // ChainRpc closes the WebSocket when the app shuts down (its onModuleDestroy).
+    fromServices(ChainRpc, (s) => s.rpc),
+    fromServices(TapeInstructions, (s) => s.ix),
+    fromServices(ChainReader, (s) => s.reader),
+    fromServices(ChainWriter, (s) => s.writer),
+    fromServices(ChainFaucet, (s) => s.faucet),
+    fromServices(StorageCosts, (s) => s.costs),
     {
       provide: GatewayIdentity,
       useFactory: (c: ChainConfig, s: StorageConfig) => GatewayIdentity.load(c, s),
       inject: [ChainConfig, StorageConfig],
     },
   ],
-  exports: [ChainService, GatewayIdentity],
+  exports: [
+    ChainRpc,
+    TapeInstructions,
+    ChainReader,
+    ChainWriter,
+    ChainFaucet,
+    StorageCosts,
+    GatewayIdentity,
+  ],
 })
 export class ChainModule implements OnModuleInit {
   constructor(
-    private readonly chain: ChainService,
+    private readonly rpc: ChainRpc,
     private readonly health: HealthRegistry,
   ) {}
 
   onModuleInit(): void {
-    this.health.register('chain', () => this.chain.ping());
+    this.health.register('chain', () => this.rpc.ping());
   }
 }

@@ -10,8 +10,8 @@ import { PACKET_DATA_SIZE, TransactionBudget } from './transaction-budget';
 export { PACKET_DATA_SIZE };
 
 /**
- * How transactions are filled. Whoever groups instructions ahead of `ChainService.send` uses
- * the service's `packing`, so that each group it makes is sent as one transaction.
+ * How transactions are filled. Whoever groups instructions ahead of `ChainWriter.send` uses
+ * the writer's `packing`, so that each group it makes is sent as one transaction.
  */
 export interface PackOptions {
   /** Compute units per instruction: a transaction's limit is the sum. */
@@ -34,7 +34,7 @@ export interface PackedTransaction {
 /**
  * The instruction list of one transaction: SetComputeUnitLimit with the sum of the estimates
  * (its own included, capped at 1.4 M), SetComputeUnitPrice when a price is set, then
- * `instructions`. Every transaction ChainService sends is built here.
+ * `instructions`. Every transaction ChainWriter sends is built here.
  */
 export function withComputeBudget(
   instructions: TransactionInstruction[],

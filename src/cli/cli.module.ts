@@ -29,7 +29,8 @@ import { ProgramName } from './program-name';
 
 /**
  * The `tape` CLI: thin commands over the shared chain and tracks code. It does not import the
- * gateway's modules; it builds its own ChainService per invocation (the RPC URL is an option).
+ * gateway's modules; each invocation builds its own chain services (ChainServices, wired in
+ * src/chain/chain.module.ts) for the RPC URL of its options.
  */
 @Module({
   providers: [

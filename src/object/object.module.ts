@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ChainService } from '../chain/chain.service';
+import { ChainReader } from '../chain/chain-reader';
 import { MeteringModule } from '../metering/metering.module';
 import { TracksModule } from '../tracks/tracks.module';
 import { ObjectController } from './object.controller';
@@ -20,8 +20,8 @@ const COLLECT_EVERY_BYTES = 8 * 1024 * 1024;
   providers: [
     {
       provide: TrackResolver,
-      useFactory: (chain: ChainService) => new TrackResolver(chain),
-      inject: [ChainService],
+      useFactory: (chain: ChainReader) => new TrackResolver(chain),
+      inject: [ChainReader],
     },
     {
       provide: StreamedBytesCollector,

@@ -1,7 +1,7 @@
 import { Keypair, PublicKey } from '@solana/web3.js';
 import { NetworkConfig, TapeRecord, TrackKind, TrackRecord } from '../chain/account-layouts';
 import { ChainError } from '../chain/chain-error';
-import { ChainService } from '../chain/chain.service';
+import { ChainReader } from '../chain/chain-reader';
 import { ApiError } from '../common/api-error';
 import { TrackResolver } from './track-resolver';
 
@@ -42,7 +42,7 @@ function newTestResolver() {
       async () => ({ genesisTime: GENESIS, epochDurationSecs: EPOCH_SECS }) as NetworkConfig,
     ),
     chainTime: jest.fn(async () => chainSecs),
-  } as unknown as ChainService;
+  } as unknown as ChainReader;
   const sut = new TrackResolver(chain, {
     certifiedTtlMs: 60_000,
     tapeTtlMs: 5_000,

@@ -1,7 +1,7 @@
 import { PublicKey } from '@solana/web3.js';
 import { TrackKind, TrackRecord } from '../chain/account-layouts';
 import { ChainError } from '../chain/chain-error';
-import { ChainService } from '../chain/chain.service';
+import { ChainReader } from '../chain/chain-reader';
 import { parseAddress } from '../chain/tape-label';
 import { commitmentToHex, etagOf } from '../tracks/commitment';
 import { TrackRef } from '../tracks/object-reader';
@@ -60,7 +60,7 @@ export class TrackResolver {
   private readonly tapes: TtlCache<TapeState>;
 
   constructor(
-    private readonly chain: ChainService,
+    private readonly chain: ChainReader,
     options: Partial<TrackResolverOptions> = {},
   ) {
     this.options = { ...DEFAULT_TRACK_RESOLVER_OPTIONS, ...options };

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PublicKey } from '@solana/web3.js';
 import { TrackKind } from '../chain/account-layouts';
-import { ChainService } from '../chain/chain.service';
+import { ChainReader } from '../chain/chain-reader';
 import { ObjectReader } from '../tracks/object-reader';
 import { readWhole } from './site-body-cache';
 import { SiteObject, SiteSource, TapeStatus } from './site-source';
@@ -13,7 +13,7 @@ import { SiteObject, SiteSource, TapeStatus } from './site-source';
 @Injectable()
 export class ChainSiteSource extends SiteSource {
   constructor(
-    private readonly chain: ChainService,
+    private readonly chain: ChainReader,
     private readonly reader: ObjectReader,
   ) {
     super();

@@ -2,12 +2,11 @@ import { Keypair, LAMPORTS_PER_SOL, PublicKey } from '@solana/web3.js';
 import { createReadStream } from 'node:fs';
 import http from 'node:http';
 import { TrackKind } from '../../src/chain/account-layouts';
-import { ChainService } from '../../src/chain/chain.service';
+import { ChainServices } from '../../src/chain/chain.module';
 import { ChainConfig } from '../../src/config/chain.config';
 import { commitmentToHex } from '../../src/tracks/commitment';
 import { SegmentingHasher, TrackLayout, splitFileIntoTracks } from '../../src/tracks/track-layout';
 import { UPLOAD_HEADERS, signUpload } from '../../src/tracks/upload-auth';
-import { closeConnectionSocket } from '../../src/chain/close-connection';
 
 /** Bytes of one PUT: in memory, or a slice of a file streamed from disk (big objects). */
 export type PutBody = Buffer | { path: string; start: number; size: number };
@@ -44,30 +43,30 @@ export interface WrittenTrack {
 /**
  * For tests and benchmarks only (the product uploader is src/cli/deploy): a writer that funds a
  * wallet from the local network's faucet, creates tapes, registers tracks with WriteTrack
- * through ChainService, and uploads their bytes with signed `PUT /upload/{track}` requests.
+ * through the chain writer, and uploads their bytes with signed `PUT /upload/{track}` requests.
  */
 export class UploadClient {
-  readonly chain: ChainService;
+  readonly chain: ChainServices;
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 
   constructor(
     readonly gatewayUrl: string,
     rpcUrl: string,
   ) {
-    this.chain = new ChainService(Object.assign(new ChainConfig(), { rpc_url: rpcUrl }));
+    this.chain = new ChainServices(Object.assign(new ChainConfig(), { rpc_url: rpcUrl }));
   }
 
   async fundedWallet(): Promise<Keypair> {
     const wallet = Keypair.generate();
-    await this.chain.requestStorageTokens(wallet.publicKey, 1_000_000_000_000n);
-    await this.chain.requestAirdrop(wallet.publicKey, 100 * LAMPORTS_PER_SOL);
+    await this.chain.faucet.requestStorageTokens(wallet.publicKey, 1_000_000_000_000n);
+    await this.chain.faucet.requestAirdrop(wallet.publicKey, 100 * LAMPORTS_PER_SOL);
     return wallet;
   }
 
   async createTape(wallet: Keypair, capacity: number, epochs: number): Promise<TestTape> {
-    const config = await this.chain.networkConfig();
+    const config = await this.chain.reader.networkConfig();
     const keypair = Keypair.generate();
-    await this.chain.send(
+    await this.chain.writer.send(
       [
         this.chain.ix.createTape({
           payer: wallet.publicKey,
@@ -80,7 +79,7 @@ export class UploadClient {
       ],
       [wallet, keypair],
     );
-    return { keypair, address: this.chain.tapeAddress(keypair.publicKey) };
+    return { keypair, address: this.chain.ix.pdas.tape(keypair.publicKey) };
   }
 
   /** WriteTrack for these bytes (blob, or manifest when larger than `segmentBytes`). */
@@ -92,7 +91,7 @@ export class UploadClient {
   ): Promise<WrittenTrack> {
     const commitment =
       layout.kind === 'blob' ? layout.digest.commitment : layout.manifestDigest.commitment;
-    await this.chain.send(
+    await this.chain.writer.send(
       [
         this.chain.ix.writeTrack({
           payer: wallet.publicKey,
@@ -106,7 +105,7 @@ export class UploadClient {
       ],
       [wallet, tape.keypair],
     );
-    return { address: this.chain.trackAddress(tape.address, commitment), tape, layout };
+    return { address: this.chain.ix.pdas.track(tape.address, commitment), tape, layout };
   }
 
   /** WriteTrack, then every upload the track needs (segments, then the manifest). */
@@ -184,7 +183,7 @@ export class UploadClient {
   /** Closes sockets, including web3.js's WebSocket, which would otherwise retry forever. */
   close(): void {
     this.agent.destroy();
-    closeConnectionSocket(this.chain.connection);
+    this.chain.close();
   }
 
   private request(

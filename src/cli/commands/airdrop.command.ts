@@ -33,12 +33,12 @@ export class AirdropCommand extends TapeCommand {
   async run(_args: string[], options: AirdropOptions = {}): Promise<void> {
     const session = this.session(options);
     const wallet = session.wallet().publicKey;
-    const chain = session.chain;
+    const { faucet, reader } = session.chain;
     const lamports = options.sol ?? DEFAULT_LAMPORTS;
     const tokens = options.tokens ?? DEFAULT_TOKENS;
     // Tokens first: a cluster without the faucet says so in one clear line before SOL is asked for.
     try {
-      await session.guarded(chain.requestStorageTokens(wallet, tokens));
+      await session.guarded(faucet.requestStorageTokens(wallet, tokens));
     } catch (err) {
       if (err instanceof ChainError && (err.kind === 'unreachable' || /faucet/.test(err.message))) {
         throw err;
@@ -48,8 +48,8 @@ export class AirdropCommand extends TapeCommand {
         `the storage-token faucet exists only on a local network; ${session.rpcUrl} did not answer as one`,
       );
     }
-    await session.guarded(chain.requestAirdrop(wallet, lamports));
-    const balance = await chain.getBalances(wallet);
+    await session.guarded(faucet.requestAirdrop(wallet, lamports));
+    const balance = await reader.getBalances(wallet);
     if (session.json) {
       this.printer.json({
         wallet: wallet.toBase58(),

@@ -9,7 +9,7 @@ export class BalanceCommand extends TapeCommand {
   async run(_args: string[], options: GlobalOptions = {}): Promise<void> {
     const session = this.session(options);
     const wallet = session.wallet().publicKey;
-    const { lamports, tokens } = await session.chain.getBalances(wallet);
+    const { lamports, tokens } = await session.chain.reader.getBalances(wallet);
     if (session.json) {
       this.printer.json({
         wallet: wallet.toBase58(),

@@ -58,16 +58,16 @@ export class CreateCommand extends TapeCommand {
     const capacity = options.capacity;
     const session = this.session(options);
     const wallet = session.wallet();
-    const chain = session.chain;
+    const { reader, writer, costs, ix } = session.chain;
     const [config, now, currentEpoch] = await Promise.all([
-      chain.networkConfig(),
-      chain.chainTime(),
-      chain.currentEpoch(),
+      reader.networkConfig(),
+      reader.chainTime(),
+      reader.currentEpoch(),
     ]);
     const epochs = epochsForNewTape(options, now, currentEpoch, config);
     const [estimate, balance] = await Promise.all([
-      chain.estimateCreate(capacity, epochs),
-      chain.getBalances(wallet.publicKey),
+      costs.estimateCreate(capacity, epochs),
+      reader.getBalances(wallet.publicKey),
     ]);
     const cost = `${formatTokens(estimate.tokens)} storage tokens + ~${formatSolApprox(estimate.lamports)} SOL`;
     const canPay = balance.tokens >= estimate.tokens && balance.lamports >= estimate.lamports;
@@ -123,13 +123,13 @@ export class CreateCommand extends TapeCommand {
     // Checked before anything is signed: a create that cannot be paid never reaches the chain.
     if (!canPay) throw cannotPay;
     const tapeKeypair = Keypair.generate();
-    const address = chain.tapeAddress(tapeKeypair.publicKey);
+    const address = ix.pdas.tape(tapeKeypair.publicKey);
     // Saved before sending: if the process dies after the transaction lands, the key survives.
     const keypairPath = session.store.saveTapeKeypair(address.toBase58(), tapeKeypair);
     await session.guarded(
-      chain.send(
+      writer.send(
         [
-          chain.ix.createTape({
+          ix.createTape({
             payer: wallet.publicKey,
             authority: tapeKeypair.publicKey,
             mint: config.mint,
@@ -142,7 +142,7 @@ export class CreateCommand extends TapeCommand {
       ),
     );
     session.store.set('active_tape', address.toBase58());
-    const record = await chain.getTape(address);
+    const record = await reader.getTape(address);
     const active = record?.activeEpoch ?? estimate.currentEpoch;
     const expiry = record?.expiryEpoch ?? active + epochs;
     const label = labelFromAddress(address);

@@ -39,17 +39,17 @@ export class DelegateCommand extends TapeCommand {
     // Only the tape's own keypair may choose its delegate (a delegate cannot appoint another).
     const authority = session.tapeSigner(tape, true);
     const payer = session.wallet();
-    const chain = session.chain;
+    const { reader, writer, ix } = session.chain;
     await assertWalletCanPay(
-      chain,
+      reader,
       payer.publicKey,
       0n,
       2 * LAMPORTS_PER_SIGNATURE,
       'changing the delegate',
     );
     await session.guarded(
-      chain.send(
-        [chain.ix.setDelegate({ authority: authority.publicKey, delegate })],
+      writer.send(
+        [ix.setDelegate({ authority: authority.publicKey, delegate })],
         authority.publicKey.equals(payer.publicKey) ? [payer] : [payer, authority],
       ),
     );

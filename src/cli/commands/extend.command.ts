@@ -35,12 +35,12 @@ export class ExtendCommand extends TapeCommand {
     assertOneReservation(options, 'extend');
     const session = this.session(options);
     const tape = await session.loadTape();
-    const chain = session.chain;
+    const { reader, writer, ix } = session.chain;
     const wallet = session.wallet();
     const [config, now, currentEpoch] = await Promise.all([
-      chain.networkConfig(),
-      chain.chainTime(),
-      chain.currentEpoch(),
+      reader.networkConfig(),
+      reader.chainTime(),
+      reader.currentEpoch(),
     ]);
     if (currentEpoch >= tape.record.expiryEpoch) {
       throw new CliError(
@@ -50,16 +50,16 @@ export class ExtendCommand extends TapeCommand {
     const epochs = epochsToAdd(options, config);
     const tokens = storageCost(tape.record.capacity, epochs, config.pricePerMibEpoch);
     await assertWalletCanPay(
-      chain,
+      reader,
       wallet.publicKey,
       tokens,
       LAMPORTS_PER_SIGNATURE,
       'extending the tape',
     );
     await session.guarded(
-      chain.send(
+      writer.send(
         [
-          chain.ix.extendTape({
+          ix.extendTape({
             payer: wallet.publicKey,
             tape: tape.address,
             mint: config.mint,
@@ -70,7 +70,7 @@ export class ExtendCommand extends TapeCommand {
         [wallet],
       ),
     );
-    const after = (await chain.getTape(tape.address)) ?? {
+    const after = (await reader.getTape(tape.address)) ?? {
       ...tape.record,
       expiryEpoch: tape.record.expiryEpoch + epochs,
     };

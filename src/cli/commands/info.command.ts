@@ -14,11 +14,11 @@ export class InfoCommand extends TapeCommand {
   async run(_args: string[], options: GlobalOptions = {}): Promise<void> {
     const session = this.session(options);
     const { address, record } = await session.loadTape();
-    const chain = session.chain;
+    const { reader } = session.chain;
     const [config, now, currentEpoch] = await Promise.all([
-      chain.networkConfig(),
-      chain.chainTime(),
-      chain.currentEpoch(),
+      reader.networkConfig(),
+      reader.chainTime(),
+      reader.currentEpoch(),
     ]);
     const label = labelFromAddress(address);
     const status = currentEpoch < record.expiryEpoch ? 'active' : 'expired';

@@ -12,7 +12,7 @@ export class ObjectLsCommand extends TapeCommand {
   async run(_args: string[], options: GlobalOptions = {}): Promise<void> {
     const session = this.session(options);
     const tape = session.tapeAddress();
-    const names = await session.chain.listNames(tape);
+    const names = await session.chain.reader.listNames(tape);
     // UTF-8 byte order, as S3 lists keys: stable across locales.
     names.sort((a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
     if (session.json) {

@@ -16,8 +16,8 @@ export class ObjectRmCommand extends TapeCommand {
   async run([name]: string[], options: GlobalOptions = {}): Promise<void> {
     const session = this.session(options);
     const tape = await session.loadTape();
-    const chain = session.chain;
-    const [record] = await chain.getNames(tape.address, [name]);
+    const { reader, writer, ix } = session.chain;
+    const [record] = await reader.getNames(tape.address, [name]);
     if (!record) {
       throw new CliError(`no object named '${printable(name)}' on tape ${tape.address.toBase58()}`);
     }
@@ -25,16 +25,16 @@ export class ObjectRmCommand extends TapeCommand {
     const payer = session.wallet();
     const signers = signer.publicKey.equals(payer.publicKey) ? [payer] : [payer, signer];
     await assertWalletCanPay(
-      chain,
+      reader,
       payer.publicKey,
       0n,
       2 * LAMPORTS_PER_SIGNATURE,
       'removing the object',
     );
     await session.guarded(
-      chain.send(
+      writer.send(
         [
-          chain.ix.removeName({
+          ix.removeName({
             receiver: payer.publicKey,
             signer: signer.publicKey,
             tape: tape.address,

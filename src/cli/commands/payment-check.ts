@@ -1,11 +1,11 @@
 import { PublicKey } from '@solana/web3.js';
-import { ChainService } from '../../chain/chain.service';
+import { ChainReader } from '../../chain/chain-reader';
 import { CliError } from '../cli-error';
 import { formatSol, formatSolApprox, formatTokens } from '../output/units';
 
 /** Checked before signing: the wallet holds the storage tokens and the SOL an action needs. */
 export async function assertWalletCanPay(
-  chain: ChainService,
+  chain: ChainReader,
   wallet: PublicKey,
   tokens: bigint,
   lamports: number,

@@ -29,9 +29,12 @@ export class ResizeCommand extends TapeCommand {
     const add = options.add;
     const session = this.session(options);
     const tape = await session.loadTape();
-    const chain = session.chain;
+    const { reader, writer, ix } = session.chain;
     const wallet = session.wallet();
-    const [config, currentEpoch] = await Promise.all([chain.networkConfig(), chain.currentEpoch()]);
+    const [config, currentEpoch] = await Promise.all([
+      reader.networkConfig(),
+      reader.currentEpoch(),
+    ]);
     if (currentEpoch >= tape.record.expiryEpoch) {
       throw new CliError(
         'tape expired: an expired tape cannot be resized (reserve a new one: tape create)',
@@ -46,16 +49,16 @@ export class ResizeCommand extends TapeCommand {
       config.pricePerMibEpoch,
     );
     await assertWalletCanPay(
-      chain,
+      reader,
       wallet.publicKey,
       tokens,
       LAMPORTS_PER_SIGNATURE,
       'resizing the tape',
     );
     await session.guarded(
-      chain.send(
+      writer.send(
         [
-          chain.ix.resizeTape({
+          ix.resizeTape({
             payer: wallet.publicKey,
             tape: tape.address,
             mint: config.mint,
@@ -66,7 +69,7 @@ export class ResizeCommand extends TapeCommand {
         [wallet],
       ),
     );
-    const capacity = (await chain.getTape(tape.address))?.capacity ?? tape.record.capacity + add;
+    const capacity = (await reader.getTape(tape.address))?.capacity ?? tape.record.capacity + add;
     if (session.json) {
       this.printer.json({
         tape: tape.address.toBase58(),

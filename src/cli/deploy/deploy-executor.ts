@@ -1,5 +1,6 @@
 import { Keypair, PublicKey, TransactionInstruction } from '@solana/web3.js';
-import { ChainService } from '../../chain/chain.service';
+import { ChainReader } from '../../chain/chain-reader';
+import { ChainWriter } from '../../chain/chain-writer';
 import { TapeInstructions } from '../../chain/tape-instructions';
 import { CliError } from '../cli-error';
 import { printable } from '../input/size-parser';
@@ -11,7 +12,9 @@ import { fitsAlone, packInstructions, PackOptions } from '../../chain/transactio
 import { TrackUploader } from './track-uploader';
 
 export interface DeployWriters {
-  chain: ChainService;
+  reader: ChainReader;
+  writer: ChainWriter;
+  ix: TapeInstructions;
   tape: PublicKey;
   /** Pays fees and rent (the wallet). */
   payer: Keypair;
@@ -39,7 +42,7 @@ export interface DeployTransactions {
 export function buildDeployTransactions(
   w: Pick<DeployWriters, 'tape' | 'payer' | 'signer'> & {
     ix: TapeInstructions;
-    /** `ChainService.packing`: the groups made here are then sent one transaction each. */
+    /** `ChainWriter.packing`: the groups made here are then sent one transaction each. */
     packing: PackOptions;
   },
   plan: DeployPlan,
@@ -129,8 +132,8 @@ export async function executeDeploy(
   txs: DeployTransactions,
 ): Promise<{ pruned: number; released: number }> {
   const signers = w.signer.publicKey.equals(w.payer.publicKey) ? [w.payer] : [w.payer, w.signer];
-  const send = (batch: TransactionInstruction[]) => w.chain.send(batch, signers);
-  const names = new InstructionStream(send, w.payer.publicKey, w.chain.packing, w.txConcurrency);
+  const send = (batch: TransactionInstruction[]) => w.writer.send(batch, signers);
+  const names = new InstructionStream(send, w.payer.publicKey, w.writer.packing, w.txConcurrency);
   const publish = (track: PlannedTrack) =>
     txs.namesByTrack.get(track)?.forEach((i) => names.push(i));
   let failure: { error: unknown } | undefined;
@@ -201,16 +204,16 @@ async function prune(
   await runBounded(txs.pruneBatches.length, w.txConcurrency, (i) =>
     send(txs.pruneBatches[i]).then(() => undefined),
   );
-  const orphans = (await w.chain.listTracks(w.tape)).filter((t) => t.refs === 0);
+  const orphans = (await w.reader.listTracks(w.tape)).filter((t) => t.refs === 0);
   const releases = orphans.map((t) =>
-    w.chain.ix.releaseTrack({
+    w.ix.releaseTrack({
       receiver: w.payer.publicKey,
       signer: w.signer.publicKey,
       tape: w.tape,
       track: t.address,
     }),
   );
-  const batches = packInstructions(releases, w.payer.publicKey, w.chain.packing).map(
+  const batches = packInstructions(releases, w.payer.publicKey, w.writer.packing).map(
     (t) => t.instructions,
   );
   await runBounded(batches.length, w.txConcurrency, (i) => send(batches[i]).then(() => undefined));

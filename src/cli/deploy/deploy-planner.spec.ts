@@ -1,7 +1,7 @@
 import { Keypair, PublicKey } from '@solana/web3.js';
 import { createHash } from 'node:crypto';
 import { TrackKind, TrackRecord } from '../../chain/account-layouts';
-import { NamedRecord } from '../../chain/chain.service';
+import { NamedRecord } from '../../chain/chain-reader';
 import { SegmentingHasher } from '../../tracks/track-layout';
 import { commitmentsToLookUp, planDeploy } from './deploy-planner';
 import { HashedFile } from './site-hasher';

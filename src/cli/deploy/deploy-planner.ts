@@ -1,6 +1,6 @@
 import { PublicKey } from '@solana/web3.js';
 import { TrackKind, TrackRecord } from '../../chain/account-layouts';
-import { NamedRecord } from '../../chain/chain.service';
+import { NamedRecord } from '../../chain/chain-reader';
 import { TrackLayout } from '../../tracks/track-layout';
 import { HashedFile } from './site-hasher';
 import { ENTRY_NAME } from './site-scanner';

@@ -7,7 +7,7 @@ import { Semaphore } from './bounded-pool';
  * packed transactions as they come: a transaction leaves as soon as it is full, or after
  * `lingerMs` without a new instruction, so a burst shares transactions and a straggler does
  * not wait for the end. At most `concurrency` transactions are in flight. Transactions are
- * filled by `packing` (ChainService's), so each batch is sent as one transaction.
+ * filled by `packing` (ChainWriter's), so each batch is sent as one transaction.
  */
 export class InstructionStream {
   private fill: TransactionFill;

@@ -54,7 +54,8 @@ export class SiteDeployer {
     const site = await scanSite(indexPath);
     const tape = await session.loadTape();
     const chain = session.chain;
-    assertTapeActive(tape.record, await chain.currentEpoch());
+    const { reader } = chain;
+    assertTapeActive(tape.record, await reader.currentEpoch());
     const signer = session.tapeSigner(tape);
     const payer = session.wallet();
     const gateway = session.gateway();
@@ -66,12 +67,12 @@ export class SiteDeployer {
         `hashed ${site.files.length} ${site.files.length === 1 ? 'file' : 'files'} (${formatBytes(totalBytes)})` +
           (site.hidden.length > 0 ? `, skipped ${site.hidden.length} hidden` : ''),
       );
-      const names = await chain.listNames(tape.address);
+      const names = await reader.listNames(tape.address);
       // Deriving an address costs a curve check: each one is derived once per deploy.
-      const ix = memoizedInstructions(chain.programId);
+      const ix = memoizedInstructions(chain.ix.programId);
       const trackAddress = (c: Buffer) => ix.pdas.track(tape.address, c);
       const wanted = commitmentsToLookUp(hashed, names);
-      const records = await chain.getTracks(wanted.map(trackAddress));
+      const records = await reader.getTracks(wanted.map(trackAddress));
       const plan = planDeploy({
         files: hashed,
         names,
@@ -80,13 +81,13 @@ export class SiteDeployer {
       });
       assertCapacity(tape.record, plan.newBytes);
       const txs = buildDeployTransactions(
-        { ix, packing: chain.packing, tape: tape.address, payer, signer },
+        { ix, packing: chain.writer.packing, tape: tape.address, payer, signer },
         plan,
         options.prune,
       );
       if (txs.count > 0) {
-        const needed = await deployLamports(plan, txs.count, (n) => chain.rentExempt(n));
-        const { lamports } = await chain.getBalances(payer.publicKey);
+        const needed = await deployLamports(plan, txs.count, (n) => chain.costs.rentExempt(n));
+        const { lamports } = await reader.getBalances(payer.publicKey);
         assertCanPay(payer.publicKey, lamports, needed, 'this deploy');
       }
       const changed = plan.publish.length + (plan.entry ? 1 : 0);
@@ -100,7 +101,9 @@ export class SiteDeployer {
       const { pruned, released } = await session.guarded(
         executeDeploy(
           {
-            chain,
+            reader,
+            writer: chain.writer,
+            ix,
             tape: tape.address,
             payer,
             signer,

@@ -1,6 +1,6 @@
 import { Keypair, PublicKey } from '@solana/web3.js';
 import { TapeRecord } from '../../chain/account-layouts';
-import { ChainService } from '../../chain/chain.service';
+import { ChainServices } from '../../chain/chain.module';
 import { readKeypair } from '../../chain/keypair-file';
 import { addressFromLabel, parseAddress } from '../../chain/tape-label';
 import { ChainConfig } from '../../config/chain.config';
@@ -36,7 +36,7 @@ export interface LoadedTape {
  * missing wallet is only an error for commands that sign.
  */
 export class TapeSession {
-  private chainService?: ChainService;
+  private chainServices?: ChainServices;
   private walletKeypair?: Keypair;
   readonly rpcUrl: string;
 
@@ -52,11 +52,15 @@ export class TapeSession {
     return this.options.json === true;
   }
 
-  get chain(): ChainService {
-    this.chainService ??= new ChainService(
-      Object.assign(new ChainConfig(), { rpc_url: this.rpcUrl }),
-    );
-    return this.chainService;
+  /** The chain this invocation talks to: `-u` (or TAPE_RPC_URL). */
+  chainConfig(): ChainConfig {
+    return Object.assign(new ChainConfig(), { rpc_url: this.rpcUrl });
+  }
+
+  /** The chain services for `chainConfig()`, built on first use (one Connection per command). */
+  get chain(): ChainServices {
+    this.chainServices ??= new ChainServices(this.chainConfig());
+    return this.chainServices;
   }
 
   get gatewayUrl(): string {
@@ -110,7 +114,7 @@ export class TapeSession {
 
   async loadTape(): Promise<LoadedTape> {
     const address = this.tapeAddress();
-    const record = await this.chain.getTape(address);
+    const record = await this.chain.reader.getTape(address);
     if (!record) {
       throw new CliError(`no tape ${address.toBase58()} on ${this.rpcUrl}`);
     }
@@ -137,11 +141,11 @@ export class TapeSession {
 
   /** Work that sends transactions, failing fast (with the URL) if the RPC goes away meanwhile. */
   guarded<T>(work: Promise<T>): Promise<T> {
-    return withChainWatchdog(() => this.chain.ping(), work);
+    return withChainWatchdog(() => this.chain.rpc.ping(), work);
   }
 
   async currentEpoch(): Promise<number> {
-    return this.chain.currentEpoch();
+    return this.chain.reader.currentEpoch();
   }
 
   siteDomain(): string {

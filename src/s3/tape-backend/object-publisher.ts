@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { PublicKey, TransactionInstruction } from '@solana/web3.js';
 import { NameRecord, TrackKind } from '../../chain/account-layouts';
-import { ChainService } from '../../chain/chain.service';
+import { ChainReader } from '../../chain/chain-reader';
+import { ChainWriter } from '../../chain/chain-writer';
 import { GatewayIdentity } from '../../chain/gateway-identity';
+import { TapeInstructions } from '../../chain/tape-instructions';
 import { fitsAlone } from '../../chain/transaction-packer';
 import {
   S3BackendAccessDeniedError,
@@ -40,7 +42,9 @@ export class ObjectPublisher {
   readonly locks = new NameLocks();
 
   constructor(
-    private readonly chain: ChainService,
+    private readonly chain: ChainReader,
+    private readonly writer: ChainWriter,
+    private readonly ix: TapeInstructions,
     private readonly identity: GatewayIdentity,
   ) {}
 
@@ -49,17 +53,17 @@ export class ObjectPublisher {
    * (names near the 1024-byte limit with a long content type).
    */
   assertNameFits(tape: PublicKey, name: string, contentType: string): void {
-    const placeholder = this.chain.pdas.track(tape, Buffer.alloc(32));
-    const ix = this.chain.ix.setName({
+    const placeholder = this.ix.pdas.track(tape, Buffer.alloc(32));
+    const ix = this.ix.setName({
       payer: this.key,
       signer: this.key,
       tape,
       name,
       track: placeholder,
       contentType,
-      previousTrack: this.chain.pdas.track(tape, Buffer.alloc(32, 1)),
+      previousTrack: this.ix.pdas.track(tape, Buffer.alloc(32, 1)),
     });
-    if (!fitsAlone(ix, this.key, this.chain.packing)) {
+    if (!fitsAlone(ix, this.key, this.writer.packing)) {
       throw new S3BackendAccessDeniedError(
         `the name is too long to publish in one transaction (${Buffer.byteLength(name)} bytes)`,
       );
@@ -75,9 +79,9 @@ export class ObjectPublisher {
   ): Promise<PublishedName> {
     return this.locks.run([lockKey(tape, name)], async () => {
       const [current] = await this.chain.getNames(tape, [name]);
-      const address = this.chain.pdas.track(tape, track.commitment);
+      const address = this.ix.pdas.track(tape, track.commitment);
       await this.send([
-        this.chain.ix.writeTrack({
+        this.ix.writeTrack({
           payer: this.key,
           signer: this.key,
           tape,
@@ -86,7 +90,7 @@ export class ObjectPublisher {
           kind: track.kind,
           contentType,
         }),
-        this.chain.ix.certifyTrack({ storageAuthority: this.key, track: address }),
+        this.ix.certifyTrack({ storageAuthority: this.key, track: address }),
         this.setName(tape, name, address, contentType, current),
       ]);
       return { commitment: track.commitment, lastModified: await this.now() };
@@ -118,7 +122,7 @@ export class ObjectPublisher {
         const instructions = records.flatMap((record, i) =>
           record
             ? [
-                this.chain.ix.removeName({
+                this.ix.removeName({
                   receiver: this.key,
                   signer: this.key,
                   tape,
@@ -151,7 +155,7 @@ export class ObjectPublisher {
     contentType: string,
     current: NameRecord | null,
   ): TransactionInstruction {
-    return this.chain.ix.setName({
+    return this.ix.setName({
       payer: this.key,
       signer: this.key,
       tape,
@@ -164,7 +168,7 @@ export class ObjectPublisher {
 
   private async send(instructions: TransactionInstruction[], parallel = false): Promise<void> {
     try {
-      await this.chain.send(
+      await this.writer.send(
         instructions,
         [this.identity.keypair],
         parallel ? { ordered: false, concurrency: REMOVE_CONCURRENCY } : {},

@@ -1,6 +1,6 @@
 import { Keypair } from '@solana/web3.js';
 import { TapeRecord } from '../../chain/account-layouts';
-import { ChainService } from '../../chain/chain.service';
+import { ChainReader } from '../../chain/chain-reader';
 import { GatewayIdentity } from '../../chain/gateway-identity';
 import { labelFromAddress } from '../../chain/tape-label';
 import {
@@ -42,7 +42,7 @@ function newTestDirectory(overrides: Partial<TapeRecord> = {}) {
     ...overrides,
   };
   const chain = new FakeChain(record);
-  const sut = new TapeDirectory(chain as unknown as ChainService, gateway);
+  const sut = new TapeDirectory(chain as unknown as ChainReader, gateway);
   const bucket = {
     name: labelFromAddress(tape),
     tapeAddress: tape.toBase58(),

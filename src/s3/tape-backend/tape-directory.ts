@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PublicKey } from '@solana/web3.js';
 import { TapeRecord } from '../../chain/account-layouts';
-import { ChainService } from '../../chain/chain.service';
+import { ChainReader } from '../../chain/chain-reader';
 import { GatewayIdentity } from '../../chain/gateway-identity';
 import { addressFromLabel, labelFromAddress } from '../../chain/tape-label';
 import {
@@ -30,7 +30,7 @@ export class TapeDirectory {
   private readonly cache = new Map<string, { value: TapeBucket | null; at: number }>();
 
   constructor(
-    private readonly chain: ChainService,
+    private readonly chain: ChainReader,
     private readonly identity: GatewayIdentity,
   ) {}
 

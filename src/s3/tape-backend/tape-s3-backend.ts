@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import { NameRecord, TrackKind } from '../../chain/account-layouts';
-import { ChainService } from '../../chain/chain.service';
+import { ChainReader } from '../../chain/chain-reader';
 import { parseAddress } from '../../chain/tape-label';
 import { ObjectReader } from '../../tracks/object-reader';
 import {
@@ -42,7 +42,7 @@ const MAX_UPLOADS_PER_TAPE = 1000;
 @Injectable()
 export class TapeS3Backend extends S3Backend {
   constructor(
-    private readonly chain: ChainService,
+    private readonly chain: ChainReader,
     private readonly tapes: TapeDirectory,
     private readonly reader: ObjectReader,
     private readonly spool: ObjectSpool,

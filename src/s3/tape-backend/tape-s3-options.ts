@@ -14,7 +14,7 @@ import { TapeS3Backend } from './tape-s3-backend';
 
 /**
  * The S3 endpoint's ports over tapes, for `S3Module.forRoot(tapeS3Options())` in the gateway:
- * ChainService and GatewayIdentity come from the global ChainModule, the config classes from the
+ * the chain services and GatewayIdentity come from the global ChainModule, the config classes from the
  * global ConfigModule.
  */
 export function tapeS3Options(): S3ModuleOptions {

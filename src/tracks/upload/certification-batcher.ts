@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { PublicKey } from '@solana/web3.js';
-import { ChainService } from '../../chain/chain.service';
+import { ChainWriter } from '../../chain/chain-writer';
+import { TapeInstructions } from '../../chain/tape-instructions';
 import { GatewayIdentity } from '../../chain/gateway-identity';
 
 interface Waiter {
@@ -25,7 +26,8 @@ export class CertificationBatcher {
   private readonly logger = new Logger('certification');
 
   constructor(
-    private readonly chain: ChainService,
+    private readonly writer: ChainWriter,
+    private readonly ix: TapeInstructions,
     private readonly identity: GatewayIdentity,
   ) {}
 
@@ -50,10 +52,10 @@ export class CertificationBatcher {
     const unique = new Map<string, PublicKey>();
     for (const w of batch) unique.set(w.track.toBase58(), w.track);
     const instructions = [...unique.values()].map((track) =>
-      this.chain.ix.certifyTrack({ storageAuthority: this.identity.publicKey, track }),
+      this.ix.certifyTrack({ storageAuthority: this.identity.publicKey, track }),
     );
     try {
-      await this.chain.send(instructions, [this.identity.keypair], { ordered: false });
+      await this.writer.send(instructions, [this.identity.keypair], { ordered: false });
       for (const w of batch) w.resolve();
     } catch (err) {
       this.logger.warn(`certifying ${unique.size} tracks failed: ${(err as Error).message}`);

@@ -1,7 +1,8 @@
 import { Controller, Get, Param, Put, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { GatewayIdentity } from '../../chain/gateway-identity';
-import { ChainService } from '../../chain/chain.service';
+import { ChainReader } from '../../chain/chain-reader';
+import { TapeInstructions } from '../../chain/tape-instructions';
 import { StorageConfig } from '../../config/storage.config';
 import { Metered } from '../../metering/metered.decorator';
 import { UPLOAD_HEADERS } from '../upload-auth';
@@ -13,7 +14,8 @@ export class UploadController {
   constructor(
     private readonly uploads: UploadService,
     private readonly identity: GatewayIdentity,
-    private readonly chain: ChainService,
+    private readonly chain: ChainReader,
+    private readonly program: TapeInstructions,
     private readonly storage: StorageConfig,
   ) {}
 
@@ -25,7 +27,7 @@ export class UploadController {
       segment_bytes: this.storage.segment_bytes,
       gateway_key: this.identity.publicKey.toBase58(),
       storage_authority: network.storageAuthority.toBase58(),
-      program_id: this.chain.programId.toBase58(),
+      program_id: this.program.programId.toBase58(),
     };
   }
 

@@ -3,7 +3,7 @@ import { PublicKey } from '@solana/web3.js';
 import type { Readable } from 'node:stream';
 import { TapeRecord, TrackKind, TrackRecord } from '../../chain/account-layouts';
 import { ChainError } from '../../chain/chain-error';
-import { ChainService } from '../../chain/chain.service';
+import { ChainReader } from '../../chain/chain-reader';
 import { parseAddress } from '../../chain/tape-label';
 import { StorageConfig } from '../../config/storage.config';
 import { commitmentFromHex, commitmentToHex, isCommitmentHex } from '../commitment';
@@ -43,7 +43,7 @@ export interface UploadResult {
 @Injectable()
 export class UploadService {
   constructor(
-    private readonly chain: ChainService,
+    private readonly chain: ChainReader,
     private readonly store: TrackStore,
     private readonly certifier: CertificationBatcher,
     private readonly storage: StorageConfig,

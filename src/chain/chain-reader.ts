@@ -1,0 +1,206 @@
+import { Logger } from '@nestjs/common';
+import { AccountInfo, GetProgramAccountsFilter, PublicKey } from '@solana/web3.js';
+import bs58 from 'bs58';
+import {
+  AccountTag,
+  CONFIG_SIZE,
+  decodeConfig,
+  decodeName,
+  decodeTape,
+  decodeTrack,
+  NameRecord,
+  NetworkConfig,
+  TAPE_FIELD_OFFSET,
+  TapeRecord,
+  TrackRecord,
+} from './account-layouts';
+import { ChainError } from './chain-error';
+import { ChainRpc } from './chain-rpc';
+import { associatedTokenAddress } from './pdas';
+import { epochAt } from './storage-pricing';
+import { TapeInstructions } from './tape-instructions';
+
+export interface NamedRecord extends NameRecord {
+  address: PublicKey;
+}
+
+/** A tape and some of its names, read together. */
+export interface TapeWithNames {
+  tape: TapeRecord | null;
+  /** In the order asked; null where the tape has no such name. */
+  names: (NameRecord | null)[];
+}
+
+/** Accounts per getMultipleAccounts: the limit of Solana's RPC. */
+export const MAX_ACCOUNTS_PER_REQUEST = 100;
+/** getMultipleAccounts requests of one read in flight at once. */
+const READS_IN_FLIGHT = 4;
+const CONFIG_CACHE_MS = 60_000;
+const CLOCK_CACHE_MS = 10_000;
+
+/**
+ * Reads the tape program's accounts and decodes them: the network config, the chain clock,
+ * tapes, tracks and names (one getMultipleAccounts per 100 addresses), balances, and the two
+ * listings that need getProgramAccounts (CLI and S3 listings only: public RPC providers
+ * restrict it, and it grows with the tape).
+ */
+export class ChainReader {
+  private configCache?: { value: NetworkConfig; at: number };
+  private clockOffset?: { offsetSecs: number; at: number };
+  private readonly logger = new Logger('chain');
+
+  constructor(
+    private readonly rpc: ChainRpc,
+    private readonly program: TapeInstructions,
+  ) {}
+
+  private get programId(): PublicKey {
+    return this.program.programId;
+  }
+
+  async networkConfig(fresh = false): Promise<NetworkConfig> {
+    const cached = this.configCache;
+    if (!fresh && cached && Date.now() - cached.at < CONFIG_CACHE_MS) return cached.value;
+    const info = await this.rpc.call((c) => c.getAccountInfo(this.program.pdas.config()));
+    if (!info || !info.owner.equals(this.programId) || info.data.length !== CONFIG_SIZE) {
+      throw new ChainError(
+        'rpc',
+        `the tape program is not initialised on ${this.rpc.url} (no config account)`,
+      );
+    }
+    const value = decodeConfig(info.data);
+    this.configCache = { value, at: Date.now() };
+    return value;
+  }
+
+  /** Chain time in unix seconds (block time of the latest slot), cached as an offset. */
+  async chainTime(): Promise<number> {
+    const now = Date.now() / 1000;
+    const cached = this.clockOffset;
+    if (cached && Date.now() - cached.at < CLOCK_CACHE_MS) {
+      return Math.floor(now + cached.offsetSecs);
+    }
+    const slot = await this.rpc.call((c) => c.getSlot());
+    const blockTime = await this.rpc.call((c) => c.getBlockTime(slot));
+    const offsetSecs = blockTime === null ? 0 : blockTime - now;
+    this.clockOffset = { offsetSecs, at: Date.now() };
+    return Math.floor(now + offsetSecs);
+  }
+
+  async currentEpoch(): Promise<number> {
+    const [config, time] = await Promise.all([this.networkConfig(), this.chainTime()]);
+    return epochAt(time, config.genesisTime, config.epochDurationSecs);
+  }
+
+  async getTape(tape: PublicKey): Promise<TapeRecord | null> {
+    const info = await this.rpc.call((c) => c.getAccountInfo(tape));
+    return this.decodeOwned(info, AccountTag.Tape, decodeTape);
+  }
+
+  async getTrack(track: PublicKey): Promise<TrackRecord | null> {
+    const info = await this.rpc.call((c) => c.getAccountInfo(track));
+    return this.decodeOwned(info, AccountTag.Track, decodeTrack);
+  }
+
+  async getTracks(addresses: PublicKey[]): Promise<(TrackRecord | null)[]> {
+    const infos = await this.getAccounts(addresses);
+    return infos.map((info) => this.decodeOwned(info, AccountTag.Track, decodeTrack));
+  }
+
+  async getNames(tape: PublicKey, names: string[]): Promise<(NameRecord | null)[]> {
+    return (await this.getTapeWithNames(tape, names, false)).names;
+  }
+
+  /**
+   * A tape's record (when `withTape`) and these names of it, in one getMultipleAccounts (up to
+   * 99 names; more take one request per 100 addresses).
+   */
+  async getTapeWithNames(
+    tape: PublicKey,
+    names: readonly string[],
+    withTape = true,
+  ): Promise<TapeWithNames> {
+    const addresses = names.map((n) => this.program.pdas.name(tape, n));
+    if (withTape) addresses.unshift(tape);
+    const infos = await this.getAccounts(addresses);
+    const tapeInfo = withTape ? infos.shift()! : null;
+    return {
+      tape: withTape ? this.decodeOwned(tapeInfo, AccountTag.Tape, decodeTape) : null,
+      names: infos.map((info, i) => {
+        const record = this.decodeOwned(info, AccountTag.Name, decodeName);
+        // The address is derived from (tape, name): a record for anything else is not this one.
+        return record && record.tape.equals(tape) && record.name === names[i] ? record : null;
+      }),
+    };
+  }
+
+  /** Every name of a tape: one getProgramAccounts with memcmp filters on tag and tape. */
+  async listNames(tape: PublicKey): Promise<NamedRecord[]> {
+    const accounts = await this.programAccounts(AccountTag.Name, tape);
+    const out: NamedRecord[] = [];
+    for (const { pubkey, account } of accounts) {
+      try {
+        out.push({ ...decodeName(account.data), address: pubkey });
+      } catch (err) {
+        this.logger.warn(`skipping undecodable name account ${pubkey.toBase58()}: ${String(err)}`);
+      }
+    }
+    return out;
+  }
+
+  /** Tracks of a tape (for reclaiming unnamed uploads). */
+  async listTracks(tape: PublicKey): Promise<(TrackRecord & { address: PublicKey })[]> {
+    const accounts = await this.programAccounts(AccountTag.Track, tape);
+    return accounts.map(({ pubkey, account }) => ({
+      ...decodeTrack(account.data),
+      address: pubkey,
+    }));
+  }
+
+  async getBalances(owner: PublicKey): Promise<{ lamports: number; tokens: bigint }> {
+    const config = await this.networkConfig();
+    const ata = associatedTokenAddress(owner, config.mint);
+    const [lamports, tokenInfo] = await Promise.all([
+      this.rpc.call((c) => c.getBalance(owner)),
+      this.rpc.call((c) => c.getAccountInfo(ata)),
+    ]);
+    const tokens =
+      tokenInfo && tokenInfo.data.length >= 72 ? tokenInfo.data.readBigUInt64LE(64) : 0n;
+    return { lamports, tokens };
+  }
+
+  private async programAccounts(tag: AccountTag, tape: PublicKey) {
+    const filters: GetProgramAccountsFilter[] = [
+      { memcmp: { offset: 0, bytes: bs58.encode(Buffer.from([tag])) } },
+      { memcmp: { offset: TAPE_FIELD_OFFSET, bytes: tape.toBase58() } },
+    ];
+    return this.rpc.call((c) => c.getProgramAccounts(this.programId, { filters }));
+  }
+
+  /** getMultipleAccounts, 100 addresses per request, a few requests in flight at once. */
+  private async getAccounts(addresses: PublicKey[]): Promise<(AccountInfo<Buffer> | null)[]> {
+    const out = new Array<AccountInfo<Buffer> | null>(addresses.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < addresses.length) {
+        const start = next;
+        next += MAX_ACCOUNTS_PER_REQUEST;
+        const chunk = addresses.slice(start, start + MAX_ACCOUNTS_PER_REQUEST);
+        const infos = await this.rpc.call((c) => c.getMultipleAccountsInfo(chunk));
+        for (let i = 0; i < infos.length; i++) out[start + i] = infos[i];
+      }
+    };
+    const requests = Math.ceil(addresses.length / MAX_ACCOUNTS_PER_REQUEST);
+    await Promise.all(Array.from({ length: Math.min(requests, READS_IN_FLIGHT) }, worker));
+    return out;
+  }
+
+  private decodeOwned<T>(
+    info: { owner: PublicKey; data: Buffer } | null,
+    tag: AccountTag,
+    decode: (data: Buffer) => T,
+  ): T | null {
+    if (!info || !info.owner.equals(this.programId) || info.data[0] !== tag) return null;
+    return decode(info.data);
+  }
+}

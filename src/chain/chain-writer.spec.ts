@@ -1,0 +1,187 @@
+import {
+  ComputeBudgetInstruction,
+  ComputeBudgetProgram,
+  Connection,
+  Keypair,
+  PublicKey,
+  SystemProgram,
+  Transaction,
+  TransactionExpiredBlockheightExceededError,
+} from '@solana/web3.js';
+import bs58 from 'bs58';
+import { ChainError } from './chain-error';
+import { ChainRpc } from './chain-rpc';
+import { ChainWriter } from './chain-writer';
+import { ComputeUnitEstimator } from './compute-units';
+import { TapeInstructions } from './tape-instructions';
+
+const programId = new PublicKey('Tape111111111111111111111111111111111111111');
+const ix = new TapeInstructions(programId);
+const payer = Keypair.generate();
+const authority = Keypair.generate();
+const tape = ix.pdas.tape(authority.publicKey);
+
+type Outcome = 'ok' | 'expired' | 'expired-but-landed' | 'program-error' | 'blockhash-unknown';
+
+/** A cluster that takes transactions and answers each with the next outcome ('ok' when none). */
+function newTestWriter(computeUnitPrice?: number) {
+  const outcomes: Outcome[] = [];
+  const sent: Transaction[] = [];
+  const waits: number[] = [];
+  let blockhashes = 0;
+  const connection = {
+    getLatestBlockhash: async () => ({
+      blockhash: bs58.encode(Buffer.alloc(32, ++blockhashes)),
+      lastValidBlockHeight: 100 + blockhashes,
+    }),
+    sendRawTransaction: async (wire: Buffer) => {
+      const tx = Transaction.from(wire);
+      if (outcomes[0] === 'blockhash-unknown') {
+        outcomes.shift();
+        throw new Error(
+          'failed to send transaction: Transaction simulation failed: Blockhash not found',
+        );
+      }
+      sent.push(tx);
+      return bs58.encode(tx.signature!);
+    },
+    confirmTransaction: async ({ signature }: { signature: string }) => {
+      const outcome = outcomes.shift() ?? 'ok';
+      if (outcome === 'expired' || outcome === 'expired-but-landed') {
+        if (outcome === 'expired-but-landed') landed.add(signature);
+        throw new TransactionExpiredBlockheightExceededError(signature);
+      }
+      return {
+        value: {
+          err: outcome === 'program-error' ? { InstructionError: [1, { Custom: 6001 }] } : null,
+        },
+      };
+    },
+    getSignatureStatuses: async (signatures: string[]) => ({
+      value: signatures.map((s) => (landed.has(s) ? { confirmationStatus: 'confirmed' } : null)),
+    }),
+  } as unknown as Connection;
+  const landed = new Set<string>();
+  const rpc = new ChainRpc(connection, 'http://rpc.test', 'confirmed');
+  const sut = new ChainWriter(
+    rpc,
+    { computeUnits: new ComputeUnitEstimator(programId), computeUnitPrice },
+    { sleep: async (ms) => void waits.push(ms) },
+  );
+  return { sut, outcomes, sent, waits };
+}
+
+function extendTape(epochs = 1) {
+  return ix.extendTape({
+    payer: payer.publicKey,
+    tape,
+    mint: Keypair.generate().publicKey,
+    treasury: Keypair.generate().publicKey,
+    epochs,
+  });
+}
+
+describe('ChainWriter', () => {
+  it('sends each transaction with its compute-unit limit, signed by whom it needs', async () => {
+    const { sut, sent } = newTestWriter();
+    const transfer = SystemProgram.transfer({
+      fromPubkey: payer.publicKey,
+      toPubkey: Keypair.generate().publicKey,
+      lamports: 1,
+    });
+    const signatures = await sut.send([extendTape(), transfer], [payer, authority]);
+    expect(signatures).toHaveLength(1);
+    const [tx] = sent;
+    expect(tx.signatures.map((s) => s.publicKey.toBase58())).toEqual([payer.publicKey.toBase58()]);
+    expect(tx.verifySignatures()).toBe(true);
+    expect(tx.instructions[0].programId.equals(ComputeBudgetProgram.programId)).toBe(true);
+    expect(ComputeBudgetInstruction.decodeSetComputeUnitLimit(tx.instructions[0]).units).toBe(
+      sut.packing.computeUnits.estimate(tx.instructions[0]) +
+        sut.packing.computeUnits.estimate(tx.instructions[1]) +
+        sut.packing.computeUnits.estimate(tx.instructions[2]),
+    );
+    expect(tx.instructions).toHaveLength(3);
+  });
+
+  it('adds the configured compute-unit price to every transaction', async () => {
+    const { sut, sent } = newTestWriter(25_000);
+    await sut.send([extendTape()], [payer]);
+    const price = sent[0].instructions.find(
+      (i) =>
+        i.programId.equals(ComputeBudgetProgram.programId) &&
+        ComputeBudgetInstruction.decodeInstructionType(i) === 'SetComputeUnitPrice',
+    );
+    expect(ComputeBudgetInstruction.decodeSetComputeUnitPrice(price!).microLamports).toBe(25_000n);
+  });
+
+  it('packs many instructions into few transactions and reports progress in order', async () => {
+    const { sut, sent } = newTestWriter();
+    const instructions = Array.from({ length: 200 }, (_, i) => extendTape(i + 1));
+    const progress: number[] = [];
+    const signatures = await sut.send(instructions, [payer], {
+      onConfirmed: (done) => progress.push(done),
+    });
+    expect(sent.length).toBeGreaterThan(1);
+    expect(sent.length).toBeLessThan(200);
+    expect(signatures).toHaveLength(sent.length);
+    expect(progress[progress.length - 1]).toBe(200);
+    expect([...progress].sort((a, b) => a - b)).toEqual(progress);
+  });
+
+  it('re-signs with a new blockhash when a transaction expired without landing', async () => {
+    const { sut, outcomes, sent, waits } = newTestWriter();
+    outcomes.push('expired');
+    const [signature] = await sut.send([extendTape()], [payer]);
+    expect(sent).toHaveLength(2);
+    expect(sent[0].recentBlockhash).not.toBe(sent[1].recentBlockhash);
+    expect(signature).toBe(bs58.encode(sent[1].signature!));
+    expect(waits).toEqual([250]);
+  });
+
+  it('tries again when the node did not know the blockhash', async () => {
+    const { sut, outcomes, sent } = newTestWriter();
+    outcomes.push('blockhash-unknown');
+    await sut.send([extendTape()], [payer]);
+    expect(sent).toHaveLength(1);
+  });
+
+  it('never resends a transaction that may have landed, nor a failed one', async () => {
+    const landed = newTestWriter();
+    landed.outcomes.push('expired-but-landed');
+    await expect(landed.sut.send([extendTape()], [payer])).rejects.toMatchObject({
+      kind: 'timeout',
+    });
+    expect(landed.sent).toHaveLength(1);
+
+    const failed = newTestWriter();
+    failed.outcomes.push('program-error');
+    const error = await failed.sut.send([extendTape()], [payer]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ChainError);
+    expect(error).toMatchObject({ kind: 'program', message: 'tape expired' });
+    expect(failed.sent).toHaveLength(1);
+  });
+
+  it('gives up after three tries', async () => {
+    const { sut, outcomes, sent, waits } = newTestWriter();
+    outcomes.push('expired', 'expired', 'expired');
+    await expect(sut.send([extendTape()], [payer])).rejects.toMatchObject({ kind: 'timeout' });
+    expect(sent).toHaveLength(3);
+    expect(waits).toEqual([250, 500]);
+  });
+
+  it('refuses an instruction that cannot fit a transaction before sending anything', async () => {
+    const { sut, sent } = newTestWriter();
+    const huge = ix.setName({
+      payer: payer.publicKey,
+      signer: authority.publicKey,
+      tape,
+      name: 'x'.repeat(1024),
+      track: Keypair.generate().publicKey,
+      contentType: 'y'.repeat(255),
+    });
+    await expect(sut.send([huge], [payer, authority])).rejects.toMatchObject({
+      kind: 'transaction',
+    });
+    expect(sent).toHaveLength(0);
+  });
+});

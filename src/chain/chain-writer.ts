@@ -1,0 +1,194 @@
+import {
+  Keypair,
+  Transaction,
+  TransactionExpiredBlockheightExceededError,
+  TransactionInstruction,
+} from '@solana/web3.js';
+import { ChainError, toChainError } from './chain-error';
+import { ChainRpc } from './chain-rpc';
+import { PackedTransaction, packInstructions, PackOptions } from './transaction-packer';
+
+export interface SendOptions {
+  /** Transactions confirmed one after another (true) or several in flight at once (false). */
+  ordered?: boolean;
+  concurrency?: number;
+  onConfirmed?: (instructionsDone: number, signature: string) => void;
+}
+
+export interface ChainWriterOptions {
+  /** Tries per transaction, the first included (retries only where resending is safe). */
+  attempts: number;
+  /** Waits before the n-th retry (1-based). */
+  backoffMs: (retry: number) => number;
+  sleep: (ms: number) => Promise<void>;
+}
+
+const DEFAULT_OPTIONS: ChainWriterOptions = {
+  attempts: 3,
+  backoffMs: (retry) => 250 * 2 ** (retry - 1),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+/** Where a try failed: what is known about whether the cluster has the transaction. */
+type Stage = 'prepare' | 'send' | 'confirm';
+
+class TryFailed extends Error {
+  constructor(
+    readonly stage: Stage,
+    override readonly cause: unknown,
+  ) {
+    super('send failed');
+  }
+}
+
+/**
+ * Sends instructions: packs them into as few transactions as fit, each with its compute-unit
+ * limit (and price, `chain.compute_unit_price`), signs, sends and waits for confirmation.
+ *
+ * A transaction is tried again, re-signed with a new blockhash, only when it cannot have
+ * landed: its blockhash expired unconfirmed (and the signature is unknown to the cluster), the
+ * node did not know the blockhash, or the request was refused before it was taken (rate limit,
+ * 429). A program error or an answer that may have been lost is never resent.
+ */
+export class ChainWriter {
+  private readonly options: ChainWriterOptions;
+
+  constructor(
+    private readonly rpc: ChainRpc,
+    /** How `send` fills transactions: group instructions with these to have each group sent as one. */
+    readonly packing: PackOptions,
+    options: Partial<ChainWriterOptions> = {},
+  ) {
+    this.options = { ...DEFAULT_OPTIONS, ...options };
+  }
+
+  /**
+   * Signed by `signers` (the first is the fee payer), each transaction confirmed before the
+   * promise resolves. Returns the signatures in order.
+   */
+  async send(
+    instructions: TransactionInstruction[],
+    signers: Keypair[],
+    options: SendOptions = {},
+  ): Promise<string[]> {
+    if (instructions.length === 0) return [];
+    let batches: PackedTransaction[];
+    try {
+      batches = packInstructions(instructions, signers[0].publicKey, this.packing);
+    } catch (err) {
+      throw new ChainError('transaction', (err as Error).message);
+    }
+    const signatures: string[] = new Array<string>(batches.length);
+    let done = 0;
+    const runOne = async (index: number) => {
+      const batch = batches[index];
+      const signature = await this.sendTransaction(batch.transactionInstructions, signers);
+      signatures[index] = signature;
+      done += batch.instructions.length;
+      options.onConfirmed?.(done, signature);
+    };
+    if (options.ordered ?? true) {
+      for (let i = 0; i < batches.length; i++) await runOne(i);
+    } else {
+      await runPool(batches.length, options.concurrency ?? 8, runOne);
+    }
+    return signatures;
+  }
+
+  private async sendTransaction(
+    instructions: TransactionInstruction[],
+    signers: Keypair[],
+  ): Promise<string> {
+    const used = signersOf(instructions, signers);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.tryOnce(instructions, used);
+      } catch (err) {
+        const failure = err as TryFailed;
+        if (attempt >= this.options.attempts || !(await this.safeToRetry(failure))) {
+          throw toChainError(failure.cause, this.rpc.url);
+        }
+        await this.options.sleep(this.options.backoffMs(attempt));
+      }
+    }
+  }
+
+  private async tryOnce(instructions: TransactionInstruction[], signers: Keypair[]) {
+    const connection = this.rpc.connection;
+    const commitment = this.rpc.commitment;
+    let stage: Stage = 'prepare';
+    try {
+      const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash(commitment);
+      const tx = new Transaction({
+        feePayer: signers[0].publicKey,
+        blockhash,
+        lastValidBlockHeight,
+      });
+      tx.add(...instructions);
+      tx.sign(...signers);
+      stage = 'send';
+      const signature = await connection.sendRawTransaction(tx.serialize(), {
+        preflightCommitment: commitment,
+      });
+      stage = 'confirm';
+      const result = await connection.confirmTransaction(
+        { signature, blockhash, lastValidBlockHeight },
+        commitment,
+      );
+      if (result.value.err) {
+        throw Object.assign(new Error(JSON.stringify(result.value.err)), {
+          transactionError: result.value.err,
+        });
+      }
+      return signature;
+    } catch (err) {
+      throw new TryFailed(stage, err);
+    }
+  }
+
+  private async safeToRetry(failure: TryFailed): Promise<boolean> {
+    const { stage, cause } = failure;
+    const text = cause instanceof Error ? cause.message : String(cause);
+    if (stage === 'confirm') {
+      if (!(cause instanceof TransactionExpiredBlockheightExceededError)) return false;
+      // Expired unconfirmed; a notification may still have been missed: ask for the signature.
+      try {
+        const { value } = await this.rpc.connection.getSignatureStatuses([cause.signature], {
+          searchTransactionHistory: true,
+        });
+        return value[0] === null;
+      } catch {
+        return false;
+      }
+    }
+    // Refused before it was taken; an unreachable node fails at once (the CLI says so).
+    if (/\b429\b|Too Many Requests/i.test(text)) return true;
+    return stage === 'send' && /Blockhash not found/i.test(text);
+  }
+}
+
+/** The fee payer and whoever the instructions need: a transaction carries no extra signature. */
+function signersOf(instructions: TransactionInstruction[], signers: Keypair[]): Keypair[] {
+  const needed = new Set<string>([signers[0].publicKey.toBase58()]);
+  for (const ix of instructions) {
+    for (const k of ix.keys) if (k.isSigner) needed.add(k.pubkey.toBase58());
+  }
+  return signers.filter((s) => needed.has(s.publicKey.toBase58()));
+}
+
+async function runPool(count: number, concurrency: number, run: (i: number) => Promise<void>) {
+  let next = 0;
+  let failed = false;
+  // After the first failure no new transaction starts; those in flight finish.
+  const workers = Array.from({ length: Math.min(concurrency, count) }, async () => {
+    while (next < count && !failed) {
+      try {
+        await run(next++);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
+  });
+  await Promise.all(workers);
+}
