@@ -1,14 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { PublicKey } from '@solana/web3.js';
-import { TrackKind } from '../chain/account-layouts';
+import { NameRecord, TapeRecord, TrackKind } from '../chain/account-layouts';
 import { ChainReader } from '../chain/chain-reader';
 import { ObjectReader } from '../tracks/object-reader';
 import { readWhole } from './site-body-cache';
-import { SiteObject, SiteSource, TapeStatus } from './site-source';
+import { SiteObject, SiteRead, SiteSource, TapeStatus } from './site-source';
 
 /**
- * The site source of a running gateway: tape records and object names from the chain (one
- * getProgramAccounts per listing), bytes through the verifying object reader.
+ * The site source of a running gateway: the tape record and the names a path needs in one
+ * getMultipleAccounts of their addresses (the network config and the chain clock are cached by
+ * the reader), bytes through the verifying object reader.
  */
 @Injectable()
 export class ChainSiteSource extends SiteSource {
@@ -19,31 +20,49 @@ export class ChainSiteSource extends SiteSource {
     super();
   }
 
-  async tapeStatus(tape: string): Promise<TapeStatus> {
-    const record = await this.chain.getTape(new PublicKey(tape));
-    if (!record) return { kind: 'unknown' };
-    const [config, now] = await Promise.all([this.chain.networkConfig(), this.chain.chainTime()]);
-    // The program's rule (docs/program.md): active while current_epoch < expiry_epoch, that
-    // is until the expiry epoch starts.
-    const endsAt = config.genesisTime + record.expiryEpoch * config.epochDurationSecs;
-    return endsAt > now
-      ? { kind: 'active', expiresInMs: (endsAt - now) * 1000 }
-      : { kind: 'expired' };
-  }
-
-  async listObjects(tape: string): Promise<SiteObject[]> {
-    const names = await this.chain.listNames(new PublicKey(tape));
-    return names.map((record) => ({
-      name: record.name,
-      kind: record.kind === TrackKind.Manifest ? 'manifest' : 'blob',
-      commitment: record.commitment,
-      commitmentHex: record.commitment.toString('hex'),
-      size: record.size,
-      contentType: record.contentType,
-    }));
+  async read(tape: string, names: readonly string[], withStatus: boolean): Promise<SiteRead> {
+    const address = new PublicKey(tape);
+    const [read, status] = await Promise.all([
+      this.chain.getTapeWithNames(address, names, withStatus),
+      // The clock and config are cached: on a warm gateway this costs no request.
+      withStatus ? this.clock() : undefined,
+    ]);
+    return {
+      status: withStatus ? this.statusOf(read.tape, status!) : undefined,
+      objects: read.names.map((record) => (record ? siteObject(record) : null)),
+    };
   }
 
   readWhole(object: SiteObject): Promise<Buffer> {
     return readWhole(this.reader, object);
   }
+
+  private async clock(): Promise<{ genesisTime: number; epochSecs: number; now: number }> {
+    const [config, now] = await Promise.all([this.chain.networkConfig(), this.chain.chainTime()]);
+    return { genesisTime: config.genesisTime, epochSecs: config.epochDurationSecs, now };
+  }
+
+  private statusOf(
+    record: TapeRecord | null,
+    clock: { genesisTime: number; epochSecs: number; now: number },
+  ): TapeStatus {
+    if (!record) return { kind: 'unknown' };
+    // The program's rule (docs/program.md): active while current_epoch < expiry_epoch, that
+    // is until the expiry epoch starts.
+    const endsAt = clock.genesisTime + record.expiryEpoch * clock.epochSecs;
+    return endsAt > clock.now
+      ? { kind: 'active', expiresInMs: (endsAt - clock.now) * 1000 }
+      : { kind: 'expired' };
+  }
+}
+
+function siteObject(record: NameRecord): SiteObject {
+  return {
+    name: record.name,
+    kind: record.kind === TrackKind.Manifest ? 'manifest' : 'blob',
+    commitment: record.commitment,
+    commitmentHex: record.commitment.toString('hex'),
+    size: record.size,
+    contentType: record.contentType,
+  };
 }

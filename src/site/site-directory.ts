@@ -1,41 +1,28 @@
-import { buildSitePolicy, GatewaySiteDefaults, SitePolicy } from './site-policy';
-import {
-  MAX_SETTINGS_BYTES,
-  parseSiteSettings,
-  SETTINGS_FILE,
-  SiteOverrides,
-} from './site-settings';
-import { SiteObject, SiteSource, TapeStatus } from './site-source';
+import { SiteBatchLoader } from './site-batch-loader';
+import { SiteNameCache } from './site-name-cache';
+import { parseSitePath, SiteFilePath } from './site-path';
+import { GatewaySiteDefaults, SitePolicy } from './site-policy';
+import { namesOfPath, routeSitePath, SiteTarget } from './site-routing';
+import { SETTINGS_FILE } from './site-settings';
+import { SiteSnapshot, SiteSnapshots } from './site-snapshots';
+import { SiteRead, SiteSource } from './site-source';
 
 /**
- * Name resolution for sites, cached: per tape, one snapshot of its status, its object list and
- * its policy (gateway settings + `_site.json`). A snapshot is used for at most
- * min(site max-age, name_cache_secs) (at least one second), so a redeploy is live within a
- * minute by default. Lookups of one tape are coalesced: one load in flight per tape whatever
- * the number of requests waiting on it. A hot site is refreshed in the background once 3/4 of
- * its lifetime has passed, so its requests never wait on the chain. When the chain cannot be
- * reached, the last snapshot keeps being served for up to `staleIfErrorSecs` (logged).
+ * Name resolution for sites, cached per name: the gateway never lists a tape. A request reads
+ * only the names its path can map to (site-routing.ts), all in one request to the chain, and
+ * the answers, hits and misses alike, are kept per (tape, name) (site-name-cache.ts). Per tape a
+ * snapshot keeps its status and policy (site-snapshots.ts), read with the first names.
  *
- * `lookup` returns the snapshot itself (no promise) on a hit: the hot path stays synchronous.
+ * Everything is used for at most min(site max-age, name_cache_secs) (at least one second), so a
+ * redeploy is live within a minute by default; an unknown tape is asked again after 5 s. Loads
+ * are coalesced (site-batch-loader.ts): one in flight per name, and the misses of requests that
+ * arrive together go out in one request. A name or site in use is read again in the background
+ * once 3/4 of its lifetime has passed, so its requests never wait on the chain. When the chain
+ * cannot be reached, what was read keeps being served for up to `staleIfErrorSecs` (logged).
+ *
+ * `lookup` and `route` return the answer itself (no promise) on a hit: the hot path stays
+ * synchronous.
  */
-
-export type SiteStatus = TapeStatus['kind'];
-
-export interface SiteSnapshot {
-  readonly tape: string;
-  readonly status: SiteStatus;
-  readonly objects: ReadonlyMap<string, SiteObject>;
-  readonly policy: SitePolicy;
-  /** Clock time at which an active tape's reservation ends. */
-  readonly expiresAt: number;
-  /**
-   * Memo owned by the responder (headers prepared per object, keyed by the object itself for a
-   * 200 so a hit hashes no string); dies with the snapshot.
-   */
-  readonly prepared: Map<unknown, unknown>;
-  /** Memo owned by the site service: the answer for a path, keyed by the path as requested. */
-  readonly routes: Map<string, unknown>;
-}
 
 export interface SiteDirectoryOptions {
   defaults: GatewaySiteDefaults;
@@ -46,59 +33,108 @@ export interface SiteDirectoryOptions {
   unknownTtlSecs?: number;
   staleIfErrorSecs?: number;
   maxSites?: number;
+  /** Names (hits and misses) remembered across all sites. */
+  maxNames?: number;
   /** Milliseconds, monotonic. */
   now: () => number;
   warn: (message: string) => void;
-}
-
-interface Entry {
-  snapshot: SiteSnapshot;
-  fetchedAt: number;
-  refreshAt: number;
-  freshUntil: number;
-  /** Commitment of the `_site.json` whose problems were last logged (log once per version). */
-  warnedSettings?: string;
+  /** When the misses gathered so far are sent (tests may send them at once). */
+  schedule?: (run: () => void) => void;
 }
 
 const DEFAULT_UNKNOWN_TTL_SECS = 5;
 const DEFAULT_STALE_IF_ERROR_SECS = 600;
-const DEFAULT_MAX_SITES = 10000;
+const DEFAULT_MAX_SITES = 10_000;
+const DEFAULT_MAX_NAMES = 100_000;
+/** Paths remembered per snapshot with their answer, at most (a safety net; see `route`). */
+const ROUTE_MEMO_LIMIT = 4096;
 
 export class SiteDirectory {
-  private readonly entries = new Map<string, Entry>();
-  private readonly loading = new Map<string, Promise<SiteSnapshot>>();
-  private readonly defaultPolicy: SitePolicy;
-  private readonly unknownTtlMs: number;
+  private readonly sites: SiteSnapshots;
+  private readonly names: SiteNameCache;
+  private readonly loader: SiteBatchLoader;
   private readonly staleIfErrorMs: number;
-  private readonly maxSites: number;
 
   constructor(
     private readonly source: SiteSource,
     private readonly options: SiteDirectoryOptions,
   ) {
-    this.defaultPolicy = buildSitePolicy(options.defaults, {});
-    this.unknownTtlMs = (options.unknownTtlSecs ?? DEFAULT_UNKNOWN_TTL_SECS) * 1000;
+    this.sites = new SiteSnapshots(source, {
+      ...options,
+      unknownTtlMs: (options.unknownTtlSecs ?? DEFAULT_UNKNOWN_TTL_SECS) * 1000,
+      maxSites: options.maxSites ?? DEFAULT_MAX_SITES,
+    });
     this.staleIfErrorMs = (options.staleIfErrorSecs ?? DEFAULT_STALE_IF_ERROR_SECS) * 1000;
-    this.maxSites = options.maxSites ?? DEFAULT_MAX_SITES;
+    this.names = new SiteNameCache(options.maxNames ?? DEFAULT_MAX_NAMES);
+    this.loader = new SiteBatchLoader(
+      (tape, names, withSite) => this.fetch(tape, names, withSite),
+      options.schedule,
+    );
   }
 
   /** The gateway-wide policy, for answers given before any site is known. */
   get gatewayPolicy(): SitePolicy {
-    return this.defaultPolicy;
+    return this.sites.defaultPolicy;
   }
 
-  lookup(tape: string): SiteSnapshot | Promise<SiteSnapshot> {
-    const entry = this.entries.get(tape);
-    if (entry !== undefined) {
-      const now = this.options.now();
-      if (now < entry.freshUntil) {
-        if (now >= entry.refreshAt && !this.loading.has(tape)) {
-          this.load(tape).catch(() => undefined);
-        }
-        return entry.snapshot;
+  /**
+   * The tape's snapshot. When it must be read, the names `rawPath` (the encoded path below the
+   * site root, without the query) may need are read in the same request.
+   */
+  lookup(tape: string, rawPath?: string): SiteSnapshot | Promise<SiteSnapshot> {
+    const entry = this.sites.get(tape);
+    const now = this.options.now();
+    if (entry !== undefined && now < entry.freshUntil) {
+      if (now >= entry.refreshAt && !this.loader.loadingSite(tape)) {
+        this.loader.load(tape, [], true).catch(() => undefined);
       }
+      return entry.snapshot;
     }
-    return this.load(tape);
+    const names = rawPath === undefined ? [] : this.namesToPrefetch(tape, rawPath, now);
+    return this.loader.load(tape, names, true).then(
+      () => this.loadedSite(tape),
+      (err: Error) => this.loadedSite(tape, err),
+    );
+  }
+
+  /**
+   * The answer for a path of an active site, from its names: synchronous when they are all
+   * cached, else after one read of the missing ones. Answers are remembered per snapshot only
+   * for plain (unencoded) paths that name an object or its directory: their number is bounded
+   * by the site's own objects, so random paths (misses, fallbacks) cannot grow that memo.
+   */
+  route(snapshot: SiteSnapshot, rawPath: string): SiteTarget | Promise<SiteTarget> {
+    const now = this.options.now();
+    const memo = snapshot.routes.get(rawPath);
+    if (memo !== undefined && now < memo.refreshAt) return memo.target;
+    const path = parseSitePath(rawPath);
+    if (!path.ok) return { kind: 'bad-path', reason: path.reason };
+    const names = namesOfPath(path, snapshot.policy.spaFallback);
+    const missing: string[] = [];
+    const ageing: string[] = [];
+    for (const name of names) {
+      const entry = this.names.use(snapshot.tape, name);
+      if (entry === undefined || now >= entry.freshUntil) missing.push(name);
+      else if (now >= entry.refreshAt) ageing.push(name);
+    }
+    if (missing.length === 0) {
+      if (ageing.length > 0) this.loader.load(snapshot.tape, ageing, false).catch(() => undefined);
+      return this.decide(snapshot, rawPath, path, names, now);
+    }
+    const decideLoaded = (error?: Error) => {
+      const later = this.options.now();
+      for (const name of names) {
+        const entry = this.names.get(snapshot.tape, name);
+        if (entry === undefined || (error !== undefined && later >= entry.freshUntil)) {
+          throw error ?? new Error(`site ${snapshot.tape}: the name cache is too small`);
+        }
+      }
+      return this.decide(snapshot, rawPath, path, names, later);
+    };
+    return this.loader.load(snapshot.tape, missing.concat(ageing), false).then(
+      () => decideLoaded(),
+      (error: Error) => decideLoaded(error),
+    );
   }
 
   /** An expired tape is no longer served, from the moment its reservation ends. */
@@ -111,119 +147,110 @@ export class SiteDirectory {
    * been extended since it was read. Reads the tape again (coalesced with any load in flight).
    */
   recheckExpiry(snapshot: SiteSnapshot): Promise<SiteSnapshot> {
-    return this.load(snapshot.tape);
+    return this.loader.load(snapshot.tape, [], true).then(
+      () => this.loadedSite(snapshot.tape),
+      (err: Error) => this.loadedSite(snapshot.tape, err),
+    );
   }
 
-  /** Forgets a tape (tests, and operators' tools). */
+  /** Forgets a tape and its names (tests, and operators' tools). */
   invalidate(tape: string): void {
-    this.entries.delete(tape);
+    this.sites.forget(tape);
+    this.names.forget(tape);
   }
 
-  private load(tape: string): Promise<SiteSnapshot> {
-    let pending = this.loading.get(tape);
-    if (pending === undefined) {
-      pending = this.fetch(tape).finally(() => this.loading.delete(tape));
-      this.loading.set(tape, pending);
+  private decide(
+    snapshot: SiteSnapshot,
+    rawPath: string,
+    path: SiteFilePath,
+    names: string[],
+    now: number,
+  ): SiteTarget {
+    let refreshAt = Infinity;
+    for (const name of names) {
+      refreshAt = Math.min(refreshAt, this.names.get(snapshot.tape, name)?.refreshAt ?? -Infinity);
     }
-    return pending;
+    const target = routeSitePath(
+      (name) => this.names.get(snapshot.tape, name)?.object ?? undefined,
+      snapshot.policy.spaFallback,
+      path,
+    );
+    const bounded =
+      (target.kind === 'add-slash' || (target.kind === 'object' && target.named)) &&
+      !rawPath.includes('%');
+    if (bounded && now < refreshAt && snapshot.routes.size < ROUTE_MEMO_LIMIT) {
+      snapshot.routes.set(rawPath, { target, refreshAt });
+    }
+    return target;
   }
 
-  private async fetch(tape: string): Promise<SiteSnapshot> {
-    const previous = this.entries.get(tape);
-    let status: TapeStatus;
-    let objects: SiteObject[];
+  /** The names a cold path may need, whatever `_site.json` says (fallback included). */
+  private namesToPrefetch(tape: string, rawPath: string, now: number): string[] {
+    const path = parseSitePath(rawPath);
+    if (!path.ok) return [];
+    return namesOfPath(path, true).filter((name) => {
+      const entry = this.names.get(tape, name);
+      return entry === undefined || now >= entry.refreshAt;
+    });
+  }
+
+  private loadedSite(tape: string, error?: Error): SiteSnapshot {
+    const entry = this.sites.get(tape);
+    if (entry === undefined || (error !== undefined && this.options.now() >= entry.freshUntil)) {
+      throw error ?? new Error(`site ${tape}: not loaded`);
+    }
+    return entry.snapshot;
+  }
+
+  /** One request to the chain: the tape and `_site.json` (with `withSite`), and the names. */
+  private async fetch(tape: string, names: string[], withSite: boolean): Promise<void> {
+    const withSettings = withSite && this.options.tenantOverrides;
+    let read: SiteRead;
     try {
-      [status, objects] = await Promise.all([
-        this.source.tapeStatus(tape),
-        this.source.listObjects(tape),
-      ]);
+      read = await this.source.read(
+        tape,
+        withSettings ? [SETTINGS_FILE, ...names] : names,
+        withSite,
+      );
     } catch (err) {
-      const now = this.options.now();
-      if (previous && now - previous.fetchedAt < this.staleIfErrorMs) {
-        this.options.warn(
-          `site ${tape}: cannot refresh (${(err as Error).message}); serving the list from ${Math.round((now - previous.fetchedAt) / 1000)} s ago`,
-        );
-        previous.freshUntil = Math.min(now + 5000, previous.fetchedAt + this.staleIfErrorMs);
-        previous.refreshAt = previous.freshUntil;
-        return previous.snapshot;
-      }
+      this.keepStale(tape, names, withSite, err);
       throw err;
     }
+    const objects = withSettings ? read.objects.slice(1) : read.objects;
+    let snapshot = this.sites.get(tape)?.snapshot;
+    if (withSite) {
+      const settings = withSettings ? (read.objects[0] ?? undefined) : undefined;
+      snapshot = await this.sites.store(tape, read.status ?? { kind: 'unknown' }, settings);
+    }
+    // Names live as long as their site's answers (an unknown tape's misses only 5 s: it may be
+    // created in a moment).
+    const ttlMs = this.sites.ttlMs(
+      snapshot?.status ?? 'active',
+      snapshot?.policy ?? this.sites.defaultPolicy,
+    );
     const now = this.options.now();
-    const byName = new Map<string, SiteObject>();
-    if (status.kind === 'active') for (const object of objects) byName.set(object.name, object);
-    const settings =
-      status.kind === 'active'
-        ? await this.settingsOf(tape, byName.get(SETTINGS_FILE), previous)
-        : {};
-    const policy =
-      settings.overrides === undefined
-        ? this.defaultPolicy
-        : buildSitePolicy(this.options.defaults, settings.overrides);
-    const snapshot: SiteSnapshot = {
-      tape,
-      status: status.kind,
-      objects: byName,
-      policy,
-      expiresAt: status.kind === 'active' ? now + status.expiresInMs : -Infinity,
-      prepared: new Map(),
-      routes: new Map(),
-    };
-    const ttlMs = this.ttlMs(status.kind, policy);
-    this.remember(tape, {
-      snapshot,
-      fetchedAt: now,
-      // Only sites in use are worth refreshing ahead; an unknown tape is simply asked again.
-      refreshAt: status.kind === 'active' ? now + ttlMs * 0.75 : now + ttlMs,
-      freshUntil: now + ttlMs,
-      warnedSettings: settings.warnedSettings ?? previous?.warnedSettings,
-    });
-    return snapshot;
+    names.forEach((name, i) => this.names.set(tape, name, objects[i], now, ttlMs));
   }
 
-  private ttlMs(status: SiteStatus, policy: SitePolicy): number {
-    if (status === 'unknown') return this.unknownTtlMs;
-    const secs = Math.max(1, Math.min(policy.maxAgeSecs, this.options.nameCacheSecs));
-    return secs * 1000;
-  }
-
-  private async settingsOf(
-    tape: string,
-    file: SiteObject | undefined,
-    previous: Entry | undefined,
-  ): Promise<{ overrides?: SiteOverrides; warnedSettings?: string }> {
-    if (!file || !this.options.tenantOverrides) return {};
-    const warnings: string[] = [];
-    let overrides: SiteOverrides | undefined;
-    if (file.size > MAX_SETTINGS_BYTES) {
-      warnings.push(
-        `${SETTINGS_FILE} is ${file.size} bytes, over the ${MAX_SETTINGS_BYTES}-byte limit: ignored`,
-      );
-    } else {
-      try {
-        const parsed = parseSiteSettings(
-          await this.source.readWhole(file),
-          this.options.allowAnyOrigin,
-        );
-        overrides = parsed.overrides;
-        warnings.push(...parsed.warnings);
-      } catch (err) {
-        warnings.push(`${SETTINGS_FILE} could not be read (${(err as Error).message}): ignored`);
+  /** After a failed read: what was read recently enough is served a little longer (logged). */
+  private keepStale(tape: string, names: string[], withSite: boolean, err: unknown): void {
+    const now = this.options.now();
+    let kept = 0;
+    let oldestAt = now;
+    if (withSite && this.sites.keepStale(tape, now, this.staleIfErrorMs)) {
+      kept++;
+      oldestAt = this.sites.get(tape)!.fetchedAt;
+    }
+    for (const name of names) {
+      if (this.names.keepStale(tape, name, now, this.staleIfErrorMs)) {
+        kept++;
+        oldestAt = Math.min(oldestAt, this.names.get(tape, name)!.fetchedAt);
       }
     }
-    if (warnings.length > 0 && previous?.warnedSettings !== file.commitmentHex) {
-      for (const warning of warnings) this.options.warn(`site ${tape}: ${warning}`);
-      return { overrides, warnedSettings: file.commitmentHex };
-    }
-    return { overrides };
-  }
-
-  private remember(tape: string, entry: Entry): void {
-    this.entries.delete(tape);
-    this.entries.set(tape, entry);
-    if (this.entries.size > this.maxSites) {
-      const oldest = this.entries.keys().next().value as string;
-      this.entries.delete(oldest);
+    if (kept > 0) {
+      this.options.warn(
+        `site ${tape}: cannot refresh (${(err as Error).message}); serving what was read ${Math.round((now - oldestAt) / 1000)} s ago`,
+      );
     }
   }
 }

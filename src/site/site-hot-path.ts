@@ -19,7 +19,7 @@ import { SiteDirectory } from './site-directory';
 import { RepresentationHeaders } from './site-headers';
 import { SiteHosts } from './site-hosts';
 import { SiteResponder } from './site-responder';
-import { SiteService, wantsDownload } from './site.service';
+import { wantsDownload } from './site.service';
 
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -53,7 +53,6 @@ export class SiteHotPath implements OnApplicationBootstrap, BeforeApplicationShu
     private readonly adapterHost: HttpAdapterHost,
     private readonly hosts: SiteHosts,
     private readonly directory: SiteDirectory,
-    private readonly service: SiteService,
     private readonly responder: SiteResponder,
     private readonly bodies: SiteBodyCache,
     private readonly metering: MeteringService,
@@ -91,13 +90,15 @@ export class SiteHotPath implements OnApplicationBootstrap, BeforeApplicationShu
     if (headers[':authority'] !== undefined || !this.classifier.isSiteHost(host)) return false;
     const resolution = this.hosts.known(host);
     if (resolution?.kind !== 'tape') return false;
-    const snapshot = this.directory.lookup(resolution.tape);
-    if (snapshot instanceof Promise || snapshot.status !== 'active') return false;
-    if (this.directory.isExpired(snapshot)) return false;
-
     const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    // A miss starts the read (with the names of this path) that the site route then waits for.
+    const snapshot = this.directory.lookup(resolution.tape, path);
+    if (snapshot instanceof Promise) return settledLater(snapshot);
+    if (snapshot.status !== 'active' || this.directory.isExpired(snapshot)) return false;
     if (q >= 0 && wantsDownload(url.slice(q))) return false;
-    const target = this.service.route(snapshot, q < 0 ? url : url.slice(0, q));
+    const target = this.directory.route(snapshot, path);
+    if (target instanceof Promise) return settledLater(target);
     if (target.kind !== 'object') return false;
     const p = this.responder.prepared({ snapshot, object: target.object, status: target.status });
 
@@ -176,4 +177,10 @@ export class SiteHotPath implements OnApplicationBootstrap, BeforeApplicationShu
     });
     res.end(body);
   }
+}
+
+/** Not a hit: the load it started is the site route's to wait for (and to report). */
+function settledLater(pending: Promise<unknown>): false {
+  pending.catch(() => undefined);
+  return false;
 }

@@ -9,7 +9,7 @@ import { TrackStoreError } from '../tracks/track-errors';
 import { Coding, negotiateCoding } from './content-coding';
 import { allowedOrigin, EXPOSED_HEADERS } from './cors';
 import { SiteBodyCache } from './site-body-cache';
-import { SiteSnapshot } from './site-directory';
+import { SiteSnapshot } from './site-snapshots';
 import {
   attachmentDisposition,
   compressionEligible,

@@ -185,10 +185,10 @@ describe('site routes', () => {
     await new Promise((r) => setTimeout(r, 350));
     // The chain now says what the clock said: expired.
     t.source.tapes.get(soon.tape)!.status = { kind: 'expired' };
-    const calls = t.source.listCalls;
+    const calls = t.source.statusReads;
     expect((await get(`/site/${soon.tape}/`)).statusCode).toBe(410);
     expect((await get(`/site/${soon.tape}/`)).statusCode).toBe(410);
-    expect(t.source.listCalls).toBe(calls + 1);
+    expect(t.source.statusReads).toBe(calls + 1);
   });
 
   it('keeps serving a tape extended while its old expiry was cached', async () => {

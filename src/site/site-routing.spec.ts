@@ -1,11 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { SiteDirectory, SiteSnapshot } from './site-directory';
-import { buildSitePolicy } from './site-policy';
-import { parseOriginList } from './origin';
-import { SiteResponder } from './site-responder';
-import { routeSitePath } from './site-routing';
+import { parseSitePath, SiteFilePath } from './site-path';
+import { namesOfPath, routeSitePath, SiteTarget } from './site-routing';
 import { SiteObject } from './site-source';
-import { SiteService } from './site.service';
 
 function objects(...names: string[]): Map<string, SiteObject> {
   return new Map(
@@ -34,7 +30,27 @@ const site = objects(
   '404.html',
   '_site.json',
 );
-const route = (path: string, spa = false) => routeSitePath(site, spa, path);
+
+function parsed(rawPath: string): SiteFilePath {
+  const path = parseSitePath(rawPath);
+  if (!path.ok) throw new Error(`refused: ${rawPath}`);
+  return path;
+}
+
+/** Routes over `objects`, checking that no name outside `namesOfPath` is looked at. */
+function routeIn(objects: Map<string, SiteObject>, rawPath: string, spa = false): SiteTarget {
+  const path = parsed(rawPath);
+  const allowed = new Set(namesOfPath(path, spa));
+  return routeSitePath(
+    (name) => {
+      if (!allowed.has(name)) throw new Error(`${rawPath} looked at ${name}`);
+      return objects.get(name);
+    },
+    spa,
+    path,
+  );
+}
+const route = (path: string, spa = false) => routeIn(site, path, spa);
 const nameOf = (path: string, spa = false) => {
   const target = route(path, spa);
   return target.kind === 'object' ? `${target.status} ${target.object.name}` : target.kind;
@@ -50,7 +66,7 @@ describe('routeSitePath', () => {
     expect(nameOf('/about/')).toBe('404 404.html');
     expect(nameOf('/_site.json')).toBe('404 404.html');
     expect(nameOf('/missing.png')).toBe('404 404.html');
-    expect(nameOf('/a/../b')).toBe('bad-path');
+    expect(nameOf('/404.html')).toBe('200 404.html');
   });
 
   it('falls back to index.html for route-looking paths only when asked', () => {
@@ -68,36 +84,54 @@ describe('routeSitePath', () => {
   });
 
   it('uses the built-in page when there is no 404.html', () => {
-    expect(routeSitePath(objects('index.html'), false, '/nope')).toEqual({ kind: 'not-found' });
+    expect(routeIn(objects('index.html'), '/nope')).toEqual({ kind: 'not-found' });
   });
 });
 
-describe('SiteService.route memo', () => {
-  it('remembers named objects only, so random paths cannot grow memory', () => {
-    const service = new SiteService({} as SiteDirectory, {} as SiteResponder);
-    const snapshot: SiteSnapshot = {
-      tape: 't',
-      status: 'active',
-      objects: site,
-      policy: buildSitePolicy(
-        {
-          spaFallback: true,
-          maxAgeSecs: 60,
-          corsOrigins: parseOriginList([], false),
-          connectOrigins: parseOriginList([], false),
-        },
-        {},
-      ),
-      expiresAt: Infinity,
-      prepared: new Map(),
-      routes: new Map(),
-    };
-    for (let i = 0; i < 1000; i++) service.route(snapshot, `/random/${i}`);
-    for (let i = 0; i < 1000; i++) service.route(snapshot, `/missing-${i}.png`);
-    expect(snapshot.routes.size).toBe(0);
-    expect(service.route(snapshot, '/app.js')).toBe(service.route(snapshot, '/app.js'));
-    service.route(snapshot, '/docs');
-    service.route(snapshot, '/%61pp.js');
-    expect(snapshot.routes.size).toBe(2);
+describe('namesOfPath', () => {
+  const names = (rawPath: string, spa = false) => namesOfPath(parsed(rawPath), spa);
+
+  it('lists the names one path may need, for one read', () => {
+    expect(names('/')).toEqual(['index.html', '404.html']);
+    expect(names('/app.js')).toEqual(['app.js', 'app.js/index.html', '404.html']);
+    expect(names('/docs/')).toEqual(['docs/index.html', '404.html']);
+    // The directory redirect needs docs/index.html; `/docs` may also be docs.html.
+    expect(names('/docs')).toEqual(['docs', 'docs/index.html', 'docs.html', '404.html']);
+    expect(names('/_site.json')).toEqual(['404.html']);
+    expect(names('/404.html')).toEqual(['404.html', '404.html/index.html']);
+  });
+
+  it('adds index.html for route-looking paths when the fallback is on', () => {
+    expect(names('/users/42', true)).toEqual([
+      'users/42',
+      'users/42/index.html',
+      'users/42.html',
+      'index.html',
+      '404.html',
+    ]);
+    expect(names('/', true)).toEqual(['index.html', '404.html']);
+    expect(names('/logo.png', true)).toEqual(['logo.png', 'logo.png/index.html', '404.html']);
+  });
+
+  it('covers every name the rules look at, whatever the site holds', () => {
+    const paths = [
+      '/',
+      '/a',
+      '/a/',
+      '/a.b',
+      '/a/b.html',
+      '/_site.json',
+      '/404.html',
+      '/index.html',
+    ];
+    const everything = objects(
+      ...paths.flatMap((p) => namesOfPath(parsed(p), true)),
+      'a.html',
+      'a/index.html',
+    );
+    for (const held of [everything, objects(), objects('404.html'), objects('index.html')]) {
+      for (const p of paths)
+        for (const spa of [false, true]) expect(() => routeIn(held, p, spa)).not.toThrow();
+    }
   });
 });

@@ -1,11 +1,12 @@
 import { SETTINGS_FILE } from './site-settings';
-import { INDEX_FILE, looksLikeRoute, NOT_FOUND_FILE, parseSitePath } from './site-path';
+import { INDEX_FILE, looksLikeRoute, NOT_FOUND_FILE, SiteFilePath } from './site-path';
 import { SiteObject } from './site-source';
 
 /**
- * Which answer a site path gets, from the site's object list (docs/site.md, "Path mapping"):
+ * Which answer a site path gets, from the objects its names resolve to (docs/site.md, "Path
+ * mapping"):
  *
- * 1. a refused path (site-path.ts) -> 400;
+ * 1. a refused path (site-path.ts) -> 400 (decided before any name is looked up);
  * 2. `_site.json` -> 404 (read by the gateway, never served);
  * 3. the object the path names -> 200;
  * 4. a path without a trailing slash whose `<path>/index.html` exists -> 308 to `<path>/`;
@@ -13,6 +14,9 @@ import { SiteObject } from './site-source';
  *    (so `/about` serves `about.html`, as the spec's "gotchas" describe);
  * 6. single-page fallback on and a route-looking path -> `index.html`, 200;
  * 7. the site's `404.html` -> 404 with it; else the built-in 404 page.
+ *
+ * `namesOfPath` lists every name these rules may look at for a path, so that all of them are
+ * read in one request; `routeSitePath` looks at no other.
  */
 export type SiteTarget =
   | {
@@ -26,29 +30,45 @@ export type SiteTarget =
   | { kind: 'not-found' }
   | { kind: 'bad-path'; reason: string };
 
-export function routeSitePath(
-  objects: ReadonlyMap<string, SiteObject>,
-  spaFallback: boolean,
-  rawPath: string,
-): SiteTarget {
-  const path = parseSitePath(rawPath);
-  if (!path.ok) return { kind: 'bad-path', reason: path.reason };
+/** An object of the site by name, or undefined when the site has none by that name. */
+export type SiteLookup = (name: string) => SiteObject | undefined;
+
+/** The names `routeSitePath` may consult for `path`, most specific first, without repeats. */
+export function namesOfPath(path: SiteFilePath, spaFallback: boolean): string[] {
+  const names: string[] = [];
   if (path.name !== SETTINGS_FILE) {
-    const exact = objects.get(path.name);
+    names.push(path.name);
+    if (!path.directory) {
+      names.push(`${path.name}/${INDEX_FILE}`);
+      if (looksLikeRoute(path)) names.push(`${path.name}.html`);
+    }
+    if (spaFallback && looksLikeRoute(path) && path.name !== INDEX_FILE) names.push(INDEX_FILE);
+  }
+  if (path.name !== NOT_FOUND_FILE) names.push(NOT_FOUND_FILE);
+  return names;
+}
+
+export function routeSitePath(
+  lookup: SiteLookup,
+  spaFallback: boolean,
+  path: SiteFilePath,
+): SiteTarget {
+  if (path.name !== SETTINGS_FILE) {
+    const exact = lookup(path.name);
     if (exact) return { kind: 'object', object: exact, status: 200, named: true };
     if (!path.directory) {
-      if (objects.has(`${path.name}/${INDEX_FILE}`)) return { kind: 'add-slash' };
+      if (lookup(`${path.name}/${INDEX_FILE}`)) return { kind: 'add-slash' };
       if (looksLikeRoute(path)) {
-        const html = objects.get(`${path.name}.html`);
+        const html = lookup(`${path.name}.html`);
         if (html) return { kind: 'object', object: html, status: 200, named: true };
       }
     }
     if (spaFallback && looksLikeRoute(path)) {
-      const index = objects.get(INDEX_FILE);
+      const index = lookup(INDEX_FILE);
       if (index) return { kind: 'object', object: index, status: 200, named: false };
     }
   }
-  const notFound = objects.get(NOT_FOUND_FILE);
+  const notFound = lookup(NOT_FOUND_FILE);
   return notFound
     ? { kind: 'object', object: notFound, status: 404, named: false }
     : { kind: 'not-found' };

@@ -1,7 +1,8 @@
 /**
  * What the site routes read from the outside world, behind one port (the DI token) so the name
- * cache can be tested with a deliberately simple fake: a tape's status, its object list, and the
- * verified bytes of a small object (`_site.json`). Production: ChainSiteSource.
+ * cache can be tested with a deliberately simple fake: a tape's status and some of its names,
+ * read together, and the verified bytes of a small object (`_site.json`). Production:
+ * ChainSiteSource.
  */
 
 /** One named object of a site, as its chain record describes it. */
@@ -25,11 +26,19 @@ export type TapeStatus =
   | { kind: 'expired' }
   | { kind: 'unknown' };
 
-export abstract class SiteSource {
-  abstract tapeStatus(tape: string): Promise<TapeStatus>;
+export interface SiteRead {
+  /** The tape's status, when it was asked for. */
+  status?: TapeStatus;
+  /** Each name asked for, in order: its object, or null when the tape has no such name. */
+  objects: (SiteObject | null)[];
+}
 
-  /** Every object name of the tape, in one request. */
-  abstract listObjects(tape: string): Promise<SiteObject[]>;
+export abstract class SiteSource {
+  /**
+   * These names of the tape, and its status when `withStatus`, in one request to the chain
+   * (getMultipleAccounts of the name addresses): never a listing of the tape.
+   */
+  abstract read(tape: string, names: readonly string[], withStatus: boolean): Promise<SiteRead>;
 
   /** The whole verified payload of an object (only called for small objects). */
   abstract readWhole(object: SiteObject): Promise<Buffer>;

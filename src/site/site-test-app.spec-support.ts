@@ -14,25 +14,31 @@ import { commitmentOfBuffer } from '../tracks/commitment';
 import { TrackStore } from '../tracks/track-store';
 import { createHostRewrite } from './host-rewrite';
 import { SiteModule } from './site.module';
-import { SiteObject, SiteSource, TapeStatus } from './site-source';
+import { SiteObject, SiteRead, SiteSource, TapeStatus } from './site-source';
 import { labelFromAddress } from '../chain/tape-label';
 
 /** Tapes and their objects in memory (the chain's part); bytes go to the real track store. */
 export class MemorySiteSource extends SiteSource {
   readonly tapes = new Map<string, { status: TapeStatus; objects: SiteObject[] }>();
-  listCalls = 0;
+  /** Every read: the names asked for, and whether the tape's status was. */
+  readonly reads: { tape: string; names: readonly string[]; withStatus: boolean }[] = [];
 
   constructor(private readonly store: () => TrackStore) {
     super();
   }
 
-  async tapeStatus(tape: string): Promise<TapeStatus> {
-    return this.tapes.get(tape)?.status ?? { kind: 'unknown' };
+  /** Reads that asked for the tape's status. */
+  get statusReads(): number {
+    return this.reads.filter((r) => r.withStatus).length;
   }
 
-  async listObjects(tape: string): Promise<SiteObject[]> {
-    this.listCalls++;
-    return [...(this.tapes.get(tape)?.objects ?? [])];
+  async read(tape: string, names: readonly string[], withStatus: boolean): Promise<SiteRead> {
+    this.reads.push({ tape, names, withStatus });
+    const site = this.tapes.get(tape);
+    return {
+      status: withStatus ? (site?.status ?? { kind: 'unknown' }) : undefined,
+      objects: names.map((name) => site?.objects.find((o) => o.name === name) ?? null),
+    };
   }
 
   async readWhole(object: SiteObject): Promise<Buffer> {

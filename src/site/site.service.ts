@@ -1,14 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { preflightHeaders } from './cors';
-import { SiteDirectory, SiteSnapshot } from './site-directory';
+import { SiteDirectory } from './site-directory';
+import { SiteSnapshot } from './site-snapshots';
 import { securityHeaders } from './site-headers';
 import { PAGES } from './site-pages';
 import { SiteResponder } from './site-responder';
-import { routeSitePath, SiteTarget } from './site-routing';
+import { SiteTarget } from './site-routing';
 
-/** Paths remembered per snapshot with their answer, at most (a safety net; see `route`). */
-const ROUTE_MEMO_LIMIT = 4096;
 const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
 const PRINTABLE = /^[\x21-\x7e]*$/;
 
@@ -42,7 +41,8 @@ export class SiteService {
     }
     let found: SiteSnapshot | Promise<SiteSnapshot>;
     try {
-      found = this.directory.lookup(tape);
+      // A cold site is read with the names this path needs, in one request.
+      found = this.directory.lookup(tape, method === 'OPTIONS' ? undefined : pathOf(rawUrl));
     } catch (err) {
       return this.unavailable(reply, tape, err);
     }
@@ -115,7 +115,31 @@ export class SiteService {
     const q = rawUrl.indexOf('?');
     const rawPath = q < 0 ? rawUrl : rawUrl.slice(0, q);
     const query = q < 0 ? '' : rawUrl.slice(q);
-    const target = this.route(snapshot, rawPath);
+    let target: SiteTarget | Promise<SiteTarget>;
+    try {
+      target = this.directory.route(snapshot, rawPath);
+    } catch (err) {
+      return this.unavailable(reply, snapshot.tape, err);
+    }
+    if (target instanceof Promise) {
+      return target.then(
+        (found) => this.answer(req, reply, snapshot, found, mount, rawPath, query),
+        (err: unknown) => this.unavailable(reply, snapshot.tape, err),
+      );
+    }
+    return this.answer(req, reply, snapshot, target, mount, rawPath, query);
+  }
+
+  private answer(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    snapshot: SiteSnapshot,
+    target: SiteTarget,
+    mount: string,
+    rawPath: string,
+    query: string,
+  ): void | Promise<void> {
+    const policy = snapshot.policy;
     switch (target.kind) {
       case 'object':
         return this.responder.object(req, reply, {
@@ -133,26 +157,16 @@ export class SiteService {
     }
   }
 
-  /**
-   * The answer for a path of a site. Remembered per snapshot only for plain (unencoded) paths
-   * that name an object or its directory: their number is bounded by the site's own objects,
-   * so random paths (misses, fallbacks) cannot grow memory.
-   */
-  route(snapshot: SiteSnapshot, rawPath: string): SiteTarget {
-    const memo = snapshot.routes.get(rawPath) as SiteTarget | undefined;
-    if (memo) return memo;
-    const target = routeSitePath(snapshot.objects, snapshot.policy.spaFallback, rawPath);
-    const bounded =
-      (target.kind === 'add-slash' || (target.kind === 'object' && target.named)) &&
-      !rawPath.includes('%');
-    if (bounded && snapshot.routes.size < ROUTE_MEMO_LIMIT) snapshot.routes.set(rawPath, target);
-    return target;
-  }
-
   private unavailable(reply: FastifyReply, tape: string, err: unknown): void {
     this.logger.warn(`site ${tape}: lookup failed: ${(err as Error).message}`);
     this.responder.page(reply, PAGES.unavailable, undefined, { 'retry-after': '5' });
   }
+}
+
+/** The path part of a URL below the site root (`/docs/?x=1` -> `/docs/`). */
+function pathOf(rawUrl: string): string {
+  const q = rawUrl.indexOf('?');
+  return q < 0 ? rawUrl : rawUrl.slice(0, q);
 }
 
 /** `?download=1` among the query parameters (`query` starts with `?`). */

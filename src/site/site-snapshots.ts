@@ -1,0 +1,170 @@
+import { buildSitePolicy, GatewaySiteDefaults, SitePolicy } from './site-policy';
+import { SiteTarget } from './site-routing';
+import {
+  MAX_SETTINGS_BYTES,
+  parseSiteSettings,
+  SETTINGS_FILE,
+  SiteOverrides,
+} from './site-settings';
+import { SiteObject, SiteSource, TapeStatus } from './site-source';
+
+export type SiteStatus = TapeStatus['kind'];
+
+/** What is known about one tape as a site, between two reads of it. */
+export interface SiteSnapshot {
+  readonly tape: string;
+  readonly status: SiteStatus;
+  readonly policy: SitePolicy;
+  /** Clock time at which an active tape's reservation ends. */
+  readonly expiresAt: number;
+  /**
+   * Memo owned by the responder (headers prepared per object, keyed by the object itself for a
+   * 200 so a hit hashes no string); dies with the snapshot.
+   */
+  readonly prepared: Map<unknown, unknown>;
+  /** The answer for a path, keyed by the path as requested, until its names need reading. */
+  readonly routes: Map<string, RouteMemo>;
+}
+
+export interface RouteMemo {
+  target: SiteTarget;
+  refreshAt: number;
+}
+
+export interface SiteEntry {
+  snapshot: SiteSnapshot;
+  fetchedAt: number;
+  refreshAt: number;
+  freshUntil: number;
+  /** Commitment of the `_site.json` whose problems were last logged (log once per version). */
+  warnedSettings?: string;
+}
+
+export interface SiteSnapshotOptions {
+  defaults: GatewaySiteDefaults;
+  tenantOverrides: boolean;
+  allowAnyOrigin: boolean;
+  nameCacheSecs: number;
+  unknownTtlMs: number;
+  maxSites: number;
+  now: () => number;
+  warn: (message: string) => void;
+}
+
+/**
+ * Per tape, the latest snapshot: its status and expiry, and its policy (gateway settings +
+ * `_site.json`, rendered to header text once). At most `maxSites` tapes, the one read longest
+ * ago going first. Also the one lifetime rule, for snapshots and names alike.
+ */
+export class SiteSnapshots {
+  readonly defaultPolicy: SitePolicy;
+  private readonly entries = new Map<string, SiteEntry>();
+
+  constructor(
+    private readonly source: SiteSource,
+    private readonly options: SiteSnapshotOptions,
+  ) {
+    this.defaultPolicy = buildSitePolicy(options.defaults, {});
+  }
+
+  get(tape: string): SiteEntry | undefined {
+    return this.entries.get(tape);
+  }
+
+  forget(tape: string): void {
+    this.entries.delete(tape);
+  }
+
+  /**
+   * How long what was read under `policy` is used: min(site max-age, name_cache_secs), at least
+   * one second (so `max_age_secs: 0` still protects the RPC node); an unknown tape briefly.
+   */
+  ttlMs(status: SiteStatus, policy: SitePolicy): number {
+    if (status === 'unknown') return this.options.unknownTtlMs;
+    const secs = Math.max(1, Math.min(policy.maxAgeSecs, this.options.nameCacheSecs));
+    return secs * 1000;
+  }
+
+  /** A new snapshot from what the chain said (reading `_site.json`'s bytes when there is one). */
+  async store(
+    tape: string,
+    status: TapeStatus,
+    settingsFile: SiteObject | undefined,
+  ): Promise<SiteSnapshot> {
+    const previous = this.entries.get(tape);
+    const settings =
+      status.kind === 'active' ? await this.settingsOf(tape, settingsFile, previous) : {};
+    const now = this.options.now();
+    const policy =
+      settings.overrides === undefined
+        ? this.defaultPolicy
+        : buildSitePolicy(this.options.defaults, settings.overrides);
+    const snapshot: SiteSnapshot = {
+      tape,
+      status: status.kind,
+      policy,
+      expiresAt: status.kind === 'active' ? now + status.expiresInMs : -Infinity,
+      prepared: new Map(),
+      routes: new Map(),
+    };
+    const ttlMs = this.ttlMs(status.kind, policy);
+    this.remember(tape, {
+      snapshot,
+      fetchedAt: now,
+      // Only sites in use are worth refreshing ahead; an unknown tape is simply asked again.
+      refreshAt: status.kind === 'active' ? now + ttlMs * 0.75 : now + ttlMs,
+      freshUntil: now + ttlMs,
+      warnedSettings: settings.warnedSettings ?? previous?.warnedSettings,
+    });
+    return snapshot;
+  }
+
+  /** After a failed read: a snapshot younger than `staleMs` is used 5 s more; true if kept. */
+  keepStale(tape: string, now: number, staleMs: number): boolean {
+    const entry = this.entries.get(tape);
+    if (!entry || now - entry.fetchedAt >= staleMs) return false;
+    entry.freshUntil = Math.min(now + 5000, entry.fetchedAt + staleMs);
+    entry.refreshAt = entry.freshUntil;
+    return true;
+  }
+
+  private async settingsOf(
+    tape: string,
+    file: SiteObject | undefined,
+    previous: SiteEntry | undefined,
+  ): Promise<{ overrides?: SiteOverrides; warnedSettings?: string }> {
+    if (!file || !this.options.tenantOverrides) return {};
+    const warnings: string[] = [];
+    let overrides: SiteOverrides | undefined;
+    if (file.size > MAX_SETTINGS_BYTES) {
+      warnings.push(
+        `${SETTINGS_FILE} is ${file.size} bytes, over the ${MAX_SETTINGS_BYTES}-byte limit: ignored`,
+      );
+    } else {
+      try {
+        const parsed = parseSiteSettings(
+          await this.source.readWhole(file),
+          this.options.allowAnyOrigin,
+        );
+        overrides = parsed.overrides;
+        warnings.push(...parsed.warnings);
+      } catch (err) {
+        warnings.push(`${SETTINGS_FILE} could not be read (${(err as Error).message}): ignored`);
+      }
+    }
+    if (warnings.length > 0 && previous?.warnedSettings !== file.commitmentHex) {
+      for (const warning of warnings) this.options.warn(`site ${tape}: ${warning}`);
+      return { overrides, warnedSettings: file.commitmentHex };
+    }
+    return { overrides };
+  }
+
+  private remember(tape: string, entry: SiteEntry): void {
+    this.entries.delete(tape);
+    this.entries.set(tape, entry);
+    if (this.entries.size > this.options.maxSites) {
+      const oldest = this.entries.keys().next().value as string;
+      this.entries.delete(oldest);
+    }
+  }
+}
