@@ -7,6 +7,7 @@ import { commitmentOfBuffer } from '../src/tracks/commitment';
 import { startSiteGateway, SiteGateway } from './support/site-gateway';
 import { siteGet, SiteRequest, SiteResponse } from './support/site-http';
 import { publishSite, PublishedSite } from './support/site-publish';
+import { RpcRecorder, startRpcRecorder } from './support/rpc-recorder';
 
 /**
  * Every row of the site routes, on the path route (`/site/{tape}/…`) and on a hostname route
@@ -329,16 +330,42 @@ describe('site routes (gateway process, tape deploy)', () => {
 
   describe('operator domains (gateway.site.domains), on a second, reader gateway', () => {
     let reader: SiteGateway;
+    /** Every RPC method the reader gateway calls goes through it. */
+    let rpc: RpcRecorder;
 
     beforeAll(async () => {
+      rpc = await startRpcRecorder(gw.rpcUrl);
       reader = await startSiteGateway({
         dataDir,
-        rpcUrl: gw.rpcUrl,
+        rpcUrl: rpc.url,
         site: { domains: { 'www.example.test': site.tape, 'app.example.test': spa.tape } },
       });
     });
     afterAll(async () => {
       expect(await reader?.stop()).toBe(0);
+      await rpc?.close();
+    });
+
+    it('reads a cold page with one getMultipleAccounts and a warm one with no RPC call', async () => {
+      rpc.reset();
+      const cold = await siteGet(reader.url, '/about', { host: 'www.example.test' });
+      expect(cold.text).toBe('<h1>about</h1>');
+      // The tape, _site.json and every name `/about` may map to, in one request; the network
+      // config and the clock once for the gateway's life.
+      expect(rpc.methods().filter((m) => m === 'getMultipleAccounts')).toHaveLength(1);
+      expect(
+        rpc.methods().filter((m) => !['getAccountInfo', 'getSlot', 'getBlockTime'].includes(m)),
+      ).toEqual(['getMultipleAccounts']);
+      rpc.reset();
+      for (let i = 0; i < 5; i++) {
+        expect((await siteGet(reader.url, '/about', { host: 'www.example.test' })).status).toBe(
+          200,
+        );
+      }
+      expect(rpc.methods()).toEqual([]);
+      // Another page of the warm site: only its own names, in one request.
+      expect((await siteGet(reader.url, '/app.css', { host: 'www.example.test' })).text).toBe(CSS);
+      expect(rpc.methods()).toEqual(['getMultipleAccounts']);
     });
 
     it('serves each mapped host from its root with the site mapping', async () => {
@@ -358,6 +385,28 @@ describe('site routes (gateway process, tape deploy)', () => {
       const route = await siteGet(reader.url, '/deep/route', { host: 'app.example.test' });
       expect(route.status).toBe(200);
       expect(route.text).toBe('<h1>spa shell</h1>');
+    });
+
+    it('serves every kind of answer without ever listing a tape (no getProgramAccounts)', async () => {
+      const host = { host: 'www.example.test' };
+      const answers = [
+        (await siteGet(reader.url, '/', host)).status,
+        (await siteGet(reader.url, '/docs', host)).status,
+        (await siteGet(reader.url, '/docs/', host)).status,
+        (await siteGet(reader.url, '/nope', host)).status,
+        (await siteGet(reader.url, '/_site.json', host)).status,
+        (await siteGet(reader.url, '/logo.png?download=1', host)).status,
+        (await siteGet(reader.url, '/', { ...host, headers: { 'if-none-match': etagOf(INDEX) } }))
+          .status,
+        (await siteGet(reader.url, '/app.css', { ...host, headers: { range: 'bytes=0-9' } }))
+          .status,
+        (await siteGet(reader.url, '/users/7', { host: 'app.example.test' })).status,
+        (await siteGet(reader.url, `/site/${site.tape}/about`)).status,
+        (await siteGet(reader.url, `/site/${spa.tape}/missing.png`)).status,
+      ];
+      expect(answers).toEqual([200, 308, 200, 404, 404, 200, 304, 206, 200, 200, 404]);
+      expect(rpc.methods().length).toBeGreaterThan(0);
+      expect(rpc.methods()).not.toContain('getProgramAccounts');
     });
 
     it('leaves unmapped hosts on the gateway routes (txt_domains is off)', async () => {
