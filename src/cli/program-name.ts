@@ -24,9 +24,17 @@ export class ProgramName implements OnModuleInit {
       )
       .option(
         '-u, --url <rpc_url>',
-        'chain RPC endpoint (default: TAPE_RPC_URL or http://127.0.0.1:8899)',
+        'chain RPC endpoint or moniker: localhost, devnet, testnet, mainnet-beta (l, d, t, m); default: TAPE_RPC_URL or http://127.0.0.1:8899',
       )
       .option('--tape <address>', 'the tape to act on (default: the active tape)')
-      .option('--json', 'print the result as JSON');
+      .option('--json', 'print the result as JSON')
+      .option(
+        '--program-id <address>',
+        "the tape program on this chain (default: TAPE_PROGRAM_ID, config program_id, or the local network's)",
+      )
+      .option(
+        '--with-compute-unit-price <micro-lamports>',
+        'priority fee of every transaction, in micro-lamports per compute unit',
+      );
   }
 }

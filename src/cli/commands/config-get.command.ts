@@ -9,7 +9,7 @@ import { TapeCommand } from './tape-command';
 @SubCommand({
   name: 'get',
   arguments: '[key]',
-  argsDescription: { key: 'site_domain or active_tape; all settings when omitted' },
+  argsDescription: { key: 'site_domain, active_tape or program_id; all settings when omitted' },
   description: 'show a CLI setting (or all of them)',
 })
 export class ConfigGetCommand extends TapeCommand {

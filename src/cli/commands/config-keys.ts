@@ -1,5 +1,6 @@
 import { parseAddress } from '../../chain/tape-label';
 import { CliError } from '../cli-error';
+import { parsePublicKey } from '../input/key-parser';
 import { printable } from '../input/size-parser';
 import { CONFIG_KEYS, ConfigKey } from '../session/cli-config-store';
 import { DEFAULT_SITE_DOMAIN } from '../session/cli-environment';
@@ -20,6 +21,8 @@ export function parseConfigValue(key: ConfigKey, value: string): string {
       if (!address) throw new CliError(`bad tape address '${printable(value)}'`);
       return address;
     }
+    case 'program_id':
+      return parsePublicKey(value, 'program id').toBase58();
   }
 }
 

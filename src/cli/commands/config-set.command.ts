@@ -6,7 +6,7 @@ import { TapeCommand } from './tape-command';
 @SubCommand({
   name: 'set',
   arguments: '<key> <value>',
-  argsDescription: { key: 'site_domain or active_tape', value: 'the new value' },
+  argsDescription: { key: 'site_domain, active_tape or program_id', value: 'the new value' },
   description: 'set a CLI setting',
 })
 export class ConfigSetCommand extends TapeCommand {

@@ -7,7 +7,8 @@ import { GlobalOptions, TapeSession } from '../session/tape-session';
 /**
  * The options every `tape` command takes (spec 4.2, "Global options"), declared once here:
  * nest-commander discovers `@Option` methods through the prototype chain, so each command
- * that extends this class gets `-k`, `-u`, `--tape` and `--json` in its parser and `--help`.
+ * that extends this class gets `-k`, `-u`, `--tape`, `--json`, `--program-id` and
+ * `--with-compute-unit-price` in its parser and `--help`.
  * `@Injectable()` here emits the constructor's metadata, which commands without a constructor
  * of their own inherit.
  */
@@ -32,7 +33,8 @@ export abstract class TapeCommand extends CommandRunner {
 
   @Option({
     flags: '-u, --url <rpc_url>',
-    description: 'chain RPC endpoint; default: TAPE_RPC_URL or http://127.0.0.1:8899',
+    description:
+      'chain RPC endpoint, or localhost, devnet, testnet, mainnet-beta (l, d, t, m); default: TAPE_RPC_URL or http://127.0.0.1:8899',
   })
   parseUrl(value: string): string {
     return value;
@@ -51,10 +53,31 @@ export abstract class TapeCommand extends CommandRunner {
     return true;
   }
 
+  @Option({
+    flags: '--program-id <address>',
+    description:
+      "the tape program on this chain; default: TAPE_PROGRAM_ID, config program_id, or the local network's",
+  })
+  parseProgramId(value: string): string {
+    return value;
+  }
+
+  @Option({
+    flags: '--with-compute-unit-price <micro-lamports>',
+    description: 'priority fee of every transaction, in micro-lamports per compute unit',
+  })
+  parseComputeUnitPrice(value: string): string {
+    return value;
+  }
+
   protected session(options: GlobalOptions | undefined): TapeSession {
     // Options given before the command name are the root program's (src/cli/program-name.ts).
     const all: GlobalOptions = { ...(this.command?.optsWithGlobals() ?? {}), ...(options ?? {}) };
-    const { keypair, url, tape, json } = all;
-    return new TapeSession({ keypair, url, tape, json }, this.ctx.store, this.ctx.env);
+    const { keypair, url, tape, json, programId, withComputeUnitPrice } = all;
+    return new TapeSession(
+      { keypair, url, tape, json, programId, withComputeUnitPrice },
+      this.ctx.store,
+      this.ctx.env,
+    );
   }
 }

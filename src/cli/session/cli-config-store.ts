@@ -7,7 +7,7 @@ import { CliError } from '../cli-error';
 import { CliEnvironment } from './cli-environment';
 
 /** Keys `tape config set|get` accepts, and how each value is checked. */
-export const CONFIG_KEYS = ['site_domain', 'active_tape'] as const;
+export const CONFIG_KEYS = ['site_domain', 'active_tape', 'program_id'] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
 export type CliConfigValues = Partial<Record<ConfigKey, string>>;

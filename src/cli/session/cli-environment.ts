@@ -24,6 +24,11 @@ export class CliEnvironment {
     return this.value('TAPE_RPC_URL');
   }
 
+  /** `TAPE_PROGRAM_ID`: the tape program's id on the chain (as the gateway reads it). */
+  get programId(): string | undefined {
+    return this.value('TAPE_PROGRAM_ID');
+  }
+
   get gatewayUrl(): string | undefined {
     return this.value('TAPE_GATEWAY');
   }

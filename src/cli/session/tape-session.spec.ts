@@ -26,6 +26,36 @@ describe('TapeSession', () => {
     expect(() => open({ url: 'not a url' })).toThrow(/^bad RPC URL/);
   });
 
+  it("takes the Solana CLI's cluster monikers for -u and TAPE_RPC_URL", () => {
+    expect(open({ url: 'd' }).rpcUrl).toBe('https://api.devnet.solana.com');
+    expect(open({ url: 'mainnet-beta' }).rpcUrl).toBe('https://api.mainnet-beta.solana.com');
+    expect(open({}, { TAPE_RPC_URL: 'l' }).rpcUrl).toBe('http://127.0.0.1:8899');
+  });
+
+  it('takes the program id from --program-id, else TAPE_PROGRAM_ID, else the config key', () => {
+    const [flag, env, stored] = [1, 2, 3].map(() => Keypair.generate().publicKey.toBase58());
+    expect(open({}).programId.toBase58()).toBe('Tape111111111111111111111111111111111111111');
+    expect(open({}).explicitProgramId()).toBeUndefined();
+    const s = open({});
+    s.store.set('program_id', stored);
+    try {
+      expect(open({}).programId.toBase58()).toBe(stored);
+      expect(open({}, { TAPE_PROGRAM_ID: env }).programId.toBase58()).toBe(env);
+      expect(open({ programId: flag }, { TAPE_PROGRAM_ID: env }).programId.toBase58()).toBe(flag);
+      // The services the command builds use it, with the priority fee of the flag.
+      const config = open({ programId: flag, withComputeUnitPrice: '2500' }).chainConfig();
+      expect(config.program_id).toBe(flag);
+      expect(config.computeUnitPrice).toBe(2500);
+      expect(open({}).chainConfig().computeUnitPrice).toBeUndefined();
+    } finally {
+      s.store.set('program_id', undefined);
+    }
+    expect(() => open({}, { TAPE_PROGRAM_ID: 'nope' }).programId).toThrow(
+      "bad program id (TAPE_PROGRAM_ID) 'nope': expected a base58 public key",
+    );
+    expect(() => open({ withComputeUnitPrice: '1.5' })).toThrow(/^bad compute-unit price '1.5'/);
+  });
+
   it('finds the config directory from TAPE_CONFIG_DIR, XDG_CONFIG_HOME or HOME', () => {
     expect(new CliEnvironment({ TAPE_CONFIG_DIR: '/a/b' }).configDir).toBe('/a/b');
     expect(new CliEnvironment({ XDG_CONFIG_HOME: '/xdg', HOME: '/home/u' }).configDir).toBe(

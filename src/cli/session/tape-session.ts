@@ -4,7 +4,9 @@ import { ChainServices } from '../../chain/chain.module';
 import { readKeypair } from '../../chain/keypair-file';
 import { addressFromLabel, parseAddress } from '../../chain/tape-label';
 import { ChainConfig } from '../../config/chain.config';
+import { DEFAULT_TAPE_PROGRAM_ID } from '../../chain/program-ids';
 import { CliError } from '../cli-error';
+import { parsePublicKey } from '../input/key-parser';
 import { printable } from '../input/size-parser';
 import { GatewayClient } from '../deploy/gateway-client';
 import { withChainWatchdog } from './chain-watchdog';
@@ -15,6 +17,7 @@ import {
   DEFAULT_RPC_URL,
   DEFAULT_SITE_DOMAIN,
 } from './cli-environment';
+import { expandRpcMoniker } from './rpc-url';
 import { parseSiteDomain, siteUrl } from './site-url';
 
 /** Options every `tape` command takes (src/cli/commands/tape-command.ts). */
@@ -23,6 +26,10 @@ export interface GlobalOptions {
   url?: string;
   tape?: string;
   json?: boolean;
+  /** `--program-id`: the tape program on this chain. */
+  programId?: string;
+  /** `--with-compute-unit-price`: micro-lamports per compute unit, as typed. */
+  withComputeUnitPrice?: string;
 }
 
 export interface LoadedTape {
@@ -39,22 +46,52 @@ export class TapeSession {
   private chainServices?: ChainServices;
   private walletKeypair?: Keypair;
   readonly rpcUrl: string;
+  /** Priority fee in micro-lamports per compute unit (`--with-compute-unit-price`); none by default. */
+  readonly computeUnitPrice?: number;
 
   constructor(
     readonly options: GlobalOptions,
     readonly store: CliConfigStore,
     private readonly env: CliEnvironment,
   ) {
-    this.rpcUrl = parseHttpUrl(options.url ?? env.rpcUrl ?? DEFAULT_RPC_URL, 'RPC URL');
+    // -u takes the Solana CLI's monikers too: localhost, devnet, testnet, mainnet-beta (l, d, t, m).
+    const url = expandRpcMoniker(options.url ?? env.rpcUrl ?? DEFAULT_RPC_URL);
+    this.rpcUrl = parseHttpUrl(url, 'RPC URL');
+    if (options.withComputeUnitPrice !== undefined) {
+      this.computeUnitPrice = parseComputeUnitPrice(options.withComputeUnitPrice);
+    }
   }
 
   get json(): boolean {
     return this.options.json === true;
   }
 
-  /** The chain this invocation talks to: `-u` (or TAPE_RPC_URL). */
+  /**
+   * The program id asked for: `--program-id`, else `TAPE_PROGRAM_ID`, else the config key
+   * `program_id`; undefined when none is set.
+   */
+  explicitProgramId(): PublicKey | undefined {
+    const [text, from] =
+      this.options.programId !== undefined
+        ? [this.options.programId, '--program-id']
+        : this.env.programId !== undefined
+          ? [this.env.programId, 'TAPE_PROGRAM_ID']
+          : [this.store.get('program_id'), `program_id in ${this.store.dir}/config.json`];
+    return text === undefined ? undefined : parsePublicKey(text, `program id (${from})`);
+  }
+
+  /** The tape program this invocation uses: the one asked for, else the local network's. */
+  get programId(): PublicKey {
+    return this.explicitProgramId() ?? DEFAULT_TAPE_PROGRAM_ID;
+  }
+
+  /** The chain this invocation talks to: `-u` (or TAPE_RPC_URL), its program, its priority fee. */
   chainConfig(): ChainConfig {
-    return Object.assign(new ChainConfig(), { rpc_url: this.rpcUrl });
+    return Object.assign(new ChainConfig(), {
+      rpc_url: this.rpcUrl,
+      program_id: this.programId.toBase58(),
+      computeUnitPrice: this.computeUnitPrice,
+    });
   }
 
   /** The chain services for `chainConfig()`, built on first use (one Connection per command). */
@@ -169,6 +206,17 @@ export function unauthorizedExplanation(
     `unauthorized signer: ${signer.toBase58()} is not ${who} for tape ${tape.toBase58()} ` +
     `(the tape keypair is saved as ${configDir}/tapes/<tape address>.json where the tape was created; pass it with -k)`
   );
+}
+
+/** Micro-lamports per compute unit: a whole number (Solana's SetComputeUnitPrice is a u64). */
+export function parseComputeUnitPrice(text: string): number {
+  const trimmed = String(text).trim();
+  if (!/^\d{1,15}$/.test(trimmed)) {
+    throw new CliError(
+      `bad compute-unit price '${printable(text)}': expected a whole number of micro-lamports per compute unit`,
+    );
+  }
+  return Number(trimmed);
 }
 
 export function parseHttpUrl(text: string, what: string): string {
