@@ -1,4 +1,4 @@
-import { LAMPORTS_PER_SOL } from '@solana/web3.js';
+import { LAMPORTS_PER_SOL, PublicKey } from '@solana/web3.js';
 import { mkdirSync } from 'node:fs';
 import { AppConfig } from './config/app-config';
 import { ChainServices } from './chain/chain.module';
@@ -33,6 +33,8 @@ export async function embedLocalNetwork(
     pricePerMibEpoch: config.localnet.price_per_mib_epoch,
     slotMs: config.localnet.slot_ms,
     storageAuthority: identity.publicKey,
+    // Genesis deploys the tape program at the configured id (chain.program_id, TAPE_PROGRAM_ID).
+    programId: config.chain.program_id ? new PublicKey(config.chain.program_id) : undefined,
   });
   config.chain.rpc_url = network.rpcUrl;
   config.chain.ws_url = network.wsUrl;
