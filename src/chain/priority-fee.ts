@@ -1,4 +1,6 @@
+import { TransactionInstruction } from '@solana/web3.js';
 import { LAMPORTS_PER_SIGNATURE } from './program-ids';
+import { PackOptions, withComputeBudget } from './transaction-packer';
 
 const MICRO_LAMPORTS_PER_LAMPORT = 1_000_000n;
 
@@ -25,4 +27,31 @@ export function transactionFeeLamports(
   return (
     signatures * LAMPORTS_PER_SIGNATURE + priorityFeeLamports(computeUnitPrice, computeUnitLimit)
   );
+}
+
+/** What one transaction carrying `instructions` pays, as the writer would pack it. */
+export function transactionFee(
+  instructions: TransactionInstruction[],
+  signatures: number,
+  packing: PackOptions,
+): number {
+  const { computeUnitLimit } = withComputeBudget(instructions, packing);
+  return transactionFeeLamports(signatures, packing.computeUnitPrice, computeUnitLimit);
+}
+
+/**
+ * The priority fees of `transactions` transactions that carry `instructions` between them,
+ * however they are packed, at most: every transaction's limit is the sum of its instructions'
+ * estimates plus its compute-budget instructions', and each one rounds its fee up by less than
+ * a lamport.
+ */
+export function priorityFeesAtMost(
+  instructions: TransactionInstruction[],
+  transactions: number,
+  packing: PackOptions,
+): number {
+  if (packing.computeUnitPrice === undefined || transactions === 0) return 0;
+  let units = transactions * withComputeBudget([], packing).computeUnitLimit;
+  for (const ix of instructions) units += packing.computeUnits.estimate(ix);
+  return priorityFeeLamports(packing.computeUnitPrice, units) + transactions;
 }

@@ -1,6 +1,8 @@
 import { Keypair } from '@solana/web3.js';
 import { Command, Option } from 'nest-commander';
+import { priorityFeeLamports } from '../../chain/priority-fee';
 import { labelFromAddress } from '../../chain/tape-label';
+import { withComputeBudget } from '../../chain/transaction-packer';
 import { CliError } from '../cli-error';
 import { parseDuration, parseEpochs } from '../input/duration-parser';
 import { parseSize } from '../input/size-parser';
@@ -65,10 +67,26 @@ export class CreateCommand extends TapeCommand {
       reader.currentEpoch(),
     ]);
     const epochs = epochsForNewTape(options, now, currentEpoch, config);
-    const [estimate, balance] = await Promise.all([
+    const [base, balance] = await Promise.all([
       costs.estimateCreate(capacity, epochs),
       reader.getBalances(wallet.publicKey),
     ]);
+    const tapeKeypair = Keypair.generate();
+    const create = ix.createTape({
+      payer: wallet.publicKey,
+      authority: tapeKeypair.publicKey,
+      mint: config.mint,
+      treasury: config.treasury,
+      capacity,
+      epochs,
+    });
+    // The priority fee (--with-compute-unit-price) on top of the signatures' fees.
+    const { computeUnitLimit } = withComputeBudget([create], writer.packing);
+    const estimate = {
+      ...base,
+      lamports:
+        base.lamports + priorityFeeLamports(writer.packing.computeUnitPrice, computeUnitLimit),
+    };
     const cost = `${formatTokens(estimate.tokens)} storage tokens + ~${formatSolApprox(estimate.lamports)} SOL`;
     const canPay = balance.tokens >= estimate.tokens && balance.lamports >= estimate.lamports;
     const cannotPay = new CliError(
@@ -122,25 +140,10 @@ export class CreateCommand extends TapeCommand {
 
     // Checked before anything is signed: a create that cannot be paid never reaches the chain.
     if (!canPay) throw cannotPay;
-    const tapeKeypair = Keypair.generate();
     const address = ix.pdas.tape(tapeKeypair.publicKey);
     // Saved before sending: if the process dies after the transaction lands, the key survives.
     const keypairPath = session.store.saveTapeKeypair(address.toBase58(), tapeKeypair);
-    await session.guarded(
-      writer.send(
-        [
-          ix.createTape({
-            payer: wallet.publicKey,
-            authority: tapeKeypair.publicKey,
-            mint: config.mint,
-            treasury: config.treasury,
-            capacity,
-            epochs,
-          }),
-        ],
-        [wallet, tapeKeypair],
-      ),
-    );
+    await session.guarded(writer.send([create], [wallet, tapeKeypair]));
     session.store.set('active_tape', address.toBase58());
     const record = await reader.getTape(address);
     const active = record?.activeEpoch ?? estimate.currentEpoch;

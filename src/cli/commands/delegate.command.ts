@@ -1,6 +1,6 @@
 import { PublicKey } from '@solana/web3.js';
 import { Command, Option } from 'nest-commander';
-import { LAMPORTS_PER_SIGNATURE } from '../../chain/program-ids';
+import { transactionFee } from '../../chain/priority-fee';
 import { CliError } from '../cli-error';
 import { printable } from '../input/size-parser';
 import { keyValueLines } from '../output/key-value-lines';
@@ -40,19 +40,16 @@ export class DelegateCommand extends TapeCommand {
     const authority = session.tapeSigner(tape, true);
     const payer = session.wallet();
     const { reader, writer, ix } = session.chain;
+    const setDelegate = ix.setDelegate({ authority: authority.publicKey, delegate });
+    const signers = authority.publicKey.equals(payer.publicKey) ? [payer] : [payer, authority];
     await assertWalletCanPay(
       reader,
       payer.publicKey,
       0n,
-      2 * LAMPORTS_PER_SIGNATURE,
+      transactionFee([setDelegate], signers.length, writer.packing),
       'changing the delegate',
     );
-    await session.guarded(
-      writer.send(
-        [ix.setDelegate({ authority: authority.publicKey, delegate })],
-        authority.publicKey.equals(payer.publicKey) ? [payer] : [payer, authority],
-      ),
-    );
+    await session.guarded(writer.send([setDelegate], signers));
     const value = delegate?.toBase58() ?? null;
     if (session.json) {
       this.printer.json({ tape: tape.address.toBase58(), delegate: value });

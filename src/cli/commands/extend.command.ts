@@ -1,6 +1,6 @@
 import { Command, Option } from 'nest-commander';
 import { storageCost } from '../../chain/storage-pricing';
-import { LAMPORTS_PER_SIGNATURE } from '../../chain/program-ids';
+import { transactionFee } from '../../chain/priority-fee';
 import { CliError } from '../cli-error';
 import { parseDuration, parseEpochs } from '../input/duration-parser';
 import { keyValueLines } from '../output/key-value-lines';
@@ -49,27 +49,21 @@ export class ExtendCommand extends TapeCommand {
     }
     const epochs = epochsToAdd(options, config);
     const tokens = storageCost(tape.record.capacity, epochs, config.pricePerMibEpoch);
+    const extend = ix.extendTape({
+      payer: wallet.publicKey,
+      tape: tape.address,
+      mint: config.mint,
+      treasury: config.treasury,
+      epochs,
+    });
     await assertWalletCanPay(
       reader,
       wallet.publicKey,
       tokens,
-      LAMPORTS_PER_SIGNATURE,
+      transactionFee([extend], 1, writer.packing),
       'extending the tape',
     );
-    await session.guarded(
-      writer.send(
-        [
-          ix.extendTape({
-            payer: wallet.publicKey,
-            tape: tape.address,
-            mint: config.mint,
-            treasury: config.treasury,
-            epochs,
-          }),
-        ],
-        [wallet],
-      ),
-    );
+    await session.guarded(writer.send([extend], [wallet]));
     const after = (await reader.getTape(tape.address)) ?? {
       ...tape.record,
       expiryEpoch: tape.record.expiryEpoch + epochs,

@@ -1,5 +1,5 @@
 import { SubCommand } from 'nest-commander';
-import { LAMPORTS_PER_SIGNATURE } from '../../chain/program-ids';
+import { transactionFee } from '../../chain/priority-fee';
 import { CliError } from '../cli-error';
 import { printable } from '../input/size-parser';
 import { GlobalOptions } from '../session/tape-session';
@@ -24,27 +24,21 @@ export class ObjectRmCommand extends TapeCommand {
     const signer = session.tapeSigner(tape);
     const payer = session.wallet();
     const signers = signer.publicKey.equals(payer.publicKey) ? [payer] : [payer, signer];
+    const remove = ix.removeName({
+      receiver: payer.publicKey,
+      signer: signer.publicKey,
+      tape: tape.address,
+      name,
+      track: record.track,
+    });
     await assertWalletCanPay(
       reader,
       payer.publicKey,
       0n,
-      2 * LAMPORTS_PER_SIGNATURE,
+      transactionFee([remove], signers.length, writer.packing),
       'removing the object',
     );
-    await session.guarded(
-      writer.send(
-        [
-          ix.removeName({
-            receiver: payer.publicKey,
-            signer: signer.publicKey,
-            tape: tape.address,
-            name,
-            track: record.track,
-          }),
-        ],
-        signers,
-      ),
-    );
+    await session.guarded(writer.send([remove], signers));
     if (session.json) {
       this.printer.json({ removed: name, tape: tape.address.toBase58() });
       return;

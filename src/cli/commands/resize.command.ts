@@ -1,5 +1,5 @@
 import { Command, Option } from 'nest-commander';
-import { LAMPORTS_PER_SIGNATURE } from '../../chain/program-ids';
+import { transactionFee } from '../../chain/priority-fee';
 import { resizeCost } from '../../chain/storage-pricing';
 import { CliError } from '../cli-error';
 import { parseSize } from '../input/size-parser';
@@ -48,27 +48,21 @@ export class ResizeCommand extends TapeCommand {
       tape.record.expiryEpoch - currentEpoch,
       config.pricePerMibEpoch,
     );
+    const resize = ix.resizeTape({
+      payer: wallet.publicKey,
+      tape: tape.address,
+      mint: config.mint,
+      treasury: config.treasury,
+      addBytes: add,
+    });
     await assertWalletCanPay(
       reader,
       wallet.publicKey,
       tokens,
-      LAMPORTS_PER_SIGNATURE,
+      transactionFee([resize], 1, writer.packing),
       'resizing the tape',
     );
-    await session.guarded(
-      writer.send(
-        [
-          ix.resizeTape({
-            payer: wallet.publicKey,
-            tape: tape.address,
-            mint: config.mint,
-            treasury: config.treasury,
-            addBytes: add,
-          }),
-        ],
-        [wallet],
-      ),
-    );
+    await session.guarded(writer.send([resize], [wallet]));
     const capacity = (await reader.getTape(tape.address))?.capacity ?? tape.record.capacity + add;
     if (session.json) {
       this.printer.json({

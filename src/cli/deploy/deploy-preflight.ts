@@ -1,8 +1,11 @@
 import { PublicKey } from '@solana/web3.js';
 import { TapeRecord, nameSize, trackSize } from '../../chain/account-layouts';
+import { priorityFeesAtMost } from '../../chain/priority-fee';
 import { LAMPORTS_PER_SIGNATURE } from '../../chain/program-ids';
+import { PackOptions } from '../../chain/transaction-packer';
 import { CliError } from '../cli-error';
 import { formatSolApprox, sizeArgumentCovering } from '../output/units';
+import { DeployTransactions } from './deploy-executor';
 import { DeployPlan } from './deploy-planner';
 
 /** Checks made before a deploy signs anything: each failure is one line with its fix. */
@@ -60,3 +63,17 @@ export async function deployLamports(
 }
 
 const RENT_PROBE_BYTES = 10_000;
+
+/**
+ * The priority fees of a deploy's transactions (`--with-compute-unit-price`), at most: names
+ * are packed while the deploy runs, but what they pay depends only on their compute units.
+ */
+export function deployPriorityFees(txs: DeployTransactions, packing: PackOptions): number {
+  const instructions = [
+    ...txs.writeBatches.flat(),
+    ...[...txs.namesByTrack.values()].flat(),
+    ...(txs.entry ? [txs.entry] : []),
+    ...txs.pruneBatches.flat(),
+  ];
+  return priorityFeesAtMost(instructions, txs.count, packing);
+}

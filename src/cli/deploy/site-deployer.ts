@@ -3,7 +3,13 @@ import { labelFromAddress } from '../../chain/tape-label';
 import { formatBytes } from '../output/units';
 import { Printer } from '../output/printer';
 import { TapeSession } from '../session/tape-session';
-import { assertCanPay, assertCapacity, assertTapeActive, deployLamports } from './deploy-preflight';
+import {
+  assertCanPay,
+  assertCapacity,
+  assertTapeActive,
+  deployLamports,
+  deployPriorityFees,
+} from './deploy-preflight';
 import { buildDeployTransactions, executeDeploy } from './deploy-executor';
 import { commitmentsToLookUp, planDeploy } from './deploy-planner';
 import { DeployProgress, PlainProgress, TerminalProgress } from './deploy-progress';
@@ -86,7 +92,9 @@ export class SiteDeployer {
         options.prune,
       );
       if (txs.count > 0) {
-        const needed = await deployLamports(plan, txs.count, (n) => chain.costs.rentExempt(n));
+        const needed =
+          (await deployLamports(plan, txs.count, (n) => chain.costs.rentExempt(n))) +
+          deployPriorityFees(txs, chain.writer.packing);
         const { lamports } = await reader.getBalances(payer.publicKey);
         assertCanPay(payer.publicKey, lamports, needed, 'this deploy');
       }
