@@ -98,3 +98,4 @@ extern uint64_t sol_get_rent_sysvar(void *rent);
 extern uint64_t sol_sha256(const SolBytes *bytes, int bytes_len, uint8_t *result);
 extern void sol_memcpy_(void *dst, const void *src, uint64_t n);
 extern void sol_memset_(void *dst, uint8_t value, uint64_t n);
+extern void sol_memcmp_(const void *a, const void *b, uint64_t n, int *result);

@@ -85,9 +85,11 @@ static uint64_t skip_ascii(const uint8_t *s, uint64_t i, uint64_t n) {
 static bool valid_utf8(const uint8_t *s, uint64_t n) {
   uint64_t i = 0;
   while (i < n) {
-    i = skip_ascii(s, i, n);
-    if (i >= n) break;
     uint8_t b = s[i];
+    if (b < 0x80) {
+      i = skip_ascii(s, i, n);
+      continue;
+    }
     uint64_t extra;
     uint8_t lo = 0x80, hi = 0xbf;
     if (in_range(b, 0xc2, 0xdf)) {

@@ -94,12 +94,14 @@ static void w_u64(Writer *w, uint64_t v) {
   put_u64(w->p + w->off, v);
   w->off += 8;
 }
-/* Copies byte by byte: a record may be rewritten from fields that already sit in place. */
+/*
+ * A record may be rewritten from fields that already sit in place (the same bytes at the same
+ * offset): those are skipped. Any other source is another account or the instruction data, so
+ * the runs never overlap and the runtime's memcpy applies.
+ */
 static void w_bytes(Writer *w, const uint8_t *s, uint64_t n) {
   uint8_t *dst = w->p + w->off;
-  if (dst != s) {
-    for (uint64_t i = 0; i < n; i++) dst[i] = s[i];
-  }
+  if (dst != s) bytes_copy(dst, s, n);
   w->off += n;
 }
 

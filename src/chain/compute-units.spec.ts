@@ -30,18 +30,19 @@ describe('ComputeUnitEstimator', () => {
     expect(sut.estimate(ix.certifyTrack({ storageAuthority: key(), track }))).toBe(
       COMPUTE_UNITS.tape[Tag.CertifyTrack],
     );
-    expect(
-      sut.estimate(
-        ix.setName({
-          payer: key(),
-          signer: key(),
-          tape: key(),
-          name: 'a',
-          track,
-          contentType: 'x',
-        }),
-      ),
-    ).toBe(COMPUTE_UNITS.tape[Tag.SetName]);
+    const setName = ix.setName({
+      payer: key(),
+      signer: key(),
+      tape: key(),
+      name: 'a',
+      track,
+      contentType: 'x',
+    });
+    // Names and content types cost per byte: they are validated and hashed.
+    expect(sut.estimate(setName)).toBe(
+      COMPUTE_UNITS.tape[Tag.SetName] +
+        COMPUTE_UNITS.tapePerDataByte[Tag.SetName]! * setName.data.length,
+    );
     // The same bytes for another program id are not the tape program's.
     const elsewhere = new TapeInstructions(DEFAULT_TAPE_PROGRAM_ID).certifyTrack({
       storageAuthority: key(),
@@ -64,6 +65,22 @@ describe('ComputeUnitEstimator', () => {
     expect(sut.estimate(raw(TOKEN_PROGRAM_ID, Buffer.from([3])))).toBe(COMPUTE_UNITS.token);
     expect(sut.estimate(raw(ASSOCIATED_TOKEN_PROGRAM_ID))).toBe(COMPUTE_UNITS.associatedToken);
     expect(sut.estimate(ComputeBudgetProgram.setComputeUnitLimit({ units: 1 }))).toBe(150);
+  });
+
+  it('fits nine SetName of 40-byte names in one transaction, as the packer packs them by size', () => {
+    const ix = new TapeInstructions(DEFAULT_TAPE_PROGRAM_ID);
+    const sut = new ComputeUnitEstimator(DEFAULT_TAPE_PROGRAM_ID);
+    const one = sut.estimate(
+      ix.setName({
+        payer: key(),
+        signer: key(),
+        tape: key(),
+        name: 'n'.repeat(40),
+        track: key(),
+        contentType: 'text/html',
+      }),
+    );
+    expect(9 * one + 150).toBeLessThanOrEqual(MAX_TRANSACTION_COMPUTE_UNITS);
   });
 
   it('has every tape instruction within what one transaction may use', () => {

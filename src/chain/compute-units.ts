@@ -15,6 +15,8 @@ export const DEFAULT_INSTRUCTION_COMPUTE_UNITS = 200_000;
 export interface ComputeUnitTable {
   /** The tape program, by instruction tag (the first data byte); the CPIs it makes count here. */
   tape: Record<Tag, number>;
+  /** Added per byte of instruction data (names and content types are validated and hashed). */
+  tapePerDataByte: Partial<Record<Tag, number>>;
   system: number;
   token: number;
   associatedToken: number;
@@ -22,25 +24,47 @@ export interface ComputeUnitTable {
 }
 
 /**
- * Worst-case compute units of one instruction, headroom included: a transaction's limit is
- * the sum over its instructions. Too low and the transaction fails (exceeded CUs meter); too
- * high only puts fewer instructions in a transaction (and, with a unit price, pays more).
- *
- * PLACEHOLDERS: to be replaced by the SBF program's measured worst cases plus a margin.
+ * `sol_try_find_program_address` costs 1,500 CU per bump it tries: one try for half of all
+ * seeds, two for a quarter, and so on. Each PDA an instruction derives is budgeted 8 tries (a
+ * seed needs more once in 256); the writer re-sends a transaction that still runs out with the
+ * 1.4 M maximum.
+ */
+export const PDA_DERIVATION_ALLOWANCE = 8 * 1_500;
+
+/**
+ * A tape instruction's worst case: what program/tape.so measured on its longest path apart
+ * from PDA derivations (docs/program.md, "Compute units"), a quarter more, plus the allowance
+ * of every PDA it derives.
+ */
+function tapeCost(measuredWithoutDerivations: number, derivations: number): number {
+  return Math.ceil(measuredWithoutDerivations * 1.25) + derivations * PDA_DERIVATION_ALLOWANCE;
+}
+
+/**
+ * Worst-case compute units of one instruction: a transaction's limit is the sum over its
+ * instructions. Too low and the transaction fails (exceeded CU meter); too high only puts
+ * fewer instructions in a transaction (and, with a unit price, pays more).
  */
 export const COMPUTE_UNITS: ComputeUnitTable = {
   tape: {
-    [Tag.InitConfig]: 40_000,
-    [Tag.CreateTape]: 60_000,
-    [Tag.ExtendTape]: 30_000,
-    [Tag.ResizeTape]: 30_000,
-    [Tag.SetDelegate]: 5_000,
-    [Tag.WriteTrack]: 40_000,
-    [Tag.SetName]: 60_000,
-    [Tag.CertifyTrack]: 8_000,
-    [Tag.RemoveName]: 15_000,
-    [Tag.ReleaseTrack]: 12_000,
+    // Config PDA.
+    [Tag.InitConfig]: tapeCost(8_000, 1),
+    // Config, tape and the payer's token account; a lamport gift at the tape adds 3 CPIs.
+    [Tag.CreateTape]: tapeCost(12_500, 3),
+    [Tag.ExtendTape]: tapeCost(7_000, 3),
+    [Tag.ResizeTape]: tapeCost(7_000, 3),
+    [Tag.SetDelegate]: tapeCost(2_500, 1),
+    // Tape, config and the track (twice when it exists); a gift adds 3 CPIs.
+    [Tag.WriteTrack]: tapeCost(10_500, 4),
+    // Tape, track, config, name (twice when it exists), previous track.
+    [Tag.SetName]: tapeCost(14_500, 6),
+    [Tag.CertifyTrack]: tapeCost(3_200, 2),
+    // The stored name (up to 1,024 bytes) is validated and hashed again.
+    [Tag.RemoveName]: tapeCost(26_500, 3),
+    [Tag.ReleaseTrack]: tapeCost(4_000, 2),
   },
+  // A 1,024-byte name of two-byte characters is validated twice when rewritten (~38 CU/byte).
+  tapePerDataByte: { [Tag.SetName]: 40, [Tag.WriteTrack]: 20 },
   // A builtin consumes 150; 3,000 is what Agave sets aside for a builtin instruction.
   system: 3_000,
   token: 10_000,
@@ -68,8 +92,8 @@ export class ComputeUnitEstimator {
   private tapeInstruction(data: Buffer): number {
     const tag = data.length > 0 ? data[0] : -1;
     // An unknown tag fails on chain anyway; it gets what it would get without a limit.
-    return Object.hasOwn(this.table.tape, tag)
-      ? this.table.tape[tag as Tag]
-      : DEFAULT_INSTRUCTION_COMPUTE_UNITS;
+    if (!Object.hasOwn(this.table.tape, tag)) return DEFAULT_INSTRUCTION_COMPUTE_UNITS;
+    const perByte = this.table.tapePerDataByte[tag as Tag] ?? 0;
+    return this.table.tape[tag as Tag] + perByte * data.length;
   }
 }

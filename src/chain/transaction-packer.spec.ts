@@ -107,10 +107,7 @@ describe('packInstructions', () => {
     ];
     const [packed] = packInstructions(instructions, payer.publicKey, packing);
     const expected =
-      LIMIT_UNITS +
-      COMPUTE_UNITS.tape[Tag.WriteTrack] +
-      COMPUTE_UNITS.tape[Tag.CertifyTrack] +
-      COMPUTE_UNITS.tape[Tag.SetName];
+      LIMIT_UNITS + instructions.reduce((sum, i) => sum + packing.computeUnits.estimate(i), 0);
     expect(packed.computeUnitLimit).toBe(expected);
     expect(limitOf(packed)).toBe(expected);
   });
@@ -120,6 +117,7 @@ describe('packInstructions', () => {
       computeUnits: new ComputeUnitEstimator(programId, {
         ...COMPUTE_UNITS,
         tape: { ...COMPUTE_UNITS.tape, [Tag.SetName]: 500_000 },
+        tapePerDataByte: {},
       }),
     };
     const instructions = Array.from({ length: 7 }, (_, i) => setName(i, 5));
@@ -141,6 +139,7 @@ describe('packInstructions', () => {
       computeUnits: new ComputeUnitEstimator(programId, {
         ...COMPUTE_UNITS,
         tape: { ...COMPUTE_UNITS.tape, [Tag.SetName]: 2_000_000 },
+        tapePerDataByte: {},
       }),
     };
     const packed = packInstructions(
@@ -166,7 +165,8 @@ describe('packInstructions', () => {
       expect(ComputeBudgetInstruction.decodeInstructionType(price)).toBe('SetComputeUnitPrice');
       expect(ComputeBudgetInstruction.decodeSetComputeUnitPrice(price).microLamports).toBe(25_000n);
       expect(limitOf(t)).toBe(
-        2 * LIMIT_UNITS + t.instructions.length * COMPUTE_UNITS.tape[Tag.SetName],
+        2 * LIMIT_UNITS +
+          t.instructions.reduce((sum, i) => sum + packing.computeUnits.estimate(i), 0),
       );
       const size = transactionSize(t.transactionInstructions, payer.publicKey);
       expect(size).toBeLessThanOrEqual(PACKET_DATA_SIZE);
