@@ -80,16 +80,43 @@ export class ResendingSender {
       const { blockhash, lastValidBlockHeight } = await this.call(() =>
         this.rpc.getLatestBlockhash(this.commitment),
       );
-      const inFlight = new Map<string, number>();
-      await this.bounded([...pending], async (index) => {
-        const tx = this.sign(jobs[index], blockhash, lastValidBlockHeight);
-        const signature = bs58.encode(tx.signature!);
-        if (await this.submit(tx, round)) inFlight.set(signature, index);
-      });
-      await this.awaitStatuses(inFlight, lastValidBlockHeight, (index, signature) => {
-        pending.delete(index);
-        onConfirmed(index, signature);
-      });
+      await this.round(jobs, pending, round, blockhash, lastValidBlockHeight, onConfirmed);
+    }
+  }
+
+  /**
+   * One round: every pending job signed with this blockhash and handed to the RPC (a bounded
+   * number at a time) while their statuses are polled, so confirmations come in as they land.
+   * Ends when all are confirmed, or when the blockhash has expired and what is left can no
+   * longer land (the next round re-signs it).
+   */
+  private async round(
+    jobs: TransactionJob[],
+    pending: Set<number>,
+    round: number,
+    blockhash: string,
+    lastValidBlockHeight: number,
+    onConfirmed: (index: number, signature: string) => void,
+  ): Promise<void> {
+    const inFlight = new Map<string, number>();
+    const state = { sending: true, failed: false };
+    const sends = this.bounded([...pending], async (index) => {
+      if (state.failed) return;
+      const tx = this.sign(jobs[index], blockhash, lastValidBlockHeight);
+      const signature = bs58.encode(tx.signature!);
+      if (await this.submit(tx, round)) inFlight.set(signature, index);
+    }).finally(() => (state.sending = false));
+    const polls = this.awaitStatuses(inFlight, lastValidBlockHeight, state, (index, signature) => {
+      pending.delete(index);
+      onConfirmed(index, signature);
+    });
+    try {
+      await Promise.all([sends, polls]);
+    } catch (err) {
+      // Stop the other half before handing the error on; nothing keeps running behind it.
+      state.failed = true;
+      await Promise.allSettled([sends, polls]);
+      throw err;
     }
   }
 
@@ -126,16 +153,21 @@ export class ResendingSender {
     }
   }
 
-  /** Polls until every signature is confirmed, or the blockhash they carry can no longer land. */
+  /**
+   * Polls while transactions are being sent and until every signature is confirmed, or the
+   * blockhash they carry can no longer land.
+   */
   private async awaitStatuses(
     inFlight: Map<string, number>,
     lastValidBlockHeight: number,
+    state: { sending: boolean; failed: boolean },
     confirmed: (index: number, signature: string) => void,
   ): Promise<void> {
     const pollMs = this.options.pollMs ?? 400;
     let expired = false;
-    while (inFlight.size > 0) {
+    while ((state.sending || inFlight.size > 0) && !state.failed) {
       await new Promise((r) => setTimeout(r, pollMs));
+      if (inFlight.size === 0) continue;
       // Read the height first: statuses read after an expired height are final for that round.
       const height = await this.call(() => this.rpc.getBlockHeight(this.commitment));
       expired = height > lastValidBlockHeight;
