@@ -1,5 +1,6 @@
 import { Command, Option } from 'nest-commander';
 import { ChainError } from '../../chain/chain-error';
+import { notLocalError, probeLocalNetwork } from '../../chain/local-network';
 import { CliError } from '../cli-error';
 import { parseSol, parseTokens } from '../input/amount-parser';
 import { keyValueLines } from '../output/key-value-lines';
@@ -17,7 +18,8 @@ const DEFAULT_TOKENS = 1000n * 1_000_000n;
 
 @Command({
   name: 'airdrop',
-  description: "fund the wallet from the local network's faucet (SOL and storage tokens)",
+  description:
+    "fund the wallet from the local network's faucet (SOL and storage tokens); refused on any other network",
 })
 export class AirdropCommand extends TapeCommand {
   @Option({ flags: '--sol <amount>', description: 'SOL to request (default 10)' })
@@ -36,6 +38,9 @@ export class AirdropCommand extends TapeCommand {
     const { faucet, reader } = session.chain;
     const lamports = options.sol ?? DEFAULT_LAMPORTS;
     const tokens = options.tokens ?? DEFAULT_TOKENS;
+    // Decided before any faucet request: none is ever sent to a public cluster.
+    const network = await session.guarded(probeLocalNetwork(session.rpcUrl));
+    if (!network.local) throw notLocalError(session.rpcUrl, network.reason);
     // Tokens first: a cluster without the faucet says so in one clear line before SOL is asked for.
     try {
       await session.guarded(faucet.requestStorageTokens(wallet, tokens));
