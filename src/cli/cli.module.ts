@@ -16,11 +16,16 @@ import { GatewayKeyCommand } from './commands/gateway-key.command';
 import { GatewayCommand } from './commands/gateway.command';
 import { InfoCommand } from './commands/info.command';
 import { KeygenCommand } from './commands/keygen.command';
+import { NetworkDeployCommand } from './commands/network-deploy.command';
+import { NetworkInitCommand } from './commands/network-init.command';
+import { NetworkCommand } from './commands/network.command';
 import { ObjectLsCommand } from './commands/object-ls.command';
 import { ObjectRmCommand } from './commands/object-rm.command';
 import { ObjectCommand } from './commands/object.command';
 import { ResizeCommand } from './commands/resize.command';
 import { SiteDeployer } from './deploy/site-deployer';
+import { NetworkInitializer } from './network/network-initializer';
+import { ProgramDeployer } from './network/program-deployer';
 import { Printer, StdioPrinter } from './output/printer';
 import { CliConfigStore } from './session/cli-config-store';
 import { CliEnvironment } from './session/cli-environment';
@@ -61,6 +66,11 @@ import { ProgramName } from './program-name';
     GatewayCredentialsIssueCommand,
     GatewayCredentialsListCommand,
     GatewayCredentialsRevokeCommand,
+    ProgramDeployer,
+    NetworkInitializer,
+    NetworkCommand,
+    NetworkDeployCommand,
+    NetworkInitCommand,
   ],
 })
 export class CliModule {}

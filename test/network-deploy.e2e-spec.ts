@@ -1,0 +1,380 @@
+import {
+  Connection,
+  Keypair,
+  LAMPORTS_PER_SOL,
+  PublicKey,
+  Transaction,
+  TransactionInstruction,
+  TransactionMessage,
+  VersionedTransaction,
+} from '@solana/web3.js';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { closeConnectionSocket } from '../src/chain/close-connection';
+import { readKeypair, writeKeypair } from '../src/chain/keypair-file';
+import {
+  BUFFER_METADATA_SIZE,
+  decodeLoaderState,
+  PROGRAMDATA_METADATA_SIZE,
+  programDataAddress,
+  UPGRADEABLE_LOADER_ID,
+} from '../src/chain/upgradeable-loader';
+import { CliUser } from './support/cli-process';
+import { REPO_ROOT } from './support/gateway-process';
+import { LocalnetProcess, startLocalnetProcess } from './support/localnet-process';
+import { RpcRequest, startRpcFaultProxy } from './support/rpc-fault-proxy';
+import { buildLoggingProgram } from './support/sbf-program';
+
+/** `tape network deploy --json`. */
+interface DeployJson {
+  program_id: string;
+  program_data: string;
+  action: 'deployed' | 'upgraded' | 'unchanged';
+  upgrade_authority: string | null;
+  final: boolean;
+  elf: { path: string; bytes: number };
+  max_data_len: number;
+  buffer: string | null;
+  chunks: { total: number; written: number; resumed: number };
+  rent_lamports: { program: number; program_data: number };
+  spent_lamports: number;
+}
+
+const ELF = readFileSync(join(REPO_ROOT, 'program', 'tape.so'));
+const SIGNATURE_FEE = 5000;
+
+/** A loader Write (variant 1) inside a sendTransaction: the chunks a deploy streams. */
+function isBufferWrite(request: RpcRequest): boolean {
+  if (request.method !== 'sendTransaction') return false;
+  const tx = Transaction.from(Buffer.from(String(request.params[0]), 'base64'));
+  return tx.instructions.some(
+    (ix) => ix.programId.equals(UPGRADEABLE_LOADER_ID) && ix.data.readUInt32LE(0) === 1,
+  );
+}
+
+/**
+ * `tape network deploy` as a subprocess of the built CLI against the local network (the
+ * standalone process: the real BPF Upgradeable Loader under litesvm). Each test deploys the
+ * committed program/tape.so under a fresh program id, as an operator would on devnet.
+ */
+describe('tape network deploy', () => {
+  let net: LocalnetProcess;
+  let operator: CliUser;
+  let payer: Keypair;
+  let connection: Connection;
+  let dir: string;
+  const figures: string[] = [];
+
+  beforeAll(async () => {
+    net = await startLocalnetProcess({ slotMs: 50 });
+    operator = new CliUser({ url: 'http://127.0.0.1:9', rpcUrl: net.rpcUrl });
+    await operator.ok(['keygen']);
+    await operator.ok(['airdrop', '--sol', '1000', '--tokens', '1']);
+    payer = readKeypair(join(operator.configDir, 'id.json'));
+    connection = new Connection(net.rpcUrl, 'confirmed');
+    dir = mkdtempSync(join(tmpdir(), 'network-deploy-'));
+  });
+  afterAll(async () => {
+    if (figures.length > 0) console.log(figures.join('\n'));
+    operator?.cleanup();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    if (connection) closeConnectionSocket(connection);
+    await net?.stop();
+  });
+
+  const programKeypair = () => {
+    const keypair = Keypair.generate();
+    const path = join(dir, `${keypair.publicKey.toBase58()}.json`);
+    writeKeypair(path, keypair);
+    return { id: keypair.publicKey, path };
+  };
+  const deploy = (args: string[]) => operator.json<DeployJson>(['network', 'deploy', ...args]);
+  /** The program's bytes in its program data account (the ELF, then zeros up to the max length). */
+  const programBytes = async (id: PublicKey) => {
+    const info = await connection.getAccountInfo(programDataAddress(id));
+    return info!.data.subarray(PROGRAMDATA_METADATA_SIZE);
+  };
+  /** Calls the program with no accounts and no data (simulated); returns its log lines. */
+  const call = async (id: PublicKey) => {
+    // A versioned transaction: web3.js would put its own cached blockhash into a legacy one,
+    // and the local network's blockhashes expire after 150 blocks of 50 ms.
+    const message = new TransactionMessage({
+      payerKey: payer.publicKey,
+      recentBlockhash: PublicKey.default.toBase58(),
+      instructions: [
+        new TransactionInstruction({ programId: id, keys: [], data: Buffer.alloc(0) }),
+      ],
+    }).compileToLegacyMessage();
+    const { value } = await connection.simulateTransaction(new VersionedTransaction(message), {
+      replaceRecentBlockhash: true,
+      sigVerify: false,
+    });
+    return value.logs ?? [];
+  };
+  const sol = (lamports: number) => (lamports / LAMPORTS_PER_SOL).toFixed(9);
+
+  it('deploys program/tape.so under a new program id, runs it, measures what it cost; a second run changes nothing', async () => {
+    const { id, path } = programKeypair();
+    const before = await connection.getBalance(payer.publicKey);
+    const out = await deploy(['--program-keypair', path]);
+    expect(out).toMatchObject({
+      program_id: id.toBase58(),
+      program_data: programDataAddress(id).toBase58(),
+      action: 'deployed',
+      upgrade_authority: payer.publicKey.toBase58(),
+      final: false,
+      elf: { bytes: ELF.length },
+      max_data_len: 2 * ELF.length,
+    });
+    // Chunks fill a 1232-byte transaction: between 900 and 1000 bytes each.
+    expect(out.chunks.total).toBe(Math.ceil(ELF.length / Math.ceil(ELF.length / out.chunks.total)));
+    expect(ELF.length / out.chunks.total).toBeGreaterThan(900);
+    expect(ELF.length / out.chunks.total).toBeLessThanOrEqual(1000);
+    expect(out.chunks.resumed + out.chunks.written).toBe(out.chunks.total);
+
+    const program = await connection.getAccountInfo(id);
+    expect(program!.executable).toBe(true);
+    expect(program!.owner.equals(UPGRADEABLE_LOADER_ID)).toBe(true);
+    const code = await programBytes(id);
+    expect(code.length).toBe(2 * ELF.length);
+    expect(code.subarray(0, ELF.length).equals(ELF)).toBe(true);
+    expect(code.subarray(ELF.length).every((b) => b === 0)).toBe(true);
+    expect(await call(id)).toContain('Program log: Error: unexpected end of data');
+
+    // What it cost, measured: the rent it locked up and the fees, nothing else.
+    const after = await connection.getBalance(payer.publicKey);
+    expect(out.spent_lamports).toBe(before - after);
+    const rent = (bytes: number) => connection.getMinimumBalanceForRentExemption(bytes);
+    expect(out.rent_lamports.program_data).toBe(
+      await rent(PROGRAMDATA_METADATA_SIZE + 2 * ELF.length),
+    );
+    expect(out.rent_lamports.program).toBe(await rent(36));
+    const fees = out.spent_lamports - out.rent_lamports.program - out.rent_lamports.program_data;
+    // The buffer (one signature), each write (one), the deploy (payer and program keypair).
+    const transactions = 1 + out.chunks.written + 1;
+    expect(fees).toBe((transactions + 1) * SIGNATURE_FEE);
+    const bufferRent = await rent(BUFFER_METADATA_SIZE + ELF.length);
+    figures.push(
+      `tape network deploy of program/tape.so (${ELF.length} bytes, max len ${2 * ELF.length}) on the local network:`,
+      `  program data rent  ${sol(out.rent_lamports.program_data)} SOL (${PROGRAMDATA_METADATA_SIZE + 2 * ELF.length} bytes)`,
+      `  program rent       ${sol(out.rent_lamports.program)} SOL (36 bytes)`,
+      `  buffer rent        ${sol(bufferRent)} SOL (${BUFFER_METADATA_SIZE + ELF.length} bytes, returned at deploy)`,
+      `  fees               ${sol(fees)} SOL (${transactions} transactions, ${out.chunks.written} of them writes)`,
+      `  spent              ${sol(out.spent_lamports)} SOL; the payer needs ${sol(out.spent_lamports + bufferRent)} SOL while it runs`,
+    );
+
+    const again = await deploy(['--program-keypair', path]);
+    expect(again).toMatchObject({ action: 'unchanged', spent_lamports: 0, buffer: null });
+  });
+
+  it('finishes a deploy killed while it wrote the buffer, writing only the chunks the buffer lacks', async () => {
+    const { id, path } = programKeypair();
+    const FORWARDED = 12;
+    let writes = 0;
+    let cli: ChildProcess | undefined;
+    // After 12 writes the network swallows everything and the CLI is killed: a crash mid-way.
+    const proxy = await startRpcFaultProxy(net.rpcUrl, (request) => {
+      if (writes >= FORWARDED) return 'hold';
+      if (isBufferWrite(request) && ++writes === FORWARDED) {
+        setTimeout(() => cli?.kill('SIGKILL'), 300);
+      }
+      return 'forward';
+    });
+    try {
+      const killed = await operator.run(
+        ['network', 'deploy', '--program-keypair', path, '-u', proxy.url],
+        {
+          onStderr: (_text, child) => (cli = child),
+        },
+      );
+      expect(killed.signal).toBe('SIGKILL');
+      expect(killed.stderr).toContain('writing ');
+    } finally {
+      await proxy.close();
+    }
+    expect(await connection.getAccountInfo(id)).toBeNull();
+
+    const resumed = await operator.run(['network', 'deploy', '--program-keypair', path, '--json']);
+    expect(resumed.code).toBe(0);
+    const out = JSON.parse(resumed.stdout) as DeployJson;
+    expect(resumed.stderr).toContain(`found buffer ${out.buffer} of an earlier run`);
+    expect(resumed.stderr).toMatch(
+      new RegExp(
+        `resuming: ${out.chunks.resumed} of ${out.chunks.total} chunks already in the buffer`,
+      ),
+    );
+    expect(out.action).toBe('deployed');
+    expect(out.chunks.resumed).toBeGreaterThanOrEqual(FORWARDED);
+    expect(out.chunks.written).toBe(out.chunks.total - out.chunks.resumed);
+    // The buffer was closed into the payer by the deploy.
+    expect(await connection.getAccountInfo(new PublicKey(out.buffer!))).toBeNull();
+    expect((await programBytes(id)).subarray(0, ELF.length).equals(ELF)).toBe(true);
+    expect(await call(id)).toContain('Program log: Error: unexpected end of data');
+  });
+
+  it('re-sends the writes the network lost', async () => {
+    const { id, path } = programKeypair();
+    let writes = 0;
+    const lost: number[] = [];
+    const proxy = await startRpcFaultProxy(net.rpcUrl, (request) => {
+      if (!isBufferWrite(request)) return 'forward';
+      writes++;
+      if (writes <= 40 && writes % 7 === 0) {
+        lost.push(writes);
+        return 'drop';
+      }
+      return 'forward';
+    });
+    try {
+      const out = await operator.json<DeployJson>([
+        'network',
+        'deploy',
+        '--program-keypair',
+        path,
+        '-u',
+        proxy.url,
+      ]);
+      expect(out.action).toBe('deployed');
+      expect(lost.length).toBeGreaterThan(3);
+      // Each lost write was sent again (re-signed: a new transaction).
+      expect(writes).toBe(out.chunks.written + lost.length);
+    } finally {
+      await proxy.close();
+    }
+    expect((await programBytes(id)).subarray(0, ELF.length).equals(ELF)).toBe(true);
+  }, 60_000);
+
+  it('upgrades to other bytes, pays the priority fee asked for, and --final makes it immutable', async () => {
+    const { id, path } = programKeypair();
+    const PRICE = 1000; // micro-lamports per compute unit
+    const first = await deploy([
+      '--program-keypair',
+      path,
+      '--with-compute-unit-price',
+      String(PRICE),
+    ]);
+    const fees =
+      first.spent_lamports - first.rent_lamports.program - first.rent_lamports.program_data;
+    const transactions = 1 + first.chunks.written + 1;
+    // ceil(1000 x limit / 10^6) per transaction: writes 5,300 units (6 lamports), the buffer's
+    // creation 8,300 (9), the deploy 13,300 (14).
+    const priority = 6 * first.chunks.written + 9 + 14;
+    expect(fees).toBe((transactions + 1) * SIGNATURE_FEE + priority);
+    figures.push(
+      `  with --with-compute-unit-price ${PRICE}: ${priority} lamports of priority fees`,
+    );
+
+    const other = buildLoggingProgram('upgraded by tape network deploy');
+    const otherPath = join(dir, 'other.so');
+    writeFileSync(otherPath, other);
+    const up = await deploy(['--program', otherPath, '--program-id', id.toBase58()]);
+    expect(up).toMatchObject({
+      action: 'upgraded',
+      max_data_len: 2 * ELF.length,
+      upgrade_authority: payer.publicKey.toBase58(),
+    });
+    const code = await programBytes(id);
+    expect(code.subarray(0, other.length).equals(other)).toBe(true);
+    expect(code.subarray(other.length).every((b) => b === 0)).toBe(true);
+    expect(await call(id)).toContain('Program log: upgraded by tape network deploy');
+    // The upgrade's buffer rent came back (the spill account is the payer): fees only.
+    expect(up.spent_lamports).toBe((up.chunks.written + 1 + 1) * SIGNATURE_FEE);
+
+    const final = await deploy(['--program', otherPath, '--program-id', id.toBase58(), '--final']);
+    expect(final).toMatchObject({ action: 'unchanged', final: true, upgrade_authority: null });
+    const header = decodeLoaderState(
+      (await connection.getAccountInfo(programDataAddress(id)))!.data,
+    );
+    expect(header).toMatchObject({ kind: 'programData', upgradeAuthority: null });
+
+    expect(await operator.fails(['network', 'deploy', '--program-id', id.toBase58()])).toBe(
+      `program ${id.toBase58()} holds other bytes and is final (no upgrade authority): it cannot be upgraded`,
+    );
+    expect(await deploy(['--program', otherPath, '--program-id', id.toBase58()])).toMatchObject({
+      action: 'unchanged',
+      final: true,
+    });
+  });
+
+  it('fails with one clear line on bad input, before anything is sent', async () => {
+    const { id, path } = programKeypair();
+    const notElf = join(dir, 'index.html');
+    writeFileSync(notElf, '<!doctype html><title>not a program</title>');
+    const missing = join(dir, 'missing.json');
+
+    expect(await operator.fails(['network', 'deploy', '--program-keypair', missing])).toBe(
+      `no keypair at ${missing}`,
+    );
+    expect(
+      await operator.fails(['network', 'deploy', '--program', notElf, '--program-keypair', path]),
+    ).toBe(`${notElf} is not a Solana program: not an ELF file`);
+    expect(await operator.fails(['network', 'deploy', '--program', join(dir, 'nope.so')])).toBe(
+      `no program at ${join(dir, 'nope.so')}`,
+    );
+    expect(
+      await operator.fails([
+        'network',
+        'deploy',
+        '--program-keypair',
+        path,
+        '-u',
+        'http://127.0.0.1:9',
+      ]),
+    ).toBe('cannot reach the chain RPC at http://127.0.0.1:9');
+    expect(await operator.fails(['network', 'deploy', '--program-id', id.toBase58()])).toBe(
+      `no program at ${id.toBase58()} on ${net.rpcUrl}: a first deploy needs the program keypair (--program-keypair <file>)`,
+    );
+    const other = Keypair.generate().publicKey.toBase58();
+    expect(
+      await operator.fails(['network', 'deploy', '--program-keypair', path, '--program-id', other]),
+    ).toMatch(
+      new RegExp(`^--program-keypair is for ${id.toBase58()} but the program id is ${other}`),
+    );
+    expect(
+      await operator.fails(['network', 'deploy', '--program-keypair', path, '--max-len', '1000']),
+    ).toBe(`--max-len 1000 is smaller than the program (${ELF.length} bytes)`);
+    expect(
+      await operator.fails(['network', 'deploy', '--program-keypair', path, '--max-len', 'x']),
+    ).toMatch(/^bad max length 'x'/);
+
+    // Someone else's program: not ours to upgrade.
+    await deploy(['--program-keypair', path]);
+    const stranger = new CliUser({ url: 'http://127.0.0.1:9', rpcUrl: net.rpcUrl });
+    try {
+      await stranger.ok(['keygen']);
+      await stranger.ok(['airdrop', '--sol', '5', '--tokens', '1']);
+      const strangerKey = readKeypair(join(stranger.configDir, 'id.json')).publicKey;
+      const otherPath = join(dir, 'stranger.so');
+      writeFileSync(otherPath, buildLoggingProgram('not yours'));
+      expect(
+        await stranger.fails([
+          'network',
+          'deploy',
+          '--program',
+          otherPath,
+          '--program-id',
+          id.toBase58(),
+        ]),
+      ).toBe(
+        `program ${id.toBase58()} holds other bytes and its upgrade authority is ${payer.publicKey.toBase58()}, not ${strangerKey.toBase58()} (pass it with --upgrade-authority <keypair>)`,
+      );
+      // A wallet that cannot pay is told so before anything is signed.
+      const poor = new CliUser({ url: 'http://127.0.0.1:9', rpcUrl: net.rpcUrl });
+      try {
+        await poor.ok(['keygen']);
+        await poor.ok(['airdrop', '--sol', '0.1', '--tokens', '1']);
+        expect(
+          await poor.fails(['network', 'deploy', '--program-keypair', programKeypair().path]),
+        ).toMatch(
+          /^insufficient funds: this deploy needs about 1\.0\d+ SOL \(buffer 0\.33\d+, program data 0\.66\d+, program 0\.00114, fees 0\.000\d+\); payer \w+ has 0\.1 SOL$/,
+        );
+      } finally {
+        poor.cleanup();
+      }
+    } finally {
+      stranger.cleanup();
+    }
+  });
+});

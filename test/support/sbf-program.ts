@@ -1,0 +1,51 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { linkSbf } from '../../tools/sbf-link/link';
+
+/**
+ * A small SBF program that logs `message` and succeeds: C compiled by clang-19 and linked by the
+ * project's SBF linker (tools/sbf-link), as program/tape.so is built. Tests deploy it as "other
+ * bytes" for an upgrade.
+ */
+export function buildLoggingProgram(message: string): Buffer {
+  const dir = mkdtempSync(join(tmpdir(), 'sbf-program-'));
+  try {
+    const source = join(dir, 'program.c');
+    const object = join(dir, 'program.o');
+    writeFileSync(
+      source,
+      [
+        '#include <stdint.h>',
+        'void sol_log_(const char *message, uint64_t length);',
+        `static const char text[] = ${JSON.stringify(message)};`,
+        'uint64_t entrypoint(const uint8_t *input) {',
+        '  (void)input;',
+        '  sol_log_(text, sizeof text - 1);',
+        '  return 0;',
+        '}',
+        '',
+      ].join('\n'),
+    );
+    execFileSync(
+      'clang-19',
+      [
+        '-target',
+        'bpf',
+        '-mcpu=v1',
+        '-O2',
+        '-ffreestanding',
+        '-fno-builtin',
+        '-c',
+        source,
+        '-o',
+        object,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    return linkSbf([{ name: 'program.o', bytes: readFileSync(object) }]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
