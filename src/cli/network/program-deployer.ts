@@ -1,13 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AccountInfo, Connection, Keypair, PublicKey, SystemProgram } from '@solana/web3.js';
-import { createHash } from 'node:crypto';
-import { ResendingSender, SenderRpc, TransactionJob } from '../../chain/resending-sender';
-import { addressWithSeed } from '../../chain/seeded-address';
-import { transactionSize, withComputeBudget } from '../../chain/transaction-packer';
-import { PACKET_DATA_SIZE } from '../../chain/transaction-budget';
+import { ResendingSender, TransactionJob } from '../../chain/resending-sender';
 import {
-  BUFFER_METADATA_SIZE,
-  createBufferInstructions,
   decodeLoaderState,
   deployWithMaxDataLen,
   LoaderComputeUnits,
@@ -17,19 +11,14 @@ import {
   setAuthority,
   UPGRADEABLE_LOADER_ID,
   upgradeProgram,
-  writeBuffer,
 } from '../../chain/upgradeable-loader';
 import { CliError } from '../cli-error';
-import { formatSolApprox } from '../output/units';
+import { assertDeployFunds } from './deploy-funds';
+import { BufferRpc, fillProgramBuffer, uniqueSigners, writeChunkSize } from './program-buffer';
 import { ProgramWriteProgress } from './write-progress';
-import { transactionFeeLamports } from '../../chain/priority-fee';
 
 /** The RPC calls a deploy makes (web3.js's Connection has them all). */
-export type DeployRpc = SenderRpc &
-  Pick<
-    Connection,
-    'getMultipleAccountsInfo' | 'getMinimumBalanceForRentExemption' | 'getBalance' | 'getSlot'
-  >;
+export type DeployRpc = BufferRpc & Pick<Connection, 'getBalance' | 'getSlot'>;
 
 export interface DeployRequest {
   rpc: DeployRpc;
@@ -69,6 +58,13 @@ export interface DeployResult {
   chunksResumed: number;
   /** True when this run dropped the upgrade authority. */
   madeFinal: boolean;
+}
+
+/** A deployed program: its upgrade authority, its room, whether it holds the ELF at hand. */
+interface ExistingProgram {
+  authority: PublicKey | null;
+  capacity: number;
+  same: boolean;
 }
 
 /** Write transactions in flight at once. */
@@ -116,59 +112,83 @@ export class ProgramDeployer {
       result.upgradeAuthority = existing.authority;
       req.progress.step(`program ${programId.toBase58()} already holds these ${elf.length} bytes`);
     } else {
-      if (existing) this.assertUpgradeable(req, existing);
-      else if (!req.programKeypair) {
-        throw new CliError(
-          `no program at ${programId.toBase58()} on ${req.rpcUrl}: a first deploy needs the program keypair (--program-keypair <file>)`,
-        );
-      }
-      await this.assertFunds(req, existing === null, result.maxDataLen);
-      result.buffer = await this.fillBuffer(req, sender, result);
-      if (existing) {
-        result.action = 'upgraded';
-        req.progress.step('upgrading the program from the buffer');
-        await sender.sendAll([
-          {
-            instructions: [
-              upgradeProgram({
-                programId,
-                buffer: result.buffer,
-                authority: req.authority.publicKey,
-                spill: req.payer.publicKey,
-              }),
-            ],
-            signers: signers(req.payer, req.authority),
-          },
-        ]);
-      } else {
-        req.progress.step('deploying the program from the buffer');
-        await sender.sendAll([await this.deployJob(req, program, result)]);
-      }
-      await this.nextSlot(rpc);
+      await this.install(req, sender, program, existing, result);
     }
-    if (req.final && result.upgradeAuthority) {
-      if (!result.upgradeAuthority.equals(req.authority.publicKey)) {
-        throw new CliError(
-          `cannot make ${programId.toBase58()} final: its upgrade authority is ${result.upgradeAuthority.toBase58()}, not ${req.authority.publicKey.toBase58()} (pass it with --upgrade-authority)`,
-        );
-      }
-      req.progress.step('dropping the upgrade authority (--final)');
-      await sender.sendAll([
-        {
-          instructions: [
-            setAuthority({
-              account: programData,
-              currentAuthority: req.authority.publicKey,
-              newAuthority: null,
-            }),
-          ],
-          signers: signers(req.payer, req.authority),
-        },
-      ]);
-      result.upgradeAuthority = null;
-      result.madeFinal = true;
-    }
+    if (req.final && result.upgradeAuthority) await this.dropAuthority(req, sender, result);
     return result;
+  }
+
+  /** Writes the buffer and deploys from it (a new program) or upgrades (another ELF). */
+  private async install(
+    req: DeployRequest,
+    sender: ResendingSender,
+    program: AccountInfo<Buffer> | null,
+    existing: ExistingProgram | null,
+    result: DeployResult,
+  ): Promise<void> {
+    if (existing) this.assertUpgradeable(req, existing);
+    else if (!req.programKeypair) {
+      throw new CliError(
+        `no program at ${req.programId.toBase58()} on ${req.rpcUrl}: a first deploy needs the program keypair (--program-keypair <file>)`,
+      );
+    }
+    const target = { ...req, packing: this.packing(req) };
+    await assertDeployFunds({
+      ...target,
+      elfLength: req.elf.length,
+      fresh: existing === null,
+      maxDataLen: result.maxDataLen,
+      writes: Math.ceil(req.elf.length / writeChunkSize(target)),
+    });
+    const fill = await fillProgramBuffer(target, sender);
+    Object.assign(result, {
+      buffer: fill.address,
+      chunks: fill.chunks,
+      chunksWritten: fill.written,
+      chunksResumed: fill.resumed,
+    });
+    if (existing) {
+      result.action = 'upgraded';
+      req.progress.step('upgrading the program from the buffer');
+      const upgrade = upgradeProgram({
+        programId: req.programId,
+        buffer: fill.address,
+        authority: req.authority.publicKey,
+        spill: req.payer.publicKey,
+      });
+      await sender.sendAll([
+        { instructions: [upgrade], signers: uniqueSigners(req.payer, req.authority) },
+      ]);
+    } else {
+      req.progress.step('deploying the program from the buffer');
+      await sender.sendAll([await this.deployJob(req, program, result)]);
+    }
+    await this.nextSlot(req.rpc);
+  }
+
+  /** `--final`: SetAuthority to none on the program data. It cannot be undone. */
+  private async dropAuthority(
+    req: DeployRequest,
+    sender: ResendingSender,
+    result: DeployResult,
+  ): Promise<void> {
+    const current = result.upgradeAuthority!;
+    if (!current.equals(req.authority.publicKey)) {
+      throw new CliError(
+        `cannot make ${req.programId.toBase58()} final: its upgrade authority is ${current.toBase58()}, not ${req.authority.publicKey.toBase58()} (pass it with --upgrade-authority)`,
+      );
+    }
+    req.progress.step('dropping the upgrade authority (--final)');
+    const drop = setAuthority({
+      account: result.programData,
+      currentAuthority: current,
+      newAuthority: null,
+    });
+    await sender.sendAll([
+      { instructions: [drop], signers: uniqueSigners(req.payer, req.authority) },
+    ]);
+    result.upgradeAuthority = null;
+    result.madeFinal = true;
   }
 
   /** The program as the chain has it, or null when its address holds no program yet. */
@@ -176,7 +196,7 @@ export class ProgramDeployer {
     req: DeployRequest,
     program: AccountInfo<Buffer> | null,
     data: AccountInfo<Buffer> | null,
-  ): { authority: PublicKey | null; capacity: number; same: boolean } | null {
+  ): ExistingProgram | null {
     const id = req.programId.toBase58();
     if (!program || (program.owner.equals(SystemProgram.programId) && program.data.length === 0)) {
       return null;
@@ -202,10 +222,7 @@ export class ProgramDeployer {
     return { authority: header.upgradeAuthority, capacity: code.length, same };
   }
 
-  private assertUpgradeable(
-    req: DeployRequest,
-    existing: { authority: PublicKey | null; capacity: number },
-  ): void {
+  private assertUpgradeable(req: DeployRequest, existing: ExistingProgram): void {
     const id = req.programId.toBase58();
     if (!existing.authority) {
       throw new CliError(
@@ -222,120 +239,6 @@ export class ProgramDeployer {
         `the new program is ${req.elf.length} bytes but program ${id} has room for ${existing.capacity} (the max length it was deployed with); deploy it under a new program id with a larger --max-len`,
       );
     }
-  }
-
-  /** Before anything is signed: the payer can cover the buffer, the rent and the fees. */
-  private async assertFunds(req: DeployRequest, fresh: boolean, maxDataLen: number): Promise<void> {
-    const { rpc } = req;
-    const chunks = Math.ceil(req.elf.length / this.chunkSize(req));
-    const rent = (bytes: number) => rpc.getMinimumBalanceForRentExemption(bytes);
-    const [buffer, program, data, balance] = await Promise.all([
-      rent(BUFFER_METADATA_SIZE + req.elf.length),
-      rent(PROGRAM_ACCOUNT_SIZE),
-      rent(PROGRAMDATA_METADATA_SIZE + maxDataLen),
-      rpc.getBalance(req.payer.publicKey),
-    ]);
-    const fees = (chunks + 3) * this.feePerTransaction(req);
-    const needed = buffer + fees + (fresh ? program + data : 0);
-    if (balance < needed) {
-      throw new CliError(
-        `insufficient funds: this deploy needs about ${formatSolApprox(needed)} SOL (buffer ${formatSolApprox(buffer)}` +
-          (fresh
-            ? `, program data ${formatSolApprox(data)}, program ${formatSolApprox(program)}`
-            : '') +
-          `, fees ${formatSolApprox(fees)}); payer ${req.payer.publicKey.toBase58()} has ${formatSolApprox(balance)} SOL`,
-      );
-    }
-  }
-
-  /** Creates or finds the buffer, writes the chunks it lacks, and checks it holds the ELF. */
-  private async fillBuffer(
-    req: DeployRequest,
-    sender: ResendingSender,
-    result: DeployResult,
-  ): Promise<PublicKey> {
-    const { rpc, elf, payer, authority } = req;
-    const seed = bufferSeed(req.programId, authority.publicKey, elf);
-    const buffer = addressWithSeed(payer.publicKey, seed, UPGRADEABLE_LOADER_ID);
-    let contents = await this.readBuffer(req, buffer);
-    if (contents) {
-      req.progress.step(`found buffer ${buffer.toBase58()} of an earlier run`);
-    } else {
-      req.progress.step(
-        `creating buffer ${buffer.toBase58()} (${BUFFER_METADATA_SIZE + elf.length} bytes)`,
-      );
-      const lamports = await rpc.getMinimumBalanceForRentExemption(
-        BUFFER_METADATA_SIZE + elf.length,
-      );
-      await sender.sendAll([
-        {
-          instructions: createBufferInstructions({
-            payer: payer.publicKey,
-            buffer,
-            seed,
-            authority: authority.publicKey,
-            elfLength: elf.length,
-            lamports,
-          }),
-          signers: [payer],
-        },
-      ]);
-      contents = Buffer.alloc(elf.length);
-    }
-    const size = this.chunkSize(req);
-    const offsets: number[] = [];
-    for (let offset = 0; offset < elf.length; offset += size) offsets.push(offset);
-    result.chunks = offsets.length;
-    let written: Buffer = contents;
-    for (let pass = 0; ; pass++) {
-      const missing = offsets.filter((o) => !sameBytes(written, elf, o, size));
-      if (missing.length === 0) break;
-      if (pass === 2) {
-        throw new CliError(
-          `buffer ${buffer.toBase58()} does not hold the program after writing it`,
-        );
-      }
-      if (pass === 0) result.chunksResumed = offsets.length - missing.length;
-      req.progress.startWrites(offsets.length, offsets.length - missing.length);
-      const jobs: TransactionJob[] = missing.map((offset) => ({
-        instructions: [
-          writeBuffer({
-            buffer,
-            authority: authority.publicKey,
-            offset,
-            bytes: elf.subarray(offset, offset + size),
-          }),
-        ],
-        signers: signers(payer, authority),
-      }));
-      try {
-        await sender.sendAll(jobs, () => {
-          result.chunksWritten++;
-          req.progress.chunkWritten();
-        });
-      } finally {
-        req.progress.endWrites();
-      }
-      written = (await this.readBuffer(req, buffer)) ?? Buffer.alloc(elf.length);
-    }
-    return buffer;
-  }
-
-  /** The ELF bytes of our buffer, or null when it does not exist yet. */
-  private async readBuffer(req: DeployRequest, buffer: PublicKey): Promise<Buffer | null> {
-    const [info] = await req.rpc.getMultipleAccountsInfo([buffer]);
-    if (!info) return null;
-    const state = info.owner.equals(UPGRADEABLE_LOADER_ID) ? decodeLoaderState(info.data) : null;
-    if (
-      state?.kind !== 'buffer' ||
-      !state.authority?.equals(req.authority.publicKey) ||
-      info.data.length !== BUFFER_METADATA_SIZE + req.elf.length
-    ) {
-      throw new CliError(
-        `account ${buffer.toBase58()} (this deploy's buffer address) holds something else; close it or deploy with another payer`,
-      );
-    }
-    return info.data.subarray(BUFFER_METADATA_SIZE);
   }
 
   /**
@@ -385,46 +288,8 @@ export class ProgramDeployer {
           maxDataLen: result.maxDataLen,
         }),
       ],
-      signers: signers(req.payer, req.programKeypair!, req.authority),
+      signers: uniqueSigners(req.payer, req.programKeypair!, req.authority),
     };
-  }
-
-  /** Bytes of ELF per Write: what is left of 1232 once the rest of the transaction is counted. */
-  private chunkSize(req: DeployRequest): number {
-    const empty = writeBuffer({
-      buffer: PublicKey.default,
-      authority: req.authority.publicKey,
-      offset: 0,
-      bytes: new Uint8Array(0),
-    });
-    const { transactionInstructions } = withComputeBudget([empty], this.packing(req));
-    const overhead = transactionSize(transactionInstructions, req.payer.publicKey);
-    // The data length prefix grows from one byte to two past 127 bytes.
-    return PACKET_DATA_SIZE - overhead - 1;
-  }
-
-  /** Every transaction of the deploy at most: three signatures, the deploy's compute units. */
-  private feePerTransaction(req: DeployRequest): number {
-    const deploy = withComputeBudget(
-      [
-        SystemProgram.createAccount({
-          fromPubkey: req.payer.publicKey,
-          newAccountPubkey: req.programId,
-          lamports: 0,
-          space: PROGRAM_ACCOUNT_SIZE,
-          programId: UPGRADEABLE_LOADER_ID,
-        }),
-        deployWithMaxDataLen({
-          payer: req.payer.publicKey,
-          programId: req.programId,
-          buffer: PublicKey.default,
-          authority: req.authority.publicKey,
-          maxDataLen: 0,
-        }),
-      ],
-      this.packing(req),
-    );
-    return transactionFeeLamports(3, req.computeUnitPrice, deploy.computeUnitLimit);
   }
 
   private packing(req: DeployRequest) {
@@ -450,33 +315,4 @@ export class ProgramDeployer {
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-}
-
-/**
- * The buffer's seed: one per program, authority and ELF, so an interrupted deploy of the same
- * bytes finds its buffer, and a different ELF never writes into it. 32 hex characters (the
- * seed limit) of SHA-256.
- */
-export function bufferSeed(programId: PublicKey, authority: PublicKey, elf: Buffer): string {
-  return createHash('sha256')
-    .update(programId.toBuffer())
-    .update(authority.toBuffer())
-    .update(elf)
-    .digest('hex')
-    .slice(0, 32);
-}
-
-function sameBytes(have: Buffer, want: Buffer, offset: number, size: number): boolean {
-  return have.subarray(offset, offset + size).equals(want.subarray(offset, offset + size));
-}
-
-/** Each key once, the payer first. */
-function signers(...keys: Keypair[]): Keypair[] {
-  const seen = new Set<string>();
-  return keys.filter((k) => {
-    const id = k.publicKey.toBase58();
-    if (seen.has(id)) return false;
-    seen.add(id);
-    return true;
-  });
 }
