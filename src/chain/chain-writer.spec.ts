@@ -21,7 +21,14 @@ const payer = Keypair.generate();
 const authority = Keypair.generate();
 const tape = ix.pdas.tape(authority.publicKey);
 
-type Outcome = 'ok' | 'expired' | 'expired-but-landed' | 'program-error' | 'blockhash-unknown';
+type Outcome =
+  | 'ok'
+  | 'expired'
+  | 'expired-but-landed'
+  | 'program-error'
+  | 'blockhash-unknown'
+  | 'out-of-compute'
+  | 'preflight-out-of-compute';
 
 /** A cluster that takes transactions and answers each with the next outcome ('ok' when none). */
 function newTestWriter(computeUnitPrice?: number) {
@@ -36,6 +43,12 @@ function newTestWriter(computeUnitPrice?: number) {
     }),
     sendRawTransaction: async (wire: Buffer) => {
       const tx = Transaction.from(wire);
+      if (outcomes[0] === 'preflight-out-of-compute') {
+        outcomes.shift();
+        throw new Error(
+          'failed to send transaction: Transaction simulation failed: Error processing Instruction 1: ComputationalBudgetExceeded',
+        );
+      }
       if (outcomes[0] === 'blockhash-unknown') {
         outcomes.shift();
         throw new Error(
@@ -51,11 +64,11 @@ function newTestWriter(computeUnitPrice?: number) {
         if (outcome === 'expired-but-landed') landed.add(signature);
         throw new TransactionExpiredBlockheightExceededError(signature);
       }
-      return {
-        value: {
-          err: outcome === 'program-error' ? { InstructionError: [1, { Custom: 6001 }] } : null,
-        },
+      const errors: Partial<Record<Outcome, unknown>> = {
+        'program-error': { InstructionError: [1, { Custom: 6001 }] },
+        'out-of-compute': { InstructionError: [1, 'ComputationalBudgetExceeded'] },
       };
+      return { value: { err: errors[outcome] ?? null } };
     },
     getSignatureStatuses: async (signatures: string[]) => ({
       value: signatures.map((s) => (landed.has(s) ? { confirmationStatus: 'confirmed' } : null)),
@@ -159,6 +172,25 @@ describe('ChainWriter', () => {
     expect(error).toBeInstanceOf(ChainError);
     expect(error).toMatchObject({ kind: 'program', message: 'tape expired' });
     expect(failed.sent).toHaveLength(1);
+  });
+
+  it('sends once more with the 1.4 M maximum a transaction that ran out of its compute units', async () => {
+    for (const outcome of ['out-of-compute', 'preflight-out-of-compute'] as const) {
+      const { sut, outcomes, sent } = newTestWriter();
+      outcomes.push(outcome);
+      const [signature] = await sut.send([extendTape()], [payer]);
+      const last = sent[sent.length - 1];
+      expect(signature).toBe(bs58.encode(last.signature!));
+      expect(ComputeBudgetInstruction.decodeSetComputeUnitLimit(last.instructions[0]).units).toBe(
+        1_400_000,
+      );
+      expect(last.instructions.slice(1)).toEqual(sent[0].instructions.slice(1));
+    }
+    // Only once: a transaction that runs out at the maximum fails.
+    const twice = newTestWriter();
+    twice.outcomes.push('out-of-compute', 'out-of-compute');
+    await expect(twice.sut.send([extendTape()], [payer])).rejects.toBeInstanceOf(ChainError);
+    expect(twice.sent).toHaveLength(2);
   });
 
   it('gives up after three tries', async () => {

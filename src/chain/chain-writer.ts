@@ -1,4 +1,5 @@
 import {
+  ComputeBudgetProgram,
   Keypair,
   Transaction,
   TransactionExpiredBlockheightExceededError,
@@ -6,6 +7,7 @@ import {
 } from '@solana/web3.js';
 import { ChainError, toChainError } from './chain-error';
 import { ChainRpc } from './chain-rpc';
+import { MAX_TRANSACTION_COMPUTE_UNITS } from './compute-units';
 import { PackedTransaction, packInstructions, PackOptions } from './transaction-packer';
 
 export interface SendOptions {
@@ -48,7 +50,10 @@ class TryFailed extends Error {
  * A transaction is tried again, re-signed with a new blockhash, only when it cannot have
  * landed: its blockhash expired unconfirmed (and the signature is unknown to the cluster), the
  * node did not know the blockhash, or the request was refused before it was taken (rate limit,
- * 429). A program error or an answer that may have been lost is never resent.
+ * 429). A program error or an answer that may have been lost is never resent, with one
+ * exception: a transaction that ran out of its compute-unit limit (a PDA whose seed needs more
+ * tries than compute-units.ts budgets) changed nothing but its fee, and is sent once more with
+ * the 1.4 M maximum.
  */
 export class ChainWriter {
   private readonly options: ChainWriterOptions;
@@ -100,11 +105,19 @@ export class ChainWriter {
     signers: Keypair[],
   ): Promise<string> {
     const used = signersOf(instructions, signers);
+    let current = instructions;
+    let raised = false;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.tryOnce(instructions, used);
+        return await this.tryOnce(current, used);
       } catch (err) {
         const failure = err as TryFailed;
+        if (!raised && failure.stage !== 'prepare' && ranOutOfComputeUnits(failure.cause)) {
+          raised = true;
+          current = withMaximumLimit(current);
+          attempt--;
+          continue;
+        }
         if (attempt >= this.options.attempts || !(await this.safeToRetry(failure))) {
           throw toChainError(failure.cause, this.rpc.url);
         }
@@ -165,6 +178,25 @@ export class ChainWriter {
     if (/\b429\b|Too Many Requests/i.test(text)) return true;
     return stage === 'send' && /Blockhash not found/i.test(text);
   }
+}
+
+/** The transaction (preflight or landed) failed because its compute-unit limit ran out. */
+function ranOutOfComputeUnits(cause: unknown): boolean {
+  const error = cause as { message?: unknown; transactionError?: unknown; logs?: unknown };
+  const text = [error?.message, JSON.stringify(error?.transactionError ?? null), error?.logs]
+    .map((part) => (Array.isArray(part) ? part.join('\n') : String(part ?? '')))
+    .join('\n');
+  return /ComputationalBudgetExceeded|Computational budget exceeded|exceeded CUs meter/.test(text);
+}
+
+/** The same instructions with the limit raised to the most one transaction may request. */
+function withMaximumLimit(instructions: TransactionInstruction[]): TransactionInstruction[] {
+  const limit = ComputeBudgetProgram.setComputeUnitLimit({ units: MAX_TRANSACTION_COMPUTE_UNITS });
+  const isLimit = (ix: TransactionInstruction) =>
+    ix.programId.equals(ComputeBudgetProgram.programId) && ix.data[0] === limit.data[0];
+  return instructions.some(isLimit)
+    ? instructions.map((ix) => (isLimit(ix) ? limit : ix))
+    : [limit, ...instructions];
 }
 
 /** The fee payer and whoever the instructions need: a transaction carries no extra signature. */

@@ -34,6 +34,7 @@ const DESCRIPTIONS: Record<string, string> = {
   IllegalOwner: 'Provided owner is not allowed',
   InvalidAccountOwner: 'Invalid account owner',
   ProgramFailedToComplete: 'Program failed to complete',
+  ComputationalBudgetExceeded: 'Computational budget exceeded',
   ReentrancyNotAllowed: 'Cross-program invocation reentrancy not allowed for this instruction',
 };
 
