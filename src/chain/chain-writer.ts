@@ -182,10 +182,13 @@ export class ChainWriter {
 
 /** The transaction (preflight or landed) failed because its compute-unit limit ran out. */
 function ranOutOfComputeUnits(cause: unknown): boolean {
-  const error = cause as { message?: unknown; transactionError?: unknown; logs?: unknown };
-  const text = [error?.message, JSON.stringify(error?.transactionError ?? null), error?.logs]
-    .map((part) => (Array.isArray(part) ? part.join('\n') : String(part ?? '')))
-    .join('\n');
+  const error = (cause ?? {}) as { message?: unknown; transactionError?: unknown; logs?: unknown };
+  const logs = Array.isArray(error.logs) ? (error.logs as unknown[]).map(String) : [];
+  const text = [
+    typeof error.message === 'string' ? error.message : '',
+    JSON.stringify(error.transactionError ?? null),
+    ...logs,
+  ].join('\n');
   return /ComputationalBudgetExceeded|Computational budget exceeded|exceeded CUs meter/.test(text);
 }
 
