@@ -1,4 +1,4 @@
-import { Global, Module, OnModuleInit } from '@nestjs/common';
+import { Global, Logger, Module, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { PublicKey } from '@solana/web3.js';
 import { ChainConfig } from '../config/chain.config';
 import { StorageConfig } from '../config/storage.config';
@@ -58,6 +58,9 @@ const fromServices = <T>(
   inject: [ChainServices],
 });
 
+/** Longest start-up wait for the chain's first answers. */
+const WARM_UP_MS = 2000;
+
 /** The chain for the gateway: each chain service, plus the gateway's own key. */
 @Global()
 @Module({
@@ -90,13 +93,32 @@ const fromServices = <T>(
     GatewayIdentity,
   ],
 })
-export class ChainModule implements OnModuleInit {
+export class ChainModule implements OnModuleInit, OnApplicationBootstrap {
   constructor(
     private readonly rpc: ChainRpc,
+    private readonly reader: ChainReader,
     private readonly health: HealthRegistry,
   ) {}
 
   onModuleInit(): void {
     this.health.register('chain', () => this.rpc.ping());
+  }
+
+  /**
+   * Before the gateway listens: the first request of a fresh process would otherwise also pay
+   * for the network config, the chain clock and the connection's first use. Bounded, and a
+   * chain that does not answer only delays start-up by that much (/healthz reports it).
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    const warm = this.reader
+      .networkConfig()
+      .then(() => this.reader.chainTime())
+      .then(
+        () => undefined,
+        (err: unknown) =>
+          new Logger('chain').warn(`chain not answering at start-up: ${(err as Error).message}`),
+      );
+    const timeout = new Promise<void>((resolve) => setTimeout(resolve, WARM_UP_MS).unref());
+    await Promise.race([warm, timeout]);
   }
 }
