@@ -74,7 +74,10 @@ export class SvmExecutor implements TransactionExecutor {
       tx.version === 'legacy'
         ? this.svm.sendLegacyTransaction(tx.raw)
         : this.svm.sendVersionedTransaction(tx.raw);
-    const after = tx.keyBytes.map((key) => this.read(key));
+    // Read-only accounts cannot change: only the writable ones are read back.
+    const after = tx.keyBytes.map((key, i) =>
+      tx.isWritableByHeader(i) ? this.read(key) : before[i],
+    );
     const failed = outcome instanceof FailedTransactionMetadata;
     const err = failed ? transactionErrorJson(outcome.err()) : null;
     const payerBefore = before[0]?.lamports ?? 0;
