@@ -344,7 +344,7 @@ describe('tape CLI', () => {
         const u = user();
         await u.ok(['keygen']);
         expect(await u.fails(['airdrop', '-u', url])).toBe(
-          `the storage-token faucet exists only on a local network (${url})`,
+          `the faucet exists only on a local network; ${url} is not one (it has no local-network faucet)`,
         );
         expect(await u.fails(['airdrop', '-u', gw.url])).toMatch(
           /faucet exists only on a local network/,
