@@ -3,6 +3,7 @@ import {
   Keypair,
   LAMPORTS_PER_SOL,
   PublicKey,
+  SystemProgram,
   Transaction,
   TransactionInstruction,
   TransactionMessage,
@@ -23,6 +24,7 @@ import {
 } from '../src/chain/upgradeable-loader';
 import { CliUser } from './support/cli-process';
 import { REPO_ROOT } from './support/gateway-process';
+import { LocalnetClient } from './support/localnet-client';
 import { LocalnetProcess, startLocalnetProcess } from './support/localnet-process';
 import { RpcRequest, startRpcFaultProxy } from './support/rpc-fault-proxy';
 import { buildLoggingProgram } from './support/sbf-program';
@@ -296,6 +298,61 @@ describe('tape network deploy', () => {
       action: 'unchanged',
       final: true,
     });
+  });
+
+  it('deploys with another upgrade authority, to an address someone already sent lamports to', async () => {
+    const { id, path } = programKeypair();
+    const authority = Keypair.generate();
+    const authorityPath = join(dir, 'authority.json');
+    writeKeypair(authorityPath, authority);
+    // A gift at the program id does not block the deploy: the account is topped up and allocated.
+    const client = new LocalnetClient(net.rpcUrl, net.wsUrl);
+    try {
+      await client.send(
+        [
+          SystemProgram.transfer({
+            fromPubkey: payer.publicKey,
+            toPubkey: id,
+            lamports: 1_000_000,
+          }),
+        ],
+        [payer],
+      );
+    } finally {
+      client.close();
+    }
+    const out = await deploy(['--program-keypair', path, '--upgrade-authority', authorityPath]);
+    expect(out).toMatchObject({
+      action: 'deployed',
+      upgrade_authority: authority.publicKey.toBase58(),
+    });
+    expect(out.rent_lamports.program).toBe(await connection.getMinimumBalanceForRentExemption(36));
+    expect(await call(id)).toContain('Program log: Error: unexpected end of data');
+
+    const otherPath = join(dir, 'authority-upgrade.so');
+    writeFileSync(otherPath, buildLoggingProgram('upgraded by another authority'));
+    expect(
+      await operator.fails([
+        'network',
+        'deploy',
+        '--program',
+        otherPath,
+        '--program-id',
+        id.toBase58(),
+      ]),
+    ).toBe(
+      `program ${id.toBase58()} holds other bytes and its upgrade authority is ${authority.publicKey.toBase58()}, not ${payer.publicKey.toBase58()} (pass it with --upgrade-authority <keypair>)`,
+    );
+    const up = await deploy([
+      '--program',
+      otherPath,
+      '--program-id',
+      id.toBase58(),
+      '--upgrade-authority',
+      authorityPath,
+    ]);
+    expect(up.action).toBe('upgraded');
+    expect(await call(id)).toContain('Program log: upgraded by another authority');
   });
 
   it('fails with one clear line on bad input, before anything is sent', async () => {
