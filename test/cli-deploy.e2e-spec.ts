@@ -336,7 +336,10 @@ describe('tape deploy', () => {
       );
       const resumed = await deploy(u, root, ['--concurrency', '8']);
       expect(resumed.files).toBe(60);
-      expect(resumed.uploaded).toBe(60);
+      // The upload that finished before the interruption may already be certified on chain:
+      // its bytes are not sent again; every other file is.
+      expect(resumed.uploaded).toBeGreaterThanOrEqual(59);
+      expect(resumed.uploaded).toBeLessThanOrEqual(60);
       // The gateway caches site responses for up to a minute: check the chain, not HTTP.
       const v2Index = (await commitmentOfFile(join(root, 'index.html'))).commitment.toString('hex');
       expect((await objects(u)).get('index.html')!.commitment).toBe(v2Index);

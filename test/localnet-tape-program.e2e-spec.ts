@@ -1,4 +1,6 @@
-import { Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
+import { Keypair, LAMPORTS_PER_SOL, PublicKey } from '@solana/web3.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import bs58 from 'bs58';
 import { TAPE_FIELD_OFFSET } from '../src/chain/account-layouts';
 import { TapeErrorCode } from '../src/chain/program-errors';
@@ -40,8 +42,19 @@ describe('local network: the tape program through JSON-RPC', () => {
     expect(config.storageAuthority.toBase58()).toBe(t.storageAuthority.publicKey.toBase58());
     const supply = await client.connection.getTokenSupply(config.mint);
     expect(supply.value.decimals).toBe(6);
+    // The committed ELF, deployed under the BPF Upgradeable Loader as on a real cluster.
+    const loader = new PublicKey('BPFLoaderUpgradeab1e11111111111111111111111');
     const program = await client.connection.getAccountInfo(DEFAULT_TAPE_PROGRAM_ID);
     expect(program?.executable).toBe(true);
+    expect(program?.owner.toBase58()).toBe(loader.toBase58());
+    const [programData] = PublicKey.findProgramAddressSync(
+      [DEFAULT_TAPE_PROGRAM_ID.toBuffer()],
+      loader,
+    );
+    expect(program?.data.subarray(4, 36).equals(programData.toBuffer())).toBe(true);
+    const data = await client.connection.getAccountInfo(programData);
+    const elf = readFileSync(join(__dirname, '..', 'program', 'tape.so'));
+    expect(data?.data.subarray(45, 45 + elf.length).equals(elf)).toBe(true);
   });
 
   it('creates a tape: tokens to the treasury, rent from the payer, the record as documented', async () => {
