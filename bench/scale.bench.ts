@@ -104,7 +104,11 @@ async function main(): Promise<void> {
     const count = await nameCount(writer.rpcUrl, large.tape);
     if (count !== NAMES) throw new Error(`the large tape has ${count} names, not ${NAMES}`);
     process.stdout.write(
-      `tape with ${count} names built in ${((performance.now() - started) / 1000).toFixed(0)} s (SetName through the program)\n\n`,
+      `tape with ${count} names built in ${((performance.now() - started) / 1000).toFixed(0)} s (SetName through the program)\n`,
+    );
+    const listing = await listingMs(writer.rpcUrl, large.tape);
+    process.stdout.write(
+      `for reference, listing it (getProgramAccounts, what serving a site cost once a minute before): ${listing.ms.toFixed(0)} ms for ${listing.names} names\n\n`,
     );
 
     await coldFirstByte(writer, dataDir, sites);
@@ -277,6 +281,17 @@ function firstByteMs(gw: SiteGateway, host: string): Promise<number> {
 function rssMib(pid: number): number {
   const kib = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
   return Number(kib) / 1024;
+}
+
+async function listingMs(rpcUrl: string, tape: string): Promise<{ ms: number; names: number }> {
+  const chain = new ChainServices(Object.assign(new ChainConfig(), { rpc_url: rpcUrl }));
+  try {
+    const started = performance.now();
+    const names = await chain.reader.listNames(new PublicKey(tape));
+    return { ms: performance.now() - started, names: names.length };
+  } finally {
+    chain.close();
+  }
 }
 
 async function nameCount(rpcUrl: string, tape: string): Promise<number> {
