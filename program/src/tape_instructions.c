@@ -44,56 +44,63 @@ uint64_t create_tape(Call *c, const IxData *d) {
   return 0;
 }
 
-/* Accounts: payer s w, tape w, payer ATA w, treasury w, config, token. Anyone may pay. */
-uint64_t extend_tape(Call *c, const IxData *d) {
-  Account *payer, *tape;
+/* A paid change of an existing tape (extend, resize): its accounts, checked in the documented order. */
+typedef struct {
+  Account *tape;
   TapeRecord record;
   ConfigRecord config;
+  StoragePayment payment;
+} PaidTapeChange;
+
+/* Accounts: payer s w, tape w, payer ATA w, treasury w, config, token. Anyone may pay. */
+static uint64_t load_paid_tape_change(Call *c, PaidTapeChange *out) {
+  Account *payer;
   TRY(call_wallet(c, 0, "payer", &payer));
-  TRY(call_tape(c, 1, &tape, &record));
-  TRY(call_config(c, 4, &config));
+  TRY(call_tape(c, 1, &out->tape, &out->record));
+  TRY(call_config(c, 4, &out->config));
   TRY(call_expect_address(c, 5, &TOKEN_PROGRAM_ID, "token program"));
-  StoragePayment payment = {payer, call_at(c, 2), call_at(c, 3), {{0}}};
-  TRY(expect_payment_accounts(&config, payment.source, payment.treasury));
+  out->payment.payer = payer;
+  out->payment.source = call_at(c, 2);
+  out->payment.treasury = call_at(c, 3);
+  return expect_payment_accounts(&out->config, out->payment.source, out->payment.treasury);
+}
 
-  if (d->epochs < 1) return fail3(ERR_INVALID_ARGUMENT, "epochs must be >= 1", NULL, NULL);
-  uint64_t expiry_epoch;
-  TRY(checked_add(record.expiry_epoch, d->epochs, MAX_SAFE_INTEGER, "expiry epoch", &expiry_epoch));
-  TRY(expect_active(&record, call_epoch(c, &config)));
-  storage_cost(record.capacity, d->epochs, config.price_per_mib_epoch, &payment.amount);
-  TRY(check_storage_payment(&config, &payment));
-
-  TRY(pay_storage(&payment));
-  record.expiry_epoch = expiry_epoch;
-  encode_tape(tape->data, &record);
+/* Checks the payment, pays, and writes the changed tape. */
+static uint64_t pay_and_write(PaidTapeChange *change) {
+  TRY(check_storage_payment(&change->config, &change->payment));
+  TRY(pay_storage(&change->payment));
+  encode_tape(change->tape->data, &change->record);
   return 0;
 }
 
-/* Accounts: payer s w, tape w, payer ATA w, treasury w, config, token. */
+uint64_t extend_tape(Call *c, const IxData *d) {
+  PaidTapeChange change;
+  TRY(load_paid_tape_change(c, &change));
+
+  if (d->epochs < 1) return fail3(ERR_INVALID_ARGUMENT, "epochs must be >= 1", NULL, NULL);
+  uint64_t expiry_epoch;
+  TRY(checked_add(change.record.expiry_epoch, d->epochs, MAX_SAFE_INTEGER, "expiry epoch",
+                  &expiry_epoch));
+  TRY(expect_active(&change.record, call_epoch(c, &change.config)));
+  storage_cost(change.record.capacity, d->epochs, change.config.price_per_mib_epoch,
+               &change.payment.amount);
+  change.record.expiry_epoch = expiry_epoch;
+  return pay_and_write(&change);
+}
+
 uint64_t resize_tape(Call *c, const IxData *d) {
-  Account *payer, *tape;
-  TapeRecord record;
-  ConfigRecord config;
-  TRY(call_wallet(c, 0, "payer", &payer));
-  TRY(call_tape(c, 1, &tape, &record));
-  TRY(call_config(c, 4, &config));
-  TRY(call_expect_address(c, 5, &TOKEN_PROGRAM_ID, "token program"));
-  StoragePayment payment = {payer, call_at(c, 2), call_at(c, 3), {{0}}};
-  TRY(expect_payment_accounts(&config, payment.source, payment.treasury));
+  PaidTapeChange change;
+  TRY(load_paid_tape_change(c, &change));
 
   if (d->add_bytes < 1) return fail3(ERR_INVALID_ARGUMENT, "add_bytes must be >= 1", NULL, NULL);
   uint64_t capacity;
-  TRY(checked_add(record.capacity, d->add_bytes, MAX_SAFE_INTEGER, "capacity", &capacity));
-  uint64_t epoch = call_epoch(c, &config);
-  TRY(expect_active(&record, epoch));
-  resize_cost(record.capacity, d->add_bytes, record.expiry_epoch - epoch,
-              config.price_per_mib_epoch, &payment.amount);
-  TRY(check_storage_payment(&config, &payment));
-
-  TRY(pay_storage(&payment));
-  record.capacity = capacity;
-  encode_tape(tape->data, &record);
-  return 0;
+  TRY(checked_add(change.record.capacity, d->add_bytes, MAX_SAFE_INTEGER, "capacity", &capacity));
+  uint64_t epoch = call_epoch(c, &change.config);
+  TRY(expect_active(&change.record, epoch));
+  resize_cost(change.record.capacity, d->add_bytes, change.record.expiry_epoch - epoch,
+              change.config.price_per_mib_epoch, &change.payment.amount);
+  change.record.capacity = capacity;
+  return pay_and_write(&change);
 }
 
 /* Accounts: authority s, tape w. Only the authority itself may change the delegate. */
