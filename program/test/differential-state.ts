@@ -8,16 +8,12 @@ import {
   TrackKind,
 } from '../../src/chain/account-layouts';
 import { DEFAULT_TAPE_PROGRAM_ID, MIB, TOKEN_PROGRAM_ID } from '../../src/chain/program-ids';
-import {
-  encodeMint,
-  encodeTokenAccount,
-  MINT_SIZE,
-  TOKEN_ACCOUNT_SIZE,
-} from '../../src/chain/spl-token-layouts';
+import { encodeMint, MINT_SIZE } from '../../src/chain/spl-token-layouts';
 import { rentExempt } from './oracle/test-ledger';
 import { NAMES, Universe } from './differential-universe';
 import { HostAccount } from './program-host';
 import { Prng } from './prng';
+import { tokenAccount } from './token-accounts';
 
 export const GENESIS = 1_700_000_000;
 export const SOL = 1_000_000_000;
@@ -48,18 +44,7 @@ export function randomStartingState(u: Universe, rng: Prng): StartingState {
     executable: false,
   });
   const token = (owner: PublicKey, amount: bigint, mint = u.mint, state = 1): HostAccount => ({
-    lamports: rentExempt(TOKEN_ACCOUNT_SIZE),
-    owner: TOKEN_PROGRAM_ID,
-    data: encodeTokenAccount({
-      mint,
-      owner,
-      amount,
-      delegate: null,
-      state,
-      isNative: null,
-      delegatedAmount: 0n,
-      closeAuthority: null,
-    }),
+    ...tokenAccount(mint, owner, amount, state),
     executable: false,
   });
 

@@ -1,28 +1,9 @@
-import { Keypair, PublicKey, SystemProgram, TransactionInstruction } from '@solana/web3.js';
+import { Keypair, SystemProgram, TransactionInstruction } from '@solana/web3.js';
 import { DEFAULT_TAPE_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/program-ids';
-import {
-  decodeTokenAccount,
-  encodeTokenAccount,
-  TOKEN_ACCOUNT_SIZE,
-} from '../../src/chain/spl-token-layouts';
-import { rentExempt } from './oracle/test-ledger';
+import { decodeTokenAccount } from '../../src/chain/spl-token-layouts';
 import { ownLogs } from './program-logs';
 import { SvmHost } from './svm-host';
-
-const tokenAccount = (mint: PublicKey, owner: PublicKey, amount: bigint) => ({
-  lamports: rentExempt(TOKEN_ACCOUNT_SIZE),
-  owner: TOKEN_PROGRAM_ID,
-  data: encodeTokenAccount({
-    mint,
-    owner,
-    amount,
-    delegate: null,
-    state: 1,
-    isNative: null,
-    delegatedAmount: 0n,
-    closeAuthority: null,
-  }),
-});
+import { tokenAccount } from './token-accounts';
 
 /** The SVM host's own mechanics, on litesvm's real System and SPL Token programs. */
 describe('SvmHost', () => {

@@ -12,15 +12,10 @@ import {
 import { associatedTokenAddress, TapePdas } from '../../src/chain/pdas';
 import { TapeErrorCode } from '../../src/chain/program-errors';
 import { DEFAULT_TAPE_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/program-ids';
-import {
-  decodeTokenAccount,
-  encodeMint,
-  encodeTokenAccount,
-  MINT_SIZE,
-  TOKEN_ACCOUNT_SIZE,
-} from '../../src/chain/spl-token-layouts';
+import { decodeTokenAccount, encodeMint, MINT_SIZE } from '../../src/chain/spl-token-layouts';
 import { TapeInstructions } from '../../src/chain/tape-instructions';
 import { rentExempt } from './oracle/test-ledger';
+import { tokenAccount } from './token-accounts';
 import { HostAccount, HostOutcome, InstructionErrorKind, ProgramHost } from './program-host';
 
 export const SOL = 1_000_000_000;
@@ -152,20 +147,7 @@ export class TapeWorld<H extends ProgramHost = ProgramHost> {
   }
 
   setTokenAccount(address: PublicKey, owner: PublicKey, amount: bigint, mint = this.mint): void {
-    this.setAccount(address, {
-      lamports: rentExempt(TOKEN_ACCOUNT_SIZE),
-      owner: TOKEN_PROGRAM_ID,
-      data: encodeTokenAccount({
-        mint,
-        owner,
-        amount,
-        delegate: null,
-        state: 1,
-        isNative: null,
-        delegatedAmount: 0n,
-        closeAuthority: null,
-      }),
-    });
+    this.setAccount(address, tokenAccount(mint, owner, amount));
   }
 
   tokens(address: PublicKey): bigint {
