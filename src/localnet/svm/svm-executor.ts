@@ -70,10 +70,7 @@ export class SvmExecutor implements TransactionExecutor {
     const refused = this.refusal(tx, env);
     if (refused) return refused;
     const before = tx.keyBytes.map((key) => this.read(key));
-    const outcome =
-      tx.version === 'legacy'
-        ? this.svm.sendLegacyTransaction(tx.raw)
-        : this.svm.sendVersionedTransaction(tx.raw);
+    const outcome = this.send(tx);
     // Read-only accounts cannot change: only the writable ones are read back.
     const after = tx.keyBytes.map((key, i) =>
       tx.isWritableByHeader(i) ? this.read(key) : before[i],
@@ -161,6 +158,12 @@ export class SvmExecutor implements TransactionExecutor {
     this.loadLedger();
   }
 
+  private send(tx: SanitizedTransaction) {
+    return tx.version === 'legacy'
+      ? this.svm.sendLegacyTransaction(tx.raw)
+      : this.svm.sendVersionedTransaction(tx.raw);
+  }
+
   private refusal(tx: SanitizedTransaction, env: ProcessingEnvironment): ExecutionResult | null {
     if (!env.isBlockhashValid(tx.recentBlockhash)) return droppedResult('BlockhashNotFound');
     if (env.isProcessed(tx.signatures[0])) return droppedResult('AlreadyProcessed');
@@ -191,7 +194,8 @@ export class SvmExecutor implements TransactionExecutor {
   private loadLedger(): void {
     const programs: Array<{ pubkey: Buffer; account: StoredAccount }> = [];
     for (const { pubkey, account } of this.ledger.allAccounts()) {
-      if (sameAccount(this.read(pubkey), account)) continue;
+      // Only executables can be the SVM's own builtins; everything else is written as stored.
+      if (account.executable && sameAccount(this.read(pubkey), account)) continue;
       if (isUpgradeableProgram(account)) programs.push({ pubkey, account });
       else this.write(pubkey, account);
     }

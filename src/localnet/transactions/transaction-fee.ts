@@ -1,7 +1,7 @@
 import { LAMPORTS_PER_SIGNATURE } from '../../chain/program-ids';
 import { PublicKey } from '@solana/web3.js';
 
-const COMPUTE_BUDGET_PROGRAM_ID = 'ComputeBudget111111111111111111111111111111';
+const COMPUTE_BUDGET_PROGRAM_ID = new PublicKey('ComputeBudget111111111111111111111111111111');
 const SET_COMPUTE_UNIT_LIMIT = 2;
 const SET_COMPUTE_UNIT_PRICE = 3;
 /** Solana's default limit per instruction when none is requested, and the cap. */
@@ -18,7 +18,8 @@ export function transactionFee(message: FeeMessage): number {
   let price = 0n;
   let others = 0;
   for (const ix of message.instructions) {
-    if (message.accountKeys[ix.programIdIndex]?.toBase58() !== COMPUTE_BUDGET_PROGRAM_ID) {
+    // Compared as keys, not base58 strings: this runs for every transaction.
+    if (!message.accountKeys[ix.programIdIndex]?.equals(COMPUTE_BUDGET_PROGRAM_ID)) {
       others++;
       continue;
     }
