@@ -21,6 +21,13 @@ export class SiteConfig {
   @IsString({ each: true })
   dns_resolvers: string[] = [];
 
+  /**
+   * With `txt_domains` on, resolvers must be on loopback (the gateway trusts their AD flag) unless
+   * this says the path to them is trusted (a private network the operator controls).
+   */
+  @IsBoolean()
+  dns_resolvers_trusted = false;
+
   /** How long one resolver may take to answer one query before the next one is tried. */
   @IsInt()
   @Min(50)

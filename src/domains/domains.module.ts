@@ -5,6 +5,7 @@ import { Clock, MonotonicClock } from './clock';
 import { DnsTxtLookup } from './dns-txt-lookup';
 import { HostResolverService } from './host-resolver.service';
 import { configuredResolvers, describeResolver } from './resolver-address';
+import { assertResolversTrusted } from './resolver-trust';
 import { TxtBindingService } from './txt-binding.service';
 import { TxtLookup } from './txt-lookup';
 
@@ -24,6 +25,11 @@ export class DomainsModule {}
 
 function createTxtLookup(site: SiteConfig): TxtLookup {
   const resolvers = configuredResolvers(site.dns_resolvers, readResolvConf());
+  assertResolversTrusted(resolvers, {
+    txtDomains: site.txt_domains,
+    trusted: site.dns_resolvers_trusted,
+    fromResolvConf: site.dns_resolvers.length === 0,
+  });
   if (site.txt_domains) {
     new Logger('Domains').log({
       event: 'txt-domains-enabled',
