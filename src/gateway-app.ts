@@ -3,6 +3,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppModule } from './app.module';
 import { sendFrameworkError, writeClientError } from './common/framework-errors';
+import { applyListenerTimeouts, watchBodyIdle } from './common/listener-timeouts';
 import { AppConfig } from './config/app-config';
 import { JsonLogger } from './logging/json-logger';
 import { createHostRewrite, SITE_HOST } from './site/host-rewrite';
@@ -29,6 +30,12 @@ export async function createGatewayApp(
   });
   // Request bodies are streams handed to their route (uploads); no body is buffered by default.
   const fastify = adapter.getInstance();
+  applyListenerTimeouts(fastify.server, config.gateway);
+  // A hook, not a `request` listener: the site hot path expects to be the server's only one.
+  fastify.addHook('onRequest', (request, _reply, done) => {
+    watchBodyIdle(request.raw, config.gateway.body_idle_timeout_ms);
+    done();
+  });
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (_req, _payload, done) => done(null));
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
