@@ -17,6 +17,9 @@ export class JsonRpcHttpServer {
   constructor(private readonly dispatcher: JsonRpcDispatcher) {
     this.server = createServer((req, res) => this.handle(req, res));
     this.server.keepAliveTimeout = 65_000;
+    // A client that stalls mid-request must not hold a socket and a buffered body for ever.
+    this.server.headersTimeout = 15_000;
+    this.server.requestTimeout = 30_000;
   }
 
   async listen(port: number, host: string): Promise<number> {
