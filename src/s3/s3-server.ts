@@ -3,6 +3,7 @@ import Fastify, { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { applyListenerTimeouts, watchBodyIdle } from '../common/listener-timeouts';
 import { GatewayConfig } from '../config/app-config';
 import { MeteringConfig } from '../config/metering.config';
 import { S3Config } from '../config/s3.config';
@@ -80,8 +81,7 @@ export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
       serverFactory: (handler) => {
         const server = createServer(handler);
         server.on('checkContinue', handler);
-        server.keepAliveTimeout = 65000;
-        server.requestTimeout = 0;
+        applyListenerTimeouts(server, this.gateway);
         server.setTimeout(this.config.idle_timeout_ms);
         return server;
       },
@@ -103,6 +103,7 @@ export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', (_request, _payload, done) => done(null));
     app.addHook('onRequest', (request, _reply, done) => {
+      watchBodyIdle(request.raw, this.gateway.body_idle_timeout_ms, this.config.idle_timeout_ms);
       const contentType = request.headers['content-type'];
       if (contentType !== undefined) {
         this.contentTypes.set(request.raw, contentType);
