@@ -41,6 +41,8 @@ export async function createGatewayApp(
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger,
     bodyParser: false,
+    // A module that fails to start (a ConfigError) reaches main's one-line report, not Nest's log.
+    abortOnError: false,
   });
   return app;
 }
