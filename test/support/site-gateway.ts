@@ -32,9 +32,12 @@ export interface CliResult {
 
 /** The site gateway (site-gateway-app.ts) in a process of its own, on free loopback ports. */
 export async function startSiteGateway(
-  options: Omit<SiteGatewayOptions, 'port' | 'localnetPort' | 's3Port'> = {},
+  options: Omit<SiteGatewayOptions, 'port' | 'localnetPort' | 's3Port'> & {
+    /** A port chosen beforehand (when the config must name it, e.g. in `subdomain_suffix`). */
+    port?: number;
+  } = {},
 ): Promise<SiteGateway> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const s3Port = await freePort();
   const localnetPort = await freePort(true);
   const gateway = spawnNodeChild({
