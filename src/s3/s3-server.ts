@@ -7,6 +7,7 @@ import { applyListenerTimeouts, watchBodyIdle } from '../common/listener-timeout
 import { GatewayConfig } from '../config/app-config';
 import { MeteringConfig } from '../config/metering.config';
 import { S3Config } from '../config/s3.config';
+import { redactSecrets } from '../logging/redact';
 import { newRequestId, writeS3ClientError } from './s3-client-error';
 import { S3Response } from './s3-context';
 import { S3Error } from './s3-error';
@@ -117,7 +118,8 @@ export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
           event: 'request',
           id: request.id,
           method: request.method,
-          url: request.url,
+          // Presigned URLs carry their signature: a bearer token for up to 7 days.
+          url: redactSecrets(request.url),
           status: reply.statusCode,
           ms: Math.round(reply.elapsedTime),
         });
