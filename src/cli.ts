@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { CommandFactory } from 'nest-commander';
 import { CliModule } from './cli/cli.module';
 import { describeError } from './cli/output/error-line';
+import { keepRunningOnUnhandledRejections } from './logging/unhandled-rejections';
 
 /**
  * The `tape` command (bin/tape.js). Every failure ends as one line on stderr and a non-zero
@@ -20,6 +21,10 @@ function quietConsole(): void {
 
 async function main(): Promise<void> {
   quietConsole();
+  // A library's dropped promise (web3.js's status check) must not end a deploy half way.
+  keepRunningOnUnhandledRejections((reason) => {
+    if (process.env.TAPE_DEBUG) process.stderr.write(`warning: unhandled rejection: ${reason}\n`);
+  });
   await CommandFactory.run(CliModule, {
     cliName: 'tape',
     logger: false,

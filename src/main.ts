@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config/config-loader';
 import { embedLocalNetwork } from './embedded-network';
 import { createGatewayApp } from './gateway-app';
 import { JsonLogger } from './logging/json-logger';
+import { keepRunningOnUnhandledRejections } from './logging/unhandled-rejections';
 import { GATEWAY_NODE_FLAGS, missingNodeFlags } from './runtime/node-flags';
 
 async function main(): Promise<void> {
@@ -15,6 +16,9 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const logger = new JsonLogger(config.gateway.log_level);
+  keepRunningOnUnhandledRejections((reason) =>
+    logger.error({ event: 'unhandled_rejection', reason }, undefined, 'gateway'),
+  );
   const missing = missingNodeFlags();
   if (missing.length > 0) {
     logger.warn(

@@ -9,7 +9,9 @@ export type ProxyDecision =
   /** Answer a sendTransaction with its signature as if taken, and never pass it on (a lost transaction). */
   | 'drop'
   /** Never answer (a request lost with its connection). */
-  | 'hold';
+  | 'hold'
+  /** Drop the connection without an answer (a node or proxy that went away mid-request). */
+  | 'reset';
 
 export interface RpcRequest {
   method: string;
@@ -42,6 +44,10 @@ export async function startRpcFaultProxy(
     const decision = decide(request);
     seen.push({ ...request, decision });
     if (decision === 'hold') return;
+    if (decision === 'reset') {
+      res.socket?.destroy();
+      return;
+    }
     if (decision === 'drop' && parsed.method === 'sendTransaction') {
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ jsonrpc: '2.0', id: parsed.id, result: firstSignature(request) }));
