@@ -368,3 +368,41 @@ describe('single-chunk payload checks', () => {
     );
   });
 });
+
+describe('objects and parts must declare their length', () => {
+  const body = Buffer.from('0123456789');
+  const OBJECT_LIMITS = { ...LIMITS, requireLength: true };
+
+  async function put(
+    headers: Record<string, string>,
+    limits: typeof OBJECT_LIMITS,
+    payload = body,
+  ): Promise<{ size: number | undefined; data?: Buffer }> {
+    const request = await signWithHeader({
+      method: 'PUT',
+      path: '/b/k',
+      headers: { 'x-amz-content-sha256': UNSIGNED_PAYLOAD, ...headers },
+      date: DATE,
+    });
+    const auth = verified(request);
+    const opened = openVerifiedBody(fakeRequest(headersOf(request), payload), auth, limits);
+    return { size: opened.size, ...(await drain(opened.stream)) };
+  }
+
+  it('refuses a chunked Transfer-Encoding without Content-Length with 411 MissingContentLength', async () => {
+    await expect(put({ 'transfer-encoding': 'chunked' }, OBJECT_LIMITS)).rejects.toMatchObject({
+      code: 'MissingContentLength',
+      status: 411,
+    });
+  });
+
+  it('reads a request with neither header as the empty body it is, and keeps other bodies as they were', async () => {
+    expect(await put({}, OBJECT_LIMITS, Buffer.alloc(0))).toEqual({
+      size: 0,
+      data: Buffer.alloc(0),
+    });
+    expect(await put({ 'content-length': '10' }, OBJECT_LIMITS)).toEqual({ size: 10, data: body });
+    // Request documents (XML) may still come chunked: they are capped by their own limit.
+    expect((await put({ 'transfer-encoding': 'chunked' }, LIMITS)).size).toBeUndefined();
+  });
+});

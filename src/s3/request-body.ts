@@ -18,6 +18,11 @@ export interface BodyLimits {
   maxBytes: number;
   /** Largest single aws-chunked chunk. */
   maxChunkBytes: number;
+  /**
+   * Objects and parts must declare their length, as S3 requires (`411 MissingContentLength`):
+   * storage budgets a write by it before the body is read.
+   */
+  requireLength?: boolean;
 }
 
 export interface VerifiedBody {
@@ -49,7 +54,7 @@ export function openVerifiedBody(
   const trailer = mode === STREAMING_SIGNED_TRAILER || mode === STREAMING_UNSIGNED_TRAILER;
   const size = streaming
     ? declaredLength(headers, 'x-amz-decoded-content-length', true)
-    : declaredLength(headers, 'content-length', false);
+    : plainLength(headers, limits.requireLength ?? false);
   if (size !== undefined && size > limits.maxBytes) {
     throw new S3Error(
       'EntityTooLarge',
@@ -115,6 +120,18 @@ export async function readSmallBody(body: Readable, maxBytes: number): Promise<B
     parts.push(chunk);
   }
   return Buffer.concat(parts);
+}
+
+/**
+ * The length of a body that is not aws-chunked: Content-Length, or 0 when the request has no
+ * body at all (neither Content-Length nor Transfer-Encoding, as HTTP defines). A chunked
+ * Transfer-Encoding has no length: undefined, or 411 when `required`.
+ */
+function plainLength(headers: IncomingHttpHeaders, required: boolean): number | undefined {
+  const declared = declaredLength(headers, 'content-length', false);
+  if (declared !== undefined || !required) return declared;
+  if (headers['transfer-encoding'] === undefined) return 0;
+  throw new S3Error('MissingContentLength', 'you must provide the Content-Length HTTP header');
 }
 
 function declaredLength(

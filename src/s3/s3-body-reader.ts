@@ -13,7 +13,11 @@ export class S3BodyReader {
     return openVerifiedBody(
       ctx.raw,
       ctx.auth,
-      { maxBytes: this.config.max_object_bytes, maxChunkBytes: this.config.max_chunk_bytes },
+      {
+        maxBytes: this.config.max_object_bytes,
+        maxChunkBytes: this.config.max_chunk_bytes,
+        requireLength: true,
+      },
       ctx.sendContinue,
     );
   }
