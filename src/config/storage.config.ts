@@ -1,4 +1,57 @@
-import { IsInt, IsString, Max, Min } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsBoolean, IsInt, IsString, Max, Min, ValidateNested } from 'class-validator';
+
+/**
+ * `storage.gc.*`: the track store's garbage collector (docs/tracks.md, "Garbage collection").
+ * Bytes are deleted once no live track references them.
+ */
+export class TrackGcConfig {
+  @IsBoolean()
+  enabled = true;
+
+  /** Time between the end of one pass and the start of the next. */
+  @IsInt()
+  @Min(100)
+  @Max(24 * 60 * 60 * 1000)
+  interval_ms = 5 * 60 * 1000;
+
+  /** Stored blobs examined per pass (their references read with getMultipleAccounts). */
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  max_tracks_per_pass = 1000;
+
+  /** A tape's bytes are kept this long after it expired (time to extend it). */
+  @IsInt()
+  @Min(0)
+  expired_grace_secs = 7 * 24 * 60 * 60;
+
+  /**
+   * A reference recorded less than this long ago is kept even when its track account is absent:
+   * S3 writes store bytes before the WriteTrack, and an RPC node may lag behind the upload.
+   */
+  @IsInt()
+  @Min(0)
+  pending_grace_secs = 60 * 60;
+
+  /** Segments whose manifest track was never certified are collected after this age. */
+  @IsInt()
+  @Min(0)
+  orphan_segment_age_secs = 24 * 60 * 60;
+}
+
+/** `storage.uploads.*`: concurrent `PUT /upload` requests (docs/uploads.md). */
+export class UploadLimitsConfig {
+  /** Uploads in progress at once from one client (the metering client key). */
+  @IsInt()
+  @Min(1)
+  max_per_client = 8;
+
+  /** Uploads in progress at once into one tape, whoever sends them. */
+  @IsInt()
+  @Min(1)
+  max_per_tape = 16;
+}
 
 /** `storage.*`: where track bytes live. */
 export class StorageConfig {
@@ -10,4 +63,12 @@ export class StorageConfig {
   @Min(64 * 1024)
   @Max(1024 * 1024 * 1024)
   segment_bytes = 8 * 1024 * 1024;
+
+  @ValidateNested()
+  @Type(() => TrackGcConfig)
+  gc = new TrackGcConfig();
+
+  @ValidateNested()
+  @Type(() => UploadLimitsConfig)
+  uploads = new UploadLimitsConfig();
 }

@@ -1,6 +1,8 @@
+import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import {
   FileHandle,
+  link,
   mkdir,
   open,
   readdir,
@@ -39,11 +41,21 @@ import {
   TrackStoreError,
   TrackUploadInterruptedError,
 } from './track-errors';
-import { TrackStore, TrackStoreStats } from './track-store';
+import { TrackReferenceIndex } from './track-reference-index';
+import {
+  ReferencedBlob,
+  ReleaseOutcome,
+  TrackClaim,
+  TrackReference,
+  TrackStore,
+  TrackStoreStats,
+} from './track-store';
 import { RangeReadCounters, VerifiedRangeStream } from './verified-range-stream';
 
 /** Temporary files older than this are leftovers of a crash, not a put in progress. */
 const STALE_TEMP_MS = 60 * 60 * 1000;
+/** Corrupt tracks named in stats (and so in /healthz details). */
+const RECENT_CORRUPT = 10;
 
 interface VerifiedChunkList {
   size: number;
@@ -57,7 +69,10 @@ interface VerifiedChunkList {
  *   <root>/<aa>/<bb>/<hex>          the track's bytes
  *   <root>/<aa>/<bb>/<hex>.chunks   its chunk-hash list (untrusted, verified on read)
  *   <root>/.tmp/                    puts in progress (same volume, so rename is atomic)
+ *   <root>/quarantine/              stored copies that failed verification, moved aside
  *
+ * Beside it, `<root>.references.sqlite` records which track accounts reference each blob (the
+ * garbage collector's index).
  * A put writes both files under temporary names, fsyncs them, renames the list then the bytes
  * into place and fsyncs the directory: a track is visible only once it is whole and durable.
  */
@@ -73,13 +88,25 @@ export class FileTrackStore extends TrackStore {
   private puts = 0;
   private bytesWritten = 0;
   private rejectedPuts = 0;
+  private quarantined = 0;
+  private collectedTracks = 0;
+  private collectedBytes = 0;
+  /** Hex commitments that failed verification since start-up, oldest first. */
+  private readonly corrupt = new Set<string>();
+  private corruptCount = 0;
+  private index?: TrackReferenceIndex;
+  private readonly quarantineDir: string;
+  private readonly indexPath: string;
+  private readonly logger = new Logger('track-store');
 
   constructor(
     readonly root: string,
-    options: { chunkListCacheBytes?: number } = {},
+    options: { chunkListCacheBytes?: number; indexPath?: string } = {},
   ) {
     super();
     this.tmpDir = join(root, '.tmp');
+    this.quarantineDir = join(root, 'quarantine');
+    this.indexPath = options.indexPath ?? `${root}.references.sqlite`;
     // 16 MiB of verified lists describes 32 GiB of hot track data.
     this.chunkLists = new ByteLru(options.chunkListCacheBytes ?? 16 * 1024 * 1024);
   }
@@ -88,6 +115,7 @@ export class FileTrackStore extends TrackStore {
   init(): Promise<void> {
     this.ready ??= (async () => {
       await mkdir(this.tmpDir, { recursive: true });
+      this.index ??= new TrackReferenceIndex(this.indexPath);
       await this.sweepStaleTemporaries();
     })().catch((err: unknown) => {
       this.ready = undefined; // retried by the next call rather than remembered
@@ -114,12 +142,17 @@ export class FileTrackStore extends TrackStore {
     const paths = this.paths(commitment);
     assertTrackSize(size);
     await this.init();
-    if (await this.has(commitment)) {
-      // Content-addressed: nothing to write, but a lying body is still refused.
-      await this.hashBody(paths.hex, size, body, undefined).catch((err) =>
-        this.rejectPut(err, body),
-      );
-      return;
+    let corruption: string | undefined;
+    const stored = await this.storedSize(commitment);
+    if (stored !== undefined) {
+      corruption = await this.checkStoredCopy(commitment, size, stored);
+      if (corruption === undefined) {
+        // Content-addressed and intact: nothing to write, but a lying body is still refused.
+        await this.hashBody(paths.hex, size, body, undefined).catch((err) =>
+          this.rejectPut(err, body),
+        );
+        return;
+      }
     }
     const suffix = `${process.pid}.${randomBytes(6).toString('hex')}.part`;
     const tmpData = join(this.tmpDir, `${paths.hex}.${suffix}`);
@@ -134,6 +167,9 @@ export class FileTrackStore extends TrackStore {
       handle = undefined;
       await writeDurably(tmpChunks, digest.chunkHashes);
       await mkdir(paths.dir, { recursive: true });
+      // The stored copy failed verification: keep it aside (hard links, so it never vanishes
+      // from its place before the verified copy is renamed over it).
+      if (corruption !== undefined) await this.quarantine(paths, corruption);
       await rename(tmpChunks, paths.chunks);
       await rename(tmpData, paths.data);
       await syncDirectory(paths.dir);
@@ -190,7 +226,62 @@ export class FileTrackStore extends TrackStore {
       endInclusive,
       chunkHashes: () => this.readChunkHashes(commitment, size),
       counters: this.counters,
+      onIntegrityFailure: (hex) => this.noteCorrupt(hex),
     });
+  }
+
+  async claim(
+    claim: TrackClaim,
+    options: { maxOwnerSegmentBytes?: number } = {},
+  ): Promise<boolean> {
+    this.paths(claim.commitment);
+    await this.init();
+    return this.index!.claim(claim, options.maxOwnerSegmentBytes);
+  }
+
+  async listReferenced(after: Buffer | undefined, limit: number): Promise<ReferencedBlob[]> {
+    await this.init();
+    return this.index!.list(after, limit);
+  }
+
+  /**
+   * Tombstone, re-check, then delete. Uploads claim (a row in the index, synchronously) before
+   * they look for the bytes, so: an upload that found the bytes before the tombstone rename
+   * claimed before the re-check, which then sees its row and puts the bytes back; an upload
+   * that looks after the rename finds nothing and writes its own copy, which no later step of
+   * this method touches (only the tombstone names are deleted).
+   */
+  async release(
+    commitment: Buffer,
+    dead: TrackReference[],
+    decidedAt: number,
+  ): Promise<ReleaseOutcome> {
+    const paths = this.paths(commitment);
+    await this.init();
+    const index = this.index!;
+    index.drop(commitment, dead, decidedAt);
+    if (index.referenceCount(commitment) > 0) return { outcome: 'kept' };
+    const suffix = `${process.pid}.${randomBytes(6).toString('hex')}.gc`;
+    const tombData = join(this.tmpDir, `${paths.hex}.${suffix}`);
+    const tombChunks = join(this.tmpDir, `${paths.hex}.chunks.${suffix}`);
+    const size = await this.storedSize(commitment);
+    const movedData = await renameIfPresent(paths.data, tombData);
+    const movedChunks = await renameIfPresent(paths.chunks, tombChunks);
+    if (index.referenceCount(commitment) > 0) {
+      // Claimed meanwhile: put back what we moved (unless a new copy is already in place).
+      if (movedChunks) await linkIfAbsent(tombChunks, paths.chunks);
+      if (movedData) await linkIfAbsent(tombData, paths.data);
+      await rm(tombChunks, { force: true });
+      await rm(tombData, { force: true });
+      return { outcome: 'kept' };
+    }
+    this.chunkLists.delete(paths.hex);
+    await rm(tombChunks, { force: true });
+    await rm(tombData, { force: true });
+    if (!movedData) return { outcome: 'absent' };
+    this.collectedTracks++;
+    this.collectedBytes += size ?? 0;
+    return { outcome: 'deleted', bytes: size ?? 0 };
   }
 
   async remove(commitment: Buffer): Promise<boolean> {
@@ -215,6 +306,11 @@ export class FileTrackStore extends TrackStore {
       bytesWritten: this.bytesWritten,
       rejectedPuts: this.rejectedPuts,
       ...this.counters,
+      quarantined: this.quarantined,
+      corruptTracks: this.corruptCount,
+      recentCorruptTracks: [...this.corrupt],
+      collectedTracks: this.collectedTracks,
+      collectedBytes: this.collectedBytes,
       ...(volume && {
         freeBytes: volume.bavail * volume.bsize,
         totalBytes: volume.blocks * volume.bsize,
@@ -285,7 +381,59 @@ export class FileTrackStore extends TrackStore {
 
   private integrityFailure(hex: string, detail: string): IntegrityError {
     this.counters.integrityFailures++;
+    this.noteCorrupt(hex);
     return new IntegrityError(hex, detail);
+  }
+
+  private noteCorrupt(hex: string): void {
+    if (!this.corrupt.has(hex)) this.corruptCount++;
+    this.corrupt.delete(hex);
+    this.corrupt.add(hex);
+    if (this.corrupt.size > RECENT_CORRUPT)
+      this.corrupt.delete(this.corrupt.values().next().value!);
+  }
+
+  /** Why the stored copy fails verification, or undefined when it is intact (reads it whole). */
+  private async checkStoredCopy(
+    commitment: Buffer,
+    size: number,
+    storedSize: number,
+  ): Promise<string | undefined> {
+    const hex = commitmentToHex(commitment);
+    if (storedSize !== size) {
+      this.integrityFailure(hex, `stored file has ${storedSize} bytes`);
+      return `stored file has ${storedSize} bytes, expected ${size}`;
+    }
+    try {
+      await this.readChunkHashes(commitment, size);
+      if (size > 0) {
+        for await (const piece of this.openRange(commitment, size, 0, size - 1)) void piece;
+      }
+      return undefined;
+    } catch (err) {
+      if (err instanceof IntegrityError) return err.message;
+      if (err instanceof TrackNotFoundError) return 'stored copy vanished';
+      throw err;
+    }
+  }
+
+  private async quarantine(
+    paths: { hex: string; data: string; chunks: string },
+    reason: string,
+  ): Promise<void> {
+    await mkdir(this.quarantineDir, { recursive: true });
+    const base = join(this.quarantineDir, `${paths.hex}.${Date.now()}`);
+    await linkIfAbsent(paths.data, base);
+    await linkIfAbsent(paths.chunks, `${base}.chunks`);
+    this.chunkLists.delete(paths.hex);
+    this.quarantined++;
+    this.noteCorrupt(paths.hex);
+    this.logger.warn({
+      msg: 'stored track failed verification; replaced by a verified upload',
+      track: paths.hex,
+      reason,
+      quarantine: base,
+    });
   }
 
   private async sweepStaleTemporaries(): Promise<void> {
@@ -295,5 +443,25 @@ export class FileTrackStore extends TrackStore {
       const info = await stat(path).catch(() => undefined);
       if (info && info.mtimeMs < cutoff) await rm(path, { force: true, recursive: true });
     }
+  }
+}
+
+async function renameIfPresent(from: string, to: string): Promise<boolean> {
+  try {
+    await rename(from, to);
+    return true;
+  } catch (err) {
+    if (isMissing(err)) return false;
+    throw err;
+  }
+}
+
+/** Hard-links `from` at `to` unless `to` exists (or `from` is gone). */
+async function linkIfAbsent(from: string, to: string): Promise<void> {
+  try {
+    await link(from, to);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EEXIST' && code !== 'ENOENT') throw err;
   }
 }

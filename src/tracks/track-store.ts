@@ -11,10 +11,50 @@ export interface TrackStoreStats {
   bytesRead: number;
   chunksVerified: number;
   integrityFailures: number;
+  /** Stored copies that failed verification and were replaced by a verified upload. */
+  quarantined: number;
+  /** Tracks whose stored bytes failed verification since start-up (reads or uploads). */
+  corruptTracks: number;
+  /** The latest few of them (hex commitments, newest last). */
+  recentCorruptTracks: string[];
+  /** Blobs the garbage collector deleted, and their bytes. */
+  collectedTracks: number;
+  collectedBytes: number;
   /** Space left on the store's volume, when the backend knows it. */
   freeBytes?: number;
   totalBytes?: number;
 }
+
+/** `track`: the owner's own bytes (blob or manifest); `segment`: a segment of a manifest track. */
+export type TrackRole = 'track' | 'segment';
+
+/** What an upload records before storing bytes: which track account they belong to. */
+export interface TrackClaim {
+  commitment: Buffer;
+  /** The owner track account (base58): the blob or manifest track, or a segment's manifest. */
+  track: string;
+  tape: string;
+  role: TrackRole;
+  size: number;
+}
+
+export interface TrackReference {
+  track: string;
+  tape: string;
+  role: TrackRole;
+  size: number;
+  /** Unix ms of the latest upload that recorded it. */
+  recordedAt: number;
+}
+
+export interface ReferencedBlob {
+  commitment: Buffer;
+  references: TrackReference[];
+}
+
+/** What `release` did: bytes deleted, kept (a reference remains or appeared), or none stored. */
+export type ReleaseOutcome =
+  { outcome: 'deleted'; bytes: number } | { outcome: 'kept' } | { outcome: 'absent' };
 
 /**
  * Where track bytes live (the DI token). Storage is not trusted: every read is verified against
@@ -54,6 +94,27 @@ export abstract class TrackStore {
     start: number,
     endInclusive: number,
   ): Readable;
+
+  /**
+   * Records that `claim.track` references these bytes (refreshing its time), before they are
+   * put or found already stored. With `maxOwnerSegmentBytes`, refuses (false, nothing recorded)
+   * a segment that would bring the owner's segments past that many bytes.
+   */
+  abstract claim(claim: TrackClaim, options?: { maxOwnerSegmentBytes?: number }): Promise<boolean>;
+
+  /** Referenced blobs after `after` in byte order, at most `limit`: the collector's cursor. */
+  abstract listReferenced(after: Buffer | undefined, limit: number): Promise<ReferencedBlob[]>;
+
+  /**
+   * Drops `dead` references of a blob unless recorded at or after `decidedAt`, then deletes the
+   * bytes when no reference is left — safely against an upload claiming them meanwhile
+   * (docs/tracks.md, "Garbage collection").
+   */
+  abstract release(
+    commitment: Buffer,
+    dead: TrackReference[],
+    decidedAt: number,
+  ): Promise<ReleaseOutcome>;
 
   /** Deletes a track; false when it was not there. */
   abstract remove(commitment: Buffer): Promise<boolean>;

@@ -20,6 +20,8 @@ export interface VerifiedRangeOptions {
   /** The verified chunk-hash list (loaded when the stream starts, so errors arrive as events). */
   chunkHashes: () => Promise<Buffer>;
   counters: RangeReadCounters;
+  /** Told the track's hex when stored bytes fail (the store keeps a list for /healthz). */
+  onIntegrityFailure?: (track: string) => void;
 }
 
 /**
@@ -114,6 +116,7 @@ export class VerifiedRangeStream extends Readable {
 
   private integrityFailure(detail: string): IntegrityError {
     this.options.counters.integrityFailures++;
+    this.options.onIntegrityFailure?.(this.options.track);
     return new IntegrityError(this.options.track, detail);
   }
 }

@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { bodyOf, drain, newTestStore } from '../../test/support/tracks';
+import { commitmentOfBuffer, commitmentToHex } from './commitment';
+import { IntegrityError } from './track-errors';
+import type { TrackClaim } from './track-store';
+
+const TAPE_A = 'TapeA1111111111111111111111111111111111111';
+const TAPE_B = 'TapeB1111111111111111111111111111111111111';
+
+function blob(bytes = randomBytes(70_000)) {
+  const { commitment } = commitmentOfBuffer(bytes);
+  const hex = commitmentToHex(commitment);
+  return { bytes, commitment, hex };
+}
+
+function claimOf(commitment: Buffer, track: string, tape = TAPE_A, size = 1): TrackClaim {
+  return { commitment, track, tape, role: 'track', size };
+}
+
+describe('FileTrackStore: a corrupt stored copy is replaced by a verified upload', () => {
+  it('quarantines the bad copy, renames the verified one over it, and reports the track', async () => {
+    const { store, root } = newTestStore();
+    const { bytes, commitment, hex } = blob();
+    await store.put(commitment, bytes.length, bodyOf(bytes));
+    const path = join(root, hex.slice(0, 2), hex.slice(2, 4), hex);
+    const bad = readFileSync(path);
+    bad.writeUInt32LE(bad.readUInt32LE(100) ^ 0xffffffff, 100);
+    writeFileSync(path, bad);
+    expect((await drain(store.openRange(commitment, bytes.length, 0, 10))).error).toBeInstanceOf(
+      IntegrityError,
+    );
+
+    await store.put(commitment, bytes.length, bodyOf(bytes));
+
+    expect(
+      (await drain(store.openRange(commitment, bytes.length, 0, bytes.length - 1))).bytes,
+    ).toEqual(bytes);
+    const quarantined = readdirSync(join(root, 'quarantine'));
+    expect(quarantined.filter((f) => !f.endsWith('.chunks'))).toHaveLength(1);
+    expect(readFileSync(join(root, 'quarantine', quarantined.sort()[0])).equals(bad)).toBe(true);
+    const stats = await store.stats();
+    expect([stats.quarantined, stats.corruptTracks, stats.recentCorruptTracks]).toEqual([
+      1,
+      1,
+      [hex],
+    ]);
+  });
+
+  it('an intact stored copy is left alone (nothing quarantined)', async () => {
+    const { store, root } = newTestStore();
+    const { bytes, commitment } = blob();
+    await store.put(commitment, bytes.length, bodyOf(bytes));
+    await store.put(commitment, bytes.length, bodyOf(bytes));
+    expect(existsSync(join(root, 'quarantine'))).toBe(false);
+    expect((await store.stats()).quarantined).toBe(0);
+  });
+});
+
+describe('FileTrackStore: references and release', () => {
+  const dead = async (store: ReturnType<typeof newTestStore>['store'], c: Buffer) =>
+    (await store.listReferenced(undefined, 100)).find((b) => b.commitment.equals(c))?.references ??
+    [];
+
+  it('deletes the bytes once their only reference is dropped', async () => {
+    const { store } = newTestStore();
+    const { bytes, commitment } = blob();
+    await store.claim(claimOf(commitment, 'track-1'));
+    await store.put(commitment, bytes.length, bodyOf(bytes));
+    const refs = await dead(store, commitment);
+    expect(await store.release(commitment, refs, Date.now() + 1)).toEqual({
+      outcome: 'deleted',
+      bytes: bytes.length,
+    });
+    expect(await store.has(commitment)).toBe(false);
+    expect(await store.listReferenced(undefined, 10)).toEqual([]);
+    expect((await store.stats()).collectedBytes).toBe(bytes.length);
+  });
+
+  it('keeps a blob two tapes share until both references are dead', async () => {
+    const { store } = newTestStore();
+    const { bytes, commitment } = blob();
+    await store.claim(claimOf(commitment, 'track-a', TAPE_A));
+    await store.claim(claimOf(commitment, 'track-b', TAPE_B));
+    await store.put(commitment, bytes.length, bodyOf(bytes));
+    const refs = await dead(store, commitment);
+    const a = refs.filter((r) => r.track === 'track-a');
+    expect(await store.release(commitment, a, Date.now() + 1)).toEqual({ outcome: 'kept' });
+    expect(await store.has(commitment)).toBe(true);
+    const b = (await dead(store, commitment)).filter((r) => r.track === 'track-b');
+    expect(b).toHaveLength(1);
+    expect((await store.release(commitment, b, Date.now() + 1)).outcome).toBe('deleted');
+  });
+
+  it('keeps a reference recorded after the decision (a re-created track uploading again)', async () => {
+    const { store } = newTestStore();
+    const { bytes, commitment } = blob();
+    await store.claim(claimOf(commitment, 'track-1'));
+    await store.put(commitment, bytes.length, bodyOf(bytes));
+    const decidedAt = Date.now();
+    const refs = await dead(store, commitment);
+    await new Promise((r) => setTimeout(r, 5));
+    await store.claim(claimOf(commitment, 'track-1')); // the upload of the re-created track
+    expect(await store.release(commitment, refs, decidedAt)).toEqual({ outcome: 'kept' });
+    expect(await store.has(commitment)).toBe(true);
+  });
+
+  it('refuses a segment that would pass its owner’s byte budget', async () => {
+    const { store } = newTestStore();
+    const seg = (n: number): TrackClaim => ({
+      commitment: Buffer.alloc(32, n),
+      track: 'manifest',
+      tape: TAPE_A,
+      role: 'segment',
+      size: 100,
+    });
+    expect(await store.claim(seg(1), { maxOwnerSegmentBytes: 250 })).toBe(true);
+    expect(await store.claim(seg(2), { maxOwnerSegmentBytes: 250 })).toBe(true);
+    // The same segment again does not count twice.
+    expect(await store.claim(seg(2), { maxOwnerSegmentBytes: 250 })).toBe(true);
+    expect(await store.claim(seg(3), { maxOwnerSegmentBytes: 250 })).toBe(false);
+    expect((await store.listReferenced(undefined, 10)).map((b) => b.commitment[0])).toEqual([1, 2]);
+  });
+});

@@ -1,0 +1,148 @@
+import Database from 'better-sqlite3';
+import type { TrackClaim, TrackReference, TrackRole } from './track-store';
+
+interface Row {
+  commitment: Buffer;
+  owner: string;
+  tape: string;
+  role: number;
+  size: number;
+  recorded_at: number;
+}
+
+const ROLE_CODE: Record<TrackRole, number> = { track: 0, segment: 1 };
+const ROLE_NAME: TrackRole[] = ['track', 'segment'];
+
+/**
+ * Who references each stored blob, in `<store>/references.sqlite` (WAL, shared by gateways on
+ * the same directory, survives restarts). A row is (commitment, owner track, role): role
+ * `track` — the owner's own bytes (a blob or a manifest); role `segment` — one segment of the
+ * owner, a manifest track. Two tapes uploading the same bytes give two rows for one blob.
+ * `recorded_at` is refreshed by every upload, so the collector can tell a reference that
+ * appeared after it looked (docs/tracks.md, "Garbage collection").
+ */
+export class TrackReferenceIndex {
+  private readonly db: Database.Database;
+  private readonly upsert: Database.Statement;
+  private readonly segmentBytes: Database.Statement;
+  private readonly page: Database.Statement;
+  private readonly firstPage: Database.Statement;
+  private readonly ofCommitment: Database.Statement;
+  private readonly dropOne: Database.Statement;
+  private readonly dropAll: Database.Statement;
+  private readonly count: Database.Statement;
+  private readonly claimSegment: Database.Transaction<
+    (claim: TrackClaim, max: number, now: number) => boolean
+  >;
+
+  constructor(path: string) {
+    this.db = new Database(path);
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('journal_mode = WAL');
+    this.db.exec(`CREATE TABLE IF NOT EXISTS refs (
+      commitment BLOB NOT NULL,
+      owner TEXT NOT NULL,
+      tape TEXT NOT NULL,
+      role INTEGER NOT NULL,
+      size INTEGER NOT NULL,
+      recorded_at INTEGER NOT NULL,
+      PRIMARY KEY (commitment, owner, role)
+    ) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS refs_by_owner ON refs (owner, role);`);
+    this.upsert = this.db.prepare(
+      `INSERT INTO refs (commitment, owner, tape, role, size, recorded_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (commitment, owner, role) DO UPDATE SET recorded_at = excluded.recorded_at`,
+    );
+    this.segmentBytes = this.db.prepare(
+      `SELECT COALESCE(SUM(size), 0) AS total FROM refs WHERE owner = ? AND role = 1 AND commitment <> ?`,
+    );
+    this.firstPage = this.db.prepare(
+      `SELECT DISTINCT commitment FROM refs ORDER BY commitment LIMIT ?`,
+    );
+    this.page = this.db.prepare(
+      `SELECT DISTINCT commitment FROM refs WHERE commitment > ? ORDER BY commitment LIMIT ?`,
+    );
+    this.ofCommitment = this.db.prepare(`SELECT * FROM refs WHERE commitment = ?`);
+    this.dropOne = this.db.prepare(
+      `DELETE FROM refs WHERE commitment = ? AND owner = ? AND role = ? AND recorded_at < ?`,
+    );
+    this.dropAll = this.db.prepare(`DELETE FROM refs WHERE commitment = ?`);
+    this.count = this.db.prepare(`SELECT COUNT(*) AS n FROM refs WHERE commitment = ?`);
+    this.claimSegment = this.db.transaction((claim: TrackClaim, max: number, now: number) => {
+      const { total } = this.segmentBytes.get(claim.track, claim.commitment) as { total: number };
+      if (total + claim.size > max) return false;
+      this.insert(claim, now);
+      return true;
+    });
+  }
+
+  /**
+   * Records (or refreshes) a reference. With `maxOwnerSegmentBytes`, a segment is refused
+   * (false, nothing recorded) when the owner's other segments plus this one would pass it.
+   */
+  claim(claim: TrackClaim, maxOwnerSegmentBytes?: number, now = Date.now()): boolean {
+    if (claim.role === 'segment' && maxOwnerSegmentBytes !== undefined) {
+      return this.claimSegment.immediate(claim, maxOwnerSegmentBytes, now);
+    }
+    this.insert(claim, now);
+    return true;
+  }
+
+  /** Up to `limit` referenced commitments after `after` (byte order), with their references. */
+  list(
+    after: Buffer | undefined,
+    limit: number,
+  ): { commitment: Buffer; references: TrackReference[] }[] {
+    const rows = (after ? this.page.all(after, limit) : this.firstPage.all(limit)) as {
+      commitment: Buffer;
+    }[];
+    return rows.map(({ commitment }) => ({
+      commitment,
+      references: this.referencesOf(commitment),
+    }));
+  }
+
+  referencesOf(commitment: Buffer): TrackReference[] {
+    return (this.ofCommitment.all(commitment) as Row[]).map(toReference);
+  }
+
+  /** Drops these references unless one was recorded at or after `before` (a fresh upload). */
+  drop(commitment: Buffer, references: TrackReference[], before: number): void {
+    this.db.transaction(() => {
+      for (const r of references) this.dropOne.run(commitment, r.track, ROLE_CODE[r.role], before);
+    })();
+  }
+
+  dropCommitment(commitment: Buffer): void {
+    this.dropAll.run(commitment);
+  }
+
+  referenceCount(commitment: Buffer): number {
+    return (this.count.get(commitment) as { n: number }).n;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  private insert(claim: TrackClaim, now: number): void {
+    this.upsert.run(
+      claim.commitment,
+      claim.track,
+      claim.tape,
+      ROLE_CODE[claim.role],
+      claim.size,
+      now,
+    );
+  }
+}
+
+function toReference(row: Row): TrackReference {
+  return {
+    track: row.owner,
+    tape: row.tape,
+    role: ROLE_NAME[row.role],
+    size: row.size,
+    recordedAt: row.recorded_at,
+  };
+}
