@@ -30,6 +30,25 @@ export class S3Config {
   @Min(1)
   min_part_bytes = 5 * 1024 * 1024;
 
+  /**
+   * Bytes the gateway holds on disk and in flight for S3 writes not yet stored, over all tapes:
+   * parts of open multipart uploads, and PutObject / UploadPart bodies being received. A write
+   * past it is answered `503 SlowDown` (clients retry later).
+   */
+  @IsInt()
+  @Min(1)
+  max_spool_bytes = 10 * 1024 * 1024 * 1024;
+
+  /** Multipart uploads in progress per tape (created, neither completed nor aborted). */
+  @IsInt()
+  @Min(1)
+  max_uploads_per_tape = 100;
+
+  /** Multipart uploads neither completed nor aborted this long after they began are removed. */
+  @IsInt()
+  @Min(1)
+  upload_expiry_hours = 7 * 24;
+
   /** A connection that sends or receives nothing for this long is closed. */
   @IsInt()
   @Min(1000)
