@@ -59,6 +59,20 @@ describe('FileTrackStore: a corrupt stored copy is replaced by a verified upload
 });
 
 describe('FileTrackStore: references and release', () => {
+  it('unclaim withdraws a reference only when no upload refreshed it since', async () => {
+    const { store } = newTestStore();
+    const claim = claimOf(Buffer.alloc(32, 7), 'track-1');
+    const first = await store.claim(claim);
+    expect(first.inserted).toBe(true);
+    await new Promise((r) => setTimeout(r, 3));
+    expect((await store.claim(claim)).inserted).toBe(false);
+    await store.unclaim(claim, first.recordedAt);
+    expect(await store.listReferenced(undefined, 10)).toHaveLength(1);
+    const other = claimOf(Buffer.alloc(32, 8), 'track-2');
+    await store.unclaim(other, (await store.claim(other)).recordedAt);
+    expect(await store.listReferenced(undefined, 10)).toHaveLength(1);
+  });
+
   const dead = async (store: ReturnType<typeof newTestStore>['store'], c: Buffer) =>
     (await store.listReferenced(undefined, 100)).find((b) => b.commitment.equals(c))?.references ??
     [];
@@ -115,11 +129,13 @@ describe('FileTrackStore: references and release', () => {
       role: 'segment',
       size: 100,
     });
-    expect(await store.claim(seg(1), { maxOwnerSegmentBytes: 250 })).toBe(true);
-    expect(await store.claim(seg(2), { maxOwnerSegmentBytes: 250 })).toBe(true);
+    const accepted = async (n: number) =>
+      (await store.claim(seg(n), { maxOwnerSegmentBytes: 250 })).accepted;
+    expect(await accepted(1)).toBe(true);
+    expect(await accepted(2)).toBe(true);
     // The same segment again does not count twice.
-    expect(await store.claim(seg(2), { maxOwnerSegmentBytes: 250 })).toBe(true);
-    expect(await store.claim(seg(3), { maxOwnerSegmentBytes: 250 })).toBe(false);
+    expect(await accepted(2)).toBe(true);
+    expect(await accepted(3)).toBe(false);
     expect((await store.listReferenced(undefined, 10)).map((b) => b.commitment[0])).toEqual([1, 2]);
   });
 });

@@ -43,6 +43,7 @@ import {
 } from './track-errors';
 import { TrackReferenceIndex } from './track-reference-index';
 import {
+  ClaimOutcome,
   ReferencedBlob,
   ReleaseOutcome,
   TrackClaim,
@@ -233,10 +234,15 @@ export class FileTrackStore extends TrackStore {
   async claim(
     claim: TrackClaim,
     options: { maxOwnerSegmentBytes?: number } = {},
-  ): Promise<boolean> {
+  ): Promise<ClaimOutcome> {
     this.paths(claim.commitment);
     await this.init();
     return this.index!.claim(claim, options.maxOwnerSegmentBytes);
+  }
+
+  async unclaim(claim: TrackClaim, recordedAt: number): Promise<void> {
+    await this.init();
+    this.index!.unclaim(claim, recordedAt);
   }
 
   async listReferenced(after: Buffer | undefined, limit: number): Promise<ReferencedBlob[]> {

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { TrackClaim, TrackReference, TrackRole } from './track-store';
+import type { ClaimOutcome, TrackClaim, TrackReference, TrackRole } from './track-store';
 
 interface Row {
   commitment: Buffer;
@@ -31,8 +31,10 @@ export class TrackReferenceIndex {
   private readonly dropOne: Database.Statement;
   private readonly dropAll: Database.Statement;
   private readonly count: Database.Statement;
-  private readonly claimSegment: Database.Transaction<
-    (claim: TrackClaim, max: number, now: number) => boolean
+  private readonly exists: Database.Statement;
+  private readonly unclaimOne: Database.Statement;
+  private readonly claimTx: Database.Transaction<
+    (claim: TrackClaim, max: number | undefined, now: number) => ClaimOutcome
   >;
 
   constructor(path: string) {
@@ -68,24 +70,40 @@ export class TrackReferenceIndex {
     );
     this.dropAll = this.db.prepare(`DELETE FROM refs WHERE commitment = ?`);
     this.count = this.db.prepare(`SELECT COUNT(*) AS n FROM refs WHERE commitment = ?`);
-    this.claimSegment = this.db.transaction((claim: TrackClaim, max: number, now: number) => {
-      const { total } = this.segmentBytes.get(claim.track, claim.commitment) as { total: number };
-      if (total + claim.size > max) return false;
-      this.insert(claim, now);
-      return true;
-    });
+    this.exists = this.db.prepare(
+      `SELECT 1 FROM refs WHERE commitment = ? AND owner = ? AND role = ?`,
+    );
+    this.unclaimOne = this.db.prepare(
+      `DELETE FROM refs WHERE commitment = ? AND owner = ? AND role = ? AND recorded_at = ?`,
+    );
+    this.claimTx = this.db.transaction(
+      (claim: TrackClaim, max: number | undefined, now: number): ClaimOutcome => {
+        const inserted =
+          this.exists.get(claim.commitment, claim.track, ROLE_CODE[claim.role]) === undefined;
+        if (inserted && claim.role === 'segment' && max !== undefined) {
+          const { total } = this.segmentBytes.get(claim.track, claim.commitment) as {
+            total: number;
+          };
+          if (total + claim.size > max)
+            return { accepted: false, inserted: false, recordedAt: now };
+        }
+        this.insert(claim, now);
+        return { accepted: true, inserted, recordedAt: now };
+      },
+    );
   }
 
   /**
    * Records (or refreshes) a reference. With `maxOwnerSegmentBytes`, a segment is refused
    * (false, nothing recorded) when the owner's other segments plus this one would pass it.
    */
-  claim(claim: TrackClaim, maxOwnerSegmentBytes?: number, now = Date.now()): boolean {
-    if (claim.role === 'segment' && maxOwnerSegmentBytes !== undefined) {
-      return this.claimSegment.immediate(claim, maxOwnerSegmentBytes, now);
-    }
-    this.insert(claim, now);
-    return true;
+  claim(claim: TrackClaim, maxOwnerSegmentBytes?: number, now = Date.now()): ClaimOutcome {
+    return this.claimTx.immediate(claim, maxOwnerSegmentBytes, now);
+  }
+
+  /** Withdraws a reference this claim inserted, unless another upload refreshed it since. */
+  unclaim(claim: TrackClaim, recordedAt: number): void {
+    this.unclaimOne.run(claim.commitment, claim.track, ROLE_CODE[claim.role], recordedAt);
   }
 
   /** Up to `limit` referenced commitments after `after` (byte order), with their references. */

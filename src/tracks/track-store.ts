@@ -38,6 +38,13 @@ export interface TrackClaim {
   size: number;
 }
 
+/** `inserted`: the reference is new (an upload that then fails withdraws it with `unclaim`). */
+export interface ClaimOutcome {
+  accepted: boolean;
+  inserted: boolean;
+  recordedAt: number;
+}
+
 export interface TrackReference {
   track: string;
   tape: string;
@@ -100,7 +107,13 @@ export abstract class TrackStore {
    * put or found already stored. With `maxOwnerSegmentBytes`, refuses (false, nothing recorded)
    * a segment that would bring the owner's segments past that many bytes.
    */
-  abstract claim(claim: TrackClaim, options?: { maxOwnerSegmentBytes?: number }): Promise<boolean>;
+  abstract claim(
+    claim: TrackClaim,
+    options?: { maxOwnerSegmentBytes?: number },
+  ): Promise<ClaimOutcome>;
+
+  /** Withdraws a reference `claim` inserted at `recordedAt` (unless refreshed since). */
+  abstract unclaim(claim: TrackClaim, recordedAt: number): Promise<void>;
 
   /** Referenced blobs after `after` in byte order, at most `limit`: the collector's cursor. */
   abstract listReferenced(after: Buffer | undefined, limit: number): Promise<ReferencedBlob[]>;
