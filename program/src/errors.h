@@ -15,6 +15,7 @@ enum {
   ERR_ALREADY_EXISTS = 6008,
   ERR_ACCOUNT_NOT_FOUND = 6009,
   ERR_INVALID_ACCOUNT_DATA = 6010,
+  ERR_INVALID_NAME = 6011,
 };
 
 /* Logs `Error: <message>` and `Detail: <detail>`, returns the code. */

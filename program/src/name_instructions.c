@@ -5,6 +5,15 @@
 
 enum { PREVIOUS_TRACK = 7 };
 
+/* A '/'-separated segment starts with '.': hidden files, `.well-known/`, `.` and `..` are never
+   published (docs/program.md, SetName). The same rule as src/chain/hidden-names.ts. */
+static bool is_hidden_name(const uint8_t *name, uint64_t len) {
+  for (uint64_t i = 0; i < len; i++) {
+    if (name[i] == '.' && (i == 0 || name[i - 1] == '/')) return true;
+  }
+  return false;
+}
+
 /* Accounts: payer s w, signer s, tape w, name w, track w, config, system, [previous track w]. */
 uint64_t set_name(Call *c, const IxData *d) {
   Account *payer, *signer, *tape, *name;
@@ -35,6 +44,10 @@ uint64_t set_name(Call *c, const IxData *d) {
     text_str(&detail, "name must be 1..1024 bytes, got ");
     text_u64(&detail, d->name_len);
     return fail(ERR_INVALID_ARGUMENT, &detail);
+  }
+  if (is_hidden_name(d->name, d->name_len)) {
+    return fail3(ERR_INVALID_NAME, "a name segment starts with \".\" ",
+                 "(hidden files and .well-known/ are never published)", NULL);
   }
   TRY(expect_active(&tape_after, call_epoch(c, &config)));
   if (!target->certified) return fail3(ERR_TRACK_NOT_CERTIFIED, "track is not certified", NULL, NULL);

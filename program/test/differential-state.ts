@@ -10,7 +10,7 @@ import {
 import { DEFAULT_TAPE_PROGRAM_ID, MIB, TOKEN_PROGRAM_ID } from '../../src/chain/program-ids';
 import { encodeMint, MINT_SIZE } from '../../src/chain/spl-token-layouts';
 import { rentExempt } from './oracle/test-ledger';
-import { NAMES, Universe } from './differential-universe';
+import { NAMES, STORABLE_NAMES, Universe } from './differential-universe';
 import { HostAccount } from './program-host';
 import { Prng } from './prng';
 import { tokenAccount } from './token-accounts';
@@ -109,7 +109,7 @@ export function randomStartingState(u: Universe, rng: Prng): StartingState {
     let names = 0;
     NAMES.forEach((name, n) => {
       const certified = tracks.filter((k) => k.certified);
-      if (n >= 6 || certified.length === 0 || !rng.chance(0.3)) return;
+      if (!STORABLE_NAMES.has(n) || certified.length === 0 || !rng.chance(0.3)) return;
       const target = rng.pick(certified);
       target.refs += 1;
       names += 1;

@@ -9,7 +9,11 @@ const key = (label: string): PublicKey =>
 
 const utf8 = (s: string): Buffer => Buffer.from(s, 'utf8');
 
-/** Names as raw bytes: valid UTF-8 of every width, the length limits, and invalid sequences. */
+/**
+ * Names as raw bytes: valid UTF-8 of every width, the length limits, invalid sequences, and
+ * hidden names (a segment starting with "."), which the program refuses but a starting state may
+ * hold (written by a build from before the rule) and RemoveName must still take away.
+ */
 export const NAMES: Buffer[] = [
   utf8('index.html'),
   utf8('a'),
@@ -25,7 +29,14 @@ export const NAMES: Buffer[] = [
   Buffer.from([0xed, 0xa0, 0x80]), // a UTF-16 surrogate
   Buffer.from([0xf4, 0x90, 0x80, 0x80]), // past U+10FFFF
   Buffer.from([0xef, 0xbf, 0xbf]), // U+FFFF: a noncharacter, still valid UTF-8
+  utf8('.env'),
+  utf8('.well-known/acme-challenge/x'),
+  utf8('a/.git/config'),
+  utf8('a./b.c'), // dots inside segments: visible
 ];
+
+/** Indexes in NAMES of the names a starting state may hold: valid UTF-8 of 1..1024 bytes. */
+export const STORABLE_NAMES = new Set([0, 1, 2, 3, 4, 5, 14, 15, 16, 17]);
 
 /** Content types as raw bytes; the 256-byte one cannot be expressed in a u8-prefixed string. */
 export const CONTENT_TYPES: Buffer[] = [

@@ -106,6 +106,16 @@ const CASES: Record<string, Case> = {
       world.ix.certifyTrack({ storageAuthority: world.storageAuthority, track: owner.tape }),
     logs: programError(6010, 'CertifyTrack', 'track: not a Track account'),
   },
+  InvalidName: {
+    kind: custom(TapeErrorCode.InvalidName),
+    build: ({ world, owner, track }) =>
+      world.rawSetNameIx(owner, '.well-known/acme-challenge/x', track),
+    logs: programError(
+      6011,
+      'SetName',
+      'a name segment starts with "." (hidden files and .well-known/ are never published)',
+    ),
+  },
   'InvalidInstructionData (unknown tag)': {
     kind: 'InvalidInstructionData',
     build: ({ world, owner }) => withData(world.writeTrackIx(owner, 'z'), Buffer.from([42])),

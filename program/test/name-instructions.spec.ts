@@ -155,6 +155,46 @@ describe.each(HOSTS)('%s host', (_host, newHost) => {
       expect(world.failure(world.setNameIx(owner, '', track))).toEqual(invalid);
     });
 
+    it('refuses hidden names: any segment starting with "." (invalid name, nothing written)', () => {
+      const { world, owner, tape } = setup();
+      const track = world.certifiedTrack(owner, 'x');
+      const hidden = [
+        '.env',
+        '.well-known/acme-challenge/x',
+        'a/.git/config',
+        'a/b/.htaccess',
+        '.',
+        '..',
+        'a/../b',
+        '/.x',
+        'dir/.',
+      ];
+      for (const name of hidden) {
+        expect(world.failure(world.rawSetNameIx(owner, name, track))).toEqual(
+          custom(TapeErrorCode.InvalidName),
+        );
+        expect(world.exists(world.pdas.name(tape, name))).toBe(false);
+      }
+      // Dots elsewhere in a segment are ordinary names.
+      for (const name of ['a.b', 'a./b', 'x/y.z/w', 'well-known/x', 'a..b', '%2eenv']) {
+        world.expectOk(world.rawSetNameIx(owner, name, track));
+        expect(world.nameRecord(tape, name).name).toBe(name);
+      }
+      expect(world.tapeOf(owner.authority).nameCount).toBe(6);
+    });
+
+    it("checks the name after the signer and before the tape's expiry", () => {
+      const { world, owner } = setup();
+      const track = world.certifiedTrack(owner, 'x');
+      const stranger = Keypair.generate().publicKey;
+      const bySigner = alter(world.rawSetNameIx(owner, '.env', track), 1, { pubkey: stranger });
+      expect(world.failure(bySigner)).toEqual(custom(TapeErrorCode.UnauthorizedSigner));
+      world.setEpoch(10);
+      expect(world.failure(world.rawSetNameIx(owner, '.env', track))).toEqual(
+        custom(TapeErrorCode.InvalidName),
+      );
+    });
+
     it('refuses a name account that is not the PDA of the name, and a track of another tape', () => {
       const { world, owner, tape } = setup();
       const track = world.certifiedTrack(owner, 'x');

@@ -13,7 +13,8 @@ import { associatedTokenAddress, TapePdas } from '../../src/chain/pdas';
 import { TapeErrorCode } from '../../src/chain/program-errors';
 import { DEFAULT_TAPE_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/program-ids';
 import { decodeTokenAccount, encodeMint, MINT_SIZE } from '../../src/chain/spl-token-layouts';
-import { TapeInstructions } from '../../src/chain/tape-instructions';
+import { encodeInstructionData, Tag, TapeInstructions } from '../../src/chain/tape-instructions';
+import { alter, withData } from './oracle/instruction-alter';
 import { rentExempt } from './oracle/test-ledger';
 import { tokenAccount } from './token-accounts';
 import { HostAccount, HostOutcome, InstructionErrorKind, ProgramHost } from './program-host';
@@ -242,6 +243,17 @@ export class TapeWorld<H extends ProgramHost = ProgramHost> {
       contentType: over.contentType ?? 'text/html',
       previousTrack: over.previousTrack,
     });
+  }
+
+  /**
+   * SetName as any client could send it, past the builder's own refusal of hidden names (the
+   * program must refuse them itself).
+   */
+  rawSetNameIx(t: TapeOwner, name: string, track: PublicKey, contentType = 'text/html') {
+    const ix = alter(this.setNameIx(t, 'placeholder', track, { contentType }), 3, {
+      pubkey: this.pdas.name(t.tape, name),
+    });
+    return withData(ix, encodeInstructionData({ tag: Tag.SetName, name, contentType }));
   }
 
   /** Every account the host knows, as text, to prove a failed instruction left no trace. */

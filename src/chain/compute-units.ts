@@ -63,8 +63,9 @@ export const COMPUTE_UNITS: ComputeUnitTable = {
     [Tag.RemoveName]: tapeCost(26_500, 3),
     [Tag.ReleaseTrack]: tapeCost(4_000, 2),
   },
-  // A 1,024-byte name of two-byte characters is validated twice when rewritten (~38 CU/byte).
-  tapePerDataByte: { [Tag.SetName]: 40, [Tag.WriteTrack]: 20 },
+  // A 1,024-byte name of two-byte characters is validated twice when rewritten (~38 CU/byte),
+  // and checked for hidden segments (~7 CU/byte).
+  tapePerDataByte: { [Tag.SetName]: 48, [Tag.WriteTrack]: 20 },
   // A builtin consumes 150; 3,000 is what Agave sets aside for a builtin instruction.
   system: 3_000,
   token: 10_000,

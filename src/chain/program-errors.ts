@@ -14,6 +14,7 @@ export enum TapeErrorCode {
   AlreadyExists = 6008,
   AccountNotFound = 6009,
   InvalidAccountData = 6010,
+  InvalidName = 6011,
 }
 
 export const TAPE_ERROR_MESSAGES: Record<TapeErrorCode, string> = {
@@ -28,6 +29,7 @@ export const TAPE_ERROR_MESSAGES: Record<TapeErrorCode, string> = {
   [TapeErrorCode.AlreadyExists]: 'already exists',
   [TapeErrorCode.AccountNotFound]: 'account not found',
   [TapeErrorCode.InvalidAccountData]: 'invalid account data',
+  [TapeErrorCode.InvalidName]: 'invalid name',
 };
 
 /** Thrown by the native program; carries the code a Solana node reports as `{"Custom": code}`. */

@@ -1,6 +1,7 @@
 import { AccountMeta, PublicKey, TransactionInstruction } from '@solana/web3.js';
 import { ByteReader, ByteWriter, LayoutError } from './byte-codec';
 import { TrackKind, trackKind } from './account-layouts';
+import { HiddenNameError, isHiddenName } from './hidden-names';
 import { associatedTokenAddress, TapePdas } from './pdas';
 import { SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from './program-ids';
 
@@ -235,7 +236,10 @@ export class TapeInstructions {
     );
   }
 
-  /** Points `name` at a certified track; `previousTrack` is the track the name pointed at before. */
+  /**
+   * Points `name` at a certified track; `previousTrack` is the track the name pointed at before.
+   * A hidden name (src/chain/hidden-names.ts) throws `HiddenNameError`: the program refuses it.
+   */
   setName(a: {
     payer: PublicKey;
     signer: PublicKey;
@@ -245,6 +249,7 @@ export class TapeInstructions {
     contentType: string;
     previousTrack?: PublicKey;
   }): TransactionInstruction {
+    if (isHiddenName(a.name)) throw new HiddenNameError(a.name);
     const keys = [
       w(a.payer, true),
       ro(a.signer, true),

@@ -5,6 +5,7 @@ import {
   MAX_NAME_BYTES,
   nameSize,
 } from '../../../src/chain/account-layouts';
+import { HIDDEN_NAME_RULE, isHiddenName } from '../../../src/chain/hidden-names';
 import { TapeErrorCode } from '../../../src/chain/program-errors';
 import { SYSTEM_PROGRAM_ID } from '../../../src/chain/program-ids';
 import { TapeInstructionData, Tag } from '../../../src/chain/tape-instructions';
@@ -52,6 +53,7 @@ export function setName(call: TapeInvocation, data: SetNameData): void {
       `name must be 1..${MAX_NAME_BYTES} bytes, got ${nameBytes}`,
     );
   }
+  if (isHiddenName(data.name)) fail(TapeErrorCode.InvalidName, HIDDEN_NAME_RULE);
   expectActive(tape.record, call.epoch(config));
   if (!track.record.certified) fail(TapeErrorCode.TrackNotCertified, 'track is not certified');
 

@@ -37,6 +37,7 @@ function describeChainError(err: ChainError): string {
     case TapeErrorCode.AlreadyExists:
     case TapeErrorCode.AccountNotFound:
     case TapeErrorCode.InvalidAccountData:
+    case TapeErrorCode.InvalidName:
     case undefined:
       return err.message;
   }
