@@ -4,6 +4,7 @@ import { AppConfig } from './config/app-config';
 import { ChainServices } from './chain/chain.module';
 import { GatewayIdentity } from './chain/gateway-identity';
 import { startLocalnet } from './localnet/localnet';
+import { localnetLimits } from './localnet/localnet-limits';
 import { JsonLogger } from './logging/json-logger';
 
 export interface EmbeddedNetwork {
@@ -35,6 +36,13 @@ export async function embedLocalNetwork(
     storageAuthority: identity.publicKey,
     // Genesis deploys the tape program at the configured id (chain.program_id, TAPE_PROGRAM_ID).
     programId: config.chain.program_id ? new PublicKey(config.chain.program_id) : undefined,
+    ...localnetLimits(config.localnet),
+    // Internal errors of the RPC (a handler that threw) are the gateway's to see; the rest is
+    // the local network's routine (listening, dropped transactions) and stays at debug.
+    log: (event) =>
+      event.event === 'rpc_internal_error'
+        ? logger.error(event, undefined, 'localnet')
+        : logger.debug(event, 'localnet'),
   });
   config.chain.rpc_url = network.rpcUrl;
   config.chain.ws_url = network.wsUrl;

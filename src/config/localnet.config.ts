@@ -1,4 +1,4 @@
-import { IsInt, IsString, Max, Min } from 'class-validator';
+import { IsInt, IsIP, IsString, Max, Min } from 'class-validator';
 
 /** `localnet.*`: the embedded Solana-compatible network. */
 export class LocalnetConfig {
@@ -36,4 +36,68 @@ export class LocalnetConfig {
   @Min(1)
   @Max(Number.MAX_SAFE_INTEGER)
   storage_token_max_units = 1_000_000_000_000;
+
+  /** JSON-RPC bodies (and WebSocket messages) above this are refused: 413. Agave's default. */
+  @IsInt()
+  @Min(1024)
+  @Max(64 * 1024 * 1024)
+  rpc_max_request_body_bytes = 50 * 1024;
+
+  /** Requests in one JSON-RPC batch; a longer batch is one -32600 error. */
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  rpc_max_batch_length = 100;
+
+  /** JSON text of one response; past it that request gets -32600 (one 10 MiB account fits). */
+  @IsInt()
+  @Min(64 * 1024)
+  @Max(512 * 1024 * 1024)
+  rpc_max_response_bytes = 16 * 1024 * 1024;
+
+  /** JSON text of all the responses of one batch together. */
+  @IsInt()
+  @Min(64 * 1024)
+  @Max(512 * 1024 * 1024)
+  rpc_max_batch_response_bytes = 32 * 1024 * 1024;
+
+  /** Accounts one getProgramAccounts (or getTokenAccountsByOwner) returns; past it -32012. */
+  @IsInt()
+  @Min(1)
+  @Max(10_000_000)
+  rpc_max_program_accounts = 10_000;
+
+  /** Bytes queued on one WebSocket whose client does not read before it is dropped. */
+  @IsInt()
+  @Min(64 * 1024)
+  @Max(1024 * 1024 * 1024)
+  rpc_ws_max_buffered_bytes = 32 * 1024 * 1024;
+
+  /** Faucet requests (airdrops and storage tokens) one client address may make at once. */
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  faucet_ip_burst = 20;
+
+  /** Faucet requests one client address gets back per minute. */
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  faucet_ip_per_minute = 10;
+
+  /** Faucet requests for one recipient at once (any number of clients together). */
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  faucet_recipient_burst = 5;
+
+  /** Faucet requests one recipient gets back per minute. */
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  faucet_recipient_per_minute = 2;
+
+  /** Client addresses the faucet limits do not apply to (the operator's own tools). */
+  @IsIP(undefined, { each: true })
+  faucet_unlimited_ips: string[] = ['127.0.0.1', '::1'];
 }

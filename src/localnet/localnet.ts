@@ -5,9 +5,11 @@ import { TapePdas } from '../chain/pdas';
 import { DEFAULT_TAPE_PROGRAM_ID } from '../chain/program-ids';
 import { Bank } from './bank/bank';
 import { Faucet } from './faucet';
+import { FaucetRateLimit, FaucetRateLimits } from './faucet-rate-limit';
 import { runGenesis } from './genesis';
 import { readOrCreateKeypair as loadOrCreateKeypair } from '../chain/keypair-file';
 import { LedgerStore } from './ledger/ledger-store';
+import { DEFAULT_RPC_LIMITS, RpcLimits } from './rpc/rpc-limits';
 import { RpcServers, startRpcServers } from './rpc/rpc-servers';
 import { SvmExecutor } from './svm/svm-executor';
 import { readTapeProgramElf } from './svm/tape-program-elf';
@@ -27,6 +29,10 @@ export interface LocalnetOptions {
   maxAirdropLamports?: number;
   /** Largest storage-token grant per request, in base units (default 10^12: a million tokens). */
   maxStorageTokens?: bigint;
+  /** What one JSON-RPC request may ask (DEFAULT_RPC_LIMITS for what is not given). */
+  rpcLimits?: Partial<RpcLimits>;
+  /** The faucet's rate limits (DEFAULT_FAUCET_RATE_LIMITS for what is not given). */
+  faucetRateLimits?: Partial<FaucetRateLimits>;
   /** Structured events (listening, dropped transactions, internal errors). */
   log?: (event: Record<string, unknown>) => void;
 }
@@ -41,6 +47,13 @@ export interface Localnet {
 
 export const DEFAULT_MAX_AIRDROP_LAMPORTS = 1_000 * LAMPORTS_PER_SOL;
 export const DEFAULT_MAX_STORAGE_TOKENS = 1_000_000_000_000n;
+
+export const DEFAULT_FAUCET_RATE_LIMITS: FaucetRateLimits = {
+  perIp: { burst: 20, perMinute: 10 },
+  perRecipient: { burst: 5, perMinute: 2 },
+  unlimitedIps: ['127.0.0.1', '::1'],
+  maxKeys: 100_000,
+};
 
 /**
  * Starts the embedded Solana-compatible network: opens (or creates, with genesis) the ledger in
@@ -76,6 +89,11 @@ export async function startLocalnet(opts: LocalnetOptions): Promise<Localnet> {
       bank,
       ledger,
       faucet,
+      faucetRateLimit: new FaucetRateLimit({
+        ...DEFAULT_FAUCET_RATE_LIMITS,
+        ...opts.faucetRateLimits,
+      }),
+      limits: { ...DEFAULT_RPC_LIMITS, ...opts.rpcLimits },
       host: opts.host,
       port: opts.port,
       log,

@@ -6,6 +6,7 @@ import pino from 'pino';
 import { loadConfig } from '../config/config-loader';
 import { readOrCreateKeypair as loadOrCreateKeypair } from '../chain/keypair-file';
 import { startLocalnet } from './localnet';
+import { localnetLimits } from './localnet-limits';
 
 /**
  * `npm run localnet`: the local network alone, configured like the gateway (`localnet.*`,
@@ -36,8 +37,7 @@ async function main(): Promise<void> {
     slotMs: config.localnet.slot_ms,
     storageAuthority: authority.publicKey,
     programId: config.chain.program_id ? new PublicKey(config.chain.program_id) : undefined,
-    maxAirdropLamports: config.localnet.airdrop_max_lamports,
-    maxStorageTokens: BigInt(config.localnet.storage_token_max_units),
+    ...localnetLimits(config.localnet),
     log: (event) => logger.info(event),
   });
   let closing = false;

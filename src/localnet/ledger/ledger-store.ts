@@ -168,10 +168,14 @@ export class LedgerStore {
   }
 
   /** Accounts of `owner` that pass every filter (in SQL: memcmp as a blob substring compare). */
-  accountsOwnedBy(
+  /**
+   * Accounts of an owner matching every filter, in pubkey order, read one row at a time: a
+   * caller that stops early (a limit reached) never loads the rest.
+   */
+  *accountsOwnedBy(
     owner: Buffer,
     filters: AccountFilter[],
-  ): Array<{ pubkey: Buffer; account: StoredAccount }> {
+  ): Generator<{ pubkey: Buffer; account: StoredAccount }> {
     const where = ['owner = ?'];
     const args: Array<Buffer | number> = [owner];
     for (const f of filters) {
@@ -189,8 +193,8 @@ export class LedgerStore {
          WHERE ${where.join(' AND ')} ORDER BY pubkey`,
       )
       .safeIntegers(true)
-      .all(...args);
-    return rows.map((row) => ({ pubkey: row.pubkey, account: toAccount(row) }));
+      .iterate(...args);
+    for (const row of rows) yield { pubkey: row.pubkey, account: toAccount(row) };
   }
 
   insertTransaction(t: TransactionRecord): void {

@@ -1,6 +1,7 @@
 import { PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { StoredAccount } from '../ledger/ledger-store';
+import { ACCOUNT_JSON_OVERHEAD, base64Length, ResponseBudget } from './response-budget';
 import { RpcError } from './rpc-error';
 import { shown } from './rpc-params';
 import { parseTokenProgramAccount } from './token-account-parsing';
@@ -60,12 +61,14 @@ export function dataSliceParam(value: unknown): DataSlice | undefined {
  * An account in Solana's UI shape: `data` as `[text, encoding]` (or a bare base58 string for the
  * legacy `binary` default, or parsed JSON for SPL Token accounts with `jsonParsed`, falling back to
  * base64 for everything else, as Solana does). `rentEpoch` is a u64 and stays one in the JSON text.
+ * The encoded size is charged to `budget` before any text is built.
  */
 export function encodeAccount(
   account: StoredAccount,
   encoding: AccountEncoding,
   slice?: DataSlice,
   mintDecimals?: (mint: PublicKey) => number | null,
+  budget?: ResponseBudget,
 ): Record<string, unknown> {
   const base = {
     executable: account.executable,
@@ -76,11 +79,16 @@ export function encodeAccount(
   };
   if (encoding === 'jsonParsed' && !slice && mintDecimals) {
     const parsed = parseTokenProgramAccount(account, mintDecimals);
-    if (parsed) return { data: parsed, ...base };
+    if (parsed) {
+      // A parsed mint or token account is a few hundred bytes of JSON.
+      budget?.charge(4 * ACCOUNT_JSON_OVERHEAD);
+      return { data: parsed, ...base };
+    }
   }
   const data = slice
     ? account.data.subarray(slice.offset, slice.offset + slice.length)
     : account.data;
+  budget?.charge(ACCOUNT_JSON_OVERHEAD + base64Length(data.length));
   switch (encoding) {
     case 'binary':
       return { data: base58Data(data), ...base };

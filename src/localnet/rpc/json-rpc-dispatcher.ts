@@ -1,5 +1,9 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { toJsonText } from './json-text';
+import { ResponseBudget, responseTooLarge } from './response-budget';
 import { RpcError } from './rpc-error';
 import { RpcHandlers } from './rpc-handler';
+import { RpcLimits } from './rpc-limits';
 import { positional } from './rpc-params';
 
 type Id = string | number | null;
@@ -11,54 +15,86 @@ export interface RpcResponse {
   error?: { code: number; message: string; data?: unknown };
 }
 
+export type DispatchLimits = Pick<
+  RpcLimits,
+  'maxBatchLength' | 'maxResponseBytes' | 'maxBatchResponseBytes'
+>;
+
+/** A batch gives the event loop back after this long, so one request cannot hold it. */
+const BATCH_SLICE_MS = 10;
+
 /**
  * JSON-RPC 2.0 over parsed request bodies: single requests, batches, notifications (no `id`:
- * no answer), and Solana's error codes for each way a request can be wrong.
+ * no answer), and Solana's error codes for each way a request can be wrong. Answers are JSON
+ * text sized against the limits before they are joined; whatever a handler throws becomes that
+ * request's error (-32603 when it is not an RpcError), never an exception for the caller.
  */
 export class JsonRpcDispatcher {
   constructor(
     private readonly handlers: RpcHandlers,
     private readonly onInternalError: (method: string, err: unknown) => void,
+    private readonly limits: DispatchLimits,
   ) {}
 
-  /** The response body for a request body (already parsed JSON), or null when nothing is owed. */
-  dispatch(body: unknown): RpcResponse | RpcResponse[] | null {
-    if (Array.isArray(body)) {
-      if (body.length === 0) return failure(null, RpcError.invalidRequest());
-      const responses = body
-        .map((request) => this.one(request))
-        .filter((r): r is RpcResponse => r !== null);
-      return responses.length > 0 ? responses : null;
+  /** The response text for a request body (already parsed JSON), or null when nothing is owed. */
+  async dispatch(body: unknown, clientIp: string): Promise<string | null> {
+    if (!Array.isArray(body)) return this.one(body, clientIp, this.limits.maxResponseBytes);
+    if (body.length === 0) return toJsonText(failure(null, RpcError.invalidRequest()));
+    if (body.length > this.limits.maxBatchLength) {
+      return toJsonText(failure(null, batchTooLong(body.length, this.limits.maxBatchLength)));
     }
-    return this.one(body);
+    const parts: string[] = [];
+    let remaining = this.limits.maxBatchResponseBytes;
+    let sliceStart = performance.now();
+    for (const request of body) {
+      if (performance.now() - sliceStart >= BATCH_SLICE_MS) {
+        await yieldToEventLoop();
+        sliceStart = performance.now();
+      }
+      const part = this.one(request, clientIp, Math.min(this.limits.maxResponseBytes, remaining));
+      if (part === null) continue;
+      parts.push(part);
+      remaining = Math.max(0, remaining - Buffer.byteLength(part));
+    }
+    return parts.length > 0 ? `[${parts.join(',')}]` : null;
   }
 
-  private one(request: unknown): RpcResponse | null {
+  private one(request: unknown, clientIp: string, limit: number): string | null {
     if (typeof request !== 'object' || request === null || Array.isArray(request)) {
-      return failure(null, RpcError.invalidRequest());
+      return toJsonText(failure(null, RpcError.invalidRequest()));
     }
     const r = request as { jsonrpc?: unknown; method?: unknown; params?: unknown; id?: unknown };
     const id = validId(r.id);
     if (r.jsonrpc !== '2.0' || typeof r.method !== 'string' || id === undefined) {
-      return failure(id ?? null, RpcError.invalidRequest());
+      return toJsonText(failure(id ?? null, RpcError.invalidRequest()));
     }
     const notification = !('id' in r);
-    const handler = Object.prototype.hasOwnProperty.call(this.handlers, r.method)
-      ? this.handlers[r.method]
+    const method = r.method;
+    const handler = Object.prototype.hasOwnProperty.call(this.handlers, method)
+      ? this.handlers[method]
       : undefined;
-    let response: RpcResponse;
+    let text: string;
     if (!handler) {
-      response = failure(id, RpcError.methodNotFound());
+      text = toJsonText(failure(id, RpcError.methodNotFound()));
     } else {
       try {
-        response = { jsonrpc: '2.0', result: handler(positional(r.params)), id };
+        const budget = new ResponseBudget(limit);
+        const result = handler(positional(r.params), { clientIp, budget });
+        text = toJsonText({ jsonrpc: '2.0', result, id });
+        if (Buffer.byteLength(text) > limit) throw responseTooLarge(limit);
       } catch (err) {
-        if (!(err instanceof RpcError)) this.onInternalError(r.method, err);
-        response = failure(id, err instanceof RpcError ? err : RpcError.internal());
+        if (!(err instanceof RpcError)) this.onInternalError(method, err);
+        text = toJsonText(failure(id, err instanceof RpcError ? err : RpcError.internal()));
       }
     }
-    return notification ? null : response;
+    return notification ? null : text;
   }
+}
+
+function batchTooLong(length: number, max: number): RpcError {
+  return RpcError.invalidRequest(
+    `batch of ${length} requests exceeds the limit of ${max}; send smaller batches`,
+  );
 }
 
 function validId(id: unknown): Id | undefined {

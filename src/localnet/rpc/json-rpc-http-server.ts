@@ -1,25 +1,40 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { clientAddress } from './client-address';
 import { failure, JsonRpcDispatcher } from './json-rpc-dispatcher';
 import { toJsonText } from './json-text';
 import { RpcError } from './rpc-error';
 
-/** Request bodies above this are refused with 413 before they are parsed. */
-export const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
+export interface JsonRpcHttpServerOptions {
+  /** Bodies above this are refused with 413 before they are parsed. */
+  maxRequestBodyBytes: number;
+  /** Anything that escaped the dispatcher (it should not): logged, the request answered 500. */
+  onInternalError: (method: string, err: unknown) => void;
+}
 
 /**
  * The JSON-RPC endpoint over HTTP: POST a request (or a batch) to any path; `GET /health` answers
- * `ok` as Solana's does. Malformed input gets JSON-RPC errors, oversized bodies 413, never a crash.
+ * `ok` as Solana's does. Malformed input gets JSON-RPC errors, oversized bodies 413, a body that
+ * is not `application/json` 415 (as agave's jsonrpc server), never a crash.
  */
 export class JsonRpcHttpServer {
   private readonly server: Server;
 
-  constructor(private readonly dispatcher: JsonRpcDispatcher) {
-    this.server = createServer((req, res) => this.handle(req, res));
+  constructor(
+    private readonly dispatcher: JsonRpcDispatcher,
+    private readonly options: JsonRpcHttpServerOptions,
+  ) {
+    this.server = createServer((req, res) => {
+      try {
+        this.handle(req, res);
+      } catch (err) {
+        this.failed(res, err);
+      }
+    });
     this.server.keepAliveTimeout = 65_000;
-    // A client that stalls mid-request must not hold a socket and a buffered body for ever.
-    this.server.headersTimeout = 15_000;
-    this.server.requestTimeout = 30_000;
+    // A client that trickles its headers or body does not hold a socket for ever.
+    this.server.headersTimeout = 20_000;
+    this.server.requestTimeout = 60_000;
   }
 
   async listen(port: number, host: string): Promise<number> {
@@ -53,15 +68,23 @@ export class JsonRpcHttpServer {
         .end('Used HTTP Method is not allowed. POST or OPTIONS is required');
       return;
     }
+    if (!isJson(req.headers['content-type'])) {
+      res
+        .writeHead(415, { 'content-type': 'text/plain', connection: 'close' })
+        .end('Supplied content type is not allowed. Content-Type: application/json is required');
+      req.resume();
+      return;
+    }
+    const limit = this.options.maxRequestBodyBytes;
     const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > MAX_REQUEST_BODY_BYTES) return this.tooLarge(req, res);
+    if (declared > limit) return this.tooLarge(req, res);
     const chunks: Buffer[] = [];
     let size = 0;
     let refused = false;
     req.on('data', (chunk: Buffer) => {
       if (refused) return;
       size += chunk.length;
-      if (size > MAX_REQUEST_BODY_BYTES) {
+      if (size > limit) {
         refused = true;
         this.tooLarge(req, res);
         return;
@@ -69,31 +92,42 @@ export class JsonRpcHttpServer {
       chunks.push(chunk);
     });
     req.on('end', () => {
-      if (!refused) this.respond(res, Buffer.concat(chunks));
+      if (refused) return;
+      const ip = clientAddress(req.socket.remoteAddress);
+      this.respond(res, Buffer.concat(chunks), ip).catch((err: unknown) => this.failed(res, err));
     });
     req.on('error', () => res.destroy());
   }
 
-  private respond(res: ServerResponse, body: Buffer): void {
+  private async respond(res: ServerResponse, body: Buffer, clientIp: string): Promise<void> {
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.toString('utf8'));
     } catch {
       return this.send(res, 200, toJsonText(failure(null, RpcError.parse())));
     }
-    const reply = this.dispatcher.dispatch(parsed);
+    const reply = await this.dispatcher.dispatch(parsed, clientIp);
     if (reply === null) {
       res.writeHead(200, { 'content-length': 0 }).end();
       return;
     }
-    this.send(res, 200, toJsonText(reply));
+    this.send(res, 200, reply);
+  }
+
+  private failed(res: ServerResponse, err: unknown): void {
+    this.options.onInternalError('http', err);
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    this.send(res, 500, toJsonText(failure(null, RpcError.internal())));
   }
 
   private tooLarge(req: IncomingMessage, res: ServerResponse): void {
     const body = toJsonText(
       failure(
         null,
-        RpcError.invalidRequest(`request body exceeds ${MAX_REQUEST_BODY_BYTES} bytes`),
+        RpcError.invalidRequest(`request body exceeds ${this.options.maxRequestBodyBytes} bytes`),
       ),
     );
     res.writeHead(413, { 'content-type': 'application/json', connection: 'close' }).end(body);
@@ -101,6 +135,7 @@ export class JsonRpcHttpServer {
   }
 
   private send(res: ServerResponse, status: number, text: string): void {
+    if (res.destroyed) return;
     res
       .writeHead(status, {
         'content-type': 'application/json; charset=utf-8',
@@ -108,4 +143,10 @@ export class JsonRpcHttpServer {
       })
       .end(text);
   }
+}
+
+/** `application/json`, with or without parameters (`; charset=utf-8`), any case. */
+function isJson(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  return contentType.split(';', 1)[0].trim().toLowerCase() === 'application/json';
 }

@@ -1,16 +1,19 @@
 import bs58 from 'bs58';
+import { IncomingMessage } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { RawData, WebSocket, WebSocketServer } from 'ws';
 import { Bank, CommittedTransaction, SlotEvent } from '../bank/bank';
 import { LedgerStore, StoredAccount } from '../ledger/ledger-store';
 import { RENT_EXEMPT_EPOCH } from '../transactions/rent';
 import { AccountEncoding, encodeAccount, encodingParam } from './account-encoding';
+import { clientAddress } from './client-address';
 import { failure, JsonRpcDispatcher } from './json-rpc-dispatcher';
 import { toJsonText } from './json-text';
 import { RpcError } from './rpc-error';
 import { RpcHandlers } from './rpc-handler';
+import { RpcLimits } from './rpc-limits';
 import { configParam, pubkeyParam, required, RpcParams, signatureParam } from './rpc-params';
-import { MAX_REQUEST_BODY_BYTES } from './json-rpc-http-server';
+import { ResponseBudget } from './response-budget';
 
 const MAX_SUBSCRIPTIONS_PER_SOCKET = 10_000;
 
@@ -46,18 +49,29 @@ export class PubsubServer {
     private readonly bank: Bank,
     private readonly ledger: LedgerStore,
     private readonly onInternalError: (method: string, err: unknown) => void,
+    private readonly limits: RpcLimits,
   ) {
-    this.detach.push(bank.onTransaction((t) => this.transactionCommitted(t)));
-    this.detach.push(bank.onSlot((s) => this.slotProduced(s)));
+    // Listeners run inside the bank's commit: a failing notification must not reach it.
+    this.detach.push(
+      bank.onTransaction((t) => this.guarded('notify', () => this.transactionCommitted(t))),
+    );
+    this.detach.push(bank.onSlot((s) => this.guarded('notify', () => this.slotProduced(s))));
   }
 
   async listen(port: number, host: string): Promise<number> {
-    const server = new WebSocketServer({ port, host, maxPayload: MAX_REQUEST_BODY_BYTES });
+    const server = new WebSocketServer({
+      port,
+      host,
+      maxPayload: this.limits.maxRequestBodyBytes,
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('listening', () => resolve());
       server.once('error', reject);
     });
-    server.on('connection', (ws: WebSocket) => this.accept(ws));
+    server.on('connection', (ws: WebSocket, req: IncomingMessage) =>
+      this.guarded('connection', () => this.accept(ws, clientAddress(req.socket.remoteAddress))),
+    );
+    server.on('error', (err) => this.onInternalError('pubsub', err));
     this.server = server;
     return (server.address() as AddressInfo).port;
   }
@@ -70,22 +84,33 @@ export class PubsubServer {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
-  private accept(ws: WebSocket): void {
+  private accept(ws: WebSocket, clientIp: string): void {
     const mine = new Set<number>();
     this.bySocket.set(ws, mine);
     const after: Array<() => void> = [];
-    const dispatcher = new JsonRpcDispatcher(this.handlers(ws, mine, after), this.onInternalError);
+    const dispatcher = new JsonRpcDispatcher(
+      this.handlers(ws, mine, after),
+      this.onInternalError,
+      this.limits,
+    );
     ws.on('message', (raw: RawData) => {
       let body: unknown;
       try {
         body = JSON.parse(rawText(raw));
       } catch {
-        this.send(ws, failure(null, RpcError.parse()));
+        this.sendText(ws, toJsonText(failure(null, RpcError.parse())));
         return;
       }
-      const reply = dispatcher.dispatch(body);
-      if (reply !== null) this.send(ws, reply);
-      for (const run of after.splice(0)) run();
+      dispatcher
+        .dispatch(body, clientIp)
+        .then((reply) => {
+          if (reply !== null) this.sendText(ws, reply);
+          for (const run of after.splice(0)) run();
+        })
+        .catch((err: unknown) => {
+          this.onInternalError('pubsub', err);
+          ws.terminate();
+        });
     });
     ws.on('close', () => {
       for (const id of [...mine]) this.remove(id);
@@ -160,15 +185,36 @@ export class PubsubServer {
     for (const write of t.writes) {
       const ids = this.byAccount.get(write.pubkey.toString('base64'));
       if (!ids) continue;
-      for (const id of ids) {
+      // Encoded once per encoding, however many sockets subscribed to the account.
+      const values = new Map<AccountEncoding, string | null>();
+      for (const id of [...ids]) {
         const sub = this.subscriptions.get(id);
-        if (sub?.kind !== 'account') continue;
-        const value = encodeAccount(
-          write.account ?? EMPTY_ACCOUNT,
-          sub.encoding === 'binary' ? 'base58' : sub.encoding,
+        if (sub?.kind !== 'account' || sub.ws.readyState !== WebSocket.OPEN) continue;
+        const encoding = sub.encoding === 'binary' ? 'base58' : sub.encoding;
+        if (!values.has(encoding)) {
+          values.set(encoding, this.accountValueText(write.account ?? EMPTY_ACCOUNT, encoding));
+        }
+        const value = values.get(encoding);
+        if (value == null) continue;
+        this.sendText(
+          sub.ws,
+          `{"jsonrpc":"2.0","method":"accountNotification","params":{"result":{"context":{"slot":${t.slot}},"value":${value}},"subscription":${id}}}`,
         );
-        this.notify(sub.ws, 'accountNotification', id, { context: { slot: t.slot }, value });
       }
+    }
+  }
+
+  /**
+   * The account as notification JSON, or null when it cannot be sent: base58 of more than 128
+   * bytes (Solana refuses it too) or more than a response may hold.
+   */
+  private accountValueText(account: StoredAccount, encoding: AccountEncoding): string | null {
+    try {
+      const budget = new ResponseBudget(this.limits.maxResponseBytes);
+      return toJsonText(encodeAccount(account, encoding, undefined, undefined, budget));
+    } catch (err) {
+      if (!(err instanceof RpcError)) this.onInternalError('accountNotification', err);
+      return null;
     }
   }
 
@@ -208,7 +254,25 @@ export class PubsubServer {
   }
 
   private send(ws: WebSocket, message: unknown): void {
-    if (ws.readyState === WebSocket.OPEN) ws.send(toJsonText(message));
+    if (ws.readyState === WebSocket.OPEN) this.sendText(ws, toJsonText(message));
+  }
+
+  /** A client that does not read its notifications is dropped, not buffered for without end. */
+  private sendText(ws: WebSocket, text: string): void {
+    if (ws.readyState !== WebSocket.OPEN) return;
+    if (ws.bufferedAmount + Buffer.byteLength(text) > this.limits.maxWsBufferedBytes) {
+      ws.terminate();
+      return;
+    }
+    ws.send(text);
+  }
+
+  private guarded(what: string, run: () => void): void {
+    try {
+      run();
+    } catch (err) {
+      this.onInternalError(what, err);
+    }
   }
 }
 

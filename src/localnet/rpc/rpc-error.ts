@@ -38,6 +38,7 @@ export class RpcError extends Error {
 /** Solana's server error codes (`rpc_custom_error.rs`). */
 export const SolanaErrorCode = {
   BlockNotAvailable: -32004,
+  ScanError: -32012,
   SendTransactionPreflightFailure: -32002,
   TransactionSignatureVerificationFailure: -32003,
   TransactionVersionNotSupported: -32015,

@@ -1,7 +1,16 @@
 import { Bank } from '../bank/bank';
+import { ResponseBudget } from './response-budget';
 import { RpcParams } from './rpc-params';
 
-export type RpcHandler = (params: RpcParams) => unknown;
+/** What a handler knows about the call besides its params. */
+export interface RpcCall {
+  /** The peer address of the connection (no proxy is trusted in front of the local network). */
+  clientIp: string;
+  /** Response bytes this request may still produce: charge before encoding large data. */
+  budget: ResponseBudget;
+}
+
+export type RpcHandler = (params: RpcParams, call: RpcCall) => unknown;
 export type RpcHandlers = Record<string, RpcHandler>;
 
 /** The Solana version the node reports (getVersion) and puts in every response context. */

@@ -1,5 +1,6 @@
 import { Bank } from '../bank/bank';
 import { Faucet } from '../faucet';
+import { FaucetRateLimit } from '../faucet-rate-limit';
 import { LedgerStore } from '../ledger/ledger-store';
 import { SignatureVerifier } from '../transactions/signature-verifier';
 import { AccountMethods } from './account-methods';
@@ -8,6 +9,7 @@ import { FaucetMethods } from './faucet-methods';
 import { JsonRpcDispatcher } from './json-rpc-dispatcher';
 import { JsonRpcHttpServer } from './json-rpc-http-server';
 import { PubsubServer } from './pubsub-server';
+import { RpcLimits } from './rpc-limits';
 import { TransactionHistory } from './transaction-history';
 import { TransactionMethods } from './transaction-methods';
 
@@ -24,27 +26,32 @@ export async function startRpcServers(deps: {
   bank: Bank;
   ledger: LedgerStore;
   faucet: Faucet;
+  faucetRateLimit: FaucetRateLimit;
+  limits: RpcLimits;
   host: string;
   port: number;
   log: (event: Record<string, unknown>) => void;
 }): Promise<RpcServers> {
-  const { bank, ledger, faucet, log } = deps;
+  const { bank, ledger, faucet, limits, log } = deps;
   const internalError = (method: string, err: unknown) =>
     log({ event: 'rpc_internal_error', method, error: (err as Error)?.stack ?? String(err) });
   const dropped = (signature: string, reason: string) =>
     log({ event: 'transaction_dropped', signature, reason });
   const handlers = {
     ...new ClusterMethods(bank, faucet.publicKey.toBase58()).handlers(),
-    ...new AccountMethods(bank, ledger).handlers(),
+    ...new AccountMethods(bank, ledger, limits.maxProgramAccounts).handlers(),
     ...new TransactionMethods(bank, ledger, new SignatureVerifier(), dropped).handlers(),
     ...new TransactionHistory(bank, ledger).handlers(),
-    ...new FaucetMethods(bank, faucet).handlers(),
+    ...new FaucetMethods(bank, faucet, deps.faucetRateLimit).handlers(),
   };
   const attempts = deps.port === 0 ? EPHEMERAL_ATTEMPTS : 1;
   for (let attempt = 1; ; attempt++) {
-    const http = new JsonRpcHttpServer(new JsonRpcDispatcher(handlers, internalError));
+    const http = new JsonRpcHttpServer(new JsonRpcDispatcher(handlers, internalError, limits), {
+      maxRequestBodyBytes: limits.maxRequestBodyBytes,
+      onInternalError: internalError,
+    });
     const rpcPort = await http.listen(deps.port, deps.host);
-    const pubsub = new PubsubServer(bank, ledger, internalError);
+    const pubsub = new PubsubServer(bank, ledger, internalError, limits);
     try {
       const wsPort = await pubsub.listen(rpcPort + 1, deps.host);
       return {
