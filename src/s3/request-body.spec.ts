@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { drain, fakeRequest } from '../../test/support/s3-fake-request';
 import { oracleSignString, signWithHeader, TEST_SECRET } from '../../test/support/s3-signing';
-import { openVerifiedBody } from './request-body';
+import { BodyLimits, openVerifiedBody } from './request-body';
 import { S3Error } from './s3-error';
 import { checkSigV4Time, SigningKeyCache, SigV4Verified, verifySigV4 } from './sigv4';
 import {
@@ -375,7 +375,7 @@ describe('objects and parts must declare their length', () => {
 
   async function put(
     headers: Record<string, string>,
-    limits: typeof OBJECT_LIMITS,
+    limits: BodyLimits,
     payload = body,
   ): Promise<{ size: number | undefined; data?: Buffer }> {
     const request = await signWithHeader({

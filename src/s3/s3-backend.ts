@@ -220,5 +220,8 @@ export class S3BackendAccessDeniedError extends S3BackendError {}
 /** Larger than the backend accepts for one object or part: 400 EntityTooLarge. */
 export class S3BackendEntityTooLargeError extends S3BackendError {}
 
+/** The gateway has no room for the write now (its spool is full): 503 SlowDown, retried later. */
+export class S3BackendSlowDownError extends S3BackendError {}
+
 /** The requested range is outside the object (it changed since headObject): 416. */
 export class S3BackendInvalidRangeError extends S3BackendError {}

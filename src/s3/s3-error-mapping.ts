@@ -7,6 +7,7 @@ import {
   S3BackendNoSuchBucketError,
   S3BackendNoSuchKeyError,
   S3BackendNoSuchUploadError,
+  S3BackendSlowDownError,
   S3BackendTapeExpiredError,
 } from './s3-backend';
 import { S3Error } from './s3-error';
@@ -67,6 +68,14 @@ export function backendErrorToS3(
     return new S3Error(
       'EntityTooLarge',
       withDetail('your proposed upload exceeds the maximum allowed size', error.message),
+    );
+  }
+  if (error instanceof S3BackendSlowDownError) {
+    return new S3Error(
+      'SlowDown',
+      withDetail('please reduce your request rate', error.message),
+      {},
+      { 'retry-after': '5' },
     );
   }
   if (error instanceof S3BackendInvalidRangeError) {

@@ -1,18 +1,36 @@
+import 'reflect-metadata';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
+import { S3Config } from '../../config/s3.config';
 import { StorageConfig } from '../../config/storage.config';
-import { S3BackendNoSuchUploadError } from '../s3-backend';
+import { S3BackendEntityTooLargeError, S3BackendNoSuchUploadError } from '../s3-backend';
 import { MultipartSpool } from './multipart-spool';
+import { SpoolBudget } from './spool-budget';
 
 const TAPE = 'GegjFWW8SVeSTqsyo9ZkEzCQY2mY55T2AUazk4kjfYyT';
 
-async function newSpool(dataDir = mkdtempSync(join(tmpdir(), 'tape-mp-'))) {
-  const spool = new MultipartSpool(Object.assign(new StorageConfig(), { data_dir: dataDir }));
+async function newSpool(dataDir = mkdtempSync(join(tmpdir(), 'tape-mp-')), s3 = new S3Config()) {
+  const budget = new SpoolBudget(s3);
+  const spool = new MultipartSpool(
+    Object.assign(new StorageConfig(), { data_dir: dataDir }),
+    budget,
+    s3,
+  );
   await spool.onModuleInit();
-  return { spool, dataDir };
+  spool.onModuleDestroy();
+  return { spool, budget, dataDir };
+}
+
+/** A part body with its budget reserved, as TapeS3Backend.uploadPart sends it. */
+function part(
+  budget: SpoolBudget,
+  bytes: Buffer | number,
+): [Readable, ReturnType<SpoolBudget['reserve']>] {
+  const data = typeof bytes === 'number' ? randomBytes(bytes) : bytes;
+  return [Readable.from([data]), budget.reserve(TAPE, data.length)];
 }
 
 async function readAll(stream: Readable): Promise<Buffer> {
@@ -25,7 +43,7 @@ const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex')
 
 describe('MultipartSpool', () => {
   it('keeps uploads and parts across a restart and concatenates parts in the listed order', async () => {
-    const { spool, dataDir } = await newSpool();
+    const { spool, budget, dataDir } = await newSpool();
     const upload = await spool.create({
       tapeAddress: TAPE,
       key: 'big.bin',
@@ -34,13 +52,16 @@ describe('MultipartSpool', () => {
     });
     const [one, two, three] = [randomBytes(1000), randomBytes(2000), randomBytes(10)];
     // Uploaded out of order, as aws-cli does.
-    await spool.writePart(upload, 3, Readable.from([three]));
-    const info = await spool.writePart(upload, 1, Readable.from([one]));
+    await spool.writePart(upload, 3, ...part(budget, three));
+    const info = await spool.writePart(upload, 1, ...part(budget, one));
     expect(info).toMatchObject({ partNumber: 1, etag: sha256(one), size: 1000 });
-    await spool.writePart(upload, 2, Readable.from([randomBytes(5)]));
-    await spool.writePart(upload, 2, Readable.from([two])); // replaced
+    await spool.writePart(upload, 2, ...part(budget, 5));
+    await spool.writePart(upload, 2, ...part(budget, two)); // replaced
+    expect(budget.tapeBytes(TAPE)).toBe(3010);
 
-    const { spool: restarted } = await newSpool(dataDir);
+    const { spool: restarted, budget: rebuilt } = await newSpool(dataDir);
+    // The budget its parts hold is rebuilt from disk.
+    expect(rebuilt.tapeBytes(TAPE)).toBe(3010);
     const again = await restarted.get(TAPE, 'big.bin', upload.uploadId);
     const parts = (await restarted.parts(again)).sort((a, b) => a.partNumber - b.partNumber);
     expect(parts.map((p) => [p.partNumber, p.size, p.etag])).toEqual([
@@ -61,6 +82,7 @@ describe('MultipartSpool', () => {
       S3BackendNoSuchUploadError,
     );
     expect(await restarted.list(TAPE)).toEqual([]);
+    expect([rebuilt.tapeBytes(TAPE), rebuilt.totalBytes]).toEqual([0, 0]);
   });
 
   it('answers NoSuchUpload for another tape, another key, and ids that are paths', async () => {
@@ -88,8 +110,8 @@ describe('MultipartSpool', () => {
     }
   });
 
-  it('a part cut off mid-body leaves no record and no bytes', async () => {
-    const { spool } = await newSpool();
+  it('a part cut off mid-body leaves no record and no bytes, and gives its budget back', async () => {
+    const { spool, budget } = await newSpool();
     const upload = await spool.create({
       tapeAddress: TAPE,
       key: 'k',
@@ -97,16 +119,64 @@ describe('MultipartSpool', () => {
       metadata: {},
     });
     const body = new PassThrough();
-    const writing = spool.writePart(upload, 1, body);
+    const writing = spool.writePart(upload, 1, body, budget.reserve(TAPE, 100_000));
     body.write(randomBytes(50_000));
     setTimeout(() => body.destroy(new Error('connection reset')), 10);
     await expect(writing).rejects.toThrow('connection reset');
     expect(await spool.parts(upload)).toEqual([]);
     expect(readdirSync(join(spool.dir, upload.uploadId))).toEqual(['upload.json']);
+    expect(budget.totalBytes).toBe(0);
+  });
+
+  it('cuts off a part at the first byte past its budget, keeping nothing', async () => {
+    const { spool, budget } = await newSpool();
+    const upload = await spool.create({
+      tapeAddress: TAPE,
+      key: 'k',
+      contentType: undefined,
+      metadata: {},
+    });
+    const body = Readable.from([randomBytes(600), randomBytes(600)]);
+    await expect(spool.writePart(upload, 1, body, budget.reserve(TAPE, 1000))).rejects.toThrow(
+      S3BackendEntityTooLargeError,
+    );
+    expect(readdirSync(join(spool.dir, upload.uploadId))).toEqual(['upload.json']);
+    expect(budget.totalBytes).toBe(0);
+  });
+
+  it('removes uploads past upload_expiry_hours, at start-up and while running, giving back their budget', async () => {
+    const s3 = Object.assign(new S3Config(), { upload_expiry_hours: 1 });
+    const { spool, budget, dataDir } = await newSpool(undefined, s3);
+    const upload = await spool.create({
+      tapeAddress: TAPE,
+      key: 'k',
+      contentType: undefined,
+      metadata: {},
+    });
+    await spool.writePart(upload, 1, ...part(budget, 700));
+    expect(spool.openUploads(TAPE)).toBe(1);
+    expect(await spool.removeExpired(Date.now() + 30 * 60 * 1000)).toBe(0);
+    expect(await spool.removeExpired(Date.now() + 61 * 60 * 1000)).toBe(1);
+    expect([spool.openUploads(TAPE), budget.totalBytes]).toEqual([0, 0]);
+    expect(readdirSync(spool.dir)).toEqual([]);
+
+    // At start-up: an upload whose upload.json says it began 2 hours ago.
+    const old = await spool.create({
+      tapeAddress: TAPE,
+      key: 'k',
+      contentType: undefined,
+      metadata: {},
+    });
+    const record = join(spool.dir, old.uploadId, 'upload.json');
+    const initiated = new Date(Date.now() - 2 * 60 * 60 * 1000).toISOString();
+    writeFileSync(record, JSON.stringify({ ...old, initiated }));
+    const { spool: restarted, budget: rebuilt } = await newSpool(dataDir, s3);
+    expect([restarted.openUploads(TAPE), rebuilt.totalBytes]).toEqual([0, 0]);
+    expect(readdirSync(restarted.dir)).toEqual([]);
   });
 
   it('a part arriving after an abort is refused as NoSuchUpload', async () => {
-    const { spool } = await newSpool();
+    const { spool, budget } = await newSpool();
     const upload = await spool.create({
       tapeAddress: TAPE,
       key: 'k',
@@ -114,8 +184,9 @@ describe('MultipartSpool', () => {
       metadata: {},
     });
     await spool.remove(upload);
-    await expect(spool.writePart(upload, 1, Readable.from([Buffer.from('x')]))).rejects.toThrow(
+    await expect(spool.writePart(upload, 1, ...part(budget, 1))).rejects.toThrow(
       S3BackendNoSuchUploadError,
     );
+    expect(budget.totalBytes).toBe(0);
   });
 });

@@ -1,17 +1,20 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { S3Config } from '../../config/s3.config';
 import { StorageConfig } from '../../config/storage.config';
 import {
+  S3BackendEntityTooLargeError,
   S3BackendNoSuchUploadError,
   S3CompletedPart,
   S3MultipartUploadInfo,
   S3PartInfo,
 } from '../s3-backend';
+import { SpoolBudget, SpoolHold } from './spool-budget';
 import { sweepOldEntries } from './spool-sweep';
 
 /** What `upload.json` holds: enough to complete the upload after a gateway restart. */
@@ -32,29 +35,78 @@ interface StoredPart {
   file: string;
 }
 
-/** Uploads neither completed nor aborted for this long are removed at start-up. */
-const ABANDONED_UPLOAD_MS = 7 * 24 * 60 * 60 * 1000;
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
+/** How often uploads past `gateway.s3.upload_expiry_hours` are looked for while running. */
+const EXPIRY_SWEEP_MS = 60 * 60 * 1000;
+
+/** What this process knows of an open upload: its tape and the budget its parts hold. */
+interface OpenUpload {
+  tapeAddress: string;
+  initiated: number;
+  parts: Map<number, SpoolHold>;
+}
 
 /**
  * Multipart uploads in progress, on disk under `<data_dir>/s3-multipart/<uploadId>/`: an
  * `upload.json`, and per part a data file plus `part-<n>.json`, which is written (atomically,
  * by rename) only once the part's bytes are complete. So a restart loses nothing acknowledged,
  * and a part cut off mid-body leaves no record. The part ETag is the hex SHA-256 of its bytes.
+ *
+ * Every stored part holds its bytes in the SpoolBudget until its upload is completed, aborted or
+ * expires; the holds are rebuilt from disk at start-up.
  */
 @Injectable()
-export class MultipartSpool implements OnModuleInit {
+export class MultipartSpool implements OnModuleInit, OnModuleDestroy {
   readonly dir: string;
   private readonly logger = new Logger('s3-multipart');
+  private readonly open = new Map<string, OpenUpload>();
+  private readonly expiryMs: number;
+  private sweeper: NodeJS.Timeout | undefined;
 
-  constructor(storage: StorageConfig) {
+  constructor(
+    storage: StorageConfig,
+    private readonly budget: SpoolBudget,
+    s3: S3Config,
+  ) {
     this.dir = resolve(storage.data_dir, 's3-multipart');
+    this.expiryMs = s3.upload_expiry_hours * 60 * 60 * 1000;
   }
 
   async onModuleInit(): Promise<void> {
     await mkdir(this.dir, { recursive: true });
-    const swept = await sweepOldEntries(this.dir, ABANDONED_UPLOAD_MS);
-    if (swept > 0) this.logger.log(`removed ${swept} multipart uploads abandoned for 7 days`);
+    // Directories untouched for the whole expiry (unreadable leftovers included) go first.
+    const swept = await sweepOldEntries(this.dir, this.expiryMs);
+    if (swept > 0) this.logger.log(`removed ${swept} expired multipart uploads`);
+    for (const id of await readdir(this.dir)) {
+      const upload = await this.load(id);
+      if (upload) await this.index(upload);
+    }
+    await this.removeExpired();
+    this.sweeper = setInterval(() => void this.removeExpired(), EXPIRY_SWEEP_MS);
+    this.sweeper.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.sweeper);
+  }
+
+  /** Uploads in progress on a tape (as this process knows them). */
+  openUploads(tapeAddress: string): number {
+    let count = 0;
+    for (const upload of this.open.values()) if (upload.tapeAddress === tapeAddress) count++;
+    return count;
+  }
+
+  /** Removes the uploads begun more than `upload_expiry_hours` ago, giving back their budget. */
+  async removeExpired(now = Date.now()): Promise<number> {
+    let removed = 0;
+    for (const [uploadId, upload] of [...this.open]) {
+      if (now - upload.initiated <= this.expiryMs) continue;
+      await this.removeId(uploadId);
+      removed++;
+    }
+    if (removed > 0) this.logger.log({ event: 'expired-uploads', removed });
+    return removed;
   }
 
   async create(upload: Omit<MultipartUpload, 'uploadId' | 'initiated'>): Promise<MultipartUpload> {
@@ -66,6 +118,11 @@ export class MultipartSpool implements OnModuleInit {
     const dir = this.uploadDir(record.uploadId);
     await mkdir(dir, { recursive: false });
     await writeJsonAtomically(join(dir, 'upload.json'), record);
+    this.open.set(record.uploadId, {
+      tapeAddress: record.tapeAddress,
+      initiated: Date.parse(record.initiated),
+      parts: new Map(),
+    });
     return record;
   }
 
@@ -84,11 +141,31 @@ export class MultipartSpool implements OnModuleInit {
     return uploads.filter((u): u is MultipartUpload => u?.tapeAddress === tapeAddress);
   }
 
-  /** Receives one part (replacing an earlier one of the same number once it is complete). */
+  /**
+   * Receives one part (replacing an earlier one of the same number once it is complete). `hold`
+   * is the budget reserved for it: the part keeps it while stored, and it is released when the
+   * part fails. More bytes than the hold are never written: the body is cut off with
+   * EntityTooLarge at the first byte past it.
+   */
   async writePart(
     upload: MultipartUpload,
     partNumber: number,
     body: Readable,
+    hold: SpoolHold,
+  ): Promise<S3PartInfo> {
+    try {
+      return await this.receivePart(upload, partNumber, body, hold);
+    } catch (error) {
+      hold.release();
+      throw error;
+    }
+  }
+
+  private async receivePart(
+    upload: MultipartUpload,
+    partNumber: number,
+    body: Readable,
+    hold: SpoolHold,
   ): Promise<S3PartInfo> {
     const dir = this.uploadDir(upload.uploadId);
     const file = `part-${partNumber}-${randomBytes(6).toString('hex')}.bin`;
@@ -96,8 +173,12 @@ export class MultipartSpool implements OnModuleInit {
     let size = 0;
     const hashing = new Transform({
       transform(chunk: Buffer, _encoding, done) {
-        hash.update(chunk);
         size += chunk.length;
+        if (size > hold.bytes) {
+          done(new S3BackendEntityTooLargeError(`the part is longer than its ${hold.bytes} bytes`));
+          return;
+        }
+        hash.update(chunk);
         done(null, chunk);
       },
     });
@@ -126,6 +207,14 @@ export class MultipartSpool implements OnModuleInit {
       await rm(join(dir, file), { force: true });
       throw isMissing(error) ? new S3BackendNoSuchUploadError(upload.uploadId) : error;
     }
+    const open = this.open.get(upload.uploadId) ?? (await this.index(upload));
+    if (hold.bytes > size) {
+      // Declared longer than received cannot pass the body checks; keep the count exact anyway.
+      hold.release();
+      hold = this.budget.hold(upload.tapeAddress, size);
+    }
+    open.parts.get(partNumber)?.release();
+    open.parts.set(partNumber, hold);
     if (previous && previous.file !== file) await rm(join(dir, previous.file), { force: true });
     return toPartInfo(part);
   }
@@ -156,7 +245,29 @@ export class MultipartSpool implements OnModuleInit {
   }
 
   async remove(upload: MultipartUpload): Promise<void> {
-    await rm(this.uploadDir(upload.uploadId), { recursive: true, force: true });
+    await this.removeId(upload.uploadId);
+  }
+
+  private async removeId(uploadId: string): Promise<void> {
+    await rm(this.uploadDir(uploadId), { recursive: true, force: true });
+    const open = this.open.get(uploadId);
+    this.open.delete(uploadId);
+    open?.parts.forEach((hold) => hold.release());
+  }
+
+  /** Starts counting an upload found on disk: its stored parts hold their bytes. */
+  private async index(upload: MultipartUpload): Promise<OpenUpload> {
+    const parts = await this.storedParts(upload).catch(() => [] as StoredPart[]);
+    const open: OpenUpload = {
+      tapeAddress: upload.tapeAddress,
+      initiated: Date.parse(upload.initiated),
+      parts: new Map(
+        parts.map((p) => [p.partNumber, this.budget.hold(upload.tapeAddress, p.size)]),
+      ),
+    };
+    this.open.get(upload.uploadId)?.parts.forEach((hold) => hold.release());
+    this.open.set(upload.uploadId, open);
+    return open;
   }
 
   private async load(uploadId: string): Promise<MultipartUpload | null> {

@@ -3,10 +3,12 @@ import { Readable } from 'node:stream';
 import { NameRecord, TrackKind } from '../../chain/account-layouts';
 import { ChainReader } from '../../chain/chain-reader';
 import { parseAddress } from '../../chain/tape-label';
+import { S3Config } from '../../config/s3.config';
 import { ObjectReader } from '../../tracks/object-reader';
 import {
   S3Backend,
   S3BackendAccessDeniedError,
+  S3BackendInsufficientCapacityError,
   S3BackendInvalidRangeError,
   S3BackendNoSuchKeyError,
   S3Bucket,
@@ -24,14 +26,13 @@ import {
   S3UploadPartInput,
   S3WriteResult,
 } from '../s3-backend';
+import { S3Error } from '../s3-error';
 import { MultipartSpool, toUploadInfo } from './multipart-spool';
 import { ObjectPublisher } from './object-publisher';
 import { ObjectSpool } from './object-spool';
 import { assertPublishableName, contentTypeForCopy, contentTypeForName } from './object-names';
+import { SpoolBudget } from './spool-budget';
 import { TapeBucket, TapeDirectory } from './tape-directory';
-
-/** Uploads in progress per tape: each holds gateway disk until completed or aborted. */
-const MAX_UPLOADS_PER_TAPE = 1000;
 
 /**
  * S3 over tapes: a bucket is a tape (by label), a key is an object name, an ETag is the track
@@ -48,6 +49,8 @@ export class TapeS3Backend extends S3Backend {
     private readonly spool: ObjectSpool,
     private readonly multipart: MultipartSpool,
     private readonly publisher: ObjectPublisher,
+    private readonly budget: SpoolBudget,
+    private readonly config: S3Config,
   ) {
     super();
   }
@@ -92,9 +95,14 @@ export class TapeS3Backend extends S3Backend {
     const contentType = contentTypeForName(input.key, input.contentType);
     // Everything that can refuse the write is checked before the body is read, so a refused
     // client (Expect: 100-continue) never sends it.
-    const tape = await this.tapes.writable(bucket, input.size ?? 0);
-    this.publisher.assertNameFits(tape.address, input.key, contentType);
-    return this.commit(bucket, tape, input.key, input.body, contentType, input.size);
+    const hold = this.budget.reserve(bucket.tapeAddress, input.size ?? 0);
+    try {
+      const tape = await this.writableWithSpool(bucket);
+      this.publisher.assertNameFits(tape.address, input.key, contentType);
+      return await this.commit(bucket, tape, input.key, input.body, contentType, input.size);
+    } finally {
+      hold.release();
+    }
   }
 
   async copyObject(bucket: S3Bucket, input: S3CopyObjectInput): Promise<S3WriteResult> {
@@ -124,9 +132,10 @@ export class TapeS3Backend extends S3Backend {
     const tape = await this.tapes.writable(bucket);
     const contentType = contentTypeForName(input.key, input.contentType);
     this.publisher.assertNameFits(tape.address, input.key, contentType);
-    if ((await this.multipart.list(bucket.tapeAddress)).length >= MAX_UPLOADS_PER_TAPE) {
+    const limit = this.config.max_uploads_per_tape;
+    if (this.multipart.openUploads(bucket.tapeAddress) >= limit) {
       throw new S3BackendAccessDeniedError(
-        `${MAX_UPLOADS_PER_TAPE} multipart uploads are in progress on this tape: complete or abort some first`,
+        `${limit} multipart uploads are in progress on this tape: complete or abort some first`,
       );
     }
     const upload = await this.multipart.create({
@@ -139,12 +148,20 @@ export class TapeS3Backend extends S3Backend {
   }
 
   async uploadPart(bucket: S3Bucket, input: S3UploadPartInput): Promise<{ etag: string }> {
+    if (input.size === undefined) {
+      throw new S3Error('MissingContentLength', 'you must provide the Content-Length HTTP header');
+    }
     const upload = await this.multipart.get(bucket.tapeAddress, input.key, input.uploadId);
-    const sizes = await this.multipart.partSizes(upload);
-    sizes.set(input.partNumber, input.size ?? 0);
-    // The parts received so far must fit on the tape, or the upload could never complete.
-    await this.tapes.writable(bucket, sum(sizes.values()));
-    const part = await this.multipart.writePart(upload, input.partNumber, input.body);
+    // Reserved before the check, so parts arriving together each count the others.
+    const hold = this.budget.reserve(bucket.tapeAddress, input.size);
+    try {
+      await this.writableWithSpool(bucket);
+    } catch (error) {
+      hold.release();
+      throw error;
+    }
+    // The part keeps the hold while stored (released if it fails).
+    const part = await this.multipart.writePart(upload, input.partNumber, input.body, hold);
     return { etag: part.etag };
   }
 
@@ -176,6 +193,25 @@ export class TapeS3Backend extends S3Backend {
 
   async listMultipartUploads(bucket: S3Bucket): Promise<S3MultipartUploadInfo[]> {
     return (await this.multipart.list(bucket.tapeAddress)).map(toUploadInfo);
+  }
+
+  /**
+   * The tape, checked for room for everything the gateway holds for it: the parts of all its
+   * open multipart uploads and every body being received (this one included, reserved by the
+   * caller). Otherwise 1,000 uploads, or many parts at once, could each spool up to the free
+   * space, and none could ever be published.
+   */
+  private async writableWithSpool(bucket: S3Bucket): Promise<TapeBucket> {
+    const held = this.budget.tapeBytes(bucket.tapeAddress);
+    try {
+      return await this.tapes.writable(bucket, held);
+    } catch (error) {
+      if (!(error instanceof S3BackendInsufficientCapacityError)) throw error;
+      throw new S3BackendInsufficientCapacityError(
+        `${error.message}; this counts the parts of every multipart upload in progress on the tape ` +
+          'and the bodies being received (abort unused uploads to free room)',
+      );
+    }
   }
 
   /** Spool -> track store -> chain. Nothing reaches the store before the body ended whole. */

@@ -9,6 +9,7 @@ import { MeteringS3RequestMeter } from './metering-s3-request-meter';
 import { MultipartSpool } from './multipart-spool';
 import { ObjectPublisher } from './object-publisher';
 import { ObjectSpool } from './object-spool';
+import { SpoolBudget } from './spool-budget';
 import { TapeDirectory } from './tape-directory';
 import { TapeS3Backend } from './tape-s3-backend';
 
@@ -22,6 +23,7 @@ export function tapeS3Options(): S3ModuleOptions {
     imports: [TracksModule, MeteringModule],
     providers: [
       TapeDirectory,
+      SpoolBudget,
       ObjectSpool,
       MultipartSpool,
       ObjectPublisher,
