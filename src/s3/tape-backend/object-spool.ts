@@ -110,16 +110,24 @@ export class ObjectSpool implements OnModuleInit {
   /**
    * Puts the object's tracks into the store: segments first, the manifest last (a reader that
    * finds the manifest finds its segments). Tracks already stored are skipped; the store
-   * re-verifies everything it writes.
+   * re-verifies everything it writes. `owner` (the tape and the track account the object will
+   * be published as) is recorded for each track before it is looked for, so the store's
+   * garbage collector keeps the bytes while that track lives (docs/tracks.md).
    */
-  async store(object: SpooledObject): Promise<void> {
+  async store(object: SpooledObject, owner?: { tape: string; track: string }): Promise<void> {
+    const claim = async (commitment: Buffer, size: number, role: 'track' | 'segment') => {
+      if (owner) await this.tracks.claim({ commitment, size, role, ...owner });
+    };
+    const streamed = object.manifestBytes !== undefined;
     for (const segment of object.segments) {
+      await claim(segment.commitment, segment.size, streamed ? 'segment' : 'track');
       if (await this.tracks.has(segment.commitment)) continue;
       const bytes = segment.bytes
         ? Readable.from([segment.bytes])
         : createReadStream(segment.path!);
       await this.tracks.put(segment.commitment, segment.size, bytes);
     }
+    if (object.manifestBytes) await claim(object.commitment, object.manifestBytes.length, 'track');
     if (object.manifestBytes && !(await this.tracks.has(object.commitment))) {
       await this.tracks.put(
         object.commitment,

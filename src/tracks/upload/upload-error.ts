@@ -1,4 +1,9 @@
 import { ApiError } from '../../common/api-error';
+import type { MeterDecision } from '../../metering/meter-decision';
+import type { SlotRefusal } from './upload-slots';
+
+/** Seconds a client refused for concurrency is told to wait. */
+const SLOT_RETRY_AFTER_SECS = 1;
 
 /** Errors of the upload route (docs/uploads.md, the status table). */
 export const uploadErrors = {
@@ -12,3 +17,28 @@ export const uploadErrors = {
   mismatch: (message: string) => new ApiError(422, 'commitment_mismatch', message),
   unavailable: (message: string) => new ApiError(503, 'unavailable', message),
 };
+
+/**
+ * 429: too many uploads in progress for this client or tape. The controller writes the
+ * metering headers (`Retry-After`, `RateLimit-*`) from `decision` with metering's writer.
+ */
+export class UploadSlotsFullError extends ApiError {
+  readonly decision: MeterDecision;
+
+  constructor(refusal: SlotRefusal) {
+    super(
+      429,
+      'too_many_requests',
+      `at most ${refusal.limit} uploads at once per ${refusal.scope}; retry in ${SLOT_RETRY_AFTER_SECS} s`,
+    );
+    this.decision = {
+      allowed: false,
+      budget: 'upload',
+      limit: refusal.limit,
+      remaining: 0,
+      resetSecs: SLOT_RETRY_AFTER_SECS,
+      retryAfterSecs: SLOT_RETRY_AFTER_SECS,
+      degraded: false,
+    };
+  }
+}

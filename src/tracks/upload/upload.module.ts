@@ -3,11 +3,12 @@ import { TracksModule } from '../tracks.module';
 import { CertificationBatcher } from './certification-batcher';
 import { UploadController } from './upload.controller';
 import { UploadService } from './upload.service';
+import { UploadSlots } from './upload-slots';
 
 /** `PUT /upload/{track}`: the write side of the data plane (docs/uploads.md). */
 @Module({
   imports: [TracksModule],
   controllers: [UploadController],
-  providers: [UploadService, CertificationBatcher],
+  providers: [UploadService, CertificationBatcher, UploadSlots],
 })
 export class UploadModule {}

@@ -8,7 +8,7 @@ import { parseAddress } from '../../chain/tape-label';
 import { StorageConfig } from '../../config/storage.config';
 import { commitmentFromHex, commitmentToHex, isCommitmentHex } from '../commitment';
 import { decodeManifest, MAX_MANIFEST_BYTES } from '../manifest';
-import { TrackStore } from '../track-store';
+import { TrackClaim, TrackStore } from '../track-store';
 import {
   TrackCommitmentMismatchError,
   TrackSizeMismatchError,
@@ -16,7 +16,8 @@ import {
 } from '../track-errors';
 import { verifyUpload } from '../upload-auth';
 import { CertificationBatcher } from './certification-batcher';
-import { uploadErrors } from './upload-error';
+import { uploadErrors, UploadSlotsFullError } from './upload-error';
+import { UploadSlots } from './upload-slots';
 
 export interface UploadRequest {
   track: string;
@@ -26,6 +27,8 @@ export interface UploadRequest {
   signature?: string;
   segment?: string;
   body: Readable;
+  /** The client's key (metering's: follows trusted proxies), for the per-client upload cap. */
+  client: string;
 }
 
 export interface UploadResult {
@@ -47,9 +50,29 @@ export class UploadService {
     private readonly store: TrackStore,
     private readonly certifier: CertificationBatcher,
     private readonly storage: StorageConfig,
+    private readonly slots: UploadSlots,
   ) {}
 
+  /** One upload, holding a client slot and a tape slot until it ends (storage.uploads). */
   async upload(req: UploadRequest): Promise<UploadResult> {
+    const releases: (() => void)[] = [];
+    const hold = (scope: 'client' | 'tape', key: string) => {
+      const slot = this.slots.acquire(scope, key);
+      if (typeof slot !== 'function') throw new UploadSlotsFullError(slot);
+      releases.push(slot);
+    };
+    try {
+      hold('client', req.client);
+      return await this.uploadHolding(req, (tape) => hold('tape', tape));
+    } finally {
+      for (const release of releases) release();
+    }
+  }
+
+  private async uploadHolding(
+    req: UploadRequest,
+    holdTape: (tape: string) => void,
+  ): Promise<UploadResult> {
     const address = parseAddress(req.track);
     if (!address) throw uploadErrors.badRequest('malformed track address');
     if (req.contentLength === undefined)
@@ -59,6 +82,7 @@ export class UploadService {
     if (!track) throw uploadErrors.notFound('no such track on chain');
     const tape = await this.read(() => this.chain.getTape(track.tape));
     if (!tape) throw uploadErrors.notFound('the track has no tape');
+    holdTape(track.tape.toBase58());
 
     const part = this.describePart(track, req);
     if (req.contentLength !== part.size) {
@@ -86,7 +110,18 @@ export class UploadService {
     const epoch = await this.read(() => this.chain.currentEpoch());
     if (epoch >= tape.expiryEpoch) throw uploadErrors.gone('tape expired');
 
-    await this.storeBytes(part.commitment, part.size, req.body);
+    await this.storeBytes(
+      {
+        commitment: part.commitment,
+        track: address,
+        tape: claim.tape,
+        role: part.kind === 'segment' ? 'segment' : 'track',
+        size: part.size,
+      },
+      req.body,
+      // Segments count against the bytes their manifest track reserved on chain.
+      part.kind === 'segment' ? track.size : undefined,
+    );
     if (part.kind === 'segment') {
       return { track: address, commitment: claim.commitment, size: part.size, certified: false };
     }
@@ -123,10 +158,26 @@ export class UploadService {
     return { kind: 'blob', commitment: track.commitment, size: track.size };
   }
 
-  private async storeBytes(commitment: Buffer, size: number, body: Readable): Promise<void> {
+  /**
+   * Records which track the bytes belong to (before looking for them: the collector's safety
+   * rests on it, docs/tracks.md), then stores them. A reference this upload created is
+   * withdrawn when the bytes are refused.
+   */
+  private async storeBytes(
+    claim: TrackClaim,
+    body: Readable,
+    maxOwnerSegmentBytes: number | undefined,
+  ): Promise<void> {
+    const claimed = await this.store.claim(claim, { maxOwnerSegmentBytes });
+    if (!claimed.accepted) {
+      throw uploadErrors.tooLarge(
+        `the segments uploaded for this track would pass its ${maxOwnerSegmentBytes} bytes reserved on chain`,
+      );
+    }
     try {
-      await this.store.put(commitment, size, body);
+      await this.store.put(claim.commitment, claim.size, body);
     } catch (err) {
+      if (claimed.inserted) await this.store.unclaim(claim, claimed.recordedAt);
       if (err instanceof TrackCommitmentMismatchError) {
         throw uploadErrors.mismatch('the bytes do not match the commitment; nothing was kept');
       }
