@@ -1,4 +1,35 @@
-import { IsBoolean, IsInt, IsObject, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Max, Min } from 'class-validator';
+
+/** How path-served sites are kept apart (src/site/path-isolation.ts). */
+export const PATH_ISOLATION_MODES = ['sandbox', 'redirect'] as const;
+export type PathIsolationMode = (typeof PATH_ISOLATION_MODES)[number];
+
+/**
+ * Sandbox keywords an operator may grant path-served sites (`allow-<name>`). Never
+ * `same-origin` (it would hand the document back the gateway's shared origin), nor unconditional
+ * `top-navigation` or `storage-access-by-user-activation`.
+ */
+export const PATH_SANDBOX_FLAGS = [
+  'scripts',
+  'forms',
+  'popups',
+  'popups-to-escape-sandbox',
+  'modals',
+  'downloads',
+  'pointer-lock',
+  'orientation-lock',
+  'presentation',
+  'top-navigation-by-user-activation',
+] as const;
+
+export const DEFAULT_PATH_SANDBOX_FLAGS: readonly string[] = [
+  'scripts',
+  'forms',
+  'popups',
+  'popups-to-escape-sandbox',
+  'modals',
+  'downloads',
+];
 
 /** `gateway.site.*`: how sites are mapped to hostnames and which headers they get. */
 export class SiteConfig {
@@ -102,4 +133,16 @@ export class SiteConfig {
   @Min(0)
   @Max(64 * 1024 * 1024)
   cache_object_max_bytes = 2 * 1024 * 1024;
+
+  /**
+   * How sites served by path (`/site/{tape}/…`, all on the gateway's one origin) are kept apart
+   * (docs/site.md, "Isolation of path-served sites"): `sandbox` serves them as sandboxed
+   * documents in opaque origins; `redirect` answers 308 to `<label>.<subdomain_suffix>`.
+   */
+  @IsIn(PATH_ISOLATION_MODES)
+  path_isolation: PathIsolationMode = 'sandbox';
+
+  /** The `allow-*` keywords of that sandbox (never `same-origin`). */
+  @IsIn(PATH_SANDBOX_FLAGS, { each: true })
+  path_sandbox_allow: string[] = [...DEFAULT_PATH_SANDBOX_FLAGS];
 }

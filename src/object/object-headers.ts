@@ -11,6 +11,24 @@ const FALLBACK_CONTENT_TYPE = 'application/octet-stream';
 /** Printable ASCII only: the type comes from the chain and must not break the header block. */
 const SAFE_CONTENT_TYPE = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
 
+/**
+ * Every object is served as a sandboxed document without `allow-same-origin`: HTML, SVG or XML
+ * a tenant uploaded renders in an opaque origin and runs no script at all, so it can neither
+ * read nor write the gateway origin's storage and cookies (shared with every path-served site)
+ * nor script another document. Applied to every type rather than to a list of "active" ones:
+ * the list a browser executes is long and grows (HTML, XHTML, SVG, any XML through an XHTML
+ * script element, multipart/x-mixed-replace), while passive types lose nothing (images, media,
+ * text and Chromium's PDF viewer render as before). CSP is ignored on subresources, so `<img>`,
+ * `<script>` and `fetch` uses are unchanged.
+ */
+export const OBJECT_CSP = 'sandbox';
+
+/**
+ * Objects are public, immutable and cookie-less (CORS `*` too): any page may embed them,
+ * including pages isolated with Cross-Origin-Embedder-Policy.
+ */
+export const OBJECT_CORP = 'cross-origin';
+
 /** Headers a cross-origin script may read (the simple ones are readable anyway). */
 const EXPOSED = 'Content-Length, Content-Range, ETag, Accept-Ranges';
 
@@ -37,6 +55,8 @@ export function objectHeaders(recordedContentType: string, etag: string): Object
     'cache-control': OBJECT_CACHE_CONTROL,
     'accept-ranges': 'bytes',
     'x-content-type-options': 'nosniff',
+    'content-security-policy': OBJECT_CSP,
+    'cross-origin-resource-policy': OBJECT_CORP,
     // Objects are public and immutable and the gateway sets no cookies: any page may read them.
     'access-control-allow-origin': '*',
     'access-control-expose-headers': EXPOSED,

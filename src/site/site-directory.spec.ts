@@ -67,6 +67,7 @@ function newTestDirectory(overrides: Partial<SiteDirectoryOptions> = {}) {
       maxAgeSecs: 60,
       corsOrigins: parseOriginList(['https://gateway-reader.example'], false),
       connectOrigins: parseOriginList(['https://api.example'], false),
+      pathSandbox: 'sandbox allow-scripts',
     },
     tenantOverrides: true,
     allowAnyOrigin: false,

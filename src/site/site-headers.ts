@@ -56,23 +56,35 @@ export function varyFor(policy: SitePolicy, compressible: boolean): string | und
   return byOrigin ? 'Origin' : undefined;
 }
 
-/** The headers every site answer carries (content, redirects, pages of the site). */
-export function securityHeaders(policy: SitePolicy): Record<string, string> {
+/**
+ * The headers every site answer carries (content, redirects, pages of the site). `shared`: the
+ * answer is on a path route, the gateway's origin shared by every site, and gets the isolation
+ * sandbox beside the site's policy (path-isolation.ts).
+ */
+export function securityHeaders(policy: SitePolicy, shared: boolean): Record<string, string> {
   return {
     'cache-control': policy.cacheControl,
     'x-content-type-options': 'nosniff',
-    'content-security-policy': policy.contentSecurityPolicy,
+    'content-security-policy': shared
+      ? policy.sharedOriginContentSecurityPolicy
+      : policy.contentSecurityPolicy,
   };
 }
 
 export function representationHeaders(
   object: SiteObject,
   policy: SitePolicy,
-  options: { status: 200 | 404; coding: Coding | null; bodyLength: number; compressible: boolean },
+  options: {
+    status: 200 | 404;
+    coding: Coding | null;
+    bodyLength: number;
+    compressible: boolean;
+    shared: boolean;
+  },
 ): RepresentationHeaders {
   const etag = etagFor(object, options.coding);
   const vary = varyFor(policy, options.compressible);
-  const common: Record<string, string> = { etag, ...securityHeaders(policy) };
+  const common: Record<string, string> = { etag, ...securityHeaders(policy, options.shared) };
   if (vary) common.vary = vary;
   const full: Record<string, string> = {
     'content-type': contentTypeOf(object),

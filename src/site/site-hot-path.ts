@@ -100,7 +100,12 @@ export class SiteHotPath implements OnApplicationBootstrap, BeforeApplicationShu
     const target = this.directory.route(snapshot, path);
     if (target instanceof Promise) return settledLater(target);
     if (target.kind !== 'object') return false;
-    const p = this.responder.prepared({ snapshot, object: target.object, status: target.status });
+    const p = this.responder.prepared({
+      snapshot,
+      object: target.object,
+      status: target.status,
+      shared: false,
+    });
 
     let coding: Coding | null = null;
     let rep: RepresentationHeaders = p.identity;

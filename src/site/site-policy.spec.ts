@@ -1,5 +1,7 @@
 import { allowedOrigin, preflightHeaders, variesByOrigin } from './cors';
 import { parseOriginList } from './origin';
+import { DEFAULT_PATH_SANDBOX_FLAGS } from '../config/site.config';
+import { pathSandboxPolicy } from './path-isolation';
 import { buildSitePolicy, contentSecurityPolicy, GatewaySiteDefaults } from './site-policy';
 
 const defaults = (over: Partial<GatewaySiteDefaults> = {}): GatewaySiteDefaults => ({
@@ -7,6 +9,7 @@ const defaults = (over: Partial<GatewaySiteDefaults> = {}): GatewaySiteDefaults 
   maxAgeSecs: 60,
   corsOrigins: parseOriginList([], false),
   connectOrigins: parseOriginList([], false),
+  pathSandbox: pathSandboxPolicy(DEFAULT_PATH_SANDBOX_FLAGS),
   ...over,
 });
 
@@ -55,6 +58,17 @@ describe('buildSitePolicy', () => {
     expect(fromGateway.contentSecurityPolicy).toContain('connect-src * ws: wss:;');
     const fromSite = buildSitePolicy(defaults(), { connectOrigins: parseOriginList(['*'], true) });
     expect(fromSite.contentSecurityPolicy).toContain('connect-src * ws: wss:;');
+  });
+
+  it('keeps the site policy for its own origin and adds the sandbox on the shared origin', () => {
+    const policy = buildSitePolicy(defaults(), {});
+    expect(policy.contentSecurityPolicy).not.toMatch(/sandbox/);
+    // Two policies in one field (comma-separated): a browser enforces both.
+    expect(policy.sharedOriginContentSecurityPolicy).toBe(
+      `${policy.contentSecurityPolicy}, sandbox allow-scripts allow-forms allow-popups ` +
+        'allow-popups-to-escape-sandbox allow-modals allow-downloads',
+    );
+    expect(policy.sharedOriginContentSecurityPolicy).not.toMatch(/allow-same-origin/);
   });
 });
 

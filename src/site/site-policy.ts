@@ -15,7 +15,14 @@ export interface SitePolicy {
   spaFallback: boolean;
   maxAgeSecs: number;
   cacheControl: string;
+  /** The site's policy (spec 4.1), as sent on hostname routes: the site's own origin. */
   contentSecurityPolicy: string;
+  /**
+   * The policy list sent on path routes (`/site/{tape}/…`, the gateway's shared origin): the
+   * site's policy plus the isolation sandbox, as two comma-separated policies a browser
+   * enforces both of (path-isolation.ts).
+   */
+  sharedOriginContentSecurityPolicy: string;
   /** `*` in cors_origins: any origin may read (answered with `*`). */
   corsAny: boolean;
   /** Origins allowed to read, in normal form. */
@@ -27,6 +34,8 @@ export interface GatewaySiteDefaults {
   maxAgeSecs: number;
   corsOrigins: OriginList;
   connectOrigins: OriginList;
+  /** The sandbox policy of path-served documents (`sandbox allow-…`, path-isolation.ts). */
+  pathSandbox: string;
 }
 
 export function buildSitePolicy(gateway: GatewaySiteDefaults, site: SiteOverrides): SitePolicy {
@@ -37,11 +46,13 @@ export function buildSitePolicy(gateway: GatewaySiteDefaults, site: SiteOverride
     ...gateway.connectOrigins.origins,
     ...(site.connectOrigins?.origins ?? []),
   ]);
+  const csp = contentSecurityPolicy(connectAny, [...connect]);
   return {
     spaFallback: site.spaFallback ?? gateway.spaFallback,
     maxAgeSecs,
     cacheControl: cacheControlFor(maxAgeSecs),
-    contentSecurityPolicy: contentSecurityPolicy(connectAny, [...connect]),
+    contentSecurityPolicy: csp,
+    sharedOriginContentSecurityPolicy: `${csp}, ${gateway.pathSandbox}`,
     corsAny: cors.any,
     corsOrigins: new Set(cors.origins),
   };

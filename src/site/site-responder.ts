@@ -28,6 +28,8 @@ import { SiteObject } from './site-source';
 export interface Prepared {
   object: SiteObject;
   status: 200 | 404;
+  /** Answers of a path route (the gateway's shared origin): sandboxed (path-isolation.ts). */
+  shared: boolean;
   compressible: boolean;
   identity: RepresentationHeaders;
   /** Per coding: its headers once compressed, or false when compression does not pay. */
@@ -39,6 +41,8 @@ export interface ObjectAnswer {
   object: SiteObject;
   status: 200 | 404;
   download: boolean;
+  /** Served on a path route, the gateway's origin shared by every site. */
+  shared: boolean;
 }
 
 /**
@@ -86,8 +90,8 @@ export class SiteResponder {
     return this.sendLoaded(reply, p, coding);
   }
 
-  redirect(reply: FastifyReply, policy: SitePolicy, location: string): void {
-    reply.code(308).headers(securityHeaders(policy)).header('location', location);
+  redirect(reply: FastifyReply, policy: SitePolicy, location: string, shared: boolean): void {
+    reply.code(308).headers(securityHeaders(policy, shared)).header('location', location);
     void reply
       .header('content-type', 'text/plain; charset=utf-8')
       .send(`Redirecting to ${location}\n`);
@@ -109,26 +113,32 @@ export class SiteResponder {
     void reply.send(page.body);
   }
 
-  /** The prepared answers of an object in a snapshot (built once, then memoised in it). */
-  prepared(answer: Pick<ObjectAnswer, 'snapshot' | 'object' | 'status'>): Prepared {
+  /**
+   * The prepared answers of an object in a snapshot (built once, then memoised in it). A
+   * hostname route's 200 is keyed by the object itself, so the hot path hashes no string.
+   */
+  prepared(answer: Pick<ObjectAnswer, 'snapshot' | 'object' | 'status' | 'shared'>): Prepared {
     const key = answer.status === 200 ? answer.object : `${answer.status}:${answer.object.name}`;
-    const memo = answer.snapshot.prepared.get(key) as Prepared | undefined;
+    const memos = answer.shared ? sharedMemo(answer.snapshot) : answer.snapshot.prepared;
+    const memo = memos.get(key) as Prepared | undefined;
     if (memo) return memo;
-    const { object, status } = answer;
+    const { object, status, shared } = answer;
     const compressible = compressionEligible(object, this.bodies.maxObjectBytes);
     const p: Prepared = {
       object,
       status,
+      shared,
       compressible,
       identity: representationHeaders(object, answer.snapshot.policy, {
         status,
         coding: null,
         bodyLength: object.size,
         compressible,
+        shared,
       }),
       variants: {},
     };
-    answer.snapshot.prepared.set(key, p);
+    memos.set(key, p);
     return p;
   }
 
@@ -171,6 +181,7 @@ export class SiteResponder {
             coding,
             bodyLength: compressed.length,
             compressible: true,
+            shared: p.shared,
           });
     return this.object(req, reply, answer);
   }
@@ -269,6 +280,18 @@ const CONTENT_HEADERS = [
   'accept-ranges',
   'vary',
 ];
+
+/** Path-route answers are memoised apart: same keys, other headers (the sandbox). */
+const SHARED_ORIGIN = Symbol('shared-origin answers');
+
+function sharedMemo(snapshot: SiteSnapshot): Map<unknown, unknown> {
+  let memo = snapshot.prepared.get(SHARED_ORIGIN) as Map<unknown, unknown> | undefined;
+  if (!memo) {
+    memo = new Map();
+    snapshot.prepared.set(SHARED_ORIGIN, memo);
+  }
+  return memo;
+}
 
 function header(req: FastifyRequest, name: string): string | undefined {
   const value = req.headers[name];

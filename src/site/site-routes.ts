@@ -51,6 +51,7 @@ export class SiteRoutes implements OnModuleInit {
   private readonly siteRoot = (req: FastifyRequest, reply: FastifyReply): void => {
     const { tape, rest } = splitSiteUrl(req.url);
     if (tape === null) return this.site.noSite(reply);
+    if (this.site.redirectToSiteOrigin(req, reply, tape, rest)) return;
     if (!this.site.isReadMethod(req.method)) return this.site.methodNotAllowed(reply);
     this.site.redirectToRoot(reply, `/site/${tape}`, rest);
   };
@@ -58,6 +59,7 @@ export class SiteRoutes implements OnModuleInit {
   private readonly sitePath = (req: FastifyRequest, reply: FastifyReply): void | Promise<void> => {
     const { tape, rest } = splitSiteUrl(req.url);
     if (tape === null) return this.site.noSite(reply);
+    if (this.site.redirectToSiteOrigin(req, reply, tape, rest)) return;
     return this.site.serve(req, reply, tape, rest, `/site/${tape}`);
   };
 

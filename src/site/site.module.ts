@@ -7,6 +7,7 @@ import { ObjectReader } from '../tracks/object-reader';
 import { TracksModule } from '../tracks/tracks.module';
 import { ChainSiteSource } from './chain-site-source';
 import { OriginList, parseOriginList } from './origin';
+import { pathSandboxPolicy } from './path-isolation';
 import { SiteBodyCache } from './site-body-cache';
 import { SiteDirectory } from './site-directory';
 import { SiteResponder } from './site-responder';
@@ -55,6 +56,7 @@ function createSiteDirectory(source: SiteSource, site: SiteConfig): SiteDirector
       maxAgeSecs: site.max_age_secs,
       corsOrigins: gatewayOrigins('cors_origins', site.cors_origins),
       connectOrigins: gatewayOrigins('connect_origins', site.connect_origins),
+      pathSandbox: pathSandboxPolicy(site.path_sandbox_allow),
     },
     tenantOverrides: site.tenant_overrides,
     allowAnyOrigin: site.tenant_wildcard_origins,

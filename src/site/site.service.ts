@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { SiteConfig } from '../config/site.config';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { preflightHeaders } from './cors';
 import { SiteDirectory } from './site-directory';
@@ -7,6 +8,7 @@ import { securityHeaders } from './site-headers';
 import { PAGES } from './site-pages';
 import { SiteResponder } from './site-responder';
 import { SiteTarget } from './site-routing';
+import { siteOriginResolver } from './path-isolation';
 
 const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
 const PRINTABLE = /^[\x21-\x7e]*$/;
@@ -16,15 +18,52 @@ const PRINTABLE = /^[\x21-\x7e]*$/;
  * hostname: method, tape status, path mapping, then the responder. `rawUrl` is the part of the
  * request URL below the site root, still percent-encoded (`/docs/?x=1`); `mount` is what comes
  * before it in the URL the client used (`/site/{tape}`, or empty on a hostname), for redirects.
+ * A path route (non-empty mount) is the gateway's origin, shared by every site: its answers are
+ * sandboxed, or redirected to the site's own origin (path-isolation.ts).
  */
 @Injectable()
 export class SiteService {
   private readonly logger = new Logger('site');
+  /** The origin a path route redirects to, or null when path routes are sandboxed. */
+  private readonly siteOrigin: ((tape: string) => string) | null;
 
   constructor(
     private readonly directory: SiteDirectory,
     private readonly responder: SiteResponder,
-  ) {}
+    site: SiteConfig,
+  ) {
+    this.siteOrigin = siteOriginResolver(site);
+  }
+
+  /**
+   * With `path_isolation: redirect`, `/site/{tape}{rest}` answers 308 to
+   * `<site origin>{rest}` (`/` when rest is empty or a query alone) and true; false otherwise.
+   * No lookup: the site's own host answers for a tape that does not exist.
+   */
+  redirectToSiteOrigin(
+    req: { method: string },
+    reply: FastifyReply,
+    tape: string,
+    rest: string,
+  ): boolean {
+    if (this.siteOrigin === null) return false;
+    if (!this.isReadMethod(req.method)) {
+      this.methodNotAllowed(reply);
+      return true;
+    }
+    const q = rest.indexOf('?');
+    const path = q < 0 ? rest : rest.slice(0, q);
+    const query = q < 0 ? '' : rest.slice(q);
+    // The path goes into Location as the client wrote it (still percent-encoded): printable
+    // ASCII only, never a header break; the site's host applies the path rules.
+    if (path !== '' && !PRINTABLE.test(path)) {
+      this.responder.page(reply, PAGES.badPath);
+      return true;
+    }
+    const location = `${this.siteOrigin(tape)}${path === '' ? '/' : path}${safeQuery(query)}`;
+    this.responder.redirect(reply, this.directory.gatewayPolicy, location, true);
+    return true;
+  }
 
   serve(
     req: FastifyRequest,
@@ -70,7 +109,12 @@ export class SiteService {
 
   /** `/site/{tape}` without the slash: the site root is `/site/{tape}/`, query kept. */
   redirectToRoot(reply: FastifyReply, mount: string, query: string): void {
-    this.responder.redirect(reply, this.directory.gatewayPolicy, `${mount}/${safeQuery(query)}`);
+    this.responder.redirect(
+      reply,
+      this.directory.gatewayPolicy,
+      `${mount}/${safeQuery(query)}`,
+      mount !== '',
+    );
   }
 
   /** A host that names no site, or cannot name one. */
@@ -102,7 +146,7 @@ export class SiteService {
     }
     const policy = snapshot.policy;
     if (req.method === 'OPTIONS') {
-      reply.code(204).headers(securityHeaders(policy));
+      reply.code(204).headers(securityHeaders(policy, mount !== ''));
       reply.headers(
         preflightHeaders(policy, {
           origin: header(req, 'origin'),
@@ -147,9 +191,15 @@ export class SiteService {
           object: target.object,
           status: target.status,
           download: query !== '' && wantsDownload(query),
+          shared: mount !== '',
         });
       case 'add-slash':
-        return this.responder.redirect(reply, policy, `${mount}${rawPath}/${safeQuery(query)}`);
+        return this.responder.redirect(
+          reply,
+          policy,
+          `${mount}${rawPath}/${safeQuery(query)}`,
+          mount !== '',
+        );
       case 'not-found':
         return this.responder.page(reply, PAGES.notFound, policy);
       case 'bad-path':
