@@ -107,6 +107,12 @@ export class ChainReader {
     return infos.map((info) => this.decodeOwned(info, AccountTag.Track, decodeTrack));
   }
 
+  /** Tapes by address, one getMultipleAccounts per 100 (the track store's collector). */
+  async getTapes(addresses: PublicKey[]): Promise<(TapeRecord | null)[]> {
+    const infos = await this.getAccounts(addresses);
+    return infos.map((info) => this.decodeOwned(info, AccountTag.Tape, decodeTape));
+  }
+
   async getNames(tape: PublicKey, names: string[]): Promise<(NameRecord | null)[]> {
     return (await this.getTapeWithNames(tape, names, false)).names;
   }
