@@ -108,7 +108,8 @@ export class SiteDirectory {
     const memo = snapshot.routes.get(rawPath);
     if (memo !== undefined && now < memo.refreshAt) return memo.target;
     const path = parseSitePath(rawPath);
-    if (!path.ok) return { kind: 'bad-path', reason: path.reason };
+    if (!path.ok)
+      return path.hidden ? { kind: 'not-found' } : { kind: 'bad-path', reason: path.reason };
     const names = namesOfPath(path, snapshot.policy.spaFallback);
     const missing: string[] = [];
     const ageing: string[] = [];

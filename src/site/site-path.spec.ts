@@ -101,6 +101,39 @@ describe('parseSitePath', () => {
   });
 });
 
+describe('parseSitePath: hidden files', () => {
+  const hidden = (raw: string) => {
+    const parsed = parseSitePath(raw);
+    return !parsed.ok && parsed.hidden === true;
+  };
+
+  it('refuses every path with a segment that starts with "." as hidden (answered 404)', () => {
+    for (const raw of [
+      '/.env',
+      '/.well-known/acme-challenge/x',
+      '/a/.git/config',
+      '/.git/',
+      '/docs/.htaccess',
+      '/%2eenv',
+      '/%2Ewell-known/acme-challenge/x',
+      '/a/%2egit/config',
+      '/.%77ell-known/x',
+    ]) {
+      expect([raw, hidden(raw)]).toEqual([raw, true]);
+    }
+  });
+
+  it('keeps . and .. segments a bad path, and dots inside segments ordinary', () => {
+    expect(hidden('/..')).toBe(false);
+    expect(refused('/a/%2e%2e/b')).toMatch(/\. or \.\./);
+    expect(name('/a./b.c')).toBe('a./b.c');
+    expect(name('/a..b')).toBe('a..b');
+    expect(name('/well-known/x')).toBe('well-known/x');
+    // %252e is the literal text %2e, not a dot.
+    expect(name('/%252eenv')).toBe('%2eenv');
+  });
+});
+
 describe('looksLikeRoute', () => {
   const parse = (raw: string) => parseSitePath(raw) as SiteFilePath;
 
@@ -108,7 +141,14 @@ describe('looksLikeRoute', () => {
     expect(looksLikeRoute(parse('/about'))).toBe(true);
     expect(looksLikeRoute(parse('/users/42'))).toBe(true);
     expect(looksLikeRoute(parse('/docs/'))).toBe(true);
-    expect(looksLikeRoute(parse('/.hidden'))).toBe(true);
+    // A leading dot is no extension (such a path is refused as hidden before any lookup).
+    const hidden: SiteFilePath = {
+      ok: true,
+      name: '.hidden',
+      directory: false,
+      lastSegment: '.hidden',
+    };
+    expect(looksLikeRoute(hidden)).toBe(true);
   });
 
   it('is false when the last segment has an extension', () => {

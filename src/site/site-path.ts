@@ -1,3 +1,5 @@
+import { isHiddenName } from '../chain/hidden-names';
+
 /**
  * Site paths -> object names. The one place where the path of a site URL becomes the name of an
  * object on a tape, so every hostile form is refused here before any lookup happens:
@@ -6,7 +8,13 @@
  * - malformed escapes and invalid UTF-8 (overlong forms, lone surrogates) are refused;
  * - `.` and `..` segments (also as `%2e%2e`), empty segments (`//`), backslashes, NUL and other
  *   control characters (C0, DEL, C1) are refused;
- * - names over 1024 bytes of UTF-8 (the chain's limit for a name) are refused.
+ * - names over 1024 bytes of UTF-8 (the chain's limit for a name) are refused;
+ * - a path with a hidden segment (one that starts with `.`: `.env`, `.well-known/…`,
+ *   `a/.git/config`, also as `%2e`) is never published (spec: "Hidden files, symlinks,
+ *   `.well-known/`: never uploaded or published"): it answers the built-in 404 page without any
+ *   lookup, so no name of the tape (its `404.html`, `index.html` fallback included) answers it.
+ *   The tape program refuses such names now, but a tape written by an older build may hold
+ *   some: this check is the guarantee.
  *
  * A refused path never reaches the chain or the track store: it cannot name another tape's
  * objects (names are looked up inside one tape's list) nor a gateway file (nothing here touches
@@ -43,6 +51,8 @@ export interface SiteFilePath {
 export interface BadSitePath {
   ok: false;
   reason: string;
+  /** The path is well formed but names a hidden file: answered 404, not 400. */
+  hidden?: true;
 }
 
 export type SitePath = SiteFilePath | BadSitePath;
@@ -85,6 +95,8 @@ export function parseSitePath(rawPath: string): SitePath {
     }
     if (segment === '.' || segment === '..') return bad('path has a . or .. segment');
   }
+  if (isHiddenName(relative))
+    return { ok: false, reason: 'path names a hidden file', hidden: true };
   return {
     ok: true,
     name: directory ? relative + INDEX_FILE : relative,
