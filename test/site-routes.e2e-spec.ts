@@ -89,11 +89,17 @@ describe('site routes (gateway process, tape deploy)', () => {
       expect(res.headers['cache-control']).toBe('public, max-age=60, must-revalidate');
       expect(res.headers['x-content-type-options']).toBe('nosniff');
       expect(res.headers.etag).toBe(etagOf(INDEX));
+      // On the path route (the gateway's origin, shared by every site) the isolation sandbox
+      // comes as a second policy (docs/site.md, "Isolation of path-served sites").
       expect(res.headers['content-security-policy']).toBe(
         "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
           "img-src 'self' data: blob:; media-src 'self' data: blob:; font-src 'self' data:; " +
           "connect-src 'self'; worker-src 'self' blob:; manifest-src 'self'; frame-src 'self'; " +
-          "frame-ancestors 'self'; base-uri 'self'; form-action 'self'; object-src 'none'",
+          "frame-ancestors 'self'; base-uri 'self'; form-action 'self'; object-src 'none'" +
+          (mount() === ''
+            ? ''
+            : ', sandbox allow-scripts allow-forms allow-popups allow-popups-to-escape-sandbox ' +
+              'allow-modals allow-downloads'),
       );
       expect(res.headers['access-control-allow-origin']).toBeUndefined();
       expect(res.headers['set-cookie']).toBeUndefined();
