@@ -1,3 +1,4 @@
+import { isHiddenName } from '../chain/hidden-names';
 import type { S3ObjectInfo } from './s3-backend';
 import { S3Error } from './s3-error';
 
@@ -45,7 +46,8 @@ export function listObjectsPage(objects: S3ObjectInfo[], query: ListObjectsQuery
   let lastPrefix: string | undefined;
   for (const object of sortByKey(objects)) {
     const key = object.key;
-    if (!key.startsWith(query.prefix)) continue;
+    // Hidden names (an older program may have stored some) are never published, nor listed.
+    if (!key.startsWith(query.prefix) || isHiddenName(key)) continue;
     if (after && Buffer.compare(Buffer.from(key, 'utf8'), after) <= 0) continue;
     let commonPrefix: string | undefined;
     if (query.delimiter !== '') {

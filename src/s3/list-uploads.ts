@@ -1,3 +1,4 @@
+import { isHiddenName } from '../chain/hidden-names';
 import { compareKeys } from './list-objects';
 import type { S3MultipartUploadInfo } from './s3-backend';
 
@@ -33,7 +34,7 @@ export function listUploadsPage(
   let lastPrefix: string | undefined;
   let count = 0;
   for (const upload of sorted) {
-    if (!upload.key.startsWith(query.prefix)) continue;
+    if (!upload.key.startsWith(query.prefix) || isHiddenName(upload.key)) continue;
     if (query.keyMarker !== '') {
       const order = compareKeys(upload.key, query.keyMarker);
       if (order < 0) continue;

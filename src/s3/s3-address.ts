@@ -1,3 +1,4 @@
+import { HIDDEN_NAME_RULE, isHiddenName } from '../chain/hidden-names';
 import { S3Error } from './s3-error';
 import { splitQuery } from './sigv4-canonical';
 import { percentDecodeUtf8 } from './uri-encoding';
@@ -72,6 +73,28 @@ export function checkKey(key: string): void {
   if (Buffer.byteLength(key, 'utf8') > MAX_KEY_BYTES) {
     throw new S3Error('KeyTooLongError', `your key is too long (at most ${MAX_KEY_BYTES} bytes)`);
   }
+}
+
+/**
+ * Keys with a hidden segment (`.env`, `.well-known/…`, `a/.git/config`: src/chain/hidden-names.ts)
+ * are never published. A tape written by an older program may hold such names: to S3 they do
+ * not exist (reads answer NoSuchKey, listings leave them out), and no write may create one.
+ * Deleting one is allowed, so an owner can clean up.
+ */
+export function visibleKey(key: string): string {
+  if (isHiddenName(key)) throw new S3Error('NoSuchKey', 'the specified key does not exist');
+  return key;
+}
+
+/** The key of a write: a hidden key is refused before any byte of the body is read. */
+export function publishableKey(key: string): string {
+  if (isHiddenName(key)) {
+    throw new S3Error('InvalidArgument', `this key is never published: ${HIDDEN_NAME_RULE}`, {
+      ArgumentName: 'key',
+      ArgumentValue: key,
+    });
+  }
+  return key;
 }
 
 function checkBucketName(bucket: string): void {

@@ -4,6 +4,7 @@ import { parseMaxKeys } from './list-objects';
 import { readUserMetadata } from './object-headers';
 import { S3Backend, S3CompletedPart, S3PartInfo } from './s3-backend';
 import { S3BodyReader } from './s3-body-reader';
+import { publishableKey } from './s3-address';
 import { bucketOf, keyOf, S3RequestContext, S3Response, xmlResponse } from './s3-context';
 import { S3Error } from './s3-error';
 import {
@@ -29,7 +30,7 @@ export class S3MultipartHandlers {
 
   async create(ctx: S3RequestContext): Promise<S3Response> {
     const bucket = bucketOf(ctx);
-    const key = keyOf(ctx);
+    const key = publishableKey(keyOf(ctx));
     const { uploadId } = await this.backend.createMultipartUpload(bucket, {
       key,
       contentType: ctx.contentType,
@@ -60,7 +61,7 @@ export class S3MultipartHandlers {
 
   async complete(ctx: S3RequestContext): Promise<S3Response> {
     const bucket = bucketOf(ctx);
-    const key = keyOf(ctx);
+    const key = publishableKey(keyOf(ctx));
     const uploadId = requireUploadId(ctx);
     const parts = parseCompleteMultipartUpload(
       await this.bodies.readSmall(ctx, MAX_REQUEST_XML_BYTES),

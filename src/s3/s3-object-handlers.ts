@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { contentRange, parseSingleRange, unsatisfiedContentRange } from '../tracks/byte-range';
 import { singleHeader } from './http-header';
 import { evaluateConditions, objectHeaders, readUserMetadata } from './object-headers';
-import { checkKey } from './s3-address';
+import { checkKey, publishableKey, visibleKey } from './s3-address';
 import { S3Backend, S3ByteRange, S3ObjectHead } from './s3-backend';
 import { S3BodyReader } from './s3-body-reader';
 import { bucketOf, keyOf, S3RequestContext, S3Response, xmlResponse } from './s3-context';
@@ -43,14 +43,14 @@ export class S3ObjectHandlers {
   ) {}
 
   async headObject(ctx: S3RequestContext): Promise<S3Response> {
-    const head = await this.backend.headObject(bucketOf(ctx), keyOf(ctx));
+    const head = await this.backend.headObject(bucketOf(ctx), visibleKey(keyOf(ctx)));
     if (evaluateConditions(ctx.raw.headers, head) === 'not-modified') return notModified(head);
     return { status: 200, headers: objectHeaders(head, ctx.address.query) };
   }
 
   async getObject(ctx: S3RequestContext): Promise<S3Response> {
     const bucket = bucketOf(ctx);
-    const key = keyOf(ctx);
+    const key = visibleKey(keyOf(ctx));
     const rangeHeader = ctx.raw.headers.range;
     if (rangeHeader === undefined) {
       // One backend call for the common case; conditions are checked on the head it returns.
@@ -79,11 +79,12 @@ export class S3ObjectHandlers {
 
   async putObject(ctx: S3RequestContext): Promise<S3Response> {
     const bucket = bucketOf(ctx);
+    const key = publishableKey(keyOf(ctx));
     const metadata = readUserMetadata(ctx.raw.headers);
     const body = this.bodies.open(ctx);
     const result = await this.bodies.consume(body, () =>
       this.backend.putObject(bucket, {
-        key: keyOf(ctx),
+        key,
         contentType: ctx.contentType,
         metadata,
         size: body.size,
@@ -98,7 +99,7 @@ export class S3ObjectHandlers {
 
   async copyObject(ctx: S3RequestContext): Promise<S3Response> {
     const bucket = bucketOf(ctx);
-    const destinationKey = keyOf(ctx);
+    const destinationKey = publishableKey(keyOf(ctx));
     const source = parseCopySource(singleHeader(ctx.raw.headers, 'x-amz-copy-source'));
     if (source.bucket !== bucket.name) {
       const other = await this.backend.findBucket(source.bucket);
@@ -198,5 +199,5 @@ function parseCopySource(header: string | undefined): { bucket: string; key: str
   if (slash <= 0 || slash === decoded.length - 1) throw invalid();
   const key = decoded.slice(slash + 1);
   checkKey(key);
-  return { bucket: decoded.slice(0, slash), key };
+  return { bucket: decoded.slice(0, slash), key: visibleKey(key) };
 }
