@@ -10,7 +10,7 @@ import {
   TrackRecord,
 } from '../../src/chain/account-layouts';
 import { DEFAULT_TAPE_PROGRAM_ID } from '../../src/chain/program-ids';
-import { TapeInstructions } from '../../src/chain/tape-instructions';
+import { encodeInstructionData, Tag, TapeInstructions } from '../../src/chain/tape-instructions';
 import { LocalnetClient } from './localnet-client';
 
 export interface TestTape {
@@ -104,6 +104,25 @@ export class TapeFixture {
       contentType: 'text/html',
       previousTrack,
     });
+  }
+
+  /**
+   * SetName as any web3.js client can send it, bypassing `TapeInstructions.setName`'s own checks
+   * (it refuses hidden names): what the program itself accepts is under test.
+   */
+  rawSetNameIx(
+    payer: PublicKey,
+    signer: PublicKey,
+    tape: PublicKey,
+    name: string,
+    track: PublicKey,
+  ): TransactionInstruction {
+    const ix = this.setNameIx(payer, signer, tape, 'placeholder', track);
+    const keys = ix.keys.map((k, i) =>
+      i === 3 ? { ...k, pubkey: this.ix.pdas.name(tape, name) } : k,
+    );
+    const data = encodeInstructionData({ tag: Tag.SetName, name, contentType: 'text/html' });
+    return new TransactionInstruction({ programId: ix.programId, keys, data });
   }
 
   async tape(address: PublicKey): Promise<TapeRecord> {
