@@ -47,6 +47,7 @@ import {
   ReferencedBlob,
   ReleaseOutcome,
   TrackClaim,
+  TrackIntegrityReport,
   TrackReference,
   TrackStore,
   TrackStoreStats,
@@ -321,6 +322,14 @@ export class FileTrackStore extends TrackStore {
         freeBytes: volume.bavail * volume.bsize,
         totalBytes: volume.blocks * volume.bsize,
       }),
+    };
+  }
+
+  integrity(): TrackIntegrityReport {
+    return {
+      corruptTracks: this.corruptCount,
+      recentCorruptTracks: [...this.corrupt],
+      quarantined: this.quarantined,
     };
   }
 

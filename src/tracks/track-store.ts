@@ -38,6 +38,14 @@ export interface TrackClaim {
   size: number;
 }
 
+/** Stored copies that failed verification (for /healthz details; never fails readiness). */
+export interface TrackIntegrityReport {
+  corruptTracks: number;
+  /** Hex commitments, newest last. */
+  recentCorruptTracks: string[];
+  quarantined: number;
+}
+
 /** `inserted`: the reference is new (an upload that then fails withdraws it with `unclaim`). */
 export interface ClaimOutcome {
   accepted: boolean;
@@ -133,6 +141,9 @@ export abstract class TrackStore {
   abstract remove(commitment: Buffer): Promise<boolean>;
 
   abstract stats(): Promise<TrackStoreStats>;
+
+  /** What failed verification since start-up; synchronous, for /healthz details. */
+  abstract integrity(): TrackIntegrityReport;
 
   /** Rejects with a short reason when the store cannot take writes (for /healthz). */
   abstract checkHealth(): Promise<void>;

@@ -38,5 +38,8 @@ export class TracksModule implements OnModuleInit {
 
   onModuleInit(): void {
     this.health.register('track-store', () => this.store.checkHealth());
+    // Corrupt tracks are reported, never a readiness failure: one bad blob is not a reason to
+    // take the gateway out of a load balancer (docs/tracks.md).
+    this.health.registerDetail('tracks', () => this.store.integrity());
   }
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TrackGcModule } from '../gc/track-gc.module';
 import { TracksModule } from '../tracks.module';
 import { CertificationBatcher } from './certification-batcher';
 import { UploadController } from './upload.controller';
@@ -7,7 +8,7 @@ import { UploadSlots } from './upload-slots';
 
 /** `PUT /upload/{track}`: the write side of the data plane (docs/uploads.md). */
 @Module({
-  imports: [TracksModule],
+  imports: [TracksModule, TrackGcModule],
   controllers: [UploadController],
   providers: [UploadService, CertificationBatcher, UploadSlots],
 })

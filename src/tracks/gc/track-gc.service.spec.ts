@@ -1,0 +1,123 @@
+import { Keypair, PublicKey } from '@solana/web3.js';
+import { randomBytes } from 'node:crypto';
+import { TapeRecord, TrackKind, TrackRecord } from '../../chain/account-layouts';
+import type { ChainReader } from '../../chain/chain-reader';
+import { StorageConfig } from '../../config/storage.config';
+import { bodyOf, newTestStore } from '../../../test/support/tracks';
+import { commitmentOfBuffer } from '../commitment';
+import { TrackGarbageCollector } from './track-gc.service';
+
+const GENESIS = 1_600_000_000;
+
+/** A chain where tests open and close track accounts; every tape is active. */
+class FakeChain {
+  readonly live = new Map<string, TrackRecord>();
+  trackReads: number[] = [];
+  onRead?: () => Promise<void>;
+
+  async getTracks(addresses: PublicKey[]): Promise<(TrackRecord | null)[]> {
+    this.trackReads.push(addresses.length);
+    await this.onRead?.();
+    return addresses.map((a) => this.live.get(a.toBase58()) ?? null);
+  }
+  async getTapes(addresses: PublicKey[]): Promise<(TapeRecord | null)[]> {
+    return addresses.map(() => ({ expiryEpoch: 1e12 }) as TapeRecord);
+  }
+  async networkConfig() {
+    return { genesisTime: GENESIS, epochDurationSecs: 10 };
+  }
+  async chainTime() {
+    return Math.floor(Date.now() / 1000);
+  }
+}
+
+function newTestCollector(maxPerPass = 1000) {
+  const { store } = newTestStore();
+  const chain = new FakeChain();
+  const storage = new StorageConfig();
+  storage.gc = Object.assign(storage.gc, {
+    pending_grace_secs: 0,
+    max_tracks_per_pass: maxPerPass,
+  });
+  const sut = new TrackGarbageCollector(store, chain as unknown as ChainReader, storage);
+  const tape = Keypair.generate().publicKey;
+  /** An upload: the reference, then the bytes; the track account is open. */
+  const upload = async (bytes = randomBytes(5000), tapeKey = tape) => {
+    const { commitment } = commitmentOfBuffer(bytes);
+    const track = Keypair.generate().publicKey.toBase58();
+    const claim = {
+      commitment,
+      track,
+      tape: tapeKey.toBase58(),
+      role: 'track' as const,
+      size: bytes.length,
+    };
+    await store.claim(claim);
+    await store.put(commitment, bytes.length, bodyOf(bytes));
+    chain.live.set(track, {
+      tape: tapeKey,
+      commitment,
+      size: bytes.length,
+      kind: TrackKind.Blob,
+      certified: true,
+      refs: 1,
+      createdAt: 0,
+      contentType: '',
+    });
+    return { commitment, track, claim, bytes };
+  };
+  return { sut, store, chain, upload, tape };
+}
+
+describe('TrackGarbageCollector', () => {
+  it('deletes the bytes of closed tracks and keeps live ones', async () => {
+    const { sut, store, chain, upload } = newTestCollector();
+    const closed = await upload();
+    const live = await upload();
+    chain.live.delete(closed.track);
+    const pass = await sut.runPass();
+    expect([pass.checked, pass.deleted, pass.deletedBytes]).toEqual([2, 1, 5000]);
+    expect(await store.has(closed.commitment)).toBe(false);
+    expect(await store.has(live.commitment)).toBe(true);
+    expect(sut.stats()).toMatchObject({ passes: 1, deleted: 1, deletedBytes: 5000 });
+  });
+
+  it('keeps a blob two tapes uploaded until neither track lives', async () => {
+    const { sut, store, chain, upload } = newTestCollector();
+    const bytes = randomBytes(3000);
+    const a = await upload(bytes);
+    const b = await upload(bytes, Keypair.generate().publicKey);
+    chain.live.delete(a.track);
+    expect((await sut.runPass()).kept).toBe(1);
+    expect(await store.has(a.commitment)).toBe(true);
+    chain.live.delete(b.track);
+    expect((await sut.runPass()).deleted).toBe(1);
+    expect(await store.has(a.commitment)).toBe(false);
+  });
+
+  it('does not delete bytes a re-created track claims while the pass reads the chain', async () => {
+    const { sut, store, chain, upload } = newTestCollector();
+    const first = await upload();
+    chain.live.delete(first.track); // ReleaseTrack
+    chain.onRead = async () => {
+      // WriteTrack again with the same commitment, and its upload, while the pass looks.
+      await new Promise((r) => setTimeout(r, 2));
+      await store.claim(first.claim);
+      await store.put(first.commitment, first.bytes.length, bodyOf(first.bytes));
+    };
+    const pass = await sut.runPass();
+    expect([pass.deleted, pass.kept]).toEqual([0, 1]);
+    expect(await store.has(first.commitment)).toBe(true);
+  });
+
+  it('examines at most max_tracks_per_pass blobs per pass and resumes where it stopped', async () => {
+    const { sut, store, chain, upload } = newTestCollector(2);
+    const all = [];
+    for (let i = 0; i < 5; i++) all.push(await upload());
+    for (const u of all) chain.live.delete(u.track);
+    const passes = [await sut.runPass(), await sut.runPass(), await sut.runPass()];
+    expect(passes.map((p) => p.checked)).toEqual([2, 2, 1]);
+    expect(chain.trackReads.every((n) => n <= 2)).toBe(true);
+    for (const u of all) expect(await store.has(u.commitment)).toBe(false);
+  });
+});

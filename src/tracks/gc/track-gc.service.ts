@@ -1,0 +1,175 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { PublicKey } from '@solana/web3.js';
+import { ChainReader } from '../../chain/chain-reader';
+import { StorageConfig } from '../../config/storage.config';
+import { TrackReference, TrackStore } from '../track-store';
+import { ChainFacts, judgeReference, ReferenceVerdict } from './track-gc-decision';
+
+/** One pass's counts (also the JSON log line). */
+export interface TrackGcPass {
+  /** Blobs examined. */
+  checked: number;
+  referencesDropped: number;
+  deleted: number;
+  deletedBytes: number;
+  /** Blobs with a dead reference that a live or fresh one kept. */
+  kept: number;
+  byReason: Record<Exclude<ReferenceVerdict, 'live'>, number>;
+  /** The pass reached the end of the store and starts again from the first blob. */
+  wrapped: boolean;
+  ms: number;
+}
+
+export interface TrackGcStats {
+  enabled: boolean;
+  passes: number;
+  failedPasses: number;
+  checked: number;
+  referencesDropped: number;
+  deleted: number;
+  deletedBytes: number;
+  lastPass?: TrackGcPass & { at: string };
+  lastError?: string;
+}
+
+/**
+ * The track store's garbage collector (docs/tracks.md, "Garbage collection"). Each pass takes
+ * the next `max_tracks_per_pass` referenced blobs from the store's index, reads the track and
+ * tape accounts they name (getMultipleAccounts, 100 per request), drops the references that
+ * are dead, and has the store delete blobs left with none. Listing and deletion stay behind the
+ * TrackStore port; this service only decides.
+ */
+@Injectable()
+export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('track-gc');
+  private cursor: Buffer | undefined;
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<TrackGcPass>;
+  private stopped = false;
+  private readonly totals: TrackGcStats;
+
+  constructor(
+    private readonly store: TrackStore,
+    private readonly chain: ChainReader,
+    private readonly storage: StorageConfig,
+  ) {
+    this.totals = {
+      enabled: storage.gc.enabled,
+      passes: 0,
+      failedPasses: 0,
+      checked: 0,
+      referencesDropped: 0,
+      deleted: 0,
+      deletedBytes: 0,
+    };
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.storage.gc.enabled) this.schedule();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running?.catch(() => undefined);
+  }
+
+  stats(): TrackGcStats {
+    return { ...this.totals };
+  }
+
+  /** One pass now (a pass already running is joined, not doubled). */
+  runPass(): Promise<TrackGcPass> {
+    this.running ??= this.pass().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.runPass()
+        .catch(() => undefined) // counted and logged by pass()
+        .finally(() => this.schedule());
+    }, this.storage.gc.interval_ms);
+    this.timer.unref();
+  }
+
+  private async pass(): Promise<TrackGcPass> {
+    const started = Date.now();
+    const decidedAt = started;
+    const limit = this.storage.gc.max_tracks_per_pass;
+    const result: TrackGcPass = {
+      checked: 0,
+      referencesDropped: 0,
+      deleted: 0,
+      deletedBytes: 0,
+      kept: 0,
+      byReason: { 'track-closed': 0, 'tape-expired': 0, 'orphan-segment': 0 },
+      wrapped: false,
+      ms: 0,
+    };
+    try {
+      const blobs = await this.store.listReferenced(this.cursor, limit);
+      result.checked = blobs.length;
+      const facts = await this.readChain(blobs.flatMap((b) => b.references));
+      for (const blob of blobs) {
+        const dead: TrackReference[] = [];
+        for (const ref of blob.references) {
+          const verdict = judgeReference(ref, facts, this.storage.gc, decidedAt);
+          if (verdict === 'live') continue;
+          result.byReason[verdict]++;
+          dead.push(ref);
+        }
+        if (dead.length === 0) continue;
+        const outcome = await this.store.release(blob.commitment, dead, decidedAt);
+        result.referencesDropped += dead.length;
+        if (outcome.outcome === 'deleted') {
+          result.deleted++;
+          result.deletedBytes += outcome.bytes;
+        } else if (outcome.outcome === 'kept') {
+          result.kept++;
+        }
+      }
+      result.wrapped = blobs.length < limit;
+      this.cursor = result.wrapped ? undefined : blobs[blobs.length - 1].commitment;
+      result.ms = Date.now() - started;
+      this.record(result);
+      return result;
+    } catch (err) {
+      this.totals.failedPasses++;
+      this.totals.lastError = (err as Error).message;
+      this.logger.warn({ msg: 'track gc pass failed', error: (err as Error).message });
+      throw err;
+    }
+  }
+
+  /** The track and tape accounts of these references: getMultipleAccounts, no listing. */
+  private async readChain(refs: TrackReference[]): Promise<ChainFacts> {
+    const trackAddresses = [...new Set(refs.map((r) => r.track))];
+    const tapeAddresses = [...new Set(refs.map((r) => r.tape))];
+    const [tracks, tapes, config, chainNow] = await Promise.all([
+      this.chain.getTracks(trackAddresses.map((a) => new PublicKey(a))),
+      this.chain.getTapes(tapeAddresses.map((a) => new PublicKey(a))),
+      this.chain.networkConfig(),
+      this.chain.chainTime(),
+    ]);
+    return {
+      tracks: new Map(trackAddresses.map((a, i) => [a, tracks[i]])),
+      tapes: new Map(tapeAddresses.map((a, i) => [a, tapes[i]])),
+      chainNow,
+      genesisTime: config.genesisTime,
+      epochDurationSecs: config.epochDurationSecs,
+    };
+  }
+
+  private record(pass: TrackGcPass): void {
+    const t = this.totals;
+    t.passes++;
+    t.checked += pass.checked;
+    t.referencesDropped += pass.referencesDropped;
+    t.deleted += pass.deleted;
+    t.deletedBytes += pass.deletedBytes;
+    t.lastPass = { ...pass, at: new Date().toISOString() };
+    this.logger.log({ msg: 'track gc pass', ...pass });
+  }
+}
