@@ -1,0 +1,188 @@
+import { Keypair } from '@solana/web3.js';
+import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import http from 'node:http';
+import { connect, Socket } from 'node:net';
+import { join } from 'node:path';
+import { commitmentToHex } from '../src/tracks/commitment';
+import { SegmentingHasher } from '../src/tracks/track-layout';
+import { signUpload } from '../src/tracks/upload-auth';
+import { requestHead } from './support/s3-raw-http';
+import { encodeKeyPath, signWithHeader } from './support/s3-signing';
+import {
+  startTapeS3Lab,
+  TapeS3Lab,
+  tapeWithCredential,
+  TapeWithCredential,
+} from './support/s3-tape-lab';
+import { TestTape, UploadClient, WrittenTrack } from './support/upload-client';
+
+/**
+ * Issue 15, finding 8: a client that stops sending a request body has its connection closed
+ * within gateway.body_idle_timeout_ms (2 s here) on both listeners, and leaves no temporary file;
+ * a slow upload that keeps sending is never cut.
+ */
+jest.setTimeout(120_000);
+
+const KiB = 1024;
+const IDLE_MS = 2000;
+const SEGMENT_BYTES = 262144;
+
+let lab: TapeS3Lab;
+let uploads: UploadClient;
+let wallet: Keypair;
+let tape: TestTape;
+let bucket: TapeWithCredential;
+
+beforeAll(async () => {
+  lab = await startTapeS3Lab({
+    config: {
+      localnet: { slot_ms: 100 },
+      storage: { segment_bytes: SEGMENT_BYTES },
+      gateway: { body_idle_timeout_ms: IDLE_MS },
+    },
+  });
+  uploads = new UploadClient(lab.gw.url, lab.gw.rpcUrl);
+  wallet = await uploads.fundedWallet();
+  tape = await uploads.createTape(wallet, 64 << 20, 100);
+  bucket = await tapeWithCredential(lab);
+});
+
+afterAll(async () => {
+  uploads?.close();
+  await lab?.stop();
+});
+
+const trackTempFiles = () =>
+  readdirSync(join(lab.gw.dataDir, 'tracks', '.tmp')).filter((f) => f.endsWith('.part'));
+const s3SpoolFiles = () => readdirSync(join(lab.gw.dataDir, 's3-spool'));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function writtenTrack(bytes: Buffer): Promise<WrittenTrack> {
+  const layout = new SegmentingHasher(SEGMENT_BYTES).update(bytes).digest();
+  return uploads.writeTrack(wallet, tape, layout, 'application/octet-stream');
+}
+
+function uploadHeaders(track: WrittenTrack, bytes: Buffer): Record<string, string> {
+  if (track.layout.kind !== 'blob') throw new Error('a blob is expected');
+  return {
+    ...signUpload(
+      {
+        tape: tape.address.toBase58(),
+        track: track.address.toBase58(),
+        commitment: commitmentToHex(track.layout.digest.commitment),
+        size: bytes.length,
+      },
+      tape.keypair,
+    ),
+    'content-type': 'application/octet-stream',
+    'content-length': String(bytes.length),
+  };
+}
+
+/** A raw socket that has sent the signed head of an S3 PutObject of `size` bytes. */
+async function s3PutHead(key: string, size: number): Promise<Socket> {
+  const port = Number(new URL(lab.gw.s3Url).port);
+  const path = encodeKeyPath(bucket.label, key);
+  const signed = await signWithHeader({
+    method: 'PUT',
+    path,
+    host: `127.0.0.1:${port}`,
+    headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', 'content-length': String(size) },
+    date: new Date(),
+    accessKeyId: bucket.accessKeyId,
+    secret: bucket.secret,
+  });
+  const socket = connect(port, '127.0.0.1');
+  await new Promise<void>((resolve) => socket.once('connect', resolve));
+  socket.write(requestHead('PUT', path, signed.rawHeaders));
+  return socket;
+}
+
+/** Milliseconds from now until `socket` is closed (by the server), or null after `waitMs`. */
+function closedWithin(socket: Socket, waitMs: number): Promise<number | null> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve(null);
+    }, waitMs);
+    socket.on('error', () => undefined);
+    socket.once('close', () => {
+      clearTimeout(timer);
+      resolve(Date.now() - started);
+    });
+  });
+}
+
+describe('body idle timeout', () => {
+  it('a PUT /upload that stops sending after 10 KiB is closed within the idle timeout and keeps no temp file', async () => {
+    const bytes = randomBytes(100 * KiB);
+    const track = await writtenTrack(bytes);
+    const req = http.request(`${lab.gw.url}/upload/${track.address.toBase58()}`, {
+      method: 'PUT',
+      headers: uploadHeaders(track, bytes),
+      agent: false,
+    });
+    req.on('error', () => undefined);
+    const socket = await new Promise<Socket>((resolve) => req.once('socket', resolve));
+    await new Promise<void>((resolve) => req.write(bytes.subarray(0, 10 * KiB), () => resolve()));
+    const closedAfter = await closedWithin(socket, IDLE_MS + 8000);
+    expect(closedAfter).not.toBeNull();
+    expect(closedAfter!).toBeLessThan(IDLE_MS + 3000);
+    await sleep(300);
+    expect(trackTempFiles()).toEqual([]);
+    expect((await uploads.chain.reader.getTrack(track.address))?.certified).toBe(false);
+  });
+
+  it('a PUT /upload that sends a little every 700 ms for longer than the idle timeout completes', async () => {
+    const pieces = Array.from({ length: 6 }, () => randomBytes(8 * KiB));
+    const bytes = Buffer.concat(pieces);
+    const track = await writtenTrack(bytes);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request(
+        `${lab.gw.url}/upload/${track.address.toBase58()}`,
+        { method: 'PUT', headers: uploadHeaders(track, bytes), agent: false },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on('error', reject);
+      void (async () => {
+        for (const piece of pieces) {
+          req.write(piece);
+          await sleep(700);
+        }
+        req.end();
+      })();
+    });
+    expect(status).toBe(200);
+    expect((await uploads.chain.reader.getTrack(track.address))?.certified).toBe(true);
+  });
+
+  it('an S3 PutObject that stops sending after 10 KiB is closed within the idle timeout and keeps no spool file', async () => {
+    const socket = await s3PutHead('stalled.bin', 4 * 1024 * KiB);
+    socket.write(randomBytes(10 * KiB));
+    const closedAfter = await closedWithin(socket, IDLE_MS + 8000);
+    expect(closedAfter).not.toBeNull();
+    expect(closedAfter!).toBeLessThan(IDLE_MS + 3000);
+    await sleep(300);
+    expect(s3SpoolFiles()).toEqual([]);
+  });
+
+  it('an S3 PutObject that sends a little every 700 ms for longer than the idle timeout completes', async () => {
+    const pieces = Array.from({ length: 6 }, () => randomBytes(8 * KiB));
+    const socket = await s3PutHead('steady.bin', 6 * 8 * KiB);
+    let response = '';
+    socket.on('data', (d: Buffer) => (response += d.toString('latin1')));
+    for (const piece of pieces) {
+      socket.write(piece);
+      await sleep(700);
+    }
+    const started = Date.now();
+    while (!response.includes('\r\n\r\n') && Date.now() - started < 20_000) await sleep(50);
+    socket.destroy();
+    expect(response).toMatch(/^HTTP\/1\.1 200 /);
+  });
+});
