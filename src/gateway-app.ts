@@ -36,6 +36,12 @@ export async function createGatewayApp(
     watchBodyIdle(request.raw, config.gateway.body_idle_timeout_ms);
     done();
   });
+  // No answer of the gateway is ever sniffed into another type (a JSON body into a page); the
+  // site and object routes set it themselves too (the site hot path answers before Fastify).
+  fastify.addHook('onRequest', (_request, reply, done) => {
+    reply.header('x-content-type-options', 'nosniff');
+    done();
+  });
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (_req, _payload, done) => done(null));
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {

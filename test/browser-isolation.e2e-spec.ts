@@ -69,7 +69,8 @@ const FILES = {
 
 /** What the probe reported; '' when its script never ran (a sandbox without scripts). */
 async function probeOutput(page: Page, url: string): Promise<string> {
-  await page.goto(url);
+  const response = await page.goto(url);
+  expect({ url, status: response?.status() }).toEqual({ url, status: 200 });
   // The probe reports within a few hundred ms (the frame's load included); a document whose
   // scripts may not run never does, so wait a bounded time rather than for the text.
   try {
@@ -81,12 +82,15 @@ async function probeOutput(page: Page, url: string): Promise<string> {
           ).document.getElementById('out') as { textContent: string | null } | null
         )?.textContent !== '',
       undefined,
-      { timeout: 5000 },
+      { timeout: 3000 },
     );
   } catch {
     // nothing reported
   }
-  return (await page.textContent('#out').catch(() => null)) ?? '';
+  // The probe's element is there whether or not its script ran.
+  const out = await page.textContent('#out', { timeout: 2000 });
+  expect({ url, out }).toEqual({ url, out: expect.any(String) });
+  return out ?? '';
 }
 
 interface Probe {
@@ -295,6 +299,18 @@ describe('tenant isolation in headless Chromium', () => {
         csp: expect.stringMatching(/(^|, )sandbox( |$|;)/),
       });
       expect(res.headers['content-security-policy']).not.toMatch(/allow-same-origin/);
+    }
+    // The gateway's own answers on that origin: JSON, never sniffed into a page.
+    for (const path of ['/healthz', '/upload/config', '/no-such-route', '/object/not-a-track']) {
+      const res = await siteGet(gw.url, path);
+      expect({ path, type: res.headers['content-type'] }).toEqual({
+        path,
+        type: expect.stringMatching(/^application\/json/),
+      });
+      expect({ path, nosniff: res.headers['x-content-type-options'] }).toEqual({
+        path,
+        nosniff: 'nosniff',
+      });
     }
     const object = await siteGet(gw.url, `/object/${tracks.a['probe.html']}`);
     expect(object.headers['cross-origin-resource-policy']).toBe('cross-origin');
