@@ -1,0 +1,82 @@
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { sdkClient } from './support/s3-sdk-client';
+import { encodeKeyPath, presign } from './support/s3-signing';
+import {
+  eventually,
+  startTapeS3Lab,
+  TapeS3Lab,
+  tapeWithCredential,
+  TapeWithCredential,
+} from './support/s3-tape-lab';
+
+/**
+ * Issue 15, finding 9: with the access log on, a presigned S3 URL (a bearer token for up to 7
+ * days) is logged without its signature or credential scope; the path and the access key id
+ * stay, so the line is still useful.
+ */
+jest.setTimeout(120_000);
+
+let lab: TapeS3Lab;
+let site: TapeWithCredential;
+
+beforeAll(async () => {
+  lab = await startTapeS3Lab({
+    config: { localnet: { slot_ms: 100 }, gateway: { access_log: true } },
+    env: { TAPE_LOG_LEVEL: 'info' },
+  });
+  site = await tapeWithCredential(lab);
+  const s3 = sdkClient(lab.gw.s3Url, site.accessKeyId, site.secret);
+  await s3.send(
+    new PutObjectCommand({ Bucket: site.label, Key: 'docs/secret-plan.txt', Body: 'hello' }),
+  );
+});
+
+afterAll(async () => {
+  await lab?.stop();
+});
+
+describe('access log', () => {
+  it('logs a presigned GET with its path and key id, without its signature or scope', async () => {
+    const { host, port } = new URL(lab.gw.s3Url);
+    const presigned = await presign(
+      {
+        method: 'GET',
+        path: encodeKeyPath(site.label, 'docs/secret-plan.txt'),
+        host,
+        date: new Date(),
+        accessKeyId: site.accessKeyId,
+        secret: site.secret,
+      },
+      3600,
+    );
+    const url = `http://127.0.0.1:${port}${presigned.rawPath}?${presigned.rawQuery}`;
+    const res = await fetch(url);
+    expect([res.status, await res.text()]).toEqual([200, 'hello']);
+    const signature = new URLSearchParams(presigned.rawQuery).get('X-Amz-Signature')!;
+    expect(signature).toMatch(/^[0-9a-f]{64}$/);
+
+    const requestLine = (): Record<string, unknown> | undefined =>
+      lab.gw
+        .logs()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find(
+          (l) =>
+            l.event === 'request' &&
+            l.method === 'GET' &&
+            String(l.url).includes('secret-plan.txt'),
+        );
+    await eventually(
+      'the access log line of the presigned GET',
+      async () => !!requestLine(),
+      10_000,
+    );
+    const line = requestLine()!;
+    expect(lab.gw.logs()).not.toContain(signature);
+    expect(String(line.url)).toContain(`/${site.label}/docs/secret-plan.txt?`);
+    expect(String(line.url)).toContain('X-Amz-Signature=REDACTED');
+    expect(String(line.url)).toContain(`X-Amz-Credential=${site.accessKeyId}/REDACTED`);
+    expect(line.status).toBe(200);
+  });
+});
