@@ -195,7 +195,7 @@ export class PubsubServer {
           values.set(encoding, this.accountValueText(write.account ?? EMPTY_ACCOUNT, encoding));
         }
         const value = values.get(encoding);
-        if (value == null) continue;
+        if (value === null || value === undefined) continue;
         this.sendText(
           sub.ws,
           `{"jsonrpc":"2.0","method":"accountNotification","params":{"result":{"context":{"slot":${t.slot}},"value":${value}},"subscription":${id}}}`,
