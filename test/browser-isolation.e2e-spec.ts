@@ -69,6 +69,8 @@ const FILES = {
 
 /** What the probe reported; '' when its script never ran (a sandbox without scripts). */
 async function probeOutput(page: Page, url: string): Promise<string> {
+  // From a blank page: a URL differing only in its fragment would be no new load.
+  await page.goto('about:blank');
   const response = await page.goto(url);
   expect({ url, status: response?.status() }).toEqual({ url, status: 200 });
   // The probe reports within a few hundred ms (the frame's load included); a document whose
