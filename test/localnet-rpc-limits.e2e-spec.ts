@@ -144,6 +144,30 @@ describe('local network JSON-RPC: hostile requests are refused and the gateway s
     expect(info?.data.length).toBe(16);
   }, 60_000);
 
+  it('bounds the accounts simulateTransaction returns', async () => {
+    const payer = await client.funded(1);
+    const wire = await client.signed(
+      [SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: big, lamports: 1 })],
+      [payer],
+    );
+    const simulate = (addresses: string[]) =>
+      client.rpc('simulateTransaction', [
+        wire,
+        { encoding: 'base64', accounts: { addresses, encoding: 'base64' } },
+      ]);
+    const tooMany = await simulate(Array<string>(4).fill(big.toBase58()));
+    expect(tooMany.error).toEqual({
+      code: -32602,
+      message: 'Invalid params: Too many accounts provided; max 3',
+    });
+    const tooBig = await simulate(Array<string>(3).fill(big.toBase58()));
+    expect(tooBig.error?.code).toBe(-32600);
+    expect(tooBig.error?.message).toMatch(/^response exceeds the limit of 16777216 bytes/);
+    const one = await simulate([payer.publicKey.toBase58()]);
+    expect(one.result.value.accounts).toHaveLength(1);
+    await expectAlive();
+  }, 60_000);
+
   it('refuses a 7,000-request getProgramAccounts batch at once', async () => {
     const entry = (id: number) =>
       call(id, 'getProgramAccounts', [SystemProgram.programId.toBase58()]);

@@ -9,7 +9,8 @@ import { transactionFee } from '../transactions/transaction-fee';
 import { describeTransactionError } from '../transactions/transaction-error';
 import { encodeAccount, encodingParam } from './account-encoding';
 import { RpcError, SolanaErrorCode } from './rpc-error';
-import { RpcHandlers, withContext } from './rpc-handler';
+import { ResponseBudget } from './response-budget';
+import { RpcCall, RpcHandlers, withContext } from './rpc-handler';
 import {
   configParam,
   decodeBase64,
@@ -34,7 +35,7 @@ export class TransactionMethods {
   handlers(): RpcHandlers {
     return {
       sendTransaction: (p) => this.sendTransaction(p),
-      simulateTransaction: (p) => this.simulateTransaction(p),
+      simulateTransaction: (p, call) => this.simulateTransaction(p, call),
       getSignatureStatuses: (p) => this.getSignatureStatuses(p),
       getFeeForMessage: (p) => this.getFeeForMessage(p),
     };
@@ -75,7 +76,7 @@ export class TransactionMethods {
     return tx.signature;
   }
 
-  private simulateTransaction(p: RpcParams): unknown {
+  private simulateTransaction(p: RpcParams, call: RpcCall): unknown {
     const config = configParam(p, 1, this.bank.slot);
     if (config.sigVerify === true && config.replaceRecentBlockhash === true) {
       throw RpcError.invalidParams('sigVerify may not be used with replaceRecentBlockhash');
@@ -97,7 +98,7 @@ export class TransactionMethods {
     const value = simulationValue(result, replacement);
     const accounts = config.accounts as { addresses?: unknown; encoding?: unknown } | undefined;
     if (accounts && typeof accounts === 'object') {
-      value.accounts = this.simulatedAccounts(tx, result, accounts);
+      value.accounts = this.simulatedAccounts(tx, result, accounts, call.budget);
     }
     return withContext(this.bank, value);
   }
@@ -106,9 +107,15 @@ export class TransactionMethods {
     tx: SanitizedTransaction,
     result: ExecutionResult,
     request: { addresses?: unknown; encoding?: unknown },
+    budget: ResponseBudget,
   ): unknown[] {
     if (!Array.isArray(request.addresses))
       throw RpcError.invalidParams('accounts.addresses must be a list');
+    // Agave's bound: no more addresses than the transaction has accounts.
+    const max = tx.accountKeys.length;
+    if (request.addresses.length > max) {
+      throw RpcError.invalidParams(`Too many accounts provided; max ${max}`);
+    }
     const encoding = encodingParam(request.encoding, 'base64');
     if (encoding === 'binary' || encoding === 'base58') {
       throw RpcError.invalidParams('base58 encoding not supported');
@@ -119,7 +126,7 @@ export class TransactionMethods {
       const loaded =
         result.err === null ? result.accounts.find((a) => a.pubkey.equals(keyBytes)) : undefined;
       const account = loaded ? loaded.account : this.ledger.getAccount(keyBytes);
-      return account ? encodeAccount(account, encoding) : null;
+      return account ? encodeAccount(account, encoding, undefined, undefined, budget) : null;
     });
   }
 
