@@ -6,7 +6,7 @@ import { sendFrameworkError, writeClientError } from './common/framework-errors'
 import { applyListenerTimeouts, watchBodyIdle } from './common/listener-timeouts';
 import { AppConfig } from './config/app-config';
 import { JsonLogger } from './logging/json-logger';
-import { createHostRewrite, SITE_HOST } from './site/host-rewrite';
+import { createHostRewrite, registerRefusedTargetRoute, SITE_HOST } from './site/host-rewrite';
 import { BuiltInPage, PAGE_CONTENT_TYPE, PAGES } from './site/site-pages';
 import { ERROR_PAGE_CSP } from './site/site-policy';
 
@@ -42,6 +42,8 @@ export async function createGatewayApp(
     reply.header('x-content-type-options', 'nosniff');
     done();
   });
+  // Request targets the host rewrite cannot make origin-form are answered 400 there.
+  registerRefusedTargetRoute(fastify);
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (_req, _payload, done) => done(null));
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {

@@ -8,6 +8,7 @@ import { GatewayConfig } from '../config/app-config';
 import { MeteringConfig } from '../config/metering.config';
 import { S3Config } from '../config/s3.config';
 import { redactSecrets } from '../logging/redact';
+import { originFormTarget } from '../common/request-target';
 import { newRequestId, writeS3ClientError } from './s3-client-error';
 import { S3Response } from './s3-context';
 import { S3Error } from './s3-error';
@@ -85,6 +86,16 @@ export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
         applyListenerTimeouts(server, this.gateway);
         server.setTimeout(this.config.idle_timeout_ms);
         return server;
+      },
+      // An absolute-form target whose authority is the Host becomes origin-form
+      // (src/common/request-target.ts); any other target stays as sent, and the address parser
+      // refuses it (InvalidURI) instead of the router quietly dropping its scheme and authority.
+      rewriteUrl: (req) => {
+        const url = req.url ?? '/';
+        const target = originFormTarget(url, req.headers.host);
+        if (!target.ok) return url;
+        req.headers.host = target.host;
+        return target.url;
       },
       routerOptions: {
         maxParamLength: MAX_PATH_PARAM,

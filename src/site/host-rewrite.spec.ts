@@ -4,6 +4,8 @@ import {
   createHostRewrite,
   hostNameOf,
   HOST_ROUTE_PREFIX,
+  REFUSED_TARGET,
+  REFUSED_TARGET_ROUTE,
   RewritableRequest,
   SITE_HOST,
 } from './host-rewrite';
@@ -97,9 +99,49 @@ describe('createHostRewrite', () => {
     }
   });
 
-  it('leaves a URL that is not origin-form alone', () => {
-    const rewrite = newTestRewrite();
-    expect(rewrite(`${LABEL}.localhost`, '*')).toBe('*');
+  describe('target forms other than origin-form (RFC 9112 §3.2)', () => {
+    const rewrite = createHostRewrite(new SiteConfig());
+    const site = `${LABEL}.localhost:8080`;
+    const run = (url: string, host?: string) => {
+      const req: RewritableRequest = { url, headers: host === undefined ? {} : { host } };
+      return { out: rewrite(req), req };
+    };
+
+    it('routes an absolute-form target on a site host to the site, never a gateway route', () => {
+      for (const path of ['/object/x', '/healthz', '/upload/x', '/site/x/', '/']) {
+        const { out, req } = run(`http://${site}${path}`, site);
+        expect(out).toBe(`${HOST_ROUTE_PREFIX}${path}`);
+        expect(req[SITE_HOST]).toBe(true);
+      }
+    });
+
+    it('takes the Host from the authority when there is no Host header', () => {
+      const { out, req } = run(`http://${site}/healthz`);
+      expect(out).toBe(`${HOST_ROUTE_PREFIX}/healthz`);
+      expect(req.headers.host).toBe(site);
+      expect(run('http://localhost:8080/healthz').out).toBe('/healthz');
+    });
+
+    it('keeps an absolute-form target on the gateway host a gateway route', () => {
+      const { out, req } = run('http://localhost:8080/healthz?x', 'localhost:8080');
+      expect(out).toBe('/healthz?x');
+      expect(req[SITE_HOST]).toBeUndefined();
+    });
+
+    it('refuses a mismatched authority, asterisk-form and authority-form', () => {
+      for (const [url, host] of [
+        ['http://x/healthz', site],
+        ['http://localhost:8080/healthz', site],
+        [`http://${site}/healthz`, 'localhost:8080'],
+        ['*', site],
+        ['localhost:8080', site],
+      ] as const) {
+        const { out, req } = run(url, host);
+        expect([url, out]).toEqual([url, REFUSED_TARGET_ROUTE]);
+        expect(req[REFUSED_TARGET]).toMatch(/target/);
+        expect(req[SITE_HOST]).toBeUndefined();
+      }
+    });
   });
 });
 
