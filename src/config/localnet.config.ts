@@ -61,6 +61,15 @@ export class LocalnetConfig {
   @Max(512 * 1024 * 1024)
   rpc_max_batch_response_bytes = 32 * 1024 * 1024;
 
+  /**
+   * Response text of all requests together, built and not yet written (many connections, or
+   * clients that do not read). Past it, large responses get -32603 "busy"; small ones still go.
+   */
+  @IsInt()
+  @Min(1024 * 1024)
+  @Max(4 * 1024 * 1024 * 1024)
+  rpc_max_inflight_response_bytes = 128 * 1024 * 1024;
+
   /** Accounts one getProgramAccounts (or getTokenAccountsByOwner) returns; past it -32012. */
   @IsInt()
   @Min(1)

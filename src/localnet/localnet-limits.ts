@@ -16,6 +16,7 @@ export function localnetLimits(
       maxBatchLength: c.rpc_max_batch_length,
       maxResponseBytes: c.rpc_max_response_bytes,
       maxBatchResponseBytes: c.rpc_max_batch_response_bytes,
+      maxInflightResponseBytes: c.rpc_max_inflight_response_bytes,
       maxProgramAccounts: c.rpc_max_program_accounts,
       maxWsBufferedBytes: c.rpc_ws_max_buffered_bytes,
     },

@@ -1,4 +1,5 @@
 import { JsonRpcDispatcher } from './json-rpc-dispatcher';
+import { ResponsePool } from './response-pool';
 import { RpcHandlers } from './rpc-handler';
 
 const LIMITS = { maxBatchLength: 5, maxResponseBytes: 1000, maxBatchResponseBytes: 2500 };
@@ -21,8 +22,10 @@ const call = (method: string, id: number, params: unknown[] = []) => ({
 });
 
 async function answer(sut: JsonRpcDispatcher, body: unknown): Promise<unknown> {
-  const text = await sut.dispatch(body, '127.0.0.1');
-  return text === null ? null : JSON.parse(text);
+  const reply = await sut.dispatch(body, '127.0.0.1');
+  if (reply === null) return null;
+  sut.release(reply.held);
+  return JSON.parse(reply.text);
 }
 
 describe('JsonRpcDispatcher limits', () => {
@@ -115,5 +118,36 @@ describe('JsonRpcDispatcher limits', () => {
       .then(() => order.push('batch'));
     await done;
     expect(order).toEqual(['other work', 'batch']);
+  });
+
+  it('answers "busy" for large responses while the pool is held by unwritten ones, small ones still go', async () => {
+    const KiB = 1024;
+    const pool = new ResponsePool(256 * KiB);
+    const sut = new JsonRpcDispatcher(
+      { large: () => 'x'.repeat(150 * KiB), small: () => 'ok' },
+      () => undefined,
+      { maxBatchLength: 10, maxResponseBytes: 200 * KiB, maxBatchResponseBytes: 400 * KiB },
+      pool,
+    );
+    const first = await sut.dispatch(call('large', 1), '127.0.0.1');
+    expect(first?.held).toBeGreaterThan(150 * KiB);
+    const second = await sut.dispatch(call('large', 2), '127.0.0.1');
+    expect(JSON.parse(second?.text ?? '')).toEqual({
+      jsonrpc: '2.0',
+      error: {
+        code: -32603,
+        message: 'the node is busy sending other large responses; retry later or ask for less',
+      },
+      id: 2,
+    });
+    sut.release(second?.held ?? 0);
+    expect(JSON.parse((await sut.dispatch(call('small', 3), '127.0.0.1'))?.text ?? '')).toEqual({
+      jsonrpc: '2.0',
+      result: 'ok',
+      id: 3,
+    });
+    sut.release(first?.held ?? 0);
+    const third = await sut.dispatch(call('large', 4), '127.0.0.1');
+    expect((JSON.parse(third?.text ?? '') as { result: string }).result).toHaveLength(150 * KiB);
   });
 });

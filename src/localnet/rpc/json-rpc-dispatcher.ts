@@ -1,6 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { toJsonText } from './json-text';
 import { ResponseBudget, responseTooLarge } from './response-budget';
+import { nodeBusy, ResponsePool } from './response-pool';
 import { RpcError } from './rpc-error';
 import { RpcHandlers } from './rpc-handler';
 import { RpcLimits } from './rpc-limits';
@@ -20,6 +21,12 @@ export type DispatchLimits = Pick<
   'maxBatchLength' | 'maxResponseBytes' | 'maxBatchResponseBytes'
 >;
 
+/** A response's text and the bytes it holds in the pool until it has been written. */
+export interface DispatchReply {
+  text: string;
+  held: number;
+}
+
 /** A batch gives the event loop back after this long, so one request cannot hold it. */
 const BATCH_SLICE_MS = 10;
 
@@ -34,32 +41,66 @@ export class JsonRpcDispatcher {
     private readonly handlers: RpcHandlers,
     private readonly onInternalError: (method: string, err: unknown) => void,
     private readonly limits: DispatchLimits,
+    private readonly pool: ResponsePool = new ResponsePool(Infinity),
   ) {}
 
-  /** The response text for a request body (already parsed JSON), or null when nothing is owed. */
-  async dispatch(body: unknown, clientIp: string): Promise<string | null> {
-    if (!Array.isArray(body)) return this.one(body, clientIp, this.limits.maxResponseBytes);
-    if (body.length === 0) return toJsonText(failure(null, RpcError.invalidRequest()));
+  /**
+   * The response for a request body (already parsed JSON), or null when nothing is owed. Its
+   * bytes are held in the pool: the caller releases `held` once the text has been written.
+   */
+  async dispatch(body: unknown, clientIp: string): Promise<DispatchReply | null> {
+    if (!Array.isArray(body)) {
+      const text = this.one(body, clientIp, this.limits.maxResponseBytes);
+      return text === null ? null : this.held(text);
+    }
+    if (body.length === 0) return this.held(toJsonText(failure(null, RpcError.invalidRequest())));
     if (body.length > this.limits.maxBatchLength) {
-      return toJsonText(failure(null, batchTooLong(body.length, this.limits.maxBatchLength)));
+      const error = batchTooLong(body.length, this.limits.maxBatchLength);
+      return this.held(toJsonText(failure(null, error)));
     }
     const parts: string[] = [];
     let remaining = this.limits.maxBatchResponseBytes;
+    let held = 0;
     let sliceStart = performance.now();
-    for (const request of body) {
-      if (performance.now() - sliceStart >= BATCH_SLICE_MS) {
-        await yieldToEventLoop();
-        sliceStart = performance.now();
+    try {
+      for (const request of body) {
+        if (performance.now() - sliceStart >= BATCH_SLICE_MS) {
+          await yieldToEventLoop();
+          sliceStart = performance.now();
+        }
+        const limit = Math.min(this.limits.maxResponseBytes, remaining);
+        const part = this.one(request, clientIp, limit);
+        if (part === null) continue;
+        parts.push(part);
+        const bytes = Buffer.byteLength(part);
+        this.pool.hold(bytes);
+        held += bytes;
+        remaining = Math.max(0, remaining - bytes);
       }
-      const part = this.one(request, clientIp, Math.min(this.limits.maxResponseBytes, remaining));
-      if (part === null) continue;
-      parts.push(part);
-      remaining = Math.max(0, remaining - Buffer.byteLength(part));
+    } catch (err) {
+      this.pool.release(held);
+      throw err;
     }
-    return parts.length > 0 ? `[${parts.join(',')}]` : null;
+    return parts.length > 0 ? { text: `[${parts.join(',')}]`, held } : this.released(held);
   }
 
-  private one(request: unknown, clientIp: string, limit: number): string | null {
+  /** Gives back the pool bytes of a reply once it has been written (or dropped). */
+  release(held: number): void {
+    this.pool.release(held);
+  }
+
+  private held(text: string): DispatchReply {
+    const bytes = Buffer.byteLength(text);
+    this.pool.hold(bytes);
+    return { text, held: bytes };
+  }
+
+  private released(held: number): null {
+    this.pool.release(held);
+    return null;
+  }
+
+  private one(request: unknown, clientIp: string, requestLimit: number): string | null {
     if (typeof request !== 'object' || request === null || Array.isArray(request)) {
       return toJsonText(failure(null, RpcError.invalidRequest()));
     }
@@ -77,11 +118,15 @@ export class JsonRpcDispatcher {
     if (!handler) {
       text = toJsonText(failure(id, RpcError.methodNotFound()));
     } else {
+      // Past the pool's share the answer is "busy", not "too large": the request may be fine.
+      const busy = this.pool.available < requestLimit;
+      const limit = busy ? this.pool.available : requestLimit;
+      const exceeded = busy ? nodeBusy : responseTooLarge;
       try {
-        const budget = new ResponseBudget(limit);
+        const budget = new ResponseBudget(limit, exceeded);
         const result = handler(positional(r.params), { clientIp, budget });
         text = toJsonText({ jsonrpc: '2.0', result, id });
-        if (Buffer.byteLength(text) > limit) throw responseTooLarge(limit);
+        if (Buffer.byteLength(text) > limit) throw exceeded(limit);
       } catch (err) {
         if (!(err instanceof RpcError)) this.onInternalError(method, err);
         text = toJsonText(failure(id, err instanceof RpcError ? err : RpcError.internal()));

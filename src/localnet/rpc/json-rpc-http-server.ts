@@ -111,7 +111,11 @@ export class JsonRpcHttpServer {
       res.writeHead(200, { 'content-length': 0 }).end();
       return;
     }
-    this.send(res, 200, reply);
+    // The bytes stay counted until the client has them (or is gone): a client that does not
+    // read holds its share of the pool, not more.
+    if (res.destroyed || res.closed) this.dispatcher.release(reply.held);
+    else res.once('close', () => this.dispatcher.release(reply.held));
+    this.send(res, 200, reply.text);
   }
 
   private failed(res: ServerResponse, err: unknown): void {

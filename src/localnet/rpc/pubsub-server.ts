@@ -14,6 +14,7 @@ import { RpcHandlers } from './rpc-handler';
 import { RpcLimits } from './rpc-limits';
 import { configParam, pubkeyParam, required, RpcParams, signatureParam } from './rpc-params';
 import { ResponseBudget } from './response-budget';
+import { ResponsePool } from './response-pool';
 
 const MAX_SUBSCRIPTIONS_PER_SOCKET = 10_000;
 
@@ -50,6 +51,7 @@ export class PubsubServer {
     private readonly ledger: LedgerStore,
     private readonly onInternalError: (method: string, err: unknown) => void,
     private readonly limits: RpcLimits,
+    private readonly pool: ResponsePool,
   ) {
     // Listeners run inside the bank's commit: a failing notification must not reach it.
     this.detach.push(
@@ -92,6 +94,7 @@ export class PubsubServer {
       this.handlers(ws, mine, after),
       this.onInternalError,
       this.limits,
+      this.pool,
     );
     ws.on('message', (raw: RawData) => {
       let body: unknown;
@@ -104,7 +107,10 @@ export class PubsubServer {
       dispatcher
         .dispatch(body, clientIp)
         .then((reply) => {
-          if (reply !== null) this.sendText(ws, reply);
+          if (reply !== null) {
+            this.sendText(ws, reply.text);
+            dispatcher.release(reply.held);
+          }
           for (const run of after.splice(0)) run();
         })
         .catch((err: unknown) => {

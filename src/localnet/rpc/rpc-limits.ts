@@ -12,6 +12,8 @@ export interface RpcLimits {
   maxResponseBytes: number;
   /** JSON text of a whole batch's responses. */
   maxBatchResponseBytes: number;
+  /** Response bytes of all requests together, built and not yet written to their clients. */
+  maxInflightResponseBytes: number;
   /** Accounts one getProgramAccounts / getTokenAccountsByOwner may return. */
   maxProgramAccounts: number;
   /** Bytes queued on one WebSocket (a client that does not read) before it is dropped. */
@@ -27,6 +29,7 @@ export const DEFAULT_RPC_LIMITS: RpcLimits = {
   // One account of Solana's largest size (10 MiB) in base64 is ~14 MB: it still fits.
   maxResponseBytes: 16 * MiB,
   maxBatchResponseBytes: 32 * MiB,
+  maxInflightResponseBytes: 128 * MiB,
   maxProgramAccounts: 10_000,
   maxWsBufferedBytes: 32 * MiB,
 };

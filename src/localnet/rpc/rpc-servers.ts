@@ -9,6 +9,7 @@ import { FaucetMethods } from './faucet-methods';
 import { JsonRpcDispatcher } from './json-rpc-dispatcher';
 import { JsonRpcHttpServer } from './json-rpc-http-server';
 import { PubsubServer } from './pubsub-server';
+import { ResponsePool } from './response-pool';
 import { RpcLimits } from './rpc-limits';
 import { TransactionHistory } from './transaction-history';
 import { TransactionMethods } from './transaction-methods';
@@ -44,14 +45,19 @@ export async function startRpcServers(deps: {
     ...new TransactionHistory(bank, ledger).handlers(),
     ...new FaucetMethods(bank, faucet, deps.faucetRateLimit).handlers(),
   };
+  // One pool for HTTP and WebSocket: together they hold at most this much response text.
+  const pool = new ResponsePool(limits.maxInflightResponseBytes);
   const attempts = deps.port === 0 ? EPHEMERAL_ATTEMPTS : 1;
   for (let attempt = 1; ; attempt++) {
-    const http = new JsonRpcHttpServer(new JsonRpcDispatcher(handlers, internalError, limits), {
-      maxRequestBodyBytes: limits.maxRequestBodyBytes,
-      onInternalError: internalError,
-    });
+    const http = new JsonRpcHttpServer(
+      new JsonRpcDispatcher(handlers, internalError, limits, pool),
+      {
+        maxRequestBodyBytes: limits.maxRequestBodyBytes,
+        onInternalError: internalError,
+      },
+    );
     const rpcPort = await http.listen(deps.port, deps.host);
-    const pubsub = new PubsubServer(bank, ledger, internalError, limits);
+    const pubsub = new PubsubServer(bank, ledger, internalError, limits, pool);
     try {
       const wsPort = await pubsub.listen(rpcPort + 1, deps.host);
       return {
