@@ -117,7 +117,6 @@ export class FileTrackStore extends TrackStore {
   init(): Promise<void> {
     this.ready ??= (async () => {
       await mkdir(this.tmpDir, { recursive: true });
-      this.index ??= new TrackReferenceIndex(this.indexPath);
       await this.sweepStaleTemporaries();
     })().catch((err: unknown) => {
       this.ready = undefined; // retried by the next call rather than remembered
@@ -238,17 +237,17 @@ export class FileTrackStore extends TrackStore {
   ): Promise<ClaimOutcome> {
     this.paths(claim.commitment);
     await this.init();
-    return this.index!.claim(claim, options.maxOwnerSegmentBytes);
+    return this.references().claim(claim, options.maxOwnerSegmentBytes);
   }
 
   async unclaim(claim: TrackClaim, recordedAt: number): Promise<void> {
     await this.init();
-    this.index!.unclaim(claim, recordedAt);
+    this.references().unclaim(claim, recordedAt);
   }
 
   async listReferenced(after: Buffer | undefined, limit: number): Promise<ReferencedBlob[]> {
     await this.init();
-    return this.index!.list(after, limit);
+    return this.references().list(after, limit);
   }
 
   /**
@@ -265,7 +264,7 @@ export class FileTrackStore extends TrackStore {
   ): Promise<ReleaseOutcome> {
     const paths = this.paths(commitment);
     await this.init();
-    const index = this.index!;
+    const index = this.references();
     index.drop(commitment, dead, decidedAt);
     if (index.referenceCount(commitment) > 0) return { outcome: 'kept' };
     const suffix = `${process.pid}.${randomBytes(6).toString('hex')}.gc`;
@@ -398,6 +397,12 @@ export class FileTrackStore extends TrackStore {
     this.counters.integrityFailures++;
     this.noteCorrupt(hex);
     return new IntegrityError(hex, detail);
+  }
+
+  /** Opened on first use: reads and puts without references never pay for SQLite. */
+  private references(): TrackReferenceIndex {
+    this.index ??= new TrackReferenceIndex(this.indexPath);
+    return this.index;
   }
 
   private noteCorrupt(hex: string): void {
