@@ -1,4 +1,5 @@
 import { MAX_CONTENT_TYPE_BYTES, MAX_NAME_BYTES } from '../../chain/account-layouts';
+import { isHiddenName } from '../../chain/hidden-names';
 // The CLI's rule, imported rather than copied so `tape deploy` and S3 can never disagree.
 import { contentTypeOf } from '../../tracks/content-type';
 import { S3BackendAccessDeniedError } from '../s3-backend';
@@ -20,7 +21,9 @@ export function assertPublishableName(name: string): void {
       'the .well-known/ namespace is never published on a tape (same rule as tape deploy)',
     );
   }
-  if (name.split('/').some((segment) => segment.startsWith('.'))) {
+  // The S3 handlers refuse these first (400 InvalidArgument, s3-address.ts `publishableKey`);
+  // kept here so no caller of the backend can publish one.
+  if (isHiddenName(name)) {
     throw new S3BackendAccessDeniedError(
       'hidden names (a path segment starting with ".") are never published on a tape (same rule as tape deploy)',
     );
