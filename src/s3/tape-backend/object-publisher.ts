@@ -70,6 +70,11 @@ export class ObjectPublisher {
     }
   }
 
+  /** The track account an object with this commitment is published as on this tape. */
+  trackAddress(tape: PublicKey, commitment: Buffer): PublicKey {
+    return this.ix.pdas.track(tape, commitment);
+  }
+
   /** Points `name` at `track` (registering and certifying the track in the same transaction). */
   async publish(
     tape: PublicKey,

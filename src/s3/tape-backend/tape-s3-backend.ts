@@ -227,7 +227,11 @@ export class TapeS3Backend extends S3Backend {
     try {
       // A body of undeclared length (chunked transfer) is checked for room once its size is known.
       if (declaredSize === undefined) await this.tapes.writable(bucket, spooled.size);
-      await this.spool.store(spooled);
+      // The references let the track store's collector keep these bytes while the track lives.
+      await this.spool.store(spooled, {
+        tape: tape.address.toBase58(),
+        track: this.publisher.trackAddress(tape.address, spooled.commitment).toBase58(),
+      });
       const done = await this.publisher.publish(tape.address, key, spooled, contentType);
       return { etag: done.commitment.toString('hex'), lastModified: done.lastModified };
     } finally {
