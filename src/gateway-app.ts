@@ -36,11 +36,14 @@ export async function createGatewayApp(
     watchBodyIdle(request.raw, config.gateway.body_idle_timeout_ms);
     done();
   });
-  // No answer of the gateway is ever sniffed into another type (a JSON body into a page); the
-  // site and object routes set it themselves too (the site hot path answers before Fastify).
-  fastify.addHook('onRequest', (_request, reply, done) => {
-    reply.header('x-content-type-options', 'nosniff');
-    done();
+  // No answer of the gateway is ever sniffed into another type (a JSON body into a page). The
+  // site and object routes set it themselves (the site hot path answers before Fastify); added
+  // last here, so their header order stays as they wrote it.
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
+    if (!reply.hasHeader('x-content-type-options')) {
+      reply.header('x-content-type-options', 'nosniff');
+    }
+    done(null, payload);
   });
   // Request targets the host rewrite cannot make origin-form are answered 400 there.
   registerRefusedTargetRoute(fastify);
