@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { commitmentToHex } from '../src/tracks/commitment';
-import { SegmentingHasher } from '../src/tracks/track-layout';
+import { SegmentingHasher, TrackLayout } from '../src/tracks/track-layout';
 import { ObjectFixture, startObjectFixture } from './support/object-fixture';
 import { rawRequest, storedTrackPath } from './support/object-http';
 import { WrittenTrack } from './support/upload-client';
@@ -110,6 +110,26 @@ describe('track store garbage collection', () => {
     const res = await rawRequest(fx.objectUrl(kept.address));
     expect([res.status, res.body.equals(bytes)]).toEqual([200, true]);
   }, 60_000);
+
+  it('a refused manifest upload does not delete bytes another tape’s track names', async () => {
+    const bytes = randomBytes(40_000);
+    const victim = await fx.client.store(fx.wallet, fx.tape, bytes, 'text/plain', S);
+    if (victim.layout.kind !== 'blob') throw new Error('expected a blob');
+    // Another tenant registers the same commitment as a manifest track and uploads the bytes:
+    // they are not a manifest, so the upload is refused.
+    const attacker = await fx.client.createTape(fx.wallet, 1 << 20, 10);
+    const fake: TrackLayout = {
+      kind: 'manifest',
+      size: 999,
+      manifestDigest: victim.layout.digest,
+      manifestBytes: bytes,
+    } as unknown as TrackLayout;
+    const track = await fx.client.writeTrack(fx.wallet, attacker, fake, 'text/plain');
+    const reply = await fx.client.put(track, bytes);
+    expect([reply.status, reply.body.error?.code]).toEqual([400, 'bad_request']);
+    const res = await rawRequest(fx.objectUrl(victim.address));
+    expect([res.status, res.body.equals(bytes)]).toEqual([200, true]);
+  });
 
   it('refuses segments past the bytes the manifest track reserved (413) and does not store them', async () => {
     const bytes = randomBytes(2 * S);

@@ -125,7 +125,7 @@ export class UploadService {
     if (part.kind === 'segment') {
       return { track: address, commitment: claim.commitment, size: part.size, certified: false };
     }
-    if (track.kind === TrackKind.Manifest) await this.checkManifest(track, part.size);
+    if (track.kind === TrackKind.Manifest) await this.checkManifest(track, address, part.size);
     if (!track.certified) {
       await this.read(() => this.certifier.certify(trackKey));
     }
@@ -190,7 +190,11 @@ export class UploadService {
   }
 
   /** A manifest certifies only when it describes the track and all its segments are stored. */
-  private async checkManifest(track: TrackRecord, manifestSize: number): Promise<void> {
+  private async checkManifest(
+    track: TrackRecord,
+    address: string,
+    manifestSize: number,
+  ): Promise<void> {
     const bytes = await readAll(
       this.store.openRange(track.commitment, manifestSize, 0, manifestSize - 1),
     );
@@ -198,11 +202,11 @@ export class UploadService {
     try {
       manifest = decodeManifest(bytes);
     } catch (err) {
-      await this.store.remove(track.commitment);
+      await this.disown(track, address, manifestSize);
       throw uploadErrors.badRequest(`not a manifest: ${(err as Error).message}`);
     }
     if (manifest.size !== track.size) {
-      await this.store.remove(track.commitment);
+      await this.disown(track, address, manifestSize);
       throw uploadErrors.badRequest(
         `the manifest describes ${manifest.size} bytes, the track ${track.size}`,
       );
@@ -214,6 +218,15 @@ export class UploadService {
     if (missing > 0) {
       throw uploadErrors.conflict(`${missing} segments of this manifest are not uploaded yet`);
     }
+  }
+
+  /**
+   * Withdraws this track's reference to refused manifest bytes; the bytes go only if no other
+   * track references them (the same bytes may be another tape's file or manifest).
+   */
+  private async disown(track: TrackRecord, address: string, size: number): Promise<void> {
+    const reference = { track: address, tape: track.tape.toBase58(), size, recordedAt: 0 };
+    await this.store.release(track.commitment, [{ ...reference, role: 'track' }], Date.now() + 1);
   }
 
   private async read<T>(call: () => Promise<T>): Promise<T> {
