@@ -47,7 +47,7 @@ describe('repairing a corrupt stored track', () => {
     const hex = commitmentToHex(commitment);
     const path = storedTrackPath(fx.gw.dataDir, commitment);
     const bad = readFileSync(path);
-    bad.writeUInt32LE(bad.readUInt32LE(70_000) ^ 0xffffffff, 70_000); // 4 bytes
+    bad.writeUInt32LE((bad.readUInt32LE(70_000) ^ 0xffffffff) >>> 0, 70_000); // 4 bytes
     writeFileSync(path, bad);
 
     expect((await rawRequest(fx.objectUrl(track.address))).status).toBe(502);

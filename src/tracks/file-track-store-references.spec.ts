@@ -26,7 +26,7 @@ describe('FileTrackStore: a corrupt stored copy is replaced by a verified upload
     await store.put(commitment, bytes.length, bodyOf(bytes));
     const path = join(root, hex.slice(0, 2), hex.slice(2, 4), hex);
     const bad = readFileSync(path);
-    bad.writeUInt32LE(bad.readUInt32LE(100) ^ 0xffffffff, 100);
+    bad.writeUInt32LE((bad.readUInt32LE(100) ^ 0xffffffff) >>> 0, 100);
     writeFileSync(path, bad);
     expect((await drain(store.openRange(commitment, bytes.length, 0, 10))).error).toBeInstanceOf(
       IntegrityError,
@@ -46,6 +46,20 @@ describe('FileTrackStore: a corrupt stored copy is replaced by a verified upload
       1,
       [hex],
     ]);
+  });
+
+  it('checks the chunk list on disk, not a cached verified copy of it', async () => {
+    const { store, root } = newTestStore();
+    const { bytes, commitment, hex } = blob();
+    await store.put(commitment, bytes.length, bodyOf(bytes));
+    await store.readChunkHashes(commitment, bytes.length); // now cached
+    const list = join(root, hex.slice(0, 2), hex.slice(2, 4), `${hex}.chunks`);
+    const bad = readFileSync(list);
+    bad[0] ^= 1;
+    writeFileSync(list, bad);
+    await store.put(commitment, bytes.length, bodyOf(bytes));
+    expect((await store.stats()).quarantined).toBe(1);
+    expect(readFileSync(list).equals(commitmentOfBuffer(bytes).chunkHashes)).toBe(true);
   });
 
   it('an intact stored copy is left alone (nothing quarantined)', async () => {

@@ -424,6 +424,8 @@ export class FileTrackStore extends TrackStore {
       this.integrityFailure(hex, `stored file has ${storedSize} bytes`);
       return `stored file has ${storedSize} bytes, expected ${size}`;
     }
+    // The list on disk, not a cached verified copy of it, is what must be intact.
+    this.chunkLists.delete(hex);
     try {
       await this.readChunkHashes(commitment, size);
       if (size > 0) {
