@@ -49,17 +49,20 @@ export class LocalnetConfig {
   @Max(100_000)
   rpc_max_batch_length = 100;
 
-  /** JSON text of one response; past it that request gets -32600 (one 10 MiB account fits). */
+  /**
+   * JSON text of one response; past it that request gets -32600. One 10 MiB account fits, and
+   * so does the listing of a tape of 100,000 names (about 40 MB: the scale benchmark's).
+   */
   @IsInt()
   @Min(64 * 1024)
   @Max(512 * 1024 * 1024)
-  rpc_max_response_bytes = 16 * 1024 * 1024;
+  rpc_max_response_bytes = 64 * 1024 * 1024;
 
   /** JSON text of all the responses of one batch together. */
   @IsInt()
   @Min(64 * 1024)
   @Max(512 * 1024 * 1024)
-  rpc_max_batch_response_bytes = 32 * 1024 * 1024;
+  rpc_max_batch_response_bytes = 64 * 1024 * 1024;
 
   /**
    * Response text of all requests together, built and not yet written (many connections, or
@@ -70,11 +73,14 @@ export class LocalnetConfig {
   @Max(4 * 1024 * 1024 * 1024)
   rpc_max_inflight_response_bytes = 128 * 1024 * 1024;
 
-  /** Accounts one getProgramAccounts (or getTokenAccountsByOwner) returns; past it -32012. */
+  /**
+   * Accounts one getProgramAccounts (or getTokenAccountsByOwner) returns; past it -32012. High
+   * enough for the listing of a tape of 100,000 names (CLI deploys and S3 listings list a tape).
+   */
   @IsInt()
   @Min(1)
   @Max(10_000_000)
-  rpc_max_program_accounts = 10_000;
+  rpc_max_program_accounts = 200_000;
 
   /** Bytes queued on one WebSocket whose client does not read before it is dropped. */
   @IsInt()

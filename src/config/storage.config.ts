@@ -43,15 +43,19 @@ export class TrackGcConfig {
 
 /** `storage.uploads.*`: concurrent `PUT /upload` requests (docs/uploads.md). */
 export class UploadLimitsConfig {
-  /** Uploads in progress at once from one client (the metering client key). */
+  /**
+   * Uploads in progress at once from one client (the metering client key). An upload holds its
+   * slot until its track is certified (one batched transaction per slot or so), so this is what
+   * a deploy's throughput rests on: the `tape` CLI sends 128 at once (`deploy --concurrency`).
+   */
   @IsInt()
   @Min(1)
-  max_per_client = 8;
+  max_per_client = 128;
 
-  /** Uploads in progress at once into one tape, whoever sends them. */
+  /** Uploads in progress at once into one tape, whoever sends them (two full-speed clients). */
   @IsInt()
   @Min(1)
-  max_per_tape = 16;
+  max_per_tape = 256;
 }
 
 /** `storage.*`: where track bytes live. */

@@ -1,13 +1,20 @@
 import { LocalnetConfig } from '../config/localnet.config';
-import { LocalnetOptions } from './localnet';
+import type { FaucetRateLimits } from './faucet-rate-limit';
+import type { RpcLimits } from './rpc/rpc-limits';
 
-/** The limits of `localnet.*` as startLocalnet options (standalone and embedded alike). */
-export function localnetLimits(
-  c: LocalnetConfig,
-): Pick<
-  LocalnetOptions,
-  'maxAirdropLamports' | 'maxStorageTokens' | 'rpcLimits' | 'faucetRateLimits'
-> {
+/** Every limit of the local network, whole: `localnet.*` as startLocalnet options. */
+export interface LocalnetLimits {
+  maxAirdropLamports: number;
+  maxStorageTokens: bigint;
+  rpcLimits: RpcLimits;
+  faucetRateLimits: FaucetRateLimits;
+}
+
+/** Recipients and client addresses the faucet remembers at most (the oldest are dropped). */
+const FAUCET_MAX_KEYS = 100_000;
+
+/** The limits of `localnet.*` (standalone and embedded alike; the defaults when not given). */
+export function localnetLimits(c: LocalnetConfig): LocalnetLimits {
   return {
     maxAirdropLamports: c.airdrop_max_lamports,
     maxStorageTokens: BigInt(c.storage_token_max_units),
@@ -24,6 +31,7 @@ export function localnetLimits(
       perIp: { burst: c.faucet_ip_burst, perMinute: c.faucet_ip_per_minute },
       perRecipient: { burst: c.faucet_recipient_burst, perMinute: c.faucet_recipient_per_minute },
       unlimitedIps: c.faucet_unlimited_ips,
+      maxKeys: FAUCET_MAX_KEYS,
     },
   };
 }

@@ -1,15 +1,17 @@
-import { LAMPORTS_PER_SOL, PublicKey } from '@solana/web3.js';
+import { PublicKey } from '@solana/web3.js';
 import { join } from 'node:path';
 import { decodeConfig } from '../chain/account-layouts';
 import { TapePdas } from '../chain/pdas';
 import { DEFAULT_TAPE_PROGRAM_ID } from '../chain/program-ids';
 import { Bank } from './bank/bank';
 import { Faucet } from './faucet';
+import { LocalnetConfig } from '../config/localnet.config';
 import { FaucetRateLimit, FaucetRateLimits } from './faucet-rate-limit';
+import { localnetLimits } from './localnet-limits';
 import { runGenesis } from './genesis';
 import { readOrCreateKeypair as loadOrCreateKeypair } from '../chain/keypair-file';
 import { LedgerStore } from './ledger/ledger-store';
-import { DEFAULT_RPC_LIMITS, RpcLimits } from './rpc/rpc-limits';
+import { RpcLimits } from './rpc/rpc-limits';
 import { RpcServers, startRpcServers } from './rpc/rpc-servers';
 import { SvmExecutor } from './svm/svm-executor';
 import { readTapeProgramElf } from './svm/tape-program-elf';
@@ -29,9 +31,9 @@ export interface LocalnetOptions {
   maxAirdropLamports?: number;
   /** Largest storage-token grant per request, in base units (default 10^12: a million tokens). */
   maxStorageTokens?: bigint;
-  /** What one JSON-RPC request may ask (DEFAULT_RPC_LIMITS for what is not given). */
+  /** What one JSON-RPC request may ask (`localnet.*` defaults for what is not given). */
   rpcLimits?: Partial<RpcLimits>;
-  /** The faucet's rate limits (DEFAULT_FAUCET_RATE_LIMITS for what is not given). */
+  /** The faucet's rate limits (`localnet.*` defaults for what is not given). */
   faucetRateLimits?: Partial<FaucetRateLimits>;
   /** Structured events (listening, dropped transactions, internal errors). */
   log?: (event: Record<string, unknown>) => void;
@@ -45,15 +47,8 @@ export interface Localnet {
   close(): Promise<void>;
 }
 
-export const DEFAULT_MAX_AIRDROP_LAMPORTS = 1_000 * LAMPORTS_PER_SOL;
-export const DEFAULT_MAX_STORAGE_TOKENS = 1_000_000_000_000n;
-
-export const DEFAULT_FAUCET_RATE_LIMITS: FaucetRateLimits = {
-  perIp: { burst: 20, perMinute: 10 },
-  perRecipient: { burst: 5, perMinute: 2 },
-  unlimitedIps: ['127.0.0.1', '::1'],
-  maxKeys: 100_000,
-};
+/** What is not given: the defaults of `localnet.*` (src/config/localnet.config.ts), one place. */
+const DEFAULTS = localnetLimits(new LocalnetConfig());
 
 /**
  * Starts the embedded Solana-compatible network: opens (or creates, with genesis) the ledger in
@@ -82,18 +77,18 @@ export async function startLocalnet(opts: LocalnetOptions): Promise<Localnet> {
     if (!genesisHash) log({ event: 'genesis', genesisHash: bank.genesisHash });
     warnOnConfigDrift(ledger, programId, opts, log);
     const faucet = new Faucet(bank, ledger, faucetKey, programId, {
-      maxAirdropLamports: opts.maxAirdropLamports ?? DEFAULT_MAX_AIRDROP_LAMPORTS,
-      maxStorageTokens: opts.maxStorageTokens ?? DEFAULT_MAX_STORAGE_TOKENS,
+      maxAirdropLamports: opts.maxAirdropLamports ?? DEFAULTS.maxAirdropLamports,
+      maxStorageTokens: opts.maxStorageTokens ?? DEFAULTS.maxStorageTokens,
     });
     const servers: RpcServers = await startRpcServers({
       bank,
       ledger,
       faucet,
       faucetRateLimit: new FaucetRateLimit({
-        ...DEFAULT_FAUCET_RATE_LIMITS,
+        ...DEFAULTS.faucetRateLimits,
         ...opts.faucetRateLimits,
       }),
-      limits: { ...DEFAULT_RPC_LIMITS, ...opts.rpcLimits },
+      limits: { ...DEFAULTS.rpcLimits, ...opts.rpcLimits },
       host: opts.host,
       port: opts.port,
       log,
