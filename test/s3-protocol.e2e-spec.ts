@@ -136,6 +136,11 @@ describe('aws s3 (aws-cli 2)', () => {
     const ok = await fetch(url);
     expect(ok.status).toBe(200);
     expect(await ok.text()).toBe('<p>space, now longer</p>');
+    // Opened in a browser, tenant HTML on the S3 listener's shared origin runs sandboxed (no
+    // script, no storage of that origin), as on /object (test/browser-isolation.e2e-spec.ts).
+    expect(ok.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(ok.headers.get('content-security-policy')).toBe('sandbox');
+    expect(ok.headers.get('x-content-type-options')).toBe('nosniff');
     const tampered = await fetch(url.replace('X-Amz-Expires=2', 'X-Amz-Expires=3'));
     expect(tampered.status).toBe(403);
     expect(await tampered.text()).toContain('<Code>SignatureDoesNotMatch</Code>');

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { OBJECT_CSP } from '../object/object-headers';
 import type { S3ObjectHead } from './s3-backend';
 import { S3Error } from './s3-error';
 import { quoteEtag } from './s3-xml-responses';
@@ -38,6 +39,17 @@ const RESPONSE_OVERRIDES: Record<string, string> = {
   'response-content-encoding': 'content-encoding',
 };
 
+/**
+ * Every S3 GET/HEAD answer is a sandboxed document (as on `/object`, src/object/object-headers.ts):
+ * path-style buckets share the S3 listener's origin, so an HTML or SVG object opened from a
+ * presigned link must run no script there. nosniff keeps a browser from guessing a type that
+ * would run. SDKs and sync tools ignore both headers.
+ */
+const ISOLATION_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': OBJECT_CSP,
+  'x-content-type-options': 'nosniff',
+};
+
 export function objectHeaders(
   head: S3ObjectHead,
   query: Map<string, string>,
@@ -48,6 +60,7 @@ export function objectHeaders(
     etag: quoteEtag(head.etag),
     'last-modified': head.lastModified.toUTCString(),
     'accept-ranges': 'bytes',
+    ...ISOLATION_HEADERS,
   };
   for (const [name, value] of Object.entries(head.metadata)) headers[META_PREFIX + name] = value;
   for (const [param, header] of Object.entries(RESPONSE_OVERRIDES)) {
