@@ -27,6 +27,7 @@ type Outcome =
   | 'expired-but-landed'
   | 'program-error'
   | 'blockhash-unknown'
+  | 'already-processed'
   | 'out-of-compute'
   | 'preflight-out-of-compute';
 
@@ -47,6 +48,12 @@ function newTestWriter(computeUnitPrice?: number) {
         outcomes.shift();
         throw new Error(
           'failed to send transaction: Transaction simulation failed: Error processing Instruction 1: ComputationalBudgetExceeded',
+        );
+      }
+      if (outcomes[0] === 'already-processed') {
+        outcomes.shift();
+        throw new Error(
+          'failed to send transaction: Transaction simulation failed: This transaction has already been processed',
         );
       }
       if (outcomes[0] === 'blockhash-unknown') {
@@ -156,6 +163,25 @@ describe('ChainWriter', () => {
     outcomes.push('blockhash-unknown');
     await sut.send([extendTape()], [payer]);
     expect(sent).toHaveLength(1);
+  });
+
+  it('confirms, instead of failing, a transaction the node has already taken (an identical write sent twice)', async () => {
+    const { sut, outcomes, sent } = newTestWriter();
+    const confirmed: string[] = [];
+    outcomes.push('already-processed');
+    const [signature] = await sut.send([extendTape()], [payer], {
+      onConfirmed: (_done, s) => confirmed.push(s),
+    });
+    // Not sent again, not re-signed: the signature is the one the node already has.
+    expect(sent).toHaveLength(0);
+    expect(confirmed).toEqual([signature]);
+
+    // Its own outcome counts: an identical transaction that failed fails the same way.
+    const failed = newTestWriter();
+    failed.outcomes.push('already-processed', 'program-error');
+    await expect(failed.sut.send([extendTape()], [payer])).rejects.toMatchObject({
+      kind: 'program',
+    });
   });
 
   it('never resends a transaction that may have landed, nor a failed one', async () => {

@@ -1,10 +1,12 @@
 import {
+  Commitment,
   ComputeBudgetProgram,
   Keypair,
   Transaction,
   TransactionExpiredBlockheightExceededError,
   TransactionInstruction,
 } from '@solana/web3.js';
+import bs58 from 'bs58';
 import { ChainError, toChainError } from './chain-error';
 import { ChainRpc } from './chain-rpc';
 import { MAX_TRANSACTION_COMPUTE_UNITS } from './compute-units';
@@ -140,9 +142,7 @@ export class ChainWriter {
       tx.add(...instructions);
       tx.sign(...signers);
       stage = 'send';
-      const signature = await connection.sendRawTransaction(tx.serialize(), {
-        preflightCommitment: commitment,
-      });
+      const signature = await this.sendRaw(tx, commitment);
       stage = 'confirm';
       const result = await connection.confirmTransaction(
         { signature, blockhash, lastValidBlockHeight },
@@ -156,6 +156,25 @@ export class ChainWriter {
       return signature;
     } catch (err) {
       throw new TryFailed(stage, err);
+    }
+  }
+
+  /**
+   * Sends the signed transaction. The same instructions signed by the same keys with the same
+   * blockhash are the same transaction (one signature): two identical writes built within one
+   * blockhash's life (an S3 client retrying, two deploys of one file) send it twice, and the
+   * node refuses the second as already processed. That transaction is ours and it was taken:
+   * answered with its signature, it is confirmed (and its own outcome reported) like the first.
+   */
+  private async sendRaw(tx: Transaction, commitment: Commitment | undefined): Promise<string> {
+    try {
+      return await this.rpc.connection.sendRawTransaction(tx.serialize(), {
+        preflightCommitment: commitment,
+      });
+    } catch (err) {
+      const text = err instanceof Error ? err.message : String(err);
+      if (!ALREADY_PROCESSED.test(text) || !tx.signature) throw err;
+      return bs58.encode(tx.signature);
     }
   }
 
@@ -179,6 +198,9 @@ export class ChainWriter {
     return stage === 'send' && /Blockhash not found/i.test(text);
   }
 }
+
+/** The node's refusal of a transaction whose signature it has already taken. */
+const ALREADY_PROCESSED = /already been processed|AlreadyProcessed/;
 
 /** The transaction (preflight or landed) failed because its compute-unit limit ran out. */
 function ranOutOfComputeUnits(cause: unknown): boolean {
