@@ -144,6 +144,9 @@ export class ResendingSender {
       });
       return true;
     } catch (err) {
+      // The node has this very signature (sent twice within one blockhash): poll its status.
+      if (/already been processed|AlreadyProcessed/.test((err as Error)?.message ?? ''))
+        return true;
       const error = toChainError(err, this.options.rpcUrl);
       if (error.kind === 'unreachable' || error.kind === 'program') throw error;
       if (err instanceof SendTransactionError && !/blockhash not found/i.test(err.message)) {
