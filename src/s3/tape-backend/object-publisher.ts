@@ -28,6 +28,12 @@ export interface PublishedName {
   lastModified: Date;
 }
 
+/**
+ * Checked against the name's current record while its write lock is held (conditional writes:
+ * no other write of the name can land between the check and the write); throws to refuse.
+ */
+export type NamePrecondition = (current: NameRecord | null) => void;
+
 /** RemoveName transactions in flight at once for a large DeleteObjects. */
 const REMOVE_CONCURRENCY = 8;
 
@@ -81,9 +87,11 @@ export class ObjectPublisher {
     name: string,
     track: StoredTrack,
     contentType: string,
+    precondition?: NamePrecondition,
   ): Promise<PublishedName> {
     return this.locks.run([lockKey(tape, name)], async () => {
       const [current] = await this.chain.getNames(tape, [name]);
+      precondition?.(current);
       const address = this.ix.pdas.track(tape, track.commitment);
       await this.send([
         this.ix.writeTrack({
@@ -108,10 +116,12 @@ export class ObjectPublisher {
     source: string,
     destination: string,
     contentType: string,
+    precondition?: NamePrecondition,
   ): Promise<PublishedName> {
     return this.locks.run([lockKey(tape, source), lockKey(tape, destination)], async () => {
       const [from, to] = await this.chain.getNames(tape, [source, destination]);
       if (!from) throw new S3BackendNoSuchKeyError(source);
+      precondition?.(to);
       await this.send([this.setName(tape, destination, from.track, contentType, to)]);
       return { commitment: from.commitment, lastModified: await this.now() };
     });
