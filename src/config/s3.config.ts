@@ -49,6 +49,15 @@ export class S3Config {
   @Min(1)
   upload_expiry_hours = 7 * 24;
 
+  /**
+   * Completed multipart uploads remembered (for upload_expiry_hours) so that a retried
+   * CompleteMultipartUpload answers the same ETag instead of 404 NoSuchUpload; past this many
+   * the oldest are forgotten first. Each is a few hundred bytes on disk.
+   */
+  @IsInt()
+  @Min(0)
+  completed_uploads_kept = 10_000;
+
   /** A connection that sends or receives nothing for this long is closed. */
   @IsInt()
   @Min(1000)

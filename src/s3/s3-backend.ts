@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { S3WriteCondition } from './write-conditions';
 
 /**
  * The port between the S3 protocol layer and storage. The protocol layer (this folder) owns
@@ -68,7 +69,20 @@ export abstract class S3Backend {
     key: string,
     uploadId: string,
     parts: S3CompletedPart[],
+    condition?: S3WriteCondition,
   ): Promise<S3WriteResult>;
+
+  /**
+   * The result of an upload of this key that was already completed, or null (unknown,
+   * aborted, forgotten): a retried CompleteMultipartUpload answers it again, as S3 does.
+   */
+  completedMultipartUpload(
+    _bucket: S3Bucket,
+    _key: string,
+    _uploadId: string,
+  ): Promise<S3WriteResult | null> {
+    return Promise.resolve(null);
+  }
 
   /** Throws S3BackendNoSuchUploadError when the upload is unknown. */
   abstract abortMultipartUpload(bucket: S3Bucket, key: string, uploadId: string): Promise<void>;
@@ -117,6 +131,8 @@ export interface S3PutObjectInput {
   /** Decoded size in bytes when the client declared it (it always does except chunked TE). */
   size: number | undefined;
   body: Readable;
+  /** If-None-Match / If-Match: checked against the key atomically with the write. */
+  condition?: S3WriteCondition;
 }
 
 export interface S3WriteResult {
@@ -129,6 +145,8 @@ export interface S3CopyObjectInput {
   destinationKey: string;
   /** `x-amz-metadata-directive: REPLACE`: the new content type and metadata; else undefined. */
   replace?: { contentType: string | undefined; metadata: Record<string, string> };
+  /** If-None-Match / If-Match on the destination, checked atomically with the write. */
+  condition?: S3WriteCondition;
 }
 
 export interface S3DeleteOutcome {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { S3Config } from '../config/s3.config';
 import { parseMaxKeys } from './list-objects';
 import { readUserMetadata } from './object-headers';
-import { S3Backend, S3CompletedPart, S3PartInfo } from './s3-backend';
+import { S3Backend, S3Bucket, S3CompletedPart, S3PartInfo, S3WriteResult } from './s3-backend';
 import { S3BodyReader } from './s3-body-reader';
 import { publishableKey } from './s3-address';
 import { bucketOf, keyOf, S3RequestContext, S3Response, xmlResponse } from './s3-context';
@@ -15,6 +15,7 @@ import {
 } from './s3-xml-responses';
 import { MAX_PARTS, MAX_REQUEST_XML_BYTES, parseCompleteMultipartUpload } from './s3-xml-requests';
 import { awsUriEncode } from './uri-encoding';
+import { parseWriteCondition, S3WriteCondition } from './write-conditions';
 
 /**
  * Multipart uploads. The part list of CompleteMultipartUpload is checked here against the stored
@@ -63,16 +64,35 @@ export class S3MultipartHandlers {
     const bucket = bucketOf(ctx);
     const key = publishableKey(keyOf(ctx));
     const uploadId = requireUploadId(ctx);
+    const condition = parseWriteCondition(ctx.raw.headers);
     const parts = parseCompleteMultipartUpload(
       await this.bodies.readSmall(ctx, MAX_REQUEST_XML_BYTES),
     );
-    const stored = new Map(
-      (await this.backend.listParts(bucket, key, uploadId)).map((p) => [p.partNumber, p]),
-    );
-    this.checkPartList(parts, stored);
-    const result = await this.backend.completeMultipartUpload(bucket, key, uploadId, parts);
+    const result =
+      (await this.backend.completedMultipartUpload(bucket, key, uploadId)) ??
+      (await this.completeOpen(bucket, key, uploadId, parts, condition));
     const location = `${ctx.origin}/${bucket.name}/${awsUriEncode(key, true)}`;
     return xmlResponse(completeMultipartXml(location, bucket.name, key, result.etag));
+  }
+
+  /** Completes an upload in progress; a retry of one completed meanwhile gets its result. */
+  private async completeOpen(
+    bucket: S3Bucket,
+    key: string,
+    uploadId: string,
+    parts: S3CompletedPart[],
+    condition: S3WriteCondition | undefined,
+  ): Promise<S3WriteResult> {
+    let listed: S3PartInfo[];
+    try {
+      listed = await this.backend.listParts(bucket, key, uploadId);
+    } catch (error) {
+      const done = await this.backend.completedMultipartUpload(bucket, key, uploadId);
+      if (done) return done;
+      throw error;
+    }
+    this.checkPartList(parts, new Map(listed.map((p) => [p.partNumber, p])));
+    return this.backend.completeMultipartUpload(bucket, key, uploadId, parts, condition);
   }
 
   async abort(ctx: S3RequestContext): Promise<S3Response> {

@@ -11,6 +11,7 @@ import { backendErrorToS3 } from './s3-error-mapping';
 import { copyObjectXml, deleteResultXml, DeleteResultEntry, quoteEtag } from './s3-xml-responses';
 import { MAX_REQUEST_XML_BYTES, parseDeleteObjects } from './s3-xml-requests';
 import { percentDecodeUtf8 } from './uri-encoding';
+import { parseWriteCondition } from './write-conditions';
 
 /**
  * The byte range a GetObject serves. Like S3 (and as RFC 9110 allows), a header that is not one
@@ -81,6 +82,7 @@ export class S3ObjectHandlers {
     const bucket = bucketOf(ctx);
     const key = publishableKey(keyOf(ctx));
     const metadata = readUserMetadata(ctx.raw.headers);
+    const condition = parseWriteCondition(ctx.raw.headers);
     const body = this.bodies.open(ctx);
     const result = await this.bodies.consume(body, () =>
       this.backend.putObject(bucket, {
@@ -89,6 +91,7 @@ export class S3ObjectHandlers {
         metadata,
         size: body.size,
         body: body.stream,
+        condition,
       }),
     );
     const headers: Record<string, string> = { etag: quoteEtag(result.etag) };
@@ -131,6 +134,7 @@ export class S3ObjectHandlers {
       sourceKey: source.key,
       destinationKey,
       replace,
+      condition: parseWriteCondition(ctx.raw.headers),
     });
     return xmlResponse(copyObjectXml(result.etag, result.lastModified));
   }

@@ -27,6 +27,13 @@ export interface MultipartUpload {
   initiated: string;
 }
 
+/** What `completed.json` holds: the answer a retried CompleteMultipartUpload gets again. */
+export interface CompletedUpload {
+  etag: string;
+  lastModified: string;
+  completedAt: string;
+}
+
 interface StoredPart {
   partNumber: number;
   etag: string;
@@ -61,6 +68,9 @@ export class MultipartSpool implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('s3-multipart');
   private readonly open = new Map<string, OpenUpload>();
   private readonly expiryMs: number;
+  /** Completed uploads remembered, by id, oldest first (the value: when, in ms). */
+  private readonly completedAt = new Map<string, number>();
+  private readonly completedKept: number;
   private sweeper: NodeJS.Timeout | undefined;
 
   constructor(
@@ -70,6 +80,7 @@ export class MultipartSpool implements OnModuleInit, OnModuleDestroy {
   ) {
     this.dir = resolve(storage.data_dir, 's3-multipart');
     this.expiryMs = s3.upload_expiry_hours * 60 * 60 * 1000;
+    this.completedKept = s3.completed_uploads_kept;
   }
 
   async onModuleInit(): Promise<void> {
@@ -77,10 +88,17 @@ export class MultipartSpool implements OnModuleInit, OnModuleDestroy {
     // Directories untouched for the whole expiry (unreadable leftovers included) go first.
     const swept = await sweepOldEntries(this.dir, this.expiryMs);
     if (swept > 0) this.logger.log(`removed ${swept} expired multipart uploads`);
+    const completed: [string, number][] = [];
     for (const id of await readdir(this.dir)) {
       const upload = await this.load(id);
-      if (upload) await this.index(upload);
+      if (!upload) continue;
+      const done = await this.readCompleted(id);
+      if (done) completed.push([id, Date.parse(done.completedAt)]);
+      else await this.index(upload);
     }
+    completed.sort((a, b) => a[1] - b[1]);
+    for (const [id, at] of completed) this.completedAt.set(id, at);
+    await this.forgetCompletedBeyondLimit();
     await this.removeExpired();
     this.sweeper = setInterval(() => void this.removeExpired(), EXPIRY_SWEEP_MS);
     this.sweeper.unref();
@@ -104,6 +122,10 @@ export class MultipartSpool implements OnModuleInit, OnModuleDestroy {
       if (now - upload.initiated <= this.expiryMs) continue;
       await this.removeId(uploadId);
       removed++;
+    }
+    for (const [uploadId, at] of [...this.completedAt]) {
+      if (now - at <= this.expiryMs) break;
+      await this.removeId(uploadId);
     }
     if (removed > 0) this.logger.log({ event: 'expired-uploads', removed });
     return removed;
@@ -129,15 +151,62 @@ export class MultipartSpool implements OnModuleInit, OnModuleDestroy {
   /** The upload of this tape and key, or NoSuchUpload (unknown, another tape's, another key). */
   async get(tapeAddress: string, key: string, uploadId: string): Promise<MultipartUpload> {
     const upload = await this.load(uploadId);
-    if (!upload || upload.tapeAddress !== tapeAddress || upload.key !== key) {
+    if (
+      !upload ||
+      upload.tapeAddress !== tapeAddress ||
+      upload.key !== key ||
+      this.completedAt.has(uploadId)
+    ) {
       throw new S3BackendNoSuchUploadError(uploadId);
     }
     return upload;
   }
 
+  /** The result of an upload of this tape and key that was completed, or null. */
+  async completed(
+    tapeAddress: string,
+    key: string,
+    uploadId: string,
+  ): Promise<CompletedUpload | null> {
+    if (!this.completedAt.has(uploadId)) return null;
+    const upload = await this.load(uploadId);
+    if (!upload || upload.tapeAddress !== tapeAddress || upload.key !== key) return null;
+    return this.readCompleted(uploadId);
+  }
+
+  /**
+   * Records that the upload became an object (its parts are deleted, its budget given back),
+   * so a retried CompleteMultipartUpload answers the same result for upload_expiry_hours;
+   * at most `completed_uploads_kept` are remembered, the oldest forgotten first.
+   */
+  async markCompleted(
+    upload: MultipartUpload,
+    result: { etag: string; lastModified: Date },
+  ): Promise<void> {
+    if (this.completedKept === 0) return this.remove(upload);
+    const dir = this.uploadDir(upload.uploadId);
+    const now = new Date();
+    const record: CompletedUpload = {
+      etag: result.etag,
+      lastModified: result.lastModified.toISOString(),
+      completedAt: now.toISOString(),
+    };
+    await writeJsonAtomically(join(dir, 'completed.json'), record);
+    this.completedAt.set(upload.uploadId, now.getTime());
+    const open = this.open.get(upload.uploadId);
+    this.open.delete(upload.uploadId);
+    open?.parts.forEach((hold) => hold.release());
+    for (const name of await readdir(dir).catch(() => [] as string[])) {
+      if (name.startsWith('part-')) await rm(join(dir, name), { force: true });
+    }
+    await this.forgetCompletedBeyondLimit();
+  }
+
   async list(tapeAddress: string): Promise<MultipartUpload[]> {
     const ids = await readdir(this.dir).catch(() => [] as string[]);
-    const uploads = await Promise.all(ids.map((id) => this.load(id)));
+    const uploads = await Promise.all(
+      ids.filter((id) => !this.completedAt.has(id)).map((id) => this.load(id)),
+    );
     return uploads.filter((u): u is MultipartUpload => u?.tapeAddress === tapeAddress);
   }
 
@@ -248,7 +317,24 @@ export class MultipartSpool implements OnModuleInit, OnModuleDestroy {
     await this.removeId(upload.uploadId);
   }
 
+  private async forgetCompletedBeyondLimit(): Promise<void> {
+    while (this.completedAt.size > this.completedKept) {
+      const oldest = this.completedAt.keys().next().value!;
+      await this.removeId(oldest);
+    }
+  }
+
+  private async readCompleted(uploadId: string): Promise<CompletedUpload | null> {
+    try {
+      const text = await readFile(join(this.uploadDir(uploadId), 'completed.json'), 'utf8');
+      return JSON.parse(text) as CompletedUpload;
+    } catch {
+      return null;
+    }
+  }
+
   private async removeId(uploadId: string): Promise<void> {
+    this.completedAt.delete(uploadId);
     await rm(this.uploadDir(uploadId), { recursive: true, force: true });
     const open = this.open.get(uploadId);
     this.open.delete(uploadId);

@@ -28,7 +28,9 @@ import {
 } from '../s3-backend';
 import { S3Error } from '../s3-error';
 import { MultipartSpool, toUploadInfo } from './multipart-spool';
-import { ObjectPublisher } from './object-publisher';
+import { checkWriteCondition, S3WriteCondition } from '../write-conditions';
+import { NameLocks } from './name-locks';
+import { NamePrecondition, ObjectPublisher } from './object-publisher';
 import { ObjectSpool } from './object-spool';
 import { assertPublishableName, contentTypeForCopy, contentTypeForName } from './object-names';
 import { SpoolBudget } from './spool-budget';
@@ -42,6 +44,8 @@ import { TapeBucket, TapeDirectory } from './tape-directory';
  */
 @Injectable()
 export class TapeS3Backend extends S3Backend {
+  private readonly completions = new NameLocks();
+
   constructor(
     private readonly chain: ChainReader,
     private readonly tapes: TapeDirectory,
@@ -99,7 +103,17 @@ export class TapeS3Backend extends S3Backend {
     try {
       const tape = await this.writableWithSpool(bucket);
       this.publisher.assertNameFits(tape.address, input.key, contentType);
-      return await this.commit(bucket, tape, input.key, input.body, contentType, input.size);
+      // Refused before the body is read too (the check that counts runs again under the lock).
+      if (input.condition) await this.checkCondition(tape, input.key, input.condition);
+      return await this.commit(
+        bucket,
+        tape,
+        input.key,
+        input.body,
+        contentType,
+        input.size,
+        input.condition,
+      );
     } finally {
       hold.release();
     }
@@ -115,6 +129,7 @@ export class TapeS3Backend extends S3Backend {
       input.sourceKey,
       input.destinationKey,
       contentType,
+      preconditionOf(input.condition, input.destinationKey),
     );
     return { etag: done.commitment.toString('hex'), lastModified: done.lastModified };
   }
@@ -174,16 +189,33 @@ export class TapeS3Backend extends S3Backend {
     key: string,
     uploadId: string,
     parts: S3CompletedPart[],
+    condition?: S3WriteCondition,
   ): Promise<S3WriteResult> {
-    const upload = await this.multipart.get(bucket.tapeAddress, key, uploadId);
-    const sizes = await this.multipart.partSizes(upload);
-    const size = sum(parts.map((p) => sizes.get(p.partNumber) ?? 0));
-    const contentType = contentTypeForName(key, upload.contentType);
-    const tape = await this.tapes.writable(bucket, size);
-    const body = await this.multipart.concatenate(upload, parts);
-    const result = await this.commit(bucket, tape, key, body, contentType, size);
-    await this.multipart.remove(upload);
-    return result;
+    // One completion of an upload at a time: a retry sent while the first is still committing
+    // waits for it, then answers its result.
+    return this.completions.run([uploadId], async () => {
+      const done = await this.completedMultipartUpload(bucket, key, uploadId);
+      if (done) return done;
+      const upload = await this.multipart.get(bucket.tapeAddress, key, uploadId);
+      const sizes = await this.multipart.partSizes(upload);
+      const size = sum(parts.map((p) => sizes.get(p.partNumber) ?? 0));
+      const contentType = contentTypeForName(key, upload.contentType);
+      const tape = await this.tapes.writable(bucket, size);
+      if (condition) await this.checkCondition(tape, key, condition);
+      const body = await this.multipart.concatenate(upload, parts);
+      const result = await this.commit(bucket, tape, key, body, contentType, size, condition);
+      await this.multipart.markCompleted(upload, result);
+      return result;
+    });
+  }
+
+  override async completedMultipartUpload(
+    bucket: S3Bucket,
+    key: string,
+    uploadId: string,
+  ): Promise<S3WriteResult | null> {
+    const done = await this.multipart.completed(bucket.tapeAddress, key, uploadId);
+    return done ? { etag: done.etag, lastModified: new Date(done.lastModified) } : null;
   }
 
   async abortMultipartUpload(bucket: S3Bucket, key: string, uploadId: string): Promise<void> {
@@ -214,6 +246,15 @@ export class TapeS3Backend extends S3Backend {
     }
   }
 
+  private async checkCondition(
+    tape: TapeBucket,
+    key: string,
+    condition: S3WriteCondition,
+  ): Promise<void> {
+    const [current] = await this.chain.getNames(tape.address, [key]);
+    checkWriteCondition(condition, current ? current.commitment.toString('hex') : null, key);
+  }
+
   /** Spool -> track store -> chain. Nothing reaches the store before the body ended whole. */
   private async commit(
     bucket: S3Bucket,
@@ -222,6 +263,7 @@ export class TapeS3Backend extends S3Backend {
     body: Readable,
     contentType: string,
     declaredSize: number | undefined,
+    condition?: S3WriteCondition,
   ): Promise<S3WriteResult> {
     const spooled = await this.spool.spool(body, declaredSize);
     try {
@@ -232,7 +274,13 @@ export class TapeS3Backend extends S3Backend {
         tape: tape.address.toBase58(),
         track: this.publisher.trackAddress(tape.address, spooled.commitment).toBase58(),
       });
-      const done = await this.publisher.publish(tape.address, key, spooled, contentType);
+      const done = await this.publisher.publish(
+        tape.address,
+        key,
+        spooled,
+        contentType,
+        preconditionOf(condition, key),
+      );
       return { etag: done.commitment.toString('hex'), lastModified: done.lastModified };
     } finally {
       await this.spool.discard(spooled);
@@ -244,6 +292,15 @@ export class TapeS3Backend extends S3Backend {
     if (!record) throw new S3BackendNoSuchKeyError(key);
     return record;
   }
+}
+
+function preconditionOf(
+  condition: S3WriteCondition | undefined,
+  key: string,
+): NamePrecondition | undefined {
+  if (!condition) return undefined;
+  return (current) =>
+    checkWriteCondition(condition, current ? current.commitment.toString('hex') : null, key);
 }
 
 function toInfo(record: NameRecord): S3ObjectInfo {
