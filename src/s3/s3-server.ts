@@ -83,6 +83,8 @@ export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
       serverFactory: (handler) => {
         const server = createServer(handler);
         server.on('checkContinue', handler);
+        // Any other Expect value: Node would answer 417 on its own; S3 ignores the header.
+        server.on('checkExpectation', handler);
         applyListenerTimeouts(server, this.gateway);
         server.setTimeout(this.config.idle_timeout_ms);
         return server;

@@ -131,11 +131,11 @@ function parsePresignedClaims(query: Map<string, string>, rawHeaders: string[]):
   const expires = param('X-Amz-Expires');
   if (
     !/^\d{1,7}$/.test(expires) ||
-    Number(expires) < 1 ||
+    Number(expires) < 0 ||
     Number(expires) > MAX_PRESIGN_EXPIRY_SECS
   ) {
     throw malformed(
-      `X-Amz-Expires must be a number of seconds between 1 and ${MAX_PRESIGN_EXPIRY_SECS}`,
+      `X-Amz-Expires must be a number of seconds between 0 and ${MAX_PRESIGN_EXPIRY_SECS}`,
     );
   }
   const signedHeaders = parseSignedHeaders(param('X-Amz-SignedHeaders'), malformed);

@@ -226,6 +226,14 @@ describe('presigned URLs', () => {
     expect(codeOf(() => verify(request, 'wrong'))).toBe('SignatureDoesNotMatch');
   });
 
+  it('answers a URL presigned for 0 seconds as expired (403 AccessDenied, not 400)', async () => {
+    const request = await presign({ method: 'GET', path: '/b/k', date: DATE }, 600);
+    const zero = request.rawQuery.replace('X-Amz-Expires=600', 'X-Amz-Expires=0');
+    expect(codeOf(() => verify({ ...request, rawQuery: zero }, TEST_SECRET, NOW))).toBe(
+      'AccessDenied',
+    );
+  });
+
   it('refuses expiry beyond seven days and mixed auth mechanisms', async () => {
     const request = await presign({ method: 'GET', path: '/b/k', date: DATE }, 600);
     expect(() => verify(request)).not.toThrow();

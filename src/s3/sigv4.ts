@@ -69,7 +69,8 @@ export function checkSigV4Time(claims: SigV4Claims, nowMs: number): void {
     });
   }
   const expiresMs = requestMs + (claims.expiresSecs ?? 0) * 1000;
-  if (nowMs > expiresMs) {
+  // X-Amz-Expires=0: a URL that was never valid is expired, as on S3 (403, not 400).
+  if (nowMs > expiresMs || claims.expiresSecs === 0) {
     throw new S3Error('AccessDenied', 'request has expired', {
       'X-Amz-Expires': String(claims.expiresSecs),
       Expires: new Date(expiresMs).toISOString(),
