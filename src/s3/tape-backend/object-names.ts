@@ -46,8 +46,9 @@ export function contentTypeForName(name: string, clientType: string | undefined)
 }
 
 /**
- * The content type of a copy: the destination's extension decides (a copy renamed `a.html` ->
- * `a.txt` becomes text/plain), unless the request replaces the metadata with a well-formed type.
+ * The content type of a copy that replaces the metadata (x-amz-metadata-directive: REPLACE):
+ * the well-formed type the request sent, else the destination's extension. A plain copy keeps
+ * the source's type, as on S3.
  */
 export function contentTypeForCopy(destination: string, replacement: string | undefined): string {
   return replacement !== undefined && isUsableContentType(replacement)

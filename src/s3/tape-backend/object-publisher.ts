@@ -110,19 +110,23 @@ export class ObjectPublisher {
     });
   }
 
-  /** Points `destination` at the track `source` names (no bytes move: tracks are shared). */
+  /**
+   * Points `destination` at the track `source` names (no bytes move: tracks are shared), with
+   * `contentType`, or the source's when undefined (S3's COPY directive).
+   */
   async copy(
     tape: PublicKey,
     source: string,
     destination: string,
-    contentType: string,
+    contentType: string | undefined,
     precondition?: NamePrecondition,
   ): Promise<PublishedName> {
     return this.locks.run([lockKey(tape, source), lockKey(tape, destination)], async () => {
       const [from, to] = await this.chain.getNames(tape, [source, destination]);
       if (!from) throw new S3BackendNoSuchKeyError(source);
       precondition?.(to);
-      await this.send([this.setName(tape, destination, from.track, contentType, to)]);
+      const type = contentType ?? from.contentType;
+      await this.send([this.setName(tape, destination, from.track, type, to)]);
       return { commitment: from.commitment, lastModified: await this.now() };
     });
   }

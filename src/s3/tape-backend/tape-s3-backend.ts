@@ -122,8 +122,17 @@ export class TapeS3Backend extends S3Backend {
   async copyObject(bucket: S3Bucket, input: S3CopyObjectInput): Promise<S3WriteResult> {
     assertPublishableName(input.destinationKey);
     const tape = await this.tapes.writable(bucket);
-    const contentType = contentTypeForCopy(input.destinationKey, input.replace?.contentType);
-    this.publisher.assertNameFits(tape.address, input.destinationKey, contentType);
+    // S3 copies the source's content type unless the request replaces the metadata.
+    const contentType = input.replace
+      ? contentTypeForCopy(input.destinationKey, input.replace.contentType)
+      : undefined;
+    const [source] = await this.chain.getNames(tape.address, [input.sourceKey]);
+    if (!source) throw new S3BackendNoSuchKeyError(input.sourceKey);
+    this.publisher.assertNameFits(
+      tape.address,
+      input.destinationKey,
+      contentType ?? source.contentType,
+    );
     const done = await this.publisher.copy(
       tape.address,
       input.sourceKey,
