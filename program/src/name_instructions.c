@@ -49,6 +49,13 @@ uint64_t set_name(Call *c, const IxData *d) {
     return fail3(ERR_INVALID_NAME, "a name segment starts with \".\" ",
                  "(hidden files and .well-known/ are never published)", NULL);
   }
+  if (d->metadata_len > MAX_NAME_METADATA_BYTES) {
+    Text detail;
+    text_clear(&detail);
+    text_str(&detail, "metadata must be at most 1024 bytes, got ");
+    text_u64(&detail, d->metadata_len);
+    return fail(ERR_INVALID_ARGUMENT, &detail);
+  }
   TRY(expect_active(&tape_after, call_epoch(c, &config)));
   if (!target->certified) return fail3(ERR_TRACK_NOT_CERTIFIED, "track is not certified", NULL, NULL);
 
@@ -83,6 +90,7 @@ uint64_t set_name(Call *c, const IxData *d) {
   uint64_t refs = target->refs;
   if (repoint) TRY(checked_add(target->refs, 1, MAX_U32, "track refs", &refs));
   uint64_t space = NAME_FIXED_SIZE + d->content_type_len + d->name_len;
+  if (d->metadata_len > 0) space += 2 + d->metadata_len;
   /* Rent a closed previous track returns is not counted: the payer must hold it up front. */
   TRY(expect_payer_holds(payer, rent_shortfall(c, space, *name->lamports), "name rent"));
 
@@ -95,6 +103,7 @@ uint64_t set_name(Call *c, const IxData *d) {
   NameRecord record = {
       tape->key->x,    track.account->key->x, target->commitment, target->size, target->kind,
       call_now(c),     d->content_type, d->content_type_len, d->name,  d->name_len,
+      d->metadata,     d->metadata_len,
   };
   encode_name(name->data, &record);
   if (repoint) {

@@ -133,6 +133,17 @@ uint64_t rd_track_kind(Reader *r) {
   return kind;
 }
 
+void rd_optional_bytes16(Reader *r, const uint8_t **out, uint64_t *len) {
+  *out = NULL;
+  *len = 0;
+  if (r->fault != FAULT_NONE || r->off == r->len) return;
+  uint64_t n = rd_u16(r);
+  const uint8_t *p = rd_bytes(r, n);
+  if (p == NULL) return;
+  *out = p;
+  *len = n;
+}
+
 void rd_end(Reader *r) {
   if (r->fault == FAULT_NONE && r->off != r->len) reader_fault(r, FAULT_TRAILING, r->len - r->off);
 }

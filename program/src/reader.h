@@ -44,6 +44,8 @@ const uint8_t *rd_bytes(Reader *r, uint64_t n);
 /* A UTF-8 string with a u8 or u16 byte-length prefix. */
 const uint8_t *rd_str(Reader *r, uint64_t length_bytes, uint64_t *len);
 uint64_t rd_track_kind(Reader *r);
+/* When bytes remain: a u16 length and that many bytes; otherwise none (len 0, NULL). */
+void rd_optional_bytes16(Reader *r, const uint8_t **out, uint64_t *len);
 void rd_end(Reader *r);
 bool reader_ok(const Reader *r);
 /* The fault as the TypeScript LayoutError message. */

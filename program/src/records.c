@@ -72,6 +72,7 @@ void decode_name(Reader *r, const uint8_t *data, uint64_t len, NameRecord *out) 
   out->updated_at = rd_i64n(r);
   out->content_type = rd_str(r, 1, &out->content_type_len);
   out->name = rd_str(r, 2, &out->name_len);
+  rd_optional_bytes16(r, &out->metadata, &out->metadata_len);
   rd_end(r);
 }
 
@@ -158,6 +159,11 @@ uint64_t encode_name(uint8_t *out, const NameRecord *n) {
   w_bytes(&w, n->content_type, n->content_type_len);
   w_u16(&w, n->name_len);
   w_bytes(&w, n->name, n->name_len);
+  /* No metadata, no tail: such a name is byte for byte what older builds wrote. */
+  if (n->metadata_len > 0) {
+    w_u16(&w, n->metadata_len);
+    w_bytes(&w, n->metadata, n->metadata_len);
+  }
   return w.off;
 }
 
@@ -195,6 +201,7 @@ void decode_ix(Reader *r, const uint8_t *data, uint64_t len, IxData *out) {
     case IX_SET_NAME:
       out->name = rd_str(r, 2, &out->name_len);
       out->content_type = rd_str(r, 1, &out->content_type_len);
+      rd_optional_bytes16(r, &out->metadata, &out->metadata_len);
       break;
     case IX_CERTIFY_TRACK:
     case IX_REMOVE_NAME:

@@ -10,6 +10,7 @@ enum { TAG_CONFIG = 1, TAG_TAPE = 2, TAG_TRACK = 3, TAG_NAME = 4 };
 #define TRACK_FIXED_SIZE 88
 #define NAME_FIXED_SIZE 117
 #define MAX_NAME_BYTES 1024
+#define MAX_NAME_METADATA_BYTES 1024
 #define MAX_U32 ((uint64_t)0xffffffff)
 
 typedef struct {
@@ -58,6 +59,9 @@ typedef struct {
   uint64_t content_type_len;
   const uint8_t *name;
   uint64_t name_len;
+  /* Opaque bytes after the name (a u16 length, then the bytes); none when metadata_len is 0. */
+  const uint8_t *metadata;
+  uint64_t metadata_len;
 } NameRecord;
 
 /* Decoders leave the fault in the reader; pointers point into the account's data. */
@@ -109,6 +113,9 @@ typedef struct {
   uint64_t content_type_len;
   const uint8_t *name;
   uint64_t name_len;
+  /* SetName's optional tail */
+  const uint8_t *metadata;
+  uint64_t metadata_len;
 } IxData;
 
 void decode_ix(Reader *r, const uint8_t *data, uint64_t len, IxData *out);

@@ -216,16 +216,24 @@ export class StepGenerator {
           ro(SYSTEM_PROGRAM_ID),
         ];
         if (previous && (!previous.equals(track) || rng.chance(0.3))) keys.push(w(previous));
+        // Metadata (the optional tail) one time in three: none, empty, ordinary, largest, too large.
+        const metadataBytes = rng.chance(1 / 3) ? rng.pick([0, 1, 40, 1_024, 1_025]) : undefined;
+        const metadata =
+          metadataBytes === undefined
+            ? Buffer.alloc(0)
+            : Buffer.concat([u16(metadataBytes), Buffer.alloc(metadataBytes, 0xa5)]);
         const data = Buffer.concat([
           Buffer.from([Tag.SetName]),
           u16(name.length),
           name,
           Buffer.from([contentType.length & 0xff]),
           contentType,
+          metadata,
         ]);
         const prev = previous ? `, previous ${u.label(previous)}` : '';
         const tc = u.label(track);
-        const text = `SetName(name${t}.${n}, ${tc}, type ${contentType.length}B${prev}, by ${u.label(signer)})`;
+        const meta = metadataBytes === undefined ? '' : `, metadata ${metadataBytes}B`;
+        const text = `SetName(name${t}.${n}, ${tc}, type ${contentType.length}B${meta}${prev}, by ${u.label(signer)})`;
         return { ix: ix(keys, data), text };
       }
       case Tag.CertifyTrack: {

@@ -147,6 +147,12 @@ const CASES: Record<string, Case> = {
       withData(world.setNameIx(owner, 'a', track), Buffer.from([6, 2, 0, 0xff, 0xfe, 0])),
     logs: ['Error: invalid UTF-8'],
   },
+  'InvalidInstructionData (SetName metadata shorter than its length)': {
+    kind: 'InvalidInstructionData',
+    build: ({ world, owner, track }) =>
+      withData(world.setNameIx(owner, 'a', track), Buffer.from([6, 1, 0, 0x61, 0, 5, 0, 1])),
+    logs: ['Error: unexpected end of data'],
+  },
   NotEnoughAccountKeys: {
     kind: 'NotEnoughAccountKeys',
     build: ({ world, owner, track }) => truncateAccounts(world.setNameIx(owner, 'a', track), 6),

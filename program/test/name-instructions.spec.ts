@@ -144,6 +144,33 @@ describe.each(HOSTS)('%s host', (_host, newHost) => {
       );
     });
 
+    it('keeps opaque metadata of up to 1024 bytes after the name, and drops it when set again without', () => {
+      const { world, owner, tape } = setup();
+      const track = world.certifiedTrack(owner, 'x');
+      const metadata = Buffer.from([0, 1, 2, 0xff, 0xfe, ...Buffer.from('cache-control')]);
+      const payerBefore = world.lamports(owner.payer);
+      world.expectOk(world.setNameIx(owner, 'a.html', track, { metadata }));
+      expect(world.nameRecord(tape, 'a.html').metadata).toEqual(metadata);
+      const size = nameSize('a.html', 'text/html', metadata);
+      expect(size).toBe(nameSize('a.html', 'text/html') + 2 + metadata.length);
+      expect(world.lamports(owner.payer)).toBe(payerBefore - rentExempt(size));
+
+      // Rewritten without metadata: the tail goes, the account shrinks, the rent comes back.
+      world.expectOk(world.setNameIx(owner, 'a.html', track));
+      expect(world.nameRecord(tape, 'a.html').metadata).toBeUndefined();
+      expect(world.lamports(owner.payer)).toBe(
+        payerBefore - rentExempt(nameSize('a.html', 'text/html')),
+      );
+
+      const largest = Buffer.alloc(1024, 7);
+      world.expectOk(world.setNameIx(owner, 'b', track, { metadata: largest }));
+      expect(world.nameRecord(tape, 'b').metadata).toEqual(largest);
+      expect(
+        world.failure(world.setNameIx(owner, 'c', track, { metadata: Buffer.alloc(1025) })),
+      ).toEqual(custom(TapeErrorCode.InvalidArgument));
+      expect(world.lastLogs).toContain('Detail: metadata must be at most 1024 bytes, got 1025');
+    });
+
     it('takes names of 1 to 1024 bytes of UTF-8', () => {
       const { world, owner, tape } = setup();
       const track = world.certifiedTrack(owner, 'x');

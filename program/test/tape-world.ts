@@ -232,7 +232,12 @@ export class TapeWorld<H extends ProgramHost = ProgramHost> {
     t: TapeOwner,
     name: string,
     track: PublicKey,
-    over: { previousTrack?: PublicKey; contentType?: string; signer?: PublicKey } = {},
+    over: {
+      previousTrack?: PublicKey;
+      contentType?: string;
+      signer?: PublicKey;
+      metadata?: Buffer;
+    } = {},
   ) {
     return this.ix.setName({
       payer: t.payer,
@@ -242,6 +247,7 @@ export class TapeWorld<H extends ProgramHost = ProgramHost> {
       track,
       contentType: over.contentType ?? 'text/html',
       previousTrack: over.previousTrack,
+      metadata: over.metadata,
     });
   }
 

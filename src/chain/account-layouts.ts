@@ -16,6 +16,11 @@ export enum TrackKind {
 
 export const MAX_NAME_BYTES = 1024;
 export const MAX_CONTENT_TYPE_BYTES = 255;
+/**
+ * Largest metadata blob a name may carry (opaque to the program; the S3 endpoint keeps object
+ * headers, user metadata and checksums there). A SetName transaction bounds it further.
+ */
+export const MAX_NAME_METADATA_BYTES = 1024;
 
 export interface NetworkConfig {
   epochDurationSecs: number;
@@ -62,6 +67,11 @@ export interface NameRecord {
   updatedAt: number;
   contentType: string;
   name: string;
+  /**
+   * Opaque bytes after the name (a u16 length and the bytes), absent in names written without
+   * any (and in every name written before the field existed).
+   */
+  metadata?: Buffer;
 }
 
 export const CONFIG_SIZE = 154;
@@ -73,8 +83,9 @@ export function trackSize(contentType: string): number {
   return 88 + Buffer.byteLength(contentType, 'utf8');
 }
 
-export function nameSize(name: string, contentType: string): number {
-  return 117 + Buffer.byteLength(contentType, 'utf8') + Buffer.byteLength(name, 'utf8');
+export function nameSize(name: string, contentType: string, metadata?: Buffer): number {
+  const tail = metadata && metadata.length > 0 ? 2 + metadata.length : 0;
+  return 117 + Buffer.byteLength(contentType, 'utf8') + Buffer.byteLength(name, 'utf8') + tail;
 }
 
 export function encodeConfig(c: NetworkConfig): Buffer {
@@ -174,7 +185,7 @@ export function decodeTrack(data: Buffer): TrackRecord {
 }
 
 export function encodeName(n: NameRecord): Buffer {
-  return new ByteWriter()
+  const w = new ByteWriter()
     .u8(AccountTag.Name)
     .pubkey(n.tape)
     .pubkey(n.track)
@@ -183,8 +194,10 @@ export function encodeName(n: NameRecord): Buffer {
     .u8(n.kind)
     .i64(n.updatedAt)
     .str(n.contentType, 1)
-    .str(n.name, 2)
-    .done();
+    .str(n.name, 2);
+  // No metadata: no tail, so such a name is byte for byte what older programs wrote.
+  if (n.metadata && n.metadata.length > 0) w.u16(n.metadata.length).bytes(n.metadata);
+  return w.done();
 }
 
 export function decodeName(data: Buffer): NameRecord {
@@ -199,6 +212,7 @@ export function decodeName(data: Buffer): NameRecord {
     contentType: r.str(1),
     name: r.str(2),
   };
+  if (r.remaining > 0) n.metadata = r.bytes(r.u16());
   r.end();
   return n;
 }

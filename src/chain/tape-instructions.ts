@@ -32,7 +32,7 @@ export type TapeInstructionData =
   | { tag: Tag.ResizeTape; addBytes: number }
   | { tag: Tag.SetDelegate; delegate: PublicKey | null }
   | { tag: Tag.WriteTrack; commitment: Buffer; size: number; kind: TrackKind; contentType: string }
-  | { tag: Tag.SetName; name: string; contentType: string }
+  | { tag: Tag.SetName; name: string; contentType: string; metadata?: Buffer }
   | { tag: Tag.CertifyTrack }
   | { tag: Tag.RemoveName }
   | { tag: Tag.ReleaseTrack };
@@ -61,6 +61,8 @@ export function encodeInstructionData(d: TapeInstructionData): Buffer {
       break;
     case Tag.SetName:
       w.str(d.name, 2).str(d.contentType, 1);
+      // Optional tail: absent unless there is metadata (what the CLI and older clients send).
+      if (d.metadata && d.metadata.length > 0) w.u16(d.metadata.length).bytes(d.metadata);
       break;
     case Tag.CertifyTrack:
     case Tag.RemoveName:
@@ -108,9 +110,12 @@ export function decodeInstructionData(data: Buffer): TapeInstructionData {
         contentType: r.str(1),
       };
       break;
-    case Tag.SetName:
-      out = { tag, name: r.str(2), contentType: r.str(1) };
+    case Tag.SetName: {
+      const setName: TapeInstructionData = { tag, name: r.str(2), contentType: r.str(1) };
+      if (r.remaining > 0) setName.metadata = r.bytes(r.u16());
+      out = setName;
       break;
+    }
     case Tag.CertifyTrack:
     case Tag.RemoveName:
     case Tag.ReleaseTrack:
@@ -248,6 +253,8 @@ export class TapeInstructions {
     track: PublicKey;
     contentType: string;
     previousTrack?: PublicKey;
+    /** Opaque bytes kept with the name (at most MAX_NAME_METADATA_BYTES); none by default. */
+    metadata?: Buffer;
   }): TransactionInstruction {
     if (isHiddenName(a.name)) throw new HiddenNameError(a.name);
     const keys = [
@@ -260,7 +267,12 @@ export class TapeInstructions {
       ro(SYSTEM_PROGRAM_ID),
     ];
     if (a.previousTrack && !a.previousTrack.equals(a.track)) keys.push(w(a.previousTrack));
-    return this.ix(keys, { tag: Tag.SetName, name: a.name, contentType: a.contentType });
+    return this.ix(keys, {
+      tag: Tag.SetName,
+      name: a.name,
+      contentType: a.contentType,
+      metadata: a.metadata,
+    });
   }
 
   certifyTrack(a: { storageAuthority: PublicKey; track: PublicKey }): TransactionInstruction {

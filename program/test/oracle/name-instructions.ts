@@ -3,6 +3,7 @@ import {
   encodeTape,
   encodeTrack,
   MAX_NAME_BYTES,
+  MAX_NAME_METADATA_BYTES,
   nameSize,
 } from '../../../src/chain/account-layouts';
 import { HIDDEN_NAME_RULE, isHiddenName } from '../../../src/chain/hidden-names';
@@ -54,6 +55,13 @@ export function setName(call: TapeInvocation, data: SetNameData): void {
     );
   }
   if (isHiddenName(data.name)) fail(TapeErrorCode.InvalidName, HIDDEN_NAME_RULE);
+  const metadataBytes = data.metadata?.length ?? 0;
+  if (metadataBytes > MAX_NAME_METADATA_BYTES) {
+    fail(
+      TapeErrorCode.InvalidArgument,
+      `metadata must be at most ${MAX_NAME_METADATA_BYTES} bytes, got ${metadataBytes}`,
+    );
+  }
   expectActive(tape.record, call.epoch(config));
   if (!track.record.certified) fail(TapeErrorCode.TrackNotCertified, 'track is not certified');
 
@@ -89,7 +97,7 @@ export function setName(call: TapeInvocation, data: SetNameData): void {
   const refs = repoint
     ? checkedAdd(track.record.refs, 1, MAX_U32, 'track refs')
     : track.record.refs;
-  const space = nameSize(data.name, data.contentType);
+  const space = nameSize(data.name, data.contentType, data.metadata);
   // Rent a closed previous track returns is not counted: the payer must hold the rent up front.
   expectPayerHolds(payer, rentShortfall(call, space, name.lamports), 'name rent');
 
@@ -103,6 +111,7 @@ export function setName(call: TapeInvocation, data: SetNameData): void {
     updatedAt: call.now,
     contentType: data.contentType,
     name: data.name,
+    metadata: data.metadata,
   });
   if (exists) {
     rewriteResized(call, payer, name, record);
