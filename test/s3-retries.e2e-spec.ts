@@ -1,0 +1,199 @@
+import {
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
+import { failure, sdkClient } from './support/s3-sdk-client';
+import {
+  startTapeS3Lab,
+  TapeS3Lab,
+  tapeWithCredential,
+  TapeWithCredential,
+} from './support/s3-tape-lab';
+
+/**
+ * Issue 19: every S3 write is safe to retry at any moment. An identical write sent twice builds
+ * an identical transaction (same instructions, same blockhash), which the chain refuses as
+ * already processed: it must answer as the first did, never 500. A retried
+ * CompleteMultipartUpload answers the same ETag; conditional writes refuse with 412.
+ * The SDK client makes one attempt only, so a 5xx is seen rather than retried away.
+ */
+jest.setTimeout(300_000);
+
+let lab: TapeS3Lab;
+let site: TapeWithCredential;
+let s3: S3Client;
+
+const statusOf = async (promise: Promise<unknown>): Promise<number> => {
+  try {
+    await promise;
+    return 200;
+  } catch (error) {
+    return (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode ?? 0;
+  }
+};
+
+const body = async (key: string) => {
+  const res = await s3.send(new GetObjectCommand({ Bucket: site.label, Key: key }));
+  return Buffer.from(await res.Body!.transformToByteArray()).toString();
+};
+
+beforeAll(async () => {
+  lab = await startTapeS3Lab({ config: { localnet: { slot_ms: 100 } } });
+  site = await tapeWithCredential(lab);
+  s3 = sdkClient(lab.gw.s3Url, site.accessKeyId, site.secret);
+});
+
+afterAll(async () => {
+  await lab?.stop();
+});
+
+describe('identical writes sent twice at once', () => {
+  it('100 rounds of PutObject, CopyObject and DeleteObjects, each sent twice at once: no 5xx, no per-key error', async () => {
+    const Bucket = site.label;
+    const statuses: number[] = [];
+    const deleteErrors: unknown[] = [];
+    const twice = async (send: () => Promise<unknown>) =>
+      statuses.push(...(await Promise.all([statusOf(send()), statusOf(send())])));
+    for (let round = 0; round < 100; round++) {
+      // The same key and bytes each round: from the second round on, both copies of the
+      // request find the key already holding them and build the same transaction.
+      await twice(() =>
+        s3.send(new PutObjectCommand({ Bucket, Key: 'same/page.html', Body: '<p>same</p>' })),
+      );
+      await twice(() =>
+        s3.send(
+          new CopyObjectCommand({
+            Bucket,
+            Key: 'same/copy.html',
+            CopySource: `${Bucket}/same/page.html`,
+          }),
+        ),
+      );
+      await twice(async () => {
+        const res = await s3.send(
+          new DeleteObjectsCommand({
+            Bucket,
+            Delete: { Objects: [{ Key: 'same/copy.html' }, { Key: 'same/never.html' }] },
+          }),
+        );
+        deleteErrors.push(...(res.Errors ?? []));
+      });
+    }
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    expect(deleteErrors).toEqual([]);
+    expect(await body('same/page.html')).toBe('<p>same</p>');
+    expect(await statusOf(s3.send(new HeadObjectCommand({ Bucket, Key: 'same/copy.html' })))).toBe(
+      404,
+    );
+  });
+});
+
+describe('CompleteMultipartUpload', () => {
+  async function upload(key: string): Promise<{ uploadId: string; etag: string }> {
+    const { UploadId } = await s3.send(
+      new CreateMultipartUploadCommand({ Bucket: site.label, Key: key }),
+    );
+    const part = await s3.send(
+      new UploadPartCommand({
+        Bucket: site.label,
+        Key: key,
+        UploadId,
+        PartNumber: 1,
+        Body: `bytes of ${key}`,
+      }),
+    );
+    return { uploadId: UploadId!, etag: part.ETag! };
+  }
+
+  const complete = (key: string, uploadId: string, etag: string, ifNoneMatch?: string) =>
+    s3.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: site.label,
+        Key: key,
+        UploadId: uploadId,
+        MultipartUpload: { Parts: [{ PartNumber: 1, ETag: etag }] },
+        IfNoneMatch: ifNoneMatch,
+      }),
+    );
+
+  it('retried after it succeeded answers 200 with the same ETag (S3), not 404 NoSuchUpload', async () => {
+    const { uploadId, etag } = await upload('mp/retried.bin');
+    const first = await complete('mp/retried.bin', uploadId, etag);
+    const again = await complete('mp/retried.bin', uploadId, etag);
+    expect(again.ETag).toBe(first.ETag);
+    // Sent twice at once: both answer the one object.
+    const next = await upload('mp/twice.bin');
+    const both = await Promise.all([
+      complete('mp/twice.bin', next.uploadId, next.etag),
+      complete('mp/twice.bin', next.uploadId, next.etag),
+    ]);
+    expect(both[0].ETag).toBe(both[1].ETag);
+    expect(await body('mp/twice.bin')).toBe('bytes of mp/twice.bin');
+    // Another key never sees the completed upload.
+    const other = await failure(complete('mp/other.bin', uploadId, etag));
+    expect(other.name).toBe('NoSuchUpload');
+  });
+
+  it('If-None-Match: * refuses with 412 when the key exists', async () => {
+    const { uploadId, etag } = await upload('mp/guarded.bin');
+    await s3.send(new PutObjectCommand({ Bucket: site.label, Key: 'mp/guarded.bin', Body: 'x' }));
+    const refused = await failure(complete('mp/guarded.bin', uploadId, etag, '*'));
+    expect(refused.status).toBe(412);
+    expect(await body('mp/guarded.bin')).toBe('x');
+  });
+});
+
+describe('conditional PutObject', () => {
+  it('If-None-Match: * writes only a new key; of two racing writers exactly one wins', async () => {
+    const Bucket = site.label;
+    const put = (Key: string, Body: string) =>
+      s3.send(new PutObjectCommand({ Bucket, Key, Body, IfNoneMatch: '*' }));
+    await put('cond/new.txt', 'first');
+    expect((await failure(put('cond/new.txt', 'second'))).status).toBe(412);
+    expect(await body('cond/new.txt')).toBe('first');
+
+    const racing = await Promise.all(
+      ['a', 'b', 'c', 'd'].map((v) => statusOf(put('cond/race.txt', v))),
+    );
+    expect(racing.filter((s) => s === 200)).toHaveLength(1);
+    expect(racing.filter((s) => s === 412)).toHaveLength(3);
+  });
+
+  it('If-Match writes only over the ETag named (412 otherwise, 404 on an absent key)', async () => {
+    const Bucket = site.label;
+    const first = await s3.send(new PutObjectCommand({ Bucket, Key: 'cond/m.txt', Body: 'v1' }));
+    const put = (Body: string, IfMatch: string, Key = 'cond/m.txt') =>
+      s3.send(new PutObjectCommand({ Bucket, Key, Body, IfMatch }));
+    const second = await put('v2', first.ETag!);
+    expect((await failure(put('v3', first.ETag!))).status).toBe(412);
+    expect(await body('cond/m.txt')).toBe('v2');
+    await put('v4', second.ETag!);
+    expect(await body('cond/m.txt')).toBe('v4');
+    expect((await failure(put('v', '"abc"', 'cond/absent.txt'))).status).toBe(404);
+  });
+
+  it('CopyObject with If-None-Match: * does not replace an existing destination', async () => {
+    const Bucket = site.label;
+    await s3.send(new PutObjectCommand({ Bucket, Key: 'cond/src.txt', Body: 'src' }));
+    await s3.send(new PutObjectCommand({ Bucket, Key: 'cond/dst.txt', Body: 'dst' }));
+    const refused = await failure(
+      s3.send(
+        new CopyObjectCommand({
+          Bucket,
+          Key: 'cond/dst.txt',
+          CopySource: `${Bucket}/cond/src.txt`,
+          IfNoneMatch: '*',
+        }),
+      ),
+    );
+    expect(refused.status).toBe(412);
+    expect(await body('cond/dst.txt')).toBe('dst');
+  });
+});
