@@ -138,3 +138,56 @@ class Crc64NvmeChecksum implements IncrementalChecksum {
     return out.toString('base64');
   }
 }
+
+const DIGEST_BYTES: Record<ChecksumAlgorithm, number> = {
+  crc32: 4,
+  crc32c: 4,
+  crc64nvme: 8,
+  sha1: 20,
+  sha256: 32,
+};
+
+/** Length of an algorithm's raw digest. */
+export function checksumDigestBytes(algorithm: ChecksumAlgorithm): number {
+  return DIGEST_BYTES[algorithm];
+}
+
+/** `x-amz-checksum-algorithm` / `ChecksumAlgorithm` values (`CRC32`, `SHA256`, …), any case. */
+export function parseChecksumAlgorithm(value: string): ChecksumAlgorithm | undefined {
+  const lower = value.trim().toLowerCase();
+  return (CHECKSUM_ALGORITHMS as readonly string[]).includes(lower)
+    ? (lower as ChecksumAlgorithm)
+    : undefined;
+}
+
+/**
+ * Which multipart checksum types S3 offers per algorithm: the CRCs can be combined into a
+ * checksum of the whole object (FULL_OBJECT); CRC32, CRC32C, SHA1 and SHA256 into a checksum of
+ * the parts' checksums (COMPOSITE). The first is S3's default for the algorithm.
+ */
+export const MULTIPART_CHECKSUM_TYPES: Record<
+  ChecksumAlgorithm,
+  readonly ('COMPOSITE' | 'FULL_OBJECT')[]
+> = {
+  crc32: ['COMPOSITE', 'FULL_OBJECT'],
+  crc32c: ['COMPOSITE', 'FULL_OBJECT'],
+  crc64nvme: ['FULL_OBJECT'],
+  sha1: ['COMPOSITE'],
+  sha256: ['COMPOSITE'],
+};
+
+/**
+ * S3's COMPOSITE checksum of a multipart object: the algorithm over the parts' raw digests
+ * concatenated in part order, base64, then `-<number of parts>`.
+ */
+export function compositeChecksum(algorithm: ChecksumAlgorithm, partValues: string[]): string {
+  const sum = newChecksum(algorithm);
+  for (const value of partValues) sum.update(Buffer.from(value, 'base64'));
+  return `${sum.digestBase64()}-${partValues.length}`;
+}
+
+/** A well-formed base64 digest of the algorithm's length (what a client may send for a part). */
+export function isChecksumValue(algorithm: ChecksumAlgorithm, value: string): boolean {
+  const bytes = Buffer.from(value, 'base64');
+  return bytes.length === DIGEST_BYTES[algorithm] && bytes.toString('base64') === value;
+}

@@ -1,4 +1,6 @@
 import type { Readable } from 'node:stream';
+import type { ChecksumAlgorithm } from './checksums';
+import type { ChecksumType, ObjectChecksum, StoredHeaders } from './object-metadata';
 import type { S3WriteCondition } from './write-conditions';
 
 /**
@@ -53,8 +55,14 @@ export abstract class S3Backend {
     input: S3CreateMultipartInput,
   ): Promise<{ uploadId: string }>;
 
-  /** Stores one part (replacing an earlier upload of the same number). */
-  abstract uploadPart(bucket: S3Bucket, input: S3UploadPartInput): Promise<{ etag: string }>;
+  /**
+   * Stores one part (replacing an earlier upload of the same number); `checksum` is the part's,
+   * in the upload's checksum algorithm, when it has one.
+   */
+  abstract uploadPart(
+    bucket: S3Bucket,
+    input: S3UploadPartInput,
+  ): Promise<{ etag: string; checksum?: string }>;
 
   /** The upload's parts, any order. Throws S3BackendNoSuchUploadError. */
   abstract listParts(bucket: S3Bucket, key: string, uploadId: string): Promise<S3PartInfo[]>;
@@ -110,6 +118,10 @@ export interface S3ObjectHead extends S3ObjectInfo {
   contentType: string;
   /** `x-amz-meta-*` values by lowercase name without the prefix; {} when none are kept. */
   metadata: Record<string, string>;
+  /** Cache-Control, Content-Disposition, Content-Encoding, Content-Language, Expires kept. */
+  headers?: StoredHeaders;
+  /** The checksum kept with the object (returned with `x-amz-checksum-mode: ENABLED`). */
+  checksum?: ObjectChecksum;
 }
 
 /** Inclusive byte offsets, as in `Content-Range`. */
@@ -128,6 +140,9 @@ export interface S3PutObjectInput {
   /** As sent by the client; undefined when it sent none (the backend may use the extension). */
   contentType: string | undefined;
   metadata: Record<string, string>;
+  headers?: StoredHeaders;
+  /** The checksum the client sent (header or trailer): its value is known once the body ended. */
+  checksum?: BodyChecksum;
   /** Decoded size in bytes when the client declared it (it always does except chunked TE). */
   size: number | undefined;
   body: Readable;
@@ -138,13 +153,25 @@ export interface S3PutObjectInput {
 export interface S3WriteResult {
   etag: string;
   lastModified: Date;
+  /** The checksum kept with the new object, if any. */
+  checksum?: ObjectChecksum;
+}
+
+/** A flexible checksum of a request body, verified; `value()` is set once the body ended. */
+export interface BodyChecksum {
+  algorithm: ChecksumAlgorithm;
+  value: () => string | undefined;
 }
 
 export interface S3CopyObjectInput {
   sourceKey: string;
   destinationKey: string;
   /** `x-amz-metadata-directive: REPLACE`: the new content type and metadata; else undefined. */
-  replace?: { contentType: string | undefined; metadata: Record<string, string> };
+  replace?: {
+    contentType: string | undefined;
+    metadata: Record<string, string>;
+    headers?: StoredHeaders;
+  };
   /** If-None-Match / If-Match on the destination, checked atomically with the write. */
   condition?: S3WriteCondition;
 }
@@ -159,6 +186,9 @@ export interface S3CreateMultipartInput {
   key: string;
   contentType: string | undefined;
   metadata: Record<string, string>;
+  headers?: StoredHeaders;
+  /** `x-amz-checksum-algorithm` and `x-amz-checksum-type`: every part gets one, the object too. */
+  checksum?: { algorithm: ChecksumAlgorithm; type: ChecksumType };
 }
 
 export interface S3UploadPartInput {
@@ -175,12 +205,16 @@ export interface S3PartInfo {
   etag: string;
   size: number;
   lastModified: Date;
+  /** Base64, in the upload's checksum algorithm, when it has one. */
+  checksum?: string;
 }
 
 export interface S3CompletedPart {
   partNumber: number;
   /** Unquoted. */
   etag: string;
+  /** A `Checksum<ALGORITHM>` the request gave for the part, to compare with the stored one. */
+  checksum?: { algorithm: ChecksumAlgorithm; value: string };
 }
 
 export interface S3MultipartUploadInfo {

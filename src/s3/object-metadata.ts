@@ -1,0 +1,59 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ChecksumAlgorithm } from './checksums';
+
+/**
+ * What S3 keeps of a PutObject's headers besides its type and bytes, and returns on GetObject and
+ * HeadObject (and copies with the object): these five standard headers, `x-amz-meta-*`, and the
+ * object's checksum (docs/s3.md, "Metadata and checksums").
+ */
+export const STORED_HEADERS = [
+  'cache-control',
+  'content-disposition',
+  'content-encoding',
+  'content-language',
+  'expires',
+] as const;
+export type StoredHeader = (typeof STORED_HEADERS)[number];
+export type StoredHeaders = Partial<Record<StoredHeader, string>>;
+
+/** FULL_OBJECT: the checksum of the whole body; COMPOSITE: of the parts' checksums (`…-N`). */
+export type ChecksumType = 'FULL_OBJECT' | 'COMPOSITE';
+
+export interface ObjectChecksum {
+  algorithm: ChecksumAlgorithm;
+  type: ChecksumType;
+  /** Base64 of the digest; a composite one ends in `-<parts>`, as S3 sends it. */
+  value: string;
+}
+
+/** Everything kept with an object besides its type, size and bytes. */
+export interface ObjectMetadata {
+  headers: StoredHeaders;
+  /** `x-amz-meta-*` by lowercase name without the prefix. */
+  user: Record<string, string>;
+  checksum?: ObjectChecksum;
+}
+
+export const NO_METADATA: ObjectMetadata = Object.freeze({ headers: {}, user: {} });
+
+/**
+ * The five standard headers of a write request, as sent. `aws-chunked` is the request's framing,
+ * not the object's encoding: S3 drops it from Content-Encoding, and keeps the rest.
+ */
+export function readStoredHeaders(headers: IncomingHttpHeaders): StoredHeaders {
+  const out: StoredHeaders = {};
+  for (const name of STORED_HEADERS) {
+    const raw = headers[name];
+    if (raw === undefined) continue;
+    let value = Array.isArray(raw) ? raw.join(',') : raw;
+    if (name === 'content-encoding') {
+      value = value
+        .split(',')
+        .map((v) => v.trim())
+        .filter((v) => v !== '' && v.toLowerCase() !== 'aws-chunked')
+        .join(',');
+    }
+    if (value !== '') out[name] = value;
+  }
+  return out;
+}
