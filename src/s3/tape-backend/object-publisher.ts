@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PublicKey, TransactionInstruction } from '@solana/web3.js';
-import { NameRecord, TrackKind } from '../../chain/account-layouts';
+import { MAX_NAME_METADATA_BYTES, NameRecord, TrackKind } from '../../chain/account-layouts';
 import { ChainReader } from '../../chain/chain-reader';
 import { ChainWriter } from '../../chain/chain-writer';
 import { GatewayIdentity } from '../../chain/gateway-identity';
@@ -12,6 +12,7 @@ import {
   S3BackendNoSuchKeyError,
   S3DeleteOutcome,
 } from '../s3-backend';
+import { S3Error } from '../s3-error';
 import { chainWriteError, TapeWriteFailedError } from './chain-write-errors';
 import { NameLocks } from './name-locks';
 
@@ -56,24 +57,48 @@ export class ObjectPublisher {
 
   /**
    * Refuses, before any byte is received, a name whose SetName cannot fit in a transaction
-   * (names near the 1024-byte limit with a long content type).
+   * (names near the 1024-byte limit with a long content type), and metadata (the name's tail,
+   * as long as it will be) that the program or one transaction cannot hold with the name.
    */
-  assertNameFits(tape: PublicKey, name: string, contentType: string): void {
-    const placeholder = this.ix.pdas.track(tape, Buffer.alloc(32));
-    const ix = this.ix.setName({
-      payer: this.key,
-      signer: this.key,
-      tape,
-      name,
-      track: placeholder,
-      contentType,
-      previousTrack: this.ix.pdas.track(tape, Buffer.alloc(32, 1)),
-    });
-    if (!fitsAlone(ix, this.key, this.writer.packing)) {
+  assertNameFits(tape: PublicKey, name: string, contentType: string, metadata?: Buffer): void {
+    const fits = (tail?: Buffer) =>
+      fitsAlone(
+        this.placeholderSetName(tape, name, contentType, tail),
+        this.key,
+        this.writer.packing,
+      );
+    if (!fits()) {
       throw new S3BackendAccessDeniedError(
         `the name is too long to publish in one transaction (${Buffer.byteLength(name)} bytes)`,
       );
     }
+    const bytes = metadata?.length ?? 0;
+    if (bytes > MAX_NAME_METADATA_BYTES || (bytes > 0 && !fits(metadata))) {
+      throw new S3Error(
+        'MetadataTooLarge',
+        `the object's headers, x-amz-meta-* and checksum take ${bytes} bytes, more than are kept ` +
+          `with a ${Buffer.byteLength(name)}-byte name (at most ${MAX_NAME_METADATA_BYTES} bytes, ` +
+          'and name + metadata must fit one transaction: see docs/s3.md, "Metadata and checksums")',
+      );
+    }
+  }
+
+  private placeholderSetName(
+    tape: PublicKey,
+    name: string,
+    contentType: string,
+    metadata?: Buffer,
+  ): TransactionInstruction {
+    return this.ix.setName({
+      payer: this.key,
+      signer: this.key,
+      tape,
+      name,
+      track: this.ix.pdas.track(tape, Buffer.alloc(32)),
+      contentType,
+      previousTrack: this.ix.pdas.track(tape, Buffer.alloc(32, 1)),
+      metadata,
+    });
   }
 
   /** The track account an object with this commitment is published as on this tape. */
@@ -88,6 +113,7 @@ export class ObjectPublisher {
     track: StoredTrack,
     contentType: string,
     precondition?: NamePrecondition,
+    metadata?: Buffer,
   ): Promise<PublishedName> {
     return this.locks.run([lockKey(tape, name)], async () => {
       const [current] = await this.chain.getNames(tape, [name]);
@@ -104,7 +130,7 @@ export class ObjectPublisher {
           contentType,
         }),
         this.ix.certifyTrack({ storageAuthority: this.key, track: address }),
-        this.setName(tape, name, address, contentType, current),
+        this.setName(tape, name, address, contentType, current, metadata),
       ]);
       return { commitment: track.commitment, lastModified: await this.now() };
     });
@@ -112,7 +138,8 @@ export class ObjectPublisher {
 
   /**
    * Points `destination` at the track `source` names (no bytes move: tracks are shared), with
-   * `contentType`, or the source's when undefined (S3's COPY directive).
+   * `contentType`, or the source's when undefined (S3's COPY directive). The destination's
+   * metadata is `metadata` of the source's, read under the lock (the source's own by default).
    */
   async copy(
     tape: PublicKey,
@@ -120,13 +147,14 @@ export class ObjectPublisher {
     destination: string,
     contentType: string | undefined,
     precondition?: NamePrecondition,
+    metadata: (source: NameRecord) => Buffer | undefined = (from) => from.metadata,
   ): Promise<PublishedName> {
     return this.locks.run([lockKey(tape, source), lockKey(tape, destination)], async () => {
       const [from, to] = await this.chain.getNames(tape, [source, destination]);
       if (!from) throw new S3BackendNoSuchKeyError(source);
       precondition?.(to);
       const type = contentType ?? from.contentType;
-      await this.send([this.setName(tape, destination, from.track, type, to)]);
+      await this.send([this.setName(tape, destination, from.track, type, to, metadata(from))]);
       return { commitment: from.commitment, lastModified: await this.now() };
     });
   }
@@ -173,6 +201,7 @@ export class ObjectPublisher {
     track: PublicKey,
     contentType: string,
     current: NameRecord | null,
+    metadata?: Buffer,
   ): TransactionInstruction {
     return this.ix.setName({
       payer: this.key,
@@ -182,6 +211,7 @@ export class ObjectPublisher {
       track,
       contentType,
       previousTrack: current?.track,
+      metadata,
     });
   }
 
