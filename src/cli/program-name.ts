@@ -1,6 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { Command } from 'commander';
 import { InjectCommander } from 'nest-commander';
+import { cliVersion } from './cli-version';
 
 /**
  * The root program: usage lines say `tape` however the script was started (`node dist/cli.js`,
@@ -12,6 +13,7 @@ export class ProgramName implements OnModuleInit {
 
   onModuleInit(): void {
     this.program.name('tape');
+    this.program.version(cliVersion(), '-V, --version', 'print the version of tape and exit');
     this.program.description(
       'Host static sites on tapes: prepaid storage on the chain, served by a gateway.',
     );
