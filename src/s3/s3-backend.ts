@@ -62,7 +62,7 @@ export abstract class S3Backend {
   abstract uploadPart(
     bucket: S3Bucket,
     input: S3UploadPartInput,
-  ): Promise<{ etag: string; checksum?: string }>;
+  ): Promise<{ etag: string; checksum?: { algorithm: ChecksumAlgorithm; value: string } }>;
 
   /** The upload's parts, any order. Throws S3BackendNoSuchUploadError. */
   abstract listParts(bucket: S3Bucket, key: string, uploadId: string): Promise<S3PartInfo[]>;

@@ -6,6 +6,8 @@ import { join, resolve } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { S3Config } from '../../config/s3.config';
+import { ChecksumAlgorithm, newChecksum } from '../checksums';
+import { ChecksumType, StoredHeaders } from '../object-metadata';
 import { StorageConfig } from '../../config/storage.config';
 import {
   S3BackendEntityTooLargeError,
@@ -25,6 +27,10 @@ export interface MultipartUpload {
   contentType: string | undefined;
   metadata: Record<string, string>;
   initiated: string;
+  /** Cache-Control and the other kept headers of CreateMultipartUpload. */
+  headers?: StoredHeaders;
+  /** The upload's checksum algorithm and type: every part's checksum is kept in it. */
+  checksum?: { algorithm: ChecksumAlgorithm; type: ChecksumType };
 }
 
 /** What `completed.json` holds: the answer a retried CompleteMultipartUpload gets again. */
@@ -40,6 +46,8 @@ interface StoredPart {
   size: number;
   lastModified: string;
   file: string;
+  /** Base64, in the upload's checksum algorithm (when it has one). */
+  checksum?: string;
 }
 
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
@@ -239,6 +247,7 @@ export class MultipartSpool implements OnModuleInit, OnModuleDestroy {
     const dir = this.uploadDir(upload.uploadId);
     const file = `part-${partNumber}-${randomBytes(6).toString('hex')}.bin`;
     const hash = createHash('sha256');
+    const sum = upload.checksum ? newChecksum(upload.checksum.algorithm) : undefined;
     let size = 0;
     const hashing = new Transform({
       transform(chunk: Buffer, _encoding, done) {
@@ -248,6 +257,7 @@ export class MultipartSpool implements OnModuleInit, OnModuleDestroy {
           return;
         }
         hash.update(chunk);
+        sum?.update(chunk);
         done(null, chunk);
       },
     });
@@ -268,6 +278,7 @@ export class MultipartSpool implements OnModuleInit, OnModuleDestroy {
       size,
       lastModified: new Date().toISOString(),
       file,
+      checksum: sum?.digestBase64(),
     };
     try {
       await writeJsonAtomically(join(dir, `part-${partNumber}.json`), part);
@@ -398,6 +409,7 @@ function toPartInfo(part: StoredPart): S3PartInfo {
     etag: part.etag,
     size: part.size,
     lastModified: new Date(part.lastModified),
+    ...(part.checksum !== undefined ? { checksum: part.checksum } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { NameRecord, TrackKind } from '../../chain/account-layouts';
 import { ChainReader } from '../../chain/chain-reader';
 import { parseAddress } from '../../chain/tape-label';
@@ -27,7 +27,15 @@ import {
   S3WriteResult,
 } from '../s3-backend';
 import { S3Error } from '../s3-error';
-import { MultipartSpool, toUploadInfo } from './multipart-spool';
+import {
+  ChecksumAlgorithm,
+  checksumDigestBytes,
+  compositeChecksum,
+  newChecksum,
+} from '../checksums';
+import { ChecksumType, ObjectChecksum, ObjectMetadata } from '../object-metadata';
+import { decodeObjectMetadata, encodeObjectMetadata } from './object-metadata-codec';
+import { MultipartSpool, MultipartUpload, toUploadInfo } from './multipart-spool';
 import { checkWriteCondition, S3WriteCondition } from '../write-conditions';
 import { NameLocks } from './name-locks';
 import { NamePrecondition, ObjectPublisher } from './object-publisher';
@@ -102,7 +110,14 @@ export class TapeS3Backend extends S3Backend {
     const hold = this.budget.reserve(bucket.tapeAddress, input.size ?? 0);
     try {
       const tape = await this.writableWithSpool(bucket);
-      this.publisher.assertNameFits(tape.address, input.key, contentType);
+      const kept: ObjectMetadata = { headers: input.headers ?? {}, user: input.metadata };
+      const algorithm = input.checksum?.algorithm;
+      this.publisher.assertNameFits(
+        tape.address,
+        input.key,
+        contentType,
+        encodeObjectMetadata({ ...kept, checksum: algorithm && placeholderChecksum(algorithm) }),
+      );
       // Refused before the body is read too (the check that counts runs again under the lock).
       if (input.condition) await this.checkCondition(tape, input.key, input.condition);
       return await this.commit(
@@ -113,6 +128,13 @@ export class TapeS3Backend extends S3Backend {
         contentType,
         input.size,
         input.condition,
+        () => {
+          // The body ended whole, so its verified checksum is known now.
+          const value = input.checksum?.value();
+          return algorithm && value
+            ? { ...kept, checksum: { algorithm, type: 'FULL_OBJECT', value } }
+            : kept;
+        },
       );
     } finally {
       hold.release();
@@ -128,10 +150,22 @@ export class TapeS3Backend extends S3Backend {
       : undefined;
     const [source] = await this.chain.getNames(tape.address, [input.sourceKey]);
     if (!source) throw new S3BackendNoSuchKeyError(input.sourceKey);
+    // COPY keeps the source's metadata as it is; REPLACE takes the request's headers and
+    // x-amz-meta-*, and keeps the checksum (it belongs to the bytes, which do not change).
+    const replace = input.replace;
+    const metadataOf = (from: NameRecord): Buffer | undefined =>
+      replace
+        ? encodeObjectMetadata({
+            headers: replace.headers ?? {},
+            user: replace.metadata,
+            checksum: decodeObjectMetadata(from.metadata).checksum,
+          })
+        : from.metadata;
     this.publisher.assertNameFits(
       tape.address,
       input.destinationKey,
       contentType ?? source.contentType,
+      metadataOf(source),
     );
     const done = await this.publisher.copy(
       tape.address,
@@ -139,8 +173,13 @@ export class TapeS3Backend extends S3Backend {
       input.destinationKey,
       contentType,
       preconditionOf(input.condition, input.destinationKey),
+      metadataOf,
     );
-    return { etag: done.commitment.toString('hex'), lastModified: done.lastModified };
+    return {
+      etag: done.commitment.toString('hex'),
+      lastModified: done.lastModified,
+      checksum: decodeObjectMetadata(source.metadata).checksum,
+    };
   }
 
   async deleteObjects(bucket: S3Bucket, keys: string[]): Promise<S3DeleteOutcome[]> {
@@ -155,7 +194,17 @@ export class TapeS3Backend extends S3Backend {
     assertPublishableName(input.key);
     const tape = await this.tapes.writable(bucket);
     const contentType = contentTypeForName(input.key, input.contentType);
-    this.publisher.assertNameFits(tape.address, input.key, contentType);
+    const algorithm = input.checksum?.algorithm;
+    this.publisher.assertNameFits(
+      tape.address,
+      input.key,
+      contentType,
+      encodeObjectMetadata({
+        headers: input.headers ?? {},
+        user: input.metadata,
+        checksum: algorithm && placeholderChecksum(algorithm, input.checksum?.type),
+      }),
+    );
     const limit = this.config.max_uploads_per_tape;
     if (this.multipart.openUploads(bucket.tapeAddress) >= limit) {
       throw new S3BackendAccessDeniedError(
@@ -167,11 +216,16 @@ export class TapeS3Backend extends S3Backend {
       key: input.key,
       contentType: input.contentType,
       metadata: input.metadata,
+      ...(input.headers ? { headers: input.headers } : {}),
+      ...(input.checksum ? { checksum: input.checksum } : {}),
     });
     return { uploadId: upload.uploadId };
   }
 
-  async uploadPart(bucket: S3Bucket, input: S3UploadPartInput): Promise<{ etag: string }> {
+  async uploadPart(
+    bucket: S3Bucket,
+    input: S3UploadPartInput,
+  ): Promise<{ etag: string; checksum?: { algorithm: ChecksumAlgorithm; value: string } }> {
     if (input.size === undefined) {
       throw new S3Error('MissingContentLength', 'you must provide the Content-Length HTTP header');
     }
@@ -186,7 +240,10 @@ export class TapeS3Backend extends S3Backend {
     }
     // The part keeps the hold while stored (released if it fails).
     const part = await this.multipart.writePart(upload, input.partNumber, input.body, hold);
-    return { etag: part.etag };
+    const algorithm = upload.checksum?.algorithm;
+    return algorithm && part.checksum
+      ? { etag: part.etag, checksum: { algorithm, value: part.checksum } }
+      : { etag: part.etag };
   }
 
   async listParts(bucket: S3Bucket, key: string, uploadId: string): Promise<S3PartInfo[]> {
@@ -211,8 +268,19 @@ export class TapeS3Backend extends S3Backend {
       const contentType = contentTypeForName(key, upload.contentType);
       const tape = await this.tapes.writable(bucket, size);
       if (condition) await this.checkCondition(tape, key, condition);
-      const body = await this.multipart.concatenate(upload, parts);
-      const result = await this.commit(bucket, tape, key, body, contentType, size, condition);
+      const concatenated = await this.multipart.concatenate(upload, parts);
+      const objectChecksum = await this.multipartChecksum(upload, parts, concatenated);
+      const kept: ObjectMetadata = { headers: upload.headers ?? {}, user: upload.metadata };
+      const result = await this.commit(
+        bucket,
+        tape,
+        key,
+        objectChecksum.body,
+        contentType,
+        size,
+        condition,
+        () => ({ ...kept, checksum: objectChecksum.value() }),
+      );
       await this.multipart.markCompleted(upload, result);
       return result;
     });
@@ -272,7 +340,8 @@ export class TapeS3Backend extends S3Backend {
     body: Readable,
     contentType: string,
     declaredSize: number | undefined,
-    condition?: S3WriteCondition,
+    condition: S3WriteCondition | undefined,
+    metadata: () => ObjectMetadata,
   ): Promise<S3WriteResult> {
     const spooled = await this.spool.spool(body, declaredSize);
     try {
@@ -283,17 +352,57 @@ export class TapeS3Backend extends S3Backend {
         tape: tape.address.toBase58(),
         track: this.publisher.trackAddress(tape.address, spooled.commitment).toBase58(),
       });
+      const kept = metadata();
       const done = await this.publisher.publish(
         tape.address,
         key,
         spooled,
         contentType,
         preconditionOf(condition, key),
+        encodeObjectMetadata(kept),
       );
-      return { etag: done.commitment.toString('hex'), lastModified: done.lastModified };
+      return {
+        etag: done.commitment.toString('hex'),
+        lastModified: done.lastModified,
+        ...(kept.checksum ? { checksum: kept.checksum } : {}),
+      };
     } finally {
       await this.spool.discard(spooled);
     }
+  }
+
+  /**
+   * The checksum a completed multipart object keeps: COMPOSITE from the parts' checksums (kept
+   * as each part arrived), FULL_OBJECT computed over the concatenated bytes as they are spooled.
+   */
+  private async multipartChecksum(
+    upload: MultipartUpload,
+    parts: S3CompletedPart[],
+    body: Readable,
+  ): Promise<{ body: Readable; value: () => ObjectChecksum | undefined }> {
+    const want = upload.checksum;
+    if (!want) return { body, value: () => undefined };
+    const { algorithm, type } = want;
+    if (type === 'COMPOSITE') {
+      const stored = new Map(
+        (await this.multipart.parts(upload)).map((p) => [p.partNumber, p.checksum]),
+      );
+      const values = parts.map((p) => stored.get(p.partNumber));
+      if (values.some((v) => v === undefined)) return { body, value: () => undefined };
+      const value = compositeChecksum(algorithm, values as string[]);
+      return { body, value: () => ({ algorithm, type, value }) };
+    }
+    const sum = newChecksum(algorithm);
+    const tapped = body.pipe(
+      new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          sum.update(chunk);
+          done(null, chunk);
+        },
+      }),
+    );
+    body.once('error', (error) => tapped.destroy(error));
+    return { body: tapped, value: () => ({ algorithm, type, value: sum.digestBase64() }) };
   }
 
   private async record(tape: TapeBucket, key: string): Promise<NameRecord> {
@@ -321,9 +430,25 @@ function toInfo(record: NameRecord): S3ObjectInfo {
   };
 }
 
-/** Names keep no `x-amz-meta-*` (the chain's name record has no room for them). */
+/** The object's kept headers, x-amz-meta-* and checksum come from its name's metadata tail. */
 function toHead(record: NameRecord): S3ObjectHead {
-  return { ...toInfo(record), contentType: record.contentType, metadata: {} };
+  const kept = decodeObjectMetadata(record.metadata);
+  return {
+    ...toInfo(record),
+    contentType: record.contentType,
+    metadata: kept.user,
+    headers: kept.headers,
+    ...(kept.checksum ? { checksum: kept.checksum } : {}),
+  };
+}
+
+/** A checksum as long as the real one will be, to size the metadata before the body is read. */
+function placeholderChecksum(
+  algorithm: ChecksumAlgorithm,
+  type: ChecksumType = 'FULL_OBJECT',
+): ObjectChecksum {
+  const digest = Buffer.alloc(checksumDigestBytes(algorithm)).toString('base64');
+  return { algorithm, type, value: type === 'COMPOSITE' ? `${digest}-1` : digest };
 }
 
 function sum(values: Iterable<number>): number {
