@@ -191,3 +191,8 @@ export function isChecksumValue(algorithm: ChecksumAlgorithm, value: string): bo
   const bytes = Buffer.from(value, 'base64');
   return bytes.length === DIGEST_BYTES[algorithm] && bytes.toString('base64') === value;
 }
+
+/** The XML element S3 names an algorithm's checksum with (`ChecksumCRC32`, `ChecksumSHA256`…). */
+export function checksumElement(algorithm: ChecksumAlgorithm): string {
+  return `Checksum${algorithm.toUpperCase()}`;
+}

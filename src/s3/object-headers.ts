@@ -50,9 +50,16 @@ const ISOLATION_HEADERS: Readonly<Record<string, string>> = {
   'x-content-type-options': 'nosniff',
 };
 
+/**
+ * The headers of a GetObject/HeadObject answer: the object's own, then the headers and
+ * `x-amz-meta-*` kept with it, its checksum when the request asked with
+ * `x-amz-checksum-mode: ENABLED` (not for a range: S3 sends the whole object's checksum only
+ * with the whole object), then the `response-*` overrides of the query.
+ */
 export function objectHeaders(
   head: S3ObjectHead,
   query: Map<string, string>,
+  request: { headers?: IncomingHttpHeaders; ranged?: boolean } = {},
 ): Record<string, string> {
   const headers: Record<string, string> = {
     'content-type': head.contentType,
@@ -62,7 +69,12 @@ export function objectHeaders(
     'accept-ranges': 'bytes',
     ...ISOLATION_HEADERS,
   };
+  for (const [name, value] of Object.entries(head.headers ?? {})) headers[name] = value;
   for (const [name, value] of Object.entries(head.metadata)) headers[META_PREFIX + name] = value;
+  if (head.checksum && !request.ranged && checksumModeEnabled(request.headers)) {
+    headers[`x-amz-checksum-${head.checksum.algorithm}`] = head.checksum.value;
+    headers['x-amz-checksum-type'] = head.checksum.type;
+  }
   for (const [param, header] of Object.entries(RESPONSE_OVERRIDES)) {
     const value = query.get(param);
     if (value === undefined) continue;
@@ -71,6 +83,11 @@ export function objectHeaders(
     headers[header] = value;
   }
   return headers;
+}
+
+function checksumModeEnabled(headers: IncomingHttpHeaders | undefined): boolean {
+  const mode = headers?.['x-amz-checksum-mode'];
+  return typeof mode === 'string' && mode.trim().toUpperCase() === 'ENABLED';
 }
 
 /**

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { S3Config } from '../config/s3.config';
 import { parseMaxKeys } from './list-objects';
 import { readUserMetadata } from './object-headers';
+import { readStoredHeaders } from './object-metadata';
+import { multipartChecksumHeaders, readMultipartChecksum } from './multipart-checksum';
 import { S3Backend, S3Bucket, S3CompletedPart, S3PartInfo, S3WriteResult } from './s3-backend';
 import { S3BodyReader } from './s3-body-reader';
 import { publishableKey } from './s3-address';
@@ -32,12 +34,19 @@ export class S3MultipartHandlers {
   async create(ctx: S3RequestContext): Promise<S3Response> {
     const bucket = bucketOf(ctx);
     const key = publishableKey(keyOf(ctx));
+    const checksum = readMultipartChecksum(ctx.raw.headers);
     const { uploadId } = await this.backend.createMultipartUpload(bucket, {
       key,
       contentType: ctx.contentType,
       metadata: readUserMetadata(ctx.raw.headers),
+      headers: readStoredHeaders(ctx.raw.headers),
+      checksum,
     });
-    return xmlResponse(initiateMultipartXml(bucket.name, key, uploadId));
+    return xmlResponse(
+      initiateMultipartXml(bucket.name, key, uploadId),
+      200,
+      multipartChecksumHeaders(checksum),
+    );
   }
 
   async uploadPart(ctx: S3RequestContext): Promise<S3Response> {
@@ -45,7 +54,7 @@ export class S3MultipartHandlers {
     const partNumber = parsePartNumber(ctx.address.query.get('partNumber'));
     const uploadId = requireUploadId(ctx);
     const body = this.bodies.open(ctx);
-    const { etag } = await this.bodies.consume(body, () =>
+    const { etag, checksum: kept } = await this.bodies.consume(body, () =>
       this.backend.uploadPart(bucket, {
         key: keyOf(ctx),
         uploadId,
@@ -57,6 +66,8 @@ export class S3MultipartHandlers {
     const headers: Record<string, string> = { etag: quoteEtag(etag) };
     const checksum = body.checksum?.value();
     if (body.checksum && checksum) headers[`x-amz-checksum-${body.checksum.algorithm}`] = checksum;
+    // The part's checksum in the upload's algorithm, computed as it arrived (sent or not).
+    if (kept) headers[`x-amz-checksum-${kept.algorithm}`] = kept.value;
     return { status: 200, headers };
   }
 
@@ -72,7 +83,9 @@ export class S3MultipartHandlers {
       (await this.backend.completedMultipartUpload(bucket, key, uploadId)) ??
       (await this.completeOpen(bucket, key, uploadId, parts, condition));
     const location = `${ctx.origin}/${bucket.name}/${awsUriEncode(key, true)}`;
-    return xmlResponse(completeMultipartXml(location, bucket.name, key, result.etag));
+    return xmlResponse(
+      completeMultipartXml(location, bucket.name, key, result.etag, result.checksum),
+    );
   }
 
   /** Completes an upload in progress; a retry of one completed meanwhile gets its result. */
@@ -143,7 +156,12 @@ export class S3MultipartHandlers {
     }
     const sizes = parts.map((part) => {
       const found = stored.get(part.partNumber);
-      if (!found || found.etag !== part.etag) {
+      // A checksum the request gives for a part must be the one the part arrived with.
+      const checksumDiffers =
+        part.checksum !== undefined &&
+        found?.checksum !== undefined &&
+        part.checksum.value !== found.checksum;
+      if (!found || found.etag !== part.etag || checksumDiffers) {
         throw new S3Error(
           'InvalidPart',
           'one or more of the specified parts could not be found: the part may not have been uploaded, or its ETag did not match',

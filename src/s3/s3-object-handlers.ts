@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { contentRange, parseSingleRange, unsatisfiedContentRange } from '../tracks/byte-range';
 import { singleHeader } from './http-header';
 import { evaluateConditions, objectHeaders, readUserMetadata } from './object-headers';
+import { readStoredHeaders } from './object-metadata';
 import { checkKey, publishableKey, visibleKey } from './s3-address';
 import { S3Backend, S3ByteRange, S3ObjectHead } from './s3-backend';
 import { S3BodyReader } from './s3-body-reader';
@@ -46,7 +47,10 @@ export class S3ObjectHandlers {
   async headObject(ctx: S3RequestContext): Promise<S3Response> {
     const head = await this.backend.headObject(bucketOf(ctx), visibleKey(keyOf(ctx)));
     if (evaluateConditions(ctx.raw.headers, head) === 'not-modified') return notModified(head);
-    return { status: 200, headers: objectHeaders(head, ctx.address.query) };
+    return {
+      status: 200,
+      headers: objectHeaders(head, ctx.address.query, { headers: ctx.raw.headers }),
+    };
   }
 
   async getObject(ctx: S3RequestContext): Promise<S3Response> {
@@ -65,13 +69,17 @@ export class S3ObjectHandlers {
         body.destroy();
         throw error;
       }
-      return { status: 200, headers: objectHeaders(head, ctx.address.query), body };
+      const headers = objectHeaders(head, ctx.address.query, { headers: ctx.raw.headers });
+      return { status: 200, headers, body };
     }
     const head = await this.backend.headObject(bucket, key);
     if (evaluateConditions(ctx.raw.headers, head) === 'not-modified') return notModified(head);
     const range = resolveRange(rangeHeader, head.size);
     const { head: current, body } = await this.backend.getObject(bucket, key, range);
-    const headers = objectHeaders(current, ctx.address.query);
+    const headers = objectHeaders(current, ctx.address.query, {
+      headers: ctx.raw.headers,
+      ranged: range !== undefined,
+    });
     if (!range) return { status: 200, headers, body };
     headers['content-length'] = String(range.end - range.start + 1);
     headers['content-range'] = contentRange(range, current.size);
@@ -89,6 +97,8 @@ export class S3ObjectHandlers {
         key,
         contentType: ctx.contentType,
         metadata,
+        headers: readStoredHeaders(ctx.raw.headers),
+        checksum: body.checksum,
         size: body.size,
         body: body.stream,
         condition,
@@ -96,7 +106,10 @@ export class S3ObjectHandlers {
     );
     const headers: Record<string, string> = { etag: quoteEtag(result.etag) };
     const checksum = body.checksum?.value();
-    if (body.checksum && checksum) headers[`x-amz-checksum-${body.checksum.algorithm}`] = checksum;
+    if (body.checksum && checksum) {
+      headers[`x-amz-checksum-${body.checksum.algorithm}`] = checksum;
+      headers['x-amz-checksum-type'] = 'FULL_OBJECT';
+    }
     return { status: 200, headers };
   }
 
@@ -128,7 +141,11 @@ export class S3ObjectHandlers {
     }
     const replace =
       directive === 'REPLACE'
-        ? { contentType: ctx.contentType, metadata: readUserMetadata(ctx.raw.headers) }
+        ? {
+            contentType: ctx.contentType,
+            metadata: readUserMetadata(ctx.raw.headers),
+            headers: readStoredHeaders(ctx.raw.headers),
+          }
         : undefined;
     const result = await this.backend.copyObject(bucket, {
       sourceKey: source.key,
@@ -136,7 +153,7 @@ export class S3ObjectHandlers {
       replace,
       condition: parseWriteCondition(ctx.raw.headers),
     });
-    return xmlResponse(copyObjectXml(result.etag, result.lastModified));
+    return xmlResponse(copyObjectXml(result.etag, result.lastModified, result.checksum));
   }
 
   async deleteObject(ctx: S3RequestContext): Promise<S3Response> {

@@ -1,5 +1,6 @@
 import { XMLParser } from 'fast-xml-parser';
 import type { S3CompletedPart } from './s3-backend';
+import { CHECKSUM_ALGORITHMS, checksumElement } from './checksums';
 import { S3Error } from './s3-error';
 
 /**
@@ -57,7 +58,12 @@ export function parseCompleteMultipartUpload(body: Buffer): S3CompletedPart[] {
       throw malformed(`PartNumber must be an integer from 1 to ${MAX_PARTS}`);
     }
     if (etag === undefined || etag === '') throw malformed('each Part needs an ETag');
-    return { partNumber: Number(numberText), etag: unquoteEtag(etag) };
+    const checksum = partChecksum(part);
+    return {
+      partNumber: Number(numberText),
+      etag: unquoteEtag(etag),
+      ...(checksum ? { checksum } : {}),
+    };
   });
 }
 
@@ -136,4 +142,13 @@ function malformed(why: string): S3Error {
     'MalformedXML',
     `the XML you provided was not well-formed or did not validate against our published schema: ${why}`,
   );
+}
+
+/** A part's `ChecksumCRC32` (…`ChecksumSHA256`) in CompleteMultipartUpload, when given. */
+function partChecksum(part: Record<string, unknown>): S3CompletedPart['checksum'] {
+  for (const algorithm of CHECKSUM_ALGORITHMS) {
+    const value = textOf(part[checksumElement(algorithm)])?.trim();
+    if (value) return { algorithm, value };
+  }
+  return undefined;
 }

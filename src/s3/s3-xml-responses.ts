@@ -1,7 +1,9 @@
 import type { S3Bucket, S3MultipartUploadInfo, S3ObjectInfo, S3PartInfo } from './s3-backend';
+import { checksumElement } from './checksums';
+import type { ObjectChecksum } from './object-metadata';
 import type { S3Error } from './s3-error';
 import { awsUriEncode } from './uri-encoding';
-import { el, group, XmlChildren, xmlDocument, xmlTextDocument } from './xml-writer';
+import { el, group, XmlChildren, xmlDocument, XmlNode, xmlTextDocument } from './xml-writer';
 
 /** Response documents of the S3 operations, shaped as Amazon S3 writes them. */
 
@@ -136,20 +138,32 @@ export function completeMultipartXml(
   bucket: string,
   key: string,
   etag: string,
+  checksum?: ObjectChecksum,
 ): string {
   return xmlDocument('CompleteMultipartUploadResult', [
     el('Location', location),
     el('Bucket', bucket),
     el('Key', key),
     el('ETag', quoteEtag(etag)),
+    ...checksumElements(checksum),
   ]);
 }
 
-export function copyObjectXml(etag: string, lastModified: Date): string {
+export function copyObjectXml(etag: string, lastModified: Date, checksum?: ObjectChecksum): string {
   return xmlDocument('CopyObjectResult', [
     el('LastModified', lastModified),
     el('ETag', quoteEtag(etag)),
+    ...checksumElements(checksum),
   ]);
+}
+
+/** `<ChecksumCRC32>…</ChecksumCRC32><ChecksumType>…</ChecksumType>` of an object that has one. */
+function checksumElements(checksum: ObjectChecksum | undefined): XmlNode[] {
+  if (!checksum) return [];
+  return [
+    el(checksumElement(checksum.algorithm), checksum.value),
+    el('ChecksumType', checksum.type),
+  ];
 }
 
 export interface ListPartsXml {
