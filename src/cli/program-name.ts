@@ -22,7 +22,7 @@ export class ProgramName implements OnModuleInit {
     this.program
       .option(
         '-k, --keypair <path>',
-        'signing keypair file (default: id.json in the config directory)',
+        "signing keypair file (default: id.json in the config directory, else the Solana CLI's keypair)",
       )
       .option(
         '-u, --url <rpc_url>',

@@ -25,7 +25,7 @@ export abstract class TapeCommand extends CommandRunner {
   @Option({
     flags: '-k, --keypair <path>',
     description:
-      'signing keypair file (Solana CLI format); default: id.json in the config directory',
+      "signing keypair file (Solana CLI format); default: id.json in the config directory, else the Solana CLI's keypair",
   })
   parseKeypair(value: string): string {
     return value;
@@ -78,6 +78,7 @@ export abstract class TapeCommand extends CommandRunner {
       { keypair, url, tape, json, programId, withComputeUnitPrice },
       this.ctx.store,
       this.ctx.env,
+      (line) => this.printer.note(line),
     );
   }
 }

@@ -17,7 +17,20 @@ export class CliEnvironment {
     const explicit = this.value('TAPE_CONFIG_DIR');
     if (explicit) return resolve(explicit);
     const xdg = this.value('XDG_CONFIG_HOME');
-    return xdg ? resolve(xdg, 'tape') : join(this.value('HOME') ?? homedir(), '.config', 'tape');
+    return xdg ? resolve(xdg, 'tape') : join(this.homeDir, '.config', 'tape');
+  }
+
+  /** `HOME`, else the account's home directory. */
+  get homeDir(): string {
+    return this.value('HOME') ?? homedir();
+  }
+
+  /**
+   * The Solana CLI's config directory, `~/.config/solana` (the Solana CLI itself ignores
+   * XDG_CONFIG_HOME), where `cli/config.yml` names its keypair.
+   */
+  get solanaConfigDir(): string {
+    return join(this.homeDir, '.config', 'solana');
   }
 
   get rpcUrl(): string | undefined {

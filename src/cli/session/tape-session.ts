@@ -19,6 +19,7 @@ import {
 } from './cli-environment';
 import { expandRpcMoniker } from './rpc-url';
 import { parseSiteDomain, siteUrl } from './site-url';
+import { locateWallet, WalletLocation } from './wallet-location';
 
 /** Options every `tape` command takes (src/cli/commands/tape-command.ts). */
 export interface GlobalOptions {
@@ -45,6 +46,7 @@ export interface LoadedTape {
 export class TapeSession {
   private chainServices?: ChainServices;
   private walletKeypair?: Keypair;
+  private walletLocation?: WalletLocation;
   readonly rpcUrl: string;
   /** Priority fee in micro-lamports per compute unit (`--with-compute-unit-price`); none by default. */
   readonly computeUnitPrice?: number;
@@ -53,6 +55,8 @@ export class TapeSession {
     readonly options: GlobalOptions,
     readonly store: CliConfigStore,
     private readonly env: CliEnvironment,
+    /** Where a one-line note for a human goes (stderr): which fallback wallet signs. */
+    private readonly note: (line: string) => void = () => undefined,
   ) {
     // -u takes the Solana CLI's monikers too: localhost, devnet, testnet, mainnet-beta (l, d, t, m).
     const url = expandRpcMoniker(options.url ?? env.rpcUrl ?? DEFAULT_RPC_URL);
@@ -108,15 +112,31 @@ export class TapeSession {
     return new GatewayClient(this.gatewayUrl);
   }
 
+  /** The path `tape keygen` writes: `-k`, else tape's own `id.json` (never a fallback). */
   get keypairPath(): string {
     return this.options.keypair ?? this.store.defaultKeypairPath;
   }
 
-  /** The signing wallet: `-k`, else `id.json` in the config directory. */
+  /**
+   * Where the signing wallet is read from: `-k`, else `id.json` in the config directory, else
+   * the Solana CLI's keypair (src/cli/session/wallet-location.ts).
+   */
+  get walletFile(): WalletLocation {
+    this.walletLocation ??= locateWallet(
+      this.options.keypair,
+      this.store.defaultKeypairPath,
+      this.env,
+    );
+    return this.walletLocation;
+  }
+
+  /** The signing wallet; says on stderr, once, when it is the Solana CLI's keypair. */
   wallet(): Keypair {
     if (this.walletKeypair) return this.walletKeypair;
+    const location = this.walletFile;
     try {
-      this.walletKeypair = readKeypair(this.keypairPath);
+      this.walletKeypair = readKeypair(location.path);
+      if (location.note) this.note(location.note);
     } catch (err) {
       const message = (err as Error).message;
       if (!this.options.keypair && message.startsWith('no keypair at')) {
