@@ -128,7 +128,8 @@ describe('request XML', () => {
     );
     expect(parseCompleteMultipartUpload(body)).toEqual([
       { partNumber: 1, etag: 'abc' },
-      { partNumber: 2, etag: 'def' },
+      // A part's checksum is kept, to compare with the one the part arrived with.
+      { partNumber: 2, etag: 'def', checksum: { algorithm: 'crc32', value: 'x' } },
     ]);
   });
 
