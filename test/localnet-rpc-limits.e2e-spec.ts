@@ -6,6 +6,8 @@ import { LocalnetClient } from './support/localnet-client';
 
 const MiB = 1024 * 1024;
 const PROGRAM_ACCOUNTS_LIMIT = 8;
+/** Bytes of one JSON-RPC response in this test (a batch may hold two). */
+const RESPONSE_LIMIT = 16 * 1024 * 1024;
 
 interface Reply {
   status: number;
@@ -76,6 +78,9 @@ describe('local network JSON-RPC: hostile requests are refused and the gateway s
     gw = await startGateway({
       env: {
         TAPE__LOCALNET__RPC_MAX_PROGRAM_ACCOUNTS: String(PROGRAM_ACCOUNTS_LIMIT),
+        // One 10 MiB account (~14 MB of base64) fits a response, three do not; two fit a batch.
+        TAPE__LOCALNET__RPC_MAX_RESPONSE_BYTES: String(RESPONSE_LIMIT),
+        TAPE__LOCALNET__RPC_MAX_BATCH_RESPONSE_BYTES: String(2 * RESPONSE_LIMIT),
         // 127.0.0.1 (this test's own client) stays unlimited; 127.0.0.2+ are rate-limited.
         TAPE__LOCALNET__FAUCET_UNLIMITED_IPS: '["127.0.0.1"]',
         TAPE__LOCALNET__FAUCET_IP_BURST: '3',
@@ -162,7 +167,9 @@ describe('local network JSON-RPC: hostile requests are refused and the gateway s
     });
     const tooBig = await simulate(Array<string>(3).fill(big.toBase58()));
     expect(tooBig.error?.code).toBe(-32600);
-    expect(tooBig.error?.message).toMatch(/^response exceeds the limit of 16777216 bytes/);
+    expect(tooBig.error?.message).toMatch(
+      new RegExp(`^response exceeds the limit of ${RESPONSE_LIMIT} bytes`),
+    );
     const one = await simulate([payer.publicKey.toBase58()]);
     expect(one.result.value.accounts).toHaveLength(1);
     await expectAlive();
