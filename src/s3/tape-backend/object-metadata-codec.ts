@@ -1,6 +1,12 @@
 import { ByteReader, ByteWriter } from '../../chain/byte-codec';
-import { CHECKSUM_ALGORITHMS, checksumDigestBytes } from '../checksums';
-import { NO_METADATA, ObjectChecksum, ObjectMetadata, STORED_HEADERS } from '../object-metadata';
+import { ChecksumAlgorithm, CHECKSUM_ALGORITHMS, checksumDigestBytes } from '../checksums';
+import {
+  ChecksumType,
+  NO_METADATA,
+  ObjectChecksum,
+  ObjectMetadata,
+  STORED_HEADERS,
+} from '../object-metadata';
 
 /**
  * An object's metadata as the S3 endpoint keeps it in its name account's metadata tail (opaque
@@ -85,4 +91,16 @@ function readChecksum(r: ByteReader): ObjectChecksum {
     type: composite ? 'COMPOSITE' : 'FULL_OBJECT',
     value: composite ? `${digest}-${parts}` : digest,
   };
+}
+
+/**
+ * A checksum as long as the real one will be: the tail is sized (does it fit with the name?)
+ * before the body is read, when only the algorithm is known.
+ */
+export function placeholderChecksum(
+  algorithm: ChecksumAlgorithm,
+  type: ChecksumType = 'FULL_OBJECT',
+): ObjectChecksum {
+  const digest = Buffer.alloc(checksumDigestBytes(algorithm)).toString('base64');
+  return { algorithm, type, value: type === 'COMPOSITE' ? `${digest}-1` : digest };
 }

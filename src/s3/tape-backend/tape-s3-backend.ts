@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Readable, Transform } from 'node:stream';
+import { Readable } from 'node:stream';
 import { NameRecord, TrackKind } from '../../chain/account-layouts';
 import { ChainReader } from '../../chain/chain-reader';
 import { parseAddress } from '../../chain/tape-label';
@@ -27,15 +27,15 @@ import {
   S3WriteResult,
 } from '../s3-backend';
 import { S3Error } from '../s3-error';
+import { ChecksumAlgorithm } from '../checksums';
+import { ObjectMetadata } from '../object-metadata';
+import { multipartChecksum } from './multipart-object-checksum';
 import {
-  ChecksumAlgorithm,
-  checksumDigestBytes,
-  compositeChecksum,
-  newChecksum,
-} from '../checksums';
-import { ChecksumType, ObjectChecksum, ObjectMetadata } from '../object-metadata';
-import { decodeObjectMetadata, encodeObjectMetadata } from './object-metadata-codec';
-import { MultipartSpool, MultipartUpload, toUploadInfo } from './multipart-spool';
+  decodeObjectMetadata,
+  encodeObjectMetadata,
+  placeholderChecksum,
+} from './object-metadata-codec';
+import { MultipartSpool, toUploadInfo } from './multipart-spool';
 import { checkWriteCondition, S3WriteCondition } from '../write-conditions';
 import { NameLocks } from './name-locks';
 import { NamePrecondition, ObjectPublisher } from './object-publisher';
@@ -269,7 +269,12 @@ export class TapeS3Backend extends S3Backend {
       const tape = await this.tapes.writable(bucket, size);
       if (condition) await this.checkCondition(tape, key, condition);
       const concatenated = await this.multipart.concatenate(upload, parts);
-      const objectChecksum = await this.multipartChecksum(upload, parts, concatenated);
+      const objectChecksum = multipartChecksum(
+        upload.checksum,
+        parts,
+        await this.multipart.parts(upload),
+        concatenated,
+      );
       const kept: ObjectMetadata = { headers: upload.headers ?? {}, user: upload.metadata };
       const result = await this.commit(
         bucket,
@@ -371,40 +376,6 @@ export class TapeS3Backend extends S3Backend {
     }
   }
 
-  /**
-   * The checksum a completed multipart object keeps: COMPOSITE from the parts' checksums (kept
-   * as each part arrived), FULL_OBJECT computed over the concatenated bytes as they are spooled.
-   */
-  private async multipartChecksum(
-    upload: MultipartUpload,
-    parts: S3CompletedPart[],
-    body: Readable,
-  ): Promise<{ body: Readable; value: () => ObjectChecksum | undefined }> {
-    const want = upload.checksum;
-    if (!want) return { body, value: () => undefined };
-    const { algorithm, type } = want;
-    if (type === 'COMPOSITE') {
-      const stored = new Map(
-        (await this.multipart.parts(upload)).map((p) => [p.partNumber, p.checksum]),
-      );
-      const values = parts.map((p) => stored.get(p.partNumber));
-      if (values.some((v) => v === undefined)) return { body, value: () => undefined };
-      const value = compositeChecksum(algorithm, values as string[]);
-      return { body, value: () => ({ algorithm, type, value }) };
-    }
-    const sum = newChecksum(algorithm);
-    const tapped = body.pipe(
-      new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          sum.update(chunk);
-          done(null, chunk);
-        },
-      }),
-    );
-    body.once('error', (error) => tapped.destroy(error));
-    return { body: tapped, value: () => ({ algorithm, type, value: sum.digestBase64() }) };
-  }
-
   private async record(tape: TapeBucket, key: string): Promise<NameRecord> {
     const [record] = await this.chain.getNames(tape.address, [key]);
     if (!record) throw new S3BackendNoSuchKeyError(key);
@@ -440,15 +411,6 @@ function toHead(record: NameRecord): S3ObjectHead {
     headers: kept.headers,
     ...(kept.checksum ? { checksum: kept.checksum } : {}),
   };
-}
-
-/** A checksum as long as the real one will be, to size the metadata before the body is read. */
-function placeholderChecksum(
-  algorithm: ChecksumAlgorithm,
-  type: ChecksumType = 'FULL_OBJECT',
-): ObjectChecksum {
-  const digest = Buffer.alloc(checksumDigestBytes(algorithm)).toString('base64');
-  return { algorithm, type, value: type === 'COMPOSITE' ? `${digest}-1` : digest };
 }
 
 function sum(values: Iterable<number>): number {
