@@ -55,7 +55,8 @@ function rssBytes(pid: number): number {
 
 /** Track files the process holds open (its sockets come and go with chain RPCs: not counted). */
 function openTrackFiles(pid: number): number {
-  const tracks = join(fx.gw.dataDir, 'tracks');
+  // Files inside the store directory (not its reference index, tracks.references.sqlite).
+  const tracks = join(fx.gw.dataDir, 'tracks') + '/';
   return readdirSync(`/proc/${pid}/fd`).filter((fd) => {
     try {
       return readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith(tracks);
