@@ -14,6 +14,10 @@ have wrk || need+=(wrk)
 have rclone || need+=(rclone)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 have clang-19 || need+=(clang-19)
+have ceph-mon || need+=(ceph-mon)
+have ceph-osd || need+=(ceph-osd)
+have radosgw || need+=(radosgw)
+have ceph || need+=(ceph-common)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
