@@ -3,13 +3,15 @@ import { unquoteEtag } from './s3-xml-requests';
 import { S3Error } from './s3-error';
 
 /**
- * Conditional writes (PutObject, CompleteMultipartUpload): `If-None-Match: *` writes only when
- * the key does not exist; `If-Match: <etag>` only when it exists with that ETag. The backend
+ * Conditional writes (PutObject, CompleteMultipartUpload, CopyObject's destination):
+ * `If-None-Match: *` writes only when the key does not exist (with ETags: unless it holds one
+ * of them); `If-Match: <etag>` only when it exists with that ETag. The backend
  * checks it against the name's current state while it holds the name's write lock, so two
  * writers racing on one key cannot both pass.
  */
 export interface S3WriteCondition {
-  ifNoneMatch?: '*';
+  /** Unquoted ETags; `*` matches any existing object (S3 accepts only `*`; Ceph also ETags). */
+  ifNoneMatch?: string[];
   /** Unquoted ETags; `*` matches any existing object. */
   ifMatch?: string[];
 }
@@ -19,23 +21,8 @@ export function parseWriteCondition(headers: IncomingHttpHeaders): S3WriteCondit
   const ifMatch = single(headers['if-match']);
   if (ifNoneMatch === undefined && ifMatch === undefined) return undefined;
   const condition: S3WriteCondition = {};
-  if (ifNoneMatch !== undefined) {
-    if (ifNoneMatch.trim() !== '*') {
-      throw new S3Error(
-        'NotImplemented',
-        'a header you provided implies functionality that is not implemented (If-None-Match on a write takes only *)',
-        { Header: 'If-None-Match' },
-      );
-    }
-    condition.ifNoneMatch = '*';
-  }
-  if (ifMatch !== undefined) {
-    condition.ifMatch = ifMatch
-      .split(',')
-      .map((t) => t.trim())
-      .filter((t) => t !== '')
-      .map((t) => (t === '*' ? t : unquoteEtag(t.replace(/^W\//, ''))));
-  }
+  if (ifNoneMatch !== undefined) condition.ifNoneMatch = etagList(ifNoneMatch);
+  if (ifMatch !== undefined) condition.ifMatch = etagList(ifMatch);
   return condition;
 }
 
@@ -46,29 +33,39 @@ export function checkWriteCondition(
   key: string,
 ): void {
   if (!condition) return;
-  if (condition.ifNoneMatch === '*' && currentEtag !== null) {
-    throw new S3Error(
+  const failed = (header: string) =>
+    new S3Error(
       'PreconditionFailed',
       'at least one of the pre-conditions you specified did not hold',
       {
-        Condition: 'If-None-Match',
+        Condition: header,
       },
     );
+  if (
+    condition.ifNoneMatch &&
+    currentEtag !== null &&
+    matches(condition.ifNoneMatch, currentEtag)
+  ) {
+    throw failed('If-None-Match');
   }
   if (condition.ifMatch) {
     if (currentEtag === null) {
       throw new S3Error('NoSuchKey', 'the specified key does not exist', { Key: key });
     }
-    if (!condition.ifMatch.some((t) => t === '*' || t === currentEtag)) {
-      throw new S3Error(
-        'PreconditionFailed',
-        'at least one of the pre-conditions you specified did not hold',
-        {
-          Condition: 'If-Match',
-        },
-      );
-    }
+    if (!matches(condition.ifMatch, currentEtag)) throw failed('If-Match');
   }
+}
+
+function matches(list: string[], etag: string): boolean {
+  return list.some((t) => t === '*' || t === etag);
+}
+
+function etagList(header: string): string[] {
+  return header
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '')
+    .map((t) => (t === '*' ? t : unquoteEtag(t.replace(/^W\//, ''))));
 }
 
 function single(value: string | string[] | undefined): string | undefined {
