@@ -5,6 +5,7 @@ import {
   CreateMultipartUploadCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListPartsCommand,
   PutObjectCommand,
   S3Client,
   UploadPartCommand,
@@ -272,6 +273,12 @@ describe('multipart', () => {
     const sent = await uploadParts(key, 'SHA256', created.UploadId!);
     const partSums = parts.map((p) => createHash('sha256').update(p).digest());
     sent.forEach(({ res }, i) => expect(res.ChecksumSHA256).toBe(partSums[i].toString('base64')));
+    const listed = await s3.send(
+      new ListPartsCommand({ Bucket: site.label, Key: key, UploadId: created.UploadId }),
+    );
+    expect(listed.Parts!.map((p) => p.ChecksumSHA256)).toEqual(
+      partSums.map((d) => d.toString('base64')),
+    );
 
     const composite = `${createHash('sha256').update(Buffer.concat(partSums)).digest('base64')}-2`;
     const done = await s3.send(

@@ -207,6 +207,8 @@ export interface S3PartInfo {
   lastModified: Date;
   /** Base64, in the upload's checksum algorithm, when it has one. */
   checksum?: string;
+  /** The upload's checksum algorithm (names `checksum` in ListParts). */
+  checksumAlgorithm?: ChecksumAlgorithm;
 }
 
 export interface S3CompletedPart {

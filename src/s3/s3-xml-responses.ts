@@ -193,6 +193,9 @@ export function listPartsXml(r: ListPartsXml): string {
         el('LastModified', p.lastModified),
         el('ETag', quoteEtag(p.etag)),
         el('Size', p.size),
+        ...(p.checksum && p.checksumAlgorithm
+          ? [el(checksumElement(p.checksumAlgorithm), p.checksum)]
+          : []),
       ]),
     ),
   ]);

@@ -247,7 +247,10 @@ export class TapeS3Backend extends S3Backend {
   }
 
   async listParts(bucket: S3Bucket, key: string, uploadId: string): Promise<S3PartInfo[]> {
-    return this.multipart.parts(await this.multipart.get(bucket.tapeAddress, key, uploadId));
+    const upload = await this.multipart.get(bucket.tapeAddress, key, uploadId);
+    const algorithm = upload.checksum?.algorithm;
+    const parts = await this.multipart.parts(upload);
+    return algorithm ? parts.map((p) => ({ ...p, checksumAlgorithm: algorithm })) : parts;
   }
 
   async completeMultipartUpload(
