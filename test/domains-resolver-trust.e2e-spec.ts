@@ -20,6 +20,7 @@ async function runGateway(
       HOST: '127.0.0.1',
       PORT: String(await freePort()),
       TAPE_S3_PORT: String(await freePort()),
+      TAPE_ADMIN_PORT: String(await freePort()),
       TAPE_LOCALNET_PORT: String(localnetPort),
       TAPE_DATA_DIR: dataDir,
       TAPE_GATEWAY_CONFIG: file,

@@ -41,6 +41,9 @@ export interface GatewayProcess {
   s3Url: string;
   rpcUrl: string;
   port: number;
+  /** The admin listener (metrics, /livez, the TLS ask endpoint), on loopback. */
+  adminUrl: string;
+  adminPort: number;
   dataDir: string;
   child: ChildProcess;
   logs: () => string;
@@ -56,11 +59,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const port = await freePort();
   const s3Port = await freePort();
   const localnetPort = await freePort(true);
+  // Every gateway gets its own admin port: several run at once.
+  const adminPort = await freePort();
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
     HOST: '127.0.0.1',
     PORT: String(port),
     TAPE_S3_PORT: String(s3Port),
+    TAPE_ADMIN_PORT: String(adminPort),
     TAPE_LOCALNET_PORT: String(localnetPort),
     TAPE_DATA_DIR: dataDir,
     TAPE_LOG_LEVEL: 'warn',
@@ -86,6 +92,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     s3Url: `http://127.0.0.1:${s3Port}`,
     rpcUrl: options.rpcUrl ?? `http://127.0.0.1:${localnetPort}`,
     port,
+    adminUrl: `http://127.0.0.1:${adminPort}`,
+    adminPort,
     dataDir,
     child: gateway.child,
     logs: gateway.logs,

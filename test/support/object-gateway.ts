@@ -73,6 +73,7 @@ export async function startObjectGateway(
     HOST: '127.0.0.1',
     PORT: String(port),
     TAPE_S3_PORT: String(await freePort()),
+    TAPE_ADMIN_PORT: String(await freePort()),
     TAPE_LOCALNET_PORT: String(await freePort(true)),
     TAPE_DATA_DIR: dataDir,
     TAPE_LOG_LEVEL: options.logLevel ?? 'warn',
