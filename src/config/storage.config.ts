@@ -1,6 +1,15 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsString, Max, Min, ValidateNested } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 
 /**
  * `storage.gc.*`: the track store's garbage collector (docs/tracks.md, "Garbage collection").
@@ -58,6 +67,73 @@ export class UploadLimitsConfig {
   max_per_tape = 256;
 }
 
+/**
+ * `storage.tracks.s3.*`: the S3-compatible bucket holding track bytes when
+ * `storage.tracks.store` is `s3` (docs/tracks.md, "S3 backend"). A reader may hold read-only
+ * credentials; with no access key, requests go unsigned (a public-read bucket).
+ */
+export class TrackS3Config {
+  /** e.g. `http://127.0.0.1:7480`; required with store = s3. */
+  @IsOptional()
+  @IsString()
+  endpoint?: string;
+
+  @IsString()
+  region = 'us-east-1';
+
+  @IsString()
+  bucket = 'tape-tracks';
+
+  /** Key prefix inside the bucket (one bucket may hold several networks). */
+  @IsString()
+  prefix = 'tracks/';
+
+  @IsOptional()
+  @IsString()
+  access_key_id?: string;
+
+  @IsOptional()
+  @IsString()
+  secret_access_key?: string;
+
+  /** Path-style URLs (`endpoint/bucket/key`): Ceph RGW, MinIO and most self-hosted stores. */
+  @IsBoolean()
+  path_style = true;
+
+  /** One request's longest wait (connect and each response) before the store counts as down. */
+  @IsInt()
+  @Min(100)
+  @Max(10 * 60 * 1000)
+  request_timeout_ms = 10_000;
+
+  /** Creates the bucket at start-up when missing (writer only; readers never write). */
+  @IsBoolean()
+  create_bucket = false;
+}
+
+/** `storage.tracks.cache.*`: the verified local read-through cache in front of a remote store. */
+export class TrackCacheConfig {
+  /** Bytes of verified tracks kept on local disk (LRU, under `<data_dir>/track-cache`). 0: none. */
+  @IsInt()
+  @Min(0)
+  max_bytes = 4 * 1024 * 1024 * 1024;
+}
+
+/** `storage.tracks.*`: which backend holds track bytes (the issue's `gateway.tracks.*`). */
+export class TracksStoreConfig {
+  /** `file`: `<data_dir>/tracks` on this machine; `s3`: a shared bucket (`storage.tracks.s3`). */
+  @IsIn(['file', 's3'])
+  store: 'file' | 's3' = 'file';
+
+  @ValidateNested()
+  @Type(() => TrackS3Config)
+  s3 = new TrackS3Config();
+
+  @ValidateNested()
+  @Type(() => TrackCacheConfig)
+  cache = new TrackCacheConfig();
+}
+
 /** `storage.*`: where track bytes live. */
 export class StorageConfig {
   @IsString()
@@ -76,4 +152,8 @@ export class StorageConfig {
   @ValidateNested()
   @Type(() => UploadLimitsConfig)
   uploads = new UploadLimitsConfig();
+
+  @ValidateNested()
+  @Type(() => TracksStoreConfig)
+  tracks = new TracksStoreConfig();
 }

@@ -29,6 +29,8 @@ export const objectErrors = {
       'integrity_failure',
       'the stored bytes fail their on-chain commitment; they are not served',
     ),
+  storeUnavailable: () =>
+    new ApiError(503, 'store_unavailable', 'the track store cannot be reached; try again'),
   chainUnavailable: () =>
     new ApiError(503, 'chain_unavailable', 'the chain RPC cannot be reached; try again'),
   methodNotAllowed: () =>

@@ -12,7 +12,11 @@ import {
 import { ifNoneMatchMatches, ifRangeAllowsRange } from '../tracks/conditional-request';
 import { multipartByteranges } from '../tracks/multipart-byteranges';
 import { ObjectReader, OpenedObject } from '../tracks/object-reader';
-import { IntegrityError, TrackStoreError } from '../tracks/track-errors';
+import {
+  IntegrityError,
+  TrackStoreError,
+  TrackStoreUnavailableError,
+} from '../tracks/track-errors';
 import { ERROR_CACHE_CONTROL } from './object-headers';
 import { objectErrors } from './object-errors';
 import { primeStream } from './primed-stream';
@@ -195,6 +199,7 @@ export class ObjectService {
     this.logger.error(
       `object ${track.address} (commitment ${track.commitmentHex}) not served: ${err.message}`,
     );
+    if (err instanceof TrackStoreUnavailableError) return objectErrors.storeUnavailable();
     return err instanceof IntegrityError
       ? objectErrors.integrityFailure()
       : objectErrors.contentMissing();

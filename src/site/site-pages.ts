@@ -39,6 +39,11 @@ export const PAGES = {
     '503 Service Unavailable',
     'This site cannot be looked up right now. Try again shortly.',
   ),
+  storeUnavailable: page(
+    503,
+    '503 Service Unavailable',
+    'The content of this page cannot be fetched right now. Try again shortly.',
+  ),
   internalError: page(500, '500 Internal Server Error', 'Something went wrong on our side.'),
   badContent: page(502, '502 Bad Gateway', 'The content of this page could not be verified.'),
 } as const satisfies Record<string, BuiltInPage>;

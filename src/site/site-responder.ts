@@ -5,7 +5,7 @@ import { contentRange, parseRange, unsatisfiedContentRange } from '../tracks/byt
 import { ifNoneMatchMatches, ifRangeAllowsRange } from '../tracks/conditional-request';
 import { multipartByteranges } from '../tracks/multipart-byteranges';
 import { ObjectReader, OpenedObject } from '../tracks/object-reader';
-import { TrackStoreError } from '../tracks/track-errors';
+import { TrackStoreError, TrackStoreUnavailableError } from '../tracks/track-errors';
 import { Coding, negotiateCoding } from './content-coding';
 import { allowedOrigin, EXPOSED_HEADERS } from './cors';
 import { SiteBodyCache } from './site-body-cache';
@@ -266,7 +266,10 @@ export class SiteResponder {
       `object ${object.name} (track ${object.commitmentHex}) cannot be served: ${err.message}`,
     );
     for (const name of CONTENT_HEADERS) reply.removeHeader(name);
-    this.page(reply, PAGES.badContent);
+    this.page(
+      reply,
+      err instanceof TrackStoreUnavailableError ? PAGES.storeUnavailable : PAGES.badContent,
+    );
   }
 }
 

@@ -22,7 +22,11 @@ export class ByteLru<V extends Weighed = Buffer> {
   private oldest: Entry<V> | undefined;
   private total = 0;
 
-  constructor(readonly maxBytes: number) {
+  constructor(
+    readonly maxBytes: number,
+    /** Told of each entry evicted to make room (not of `delete`): a disk cache removes its file. */
+    private readonly onEvict?: (key: string, value: V) => void,
+  ) {
     if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
       throw new RangeError(`maxBytes must be a non-negative integer, got ${maxBytes}`);
     }
@@ -58,7 +62,11 @@ export class ByteLru<V extends Weighed = Buffer> {
     this.entries.set(key, entry);
     this.pushNewest(entry);
     this.total += value.byteLength;
-    while (this.total > this.maxBytes && this.oldest) this.delete(this.oldest.key);
+    while (this.total > this.maxBytes && this.oldest) {
+      const evicted = this.oldest;
+      this.delete(evicted.key);
+      this.onEvict?.(evicted.key, evicted.value);
+    }
     return true;
   }
 

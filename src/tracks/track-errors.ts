@@ -79,6 +79,18 @@ export class IntegrityError extends TrackStoreError {
   }
 }
 
+/**
+ * The remote store cannot be reached (network error, timeout, 5xx): not the bytes' fault. Routes
+ * answer 503 (try again), never 502, and /healthz names the store (docs/tracks.md).
+ */
+export class TrackStoreUnavailableError extends TrackStoreError {
+  readonly code = 'store_unavailable';
+
+  constructor(track: string, cause: unknown) {
+    super(`track store unreachable while reading ${track}: ${describe(cause)}`, track, { cause });
+  }
+}
+
 function describe(cause: unknown): string {
   return cause instanceof Error ? cause.message : String(cause);
 }

@@ -1,26 +1,52 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { resolve } from 'node:path';
+import { ConfigError } from '../config/config-loader';
 import { StorageConfig } from '../config/storage.config';
 import { HealthRegistry } from '../health/health-registry';
 import { FileTrackStore } from './file-track-store';
 import { ObjectReader } from './object-reader';
+import { S3TrackStore } from './s3/s3-track-store';
+import { TrackCache } from './s3/track-cache';
 import { TrackStore } from './track-store';
 
 /**
- * The data plane: the track store (embedded default: a content-addressed directory under
- * `<storage.data_dir>/tracks`) and the object reader over it. Another store is swapped in by
- * overriding the `TrackStore` provider.
+ * The track store `storage.tracks.store` names: `file` (default), a content-addressed
+ * directory under `<storage.data_dir>/tracks`; `s3`, a bucket shared by a writer and its
+ * readers, behind a verified local cache under `<storage.data_dir>/track-cache`
+ * (docs/tracks.md). Both keep the writer's reference index in
+ * `<storage.data_dir>/tracks.references.sqlite`.
+ */
+export async function createTrackStore(storage: StorageConfig): Promise<TrackStore> {
+  const tracks = storage.tracks;
+  if (tracks.store === 's3') {
+    if (!tracks.s3.endpoint) {
+      throw new ConfigError(
+        'storage.tracks.s3.endpoint is required when storage.tracks.store is s3',
+      );
+    }
+    const store = new S3TrackStore({
+      s3: tracks.s3,
+      cache: new TrackCache(resolve(storage.data_dir, 'track-cache'), tracks.cache.max_bytes),
+      indexPath: resolve(storage.data_dir, 'tracks.references.sqlite'),
+    });
+    await store.init({ createBucket: tracks.s3.create_bucket });
+    return store;
+  }
+  const store = new FileTrackStore(resolve(storage.data_dir, 'tracks'));
+  await store.init();
+  return store;
+}
+
+/**
+ * The data plane: the track store (createTrackStore) and the object reader over it. Another
+ * store is swapped in (or wrapped) by overriding the `TrackStore` provider.
  */
 @Module({
   providers: [
     {
       provide: TrackStore,
       inject: [StorageConfig],
-      useFactory: async (storage: StorageConfig): Promise<TrackStore> => {
-        const store = new FileTrackStore(resolve(storage.data_dir, 'tracks'));
-        await store.init();
-        return store;
-      },
+      useFactory: (storage: StorageConfig): Promise<TrackStore> => createTrackStore(storage),
     },
     {
       provide: ObjectReader,
@@ -40,6 +66,10 @@ export class TracksModule implements OnModuleInit {
     this.health.register('track-store', () => this.store.checkHealth());
     // Corrupt tracks are reported, never a readiness failure: one bad blob is not a reason to
     // take the gateway out of a load balancer (docs/tracks.md).
-    this.health.registerDetail('tracks', () => this.store.integrity());
+    this.health.registerDetail('tracks', () => ({
+      backend: this.store instanceof S3TrackStore ? 's3' : 'file',
+      ...this.store.integrity(),
+      ...(this.store instanceof S3TrackStore && { cache: this.store.cacheReport() }),
+    }));
   }
 }

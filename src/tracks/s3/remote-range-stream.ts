@@ -1,0 +1,156 @@
+import { createHash } from 'node:crypto';
+import { FileHandle, open, rm } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { CHUNK_BYTES, CHUNK_HASH_BYTES } from '../commitment';
+import { IntegrityError, TrackStoreUnavailableError } from '../track-errors';
+import { RangeReadCounters } from '../verified-range-stream';
+
+export interface RemoteRangeOptions {
+  track: string;
+  size: number;
+  start: number;
+  endInclusive: number;
+  chunkHashes: () => Promise<Buffer>;
+  /** A ranged GET of bytes from..toInclusive: the body stream, or a typed store error. */
+  fetch: (from: number, toInclusive: number) => Promise<Readable>;
+  counters: RangeReadCounters;
+  onIntegrityFailure?: (track: string) => void;
+  /**
+   * Whole-track reads fill the cache: verified chunks are written to `tempPath`, handed to
+   * `admit` once the last one is written (removed when the read stops early).
+   */
+  fill?: { tempPath: string; admit: (hashes: Buffer) => Promise<void> };
+}
+
+/**
+ * A range of a track from a remote store: one ranged GET of exactly the chunks the range
+ * touches, each chunk verified against the commitment's chunk list before any of it is pushed.
+ * highWaterMark is one chunk; the GET's body is pulled one chunk at a time, so a slow client
+ * holds about one chunk here and TCP backpressure reaches the store.
+ */
+export class RemoteRangeStream extends Readable {
+  private hashes: Buffer | undefined;
+  private body: Readable | undefined;
+  private pieces: AsyncIterator<Buffer> | undefined;
+  private carry: Buffer[] = [];
+  private carried = 0;
+  private nextChunk: number;
+  private readonly firstChunk: number;
+  private readonly lastChunk: number;
+  private reading = false;
+  private fillFile: FileHandle | undefined;
+
+  constructor(private readonly options: RemoteRangeOptions) {
+    super({ highWaterMark: CHUNK_BYTES });
+    this.firstChunk = this.nextChunk = Math.floor(options.start / CHUNK_BYTES);
+    this.lastChunk = Math.floor(options.endInclusive / CHUNK_BYTES);
+  }
+
+  override _construct(callback: (error?: Error | null) => void): void {
+    const { size } = this.options;
+    (async () => {
+      this.hashes = await this.options.chunkHashes();
+      const from = this.firstChunk * CHUNK_BYTES;
+      const to = Math.min(size, (this.lastChunk + 1) * CHUNK_BYTES) - 1;
+      this.body = await this.options.fetch(from, to);
+      this.pieces = this.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+      if (this.options.fill) this.fillFile = await open(this.options.fill.tempPath, 'w', 0o644);
+    })().then(
+      () => callback(),
+      (err: Error) => callback(err),
+    );
+  }
+
+  override _read(): void {
+    if (this.reading) return;
+    if (this.nextChunk > this.lastChunk) {
+      this.finishFill().then(
+        () => this.push(null),
+        () => this.push(null), // a failed cache fill never fails the read
+      );
+      return;
+    }
+    this.reading = true;
+    this.readChunk().then(
+      (piece) => {
+        this.reading = false;
+        if (!this.destroyed) this.push(piece);
+      },
+      (err: Error) => {
+        this.reading = false;
+        this.destroy(err);
+      },
+    );
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.body?.destroy();
+    const file = this.fillFile;
+    this.fillFile = undefined;
+    if (!file || !this.options.fill) return callback(error);
+    const temp = this.options.fill.tempPath;
+    file
+      .close()
+      .catch(() => undefined)
+      .then(() => rm(temp, { force: true }))
+      .then(
+        () => callback(error),
+        () => callback(error),
+      );
+  }
+
+  private async readChunk(): Promise<Buffer> {
+    const index = this.nextChunk++;
+    const chunkStart = index * CHUNK_BYTES;
+    const length = Math.min(CHUNK_BYTES, this.options.size - chunkStart);
+    while (this.carried < length) {
+      let step: IteratorResult<Buffer>;
+      try {
+        step = await this.pieces!.next();
+      } catch (err) {
+        throw new TrackStoreUnavailableError(this.options.track, err);
+      }
+      if (step.done) throw this.integrityFailure(`chunk ${index} is truncated`);
+      this.carry.push(step.value);
+      this.carried += step.value.length;
+    }
+    const joined = this.carry.length === 1 ? this.carry[0] : Buffer.concat(this.carry);
+    const chunk = joined.subarray(0, length);
+    const rest = joined.subarray(length);
+    this.carry = rest.length > 0 ? [rest] : [];
+    this.carried = rest.length;
+    this.options.counters.bytesRead += length;
+    const expected = this.hashes!.subarray(
+      index * CHUNK_HASH_BYTES,
+      (index + 1) * CHUNK_HASH_BYTES,
+    );
+    if (!createHash('sha256').update(chunk).digest().equals(expected)) {
+      throw this.integrityFailure(`chunk ${index} does not match its hash`);
+    }
+    this.options.counters.chunksVerified++;
+    if (this.fillFile) await this.fillFile.write(chunk);
+    const from = Math.max(this.options.start - chunkStart, 0);
+    const to = Math.min(this.options.endInclusive - chunkStart + 1, length);
+    return from === 0 && to === length ? chunk : chunk.subarray(from, to);
+  }
+
+  private async finishFill(): Promise<void> {
+    const file = this.fillFile;
+    if (!file || !this.options.fill) return;
+    this.fillFile = undefined;
+    try {
+      await file.sync();
+      await file.close();
+      await this.options.fill.admit(this.hashes!);
+    } catch {
+      await file.close().catch(() => undefined);
+      await rm(this.options.fill.tempPath, { force: true });
+    }
+  }
+
+  private integrityFailure(detail: string): IntegrityError {
+    this.options.counters.integrityFailures++;
+    this.options.onIntegrityFailure?.(this.options.track);
+    return new IntegrityError(this.options.track, detail);
+  }
+}

@@ -1,0 +1,596 @@
+import {
+  CreateBucketCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import { Logger } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { open, rm } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import type { TrackS3Config } from '../../config/storage.config';
+import { ByteLru } from '../byte-lru';
+import {
+  CHUNK_HASH_BYTES,
+  COMMITMENT_BYTES,
+  TrackDigest,
+  TrackHasher,
+  assertTrackSize,
+  chunkCount,
+  commitmentToHex,
+  verifyChunkList,
+} from '../commitment';
+import { readExactly } from '../durable-file';
+import {
+  IntegrityError,
+  TrackCommitmentMismatchError,
+  TrackNotFoundError,
+  TrackSizeMismatchError,
+  TrackStoreError,
+  TrackStoreUnavailableError,
+  TrackUploadInterruptedError,
+} from '../track-errors';
+import { TrackReferenceIndex } from '../track-reference-index';
+import {
+  ClaimOutcome,
+  ReferencedBlob,
+  ReleaseOutcome,
+  TrackClaim,
+  TrackIntegrityReport,
+  TrackReference,
+  TrackStore,
+  TrackStoreStats,
+} from '../track-store';
+import { RangeReadCounters, VerifiedRangeStream } from '../verified-range-stream';
+import { RemoteRangeStream } from './remote-range-stream';
+import { TrackCache } from './track-cache';
+
+const RECENT_CORRUPT = 10;
+
+interface VerifiedChunkList {
+  size: number;
+  hashes: Buffer;
+  byteLength: number;
+}
+
+export interface S3TrackStoreOptions {
+  s3: TrackS3Config;
+  cache: TrackCache;
+  /** The writer's reference index (SQLite, `<data_dir>/tracks.references.sqlite`). */
+  indexPath: string;
+  /** An S3 client to use instead of one built from `s3` (tests). */
+  client?: S3Client;
+}
+
+/** Builds the client for a track bucket: plain PutObject (no aws-chunked trailers, Ceph 16). */
+export function trackS3Client(s3: TrackS3Config): S3Client {
+  const signed = s3.access_key_id !== undefined && s3.secret_access_key !== undefined;
+  return new S3Client({
+    endpoint: s3.endpoint,
+    region: s3.region,
+    forcePathStyle: s3.path_style,
+    credentials: signed
+      ? { accessKeyId: s3.access_key_id!, secretAccessKey: s3.secret_access_key! }
+      : { accessKeyId: '', secretAccessKey: '' },
+    // A public-read bucket: requests go unsigned.
+    ...(signed ? {} : { signer: { sign: (request) => Promise.resolve(request) } }),
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    maxAttempts: 2,
+    requestHandler: {
+      connectionTimeout: Math.min(s3.request_timeout_ms, 3000),
+      requestTimeout: s3.request_timeout_ms,
+    },
+  });
+}
+
+/**
+ * Track bytes in an S3-compatible bucket, content-addressed by commitment:
+ *
+ *   <prefix><hex>          the track's bytes
+ *   <prefix><hex>.chunks   its chunk-hash list (32 bytes per 64 KiB chunk)
+ *
+ * The bucket is not trusted: chunk lists are checked against the commitment, every chunk
+ * against its hash before a byte of it is served (IntegrityError otherwise). Writes are
+ * conditional (`If-None-Match: *`): a second writer of the same track changes nothing; a stored
+ * copy that fails verification is overwritten by the next verified upload (the repair).
+ * Reads go through a verified local cache (TrackCache): a whole-track read fills it, later
+ * reads are served from local disk. A store that cannot be reached is a
+ * TrackStoreUnavailableError (503), distinct from missing (404 from the store) or corrupt bytes.
+ */
+export class S3TrackStore extends TrackStore {
+  private readonly client: S3Client;
+  private readonly chunkLists = new ByteLru<VerifiedChunkList>(16 * 1024 * 1024);
+  private readonly counters: RangeReadCounters = {
+    bytesRead: 0,
+    chunksVerified: 0,
+    integrityFailures: 0,
+  };
+  private puts = 0;
+  private bytesWritten = 0;
+  private rejectedPuts = 0;
+  private quarantined = 0;
+  private collectedTracks = 0;
+  private collectedBytes = 0;
+  private readonly corrupt = new Set<string>();
+  private corruptCount = 0;
+  private index?: TrackReferenceIndex;
+  /** Puts and releases of one track in this process run one at a time (the writer's GC). */
+  private readonly locks = new Map<string, Promise<void>>();
+  private readonly logger = new Logger('track-store');
+
+  constructor(private readonly options: S3TrackStoreOptions) {
+    super();
+    this.client = options.client ?? trackS3Client(options.s3);
+  }
+
+  get cache(): TrackCache {
+    return this.options.cache;
+  }
+
+  async init(options: { createBucket?: boolean } = {}): Promise<void> {
+    await this.cache.init();
+    if (!options.createBucket) return;
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.options.s3.bucket }));
+    } catch (err) {
+      if (statusOf(err) !== 404) throw err;
+      await this.client.send(new CreateBucketCommand({ Bucket: this.options.s3.bucket }));
+    }
+  }
+
+  async has(commitment: Buffer): Promise<boolean> {
+    return (await this.storedSize(commitment)) !== undefined;
+  }
+
+  async storedSize(commitment: Buffer): Promise<number | undefined> {
+    const hex = this.hexOf(commitment);
+    const cached = this.cache.lookup(hex);
+    if (cached !== undefined) return cached;
+    return this.remoteSize(hex);
+  }
+
+  async put(commitment: Buffer, size: number, body: Readable): Promise<void> {
+    const hex = this.hexOf(commitment);
+    assertTrackSize(size);
+    await this.cache.init();
+    await this.locked(hex, async () => {
+      let corruption: string | undefined;
+      const stored = await this.remoteSize(hex).catch((err) => this.rejectPut(err, body));
+      if (stored !== undefined) {
+        corruption = await this.checkStoredCopy(commitment, size, stored);
+        if (corruption === undefined) {
+          await this.hashBody(hex, size, body, undefined).catch((err) => this.rejectPut(err, body));
+          return;
+        }
+      }
+      const temp = this.cache.tempPath(hex, `${randomBytes(6).toString('hex')}.put`);
+      let digest: TrackDigest;
+      try {
+        const file = await open(temp, 'w', 0o644);
+        try {
+          digest = await this.hashBody(hex, size, body, async (bytes) => {
+            await file.write(bytes);
+          });
+          await file.sync();
+        } finally {
+          await file.close();
+        }
+        // Repairing: overwrite; otherwise only create (a concurrent writer's copy is the same).
+        const condition = corruption === undefined ? { IfNoneMatch: '*' } : {};
+        await this.putObject(`${hex}.chunks`, digest.chunkHashes, digest.chunkHashes.length, {});
+        await this.putObject(hex, createReadStream(temp), size, condition);
+      } catch (err) {
+        await rm(temp, { force: true });
+        return this.rejectPut(err, body);
+      }
+      if (corruption !== undefined) this.noteRepaired(hex, corruption);
+      this.chunkLists.delete(hex);
+      await this.cache.evict(hex);
+      await this.cache.admit(hex, temp, size, digest.chunkHashes);
+      this.puts++;
+      this.bytesWritten += size;
+    });
+  }
+
+  async readChunkHashes(commitment: Buffer, size: number): Promise<Buffer> {
+    const hex = this.hexOf(commitment);
+    const known = this.chunkLists.get(hex);
+    if (known && known.size === size) return known.hashes;
+    const expectedBytes = chunkCount(size) * CHUNK_HASH_BYTES;
+    let hashes: Buffer | undefined;
+    if (this.cache.lookup(hex) !== undefined) {
+      hashes = await readExactly(this.cache.chunksPath(hex), expectedBytes).catch(() => undefined);
+      if (hashes && !verifyChunkList(commitment, size, hashes)) hashes = undefined;
+      if (!hashes) await this.cache.evict(hex);
+    }
+    if (!hashes) {
+      hashes = await this.getWhole(hex, `${hex}.chunks`);
+      if (hashes === undefined) {
+        if ((await this.remoteSize(hex)) !== undefined) {
+          throw this.integrityFailure(hex, 'chunk list missing');
+        }
+        throw new TrackNotFoundError(hex);
+      }
+      if (hashes.length !== expectedBytes) {
+        throw this.integrityFailure(hex, `chunk list has ${hashes.length} bytes`);
+      }
+      if (!verifyChunkList(commitment, size, hashes)) {
+        throw this.integrityFailure(hex, 'chunk list does not match the commitment');
+      }
+    }
+    this.chunkLists.set(hex, { size, hashes, byteLength: hashes.length + 64 });
+    return hashes;
+  }
+
+  openRange(commitment: Buffer, size: number, start: number, endInclusive: number): Readable {
+    const hex = this.hexOf(commitment);
+    assertTrackSize(size);
+    if (
+      !Number.isSafeInteger(start) ||
+      !Number.isSafeInteger(endInclusive) ||
+      start < 0 ||
+      start > endInclusive ||
+      endInclusive >= size
+    ) {
+      throw new RangeError(`range ${start}-${endInclusive} is not inside a ${size}-byte track`);
+    }
+    if (this.cache.lookup(hex) === size) {
+      return new VerifiedRangeStream({
+        track: hex,
+        path: this.cache.dataPath(hex),
+        size,
+        start,
+        endInclusive,
+        chunkHashes: () => this.readChunkHashes(commitment, size),
+        counters: this.counters,
+        // Damaged on this disk: drop it, the next read fetches a verified copy again.
+        onIntegrityFailure: () => void this.cache.evict(hex),
+      });
+    }
+    return this.remoteRange(commitment, size, start, endInclusive, true);
+  }
+
+  async claim(
+    claim: TrackClaim,
+    options: { maxOwnerSegmentBytes?: number } = {},
+  ): Promise<ClaimOutcome> {
+    this.hexOf(claim.commitment);
+    return this.references().claim(claim, options.maxOwnerSegmentBytes);
+  }
+
+  async unclaim(claim: TrackClaim, recordedAt: number): Promise<void> {
+    this.references().unclaim(claim, recordedAt);
+  }
+
+  async listReferenced(after: Buffer | undefined, limit: number): Promise<ReferencedBlob[]> {
+    return this.references().list(after, limit);
+  }
+
+  /**
+   * Drops the dead references, then deletes the objects under the track's lock when none is
+   * left. Uploads claim (a row, synchronously) before their put takes the lock, so a claim made
+   * before the re-check keeps the bytes, and a put after the deletion writes them again.
+   */
+  async release(
+    commitment: Buffer,
+    dead: TrackReference[],
+    decidedAt: number,
+  ): Promise<ReleaseOutcome> {
+    const hex = this.hexOf(commitment);
+    const index = this.references();
+    index.drop(commitment, dead, decidedAt);
+    if (index.referenceCount(commitment) > 0) return { outcome: 'kept' };
+    return this.locked(hex, async (): Promise<ReleaseOutcome> => {
+      if (index.referenceCount(commitment) > 0) return { outcome: 'kept' };
+      const size = await this.remoteSize(hex);
+      await this.deleteObjects(hex);
+      if (size === undefined) return { outcome: 'absent' };
+      this.collectedTracks++;
+      this.collectedBytes += size;
+      return { outcome: 'deleted', bytes: size };
+    });
+  }
+
+  async remove(commitment: Buffer): Promise<boolean> {
+    const hex = this.hexOf(commitment);
+    return this.locked(hex, async () => {
+      const existed = (await this.remoteSize(hex)) !== undefined;
+      await this.deleteObjects(hex);
+      return existed;
+    });
+  }
+
+  async stats(): Promise<TrackStoreStats> {
+    return {
+      backend: 's3',
+      puts: this.puts,
+      bytesWritten: this.bytesWritten,
+      rejectedPuts: this.rejectedPuts,
+      ...this.counters,
+      quarantined: this.quarantined,
+      corruptTracks: this.corruptCount,
+      recentCorruptTracks: [...this.corrupt],
+      collectedTracks: this.collectedTracks,
+      collectedBytes: this.collectedBytes,
+    };
+  }
+
+  integrity(): TrackIntegrityReport {
+    return {
+      corruptTracks: this.corruptCount,
+      recentCorruptTracks: [...this.corrupt],
+      quarantined: this.quarantined,
+    };
+  }
+
+  /** The bucket answers (HeadBucket): readiness fails with the reason while it does not. */
+  async checkHealth(): Promise<void> {
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.options.s3.bucket }));
+    } catch (err) {
+      throw new Error(`track store unreachable (${describeS3Error(err)})`);
+    }
+  }
+
+  /** Bytes and the cache: used in /healthz details. */
+  cacheReport(): { tracks: number; bytes: number; max_bytes: number } {
+    return { tracks: this.cache.tracks, bytes: this.cache.bytes, max_bytes: this.cache.maxBytes };
+  }
+
+  private remoteRange(
+    commitment: Buffer,
+    size: number,
+    start: number,
+    endInclusive: number,
+    mayFill: boolean,
+  ): Readable {
+    const hex = commitmentToHex(commitment);
+    const whole = start === 0 && endInclusive === size - 1;
+    const temp = this.cache.tempPath(hex, `${randomBytes(6).toString('hex')}.fill`);
+    return new RemoteRangeStream({
+      track: hex,
+      size,
+      start,
+      endInclusive,
+      chunkHashes: () => this.readChunkHashes(commitment, size),
+      fetch: (from, to) => this.getRange(hex, from, to),
+      counters: this.counters,
+      onIntegrityFailure: (track) => this.noteCorrupt(track),
+      ...(mayFill &&
+        whole &&
+        this.cache.fits(size) && {
+          fill: {
+            tempPath: temp,
+            admit: (hashes: Buffer) => this.cache.admit(hex, temp, size, hashes),
+          },
+        }),
+    });
+  }
+
+  private async getRange(hex: string, from: number, to: number): Promise<Readable> {
+    try {
+      const out = await this.client.send(
+        new GetObjectCommand({
+          Bucket: this.options.s3.bucket,
+          Key: this.key(hex),
+          Range: `bytes=${from}-${to}`,
+        }),
+      );
+      const body = out.Body as Readable | undefined;
+      if (!body) throw new Error('empty response');
+      if (out.ContentLength !== undefined && out.ContentLength !== to - from + 1) {
+        body.destroy();
+        throw this.integrityFailure(hex, `stored object answers ${out.ContentLength} bytes`);
+      }
+      return body;
+    } catch (err) {
+      throw this.readError(hex, err);
+    }
+  }
+
+  /** A whole small object, or undefined when absent. */
+  private async getWhole(hex: string, name: string): Promise<Buffer | undefined> {
+    try {
+      const out = await this.client.send(
+        new GetObjectCommand({ Bucket: this.options.s3.bucket, Key: this.key(name) }),
+      );
+      return Buffer.from(await out.Body!.transformToByteArray());
+    } catch (err) {
+      if (statusOf(err) === 404) return undefined;
+      throw this.readError(hex, err);
+    }
+  }
+
+  private async remoteSize(hex: string): Promise<number | undefined> {
+    try {
+      const out = await this.client.send(
+        new HeadObjectCommand({ Bucket: this.options.s3.bucket, Key: this.key(hex) }),
+      );
+      return out.ContentLength;
+    } catch (err) {
+      if (statusOf(err) === 404) return undefined;
+      throw this.readError(hex, err);
+    }
+  }
+
+  private async putObject(
+    name: string,
+    body: Buffer | Readable,
+    length: number,
+    condition: { IfNoneMatch?: string },
+  ): Promise<void> {
+    try {
+      await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.options.s3.bucket,
+          Key: this.key(name),
+          Body: body,
+          ContentLength: length,
+          ContentType: 'application/octet-stream',
+          ...condition,
+        }),
+      );
+    } catch (err) {
+      // 412: the object exists (written concurrently): content-addressed, so the same bytes.
+      if (statusOf(err) === 412) return;
+      throw new TrackStoreUnavailableError(name.slice(0, 64), err);
+    }
+  }
+
+  private async deleteObjects(hex: string): Promise<void> {
+    this.chunkLists.delete(hex);
+    await this.cache.evict(hex);
+    for (const name of [hex, `${hex}.chunks`]) {
+      await this.client.send(
+        new DeleteObjectCommand({ Bucket: this.options.s3.bucket, Key: this.key(name) }),
+      );
+    }
+  }
+
+  private readError(hex: string, err: unknown): Error {
+    if (err instanceof TrackStoreError) return err;
+    if (statusOf(err) === 404) return new TrackNotFoundError(hex);
+    return new TrackStoreUnavailableError(hex, new Error(describeS3Error(err)));
+  }
+
+  private key(name: string): string {
+    return `${this.options.s3.prefix}${name}`;
+  }
+
+  private hexOf(commitment: Buffer): string {
+    if (!Buffer.isBuffer(commitment) || commitment.length !== COMMITMENT_BYTES) {
+      throw new RangeError(`a commitment is ${COMMITMENT_BYTES} bytes`);
+    }
+    return commitmentToHex(commitment);
+  }
+
+  private async locked<T>(hex: string, work: () => Promise<T>): Promise<T> {
+    const before = this.locks.get(hex) ?? Promise.resolve();
+    let done!: () => void;
+    const mine = new Promise<void>((resolve) => (done = resolve));
+    const chained = before.then(() => mine);
+    this.locks.set(hex, chained);
+    await before;
+    try {
+      return await work();
+    } finally {
+      done();
+      if (this.locks.get(hex) === chained) this.locks.delete(hex);
+    }
+  }
+
+  /** Reads the whole body, hashing it, stopping at the first byte past `size`. */
+  private async hashBody(
+    hex: string,
+    size: number,
+    body: Readable,
+    sink: ((bytes: Buffer) => Promise<void>) | undefined,
+  ): Promise<TrackDigest> {
+    const hasher = new TrackHasher();
+    const pieces = body[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
+    for (;;) {
+      let step: IteratorResult<Buffer | string>;
+      try {
+        step = await pieces.next();
+      } catch (err) {
+        throw new TrackUploadInterruptedError(hex, hasher.size, err);
+      }
+      if (step.done) break;
+      const bytes = typeof step.value === 'string' ? Buffer.from(step.value) : step.value;
+      if (hasher.size + bytes.length > size) {
+        throw new TrackSizeMismatchError(hex, size, hasher.size + bytes.length);
+      }
+      hasher.update(bytes);
+      if (sink) await sink(bytes);
+    }
+    if (hasher.size !== size) throw new TrackSizeMismatchError(hex, size, hasher.size);
+    const digest = hasher.digest();
+    const actual = commitmentToHex(digest.commitment);
+    if (actual !== hex) throw new TrackCommitmentMismatchError(hex, actual);
+    return digest;
+  }
+
+  private async rejectPut(err: unknown, body: Readable): Promise<never> {
+    if (!body.destroyed) body.destroy();
+    if (err instanceof TrackStoreError && !(err instanceof TrackStoreUnavailableError)) {
+      this.rejectedPuts++;
+    }
+    throw err;
+  }
+
+  /** Why the stored copy fails verification, or undefined when intact (reads it whole). */
+  private async checkStoredCopy(
+    commitment: Buffer,
+    size: number,
+    storedSize: number,
+  ): Promise<string | undefined> {
+    const hex = commitmentToHex(commitment);
+    if (storedSize !== size) {
+      this.integrityFailure(hex, `stored object has ${storedSize} bytes`);
+      return `stored object has ${storedSize} bytes, expected ${size}`;
+    }
+    // What is in the bucket must be intact, not a cached verified copy of it.
+    this.chunkLists.delete(hex);
+    try {
+      await this.readChunkHashes(commitment, size);
+      if (size > 0) {
+        for await (const piece of this.remoteRange(commitment, size, 0, size - 1, false)) {
+          void piece;
+        }
+      }
+      return undefined;
+    } catch (err) {
+      if (err instanceof IntegrityError) return err.message;
+      if (err instanceof TrackNotFoundError) return 'stored copy vanished';
+      throw err;
+    }
+  }
+
+  private noteRepaired(hex: string, reason: string): void {
+    this.quarantined++;
+    this.noteCorrupt(hex);
+    this.logger.warn({
+      msg: 'stored track failed verification; replaced by a verified upload',
+      track: hex,
+      reason,
+    });
+  }
+
+  private integrityFailure(hex: string, detail: string): IntegrityError {
+    this.counters.integrityFailures++;
+    this.noteCorrupt(hex);
+    return new IntegrityError(hex, detail);
+  }
+
+  private noteCorrupt(hex: string): void {
+    if (!this.corrupt.has(hex)) this.corruptCount++;
+    this.corrupt.delete(hex);
+    this.corrupt.add(hex);
+    if (this.corrupt.size > RECENT_CORRUPT)
+      this.corrupt.delete(this.corrupt.values().next().value!);
+  }
+
+  private references(): TrackReferenceIndex {
+    this.index ??= new TrackReferenceIndex(this.options.indexPath);
+    return this.index;
+  }
+}
+
+function statusOf(err: unknown): number | undefined {
+  const meta = (err as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata;
+  if (meta?.httpStatusCode !== undefined) return meta.httpStatusCode;
+  const name = (err as { name?: string } | undefined)?.name;
+  return name === 'NotFound' || name === 'NoSuchKey' ? 404 : undefined;
+}
+
+function describeS3Error(err: unknown): string {
+  const status = statusOf(err);
+  const e = err as { name?: string; code?: string; message?: string };
+  const what = e?.code ?? e?.name ?? 'error';
+  return status !== undefined ? `${what}, HTTP ${status}` : `${what}: ${e?.message ?? ''}`.trim();
+}
