@@ -18,6 +18,7 @@ have ceph-mon || need+=(ceph-mon)
 have ceph-osd || need+=(ceph-osd)
 have radosgw || need+=(radosgw)
 have ceph || need+=(ceph-common)
+have caddy || need+=(caddy)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
