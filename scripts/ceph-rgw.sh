@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# A throwaway single-node Ceph cluster with the RADOS Gateway (S3) on loopback, for tests.
+#
+#   scripts/ceph-rgw.sh start DIR   one mon, one OSD (memstore: data in RAM), one radosgw, every
+#                                   path inside DIR; prints KEY=VALUE lines (S3 endpoint, keys,
+#                                   PIDs) once S3 answers, also written to DIR/env
+#   scripts/ceph-rgw.sh stop DIR    stops rgw, osd, mon (SIGTERM, SIGKILL after 3 s), by PID
+#
+# Ports: MON_PORT and RGW_PORT (default: free ports). Keys: ACCESS_KEY/SECRET_KEY (defaults
+# below). Settings from ../shared/FIELD-NOTES.md, "Ceph RGW on one machine". Packages:
+# ceph-mon ceph-osd radosgw ceph-common (scripts/install-test-deps.sh).
+set -euo pipefail
+
+cmd=${1:-}
+dir=${2:-}
+[ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop DIR" >&2; exit 2; }
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+stop_pid() {
+  local pid=$1
+  kill -0 "$pid" 2>/dev/null || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 30); do
+    kill -0 "$pid" 2>/dev/null || return 0
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+}
+
+if [ "$cmd" = stop ]; then
+  for name in rgw osd mon; do
+    [ -f "$dir/$name.pid" ] && stop_pid "$(cat "$dir/$name.pid")"
+    rm -f "$dir/$name.pid"
+  done
+  exit 0
+fi
+[ "$cmd" = start ] || { echo "unknown command: $cmd" >&2; exit 2; }
+
+mkdir -p "$dir"/{run,log,mon,osd,rgw}
+dir=$(cd "$dir" && pwd)
+mon_port=${MON_PORT:-$(free_port)}
+rgw_port=${RGW_PORT:-$(free_port)}
+access_key=${ACCESS_KEY:-TAPETESTACCESSKEY000}
+secret_key=${SECRET_KEY:-tapetestsecretkey0000000000000000000000}
+fsid=$(cat /proc/sys/kernel/random/uuid)
+osd_uuid=$(cat /proc/sys/kernel/random/uuid)
+conf="$dir/ceph.conf"
+
+cat >"$conf" <<EOF
+[global]
+fsid = $fsid
+mon host = [v2:127.0.0.1:$mon_port]
+public addr = 127.0.0.1
+cluster addr = 127.0.0.1
+ms bind msgr1 = false
+auth cluster required = none
+auth service required = none
+auth client required = none
+osd pool default size = 1
+osd pool default min size = 1
+mon allow pool size one = true
+osd pool default pg num = 8
+osd pool default pgp num = 8
+mon warn on pool no redundancy = false
+run dir = $dir/run
+admin socket = $dir/run/\$name.asok
+log file = $dir/log/\$name.log
+mon data = $dir/mon/\$cluster-\$id
+osd data = $dir/osd/\$cluster-\$id
+osd objectstore = memstore
+memstore device bytes = 2147483648
+[client]
+ms mon client mode = crc
+objecter tick interval = 0.5
+rgw frontends = beast endpoint=127.0.0.1:$rgw_port
+rgw data = $dir/rgw
+EOF
+
+monmaptool --create --clobber --fsid "$fsid" --addv a "[v2:127.0.0.1:$mon_port]" "$dir/monmap" >/dev/null
+ceph-mon -c "$conf" --mkfs -i a --monmap "$dir/monmap" >/dev/null 2>&1
+ceph-mon -c "$conf" -i a -f >"$dir/log/mon.out" 2>&1 &
+echo $! >"$dir/mon.pid"
+
+osd_id=$(timeout 30 ceph -c "$conf" osd new "$osd_uuid" 2>>"$dir/log/ceph-cli.err")
+mkdir -p "$dir/osd/ceph-$osd_id"
+ceph-osd -c "$conf" -i "$osd_id" --mkfs --osd-uuid "$osd_uuid" >/dev/null 2>&1
+ceph-osd -c "$conf" -i "$osd_id" -f >"$dir/log/osd.out" 2>&1 &
+echo $! >"$dir/osd.pid"
+
+radosgw -c "$conf" -n client.rgw -f >"$dir/log/rgw.out" 2>&1 &
+echo $! >"$dir/rgw.pid"
+
+endpoint="http://127.0.0.1:$rgw_port"
+# A bare 200 can be another server: wait for the S3 listing body.
+for i in $(seq 300); do
+  if curl -s --max-time 1 "$endpoint/" 2>/dev/null | grep -q ListAllMyBucketsResult; then break; fi
+  if [ "$i" = 300 ]; then
+    echo "radosgw did not answer on $endpoint (logs in $dir/log)" >&2
+    "$0" stop "$dir"
+    exit 1
+  fi
+  sleep 0.1
+done
+
+timeout 30 radosgw-admin -c "$conf" -n client.rgw user create --uid tape --display-name tape \
+  --access-key "$access_key" --secret-key "$secret_key" >/dev/null 2>>"$dir/log/ceph-cli.err"
+
+{
+  echo "S3_ENDPOINT=$endpoint"
+  echo "S3_ACCESS_KEY=$access_key"
+  echo "S3_SECRET_KEY=$secret_key"
+  echo "RGW_PORT=$rgw_port"
+  echo "MON_PORT=$mon_port"
+  echo "RGW_PID=$(cat "$dir/rgw.pid")"
+  echo "OSD_PID=$(cat "$dir/osd.pid")"
+  echo "MON_PID=$(cat "$dir/mon.pid")"
+} | tee "$dir/env"
