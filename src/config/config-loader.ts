@@ -20,6 +20,7 @@ const NAMED_VARIABLES: Record<string, string> = {
   HOST: 'gateway.host',
   PORT: 'gateway.port',
   TAPE_S3_PORT: 'gateway.s3.port',
+  TAPE_ADMIN_PORT: 'gateway.admin.port',
   TAPE_LOCALNET_PORT: 'localnet.port',
   TAPE_DATA_DIR: 'storage.data_dir',
   TAPE_RPC_URL: 'chain.rpc_url',
