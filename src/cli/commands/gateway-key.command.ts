@@ -14,7 +14,7 @@ export class GatewayKeyCommand extends GatewayOperatorCommand {
     let identity: GatewayIdentity;
     try {
       // Created on first use, as the gateway itself would at its first start.
-      identity = GatewayIdentity.load(config.chain, config.storage);
+      identity = GatewayIdentity.loadOrCreate(config.chain, config.storage);
     } catch (error) {
       throw new CliError(`cannot read the gateway key: ${(error as Error).message}`);
     }

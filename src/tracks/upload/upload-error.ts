@@ -16,6 +16,12 @@ export const uploadErrors = {
   tooLarge: (message: string) => new ApiError(413, 'payload_too_large', message),
   mismatch: (message: string) => new ApiError(422, 'commitment_mismatch', message),
   unavailable: (message: string) => new ApiError(503, 'unavailable', message),
+  reader: () =>
+    new ApiError(
+      503,
+      'gateway_is_reader',
+      'this gateway is a reader: it holds no storage-authority key and takes no uploads; upload through the writer gateway',
+    ),
 };
 
 /**

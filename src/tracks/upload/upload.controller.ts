@@ -28,6 +28,7 @@ export class UploadController {
   async config() {
     const network = await this.chain.networkConfig();
     return {
+      role: this.identity.role,
       segment_bytes: this.storage.segment_bytes,
       gateway_key: this.identity.publicKey.toBase58(),
       storage_authority: network.storageAuthority.toBase58(),
@@ -46,6 +47,7 @@ export class UploadController {
       const value = req.headers[name];
       return Array.isArray(value) ? value[0] : value;
     };
+    if (!this.identity.isWriter) throw uploadErrors.reader();
     const length = header('content-length');
     if (length !== undefined && !/^\d{1,16}$/.test(length)) {
       throw uploadErrors.badRequest('malformed Content-Length');

@@ -1,4 +1,6 @@
-import { Module } from '@nestjs/common';
+import { Module, OnModuleInit } from '@nestjs/common';
+import { GatewayIdentity } from '../../chain/gateway-identity';
+import { HealthRegistry } from '../../health/health-registry';
 import { TrackGcModule } from '../gc/track-gc.module';
 import { TracksModule } from '../tracks.module';
 import { CertificationBatcher } from './certification-batcher';
@@ -12,4 +14,14 @@ import { UploadSlots } from './upload-slots';
   controllers: [UploadController],
   providers: [UploadService, CertificationBatcher, UploadSlots],
 })
-export class UploadModule {}
+export class UploadModule implements OnModuleInit {
+  constructor(
+    private readonly health: HealthRegistry,
+    private readonly identity: GatewayIdentity,
+  ) {}
+
+  onModuleInit(): void {
+    // A reader is healthy: it serves; /healthz says which role it has.
+    this.health.registerDetail('role', () => this.identity.role);
+  }
+}

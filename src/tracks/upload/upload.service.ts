@@ -13,6 +13,7 @@ import {
   TrackCommitmentMismatchError,
   TrackSizeMismatchError,
   TrackStoreError,
+  TrackStoreUnavailableError,
 } from '../track-errors';
 import { verifyUpload } from '../upload-auth';
 import { CertificationBatcher } from './certification-batcher';
@@ -183,6 +184,9 @@ export class UploadService {
       }
       if (err instanceof TrackSizeMismatchError) {
         throw uploadErrors.badRequest(`size mismatch: ${err.message}`);
+      }
+      if (err instanceof TrackStoreUnavailableError) {
+        throw uploadErrors.unavailable('the track store cannot be reached; try again');
       }
       if (err instanceof TrackStoreError) throw uploadErrors.badRequest(err.message);
       throw err;
