@@ -5,6 +5,8 @@
 #                                   path inside DIR; prints KEY=VALUE lines (S3 endpoint, keys,
 #                                   PIDs) once S3 answers, also written to DIR/env
 #   scripts/ceph-rgw.sh stop DIR    stops rgw, osd, mon (SIGTERM, SIGKILL after 3 s), by PID
+#   scripts/ceph-rgw.sh stop-rgw DIR / start-rgw DIR
+#                                   only the S3 front end (an outage; the data stays in the OSD)
 #
 # Ports: MON_PORT and RGW_PORT (default: free ports). Keys: ACCESS_KEY/SECRET_KEY (defaults
 # below). Settings from ../shared/FIELD-NOTES.md, "Ceph RGW on one machine". Packages:
@@ -29,6 +31,30 @@ stop_pid() {
   done
   kill -KILL "$pid" 2>/dev/null || true
 }
+
+wait_s3() {
+  local endpoint=$1
+  # A bare 200 can be another server: wait for the S3 listing body.
+  for i in $(seq 300); do
+    if curl -s --max-time 1 "$endpoint/" 2>/dev/null | grep -q ListAllMyBucketsResult; then return 0; fi
+    [ "$i" = 300 ] && return 1
+    sleep 0.1
+  done
+}
+
+if [ "$cmd" = stop-rgw ]; then
+  [ -f "$dir/rgw.pid" ] && stop_pid "$(cat "$dir/rgw.pid")"
+  rm -f "$dir/rgw.pid"
+  exit 0
+fi
+if [ "$cmd" = start-rgw ]; then
+  radosgw -c "$dir/ceph.conf" -n client.rgw -f >>"$dir/log/rgw.out" 2>&1 &
+  echo $! >"$dir/rgw.pid"
+  port=$(sed -n 's/^RGW_PORT=//p' "$dir/env")
+  wait_s3 "http://127.0.0.1:$port" || { echo "radosgw did not come back" >&2; exit 1; }
+  echo "RGW_PID=$(cat "$dir/rgw.pid")"
+  exit 0
+fi
 
 if [ "$cmd" = stop ]; then
   for name in rgw osd mon; do
@@ -94,16 +120,11 @@ radosgw -c "$conf" -n client.rgw -f >"$dir/log/rgw.out" 2>&1 &
 echo $! >"$dir/rgw.pid"
 
 endpoint="http://127.0.0.1:$rgw_port"
-# A bare 200 can be another server: wait for the S3 listing body.
-for i in $(seq 300); do
-  if curl -s --max-time 1 "$endpoint/" 2>/dev/null | grep -q ListAllMyBucketsResult; then break; fi
-  if [ "$i" = 300 ]; then
-    echo "radosgw did not answer on $endpoint (logs in $dir/log)" >&2
-    "$0" stop "$dir"
-    exit 1
-  fi
-  sleep 0.1
-done
+if ! wait_s3 "$endpoint"; then
+  echo "radosgw did not answer on $endpoint (logs in $dir/log)" >&2
+  "$0" stop "$dir"
+  exit 1
+fi
 
 timeout 30 radosgw-admin -c "$conf" -n client.rgw user create --uid tape --display-name tape \
   --access-key "$access_key" --secret-key "$secret_key" >/dev/null 2>>"$dir/log/ceph-cli.err"
