@@ -136,7 +136,7 @@ describe('BindingCache', () => {
     answers.set('real.example', bound('TapeA', 300));
     await get('real.example');
     for (let i = 0; i < 10_000; i++) await get(`random-${i}.example`);
-    expect(sut.stats()).toEqual({ bindings: 1, misses: 50, inFlight: 0 });
+    expect(sut.stats()).toMatchObject({ bindings: 1, misses: 50, inFlight: 0 });
     calls.length = 0;
     expect(await get('real.example')).toEqual({ kind: 'bound', tape: 'TapeA' });
     expect(calls).toEqual([]);
@@ -164,5 +164,18 @@ describe('BindingCache', () => {
     expect(sut.stats().misses).toBe(0);
     expect(await sut.get('c', slow)).toEqual({ kind: 'bound', tape: 'Tape-c' });
     expect(started).toEqual(['a', 'b', 'c']);
+  });
+
+  it('counts cache hits, DNS lookups and failed lookups (for tape_dns_binding_lookups_total)', async () => {
+    const { sut, answers, get } = newTestCache();
+    answers.set('a.example', bound('TapeA', 300));
+    answers.set('bad.example', { kind: 'unbound', reason: 'servfail' });
+    await get('a.example');
+    await get('a.example');
+    await get('a.example');
+    await get('none.example');
+    await get('bad.example');
+    await sut.get('boom.example', () => Promise.reject(new Error('bug')));
+    expect(sut.stats()).toMatchObject({ hits: 2, lookups: 4, failures: 2 });
   });
 });

@@ -26,6 +26,24 @@ export interface BindingCacheLimits {
   maxInFlight: number;
 }
 
+export interface BindingCacheStats {
+  bindings: number;
+  misses: number;
+  inFlight: number;
+  hits: number;
+  lookups: number;
+  failures: number;
+}
+
+/** Lookups that got no usable DNS answer (as opposed to an answer saying "not bound"). */
+const FAILURES: ReadonlySet<UnboundReason> = new Set([
+  'servfail',
+  'refused',
+  'timeout',
+  'network',
+  'error',
+]);
+
 /** Spec 8: a binding lives for its record's TTL clamped between one minute and one hour. */
 export const MIN_BINDING_TTL_SECS = 60;
 export const MAX_BINDING_TTL_SECS = 3600;
@@ -52,6 +70,7 @@ interface Entry {
 export class BindingCache {
   private readonly bindings = new Map<string, Entry>();
   private readonly misses = new Map<string, Entry>();
+  private readonly counts = { hits: 0, lookups: 0, failures: 0 };
   private readonly pending = new Map<string, Promise<Binding>>();
 
   constructor(
@@ -61,7 +80,10 @@ export class BindingCache {
 
   get(name: string, fetch: (name: string) => Promise<FetchedBinding>): Promise<Binding> {
     const cached = this.cached(name);
-    if (cached) return Promise.resolve(cached);
+    if (cached) {
+      this.counts.hits++;
+      return Promise.resolve(cached);
+    }
     const pending = this.pending.get(name);
     if (pending) return pending;
     if (this.pending.size >= this.limits.maxInFlight) {
@@ -72,9 +94,17 @@ export class BindingCache {
     return lookup;
   }
 
-  /** Entries held (bindings, misses) and lookups in flight: for tests and metrics. */
-  stats(): { bindings: number; misses: number; inFlight: number } {
-    return { bindings: this.bindings.size, misses: this.misses.size, inFlight: this.pending.size };
+  /**
+   * Entries held (bindings, misses), lookups in flight, and since start: answers from the cache
+   * (hits), lookups sent to DNS, and lookups that failed (no DNS answer, or it threw).
+   */
+  stats(): BindingCacheStats {
+    return {
+      bindings: this.bindings.size,
+      misses: this.misses.size,
+      inFlight: this.pending.size,
+      ...this.counts,
+    };
   }
 
   private cached(name: string): Binding | undefined {
@@ -95,11 +125,13 @@ export class BindingCache {
     fetch: (name: string) => Promise<FetchedBinding>,
   ): Promise<Binding> {
     let fetched: FetchedBinding;
+    this.counts.lookups++;
     try {
       fetched = await fetch(name);
     } catch {
       fetched = { kind: 'unbound', reason: 'error' };
     }
+    if (fetched.kind === 'unbound' && FAILURES.has(fetched.reason)) this.counts.failures++;
     if (fetched.kind === 'bound') {
       const binding: Binding = { kind: 'bound', tape: fetched.tape };
       this.store(this.bindings, name, binding, clampBindingTtl(fetched.ttlSecs));

@@ -19,7 +19,7 @@ const RESOLV_CONF = '/etc/resolv.conf';
     TxtBindingService,
     HostResolverService,
   ],
-  exports: [HostResolverService],
+  exports: [HostResolverService, TxtBindingService],
 })
 export class DomainsModule {}
 
