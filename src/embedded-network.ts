@@ -6,6 +6,7 @@ import { GatewayIdentity } from './chain/gateway-identity';
 import { startLocalnet } from './localnet/localnet';
 import { localnetLimits } from './localnet/localnet-limits';
 import { JsonLogger } from './logging/json-logger';
+import { setLocalnetSource } from './observability/process-metrics';
 
 export interface EmbeddedNetwork {
   close(): Promise<void>;
@@ -47,6 +48,7 @@ export async function embedLocalNetwork(
   config.chain.rpc_url = network.rpcUrl;
   config.chain.ws_url = network.wsUrl;
   logger.log({ event: 'localnet', rpc: network.rpcUrl, ws: network.wsUrl }, 'localnet');
+  setLocalnetSource(() => network.stats());
 
   const chain = new ChainServices(config.chain);
   try {

@@ -1,6 +1,7 @@
 import { OnModuleDestroy } from '@nestjs/common';
 import { Commitment, Connection } from '@solana/web3.js';
 import { ChainConfig } from '../config/chain.config';
+import { observeChainCall } from '../observability/process-metrics';
 import { toChainError } from './chain-error';
 import { closeConnectionSocket } from './close-connection';
 
@@ -32,10 +33,15 @@ export class ChainRpc implements OnModuleDestroy {
   }
 
   async call<T>(request: (connection: Connection) => Promise<T>): Promise<T> {
+    const start = performance.now();
     try {
-      return await request(this.connection);
+      const result = await request(this.connection);
+      observeChainCall((performance.now() - start) / 1000);
+      return result;
     } catch (err) {
-      throw toChainError(err, this.url);
+      const error = toChainError(err, this.url);
+      observeChainCall((performance.now() - start) / 1000, error.kind);
+      throw error;
     }
   }
 

@@ -44,6 +44,8 @@ export interface Localnet {
   wsUrl: string;
   faucet: PublicKey;
   genesisHash: string;
+  /** Current slot and transactions processed since genesis (gateway metrics). */
+  stats(): { slot: number; transactionCount: number };
   close(): Promise<void>;
 }
 
@@ -115,6 +117,7 @@ export async function startLocalnet(opts: LocalnetOptions): Promise<Localnet> {
       wsUrl,
       faucet: faucetKey.publicKey,
       genesisHash: bank.genesisHash,
+      stats: () => ({ slot: bank.slot, transactionCount: bank.transactionCount }),
       close: () => {
         closed ??= (async () => {
           clearInterval(timer);
