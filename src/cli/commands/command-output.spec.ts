@@ -55,11 +55,15 @@ describe('command output', () => {
     expect((deployer.deploy as jest.Mock).mock.calls[0][2]).toEqual({
       prune: true,
       concurrency: 128,
+      maxWaitMs: 120_000,
     });
   });
 
   it('deploy --json prints the result as one JSON document', async () => {
-    const { dir, printer, ctx } = context({ TAPE_UPLOAD_CONCURRENCY: '5' });
+    const { dir, printer, ctx } = context({
+      TAPE_UPLOAD_CONCURRENCY: '5',
+      TAPE_UPLOAD_MAX_WAIT: '10m',
+    });
     dirs.push(dir);
     const deployer = { deploy: jest.fn().mockResolvedValue(result) } as unknown as SiteDeployer;
     await new DeployCommand(ctx, deployer).run(['index.html'], { json: true });
@@ -77,6 +81,7 @@ describe('command output', () => {
     expect((deployer.deploy as jest.Mock).mock.calls[0][2]).toEqual({
       prune: false,
       concurrency: 5,
+      maxWaitMs: 600_000,
     });
   });
 

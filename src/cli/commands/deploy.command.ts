@@ -1,6 +1,8 @@
 import { Command, Option } from 'nest-commander';
 import { CliError } from '../cli-error';
+import { parseDuration } from '../input/duration-parser';
 import { printable } from '../input/size-parser';
+import { DEFAULT_MAX_WAIT_MS } from '../deploy/upload-backoff';
 import { SiteDeployer } from '../deploy/site-deployer';
 import { CommandContext } from '../session/command-context';
 import { GlobalOptions } from '../session/tape-session';
@@ -9,6 +11,7 @@ import { TapeCommand } from './tape-command';
 interface DeployCommandOptions extends GlobalOptions {
   prune?: boolean;
   concurrency?: number;
+  maxWait?: number;
 }
 
 const DEFAULT_UPLOAD_CONCURRENCY = 128;
@@ -43,11 +46,26 @@ export class DeployCommand extends TapeCommand {
     return parseConcurrency(value);
   }
 
+  @Option({
+    flags: '--max-wait <time>',
+    description:
+      'longest one upload waits on a busy gateway (429, 503) before the deploy fails, e.g. 90s, 10m (default: TAPE_UPLOAD_MAX_WAIT or 2m)',
+  })
+  parseMaxWait(value: string): number {
+    return parseDuration(value, 'max wait') * 1000;
+  }
+
   async run([indexPath]: string[], options: DeployCommandOptions = {}): Promise<void> {
     const session = this.session(options);
     const fromEnv = this.ctx.env.uploadConcurrency;
     const concurrency =
       options.concurrency ?? (fromEnv ? parseConcurrency(fromEnv) : DEFAULT_UPLOAD_CONCURRENCY);
+    const maxWaitFromEnv = this.ctx.env.uploadMaxWait;
+    const maxWaitMs =
+      options.maxWait ??
+      (maxWaitFromEnv
+        ? parseDuration(maxWaitFromEnv, 'max wait (TAPE_UPLOAD_MAX_WAIT)') * 1000
+        : DEFAULT_MAX_WAIT_MS);
     const onInterrupt = () => {
       // Whatever was confirmed stays; nothing half-written is published (the entry goes last).
       process.stderr.write(
@@ -60,6 +78,7 @@ export class DeployCommand extends TapeCommand {
       const result = await this.deployer.deploy(session, indexPath, {
         prune: options.prune === true,
         concurrency,
+        maxWaitMs,
       });
       if (session.json) {
         this.printer.json({

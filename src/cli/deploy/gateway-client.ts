@@ -16,6 +16,8 @@ export interface GatewayReply {
   status: number;
   code?: string;
   message?: string;
+  /** The `Retry-After` header as sent (seconds or an HTTP date), on a 429 or 503. */
+  retryAfter?: string;
 }
 
 /** The gateway could not be reached at all (as opposed to answering with an error). */
@@ -92,7 +94,7 @@ export class GatewayClient {
     } catch {
       // not the gateway's error body (a proxy page, say): the status is all we know
     }
-    return { status: reply.status, code, message };
+    return { status: reply.status, code, message, retryAfter: reply.retryAfter };
   }
 
   close(): void {
@@ -104,7 +106,7 @@ export class GatewayClient {
     path: string,
     headers: Record<string, string>,
     body?: UploadBody,
-  ): Promise<{ status: number; body: Buffer }> {
+  ): Promise<{ status: number; body: Buffer; retryAfter?: string }> {
     const url = new URL(path, this.base);
     const transport = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
@@ -119,7 +121,10 @@ export class GatewayClient {
             kept += chunk.length;
           }
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        const retryAfter = res.headers['retry-after'];
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), retryAfter }),
+        );
         res.on('error', (err) => reject(this.unreachable(err)));
       });
       req.setTimeout(120_000, () => req.destroy(new Error('timed out')));

@@ -20,8 +20,10 @@ import { TrackUploader } from './track-uploader';
 
 export interface DeployOptions {
   prune: boolean;
-  /** Uploads in flight at once. */
+  /** Uploads in flight at once, at most. */
   concurrency: number;
+  /** The longest one upload request waits on a busy gateway, in all (`--max-wait`). */
+  maxWaitMs: number;
 }
 
 export interface DeployResult {
@@ -103,9 +105,12 @@ export class SiteDeployer {
 
       const label = labelFromAddress(tape.address);
       const url = session.siteUrl(label);
-      const uploader = new TrackUploader(gateway, tape.address, signer, options.concurrency, (n) =>
-        progress.bytesSent(n),
-      );
+      const uploader = new TrackUploader(gateway, tape.address, signer, {
+        concurrency: options.concurrency,
+        maxWaitMs: options.maxWaitMs,
+        onBytes: (n) => progress.bytesSent(n),
+        onWait: (status, ms) => progress.waiting(status, ms),
+      });
       const { pruned, released } = await session.guarded(
         executeDeploy(
           {

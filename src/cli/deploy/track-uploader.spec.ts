@@ -10,7 +10,7 @@ import { splitFileIntoTracks } from '../../tracks/track-layout';
 import { UPLOAD_HEADERS, verifyUpload } from '../../tracks/upload-auth';
 import { PlannedTrack } from './deploy-planner';
 import { GatewayClient } from './gateway-client';
-import { TrackUploader } from './track-uploader';
+import { TrackUploader, UploaderOptions } from './track-uploader';
 
 interface Received {
   track: string;
@@ -21,7 +21,12 @@ interface Received {
 }
 
 /** A stand-in gateway that checks signatures and bytes like the real route does. */
-async function fakeGateway(tape: PublicKey, answer: (req: Received, n: number) => number) {
+type Answer = number | { status: number; retryAfter?: string };
+
+async function fakeGateway(
+  tape: PublicKey,
+  answer: (req: Received, n: number, inFlight: number) => Answer,
+) {
   const received: Received[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
@@ -51,10 +56,12 @@ async function fakeGateway(tape: PublicKey, answer: (req: Received, n: number) =
         matches: !segment || segment === commitment,
       };
       received.push(r);
-      const status = answer(r, received.length);
+      const given = answer(r, received.length, inFlight);
+      const { status, retryAfter } = typeof given === 'number' ? { status: given } : given;
       setTimeout(() => {
         inFlight--;
         res.statusCode = status;
+        if (retryAfter !== undefined) res.setHeader('retry-after', retryAfter);
         res.setHeader('content-type', 'application/json');
         res.end(
           status === 200
@@ -109,7 +116,10 @@ describe('TrackUploader', () => {
     const client = new GatewayClient(gw.url);
     const sent: number[] = [];
     const t = await plannedTrack('a.txt', Buffer.from('hello'));
-    await new TrackUploader(client, tape, signer, 4, (n) => sent.push(n)).upload(t, 'a.txt');
+    await new TrackUploader(client, tape, signer, {
+      concurrency: 4,
+      onBytes: (n) => sent.push(n),
+    }).upload(t, 'a.txt');
     client.close();
     await gw.close();
     expect(gw.received).toEqual([
@@ -122,7 +132,7 @@ describe('TrackUploader', () => {
     const gw = await fakeGateway(tape, () => 200);
     const client = new GatewayClient(gw.url);
     const t = await plannedTrack('big.bin', Buffer.alloc(64 * 1024 * 3 + 5, 1), 64 * 1024);
-    await new TrackUploader(client, tape, signer, 2).upload(t, 'big.bin');
+    await new TrackUploader(client, tape, signer, { concurrency: 2 }).upload(t, 'big.bin');
     client.close();
     await gw.close();
     expect(gw.received).toHaveLength(5);
@@ -144,7 +154,7 @@ describe('TrackUploader', () => {
   it('retries while the gateway is busy or has not seen the track yet', async () => {
     const gw = await fakeGateway(tape, (_r, n) => (n === 1 ? 404 : n === 2 ? 503 : 200));
     const client = new GatewayClient(gw.url);
-    await new TrackUploader(client, tape, signer, 1).upload(
+    await new TrackUploader(client, tape, signer, { concurrency: 1 }).upload(
       await plannedTrack('r.txt', Buffer.from('r')),
       'r.txt',
     );
@@ -162,7 +172,7 @@ describe('TrackUploader', () => {
     const gw = await fakeGateway(tape, () => status);
     const client = new GatewayClient(gw.url);
     await expect(
-      new TrackUploader(client, tape, signer, 1).upload(
+      new TrackUploader(client, tape, signer, { concurrency: 1 }).upload(
         await plannedTrack('r.txt', Buffer.from('r')),
         'r.txt',
       ),
@@ -174,7 +184,7 @@ describe('TrackUploader', () => {
   it('keeps at most `concurrency` requests in flight', async () => {
     const gw = await fakeGateway(tape, () => 200);
     const client = new GatewayClient(gw.url);
-    const uploader = new TrackUploader(client, tape, signer, 3);
+    const uploader = new TrackUploader(client, tape, signer, { concurrency: 3 });
     const tracks = await Promise.all(
       Array.from({ length: 12 }, (_, i) => plannedTrack(`c${i}.txt`, Buffer.from(`c${i}`))),
     );
@@ -191,5 +201,80 @@ describe('TrackUploader', () => {
       'cannot reach the gateway at http://127.0.0.1:1 (ECONNREFUSED)',
     );
     client.close();
+  });
+  describe('on a busy gateway', () => {
+    const upload = async (
+      gw: { url: string },
+      options: Partial<UploaderOptions> = {},
+      files = 1,
+    ): Promise<number> => {
+      const client = new GatewayClient(gw.url);
+      const uploader = new TrackUploader(client, tape, signer, { concurrency: 1, ...options });
+      const tracks = await Promise.all(
+        Array.from({ length: files }, (_, i) => plannedTrack(`busy${i}.txt`, Buffer.from(`b${i}`))),
+      );
+      const started = Date.now();
+      try {
+        await Promise.all(tracks.map((t, i) => uploader.upload(t, `busy${i}.txt`)));
+      } finally {
+        client.close();
+      }
+      return Date.now() - started;
+    };
+
+    it('waits the Retry-After seconds of a 429 before asking again', async () => {
+      const gw = await fakeGateway(tape, (_r, n) =>
+        n === 1 ? { status: 429, retryAfter: '1' } : 200,
+      );
+      const waits: [number, number][] = [];
+      const took = await upload(gw, { onWait: (s, ms) => waits.push([s, ms]) });
+      await gw.close();
+      expect(gw.received).toHaveLength(2);
+      expect(took).toBeGreaterThanOrEqual(1000);
+      expect(waits).toHaveLength(1);
+      expect(waits[0][0]).toBe(429);
+      expect(waits[0][1]).toBeGreaterThanOrEqual(1000);
+      expect(waits[0][1]).toBeLessThanOrEqual(1100);
+    });
+
+    it('takes Retry-After as an HTTP date', async () => {
+      const gw = await fakeGateway(tape, (_r, n) =>
+        n === 1 ? { status: 429, retryAfter: new Date(Date.now() + 2000).toUTCString() } : 200,
+      );
+      const took = await upload(gw);
+      await gw.close();
+      expect(gw.received).toHaveLength(2);
+      // The date has whole seconds: somewhere between 1 and 2 s from the refusal.
+      expect(took).toBeGreaterThanOrEqual(900);
+    });
+
+    it('keeps asking through many 503s (more than the old 5 attempts) with a backoff', async () => {
+      const gw = await fakeGateway(tape, (_r, n) => (n <= 8 ? 503 : 200));
+      await upload(gw, { backoffBaseMs: 10 });
+      await gw.close();
+      expect(gw.received).toHaveLength(9);
+    });
+
+    it('gives up with one clear line once the wait budget of a request is spent', async () => {
+      const gw = await fakeGateway(tape, () => ({ status: 429, retryAfter: '1' }));
+      await expect(upload(gw, { maxWaitMs: 2500 })).rejects.toThrow(
+        /^the gateway at http:\/\/127\.0\.0\.1:\d+ kept refusing busy0\.txt \(429 x: nope\) after 2s of waiting; it asks for 1s more; run tape deploy again later, or allow a longer wait with --max-wait \(now 3s\)$/,
+      );
+      await gw.close();
+      expect(gw.received).toHaveLength(3);
+    });
+
+    it('fits its uploads in flight to what the gateway accepts (429 over 2 at once)', async () => {
+      const gw = await fakeGateway(tape, (_r, _n, inFlight) =>
+        inFlight > 2 ? { status: 429, retryAfter: '1' } : 200,
+      );
+      await upload(gw, { concurrency: 32 }, 40);
+      await gw.close();
+      const accepted = gw.received.length - 40;
+      expect(gw.received.filter((r) => r.verified).length).toBe(gw.received.length);
+      // 40 uploads at 32 at once would be refused 30 times on the first round alone and again
+      // on every round after; the pacer narrows to 2 and the refusals stay few.
+      expect(accepted).toBeLessThan(60);
+    });
   });
 });

@@ -55,6 +55,11 @@ export class CliEnvironment {
     return this.value('TAPE_UPLOAD_CONCURRENCY');
   }
 
+  /** The longest one upload waits on a busy gateway (`TAPE_UPLOAD_MAX_WAIT`, a duration). */
+  get uploadMaxWait(): string | undefined {
+    return this.value('TAPE_UPLOAD_MAX_WAIT');
+  }
+
   private value(name: string): string | undefined {
     const v = this.env[name];
     return v === undefined || v.trim() === '' ? undefined : v.trim();
