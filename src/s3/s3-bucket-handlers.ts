@@ -28,7 +28,7 @@ export class S3BucketHandlers {
 
   async listBuckets(ctx: S3RequestContext): Promise<S3Response> {
     const own = await this.backend.findBucketOfTape(ctx.credential.tapeAddress);
-    return xmlResponse(listBucketsXml(own ? [own] : [], ctx.credential.accessKeyId));
+    return xmlResponse(listBucketsXml(own ? [own] : [], ownerOf(ctx)));
   }
 
   async headBucket(): Promise<S3Response> {
@@ -78,6 +78,7 @@ export class S3BucketHandlers {
         contents: page.contents,
         commonPrefixes: page.commonPrefixes,
         urlEncoded,
+        owner: q.get('fetch-owner') === 'true' ? ownerOf(ctx) : undefined,
       }),
     );
   }
@@ -109,6 +110,7 @@ export class S3BucketHandlers {
         contents: page.contents,
         commonPrefixes: page.commonPrefixes,
         urlEncoded,
+        owner: ownerOf(ctx),
       }),
     );
   }
@@ -129,6 +131,14 @@ export class S3BucketHandlers {
       listMultipartUploadsXml({ bucket: bucket.name, ...query, ...page, urlEncoded }),
     );
   }
+}
+
+/**
+ * The owner S3 answers show (ListBuckets, listings' <Owner>): the credential's access key id.
+ * A credential is one tape's, so this names who writes the bucket; it reveals nothing more.
+ */
+function ownerOf(ctx: S3RequestContext): string {
+  return ctx.credential.accessKeyId;
 }
 
 function encodingTypeIsUrl(q: Map<string, string>): boolean {

@@ -48,13 +48,15 @@ export function locationXml(region: string): string {
   return xmlTextDocument('LocationConstraint', region === 'us-east-1' ? '' : region);
 }
 
-function contentsXml(objects: S3ObjectInfo[], encode: KeyEncoder): XmlChildren {
+/** `owner`: the ID (and display name) each object's <Owner> shows; none when undefined. */
+function contentsXml(objects: S3ObjectInfo[], encode: KeyEncoder, owner?: string): XmlChildren {
   return objects.map((o) =>
     group('Contents', [
       el('Key', encode(o.key)),
       el('LastModified', o.lastModified),
       el('ETag', quoteEtag(o.etag)),
       el('Size', o.size),
+      ...(owner === undefined ? [] : [group('Owner', [el('ID', owner), el('DisplayName', owner)])]),
       el('StorageClass', 'STANDARD'),
     ]),
   );
@@ -76,6 +78,8 @@ export interface ListV2Xml {
   contents: S3ObjectInfo[];
   commonPrefixes: string[];
   urlEncoded: boolean;
+  /** With fetch-owner=true: the owner shown on each object. */
+  owner?: string;
 }
 
 export function listObjectsV2Xml(r: ListV2Xml): string {
@@ -91,7 +95,7 @@ export function listObjectsV2Xml(r: ListV2Xml): string {
     el('ContinuationToken', r.continuationToken),
     el('NextContinuationToken', r.nextContinuationToken),
     el('StartAfter', r.startAfter === undefined ? undefined : encode(r.startAfter)),
-    ...contentsXml(r.contents, encode),
+    ...contentsXml(r.contents, encode, r.owner),
     ...prefixesXml(r.commonPrefixes, encode),
   ]);
 }
@@ -107,6 +111,8 @@ export interface ListV1Xml {
   contents: S3ObjectInfo[];
   commonPrefixes: string[];
   urlEncoded: boolean;
+  /** The owner shown on each object (v1 always shows it). */
+  owner: string;
 }
 
 export function listObjectsV1Xml(r: ListV1Xml): string {
@@ -120,7 +126,7 @@ export function listObjectsV1Xml(r: ListV1Xml): string {
     el('Delimiter', r.delimiter === '' ? undefined : encode(r.delimiter)),
     el('EncodingType', r.urlEncoded ? 'url' : undefined),
     el('IsTruncated', r.isTruncated),
-    ...contentsXml(r.contents, encode),
+    ...contentsXml(r.contents, encode, r.owner),
     ...prefixesXml(r.commonPrefixes, encode),
   ]);
 }

@@ -1,6 +1,6 @@
 import { XMLParser } from 'fast-xml-parser';
 import { S3Error } from './s3-error';
-import { errorXml, listObjectsV2Xml, ListV2Xml } from './s3-xml-responses';
+import { errorXml, listObjectsV1Xml, listObjectsV2Xml, ListV2Xml } from './s3-xml-responses';
 import {
   MAX_REQUEST_XML_BYTES,
   parseCompleteMultipartUpload,
@@ -68,6 +68,18 @@ describe('response XML', () => {
     expect(result.Contents[0].Key).toBe('d%C3%AFr/a%20b%2Bc%26.html');
     expect(result.CommonPrefixes.Prefix).toBe('d%C3%AFr/sub%20dir/');
     expect(result.KeyCount).toBe('2');
+  });
+
+  it("shows each object's Owner in v1 listings and in v2 only with fetch-owner", () => {
+    const contents = [{ key: 'k', size: 1, etag: 'e', lastModified: new Date(0) }];
+    const v2 = reader.parse(listObjectsV2Xml(listing({ contents }))).ListBucketResult;
+    expect(v2.Contents[0].Owner).toBeUndefined();
+    const fetched = reader.parse(listObjectsV2Xml(listing({ contents, owner: 'AKID' })));
+    expect(fetched.ListBucketResult.Contents[0].Owner).toEqual({ ID: 'AKID', DisplayName: 'AKID' });
+    const v1 = reader.parse(
+      listObjectsV1Xml({ ...listing({ contents }), marker: '', owner: 'AKID' }),
+    ).ListBucketResult;
+    expect(v1.Contents[0].Owner).toEqual({ ID: 'AKID', DisplayName: 'AKID' });
   });
 
   it('writes S3 error documents with code, message, details, resource and request id', () => {
