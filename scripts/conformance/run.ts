@@ -1,0 +1,325 @@
+/**
+ * `npm run conformance`: Ceph's s3-tests (a pinned revision) against a gateway started here,
+ * with each bucket the suite asks for mapped onto a new tape (adapter: tape_adapter.py).
+ * Prints pass/fail per area and writes the per-test results to conformance-results.txt.
+ *
+ * Inputs (environment):
+ *   S3TESTS_DIR   where to get ceph/s3-tests: a git directory or URL holding the pinned commit
+ *                 (this machine has no internet: a local mirror). Required.
+ *   S3TESTS_ONLY  optional substring: run only the selected tests whose id contains it.
+ *   S3TESTS_OUT   where to write the per-test results (default: ./conformance-results.txt).
+ *   PYTHON        the interpreter (default /usr/bin/python3, Debian's, which has the packages:
+ *                 python3-boto3 python3-pytest python3-munch python3-isodate python3-lxml
+ *                 python3-dateutil python3-tz python3-requests python3-yaml).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../../test/support/gateway-process';
+import {
+  startTapeS3Lab,
+  TapeS3Lab,
+  tapeWithCredential,
+  TapeWithCredential,
+} from '../../test/support/s3-tape-lab';
+
+/** ceph/s3-tests revision the selection was made against (main, 2026-11). */
+export const S3TESTS_COMMIT = '8f0ae7b404a3a2fcf7038bf1e6bf29544fe9b6a3';
+
+const HERE = join(REPO_ROOT, 'scripts', 'conformance');
+
+/** Tapes made ahead of the suite's requests for new buckets. */
+const POOL = 6;
+const PROVISION_CONCURRENCY = 3;
+
+async function main(): Promise<void> {
+  const source = process.env.S3TESTS_DIR;
+  if (!source) {
+    throw new Error(
+      'set S3TESTS_DIR to a git directory or URL holding ceph/s3-tests ' + S3TESTS_COMMIT,
+    );
+  }
+  const work = mkdtempSync(join(tmpdir(), 'tape-conformance-'));
+  const suite = join(work, 's3-tests');
+  checkout(source, suite);
+  const selection = readFileSync(join(HERE, 'selection.txt'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'))
+    .filter((l) => !process.env.S3TESTS_ONLY || l.includes(process.env.S3TESTS_ONLY));
+
+  const lab = await startTapeS3Lab({
+    config: {
+      localnet: { slot_ms: 100 },
+      gateway: { s3: { max_uploads_per_tape: 1000 } },
+    },
+  });
+  const provisioner = await startProvisioner(lab);
+  try {
+    const port = (provisioner.server.address() as AddressInfo).port;
+    const conf = join(work, 's3tests.conf');
+    writeFileSync(conf, s3TestsConf(new URL(lab.gw.s3Url)));
+    const out = process.env.S3TESTS_OUT ?? 'conformance-results.txt';
+    const junit = `${out}.xml`;
+    const code = await runPytest(
+      suite,
+      selection,
+      {
+        S3TEST_CONF: conf,
+        TAPE_CONFORMANCE_PROVISION: `http://127.0.0.1:${port}/tape`,
+        PYTHONPATH: [HERE, suite].join(':'),
+      },
+      junit,
+    );
+    const results = parseJunit(readFileSync(junit, 'utf8'));
+    report(results, selection, out);
+    process.exitCode = code === 0 ? 0 : 1;
+  } finally {
+    await provisioner.stop();
+    await lab.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** The pinned revision's files, from a git directory (a mirror) or a URL. */
+function checkout(source: string, into: string): void {
+  execFileSync('mkdir', ['-p', into]);
+  let gitDir = source;
+  if (/^[a-z]+:\/\//.test(source) || source.endsWith('.git')) {
+    gitDir = join(into, '..', 'clone.git');
+    execFileSync('git', ['clone', '--bare', '--quiet', source, gitDir], { stdio: 'inherit' });
+  }
+  const archive = execFileSync(
+    'git',
+    ['--git-dir', resolveGitDir(gitDir), 'archive', S3TESTS_COMMIT],
+    {
+      maxBuffer: 256 * 1024 * 1024,
+    },
+  );
+  execFileSync('tar', ['-x', '-C', into], { input: archive });
+}
+
+function resolveGitDir(path: string): string {
+  try {
+    return execFileSync('git', ['-C', path, 'rev-parse', '--git-dir'], { encoding: 'utf8' })
+      .trim()
+      .replace(/^(?!\/)/, `${path}/`);
+  } catch {
+    return path;
+  }
+}
+
+/** POST /tape: a new delegated tape with a credential, from a pool filled in the background. */
+async function startProvisioner(
+  lab: TapeS3Lab,
+): Promise<{ server: Server; stop: () => Promise<void> }> {
+  const ready: TapeWithCredential[] = [];
+  const waiting: ((t: TapeWithCredential) => void)[] = [];
+  let making = 0;
+  let stopped = false;
+  const fill = () => {
+    while (
+      !stopped &&
+      making < PROVISION_CONCURRENCY &&
+      ready.length + making < POOL + waiting.length
+    ) {
+      making++;
+      void tapeWithCredential(lab, { capacity: '200m' })
+        .then((tape) => {
+          const next = waiting.shift();
+          if (next) next(tape);
+          else ready.push(tape);
+        })
+        .catch((error: unknown) => console.error('provisioning failed:', error))
+        .finally(() => {
+          making--;
+          fill();
+        });
+    }
+  };
+  const take = () =>
+    new Promise<TapeWithCredential>((done) => {
+      const tape = ready.shift();
+      if (tape) done(tape);
+      else waiting.push(done);
+      fill();
+    });
+  fill();
+  const server = createServer((req, res) => {
+    if (req.method !== 'POST' || req.url !== '/tape') {
+      res.writeHead(404).end();
+      return;
+    }
+    void take().then((tape) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          label: tape.label,
+          accessKeyId: tape.accessKeyId,
+          secret: tape.secret,
+          tape: tape.tape,
+        }),
+      );
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const stop = async () => {
+    stopped = true;
+    server.close();
+    while (making > 0) await new Promise((r) => setTimeout(r, 100));
+  };
+  return { server, stop };
+}
+
+function s3TestsConf(endpoint: URL): string {
+  const user = (name: string) =>
+    [
+      `[${name}]`,
+      'display_name = tape-conformance',
+      'user_id = tape-conformance',
+      'email = conformance@tape.invalid',
+      // The adapter signs each request with the credential of the bucket's tape instead.
+      'access_key = TAPECONFORMANCEMAIN',
+      'secret_key = not-a-secret-the-adapter-swaps-it',
+      'tenant = none',
+      '',
+    ].join('\n');
+  return [
+    '[DEFAULT]',
+    `host = ${endpoint.hostname}`,
+    `port = ${endpoint.port}`,
+    'is_secure = False',
+    'ssl_verify = False',
+    '',
+    '[fixtures]',
+    'bucket prefix = tape-{random}-',
+    '',
+    user('s3 main'),
+    user('s3 alt').replace('TAPECONFORMANCEMAIN', 'TAPECONFORMANCEALT'),
+    user('s3 tenant').replace('TAPECONFORMANCEMAIN', 'TAPECONFORMANCETENANT'),
+    user('iam'),
+    user('iam root'),
+    user('iam alt root'),
+  ].join('\n');
+}
+
+function runPytest(
+  suite: string,
+  tests: string[],
+  env: Record<string, string>,
+  junit: string,
+): Promise<number | null> {
+  const args = [
+    '-m',
+    'pytest',
+    '-p',
+    'tape_adapter',
+    '-q',
+    '-rN',
+    '--tb=line',
+    '-o',
+    'cache_dir=' + join(suite, '.pytest_cache'),
+    '--junitxml',
+    junit,
+    ...tests,
+  ];
+  const child = spawn(process.env.PYTHON ?? '/usr/bin/python3', args, {
+    cwd: suite,
+    env: { ...process.env, ...env },
+    stdio: 'inherit',
+  });
+  return new Promise((done) => child.on('exit', (code) => done(code)));
+}
+
+interface TestResult {
+  id: string;
+  outcome: 'passed' | 'failed' | 'error' | 'skipped';
+  message: string;
+}
+
+/** The junit XML pytest writes: one <testcase> per test, with <failure>/<error>/<skipped>. */
+function parseJunit(xml: string): TestResult[] {
+  const results: TestResult[] = [];
+  const cases = xml.matchAll(/<testcase ([^>]*?)(\/>|>([\s\S]*?)<\/testcase>)/g);
+  for (const [, attrs, , inner = ''] of cases) {
+    const name = /(?:^|\s)name="([^"]*)"/.exec(attrs)?.[1] ?? '?';
+    const file = /classname="([^"]*)"/.exec(attrs)?.[1] ?? '';
+    const id = `${file.replace(/\./g, '/')}.py::${name}`;
+    const kind = /<(failure|error|skipped)\b([^>]*)>/.exec(inner);
+    const message = kind ? (/message="([^"]*)"/.exec(kind[2])?.[1] ?? '') : '';
+    const outcome = kind
+      ? kind[1] === 'failure'
+        ? 'failed'
+        : (kind[1] as 'error' | 'skipped')
+      : 'passed';
+    results.push({ id, outcome, message: unescapeXml(message).split('\n')[0].slice(0, 160) });
+  }
+  return results;
+}
+
+function unescapeXml(text: string): string {
+  return text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&#10;/g, '\n')
+    .replace(/&amp;/g, '&');
+}
+
+/** The area a test belongs to, from its name (for the summary). */
+export function areaOf(id: string): string {
+  const name = id.split('::')[1] ?? id;
+  if (id.includes('test_headers.py')) return 'headers and auth';
+  const areas: [RegExp, string][] = [
+    [/multipart|_part_|upload_part/, 'multipart'],
+    [/copy/, 'copy'],
+    [/if(none)?match|ifnonmatch|conditional|atomic|_if_/, 'conditional'],
+    [/list|prefix|delimiter|marker|maxkeys|fetchowner|encoding|key_count/, 'listing'],
+    [/checksum|md5/, 'checksums'],
+    [/metadata|header|content_|cache|expires_header/, 'headers and metadata'],
+    [/raw|presign|auth|expires/, 'auth and presigned'],
+    [/range/, 'ranges'],
+    [/delete/, 'delete'],
+  ];
+  return areas.find(([re]) => re.test(name))?.[1] ?? 'objects';
+}
+
+function report(results: TestResult[], selection: string[], out: string): void {
+  const byId = new Map(results.map((r) => [r.id, r]));
+  const rows = selection.map(
+    (id) => byId.get(id) ?? { id, outcome: 'error' as const, message: 'not run' },
+  );
+  const areas = new Map<string, { pass: number; fail: number }>();
+  for (const row of rows) {
+    const area = areas.get(areaOf(row.id)) ?? { pass: 0, fail: 0 };
+    if (row.outcome === 'passed') area.pass++;
+    else area.fail++;
+    areas.set(areaOf(row.id), area);
+  }
+  console.log('\ns3-tests ' + S3TESTS_COMMIT.slice(0, 12) + ' against the tape gateway');
+  for (const [area, { pass, fail }] of [...areas].sort()) {
+    console.log(
+      `  ${area.padEnd(22)} ${String(pass).padStart(4)} pass ${String(fail).padStart(4)} fail`,
+    );
+  }
+  const passed = rows.filter((r) => r.outcome === 'passed').length;
+  console.log(`  ${'total'.padEnd(22)} ${String(passed).padStart(4)} of ${rows.length}`);
+  writeFileSync(
+    out,
+    rows
+      .map(
+        (r) => `${r.outcome.toUpperCase().padEnd(7)} ${r.id}${r.message ? '  ' + r.message : ''}`,
+      )
+      .join('\n') + '\n',
+  );
+  console.log(`per-test results: ${out}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 2;
+});

@@ -1,0 +1,122 @@
+"""
+pytest plugin for ceph/s3-tests against the tape gateway (loaded with `-p tape_adapter` by
+scripts/conformance/run.ts).
+
+A bucket is a tape there: its name is the tape's label, and a credential reaches one tape only.
+So each bucket name the suite asks for (get_new_bucket_name) is a new tape made by the runner
+(POST $TAPE_CONFORMANCE_PROVISION: a funded owner, a tape delegated to the gateway, an S3
+credential); CreateBucket of that name answers 200 without a request (the tape exists) and
+DeleteBucket 204 (tapes are not deleted through S3); every request signed with the suite's
+main key is signed with the credential of its bucket's tape instead. Until the suite creates
+the bucket, its requests go to a label no tape has, so "no such bucket" tests still see one.
+"""
+import base64
+import json
+import os
+import secrets
+import urllib.request
+from urllib.parse import urlsplit
+
+import botocore.credentials
+import botocore.session
+
+import s3tests.functional as functional
+
+PROVISION = os.environ['TAPE_CONFORMANCE_PROVISION']
+MAIN_KEYS = {'TAPECONFORMANCEMAIN'}
+
+# label -> {'label', 'accessKeyId', 'secret', 'created'}
+TAPES = {}
+LAST = {'tape': None}
+
+
+def _random_label():
+    return base64.b32encode(secrets.token_bytes(32)).decode().lower().rstrip('=')
+
+
+def _new_bucket_name():
+    with urllib.request.urlopen(urllib.request.Request(PROVISION, method='POST'), timeout=300) as res:
+        tape = json.loads(res.read())
+    tape['created'] = False
+    tape['absent'] = _random_label()
+    TAPES[tape['label']] = tape
+    LAST['tape'] = tape
+    return tape['label']
+
+
+def _no_prefixed_buckets(*args, **kwargs):
+    # Every test gets new tapes: nothing to clean before or after.
+    return None
+
+
+functional.get_new_bucket_name = _new_bucket_name
+functional.nuke_prefixed_buckets = _no_prefixed_buckets
+
+
+class _Answer:
+    def __init__(self, status):
+        self.status_code = status
+        self.headers = {}
+        self.content = b''
+        self.raw = None
+
+
+def _before_parameter_build(params, model, **kwargs):
+    bucket = params.get('Bucket') if isinstance(params, dict) else None
+    tape = TAPES.get(bucket) if bucket else None
+    if tape is None:
+        return
+    if model.name == 'CreateBucket':
+        return
+    if not tape['created']:
+        # Not created yet: a bucket that does not exist.
+        params['Bucket'] = tape['absent']
+
+
+def _before_call(model, params, **kwargs):
+    bucket = _bucket_of(urlsplit(params.get('url', '')).path)
+    tape = TAPES.get(bucket)
+    if model.name == 'CreateBucket' and tape is not None:
+        tape['created'] = True
+        return _Answer(200), {'ResponseMetadata': {'HTTPStatusCode': 200}, 'Location': '/' + bucket}
+    if model.name == 'DeleteBucket' and tape is not None:
+        tape['created'] = False
+        return _Answer(204), {'ResponseMetadata': {'HTTPStatusCode': 204}}
+    return None
+
+
+def _bucket_of(path):
+    return path.split('?')[0].lstrip('/').split('/')[0]
+
+
+def _before_sign(request, request_signer, **kwargs):
+    creds = request_signer._credentials
+    original = getattr(request_signer, '_tape_original_key', None)
+    if original is None:
+        original = creds.access_key if creds is not None else None
+        request_signer._tape_original_key = original
+    if original not in MAIN_KEYS:
+        return
+    bucket = _bucket_of(urlsplit(request.url).path)
+    tape = TAPES.get(bucket)
+    if tape is None:
+        tape = next((t for t in TAPES.values() if t['absent'] == bucket), None) or LAST['tape']
+    if tape is None:
+        return
+    request_signer._credentials = botocore.credentials.Credentials(tape['accessKeyId'], tape['secret'])
+
+
+_original_create_client = botocore.session.Session.create_client
+
+
+def _create_client(self, *args, **kwargs):
+    client = _original_create_client(self, *args, **kwargs)
+    if client.meta.service_model.service_name == 's3':
+        events = client.meta.events
+        events.register('before-parameter-build.s3', _before_parameter_build)
+        events.register('before-call.s3', _before_call)
+        events.register('before-sign.s3', _before_sign)
+    return client
+
+
+botocore.session.Session.create_client = _create_client
