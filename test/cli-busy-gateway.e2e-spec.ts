@@ -1,0 +1,146 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { commitmentOfFile } from '../src/tracks/commitment';
+import { CLI_ENTRY, CliUser, keyValues } from './support/cli-process';
+import { generateSite, removeSite, writeSite } from './support/cli-site';
+import { GatewayProcess, startGateway } from './support/gateway-process';
+
+interface ListedObject {
+  name: string;
+  commitment: string;
+}
+
+/** it.concurrent does not take the project's testTimeout; CI machines are shared. */
+const TEST_TIMEOUT_MS = 300_000;
+
+/**
+ * `tape deploy` against gateways that refuse part of what it sends (issue 17): a tiny limit of
+ * uploads at once per client (429 with Retry-After 1), and a tiny per-client upload budget
+ * (429 with Retry-After until the window ends). The deploy must finish, and every file must be
+ * on the tape with the bytes of the directory. Also the progress output: a bar redrawn with
+ * carriage returns under a pseudo-terminal, plain lines otherwise.
+ */
+describe('tape deploy on a busy gateway', () => {
+  const gateways: GatewayProcess[] = [];
+  const users: CliUser[] = [];
+  const sites: string[] = [];
+  afterAll(async () => {
+    users.forEach((u) => u.cleanup());
+    sites.forEach(removeSite);
+    await Promise.all(gateways.map((g) => g.stop()));
+  });
+
+  const gateway = async (env: Record<string, string>) => {
+    const gw = await startGateway({ env });
+    gateways.push(gw);
+    return gw;
+  };
+  const userWithTape = async (gw: GatewayProcess) => {
+    const u = new CliUser(gw);
+    users.push(u);
+    await u.fundedWallet();
+    keyValues(await u.ok(['create', '--capacity', '10m', '--duration', '1d']));
+    return u;
+  };
+  const site = (count: number, seed: string) => {
+    const root = writeSite(generateSite(count, count * 200, seed));
+    sites.push(root);
+    return root;
+  };
+  /** Every file of `root` is on the tape under its name, with the commitment of its bytes. */
+  const expectIdentical = async (u: CliUser, root: string, names: string[]) => {
+    const listed = new Map(
+      (await u.json<ListedObject[]>(['object', 'ls'])).map((o) => [o.name, o.commitment]),
+    );
+    expect([...listed.keys()].sort()).toEqual([...names].sort());
+    for (const name of names) {
+      const { commitment } = await commitmentOfFile(join(root, name));
+      expect([name, listed.get(name)]).toEqual([name, commitment.toString('hex')]);
+    }
+  };
+
+  it.concurrent(
+    'finishes a 200-file deploy when the gateway takes 2 uploads at once per client',
+    async () => {
+      const gw = await gateway({ TAPE__STORAGE__UPLOADS__MAX_PER_CLIENT: '2' });
+      const u = await userWithTape(gw);
+      const files = generateSite(200, 200 * 200, 'slots');
+      const root = site(200, 'slots');
+      const r = await u.run(['deploy', join(root, 'index.html')], { timeoutMs: 280_000 });
+      expect(r.stderr).not.toMatch(/^error:/m);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^Deployed 200 files \(200 uploaded, 0 unchanged\)$/m);
+      await expectIdentical(u, root, Object.keys(files));
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it.concurrent(
+    'paces a 300-file deploy by Retry-After under an upload budget of 100 per 5 s',
+    async () => {
+      const gw = await gateway({
+        TAPE__GATEWAY__METERING__UPLOAD__LIMIT: '100',
+        TAPE__GATEWAY__METERING__UPLOAD__TTL_SECS: '5',
+      });
+      const u = await userWithTape(gw);
+      const files = generateSite(300, 300 * 200, 'budget');
+      const root = site(300, 'budget');
+      const started = Date.now();
+      // Not a terminal: plain lines on stderr, the result alone on stdout.
+      const r = await u.run(['deploy', join(root, 'index.html')], { timeoutMs: 280_000 });
+      expect(r.stderr).not.toMatch(/^error:/m);
+      expect(r.code).toBe(0);
+      // 300 uploads at 100 per window need at least two windows after the first.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(5_000);
+      expect(r.stderr).toMatch(/^the gateway is busy \(429\): waiting \d/m);
+      expect(r.stderr).toMatch(/^uploading 300 files \(/m);
+      expect(r.stderr.match(/^uploaded \S+$/gm)).toHaveLength(300);
+      expect(r.stderr).not.toContain('\r');
+      expect(r.stdout).toMatch(/^Deployed 300 files \(300 uploaded, 0 unchanged\)$/m);
+      await expectIdentical(u, root, Object.keys(files));
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it.concurrent(
+    'draws a progress bar redrawn in place on a terminal; --json keeps stdout a JSON document',
+    async () => {
+      const gw = await gateway({});
+      const u = await userWithTape(gw);
+      const root = site(40, 'tty');
+      // util-linux `script` runs the CLI on a pseudo-terminal: stderr.isTTY is true there.
+      const command = [process.execPath, CLI_ENTRY, 'deploy', join(root, 'index.html')]
+        .map((a) => `'${a}'`)
+        .join(' ');
+      const env = {
+        ...process.env,
+        TAPE_CONFIG_DIR: u.configDir,
+        TAPE_RPC_URL: gw.rpcUrl,
+        TAPE_GATEWAY: gw.url,
+      };
+      const out = await new Promise<{ code: number | null; text: string }>((resolve, reject) => {
+        const child = spawn('script', ['-qfec', command, '/dev/null'], {
+          env,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let text = '';
+        child.stdout.on('data', (d: Buffer) => (text += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (text += d.toString()));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, text }));
+      });
+      expect(out.code).toBe(0);
+      expect(out.text).toMatch(/\r\[[#-]{24}\] +\d+% {2}\d+\/40 files {2}/);
+      expect(out.text).toContain('\x1b[K');
+      expect(out.text).toMatch(/uploaded 40 files \(/);
+      expect(out.text).not.toMatch(/^uploaded section-/m);
+      expect(out.text).toMatch(/Deployed 40 files \(40 uploaded, 0 unchanged\)/);
+
+      // --json on the same tape: stdout is exactly one JSON document whatever stderr shows.
+      const again = await u.run(['deploy', join(root, 'index.html'), '--json']);
+      expect(again.code).toBe(0);
+      expect(JSON.parse(again.stdout)).toMatchObject({ files: 40, uploaded: 0, unchanged: 40 });
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
