@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
+import { AdminModule } from './admin/admin.module';
 import { ChainModule } from './chain/chain.module';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { AppConfig } from './config/app-config';
@@ -7,6 +8,7 @@ import { ConfigModule } from './config/config.module';
 import { HealthModule } from './health/health.module';
 import { MeteringModule } from './metering/metering.module';
 import { ObjectModule } from './object/object.module';
+import { ObservabilityModule } from './observability/observability.module';
 import { S3Module } from './s3/s3.module';
 import { tapeS3Options } from './s3/tape-backend/tape-s3-options';
 import { SiteModule } from './site/site.module';
@@ -25,6 +27,8 @@ export class AppModule {
         ChainModule,
         TracksModule,
         MeteringModule,
+        ObservabilityModule,
+        AdminModule,
         UploadModule,
         ObjectModule,
         SiteModule,

@@ -6,7 +6,14 @@ import { sendFrameworkError, writeClientError } from './common/framework-errors'
 import { applyListenerTimeouts, watchBodyIdle } from './common/listener-timeouts';
 import { AppConfig } from './config/app-config';
 import { JsonLogger } from './logging/json-logger';
-import { createHostRewrite, registerRefusedTargetRoute, SITE_HOST } from './site/host-rewrite';
+import { RequestObserver } from './observability/request-observer';
+import { MainRouteKinds } from './observability/route-kind';
+import {
+  createHostRewrite,
+  HostClassifier,
+  registerRefusedTargetRoute,
+  SITE_HOST,
+} from './site/host-rewrite';
 import { BuiltInPage, PAGE_CONTENT_TYPE, PAGES } from './site/site-pages';
 import { ERROR_PAGE_CSP } from './site/site-policy';
 
@@ -56,6 +63,17 @@ export async function createGatewayApp(
     abortOnError: false,
   });
   return app;
+}
+
+/**
+ * Metrics and the access log on the main listener: wraps the Node server's request listener
+ * (after `app.init()`, so around the site hot path too) and counts each answer by route kind.
+ */
+export function observeMainListener(app: NestFastifyApplication, config: AppConfig): void {
+  const kinds = new MainRouteKinds(new HostClassifier(config.gateway.site));
+  app
+    .get(RequestObserver)
+    .wrapServer(app.getHttpServer(), 'main', (req) => kinds.of(req));
 }
 
 const SITE_PAGES: Partial<Record<string, BuiltInPage>> = {

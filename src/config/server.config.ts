@@ -1,4 +1,20 @@
-import { IsBoolean, IsInt, IsString, Max, Min } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsBoolean, IsInt, IsNumber, IsString, Max, Min, ValidateNested } from 'class-validator';
+
+/**
+ * `gateway.admin.*`: the operator listener (Prometheus `/metrics`, `/livez`, the TLS `ask`
+ * endpoint). Loopback by default: it is never the public port.
+ */
+export class AdminConfig {
+  @IsString()
+  host = '127.0.0.1';
+
+  /** `TAPE_ADMIN_PORT`; 0 turns the admin listener off. */
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  port = 9464;
+}
 
 /** `gateway.*` listener settings. */
 export class ServerConfig {
@@ -15,9 +31,22 @@ export class ServerConfig {
   @Min(0)
   shutdown_grace_ms = 10000;
 
-  /** Log one line per request (off by default: it costs throughput). */
+  /**
+   * One log line per request on every listener (main, S3, admin). On by default when
+   * NODE_ENV=production, off otherwise (it costs throughput).
+   */
   @IsBoolean()
-  access_log = false;
+  access_log = process.env.NODE_ENV === 'production';
+
+  /** Fraction of requests the access log writes (0..1); 1 = every request. */
+  @IsNumber()
+  @Min(0)
+  @Max(1)
+  access_log_sample = 1;
+
+  @ValidateNested()
+  @Type(() => AdminConfig)
+  admin = new AdminConfig();
 
   @IsString()
   log_level = 'info';

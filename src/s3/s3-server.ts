@@ -1,4 +1,10 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+  Optional,
+} from '@nestjs/common';
 import Fastify, { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage } from 'node:http';
@@ -7,7 +13,7 @@ import { applyListenerTimeouts, watchBodyIdle } from '../common/listener-timeout
 import { GatewayConfig } from '../config/app-config';
 import { MeteringConfig } from '../config/metering.config';
 import { S3Config } from '../config/s3.config';
-import { redactSecrets } from '../logging/redact';
+import { RequestObserver } from '../observability/request-observer';
 import { originFormTarget } from '../common/request-target';
 import { newRequestId, writeS3ClientError } from './s3-client-error';
 import { S3Response } from './s3-context';
@@ -41,6 +47,8 @@ export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
     private readonly gateway: GatewayConfig,
     private readonly metering: MeteringConfig,
     private readonly handler: S3RequestHandler,
+    /** Metrics and the access log (absent when a test builds the S3 module alone). */
+    @Optional() private readonly observer?: RequestObserver,
   ) {}
 
   /** Where the listener is bound (port 0 in the config picks a free one). */
@@ -125,17 +133,15 @@ export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
       }
       done();
     });
-    if (this.gateway.access_log) {
+    const observer = this.observer;
+    if (observer) {
+      // The same writer as the main listener's (src/observability/access-log.ts).
+      app.addHook('onRequest', (request, _reply, done) => {
+        observer.start(request.raw);
+        done();
+      });
       app.addHook('onResponse', (request, reply, done) => {
-        this.logger.log({
-          event: 'request',
-          id: request.id,
-          method: request.method,
-          // Presigned URLs carry their signature: a bearer token for up to 7 days.
-          url: redactSecrets(request.url),
-          status: reply.statusCode,
-          ms: Math.round(reply.elapsedTime),
-        });
+        observer.finish('s3', 's3', request.raw, reply.raw, request.id);
         done();
       });
     }

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { DomainsModule } from '../domains/domains.module';
+import { AdminServer } from './admin-server';
+import { TlsAsk } from './tls-ask';
+
+/** The operator listener: metrics, liveness, the TLS ask endpoint (main.ts starts it). */
+@Module({
+  imports: [DomainsModule],
+  providers: [TlsAsk, AdminServer],
+  exports: [AdminServer],
+})
+export class AdminModule {}

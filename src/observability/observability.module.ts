@@ -1,0 +1,15 @@
+import { Global, Module } from '@nestjs/common';
+import { DomainsModule } from '../domains/domains.module';
+import { TracksModule } from '../tracks/tracks.module';
+import { AccessLog } from './access-log';
+import { GatewayMetrics } from './gateway-metrics';
+import { RequestObserver } from './request-observer';
+
+/** Metrics registry and the access log, shared by every listener of the app. */
+@Global()
+@Module({
+  imports: [DomainsModule, TracksModule],
+  providers: [GatewayMetrics, AccessLog, RequestObserver],
+  exports: [GatewayMetrics, AccessLog, RequestObserver],
+})
+export class ObservabilityModule {}

@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { MeteringService } from '../metering/metering.service';
+import { AccessLog } from './access-log';
+import { GatewayMetrics, ListenerName } from './gateway-metrics';
+import type { RouteKind } from './route-kind';
+
+type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+const STARTED = Symbol('tape.observability.started');
+type Started = { [STARTED]?: { at: number; written: number; url: string } };
+
+/**
+ * Metrics and the access log for one request, from its start to the end of its answer: the
+ * main listener's Node server is wrapped (`wrapServer`, around the site hot path too), the S3
+ * listener calls `start`/`finish` from its Fastify hooks.
+ */
+@Injectable()
+export class RequestObserver {
+  constructor(
+    private readonly metrics: GatewayMetrics,
+    private readonly log: AccessLog,
+    private readonly metering: MeteringService,
+  ) {}
+
+  start(req: IncomingMessage): void {
+    // The target as received: the host rewrite later moves site requests under /_host.
+    (req as Started)[STARTED] = {
+      at: performance.now(),
+      written: req.socket?.bytesWritten ?? 0,
+      url: req.url ?? '/',
+    };
+  }
+
+  finish(
+    listener: ListenerName,
+    kind: RouteKind,
+    req: IncomingMessage,
+    res: ServerResponse,
+    id?: string,
+  ): void {
+    const started = (req as Started)[STARTED];
+    if (started === undefined) return;
+    (req as Started)[STARTED] = undefined;
+    const ms = performance.now() - started.at;
+    const bytes = Math.max(0, (req.socket?.bytesWritten ?? started.written) - started.written);
+    const status = res.statusCode;
+    this.metrics.observe(listener, kind, status, ms / 1000, bytes);
+    if (!this.log.sampled()) return;
+    this.log.write({
+      listener,
+      method: req.method ?? '',
+      url: started.url,
+      id,
+      kind,
+      status,
+      bytes,
+      ms,
+      client: this.metering.clientKeyOf(req),
+    });
+  }
+
+  /**
+   * Wraps the server's one `request` listener (Fastify's, already wrapped by the site hot path):
+   * every request is timed and, once its answer is closed, counted under `kindOf(req)`.
+   */
+  wrapServer(
+    server: Server,
+    listener: ListenerName,
+    kindOf: (req: IncomingMessage) => RouteKind,
+  ): void {
+    const listeners = server.listeners('request');
+    if (listeners.length !== 1) {
+      throw new Error(`cannot observe requests: ${listeners.length} request listeners`);
+    }
+    const next = listeners[0] as RequestListener;
+    server.removeListener('request', next);
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      this.start(req);
+      res.once('close', () => this.finish(listener, kindOf(req), req, res));
+      next.call(server, req, res);
+    });
+  }
+}

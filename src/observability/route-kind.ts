@@ -1,0 +1,39 @@
+import type { IncomingMessage } from 'node:http';
+import { HostClassifier, SITE_HOST } from '../site/host-rewrite';
+
+/** The bounded set of route kinds requests are counted and logged by. */
+export type RouteKind = 'site' | 'object' | 'upload' | 's3' | 'rpc' | 'health' | 'admin' | 'other';
+
+export const ROUTE_KINDS: readonly RouteKind[] = [
+  'site',
+  'object',
+  'upload',
+  's3',
+  'rpc',
+  'health',
+  'admin',
+  'other',
+];
+
+/**
+ * The kind of a request on the main listener, read when it has been answered: a site host
+ * (the same HostClassifier the rewrite and the site hot path use), else the path prefix.
+ */
+export class MainRouteKinds {
+  constructor(private readonly hosts: HostClassifier) {}
+
+  of(req: IncomingMessage): RouteKind {
+    if ((req as { [SITE_HOST]?: true })[SITE_HOST] === true) return 'site';
+    const host = req.headers.host;
+    if (typeof host === 'string' && this.hosts.isSiteHost(host)) return 'site';
+    return pathKind(req.url ?? '/');
+  }
+}
+
+function pathKind(url: string): RouteKind {
+  if (url.startsWith('/site/') || url.startsWith('/_host/')) return 'site';
+  if (url.startsWith('/object/')) return 'object';
+  if (url.startsWith('/upload/') || url === '/upload') return 'upload';
+  if (url === '/healthz' || url.startsWith('/healthz?')) return 'health';
+  return 'other';
+}
