@@ -104,10 +104,13 @@ describe('track store on S3 (Ceph RGW): one writer, two readers behind nginx', (
       unknown
     >;
     expect(writerHealth.role).toBe('writer');
-    const upload = await fetch(`${readers[0].url}/upload/${Keypair.generate().publicKey}`, {
-      method: 'PUT',
-      body: 'x',
-    });
+    const upload = await fetch(
+      `${readers[0].url}/upload/${Keypair.generate().publicKey.toBase58()}`,
+      {
+        method: 'PUT',
+        body: 'x',
+      },
+    );
     expect(upload.status).toBe(503);
     expect(((await upload.json()) as { error: { code: string } }).error.code).toBe(
       'gateway_is_reader',
