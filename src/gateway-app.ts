@@ -62,18 +62,22 @@ export async function createGatewayApp(
     // A module that fails to start (a ConfigError) reaches main's one-line report, not Nest's log.
     abortOnError: false,
   });
+  // Once Nest has bootstrapped (the site hot path has wrapped the server's listener), as the
+  // server starts: metrics and the access log wrap both.
+  fastify.addHook('onReady', (done) => {
+    observeMainListener(app, config);
+    done();
+  });
   return app;
 }
 
 /**
  * Metrics and the access log on the main listener: wraps the Node server's request listener
- * (after `app.init()`, so around the site hot path too) and counts each answer by route kind.
+ * (around the site hot path too) and counts each answer by route kind.
  */
 export function observeMainListener(app: NestFastifyApplication, config: AppConfig): void {
   const kinds = new MainRouteKinds(new HostClassifier(config.gateway.site));
-  app
-    .get(RequestObserver)
-    .wrapServer(app.getHttpServer(), 'main', (req) => kinds.of(req));
+  app.get(RequestObserver).wrapServer(app.getHttpServer(), 'main', (req) => kinds.of(req));
 }
 
 const SITE_PAGES: Partial<Record<string, BuiltInPage>> = {

@@ -3,7 +3,7 @@ import { GatewayIdentity } from './chain/gateway-identity';
 import { ConfigError, loadConfig } from './config/config-loader';
 import { embedLocalNetwork } from './embedded-network';
 import { AdminServer } from './admin/admin-server';
-import { createGatewayApp, observeMainListener } from './gateway-app';
+import { createGatewayApp } from './gateway-app';
 import { JsonLogger } from './logging/json-logger';
 import { keepRunningOnUnhandledRejections } from './logging/unhandled-rejections';
 import { GATEWAY_NODE_FLAGS, missingNodeFlags } from './runtime/node-flags';
@@ -31,9 +31,6 @@ async function main(): Promise<void> {
   }
   const network = await embedLocalNetwork(config, logger);
   const app = await createGatewayApp(config, logger);
-  await app.init();
-  // After init: the site hot path has wrapped the server's listener; metrics wrap both.
-  observeMainListener(app, config);
   await app.listen(config.gateway.port, config.gateway.host);
   await app.get(AdminServer).listen();
   logger.log(
