@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { IncomingHttpHeaders } from 'node:http';
 import { contentRange, parseSingleRange, unsatisfiedContentRange } from '../tracks/byte-range';
 import { singleHeader } from './http-header';
 import { evaluateConditions, objectHeaders, readUserMetadata } from './object-headers';
@@ -45,6 +46,7 @@ export class S3ObjectHandlers {
   ) {}
 
   async headObject(ctx: S3RequestContext): Promise<S3Response> {
+    checkPartNumber(ctx.address.query, ctx.raw.headers);
     const head = await this.backend.headObject(bucketOf(ctx), visibleKey(keyOf(ctx)));
     if (evaluateConditions(ctx.raw.headers, head) === 'not-modified') return notModified(head);
     return {
@@ -54,6 +56,7 @@ export class S3ObjectHandlers {
   }
 
   async getObject(ctx: S3RequestContext): Promise<S3Response> {
+    checkPartNumber(ctx.address.query, ctx.raw.headers);
     const bucket = bucketOf(ctx);
     const key = visibleKey(keyOf(ctx));
     const rangeHeader = ctx.raw.headers.range;
@@ -192,6 +195,38 @@ export class S3ObjectHandlers {
       });
     }
     return xmlResponse(deleteResultXml(entries, request.quiet));
+  }
+}
+
+/**
+ * GetObject/HeadObject `partNumber`: an object here is one part (the gateway keeps no part
+ * boundaries: a completed multipart upload is stored as one object, its ETag the commitment of
+ * the whole), so part 1 is the whole object, as S3 answers for an object not uploaded in parts,
+ * and any other part is 400 InvalidPart.
+ */
+export function checkPartNumber(query: Map<string, string>, headers: IncomingHttpHeaders): void {
+  const raw = query.get('partNumber');
+  if (raw === undefined) return;
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) < 1 || Number(raw) > 10_000) {
+    throw new S3Error('InvalidArgument', 'part number must be an integer between 1 and 10000', {
+      ArgumentName: 'partNumber',
+      ArgumentValue: raw,
+    });
+  }
+  if (headers.range !== undefined) {
+    throw new S3Error(
+      'InvalidRequest',
+      'cannot specify both Range header and partNumber query parameter',
+    );
+  }
+  if (Number(raw) !== 1) {
+    throw new S3Error(
+      'InvalidPart',
+      'the requested part does not exist (this object has one part)',
+      {
+        PartNumber: raw,
+      },
+    );
   }
 }
 

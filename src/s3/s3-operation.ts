@@ -109,12 +109,6 @@ export function resolveOperation(
         );
     }
   }
-  if ((method === 'GET' || method === 'HEAD') && q.has('partNumber')) {
-    throw new S3Error(
-      'NotImplemented',
-      'reading an object by part number is not implemented; use Range',
-    );
-  }
   switch (method) {
     case 'GET':
       return q.has('uploadId') ? 'ListParts' : 'GetObject';
