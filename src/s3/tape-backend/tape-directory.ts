@@ -78,6 +78,12 @@ export class TapeDirectory {
   private async writeRefusal(tape: TapeBucket, adding: number): Promise<Error | null> {
     try {
       await this.assertActive(tape.record);
+      if (!this.identity.isWriter) {
+        // A reader's key is a throwaway (docs/operator.md, "Scaling out"): say so, not "delegate".
+        throw new S3BackendAccessDeniedError(
+          'this gateway is a reader: it holds no key and takes no writes; send writes to the writer gateway',
+        );
+      }
       if (!tape.record.delegate?.equals(this.identity.publicKey)) {
         throw new S3BackendAccessDeniedError(notDelegatedMessage(this.gatewayKey));
       }
