@@ -54,7 +54,12 @@ describe('track store on S3 (Ceph RGW): one writer, two readers behind nginx', (
   beforeAll(async () => {
     ceph = await startCephRgw();
     writer = await startGateway({
-      env: { ...storeEnv(ceph), TAPE__STORAGE__TRACKS__S3__CREATE_BUCKET: 'true' },
+      env: {
+        ...storeEnv(ceph),
+        TAPE__STORAGE__TRACKS__S3__CREATE_BUCKET: 'true',
+        // 8 MiB segments go up in two parts: multipart against the real RGW.
+        TAPE__STORAGE__TRACKS__S3__MULTIPART_PART_BYTES: String(5 * 1024 * 1024),
+      },
     });
     readers = [await startReader(), await startReader()];
     lb = await startRoundRobin(readers.map((r) => r.url));

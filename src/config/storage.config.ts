@@ -106,6 +106,15 @@ export class TrackS3Config {
   @Max(10 * 60 * 1000)
   request_timeout_ms = 10_000;
 
+  /**
+   * Tracks larger than this are sent as a multipart upload of parts this size (S3's minimum
+   * part is 5 MiB); smaller ones with one PutObject.
+   */
+  @IsInt()
+  @Min(5 * 1024 * 1024)
+  @Max(1024 * 1024 * 1024)
+  multipart_part_bytes = 16 * 1024 * 1024;
+
   /** Creates the bucket at start-up when missing (writer only; readers never write). */
   @IsBoolean()
   create_bucket = false;

@@ -11,6 +11,7 @@ import { commitmentOfBuffer } from './commitment';
 import { FileTrackStore } from './file-track-store';
 import { ObjectReader } from './object-reader';
 import { TrackStore } from './track-store';
+import { S3TrackStore } from './s3/s3-track-store';
 import { TracksModule } from './tracks.module';
 
 async function newTestModule(dataDir: string) {
@@ -60,5 +61,50 @@ describe('TracksModule', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tracks-module-'));
     writeFileSync(join(dataDir, 'tracks'), 'a file where the store should be');
     await expect(newTestModule(dataDir)).rejects.toThrow(/ENOTDIR|EEXIST/);
+  });
+
+  it('storage.tracks.store = s3 (env) provides the S3 store with its cache under data_dir', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tracks-module-'));
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        ConfigModule.forRoot(
+          loadConfig({
+            TAPE_DATA_DIR: dataDir,
+            TAPE__STORAGE__TRACKS__STORE: 's3',
+            TAPE__STORAGE__TRACKS__S3__ENDPOINT: 'http://127.0.0.1:9',
+            TAPE__STORAGE__TRACKS__CACHE__MAX_BYTES: '1048576',
+          }),
+        ),
+        HealthModule,
+        TracksModule,
+      ],
+    }).compile();
+    await moduleRef.init();
+    const store = moduleRef.get(TrackStore);
+    expect(store).toBeInstanceOf(S3TrackStore);
+    expect((store as S3TrackStore).cache.dir).toBe(join(dataDir, 'track-cache'));
+    expect((store as S3TrackStore).cache.maxBytes).toBe(1048576);
+    // Nothing listens on port 9: the probe names the store, readiness fails.
+    const health = await moduleRef.get(HealthRegistry).check(5000);
+    expect(health.checks['track-store']).toMatch(/^track store unreachable/);
+    expect(health.details.tracks).toMatchObject({ backend: 's3', cache: { tracks: 0 } });
+    await moduleRef.close();
+  });
+
+  it('storage.tracks.store = s3 without an endpoint does not start', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tracks-module-'));
+    await expect(
+      Test.createTestingModule({
+        imports: [
+          ConfigModule.forRoot(
+            loadConfig({ TAPE_DATA_DIR: dataDir, TAPE__STORAGE__TRACKS__STORE: 's3' }),
+          ),
+          HealthModule,
+          TracksModule,
+        ],
+      })
+        .compile()
+        .then((m) => m.init()),
+    ).rejects.toThrow(/storage.tracks.s3.endpoint is required/);
   });
 });

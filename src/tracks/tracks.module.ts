@@ -1,4 +1,4 @@
-import { Module, OnModuleInit } from '@nestjs/common';
+import { Inject, Module, OnModuleInit } from '@nestjs/common';
 import { resolve } from 'node:path';
 import { ConfigError } from '../config/config-loader';
 import { StorageConfig } from '../config/storage.config';
@@ -38,15 +38,26 @@ export async function createTrackStore(storage: StorageConfig): Promise<TrackSto
 }
 
 /**
+ * The configured backend itself, before any wrapper: `TrackStore` is this unless overridden
+ * (a metrics wrapper injects this token and wraps it). /healthz reads the backend's details here.
+ */
+export const TRACK_STORE_BACKEND = Symbol('TrackStoreBackend');
+
+/**
  * The data plane: the track store (createTrackStore) and the object reader over it. Another
  * store is swapped in (or wrapped) by overriding the `TrackStore` provider.
  */
 @Module({
   providers: [
     {
-      provide: TrackStore,
+      provide: TRACK_STORE_BACKEND,
       inject: [StorageConfig],
       useFactory: (storage: StorageConfig): Promise<TrackStore> => createTrackStore(storage),
+    },
+    {
+      provide: TrackStore,
+      inject: [TRACK_STORE_BACKEND],
+      useFactory: (backend: TrackStore): TrackStore => backend,
     },
     {
       provide: ObjectReader,
@@ -54,12 +65,13 @@ export async function createTrackStore(storage: StorageConfig): Promise<TrackSto
       useFactory: (store: TrackStore) => new ObjectReader(store),
     },
   ],
-  exports: [TrackStore, ObjectReader],
+  exports: [TrackStore, ObjectReader, TRACK_STORE_BACKEND],
 })
 export class TracksModule implements OnModuleInit {
   constructor(
     private readonly health: HealthRegistry,
     private readonly store: TrackStore,
+    @Inject(TRACK_STORE_BACKEND) private readonly backend: TrackStore,
   ) {}
 
   onModuleInit(): void {
@@ -67,9 +79,9 @@ export class TracksModule implements OnModuleInit {
     // Corrupt tracks are reported, never a readiness failure: one bad blob is not a reason to
     // take the gateway out of a load balancer (docs/tracks.md).
     this.health.registerDetail('tracks', () => ({
-      backend: this.store instanceof S3TrackStore ? 's3' : 'file',
+      backend: this.backend instanceof S3TrackStore ? 's3' : 'file',
       ...this.store.integrity(),
-      ...(this.store instanceof S3TrackStore && { cache: this.store.cacheReport() }),
+      ...(this.backend instanceof S3TrackStore && { cache: this.backend.cacheReport() }),
     }));
   }
 }

@@ -1,11 +1,15 @@
 import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
   CreateBucketCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
   PutObjectCommand,
   S3Client,
+  UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
@@ -183,7 +187,11 @@ export class S3TrackStore extends TrackStore {
         // Repairing: overwrite; otherwise only create (a concurrent writer's copy is the same).
         const condition = corruption === undefined ? { IfNoneMatch: '*' } : {};
         await this.putObject(`${hex}.chunks`, digest.chunkHashes, digest.chunkHashes.length, {});
-        await this.putObject(hex, createReadStream(temp), size, condition);
+        if (size > this.options.s3.multipart_part_bytes) {
+          await this.putMultipart(hex, temp, size);
+        } else {
+          await this.putObject(hex, createReadStream(temp), size, condition);
+        }
       } catch (err) {
         await rm(temp, { force: true });
         return this.rejectPut(err, body);
@@ -439,6 +447,54 @@ export class S3TrackStore extends TrackStore {
       // 412: the object exists (written concurrently): content-addressed, so the same bytes.
       if (statusOf(err) === 412) return;
       throw new TrackStoreUnavailableError(name.slice(0, 64), err);
+    }
+  }
+
+  /**
+   * A big track in parts read from the verified spool file. The object appears only at
+   * CompleteMultipartUpload (whole or not at all); a failure aborts the upload. (Ceph 16
+   * ignores If-None-Match on Complete: a concurrent writer's copy is the same bytes anyway.)
+   */
+  private async putMultipart(hex: string, path: string, size: number): Promise<void> {
+    const Bucket = this.options.s3.bucket;
+    const Key = this.key(hex);
+    const partBytes = this.options.s3.multipart_part_bytes;
+    let uploadId: string | undefined;
+    try {
+      const created = await this.client.send(
+        new CreateMultipartUploadCommand({ Bucket, Key, ContentType: 'application/octet-stream' }),
+      );
+      uploadId = created.UploadId!;
+      const parts: { ETag: string; PartNumber: number }[] = [];
+      for (let offset = 0, n = 1; offset < size; offset += partBytes, n++) {
+        const length = Math.min(partBytes, size - offset);
+        const out = await this.client.send(
+          new UploadPartCommand({
+            Bucket,
+            Key,
+            UploadId: uploadId,
+            PartNumber: n,
+            ContentLength: length,
+            Body: createReadStream(path, { start: offset, end: offset + length - 1 }),
+          }),
+        );
+        parts.push({ ETag: out.ETag!, PartNumber: n });
+      }
+      await this.client.send(
+        new CompleteMultipartUploadCommand({
+          Bucket,
+          Key,
+          UploadId: uploadId,
+          MultipartUpload: { Parts: parts },
+        }),
+      );
+    } catch (err) {
+      if (uploadId !== undefined) {
+        await this.client
+          .send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId: uploadId }))
+          .catch(() => undefined);
+      }
+      throw new TrackStoreUnavailableError(hex, err);
     }
   }
 
