@@ -4,13 +4,24 @@ import { parseMaxKeys } from './list-objects';
 import { readUserMetadata } from './object-headers';
 import { readStoredHeaders } from './object-metadata';
 import { multipartChecksumHeaders, readMultipartChecksum } from './multipart-checksum';
-import { S3Backend, S3Bucket, S3CompletedPart, S3PartInfo, S3WriteResult } from './s3-backend';
+import { singleHeader } from './http-header';
+import { evaluateConditions } from './object-headers';
+import {
+  S3Backend,
+  S3Bucket,
+  S3ByteRange,
+  S3CompletedPart,
+  S3PartInfo,
+  S3WriteResult,
+} from './s3-backend';
+import { parseCopySource } from './s3-object-handlers';
 import { S3BodyReader } from './s3-body-reader';
 import { publishableKey } from './s3-address';
 import { bucketOf, keyOf, S3RequestContext, S3Response, xmlResponse } from './s3-context';
 import { S3Error } from './s3-error';
 import {
   completeMultipartXml,
+  copyPartXml,
   initiateMultipartXml,
   listPartsXml,
   quoteEtag,
@@ -69,6 +80,38 @@ export class S3MultipartHandlers {
     // The part's checksum in the upload's algorithm, computed as it arrived (sent or not).
     if (kept) headers[`x-amz-checksum-${kept.algorithm}`] = kept.value;
     return { status: 200, headers };
+  }
+
+  /**
+   * UploadPartCopy: a part made of an object of the same bucket (or the byte range
+   * `x-amz-copy-source-range` of it), read from the track store and stored as any part is.
+   */
+  async uploadPartCopy(ctx: S3RequestContext): Promise<S3Response> {
+    const bucket = bucketOf(ctx);
+    const partNumber = parsePartNumber(ctx.address.query.get('partNumber'));
+    const uploadId = requireUploadId(ctx);
+    const source = parseCopySource(singleHeader(ctx.raw.headers, 'x-amz-copy-source'));
+    if (source.bucket !== bucket.name) {
+      const other = await this.backend.findBucket(source.bucket);
+      if (!other) throw new S3Error('NoSuchBucket', 'the copy source bucket does not exist');
+      throw new S3Error('AccessDenied', 'this credential may only copy within its own bucket');
+    }
+    const head = await this.backend.headObject(bucket, source.key);
+    evaluateConditions(ctx.raw.headers, head, 'x-amz-copy-source-');
+    const range = parseCopySourceRange(
+      singleHeader(ctx.raw.headers, 'x-amz-copy-source-range'),
+      head.size,
+    );
+    const { body } = await this.backend.getObject(bucket, source.key, range);
+    const size = range ? range.end - range.start + 1 : head.size;
+    const { etag } = await this.backend.uploadPart(bucket, {
+      key: keyOf(ctx),
+      uploadId,
+      partNumber,
+      size,
+      body,
+    });
+    return xmlResponse(copyPartXml(etag, new Date()));
   }
 
   async complete(ctx: S3RequestContext): Promise<S3Response> {
@@ -198,6 +241,33 @@ function parsePartNumber(raw: string | undefined): number {
     );
   }
   return Number(raw);
+}
+
+/**
+ * `x-amz-copy-source-range: bytes=first-last` (both given, inclusive): 400 InvalidArgument when
+ * malformed, InvalidRange when it does not lie within the source. Undefined: the whole object.
+ */
+export function parseCopySourceRange(
+  header: string | undefined,
+  size: number,
+): S3ByteRange | undefined {
+  if (header === undefined) return undefined;
+  const match = /^bytes=(\d{1,15})-(\d{1,15})$/.exec(header.trim());
+  if (!match || Number(match[1]) > Number(match[2])) {
+    throw new S3Error(
+      'InvalidArgument',
+      'the x-amz-copy-source-range value must be of the form bytes=first-last',
+      { ArgumentName: 'x-amz-copy-source-range', ArgumentValue: header },
+    );
+  }
+  const start = Number(match[1]);
+  const end = Number(match[2]);
+  if (end >= size) {
+    throw new S3Error('InvalidRange', 'the requested range is not satisfiable', {
+      ActualObjectSize: String(size),
+    });
+  }
+  return { start, end };
 }
 
 function requireUploadId(ctx: S3RequestContext): string {

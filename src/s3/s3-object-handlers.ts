@@ -238,7 +238,7 @@ function notModified(head: S3ObjectHead): S3Response {
 }
 
 /** `x-amz-copy-source`: `[/]<bucket>/<key>[?versionId=…]`, percent-encoded. */
-function parseCopySource(header: string | undefined): { bucket: string; key: string } {
+export function parseCopySource(header: string | undefined): { bucket: string; key: string } {
   const invalid = () =>
     new S3Error('InvalidArgument', 'x-amz-copy-source must be <bucket>/<key>, URL-encoded', {
       ArgumentName: 'x-amz-copy-source',

@@ -19,6 +19,7 @@ export type S3OperationName =
   | 'DeleteObject'
   | 'CreateMultipartUpload'
   | 'UploadPart'
+  | 'UploadPartCopy'
   | 'CompleteMultipartUpload'
   | 'AbortMultipartUpload'
   | 'ListParts';
@@ -116,9 +117,7 @@ export function resolveOperation(
       return 'HeadObject';
     case 'PUT':
       if (q.has('partNumber') || q.has('uploadId')) {
-        if (copySource !== undefined)
-          throw new S3Error('NotImplemented', 'UploadPartCopy is not implemented');
-        return 'UploadPart';
+        return copySource !== undefined ? 'UploadPartCopy' : 'UploadPart';
       }
       return copySource !== undefined ? 'CopyObject' : 'PutObject';
     case 'POST':

@@ -87,7 +87,11 @@ export class S3RequestHandler {
       sendContinue: info.sendContinue,
     };
     const work = this.dispatch(ctx);
-    if (operation === 'CompleteMultipartUpload' || operation === 'CopyObject') {
+    if (
+      operation === 'CompleteMultipartUpload' ||
+      operation === 'CopyObject' ||
+      operation === 'UploadPartCopy'
+    ) {
       return respondPatiently(work, (error) =>
         errorXml(this.toS3Error(error, address), resourceOf(address), info.requestId),
       );
@@ -161,6 +165,8 @@ export class S3RequestHandler {
         return this.multipart.create(ctx);
       case 'UploadPart':
         return this.multipart.uploadPart(ctx);
+      case 'UploadPartCopy':
+        return this.multipart.uploadPartCopy(ctx);
       case 'CompleteMultipartUpload':
         return this.multipart.complete(ctx);
       case 'AbortMultipartUpload':

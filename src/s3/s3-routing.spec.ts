@@ -82,9 +82,7 @@ describe('resolveOperation', () => {
     expect(codeOf(() => op('GET', '/bkt?acl'))).toBe('NotImplemented');
     expect(codeOf(() => op('PUT', '/bkt/k?tagging'))).toBe('NotImplemented');
     expect(op('GET', '/bkt/k?partNumber=1')).toBe('GetObject');
-    expect(codeOf(() => op('PUT', '/bkt/k?partNumber=1&uploadId=u', 'bkt/j'))).toBe(
-      'NotImplemented',
-    );
+    expect(op('PUT', '/bkt/k?partNumber=1&uploadId=u', 'bkt/j')).toBe('UploadPartCopy');
     expect(codeOf(() => op('DELETE', '/bkt'))).toBe('MethodNotAllowed');
     expect(codeOf(() => op('PUT', '/'))).toBe('MethodNotAllowed');
   });

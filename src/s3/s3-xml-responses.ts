@@ -155,6 +155,13 @@ export function completeMultipartXml(
   ]);
 }
 
+export function copyPartXml(etag: string, lastModified: Date): string {
+  return xmlDocument('CopyPartResult', [
+    el('LastModified', lastModified),
+    el('ETag', quoteEtag(etag)),
+  ]);
+}
+
 export function copyObjectXml(etag: string, lastModified: Date, checksum?: ObjectChecksum): string {
   return xmlDocument('CopyObjectResult', [
     el('LastModified', lastModified),
