@@ -1,0 +1,98 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './free-port';
+import { REPO_ROOT } from './gateway-process';
+
+export interface CaddyOptions {
+  /** The gateway's main listener, `127.0.0.1:<port>`. */
+  gateway: string;
+  /** The gateway's admin listener (the on-demand TLS ask endpoint). */
+  admin: string;
+  /** The gateway's `gateway.site.subdomain_suffix`. */
+  siteSuffix: string;
+}
+
+export interface CaddyProcess {
+  httpsPort: number;
+  /** Caddy's local CA root (PEM), for clients to verify the certificates it issues. */
+  rootCa(): string;
+  logs(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The real Caddy (Debian's `caddy`) running deploy/Caddyfile unchanged, on free loopback ports:
+ * the test's global options (its internal CA instead of ACME, ports, storage, no admin API) go
+ * in through TAPE_CADDY_OPTIONS, which that Caddyfile reads. Stopped by PID.
+ */
+export async function startCaddy(options: CaddyOptions): Promise<CaddyProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'tape-caddy-'));
+  const httpPort = await freePort();
+  const httpsPort = await freePort();
+  const globals = [
+    'local_certs',
+    'skip_install_trust',
+    'admin off',
+    'default_bind 127.0.0.1',
+    `http_port ${httpPort}`,
+    `https_port ${httpsPort}`,
+    `storage file_system ${join(dir, 'data')}`,
+  ].join('\n\t');
+  const child: ChildProcess = spawn(
+    'caddy',
+    ['run', '--config', join(REPO_ROOT, 'deploy', 'Caddyfile'), '--adapter', 'caddyfile'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: dir,
+        XDG_DATA_HOME: join(dir, 'xdg-data'),
+        XDG_CONFIG_HOME: join(dir, 'xdg-config'),
+        TAPE_CADDY_OPTIONS: globals,
+        TAPE_GATEWAY: options.gateway,
+        TAPE_ADMIN: options.admin,
+        TAPE_SITE_SUFFIX: options.siteSuffix,
+      },
+    },
+  );
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+      process.kill(child.pid, 'SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(killer);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const rootPath = join(dir, 'data', 'pki', 'authorities', 'local', 'root.crt');
+  try {
+    const deadline = Date.now() + 20_000;
+    while (!(existsSync(rootPath) && (await accepts(httpsPort)))) {
+      if (child.exitCode !== null) throw new Error(`caddy exited:\n${output}`);
+      if (Date.now() > deadline) throw new Error(`caddy did not start:\n${output}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { httpsPort, rootCa: () => readFileSync(rootPath, 'utf8'), logs: () => output, stop };
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
