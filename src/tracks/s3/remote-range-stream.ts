@@ -54,7 +54,10 @@ export class RemoteRangeStream extends Readable {
       const to = Math.min(size, (this.lastChunk + 1) * CHUNK_BYTES) - 1;
       this.body = await this.options.fetch(from, to);
       this.pieces = this.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-      if (this.options.fill) this.fillFile = await open(this.options.fill.tempPath, 'w', 0o644);
+      // A cache that cannot take the fill (disk full, directory gone) never fails the read.
+      if (this.options.fill) {
+        this.fillFile = await open(this.options.fill.tempPath, 'w', 0o644).catch(() => undefined);
+      }
     })().then(
       () => callback(),
       (err: Error) => callback(err),

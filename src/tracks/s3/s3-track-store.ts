@@ -13,8 +13,9 @@ import {
 } from '@aws-sdk/client-s3';
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, mkdirSync } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import type { TrackS3Config } from '../../config/storage.config';
 import { ByteLru } from '../byte-lru';
@@ -632,7 +633,10 @@ export class S3TrackStore extends TrackStore {
   }
 
   private references(): TrackReferenceIndex {
-    this.index ??= new TrackReferenceIndex(this.options.indexPath);
+    if (!this.index) {
+      mkdirSync(dirname(this.options.indexPath), { recursive: true });
+      this.index = new TrackReferenceIndex(this.options.indexPath);
+    }
     return this.index;
   }
 }

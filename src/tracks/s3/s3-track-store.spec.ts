@@ -1,0 +1,189 @@
+import type { S3Client } from '@aws-sdk/client-s3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { TrackS3Config } from '../../config/storage.config';
+import { commitmentOfBuffer } from '../commitment';
+import { IntegrityError, TrackNotFoundError, TrackStoreUnavailableError } from '../track-errors';
+import { S3TrackStore } from './s3-track-store';
+import { TrackCache } from './track-cache';
+
+/**
+ * An in-memory stand-in for the bucket, answering the commands the store sends the way S3 does
+ * (404 with $metadata, 412 on If-None-Match: *, ranged GETs). The real thing (Ceph RGW) is in
+ * test/track-store-s3.e2e-spec.ts.
+ */
+class FakeBucket {
+  readonly objects = new Map<string, Buffer>();
+  readonly log: string[] = [];
+  down = false;
+
+  asClient(): S3Client {
+    return { send: (command: object) => this.send(command) } as unknown as S3Client;
+  }
+
+  private async send(command: object): Promise<unknown> {
+    const name = command.constructor.name;
+    const input = (command as { input: Record<string, unknown> }).input;
+    this.log.push(`${name} ${String(input.Key ?? '')}`);
+    if (this.down) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    const key = input.Key as string;
+    const missing = () =>
+      Object.assign(new Error('NotFound'), { $metadata: { httpStatusCode: 404 } });
+    switch (name) {
+      case 'HeadBucketCommand':
+        return {};
+      case 'HeadObjectCommand': {
+        const o = this.objects.get(key);
+        if (!o) throw missing();
+        return { ContentLength: o.length };
+      }
+      case 'GetObjectCommand': {
+        const o = this.objects.get(key);
+        if (!o) throw missing();
+        const m = /^bytes=(\d+)-(\d+)$/.exec((input.Range as string | undefined) ?? '');
+        const bytes = m ? o.subarray(Number(m[1]), Number(m[2]) + 1) : o;
+        const body = Readable.from([bytes]) as Readable & { transformToByteArray?: unknown };
+        body.transformToByteArray = () => Promise.resolve(new Uint8Array(bytes));
+        return { Body: body, ContentLength: bytes.length };
+      }
+      case 'PutObjectCommand': {
+        if (input.IfNoneMatch === '*' && this.objects.has(key)) {
+          throw Object.assign(new Error('PreconditionFailed'), {
+            $metadata: { httpStatusCode: 412 },
+          });
+        }
+        const body = input.Body;
+        const parts: Buffer[] = [];
+        if (Buffer.isBuffer(body)) parts.push(body);
+        else for await (const p of body as Readable) parts.push(p as Buffer);
+        this.objects.set(key, Buffer.concat(parts));
+        return {};
+      }
+      case 'DeleteObjectCommand':
+        this.objects.delete(key);
+        return {};
+      default:
+        throw new Error(`unexpected ${name}`);
+    }
+  }
+}
+
+describe('S3TrackStore (against an in-memory bucket)', () => {
+  let dir: string;
+  let bucket: FakeBucket;
+  const data = Buffer.alloc(200_000, 'track bytes ');
+  const { commitment } = commitmentOfBuffer(data);
+  const hex = commitment.toString('hex');
+  const claim = {
+    commitment,
+    track: 'T1',
+    tape: 'tape1',
+    role: 'track' as const,
+    size: data.length,
+  };
+
+  function newStore(name: string, cacheBytes = 1 << 20): S3TrackStore {
+    return new S3TrackStore({
+      s3: Object.assign(new TrackS3Config(), { endpoint: 'http://fake', prefix: 'p/' }),
+      cache: new TrackCache(join(dir, name, 'cache'), cacheBytes),
+      indexPath: join(dir, name, 'refs.sqlite'),
+      client: bucket.asClient(),
+    });
+  }
+  async function read(store: S3TrackStore, start = 0, end = data.length - 1): Promise<Buffer> {
+    const parts: Buffer[] = [];
+    for await (const p of store.openRange(commitment, data.length, start, end))
+      parts.push(p as Buffer);
+    return Buffer.concat(parts);
+  }
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 's3-store-'));
+    bucket = new FakeBucket();
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('stores bytes and chunk list content-addressed under the prefix; a second put writes nothing', async () => {
+    const writer = newStore('w');
+    await writer.init();
+    await writer.put(commitment, data.length, Readable.from([data]));
+    expect([...bucket.objects.keys()].sort()).toEqual([`p/${hex}`, `p/${hex}.chunks`]);
+    bucket.log.length = 0;
+    await writer.put(commitment, data.length, Readable.from([data]));
+    expect(bucket.log.filter((l) => l.startsWith('PutObject'))).toEqual([]);
+  });
+
+  it('a reader serves from the bucket once, then from its cache (no more GETs)', async () => {
+    await newStore('w').put(commitment, data.length, Readable.from([data]));
+    const reader = newStore('r');
+    await reader.init();
+    expect((await read(reader)).equals(data)).toBe(true);
+    bucket.log.length = 0;
+    bucket.down = true;
+    expect((await read(reader, 1000, 150_000)).equals(data.subarray(1000, 150_001))).toBe(true);
+    expect(bucket.log).toEqual([]);
+  });
+
+  it('store down and nothing cached: TrackStoreUnavailableError, and the probe names the store', async () => {
+    await newStore('w').put(commitment, data.length, Readable.from([data]));
+    const reader = newStore('r');
+    bucket.down = true;
+    await expect(read(reader)).rejects.toBeInstanceOf(TrackStoreUnavailableError);
+    await expect(reader.checkHealth()).rejects.toThrow(/^track store unreachable/);
+    bucket.down = false;
+    await expect(reader.checkHealth()).resolves.toBeUndefined();
+  });
+
+  it('a flipped byte in the bucket is an IntegrityError; the next verified put overwrites it', async () => {
+    const writer = newStore('w');
+    await writer.put(commitment, data.length, Readable.from([data]));
+    const bad = Buffer.from(data);
+    bad[100_000] ^= 1;
+    bucket.objects.set(`p/${hex}`, bad);
+    const reader = newStore('r');
+    const failure = await read(reader).catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(IntegrityError);
+    expect(reader.integrity().recentCorruptTracks).toEqual([hex]);
+    await writer.put(commitment, data.length, Readable.from([data]));
+    expect(bucket.objects.get(`p/${hex}`)!.equals(data)).toBe(true);
+    expect(writer.integrity().quarantined).toBe(1);
+    expect((await read(reader)).equals(data)).toBe(true);
+  });
+
+  it('a lying upload leaves nothing in the bucket', async () => {
+    const writer = newStore('w');
+    const lie = Buffer.from(data);
+    lie[5] ^= 1;
+    await expect(writer.put(commitment, data.length, Readable.from([lie]))).rejects.toThrow(
+      /hashes to/,
+    );
+    expect(bucket.objects.size).toBe(0);
+    await expect(read(writer)).rejects.toBeInstanceOf(TrackNotFoundError);
+  });
+
+  it('release deletes the objects once no reference is left, and keeps them while one is', async () => {
+    const writer = newStore('w');
+    const first = await writer.claim(claim);
+    await writer.claim({ ...claim, track: 'T2' });
+    await writer.put(commitment, data.length, Readable.from([data]));
+    const ref = (track: string) => ({
+      track,
+      tape: 'tape1',
+      role: 'track' as const,
+      size: data.length,
+      recordedAt: first.recordedAt,
+    });
+    expect(await writer.release(commitment, [ref('T1')], Date.now() + 1000)).toEqual({
+      outcome: 'kept',
+    });
+    expect(bucket.objects.size).toBe(2);
+    expect(await writer.release(commitment, [ref('T2')], Date.now() + 1000)).toEqual({
+      outcome: 'deleted',
+      bytes: data.length,
+    });
+    expect(bucket.objects.size).toBe(0);
+    expect(await writer.has(commitment)).toBe(false);
+  });
+});
