@@ -26,9 +26,9 @@ class FakeBucket {
   private async send(command: object): Promise<unknown> {
     const name = command.constructor.name;
     const input = (command as { input: Record<string, unknown> }).input;
-    this.log.push(`${name} ${String(input.Key ?? '')}`);
+    const key = typeof input.Key === 'string' ? input.Key : '';
+    this.log.push(`${name} ${key}`);
     if (this.down) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-    const key = input.Key as string;
     const missing = () =>
       Object.assign(new Error('NotFound'), { $metadata: { httpStatusCode: 404 } });
     switch (name) {
