@@ -181,6 +181,10 @@ describe('operator observability and HTTPS (issue 17)', () => {
       expect(text).toContain('# TYPE tape_process_cpu_seconds_total counter');
       expect(text).toMatch(/^tape_localnet_slot \d+$/m);
       expect(text).toMatch(/^tape_chain_rpc_calls_total\{outcome="ok"\} [1-9]\d*$/m);
+      // The embedded local network's JSON-RPC listener answered the gateway's own calls.
+      expect(
+        sample(text, 'tape_http_requests_total', 'listener="rpc",kind="rpc",status_class="2xx"'),
+      ).toBeGreaterThan(0);
     });
 
     it('answers /livez 200 beside /healthz', async () => {

@@ -3,10 +3,10 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { TxtBindingService } from '../domains/txt-binding.service';
 import { MeteringService } from '../metering/metering.service';
 import { TrackStore } from '../tracks/track-store';
-import { processRegistry } from './process-metrics';
+import { enableDefaultMetrics, processRegistry, setRpcRequestObserver } from './process-metrics';
 import type { RouteKind } from './route-kind';
 
-export type ListenerName = 'main' | 's3' | 'admin';
+export type ListenerName = 'main' | 's3' | 'admin' | 'rpc';
 
 /** Seconds: a cached site page answers in well under a millisecond, an upload in minutes. */
 const LATENCY_BUCKETS = [
@@ -44,6 +44,7 @@ export class GatewayMetrics {
     @Optional() store?: TrackStore,
     @Optional() bindings?: TxtBindingService,
   ) {
+    enableDefaultMetrics();
     const registers = [this.registry];
     this.requests = new Counter({
       name: 'tape_http_requests_total',
@@ -64,6 +65,10 @@ export class GatewayMetrics {
       labelNames: ['listener', 'kind'] as const,
       registers,
     });
+    // The embedded local network's JSON-RPC listener (same process) counts as kind `rpc`.
+    setRpcRequestObserver((status, seconds, bytes) =>
+      this.observe('rpc', 'rpc', status, seconds, bytes),
+    );
     if (metering) registerMetering(registers, metering);
     if (store) registerTrackStore(registers, store);
     if (bindings) registerBindings(registers, bindings);

@@ -6,7 +6,15 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
  * The admin listener merges this registry with the app's own (GatewayMetrics).
  */
 export const processRegistry = new Registry();
-collectDefaultMetrics({ register: processRegistry, prefix: 'tape_' });
+
+let defaultsOn = false;
+
+/** Node's default metrics, once, when a gateway app exists (not in the CLI, which loads ChainRpc). */
+export function enableDefaultMetrics(): void {
+  if (defaultsOn) return;
+  defaultsOn = true;
+  collectDefaultMetrics({ register: processRegistry, prefix: 'tape_' });
+}
 
 /** Chain RPC outcomes: `ok` or a ChainErrorKind (program, transaction, unreachable, rpc, timeout). */
 const chainCalls = new Counter({
@@ -63,3 +71,17 @@ new Gauge({
     if (localnet) this.set(localnet().transactionCount);
   },
 });
+
+/** Answers of the embedded local network's JSON-RPC listener: status, seconds, bytes sent. */
+export type RpcRequestObserver = (status: number, seconds: number, bytes: number) => void;
+
+let rpcObserver: RpcRequestObserver | undefined;
+
+/** The gateway app counts them with its own requests (listener and kind `rpc`). */
+export function setRpcRequestObserver(observer: RpcRequestObserver | undefined): void {
+  rpcObserver = observer;
+}
+
+export function observeRpcRequest(status: number, seconds: number, bytes: number): void {
+  rpcObserver?.(status, seconds, bytes);
+}

@@ -1,5 +1,6 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { observeRpcRequest } from '../../observability/process-metrics';
 import { clientAddress } from './client-address';
 import { failure, JsonRpcDispatcher } from './json-rpc-dispatcher';
 import { toJsonText } from './json-text';
@@ -25,6 +26,15 @@ export class JsonRpcHttpServer {
     private readonly options: JsonRpcHttpServerOptions,
   ) {
     this.server = createServer((req, res) => {
+      const start = performance.now();
+      const written = req.socket.bytesWritten;
+      res.once('close', () =>
+        observeRpcRequest(
+          res.statusCode,
+          (performance.now() - start) / 1000,
+          (req.socket?.bytesWritten ?? written) - written,
+        ),
+      );
       try {
         this.handle(req, res);
       } catch (err) {
