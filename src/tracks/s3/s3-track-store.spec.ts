@@ -126,6 +126,20 @@ describe('S3TrackStore (against an in-memory bucket)', () => {
     expect(bucket.log).toEqual([]);
   });
 
+  it('a partial read fetches the whole track into the cache in the background', async () => {
+    await newStore('w').put(commitment, data.length, Readable.from([data]));
+    const reader = newStore('r');
+    await reader.init();
+    expect((await read(reader, 70_000, 80_000)).equals(data.subarray(70_000, 80_001))).toBe(true);
+    for (let i = 0; i < 50 && reader.cacheReport().tracks === 0; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    bucket.down = true;
+    expect((await read(reader, 150_000, 160_000)).equals(data.subarray(150_000, 160_001))).toBe(
+      true,
+    );
+  });
+
   it('store down and nothing cached: TrackStoreUnavailableError, and the probe names the store', async () => {
     await newStore('w').put(commitment, data.length, Readable.from([data]));
     const reader = newStore('r');

@@ -55,6 +55,8 @@ import { RemoteRangeStream } from './remote-range-stream';
 import { TrackCache } from './track-cache';
 
 const RECENT_CORRUPT = 10;
+/** Whole-track cache fills started by partial reads, at once. */
+const BACKGROUND_FILLS = 4;
 
 interface VerifiedChunkList {
   size: number;
@@ -127,6 +129,8 @@ export class S3TrackStore extends TrackStore {
   /** Puts and releases of one track in this process run one at a time (the writer's GC). */
   private readonly locks = new Map<string, Promise<void>>();
   private readonly logger = new Logger('track-store');
+  /** Tracks being fetched whole in the background (fillInBackground). */
+  private readonly filling = new Set<string>();
 
   constructor(private readonly options: S3TrackStoreOptions) {
     super();
@@ -261,7 +265,25 @@ export class S3TrackStore extends TrackStore {
         onIntegrityFailure: () => void this.cache.evict(hex),
       });
     }
+    const whole = start === 0 && endInclusive === size - 1;
+    if (!whole) this.fillInBackground(commitment, size);
     return this.remoteRange(commitment, size, start, endInclusive, true);
+  }
+
+  /**
+   * A partial read of a track that is not cached: fetch the whole track once in the background
+   * (verified, into the cache), so the next ranges of a hot object are local. At most
+   * BACKGROUND_FILLS at once, one per track; a failure only leaves the track uncached.
+   */
+  private fillInBackground(commitment: Buffer, size: number): void {
+    const hex = commitmentToHex(commitment);
+    if (!this.cache.fits(size) || this.filling.has(hex)) return;
+    if (this.filling.size >= BACKGROUND_FILLS) return;
+    this.filling.add(hex);
+    const stream = this.remoteRange(commitment, size, 0, size - 1, true);
+    stream.on('data', () => undefined);
+    stream.once('error', () => undefined);
+    stream.once('close', () => this.filling.delete(hex));
   }
 
   async claim(

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ByteLru } from '../byte-lru';
 import { writeDurably } from '../durable-file';
@@ -8,7 +8,12 @@ import { writeDurably } from '../durable-file';
 interface CachedTrack {
   size: number;
   byteLength: number;
+  /** When its file's mtime was last set (the recency a restart rebuilds from). */
+  touched: number;
 }
+
+/** A hit refreshes the file's mtime at most this often (one utimes per track per minute). */
+const TOUCH_INTERVAL_MS = 60_000;
 
 const HEX = /^[0-9a-f]{64}$/;
 
@@ -61,7 +66,15 @@ export class TrackCache {
 
   /** The cached track's size (and marks it recently used), or undefined. */
   lookup(hex: string): number | undefined {
-    return this.lru.get(hex)?.size;
+    const entry = this.lru.get(hex);
+    if (!entry) return undefined;
+    const now = Date.now();
+    if (now - entry.touched > TOUCH_INTERVAL_MS) {
+      entry.touched = now;
+      const at = new Date(now);
+      void utimes(this.dataPath(hex), at, at).catch(() => undefined);
+    }
+    return entry.size;
   }
 
   /** Whether a track of this size would be admitted at all. */
@@ -87,7 +100,7 @@ export class TrackCache {
     try {
       await writeDurably(this.chunksPath(hex), chunkHashes);
       await rename(tempData, this.dataPath(hex));
-      this.lru.set(hex, { size, byteLength: size });
+      this.lru.set(hex, { size, byteLength: size, touched: Date.now() });
     } catch (err) {
       await rm(tempData, { force: true });
       this.logger.warn(`track ${hex} not cached: ${(err as Error).message}`);
@@ -132,7 +145,7 @@ export class TrackCache {
     found.sort((a, b) => a.used - b.used);
     for (const t of found) {
       // Over budget after a smaller max_bytes: the LRU evicts (and unlinks) the oldest.
-      this.lru.set(t.hex, { size: t.size, byteLength: t.size });
+      this.lru.set(t.hex, { size: t.size, byteLength: t.size, touched: t.used });
     }
     if (found.length > 0) {
       this.logger.log(`track cache: ${this.lru.size} tracks, ${this.lru.bytes} bytes`);
