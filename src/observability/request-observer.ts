@@ -75,9 +75,14 @@ export class RequestObserver {
     }
     const next = listeners[0] as RequestListener;
     server.removeListener('request', next);
+    // One shared listener (the response is `this`): no closure per request.
+    const finish = this.finish.bind(this);
+    function onClose(this: ServerResponse): void {
+      finish(listener, kindOf(this.req), this.req, this);
+    }
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       this.start(req);
-      res.once('close', () => this.finish(listener, kindOf(req), req, res));
+      res.on('close', onClose);
       next.call(server, req, res);
     });
   }
