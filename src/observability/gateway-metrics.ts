@@ -1,19 +1,13 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import { TxtBindingService } from '../domains/txt-binding.service';
 import { MeteringService } from '../metering/metering.service';
 import { TrackStore } from '../tracks/track-store';
+import { HttpStats } from './http-stats';
 import { enableDefaultMetrics, processRegistry, setRpcRequestObserver } from './process-metrics';
 import type { RouteKind } from './route-kind';
 
 export type ListenerName = 'main' | 's3' | 'admin' | 'rpc';
-
-/** Seconds: a cached site page answers in well under a millisecond, an upload in minutes. */
-const LATENCY_BUCKETS = [
-  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120,
-];
-
-const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
 
 /**
  * The gateway app's metrics, in its own registry (tests run several apps in one process);
@@ -26,18 +20,7 @@ const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
 @Injectable()
 export class GatewayMetrics {
   readonly registry = new Registry();
-  private readonly requests: Counter<'listener' | 'kind' | 'status_class'>;
-  private readonly seconds: Histogram<'listener' | 'kind'>;
-  private readonly bytes: Counter<'listener' | 'kind'>;
-  /** Pre-bound children: the per-request cost is one lookup and an add. */
-  private readonly children = new Map<
-    string,
-    {
-      seconds: Histogram.Internal<'listener' | 'kind'>;
-      bytes: Counter.Internal;
-      byStatus: Counter.Internal[];
-    }
-  >();
+  private readonly http = new HttpStats();
 
   constructor(
     @Optional() metering?: MeteringService,
@@ -46,25 +29,7 @@ export class GatewayMetrics {
   ) {
     enableDefaultMetrics();
     const registers = [this.registry];
-    this.requests = new Counter({
-      name: 'tape_http_requests_total',
-      help: 'Requests answered, by listener, route kind and status class.',
-      labelNames: ['listener', 'kind', 'status_class'] as const,
-      registers,
-    });
-    this.seconds = new Histogram({
-      name: 'tape_http_request_duration_seconds',
-      help: 'Time from request to the end of its answer, by listener and route kind.',
-      labelNames: ['listener', 'kind'] as const,
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.bytes = new Counter({
-      name: 'tape_http_response_bytes_total',
-      help: 'Bytes sent in answers (status line, headers and body), by listener and route kind.',
-      labelNames: ['listener', 'kind'] as const,
-      registers,
-    });
+    this.http.register(this.registry);
     // The embedded local network's JSON-RPC listener (same process) counts as kind `rpc`.
     setRpcRequestObserver((status, seconds, bytes) =>
       this.observe('rpc', 'rpc', status, seconds, bytes),
@@ -82,23 +47,7 @@ export class GatewayMetrics {
     seconds: number,
     bytes: number,
   ): void {
-    const key = `${listener}:${kind}`;
-    let child = this.children.get(key);
-    if (child === undefined) {
-      const labels = { listener, kind };
-      child = {
-        seconds: this.seconds.labels(labels),
-        bytes: this.bytes.labels(labels),
-        byStatus: STATUS_CLASSES.map((status_class) =>
-          this.requests.labels({ ...labels, status_class }),
-        ),
-      };
-      this.children.set(key, child);
-    }
-    const statusIndex = Math.min(Math.max(Math.floor(status / 100), 1), 5) - 1;
-    child.byStatus[statusIndex].inc();
-    child.seconds.observe(seconds);
-    if (bytes > 0) child.bytes.inc(bytes);
+    this.http.observe(listener, kind, status, seconds, bytes);
   }
 
   /** The Prometheus text of this app and of the process. */

@@ -1,0 +1,46 @@
+import { Registry } from 'prom-client';
+import { HttpStats } from './http-stats';
+
+describe('HttpStats', () => {
+  it('exposes requests by status class, a cumulative latency histogram and bytes', async () => {
+    const stats = new HttpStats();
+    const registry = new Registry();
+    stats.register(registry);
+    stats.observe('main', 'site', 200, 0.0004, 100);
+    stats.observe('main', 'site', 304, 0.002, 50);
+    stats.observe('main', 'site', 429, 200, 0);
+    stats.observe('s3', 's3', 503, 0.01, 10);
+    const text = await registry.metrics();
+    const lines = text.split('\n');
+    expect(lines).toContain('# TYPE tape_http_requests_total counter');
+    expect(lines).toContain('# TYPE tape_http_request_duration_seconds histogram');
+    expect(lines).toContain(
+      'tape_http_requests_total{listener="main",kind="site",status_class="2xx"} 1',
+    );
+    expect(lines).toContain(
+      'tape_http_requests_total{listener="main",kind="site",status_class="3xx"} 1',
+    );
+    expect(lines).toContain(
+      'tape_http_requests_total{listener="main",kind="site",status_class="4xx"} 1',
+    );
+    expect(lines).toContain(
+      'tape_http_requests_total{listener="s3",kind="s3",status_class="5xx"} 1',
+    );
+    expect(lines).toContain(
+      'tape_http_request_duration_seconds_bucket{le="0.0005",listener="main",kind="site"} 1',
+    );
+    expect(lines).toContain(
+      'tape_http_request_duration_seconds_bucket{le="0.0025",listener="main",kind="site"} 2',
+    );
+    expect(lines).toContain(
+      'tape_http_request_duration_seconds_bucket{le="120",listener="main",kind="site"} 2',
+    );
+    expect(lines).toContain(
+      'tape_http_request_duration_seconds_bucket{le="+Inf",listener="main",kind="site"} 3',
+    );
+    expect(lines).toContain(
+      'tape_http_request_duration_seconds_count{listener="main",kind="site"} 3',
+    );
+    expect(lines).toContain('tape_http_response_bytes_total{listener="main",kind="site"} 150');
+  });
+});
