@@ -1,5 +1,6 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { AddressInfo, Socket, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -199,5 +200,22 @@ describe('S3TrackStore (against an in-memory bucket)', () => {
     });
     expect(bucket.objects.size).toBe(0);
     expect(await writer.has(commitment)).toBe(false);
+  });
+
+  it('a store that accepts connections and never answers fails the probe in time, naming the store', async () => {
+    const sockets: Socket[] = [];
+    const server = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const store = new S3TrackStore({
+      s3: Object.assign(new TrackS3Config(), { endpoint: `http://127.0.0.1:${port}` }),
+      cache: new TrackCache(join(dir, 'c'), 1024),
+      indexPath: join(dir, 'refs.sqlite'),
+    });
+    const started = Date.now();
+    await expect(store.checkHealth()).rejects.toThrow(/^track store unreachable/);
+    expect(Date.now() - started).toBeLessThan(2000);
+    for (const socket of sockets) socket.destroy();
+    server.close();
   });
 });

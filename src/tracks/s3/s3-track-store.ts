@@ -55,6 +55,8 @@ import { RemoteRangeStream } from './remote-range-stream';
 import { TrackCache } from './track-cache';
 
 const RECENT_CORRUPT = 10;
+/** The /healthz probe's bound (HealthRegistry waits 2 s for every probe). */
+const HEALTH_PROBE_MS = 1500;
 /** Whole-track cache fills started by partial reads, at once. */
 const BACKGROUND_FILLS = 4;
 
@@ -362,7 +364,10 @@ export class S3TrackStore extends TrackStore {
   /** The bucket answers (HeadBucket): readiness fails with the reason while it does not. */
   async checkHealth(): Promise<void> {
     try {
-      await this.client.send(new HeadBucketCommand({ Bucket: this.options.s3.bucket }));
+      // Inside /healthz's own 2 s bound, so the answer names the store rather than a timeout.
+      await this.client.send(new HeadBucketCommand({ Bucket: this.options.s3.bucket }), {
+        abortSignal: AbortSignal.timeout(HEALTH_PROBE_MS),
+      });
     } catch (err) {
       throw new Error(`track store unreachable (${describeS3Error(err)})`);
     }
