@@ -1,0 +1,32 @@
+import { validateConfig } from './config-loader';
+
+describe('gateway listener config (issue 17)', () => {
+  const saved = process.env.NODE_ENV;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = saved;
+  });
+
+  it('turns the access log on by default in production only', () => {
+    process.env.NODE_ENV = 'production';
+    expect(validateConfig({}).gateway.access_log).toBe(true);
+    process.env.NODE_ENV = 'test';
+    expect(validateConfig({}).gateway.access_log).toBe(false);
+    expect(validateConfig({ gateway: { access_log: true } }).gateway.access_log).toBe(true);
+  });
+
+  it('samples 0..1 of requests, every one by default', () => {
+    expect(validateConfig({}).gateway.access_log_sample).toBe(1);
+    expect(validateConfig({ gateway: { access_log_sample: 0.1 } }).gateway.access_log_sample).toBe(
+      0.1,
+    );
+    expect(() => validateConfig({ gateway: { access_log_sample: 1.5 } })).toThrow(
+      'gateway.access_log_sample',
+    );
+  });
+
+  it('puts the admin listener on loopback port 9464 unless configured', () => {
+    expect(validateConfig({}).gateway.admin).toEqual({ host: '127.0.0.1', port: 9464 });
+    expect(validateConfig({ gateway: { admin: { port: 0 } } }).gateway.admin.port).toBe(0);
+  });
+});
