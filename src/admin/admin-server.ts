@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { applyListenerTimeouts } from '../common/listener-timeouts';
 import { GatewayConfig } from '../config/app-config';
 import { GatewayMetrics } from '../observability/gateway-metrics';
 import { RequestObserver } from '../observability/request-observer';
@@ -39,8 +40,8 @@ export class AdminServer implements OnApplicationShutdown {
         else res.destroy();
       });
     });
-    server.requestTimeout = 10_000;
-    server.headersTimeout = 10_000;
+    // The gateway's listener timeouts (gateway.request_timeout_ms, headers_timeout_ms, …).
+    applyListenerTimeouts(server, this.gateway);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => {
