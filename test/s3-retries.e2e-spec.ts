@@ -5,11 +5,16 @@ import {
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
   UploadPartCommand,
+  UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
+import { createHash } from 'node:crypto';
+import { signedRequest } from './support/s3-raw-http';
 import { failure, sdkClient } from './support/s3-sdk-client';
+import { encodeKeyPath } from './support/s3-signing';
 import {
   startTapeS3Lab,
   TapeS3Lab,
@@ -25,6 +30,8 @@ import {
  * The SDK client makes one attempt only, so a 5xx is seen rather than retried away.
  */
 jest.setTimeout(300_000);
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 let lab: TapeS3Lab;
 let site: TapeWithCredential;
@@ -195,5 +202,88 @@ describe('conditional PutObject', () => {
     );
     expect(refused.status).toBe(412);
     expect(await body('cond/dst.txt')).toBe('dst');
+  });
+});
+
+describe('smaller gaps (finding 6)', () => {
+  const Bucket = () => site.label;
+
+  it('UploadPartCopy builds a part from an object or a byte range of it', async () => {
+    await s3.send(
+      new PutObjectCommand({ Bucket: Bucket(), Key: 'gap/src.txt', Body: '0123456789' }),
+    );
+    const { UploadId } = await s3.send(
+      new CreateMultipartUploadCommand({ Bucket: Bucket(), Key: 'gap/dst.txt' }),
+    );
+    const part = (PartNumber: number, CopySourceRange?: string) =>
+      s3.send(
+        new UploadPartCopyCommand({
+          Bucket: Bucket(),
+          Key: 'gap/dst.txt',
+          UploadId,
+          PartNumber,
+          CopySource: `${Bucket()}/gap/src.txt`,
+          CopySourceRange,
+        }),
+      );
+    const whole = await part(1);
+    const slice = await part(2, 'bytes=2-4');
+    expect((await failure(part(3, 'bytes=5-10'))).name).toBe('InvalidRange');
+    expect((await failure(part(3, 'bytes=x-1'))).name).toBe('InvalidArgument');
+    // A part's ETag is the SHA-256 of its bytes: the whole source, then bytes 2..4 of it.
+    expect(whole.CopyPartResult!.ETag).toBe(`"${sha256('0123456789')}"`);
+    expect(slice.CopyPartResult!.ETag).toBe(`"${sha256('234')}"`);
+    // Parts below the minimum size may only be last: complete with the slice alone.
+    await s3.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: Bucket(),
+        Key: 'gap/dst.txt',
+        UploadId,
+        MultipartUpload: { Parts: [{ PartNumber: 2, ETag: slice.CopyPartResult!.ETag }] },
+      }),
+    );
+    expect(await body('gap/dst.txt')).toBe('234');
+  });
+
+  it('GetObject partNumber=1 is the whole object; other parts are 400 InvalidPart', async () => {
+    await s3.send(new PutObjectCommand({ Bucket: Bucket(), Key: 'gap/p.txt', Body: 'body' }));
+    const one = await s3.send(
+      new GetObjectCommand({ Bucket: Bucket(), Key: 'gap/p.txt', PartNumber: 1 }),
+    );
+    expect(Buffer.from(await one.Body!.transformToByteArray()).toString()).toBe('body');
+    const two = await failure(
+      s3.send(new GetObjectCommand({ Bucket: Bucket(), Key: 'gap/p.txt', PartNumber: 2 })),
+    );
+    expect({ name: two.name, status: two.status }).toEqual({ name: 'InvalidPart', status: 400 });
+  });
+
+  it('ListObjectsV2 shows Owner only with fetch-owner', async () => {
+    const plain = await s3.send(new ListObjectsV2Command({ Bucket: Bucket(), Prefix: 'gap/' }));
+    expect(plain.Contents![0].Owner).toBeUndefined();
+    const owned = await s3.send(
+      new ListObjectsV2Command({ Bucket: Bucket(), Prefix: 'gap/', FetchOwner: true }),
+    );
+    expect(owned.Contents![0].Owner).toEqual({
+      ID: site.accessKeyId,
+      DisplayName: site.accessKeyId,
+    });
+  });
+
+  it('a PUT with an Expect header other than 100-continue is taken (S3 ignores it; was 417)', async () => {
+    const res = await signedRequest(Number(new URL(lab.gw.s3Url).port), {
+      method: 'PUT',
+      path: encodeKeyPath(Bucket(), 'gap/expect.txt'),
+      headers: {
+        expect: 'nothing-we-know',
+        'content-length': '2',
+        'x-amz-content-sha256': 'UNSIGNED-PAYLOAD',
+      },
+      body: Buffer.from('ok'),
+      accessKeyId: site.accessKeyId,
+      secret: site.secret,
+    });
+    const status = res.status;
+    expect(status).toBe(200);
+    expect(await body('gap/expect.txt')).toBe('ok');
   });
 });
