@@ -1,5 +1,15 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -16,6 +26,33 @@ interface Ran {
   code: number;
   stdout: string;
   stderr: string;
+}
+
+/**
+ * A copy of what `npm pack` reads (sources, build config, bin, program ELF, docs), packed there
+ * so that prepack's build writes the copy's dist/, never the dist/ other tests are running.
+ * node_modules entries are linked one by one: the compiler's incremental cache
+ * (node_modules/.cache) stays the copy's own.
+ */
+function stageCheckout(dir: string): void {
+  for (const entry of [
+    'package.json',
+    'package-lock.json',
+    'tsconfig.json',
+    'tsconfig.build.json',
+    'README.md',
+    'src',
+    'bin',
+    'docs',
+    'program/tape.so',
+  ]) {
+    cpSync(join(REPO_ROOT, entry), join(dir, entry), { recursive: true });
+  }
+  mkdirSync(join(dir, 'node_modules'));
+  for (const entry of readdirSync(join(REPO_ROOT, 'node_modules'))) {
+    if (entry === '.cache') continue;
+    symlinkSync(join(REPO_ROOT, 'node_modules', entry), join(dir, 'node_modules', entry));
+  }
 }
 
 /**
@@ -72,12 +109,14 @@ describe('the packed tape CLI', () => {
 
   beforeAll(async () => {
     mkdirSync(cwd, { recursive: true });
+    const checkout = join(work, 'checkout');
+    stageCheckout(checkout);
     const [packed, gateway] = await Promise.all([
       (async () => {
         const { stdout } = await run(
           'npm',
           ['pack', '--json', '--pack-destination', work, '--loglevel=error'],
-          { cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024, timeout: 300_000 },
+          { cwd: checkout, maxBuffer: 64 * 1024 * 1024, timeout: 300_000 },
         );
         // prepack's `npm run build` prints to stdout before the JSON report.
         const report = JSON.parse(stdout.slice(stdout.indexOf('\n[') + 1)) as {
