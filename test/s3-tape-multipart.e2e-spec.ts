@@ -120,7 +120,12 @@ describe('multipart uploads', () => {
     expect(
       (await s3.send(new ListMultipartUploadsCommand({ Bucket: site.label }))).Uploads ?? [],
     ).toEqual([]);
-    expect(uploadDirs()).toEqual([]);
+    // The parts are gone; the upload is remembered as completed (a retry answers the same ETag).
+    expect(uploadDirs()).toEqual([uploadId]);
+    expect(readdirSync(join(dataDir, 's3-multipart', uploadId)).sort()).toEqual([
+      'completed.json',
+      'upload.json',
+    ]);
   });
 
   it('a wrong ETag in the part list is InvalidPart; abort forgets the upload and its bytes', async () => {
