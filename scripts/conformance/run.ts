@@ -7,6 +7,7 @@
  *   S3TESTS_DIR   where to get ceph/s3-tests: a git directory or URL holding the pinned commit
  *                 (this machine has no internet: a local mirror). Required.
  *   S3TESTS_ONLY  optional substring: run only the selected tests whose id contains it.
+ *   S3TESTS_SLICE optional `start:end` (0-based, end excluded): run that part of the selection.
  *   S3TESTS_OUT   where to write the per-test results (default: ./conformance-results.txt).
  *   PYTHON        the interpreter (default /usr/bin/python3, Debian's, which has the packages:
  *                 python3-boto3 python3-pytest python3-munch python3-isodate python3-lxml
@@ -49,7 +50,8 @@ async function main(): Promise<void> {
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l !== '' && !l.startsWith('#'))
-    .filter((l) => !process.env.S3TESTS_ONLY || l.includes(process.env.S3TESTS_ONLY));
+    .filter((l) => !process.env.S3TESTS_ONLY || l.includes(process.env.S3TESTS_ONLY))
+    .slice(...sliceOf(process.env.S3TESTS_SLICE));
 
   const lab = await startTapeS3Lab({
     config: {
@@ -82,6 +84,12 @@ async function main(): Promise<void> {
     await lab.stop();
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+function sliceOf(spec: string | undefined): [number, number?] {
+  if (!spec) return [0];
+  const [start, end] = spec.split(':');
+  return [Number(start) || 0, end ? Number(end) : undefined];
 }
 
 /** The pinned revision's files, from a git directory (a mirror) or a URL. */
@@ -217,7 +225,7 @@ function runPytest(
     'pytest',
     '-p',
     'tape_adapter',
-    '-q',
+    '-v',
     '-rN',
     '--tb=line',
     '-o',
