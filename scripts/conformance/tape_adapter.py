@@ -61,18 +61,6 @@ class _Answer:
         self.raw = None
 
 
-def _before_parameter_build(params, model, **kwargs):
-    bucket = params.get('Bucket') if isinstance(params, dict) else None
-    tape = TAPES.get(bucket) if bucket else None
-    if tape is None:
-        return
-    if model.name == 'CreateBucket':
-        return
-    if not tape['created']:
-        # Not created yet: a bucket that does not exist.
-        params['Bucket'] = tape['absent']
-
-
 def _before_call(model, params, **kwargs):
     bucket = _bucket_of(urlsplit(params.get('url', '')).path)
     tape = TAPES.get(bucket)
@@ -82,6 +70,11 @@ def _before_call(model, params, **kwargs):
     if model.name == 'DeleteBucket' and tape is not None:
         tape['created'] = False
         return _Answer(204), {'ResponseMetadata': {'HTTPStatusCode': 204}}
+    if tape is not None and not tape['created']:
+        # Not created yet (or deleted): a bucket that does not exist.
+        parts = urlsplit(params['url'])
+        path = '/' + tape['absent'] + parts.path[len('/' + bucket):]
+        params['url'] = parts._replace(path=path).geturl()
     return None
 
 
@@ -113,7 +106,6 @@ def _create_client(self, *args, **kwargs):
     client = _original_create_client(self, *args, **kwargs)
     if client.meta.service_model.service_name == 's3':
         events = client.meta.events
-        events.register('before-parameter-build.s3', _before_parameter_build)
         events.register('before-call.s3', _before_call)
         events.register('before-sign.s3', _before_sign)
     return client
