@@ -56,10 +56,10 @@ export class S3BucketHandlers {
     const urlEncoded = encodingTypeIsUrl(q);
     const continuationToken = q.get('continuation-token');
     const startAfter = q.get('start-after');
-    const after =
-      continuationToken !== undefined
-        ? decodeContinuationToken(continuationToken)
-        : startAfter || undefined;
+    // An empty token is no token (S3 and Ceph echo it and list from the start).
+    const after = continuationToken
+      ? decodeContinuationToken(continuationToken)
+      : startAfter || undefined;
     const objects = await this.backend.listObjects(bucket, prefix);
     const page = listObjectsPage(objects, { prefix, delimiter, maxKeys, after });
     return xmlResponse(

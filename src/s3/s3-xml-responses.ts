@@ -119,7 +119,9 @@ export function listObjectsV1Xml(r: ListV1Xml): string {
   const encode = r.urlEncoded ? urlKeyEncoder : plainKeyEncoder;
   return xmlDocument('ListBucketResult', [
     el('Name', r.bucket),
-    el('Prefix', encode(r.prefix)),
+    // v1 encodes keys, markers and the delimiter but not the prefix (botocore decodes v1's
+    // Prefix as sent, unlike v2's).
+    el('Prefix', r.prefix),
     el('Marker', encode(r.marker)),
     el('NextMarker', r.nextMarker === undefined ? undefined : encode(r.nextMarker)),
     el('MaxKeys', r.maxKeys),

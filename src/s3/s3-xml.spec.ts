@@ -82,6 +82,15 @@ describe('response XML', () => {
     expect(v1.Contents[0].Owner).toEqual({ ID: 'AKID', DisplayName: 'AKID' });
   });
 
+  it('v1 with encoding-type=url encodes keys but sends the prefix as given (as botocore reads it)', () => {
+    const xml = listObjectsV1Xml({
+      ...listing({ prefix: '\n', urlEncoded: true }),
+      marker: '',
+      owner: 'AKID',
+    });
+    expect(reader.parse(xml).ListBucketResult.Prefix).toBe('\n');
+  });
+
   it('writes S3 error documents with code, message, details, resource and request id', () => {
     const error = new S3Error('NoSuchKey', 'the specified key does not exist', { Key: 'a<b' });
     const parsed = reader.parse(errorXml(error, '/bucket/a<b', 'REQ1')).Error;
