@@ -6,7 +6,8 @@
  * Inputs (environment):
  *   S3TESTS_DIR   where to get ceph/s3-tests: a git directory or URL holding the pinned commit
  *                 (this machine has no internet: a local mirror). Required.
- *   S3TESTS_ONLY  optional substring: run only the selected tests whose id contains it.
+ *   S3TESTS_ONLY  optional substrings, comma-separated: run only the selected tests whose id
+ *                 contains one of them.
  *   S3TESTS_SLICE optional `start:end` (0-based, end excluded): run that part of the selection.
  *   S3TESTS_OUT   where to write the per-test results (default: ./conformance-results.txt).
  *   PYTHON        the interpreter (default /usr/bin/python3, Debian's, which has the packages:
@@ -46,11 +47,12 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'tape-conformance-'));
   const suite = join(work, 's3-tests');
   checkout(source, suite);
+  const only = (process.env.S3TESTS_ONLY ?? '').split(',').filter((p) => p !== '');
   const selection = readFileSync(join(HERE, 'selection.txt'), 'utf8')
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l !== '' && !l.startsWith('#'))
-    .filter((l) => !process.env.S3TESTS_ONLY || l.includes(process.env.S3TESTS_ONLY))
+    .filter((l) => only.length === 0 || only.some((part) => l.includes(part)))
     .slice(...sliceOf(process.env.S3TESTS_SLICE));
 
   const lab = await startTapeS3Lab({
