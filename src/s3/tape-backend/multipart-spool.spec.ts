@@ -189,4 +189,35 @@ describe('MultipartSpool', () => {
     );
     expect(budget.totalBytes).toBe(0);
   });
+
+  it('remembers completed uploads (across a restart, at most completed_uploads_kept) and frees their parts', async () => {
+    const s3 = Object.assign(new S3Config(), { completed_uploads_kept: 2 });
+    const { spool, budget, dataDir } = await newSpool(undefined, s3);
+    const ids: string[] = [];
+    for (const key of ['a.bin', 'b.bin', 'c.bin']) {
+      const upload = await spool.create({
+        tapeAddress: TAPE,
+        key,
+        contentType: undefined,
+        metadata: {},
+      });
+      await spool.writePart(upload, 1, ...part(budget, 100));
+      await spool.markCompleted(upload, { etag: `etag-${key}`, lastModified: new Date(0) });
+      ids.push(upload.uploadId);
+    }
+    // Parts and budget are given back; the completed upload is no longer open.
+    expect(budget.tapeBytes(TAPE)).toBe(0);
+    expect(spool.openUploads(TAPE)).toBe(0);
+    expect(await spool.list(TAPE)).toEqual([]);
+    await expect(spool.get(TAPE, 'c.bin', ids[2])).rejects.toBeInstanceOf(
+      S3BackendNoSuchUploadError,
+    );
+    // The two newest are remembered, the oldest forgotten; another key never matches.
+    expect(await spool.completed(TAPE, 'a.bin', ids[0])).toBeNull();
+    expect(await spool.completed(TAPE, 'c.bin', ids[2])).toMatchObject({ etag: 'etag-c.bin' });
+    expect(await spool.completed(TAPE, 'b.bin', ids[2])).toBeNull();
+    expect(readdirSync(dataDir + '/s3-multipart').sort()).toEqual([ids[1], ids[2]].sort());
+    const restarted = (await newSpool(dataDir, s3)).spool;
+    expect(await restarted.completed(TAPE, 'b.bin', ids[1])).toMatchObject({ etag: 'etag-b.bin' });
+  });
 });
