@@ -29,6 +29,8 @@ describe('track store on S3 (Ceph RGW): one writer, two readers behind nginx', (
   let user: CliUser;
   let root: string;
   let tape: string;
+  /** Clients a test opened (web3.js keeps reconnecting its WebSocket until closed). */
+  const cleanups: (() => void)[] = [];
   const files: Record<string, Buffer> = {
     'index.html': Buffer.from('<!doctype html><title>s3</title><p>served by readers</p>'),
     'app.js': Buffer.from('console.log("from the bucket")'),
@@ -72,6 +74,7 @@ describe('track store on S3 (Ceph RGW): one writer, two readers behind nginx', (
     await user.ok(['deploy', join(root, 'index.html')]);
   });
   afterAll(async () => {
+    cleanups.forEach((c) => c());
     await lb?.stop();
     for (const r of readers) await r.stop();
     await writer?.stop();
@@ -194,6 +197,7 @@ describe('track store on S3 (Ceph RGW): one writer, two readers behind nginx', (
 
   it('a byte flipped in the bucket is caught (502, logged, never served) and repaired by a re-upload', async () => {
     const uploader = new UploadClient(writer.url, writer.rpcUrl);
+    cleanups.push(() => uploader.close());
     const wallet = await uploader.fundedWallet();
     const t = await uploader.createTape(wallet, 1024 * 1024, 10);
     const data = Buffer.alloc(200_000, 'tape bytes ');
@@ -208,6 +212,7 @@ describe('track store on S3 (Ceph RGW): one writer, two readers behind nginx', (
       forcePathStyle: true,
       credentials: { accessKeyId: ceph.accessKey, secretAccessKey: ceph.secretKey },
     });
+    cleanups.push(() => s3.destroy());
     const flipped = Buffer.from(data);
     flipped[150_000] ^= 0x01;
     await s3.send(
@@ -232,6 +237,5 @@ describe('track store on S3 (Ceph RGW): one writer, two readers behind nginx', (
     const repaired = await siteGet(reader.url, `/object/${track.address.toBase58()}`);
     expect(repaired.status).toBe(200);
     expect(repaired.body.equals(data)).toBe(true);
-    s3.destroy();
   });
 });
