@@ -25,22 +25,14 @@ import {
 } from './durable-file';
 import {
   COMMITMENT_BYTES,
-  TrackDigest,
-  TrackHasher,
   assertTrackSize,
   chunkCount,
   CHUNK_HASH_BYTES,
   commitmentToHex,
   verifyChunkList,
 } from './commitment';
-import {
-  IntegrityError,
-  TrackCommitmentMismatchError,
-  TrackNotFoundError,
-  TrackSizeMismatchError,
-  TrackStoreError,
-  TrackUploadInterruptedError,
-} from './track-errors';
+import { IntegrityError, TrackNotFoundError, TrackStoreError } from './track-errors';
+import { hashTrackBody } from './track-body';
 import { TrackReferenceIndex } from './track-reference-index';
 import {
   ClaimOutcome,
@@ -149,7 +141,7 @@ export class FileTrackStore extends TrackStore {
       corruption = await this.checkStoredCopy(commitment, size, stored);
       if (corruption === undefined) {
         // Content-addressed and intact: nothing to write, but a lying body is still refused.
-        await this.hashBody(paths.hex, size, body, undefined).catch((err) =>
+        await hashTrackBody(paths.hex, size, body, undefined).catch((err) =>
           this.rejectPut(err, body),
         );
         return;
@@ -162,7 +154,7 @@ export class FileTrackStore extends TrackStore {
     try {
       handle = await open(tmpData, 'wx', 0o644);
       const file = handle;
-      const digest = await this.hashBody(paths.hex, size, body, (bytes) => writeAll(file, bytes));
+      const digest = await hashTrackBody(paths.hex, size, body, (bytes) => writeAll(file, bytes));
       await file.sync();
       await file.close();
       handle = undefined;
@@ -353,37 +345,6 @@ export class FileTrackStore extends TrackStore {
     const hex = commitmentToHex(commitment);
     const dir = join(this.root, hex.slice(0, 2), hex.slice(2, 4));
     return { hex, dir, data: join(dir, hex), chunks: join(dir, `${hex}.chunks`) };
-  }
-
-  /** Reads the whole body, hashing it, stopping at the first byte past `size`. */
-  private async hashBody(
-    hex: string,
-    size: number,
-    body: Readable,
-    sink: ((bytes: Buffer) => Promise<void>) | undefined,
-  ): Promise<TrackDigest> {
-    const hasher = new TrackHasher();
-    const pieces = body[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
-    for (;;) {
-      let step: IteratorResult<Buffer | string>;
-      try {
-        step = await pieces.next();
-      } catch (err) {
-        throw new TrackUploadInterruptedError(hex, hasher.size, err);
-      }
-      if (step.done) break;
-      const bytes = typeof step.value === 'string' ? Buffer.from(step.value) : step.value;
-      if (hasher.size + bytes.length > size) {
-        throw new TrackSizeMismatchError(hex, size, hasher.size + bytes.length);
-      }
-      hasher.update(bytes);
-      if (sink) await sink(bytes);
-    }
-    if (hasher.size !== size) throw new TrackSizeMismatchError(hex, size, hasher.size);
-    const digest = hasher.digest();
-    const actual = commitmentToHex(digest.commitment);
-    if (actual !== hex) throw new TrackCommitmentMismatchError(hex, actual);
-    return digest;
   }
 
   private async rejectPut(err: unknown, body: Readable): Promise<never> {

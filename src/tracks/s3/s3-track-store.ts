@@ -23,21 +23,18 @@ import {
   CHUNK_HASH_BYTES,
   COMMITMENT_BYTES,
   TrackDigest,
-  TrackHasher,
   assertTrackSize,
   chunkCount,
   commitmentToHex,
   verifyChunkList,
 } from '../commitment';
 import { readExactly } from '../durable-file';
+import { hashTrackBody } from '../track-body';
 import {
   IntegrityError,
-  TrackCommitmentMismatchError,
   TrackNotFoundError,
-  TrackSizeMismatchError,
   TrackStoreError,
   TrackStoreUnavailableError,
-  TrackUploadInterruptedError,
 } from '../track-errors';
 import { TrackReferenceIndex } from '../track-reference-index';
 import {
@@ -175,7 +172,7 @@ export class S3TrackStore extends TrackStore {
       if (stored !== undefined) {
         corruption = await this.checkStoredCopy(commitment, size, stored);
         if (corruption === undefined) {
-          await this.hashBody(hex, size, body, undefined).catch((err) => this.rejectPut(err, body));
+          await hashTrackBody(hex, size, body, undefined).catch((err) => this.rejectPut(err, body));
           return;
         }
       }
@@ -184,7 +181,7 @@ export class S3TrackStore extends TrackStore {
       try {
         const file = await open(temp, 'w', 0o644);
         try {
-          digest = await this.hashBody(hex, size, body, async (bytes) => {
+          digest = await hashTrackBody(hex, size, body, async (bytes) => {
             await file.write(bytes);
           });
           await file.sync();
@@ -566,37 +563,6 @@ export class S3TrackStore extends TrackStore {
       done();
       if (this.locks.get(hex) === chained) this.locks.delete(hex);
     }
-  }
-
-  /** Reads the whole body, hashing it, stopping at the first byte past `size`. */
-  private async hashBody(
-    hex: string,
-    size: number,
-    body: Readable,
-    sink: ((bytes: Buffer) => Promise<void>) | undefined,
-  ): Promise<TrackDigest> {
-    const hasher = new TrackHasher();
-    const pieces = body[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
-    for (;;) {
-      let step: IteratorResult<Buffer | string>;
-      try {
-        step = await pieces.next();
-      } catch (err) {
-        throw new TrackUploadInterruptedError(hex, hasher.size, err);
-      }
-      if (step.done) break;
-      const bytes = typeof step.value === 'string' ? Buffer.from(step.value) : step.value;
-      if (hasher.size + bytes.length > size) {
-        throw new TrackSizeMismatchError(hex, size, hasher.size + bytes.length);
-      }
-      hasher.update(bytes);
-      if (sink) await sink(bytes);
-    }
-    if (hasher.size !== size) throw new TrackSizeMismatchError(hex, size, hasher.size);
-    const digest = hasher.digest();
-    const actual = commitmentToHex(digest.commitment);
-    if (actual !== hex) throw new TrackCommitmentMismatchError(hex, actual);
-    return digest;
   }
 
   private async rejectPut(err: unknown, body: Readable): Promise<never> {
