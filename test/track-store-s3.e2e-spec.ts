@@ -132,13 +132,18 @@ describe('track store on S3 (Ceph RGW): one writer, two readers behind nginx', (
 
   it('a reader killed mid-download leaves nothing broken', async () => {
     const victim = readers[0];
+    // Registered before the kill: a child killed by a signal keeps exitCode null, so waiting on
+    // 'exit' only after checking exitCode could miss an exit that already happened.
+    const exited = new Promise((r) => victim.child.once('exit', r));
+    let killed = false;
     const got = await new Promise<number>((resolve, reject) => {
       const url = new URL(`${victim.url}${path('media/kill.bin')}`);
       const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname }, (res) => {
         let received = 0;
         res.on('data', (d: Buffer) => {
           received += d.length;
-          if (received > 1024 * 1024 && victim.child.exitCode === null) {
+          if (received > 1024 * 1024 && !killed) {
+            killed = true;
             victim.child.kill('SIGKILL');
           }
         });
@@ -149,7 +154,7 @@ describe('track store on S3 (Ceph RGW): one writer, two readers behind nginx', (
       req.end();
     });
     expect(got).toBeLessThan(BIG);
-    if (victim.child.exitCode === null) await new Promise((r) => victim.child.once('exit', r));
+    await exited;
     // The other reader serves it, and nginx routes around the dead one.
     const other = await siteGet(readers[1].url, path('media/kill.bin'));
     expect(other.body.equals(files['media/kill.bin'])).toBe(true);
