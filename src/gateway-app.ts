@@ -8,12 +8,8 @@ import { AppConfig } from './config/app-config';
 import { JsonLogger } from './logging/json-logger';
 import { RequestObserver } from './observability/request-observer';
 import { MainRouteKinds } from './observability/route-kind';
-import {
-  createHostRewrite,
-  HostClassifier,
-  registerRefusedTargetRoute,
-  SITE_HOST,
-} from './site/host-rewrite';
+import { HostRouter } from './domains/host-router';
+import { createHostRewrite, registerRefusedTargetRoute, SITE_HOST } from './site/host-rewrite';
 import { BuiltInPage, PAGE_CONTENT_TYPE, PAGES } from './site/site-pages';
 import { ERROR_PAGE_CSP } from './site/site-policy';
 
@@ -25,12 +21,16 @@ export async function createGatewayApp(
   config: AppConfig,
   logger = new JsonLogger(config.gateway.log_level),
 ): Promise<NestFastifyApplication> {
+  // The app's one HostRouter, known once Nest has built it (before the first request).
+  const hosts: { router?: HostRouter } = {};
+  const isSiteHost = (host: string): boolean =>
+    hosts.router !== undefined && hosts.router.route(host).kind !== 'gateway';
   const adapter = new FastifyAdapter({
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreDuplicateSlashes: false, maxParamLength: MAX_URL_BYTES },
     // Hostname-served sites are routed before Fastify's router (src/site/host-rewrite.ts).
-    rewriteUrl: createHostRewrite(config.gateway.site) as (req: unknown) => string,
+    rewriteUrl: createHostRewrite(isSiteHost) as (req: unknown) => string,
     // Requests refused before routing get the gateway's answers, not Fastify's or Node's JSON.
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: writeClientError,
@@ -62,10 +62,11 @@ export async function createGatewayApp(
     // A module that fails to start (a ConfigError) reaches main's one-line report, not Nest's log.
     abortOnError: false,
   });
+  hosts.router = app.get(HostRouter);
   // Once Nest has bootstrapped (the site hot path has wrapped the server's listener), as the
   // server starts: metrics and the access log wrap both.
   fastify.addHook('onReady', (done) => {
-    observeMainListener(app, config);
+    observeMainListener(app);
     done();
   });
   return app;
@@ -75,8 +76,8 @@ export async function createGatewayApp(
  * Metrics and the access log on the main listener: wraps the Node server's request listener
  * (around the site hot path too) and counts each answer by route kind.
  */
-export function observeMainListener(app: NestFastifyApplication, config: AppConfig): void {
-  const kinds = new MainRouteKinds(new HostClassifier(config.gateway.site));
+export function observeMainListener(app: NestFastifyApplication): void {
+  const kinds = new MainRouteKinds(app.get(HostRouter));
   app.get(RequestObserver).wrapServer(app.getHttpServer(), 'main', (req) => kinds.of(req));
 }
 

@@ -6,7 +6,7 @@ import { validateConfig } from '../src/config/config-loader';
 import { ConfigModule } from '../src/config/config.module';
 import { Clock, ManualClock } from '../src/domains/clock';
 import { DomainsModule } from '../src/domains/domains.module';
-import { HostResolverService } from '../src/domains/host-resolver.service';
+import { HostRouter } from '../src/domains/host-router';
 import { TxtBindingService } from '../src/domains/txt-binding.service';
 import { DnsRelay } from './support/dns-relay';
 import { DnssecLab } from './support/dnssec-lab';
@@ -49,7 +49,7 @@ async function newResolver(site: Record<string, unknown>) {
     .useValue(clock)
     .compile();
   return {
-    sut: moduleRef.get(HostResolverService),
+    sut: moduleRef.get(HostRouter),
     bindings: moduleRef.get(TxtBindingService, { strict: false }),
     clock,
   };
@@ -58,7 +58,7 @@ async function newResolver(site: Record<string, unknown>) {
 describe('customer domains bound by DNSSEC-validated TXT records', () => {
   let lab: DnssecLab;
   let relay: DnsRelay;
-  let sut: HostResolverService;
+  let sut: HostRouter;
   let bindings: TxtBindingService;
   let clock: ManualClock;
 

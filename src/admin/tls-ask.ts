@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { HostResolverService } from '../domains/host-resolver.service';
+import { HostRouter } from '../domains/host-router';
 
 export interface AskAnswer {
   status: 200 | 400 | 404;
@@ -8,13 +8,13 @@ export interface AskAnswer {
 
 /**
  * Caddy's on-demand TLS `ask`: may a certificate be issued for `domain`? Yes only for a host the
- * gateway would serve a site on, decided by the site routes' own resolver (operator domains,
+ * gateway would serve a site on, decided by the one host router of every listener (operator domains,
  * canonical labels under `subdomain_suffix`, DNSSEC-bound domains with `txt_domains`), so TXT
  * answers come from the same binding cache.
  */
 @Injectable()
 export class TlsAsk {
-  constructor(private readonly hosts: HostResolverService) {}
+  constructor(private readonly hosts: HostRouter) {}
 
   async ask(domain: string | null): Promise<AskAnswer> {
     if (domain === null || domain === '') return { status: 400, body: 'domain is required\n' };

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { SiteConfig } from '../config/site.config';
 import { Clock, MonotonicClock } from './clock';
 import { DnsTxtLookup } from './dns-txt-lookup';
-import { HostResolverService } from './host-resolver.service';
+import { HostRouter } from './host-router';
 import { configuredResolvers, describeResolver } from './resolver-address';
 import { assertResolversTrusted } from './resolver-trust';
 import { TxtBindingService } from './txt-binding.service';
@@ -11,15 +11,18 @@ import { TxtLookup } from './txt-lookup';
 
 const RESOLV_CONF = '/etc/resolv.conf';
 
-/** Hostname -> tape: operator domains, subdomain labels, DNSSEC TXT bindings. */
+/**
+ * Host -> where it goes (HostRouter): the gateway's own names, operator domains, subdomain
+ * labels, DNSSEC TXT bindings. Imported by every listener that routes on a Host.
+ */
 @Module({
   providers: [
     { provide: Clock, useClass: MonotonicClock },
     { provide: TxtLookup, useFactory: createTxtLookup, inject: [SiteConfig] },
     TxtBindingService,
-    HostResolverService,
+    HostRouter,
   ],
-  exports: [HostResolverService, TxtBindingService],
+  exports: [HostRouter, TxtBindingService],
 })
 export class DomainsModule {}
 

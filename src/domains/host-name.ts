@@ -35,35 +35,54 @@ export interface HostName {
 export interface InvalidHost {
   kind: 'invalid';
   reason: string;
+  /**
+   * The name as far as it can be read (lower case, without port, brackets or trailing dot), for
+   * routing a host that is no valid site host: an IP literal or a name with an underscore may
+   * still be one of the gateway's own names. Null when nothing host-like is left.
+   */
+  name: string | null;
 }
 
-/** Parses the raw header value (Node gives an array for repeated headers). */
-export function parseHost(raw: string | string[] | undefined): HostName | InvalidHost {
+export type ParsedHost = HostName | InvalidHost;
+
+/**
+ * Parses the raw header value (Node gives an array for repeated headers): the only parser of a
+ * Host header in the gateway. Its callers route on the answer (src/domains/host-router.ts).
+ */
+export function parseHost(raw: string | string[] | undefined): ParsedHost {
   if (Array.isArray(raw)) {
-    if (raw.length !== 1) return invalid('more than one host header');
+    if (raw.length !== 1) return invalid('more than one host header', null);
     raw = raw[0];
   }
-  if (raw === undefined || raw === '') return invalid('no host');
-  if (raw.length > MAX_RAW_HOST_LENGTH) return invalid('host too long');
-  if (!PRINTABLE_ASCII.test(raw)) return invalid('host has characters outside printable ASCII');
+  if (raw === undefined || raw === '') return invalid('no host', null);
+  if (raw.length > MAX_RAW_HOST_LENGTH) return invalid('host too long', null);
+  if (!PRINTABLE_ASCII.test(raw)) {
+    return invalid('host has characters outside printable ASCII', null);
+  }
 
   const text = raw.toLowerCase();
-  if (text.startsWith('[')) return invalid('IP literals are not site hosts');
+  if (text.startsWith('[')) {
+    const close = text.indexOf(']');
+    return invalid('IP literals are not site hosts', close > 1 ? text.slice(1, close) : null);
+  }
 
   let hostPart = text;
   let port: number | undefined;
   const colon = text.indexOf(':');
   if (colon >= 0) {
-    if (text.indexOf(':', colon + 1) >= 0) return invalid('IP literals are not site hosts');
+    // Several colons: a bare IPv6 address (no port can be told apart).
+    if (text.indexOf(':', colon + 1) >= 0) {
+      return invalid('IP literals are not site hosts', withoutDot(text));
+    }
+    hostPart = text.slice(0, colon);
     const portText = text.slice(colon + 1);
     const value = PORT.test(portText) ? Number(portText) : 0;
-    if (value < 1 || value > 65535) return invalid('invalid port');
-    hostPart = text.slice(0, colon);
+    if (value < 1 || value > 65535) return invalid('invalid port', withoutDot(hostPart));
     port = value;
   }
 
   const name = validateName(hostPart);
-  if (typeof name !== 'string') return name;
+  if (typeof name !== 'string') return { ...name, name: withoutDot(hostPart) };
   return port === undefined ? { kind: 'host', name } : { kind: 'host', name, port };
 }
 
@@ -71,23 +90,32 @@ export function parseHost(raw: string | string[] | undefined): HostName | Invali
  * Validates a bare host name (no port), as found in configuration; returns the normalised
  * name or the reason it is not one.
  */
-export function validateName(text: string): string | InvalidHost {
+export function validateName(text: string): string | Omit<InvalidHost, 'name'> {
   let name = text.toLowerCase();
   if (name.endsWith('.')) name = name.slice(0, -1);
-  if (name === '') return invalid('empty host name');
-  if (name.length > MAX_NAME_LENGTH) return invalid('host name over 253 characters');
+  if (name === '') return refused('empty host name');
+  if (name.length > MAX_NAME_LENGTH) return refused('host name over 253 characters');
   const labels = name.split('.');
   for (const label of labels) {
-    if (label === '') return invalid('empty label');
-    if (label.length > MAX_LABEL_LENGTH) return invalid('label over 63 characters');
-    if (!LDH_LABEL.test(label)) return invalid('label is not letters, digits and inner hyphens');
+    if (label === '') return refused('empty label');
+    if (label.length > MAX_LABEL_LENGTH) return refused('label over 63 characters');
+    if (!LDH_LABEL.test(label)) return refused('label is not letters, digits and inner hyphens');
   }
   if (NUMERIC_LABEL.test(labels[labels.length - 1])) {
-    return invalid('IP literals are not site hosts');
+    return refused('IP literals are not site hosts');
   }
   return name;
 }
 
-function invalid(reason: string): InvalidHost {
+function invalid(reason: string, name: string | null): InvalidHost {
+  return { kind: 'invalid', reason, name };
+}
+
+function refused(reason: string): Omit<InvalidHost, 'name'> {
   return { kind: 'invalid', reason };
+}
+
+function withoutDot(text: string): string | null {
+  const name = text.endsWith('.') ? text.slice(0, -1) : text;
+  return name === '' ? null : name;
 }

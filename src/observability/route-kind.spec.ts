@@ -1,14 +1,17 @@
 import type { IncomingMessage } from 'node:http';
 import { SiteConfig } from '../config/site.config';
-import { HostClassifier, SITE_HOST } from '../site/host-rewrite';
+import { HostRouter } from '../domains/host-router';
+import { TxtBindingService } from '../domains/txt-binding.service';
+import { SITE_HOST } from '../site/host-rewrite';
 import { MainRouteKinds } from './route-kind';
 
 const kinds = new MainRouteKinds(
-  new HostClassifier(
+  new HostRouter(
     Object.assign(new SiteConfig(), {
       subdomain_suffix: 'sites.test',
-      domains: { 'shop.example': 'Tape111' },
+      domains: { 'shop.example': 'So11111111111111111111111111111111111111112' },
     }),
+    {} as TxtBindingService,
   ),
 );
 

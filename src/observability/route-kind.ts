@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { HostClassifier, SITE_HOST } from '../site/host-rewrite';
+import type { HostRouter } from '../domains/host-router';
+import { SITE_HOST } from '../site/host-rewrite';
 
 /** The bounded set of route kinds requests are counted and logged by. */
 export type RouteKind = 'site' | 'object' | 'upload' | 's3' | 'rpc' | 'health' | 'admin' | 'other';
@@ -17,15 +18,15 @@ export const ROUTE_KINDS: readonly RouteKind[] = [
 
 /**
  * The kind of a request on the main listener, read when it has been answered: a site host
- * (the same HostClassifier the rewrite and the site hot path use), else the path prefix.
+ * (the gateway's one HostRouter), else the path prefix.
  */
 export class MainRouteKinds {
-  constructor(private readonly hosts: HostClassifier) {}
+  constructor(private readonly hosts: Pick<HostRouter, 'route'>) {}
 
   of(req: IncomingMessage): RouteKind {
     if ((req as { [SITE_HOST]?: true })[SITE_HOST] === true) return 'site';
     const host = req.headers.host;
-    if (typeof host === 'string' && this.hosts.isSiteHost(host)) return 'site';
+    if (typeof host === 'string' && this.hosts.route(host).kind !== 'gateway') return 'site';
     return pathKind(req.url ?? '/');
   }
 }

@@ -1,8 +1,9 @@
 import { SiteConfig } from '../config/site.config';
 import { labelFromAddress } from '../chain/tape-label';
+import { HostRouter } from '../domains/host-router';
+import { TxtBindingService } from '../domains/txt-binding.service';
 import {
   createHostRewrite,
-  hostNameOf,
   HOST_ROUTE_PREFIX,
   REFUSED_TARGET,
   REFUSED_TARGET_ROUTE,
@@ -11,11 +12,16 @@ import {
 } from './host-rewrite';
 
 const TAPE = 'So11111111111111111111111111111111111111112';
+
+function siteHostsOf(site: SiteConfig): (host: string) => boolean {
+  const router = new HostRouter(site, {} as TxtBindingService);
+  return (host) => router.route(host).kind !== 'gateway';
+}
 const LABEL = labelFromAddress(TAPE);
 
 function newTestRewrite(over: Partial<SiteConfig> = {}) {
   const site = Object.assign(new SiteConfig(), over);
-  const rewrite = createHostRewrite(site);
+  const rewrite = createHostRewrite(siteHostsOf(site));
   return (host: string | undefined, url = '/healthz') => {
     const req: RewritableRequest = { url, headers: host === undefined ? {} : { host } };
     const out = rewrite(req);
@@ -100,7 +106,7 @@ describe('createHostRewrite', () => {
   });
 
   describe('target forms other than origin-form (RFC 9112 §3.2)', () => {
-    const rewrite = createHostRewrite(new SiteConfig());
+    const rewrite = createHostRewrite(siteHostsOf(new SiteConfig()));
     const site = `${LABEL}.localhost:8080`;
     const run = (url: string, host?: string) => {
       const req: RewritableRequest = { url, headers: host === undefined ? {} : { host } };
@@ -142,15 +148,5 @@ describe('createHostRewrite', () => {
         expect(req[SITE_HOST]).toBeUndefined();
       }
     });
-  });
-});
-
-describe('hostNameOf', () => {
-  it('lower-cases and strips the port, brackets and a trailing dot', () => {
-    expect(hostNameOf('Example.COM.:8080')).toBe('example.com');
-    expect(hostNameOf('[::1]:80')).toBe('::1');
-    expect(hostNameOf('::1')).toBe('::1');
-    expect(hostNameOf('')).toBeNull();
-    expect(hostNameOf('[::1')).toBeNull();
   });
 });

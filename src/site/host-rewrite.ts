@@ -1,10 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage } from 'node:http';
-import { isIP } from 'node:net';
 import { codeForStatus, errorBody } from '../common/error-body';
 import { sendErrorBody } from '../common/error-reply';
 import { originFormTarget } from '../common/request-target';
-import type { SiteConfig } from '../config/site.config';
 
 /**
  * Hostname routing happens before Fastify's router: a request whose Host is a site host has its
@@ -41,16 +39,9 @@ export type RewritableRequest = Pick<IncomingMessage, 'url' | 'headers'> & {
   [REFUSED_TARGET]?: string;
 };
 
-/** Distinct Host values seen; past this the memo starts over (hostile hosts cannot grow it). */
-const MEMO_LIMIT = 10000;
-
 export function createHostRewrite(
-  site: Pick<
-    SiteConfig,
-    'domains' | 'subdomain_suffix' | 'txt_domains' | 'gateway_hosts' | 'public_url'
-  >,
+  isSiteHost: (host: string) => boolean,
 ): (req: RewritableRequest) => string {
-  const classifier = new HostClassifier(site);
   return (req) => {
     let url = req.url ?? '/';
     if (url.charCodeAt(0) !== 47 /* / */) {
@@ -63,7 +54,7 @@ export function createHostRewrite(
       req.headers.host = target.host;
     }
     const host = req.headers[':authority'] ?? req.headers.host;
-    if (typeof host !== 'string' || !classifier.isSiteHost(host)) return url;
+    if (typeof host !== 'string' || !isSiteHost(host)) return url;
     req[SITE_HOST] = true;
     return HOST_ROUTE_PREFIX + url;
   };
@@ -81,84 +72,4 @@ export function registerRefusedTargetRoute(fastify: FastifyInstance): void {
     }
     sendErrorBody(reply, 400, errorBody(codeForStatus(400), reason));
   });
-}
-
-export class HostClassifier {
-  private readonly domains: Set<string>;
-  private readonly gatewayHosts: Set<string>;
-  private readonly suffix: string | null;
-  private readonly txtDomains: boolean;
-  private readonly memo = new Map<string, boolean>();
-
-  constructor(
-    site: Pick<
-      SiteConfig,
-      'domains' | 'subdomain_suffix' | 'txt_domains' | 'gateway_hosts' | 'public_url'
-    >,
-  ) {
-    this.domains = new Set(
-      Object.keys(site.domains ?? {})
-        .map((d) => hostNameOf(d))
-        .filter((d): d is string => d !== null),
-    );
-    this.suffix = hostNameOf(site.subdomain_suffix ?? '');
-    this.txtDomains = site.txt_domains;
-    const own = [...(site.gateway_hosts ?? [])];
-    if (this.suffix) own.push(this.suffix);
-    if (site.public_url) own.push(hostOfUrl(site.public_url));
-    this.gatewayHosts = new Set(own.map((h) => hostNameOf(h)).filter((h): h is string => !!h));
-  }
-
-  isSiteHost(rawHost: string): boolean {
-    const known = this.memo.get(rawHost);
-    if (known !== undefined) return known;
-    const answer = this.classify(rawHost);
-    if (this.memo.size >= MEMO_LIMIT) this.memo.clear();
-    this.memo.set(rawHost, answer);
-    return answer;
-  }
-
-  private classify(rawHost: string): boolean {
-    const name = hostNameOf(rawHost);
-    if (name === null) return false;
-    if (this.domains.has(name)) return true;
-    if (this.gatewayHosts.has(name)) return false;
-    if (isIP(name) !== 0) return false;
-    if (
-      this.suffix !== null &&
-      name.length > this.suffix.length &&
-      name.endsWith(`.${this.suffix}`)
-    ) {
-      return true;
-    }
-    return this.txtDomains && name.includes('.');
-  }
-}
-
-/**
- * The host name of a Host value: lower case, without port, brackets or a trailing dot; null
- * when it is empty or has characters no host name has. (Full validation is the resolver's.)
- */
-export function hostNameOf(raw: string): string | null {
-  let text = raw.trim().toLowerCase();
-  if (text === '' || text.length > 300 || !/^[\x21-\x7e]+$/.test(text)) return null;
-  if (text.startsWith('[')) {
-    const close = text.indexOf(']');
-    if (close < 0) return null;
-    text = text.slice(1, close);
-  } else {
-    const colon = text.indexOf(':');
-    // Several colons: a bare IPv6 address (no port can be told apart).
-    if (colon >= 0 && text.indexOf(':', colon + 1) < 0) text = text.slice(0, colon);
-  }
-  if (text.endsWith('.')) text = text.slice(0, -1);
-  return text === '' ? null : text;
-}
-
-function hostOfUrl(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
 }

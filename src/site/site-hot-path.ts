@@ -7,17 +7,15 @@ import {
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { errorBody } from '../common/error-body';
-import { SiteConfig } from '../config/site.config';
+import { HostRouter } from '../domains/host-router';
 import { MeterDecision } from '../metering/meter-decision';
 import { MeteringService } from '../metering/metering.service';
 import { appendRateLimitHeaders } from '../metering/rate-limit-headers';
 import { ifNoneMatchMatches } from '../tracks/conditional-request';
 import { Coding, negotiateCoding } from './content-coding';
-import { HostClassifier } from './host-rewrite';
 import { SiteBodyCache } from './site-body-cache';
 import { SiteDirectory } from './site-directory';
 import { RepresentationHeaders } from './site-headers';
-import { SiteHosts } from './site-hosts';
 import { SiteResponder } from './site-responder';
 import { wantsDownload } from './site.service';
 
@@ -45,20 +43,16 @@ type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 @Injectable()
 export class SiteHotPath implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('site');
-  private readonly classifier: HostClassifier;
   private closing = false;
 
   constructor(
-    site: SiteConfig,
     private readonly adapterHost: HttpAdapterHost,
-    private readonly hosts: SiteHosts,
+    private readonly hosts: HostRouter,
     private readonly directory: SiteDirectory,
     private readonly responder: SiteResponder,
     private readonly bodies: SiteBodyCache,
     private readonly metering: MeteringService,
-  ) {
-    this.classifier = new HostClassifier(site);
-  }
+  ) {}
 
   onApplicationBootstrap(): void {
     const server = this.adapterHost.httpAdapter?.getHttpServer() as Server | undefined;
@@ -87,9 +81,11 @@ export class SiteHotPath implements OnApplicationBootstrap, BeforeApplicationShu
     const url = req.url;
     if (host === undefined || url === undefined || url.charCodeAt(0) !== 47 /* / */) return false;
     if (headers.range !== undefined || headers.origin !== undefined) return false;
-    if (headers[':authority'] !== undefined || !this.classifier.isSiteHost(host)) return false;
-    const resolution = this.hosts.known(host);
-    if (resolution?.kind !== 'tape') return false;
+    if (headers[':authority'] !== undefined) return false;
+    const route = this.hosts.route(host);
+    if (route.kind !== 'site') return false;
+    const resolution = route.resolution;
+    if (resolution.kind !== 'tape') return false;
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     // A miss starts the read (with the names of this path) that the site route then waits for.

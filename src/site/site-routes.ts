@@ -4,11 +4,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseAddress } from '../chain/tape-label';
 import { errorBody } from '../common/error-body';
 import { HostResolution } from '../domains/host-resolution';
+import { HostRouter } from '../domains/host-router';
 import { MeterDecision } from '../metering/meter-decision';
 import { MeteringService } from '../metering/metering.service';
 import { setRateLimitHeaders } from '../metering/rate-limit-headers';
 import { HOST_ROUTE_PREFIX, SITE_HOST } from './host-rewrite';
-import { SiteHosts } from './site-hosts';
 import { SiteService } from './site.service';
 
 const SITE_PREFIX = '/site/';
@@ -36,7 +36,7 @@ export class SiteRoutes implements OnModuleInit {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly site: SiteService,
-    private readonly hosts: SiteHosts,
+    private readonly hosts: HostRouter,
     private readonly metering: MeteringService,
   ) {}
 

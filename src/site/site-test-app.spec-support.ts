@@ -12,6 +12,7 @@ import { validateConfig } from '../config/config-loader';
 import { HealthModule } from '../health/health.module';
 import { commitmentOfBuffer } from '../tracks/commitment';
 import { TrackStore } from '../tracks/track-store';
+import { HostRouter } from '../domains/host-router';
 import { createHostRewrite } from './host-rewrite';
 import { SiteModule } from './site.module';
 import { SiteObject, SiteRead, SiteSource, TapeStatus } from './site-source';
@@ -95,7 +96,9 @@ export async function newSiteTestApp(
     .compile();
   const app = moduleRef.createNestApplication<NestFastifyApplication>(
     new FastifyAdapter({
-      rewriteUrl: createHostRewrite(config.gateway.site),
+      rewriteUrl: createHostRewrite(
+        (host) => moduleRef.get(HostRouter).route(host).kind !== 'gateway',
+      ),
       routerOptions: { ignoreDuplicateSlashes: false, maxParamLength: 8192 },
     }),
     { logger: false, bodyParser: false },

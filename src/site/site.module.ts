@@ -12,7 +12,6 @@ import { SiteBodyCache } from './site-body-cache';
 import { SiteDirectory } from './site-directory';
 import { SiteResponder } from './site-responder';
 import { SiteRoutes } from './site-routes';
-import { SiteHosts } from './site-hosts';
 import { SiteHotPath } from './site-hot-path';
 import { SiteSource } from './site-source';
 import { SiteService } from './site.service';
@@ -41,7 +40,6 @@ import { SiteService } from './site.service';
       inject: [ObjectReader, SiteBodyCache],
     },
     SiteService,
-    SiteHosts,
     SiteRoutes,
     SiteHotPath,
   ],
