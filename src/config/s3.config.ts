@@ -58,6 +58,15 @@ export class S3Config {
   @Min(0)
   completed_uploads_kept = 10_000;
 
+  /**
+   * The operator key that seals S3 secrets at rest (32 random bytes in hex; created on first
+   * use). Default `<data_dir>/s3-credentials.key`. Replicas sharing credentials through
+   * `storage.shared.redis_url` must all be given the same key file.
+   */
+  @IsOptional()
+  @IsString()
+  credential_key_file?: string;
+
   /** A connection that sends or receives nothing for this long is closed. */
   @IsInt()
   @Min(1000)

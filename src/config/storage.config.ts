@@ -6,6 +6,7 @@ import {
   IsInt,
   IsOptional,
   IsString,
+  Matches,
   Max,
   Min,
   ValidateNested,
@@ -143,6 +144,38 @@ export class TracksStoreConfig {
   cache = new TrackCacheConfig();
 }
 
+/**
+ * `storage.shared.*`: the Redis that replicas share their state through (docs/operator.md,
+ * "Scaling out"): S3 credentials, multipart uploads and the spool budget, the track reference
+ * index and the garbage collector's lease. Unset: that state stays in `data_dir` (SQLite and
+ * spool files), right for a single gateway.
+ */
+export class SharedStateConfig {
+  @IsOptional()
+  @IsString()
+  @Matches(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
+  redis_url?: string;
+
+  /** Prefix of every key, so several networks (or metering) can share one Redis. */
+  @IsString()
+  key_prefix = 'tape:shared:';
+
+  /** Longest wait for one command; past it the request that needed it fails (503). */
+  @IsInt()
+  @Min(10)
+  @Max(60_000)
+  command_timeout_ms = 2000;
+
+  /**
+   * How long the garbage collector's lease lasts without renewal: a replica that dies holding
+   * it delays the next pass by at most this long. Renewed every third of it while a pass runs.
+   */
+  @IsInt()
+  @Min(1000)
+  @Max(60 * 60 * 1000)
+  gc_lease_ms = 60_000;
+}
+
 /** `storage.*`: where track bytes live. */
 export class StorageConfig {
   @IsString()
@@ -165,4 +198,8 @@ export class StorageConfig {
   @ValidateNested()
   @Type(() => TracksStoreConfig)
   tracks = new TracksStoreConfig();
+
+  @ValidateNested()
+  @Type(() => SharedStateConfig)
+  shared = new SharedStateConfig();
 }

@@ -25,7 +25,7 @@ export class GatewayCredentialsIssueCommand extends GatewayOperatorCommand {
       throw new CliError('credentials issue: --tape <address> is required');
     }
     const address = parseTape(tape);
-    const issued = this.withCredentials((db) => db.issue(address));
+    const issued = await this.withCredentials((db) => db.issue(address));
     const bucket = labelFromAddress(address);
     if (json) {
       this.printer.json({

@@ -10,7 +10,7 @@ import { GatewayOperatorCommand, GatewayOptions } from './gateway-operator-comma
 export class GatewayCredentialsListCommand extends GatewayOperatorCommand {
   async run(_args: string[], options?: GatewayOptions): Promise<void> {
     const { json } = this.options(options);
-    const credentials = this.withCredentials((db) => db.list());
+    const credentials = await this.withCredentials((db) => db.list());
     if (json) {
       this.printer.json(
         credentials.map((c) => ({

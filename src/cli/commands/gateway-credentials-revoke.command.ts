@@ -1,5 +1,5 @@
 import { SubCommand } from 'nest-commander';
-import { ACCESS_KEY_ID_PATTERN } from '../../s3/tape-backend/credential-database';
+import { ACCESS_KEY_ID_PATTERN } from '../../credentials/credential-registry';
 import { CliError } from '../cli-error';
 import { printable } from '../input/size-parser';
 import { GatewayOperatorCommand, GatewayOptions } from './gateway-operator-command';
@@ -19,7 +19,7 @@ export class GatewayCredentialsRevokeCommand extends GatewayOperatorCommand {
         `bad access key id '${printable(id)}': expected TK followed by 18 characters A-Z, 2-7`,
       );
     }
-    const outcome = this.withCredentials((db) => db.revoke(accessKeyId));
+    const outcome = await this.withCredentials((db) => db.revoke(accessKeyId));
     if (outcome === 'unknown') throw new CliError(`no credential ${accessKeyId} was issued here`);
     if (json) {
       this.printer.json({ access_key_id: accessKeyId, revoked: true, outcome });

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { CommandRunner, Option } from 'nest-commander';
 import { ConfigError, loadConfig } from '../../config/config-loader';
-import { CredentialDatabase } from '../../s3/tape-backend/credential-database';
+import { CredentialRegistry } from '../../credentials/credential-registry';
+import { openCredentialRegistry } from '../../credentials/open-credential-registry';
 import { CliError } from '../cli-error';
 import { Printer } from '../output/printer';
 import { CommandContext } from '../session/command-context';
@@ -15,7 +16,8 @@ export interface GatewayOptions {
  * Operator commands (`tape gateway …`) act on the gateway's data directory on this machine, not
  * over HTTP: the directory is found exactly as the gateway finds it (`TAPE_DATA_DIR`, a
  * `TAPE_GATEWAY_CONFIG` file, `TAPE__STORAGE__DATA_DIR`; default ./.tape-data), so running them
- * where the gateway runs, with its environment, reaches its key and its credential database.
+ * where the gateway runs, with its environment, reaches its key and its credential database
+ * (or, with `storage.shared.redis_url`, the credentials every replica shares).
  */
 @Injectable()
 export abstract class GatewayOperatorCommand extends CommandRunner {
@@ -46,21 +48,28 @@ export abstract class GatewayOperatorCommand extends CommandRunner {
     }
   }
 
-  /** Runs `work` with the credential database open, and closes it. */
-  protected withCredentials<T>(work: (db: CredentialDatabase) => T): T {
-    const dataDir = this.gatewayConfig().storage.data_dir;
-    let db: CredentialDatabase;
+  /**
+   * Runs `work` with the gateway's credentials open (the data directory's SQLite, or the shared
+   * Redis of `storage.shared.redis_url`), and closes them.
+   */
+  protected async withCredentials<T>(work: (db: CredentialRegistry) => Promise<T>): Promise<T> {
+    const config = this.gatewayConfig();
+    const where = config.storage.shared.redis_url
+      ? 'the shared redis'
+      : `the credential database in ${config.storage.data_dir}`;
+    let db: CredentialRegistry;
     try {
-      db = CredentialDatabase.open(dataDir);
+      db = openCredentialRegistry(config.storage, config.gateway.s3);
     } catch (error) {
-      throw new CliError(
-        `cannot open the credential database in ${dataDir}: ${(error as Error).message}`,
-      );
+      throw new CliError(`cannot open ${where}: ${(error as Error).message}`);
     }
     try {
-      return work(db);
+      return await work(db);
+    } catch (error) {
+      if (error instanceof CliError) throw error;
+      throw new CliError(`cannot use ${where}: ${(error as Error).message}`);
     } finally {
-      db.close();
+      await db.close();
     }
   }
 }

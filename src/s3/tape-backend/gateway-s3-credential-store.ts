@@ -1,27 +1,31 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { S3Config } from '../../config/s3.config';
 import { StorageConfig } from '../../config/storage.config';
+import { CredentialRegistry } from '../../credentials/credential-registry';
+import { openCredentialRegistry } from '../../credentials/open-credential-registry';
+import { SharedState } from '../../shared-state/shared-state';
 import { S3Credential, S3CredentialStore } from '../s3-credential-store';
-import { CredentialDatabase } from './credential-database';
 
 /**
- * The credentials `tape gateway credentials issue` wrote into the gateway's data directory. Each
- * lookup reads the database (a primary-key read, microseconds): nothing is cached, so a
- * credential revoked by the operator is refused by the very next request.
+ * The credentials `tape gateway credentials issue` wrote: the data directory's SQLite, or the
+ * replicas' shared Redis (`storage.shared.redis_url`). Each lookup reads the store (a
+ * primary-key read, or one Redis round trip): nothing is cached, so a credential issued or
+ * revoked through any replica applies to every replica's very next request.
  */
 @Injectable()
 export class GatewayS3CredentialStore extends S3CredentialStore implements OnModuleDestroy {
-  private readonly db: CredentialDatabase;
+  private readonly registry: CredentialRegistry;
 
-  constructor(storage: StorageConfig) {
+  constructor(storage: StorageConfig, s3: S3Config, shared: SharedState) {
     super();
-    this.db = CredentialDatabase.open(storage.data_dir);
+    this.registry = openCredentialRegistry(storage, s3, shared.redis);
   }
 
   async findByAccessKeyId(accessKeyId: string): Promise<S3Credential | null> {
-    return this.db.find(accessKeyId);
+    return this.registry.find(accessKeyId);
   }
 
-  onModuleDestroy(): void {
-    this.db.close();
+  async onModuleDestroy(): Promise<void> {
+    await this.registry.close();
   }
 }

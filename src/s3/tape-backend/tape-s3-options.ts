@@ -1,4 +1,5 @@
 import { MeteringModule } from '../../metering/metering.module';
+import { SharedStateModule } from '../../shared-state/shared-state.module';
 import { TracksModule } from '../../tracks/tracks.module';
 import { S3Backend } from '../s3-backend';
 import { S3CredentialStore } from '../s3-credential-store';
@@ -20,7 +21,7 @@ import { TapeS3Backend } from './tape-s3-backend';
  */
 export function tapeS3Options(): S3ModuleOptions {
   return {
-    imports: [TracksModule, MeteringModule],
+    imports: [TracksModule, MeteringModule, SharedStateModule],
     providers: [
       TapeDirectory,
       SpoolBudget,

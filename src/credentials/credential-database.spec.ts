@@ -2,12 +2,8 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync, chmodSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CredentialCipher } from './credential-cipher';
-import {
-  ACCESS_KEY_ID_PATTERN,
-  CREDENTIALS_FILE,
-  CredentialDatabase,
-  OPERATOR_KEY_FILE,
-} from './credential-database';
+import { CREDENTIALS_FILE, CredentialDatabase, OPERATOR_KEY_FILE } from './credential-database';
+import { ACCESS_KEY_ID_PATTERN } from './credential-registry';
 
 const TAPE = 'GegjFWW8SVeSTqsyo9ZkEzCQY2mY55T2AUazk4kjfYyT';
 const newDir = () => mkdtempSync(join(tmpdir(), 'tape-creds-'));

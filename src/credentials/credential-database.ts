@@ -1,26 +1,19 @@
 import Database from 'better-sqlite3';
-import { randomBytes, randomInt } from 'node:crypto';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { S3Credential } from '../s3-credential-store';
 import { CredentialCipher } from './credential-cipher';
+import {
+  ACCESS_KEY_ID_PATTERN,
+  Credential,
+  CredentialSummary,
+  IssuedCredential,
+  newAccessKeyId,
+  newSecretAccessKey,
+  RevokeOutcome,
+} from './credential-registry';
 
 export const CREDENTIALS_FILE = 's3-credentials.sqlite';
 export const OPERATOR_KEY_FILE = 's3-credentials.key';
-
-/** A credential as the operator sees it: never the secret. */
-export interface CredentialSummary {
-  accessKeyId: string;
-  tapeAddress: string;
-  createdAt: Date;
-  revokedAt: Date | null;
-}
-
-export interface IssuedCredential extends CredentialSummary {
-  secretAccessKey: string;
-}
-
-export type RevokeOutcome = 'revoked' | 'already revoked' | 'unknown';
 
 interface Row {
   access_key_id: string;
@@ -31,10 +24,6 @@ interface Row {
   created_at: number;
   revoked_at: number | null;
 }
-
-/** `TK` + 18 characters of RFC 4648 base32: 20 characters, the shape of an AWS key id. */
-const ACCESS_KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-export const ACCESS_KEY_ID_PATTERN = /^TK[A-Z2-7]{18}$/;
 
 /**
  * The S3 credentials of a gateway, in `<data_dir>/s3-credentials.sqlite`, shared by the operator
@@ -48,10 +37,11 @@ export class CredentialDatabase {
     private readonly cipher: CredentialCipher,
   ) {}
 
-  static open(dataDir: string): CredentialDatabase {
+  /** `keyFile`: the operator key (default `<dataDir>/s3-credentials.key`). */
+  static open(dataDir: string, keyFile?: string): CredentialDatabase {
     const dir = resolve(dataDir);
     mkdirSync(dir, { recursive: true });
-    const cipher = CredentialCipher.fromKeyFile(join(dir, OPERATOR_KEY_FILE));
+    const cipher = CredentialCipher.fromKeyFile(keyFile ?? join(dir, OPERATOR_KEY_FILE));
     const path = join(dir, CREDENTIALS_FILE);
     const db = new Database(path);
     chmodSync(path, 0o600);
@@ -71,8 +61,7 @@ export class CredentialDatabase {
 
   issue(tapeAddress: string, now = new Date()): IssuedCredential {
     const accessKeyId = newAccessKeyId();
-    // 30 random bytes: 40 base64 characters, like an AWS secret access key.
-    const secretAccessKey = randomBytes(30).toString('base64');
+    const secretAccessKey = newSecretAccessKey();
     const sealed = this.cipher.seal(secretAccessKey, accessKeyId);
     this.db
       .prepare(
@@ -101,7 +90,7 @@ export class CredentialDatabase {
   }
 
   /** The credential with its plain secret, or null when never issued. */
-  find(accessKeyId: string): S3Credential | null {
+  find(accessKeyId: string): Credential | null {
     if (!ACCESS_KEY_ID_PATTERN.test(accessKeyId)) return null;
     const row = this.row(accessKeyId);
     if (!row) return null;
@@ -125,12 +114,6 @@ export class CredentialDatabase {
     return this.db.prepare('SELECT * FROM credentials WHERE access_key_id = ?').get(accessKeyId) as
       Row | undefined;
   }
-}
-
-function newAccessKeyId(): string {
-  let id = 'TK';
-  for (let i = 0; i < 18; i++) id += ACCESS_KEY_ALPHABET[randomInt(ACCESS_KEY_ALPHABET.length)];
-  return id;
 }
 
 function summary(row: Row): CredentialSummary {
