@@ -3,8 +3,11 @@ import { resolve } from 'node:path';
 import { ConfigError } from '../config/config-loader';
 import { StorageConfig } from '../config/storage.config';
 import { HealthRegistry } from '../health/health-registry';
+import { SharedState } from '../shared-state/shared-state';
+import { SharedStateModule } from '../shared-state/shared-state.module';
 import { FileTrackStore } from './file-track-store';
 import { ObjectReader } from './object-reader';
+import { RedisTrackReferences } from './redis-track-references';
 import { S3TrackStore } from './s3/s3-track-store';
 import { TrackCache } from './s3/track-cache';
 import { TrackStore } from './track-store';
@@ -14,9 +17,13 @@ import { TrackStore } from './track-store';
  * directory under `<storage.data_dir>/tracks`; `s3`, a bucket shared by a writer and its
  * readers, behind a verified local cache under `<storage.data_dir>/track-cache`
  * (docs/tracks.md). Both keep the writer's reference index in
- * `<storage.data_dir>/tracks.references.sqlite`.
+ * `<storage.data_dir>/tracks.references.sqlite`; with `storage.shared.redis_url`, the S3 store
+ * keeps every writer's references in the shared Redis instead (several writers on one bucket).
  */
-export async function createTrackStore(storage: StorageConfig): Promise<TrackStore> {
+export async function createTrackStore(
+  storage: StorageConfig,
+  shared?: SharedState,
+): Promise<TrackStore> {
   const tracks = storage.tracks;
   if (tracks.store === 's3') {
     if (!tracks.s3.endpoint) {
@@ -28,6 +35,9 @@ export async function createTrackStore(storage: StorageConfig): Promise<TrackSto
       s3: tracks.s3,
       cache: new TrackCache(resolve(storage.data_dir, 'track-cache'), tracks.cache.max_bytes),
       indexPath: resolve(storage.data_dir, 'tracks.references.sqlite'),
+      ...(shared?.redis && {
+        references: new RedisTrackReferences(shared.redis, shared.prefix),
+      }),
     });
     await store.init({ createBucket: tracks.s3.create_bucket });
     return store;
@@ -48,11 +58,13 @@ export const TRACK_STORE_BACKEND = Symbol('TrackStoreBackend');
  * store is swapped in (or wrapped) by overriding the `TrackStore` provider.
  */
 @Module({
+  imports: [SharedStateModule],
   providers: [
     {
       provide: TRACK_STORE_BACKEND,
-      inject: [StorageConfig],
-      useFactory: (storage: StorageConfig): Promise<TrackStore> => createTrackStore(storage),
+      inject: [StorageConfig, SharedState],
+      useFactory: (storage: StorageConfig, shared: SharedState): Promise<TrackStore> =>
+        createTrackStore(storage, shared),
     },
     {
       provide: TrackStore,

@@ -13,9 +13,8 @@ import {
 } from '@aws-sdk/client-s3';
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { createReadStream, mkdirSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import type { TrackS3Config } from '../../config/storage.config';
 import { ByteLru } from '../byte-lru';
@@ -36,7 +35,8 @@ import {
   TrackStoreError,
   TrackStoreUnavailableError,
 } from '../track-errors';
-import { TrackReferenceIndex } from '../track-reference-index';
+import { SqliteTrackReferences } from '../sqlite-track-references';
+import { TrackReferences } from '../track-references';
 import {
   ClaimOutcome,
   ReferencedBlob,
@@ -67,7 +67,9 @@ export interface S3TrackStoreOptions {
   s3: TrackS3Config;
   cache: TrackCache;
   /** The writer's reference index (SQLite, `<data_dir>/tracks.references.sqlite`). */
-  indexPath: string;
+  indexPath?: string;
+  /** Shared references instead (replicas: RedisTrackReferences); wins over indexPath. */
+  references?: TrackReferences;
   /** An S3 client to use instead of one built from `s3` (tests). */
   client?: S3Client;
 }
@@ -124,7 +126,7 @@ export class S3TrackStore extends TrackStore {
   private collectedBytes = 0;
   private readonly corrupt = new Set<string>();
   private corruptCount = 0;
-  private index?: TrackReferenceIndex;
+  private readonly index: TrackReferences;
   /** Puts and releases of one track in this process run one at a time (the writer's GC). */
   private readonly locks = new Map<string, Promise<void>>();
   private readonly logger = new Logger('track-store');
@@ -134,6 +136,8 @@ export class S3TrackStore extends TrackStore {
   constructor(private readonly options: S3TrackStoreOptions) {
     super();
     this.client = options.client ?? trackS3Client(options.s3);
+    if (!options.references && !options.indexPath) throw new Error('no reference index given');
+    this.index = options.references ?? new SqliteTrackReferences(options.indexPath!);
   }
 
   get cache(): TrackCache {
@@ -151,8 +155,15 @@ export class S3TrackStore extends TrackStore {
     }
   }
 
+  /**
+   * Whether the bucket holds the track (write paths ask, after claiming it): waits out a
+   * deletion in progress, and asks the bucket itself, since another replica's collector may
+   * have deleted what this replica still has in its cache.
+   */
   async has(commitment: Buffer): Promise<boolean> {
-    return (await this.storedSize(commitment)) !== undefined;
+    const hex = this.hexOf(commitment);
+    await this.index.awaitDeletion(commitment);
+    return (await this.remoteSize(hex)) !== undefined;
   }
 
   async storedSize(commitment: Buffer): Promise<number | undefined> {
@@ -168,6 +179,8 @@ export class S3TrackStore extends TrackStore {
     await this.cache.init();
     await this.locked(hex, async () => {
       let corruption: string | undefined;
+      // Claimed before: a deletion fenced meanwhile ends before the bucket is asked.
+      await this.index.awaitDeletion(commitment).catch((err) => this.rejectPut(err, body));
       const stored = await this.remoteSize(hex).catch((err) => this.rejectPut(err, body));
       if (stored !== undefined) {
         corruption = await this.checkStoredCopy(commitment, size, stored);
@@ -290,21 +303,22 @@ export class S3TrackStore extends TrackStore {
     options: { maxOwnerSegmentBytes?: number } = {},
   ): Promise<ClaimOutcome> {
     this.hexOf(claim.commitment);
-    return this.references().claim(claim, options.maxOwnerSegmentBytes);
+    return this.index.claim(claim, options.maxOwnerSegmentBytes);
   }
 
   async unclaim(claim: TrackClaim, recordedAt: number): Promise<void> {
-    this.references().unclaim(claim, recordedAt);
+    await this.index.unclaim(claim, recordedAt);
   }
 
   async listReferenced(after: Buffer | undefined, limit: number): Promise<ReferencedBlob[]> {
-    return this.references().list(after, limit);
+    return this.index.list(after, limit);
   }
 
   /**
    * Drops the dead references, then deletes the objects under the track's lock when none is
-   * left. Uploads claim (a row, synchronously) before their put takes the lock, so a claim made
-   * before the re-check keeps the bytes, and a put after the deletion writes them again.
+   * left, fenced (TrackReferences.fenceDeletion): uploads on any replica claim before they look
+   * for the bytes and wait out a fence, so a claim made before the fence keeps the bytes, and a
+   * put after it waits for the deletion and writes them again.
    */
   async release(
     commitment: Buffer,
@@ -312,18 +326,26 @@ export class S3TrackStore extends TrackStore {
     decidedAt: number,
   ): Promise<ReleaseOutcome> {
     const hex = this.hexOf(commitment);
-    const index = this.references();
-    index.drop(commitment, dead, decidedAt);
-    if (index.referenceCount(commitment) > 0) return { outcome: 'kept' };
+    await this.index.drop(commitment, dead, decidedAt);
     return this.locked(hex, async (): Promise<ReleaseOutcome> => {
-      if (index.referenceCount(commitment) > 0) return { outcome: 'kept' };
-      const size = await this.remoteSize(hex);
-      await this.deleteObjects(hex);
-      if (size === undefined) return { outcome: 'absent' };
-      this.collectedTracks++;
-      this.collectedBytes += size;
-      return { outcome: 'deleted', bytes: size };
+      const fence = await this.index.fenceDeletion(commitment, this.deletionFenceMs);
+      if (fence === null) return { outcome: 'kept' };
+      try {
+        const size = await this.remoteSize(hex);
+        await this.deleteObjects(hex);
+        if (size === undefined) return { outcome: 'absent' };
+        this.collectedTracks++;
+        this.collectedBytes += size;
+        return { outcome: 'deleted', bytes: size };
+      } finally {
+        await this.index.endDeletion(commitment, fence);
+      }
     });
+  }
+
+  /** Longer than a deletion can take: two DeleteObjects, each retried once at most. */
+  private get deletionFenceMs(): number {
+    return Math.max(60_000, 6 * this.options.s3.request_timeout_ms);
   }
 
   async remove(commitment: Buffer): Promise<boolean> {
@@ -625,12 +647,8 @@ export class S3TrackStore extends TrackStore {
       this.corrupt.delete(this.corrupt.values().next().value!);
   }
 
-  private references(): TrackReferenceIndex {
-    if (!this.index) {
-      mkdirSync(dirname(this.options.indexPath), { recursive: true });
-      this.index = new TrackReferenceIndex(this.options.indexPath);
-    }
-    return this.index;
+  async close(): Promise<void> {
+    await this.index.close();
   }
 }
 
