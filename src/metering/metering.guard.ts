@@ -9,16 +9,17 @@ import {
 } from '@nestjs/throttler';
 import type { PeerRequest } from './client-ip';
 import type { MeterDecision } from './meter-decision';
-import { Metered } from './metered.decorator';
+import { MeteredBudget } from './metered-budget';
 import type { BudgetName } from './metering-budgets';
+import { MeteringGate } from './metering-gate';
 import { MeteringService } from './metering.service';
 import { HeaderSink, setRateLimitHeaders } from './rate-limit-headers';
 
 type Handler = (...args: never[]) => unknown;
 
 /**
- * The global guard (APP_GUARD of MeteringModule): @nestjs/throttler's ThrottlerGuard with its
- * hooks pointed at MeteringService. The stock `canActivate` asks the reflector five times per
+ * The guard of `@Metered` routes (installed by the decorator, route by route): @nestjs/throttler's
+ * ThrottlerGuard with its hooks pointed at the metering gate. The stock `canActivate` asks the reflector five times per
  * named throttler on every request and counts every route against every throttler; here a route
  * is counted against the one budget its `@Metered` names, looked up once per handler.
  */
@@ -31,23 +32,24 @@ export class MeteringGuard extends ThrottlerGuard {
     @InjectThrottlerStorage() storage: ThrottlerStorage,
     reflector: Reflector,
     private readonly metering: MeteringService,
+    private readonly gate: MeteringGate,
   ) {
     super(options, storage, reflector);
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (!this.metering.enabled || context.getType() !== 'http') return true;
+    if (!this.gate.enabled || context.getType() !== 'http') return true;
     const budget = this.budgetOf(context);
     if (budget === null) return true;
     const { req, res } = this.getRequestResponse(context);
-    const answer = this.metering.meterRequest(req as unknown as PeerRequest, budget);
+    const answer = this.gate.check(req as unknown as PeerRequest, budget);
     // No await when the store answered at once: one promise per request (this method's), not four.
     return this.admit(res as HeaderSink, answer instanceof Promise ? await answer : answer);
   }
 
   private admit(res: HeaderSink, decision: MeterDecision): boolean {
     setRateLimitHeaders(res, decision);
-    if (!decision.allowed) throw this.metering.refusal(decision);
+    if (!decision.allowed) throw this.gate.error(decision);
     return true;
   }
 
@@ -63,7 +65,7 @@ export class MeteringGuard extends ThrottlerGuard {
     if (!byHandler) this.budgetByHandler.set(controller, (byHandler = new Map()));
     let budget = byHandler.get(handler);
     if (budget === undefined) {
-      budget = this.reflector.getAllAndOverride(Metered, [handler, controller]) ?? null;
+      budget = this.reflector.getAllAndOverride(MeteredBudget, [handler, controller]) ?? null;
       byHandler.set(handler, budget);
     }
     return budget;

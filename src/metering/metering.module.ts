@@ -1,5 +1,4 @@
-import { Global, Logger, Module, OnModuleInit, Optional } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { Logger, Module, OnModuleInit, Optional } from '@nestjs/common';
 import { getOptionsToken, getStorageToken, ThrottlerModuleOptions } from '@nestjs/throttler';
 import { MeteringConfig } from '../config/metering.config';
 import { HealthRegistry } from '../health/health-registry';
@@ -7,6 +6,7 @@ import { FailOpenMeterStore } from './fail-open-meter-store';
 import { MemoryMeterStore } from './memory-meter-store';
 import { MeterStore } from './meter-store';
 import { budgetsFrom, throttlersFrom } from './metering-budgets';
+import { MeteringGate } from './metering-gate';
 import { MeteringGuard } from './metering.guard';
 import { MeteringService } from './metering.service';
 import { RedisMeterStore } from './redis-meter-store';
@@ -38,17 +38,15 @@ async function createMeterStore(config: MeteringConfig): Promise<MeterStore> {
 }
 
 /**
- * Per-client metering. Importing this module installs the global guard (APP_GUARD): routes
- * decorated with `@Metered(budget)` are counted, others pass. `MeteringService` is exported
- * for the object route's byte budget and for listeners outside Nest's router (S3).
- *
- * Global (like ConfigModule): the app root imports it once, and the object route or the S3
- * listener inject MeteringService without importing a feature module.
+ * Per-client metering: the gate (MeteringGate) every metered request of every listener passes,
+ * and the guard that `@Metered(budget)` installs on a route. Not global and no APP_GUARD: each
+ * feature module that meters imports it (object, upload, site, S3, observability for its
+ * figures); Nest builds it once.
  *
  * The throttler's own providers (its options and its storage token) are given here rather than
- * by importing ThrottlerModule, whose providers are global: the store is ours either way.
+ * by importing ThrottlerModule, whose providers are global: the store is ours either way. They
+ * are exported because the guard is instantiated in the module of each metered controller.
  */
-@Global()
 @Module({
   providers: [
     { provide: MeterStore, useFactory: createMeterStore, inject: [MeteringConfig] },
@@ -61,9 +59,10 @@ async function createMeterStore(config: MeteringConfig): Promise<MeterStore> {
     },
     { provide: getStorageToken(), useExisting: MeterStore },
     MeteringService,
-    { provide: APP_GUARD, useClass: MeteringGuard },
+    MeteringGate,
+    MeteringGuard,
   ],
-  exports: [MeteringService],
+  exports: [MeteringService, MeteringGate, MeteringGuard, getOptionsToken(), getStorageToken()],
 })
 export class MeteringModule implements OnModuleInit {
   constructor(

@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { DomainsModule } from '../domains/domains.module';
+import { MeteringModule } from '../metering/metering.module';
 import { TracksModule } from '../tracks/tracks.module';
 import { AccessLog } from './access-log';
 import { GatewayMetrics } from './gateway-metrics';
@@ -8,7 +9,7 @@ import { RequestObserver } from './request-observer';
 /** Metrics registry and the access log, shared by every listener of the app. */
 @Global()
 @Module({
-  imports: [DomainsModule, TracksModule],
+  imports: [DomainsModule, TracksModule, MeteringModule],
   providers: [GatewayMetrics, AccessLog, RequestObserver],
   exports: [GatewayMetrics, AccessLog, RequestObserver],
 })

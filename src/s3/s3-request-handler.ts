@@ -56,13 +56,9 @@ export class S3RequestHandler {
     );
     const decision = await this.meter.consume(raw, meterKind(operation));
     if (!decision.allowed) {
-      const retryAfter = String(Math.max(1, Math.ceil(decision.retryAfterSecs)));
-      throw new S3Error(
-        'SlowDown',
-        'please reduce your request rate',
-        {},
-        { 'retry-after': retryAfter },
-      );
+      // The metering gate's refusal (src/metering/metering-gate.ts): 503 SlowDown, Retry-After.
+      const { code, message, headers } = decision.slowDown;
+      throw new S3Error(code, message, {}, headers);
     }
     const { credential, auth } = await this.authenticator.authenticate({
       method,

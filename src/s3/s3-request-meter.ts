@@ -1,13 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
+import type { S3SlowDown } from '../metering/metering-gate';
 
 export type S3RequestKind = 'read' | 'write';
 
-export interface S3MeterDecision {
-  allowed: boolean;
-  /** Seconds until the client may try again (sent as `Retry-After` with 503 SlowDown). */
-  retryAfterSecs: number;
-}
+/** Allowed, or refused with what the listener answers: the metering gate's `SlowDown`. */
+export type S3MeterDecision = { allowed: true } | { allowed: false; slowDown: S3SlowDown };
 
 /**
  * Port: per-client request budget of the S3 listener. Called once per request, before any
@@ -22,6 +20,6 @@ export abstract class S3RequestMeter {
 @Injectable()
 export class UnmeteredS3RequestMeter extends S3RequestMeter {
   async consume(): Promise<S3MeterDecision> {
-    return { allowed: true, retryAfterSecs: 0 };
+    return { allowed: true };
   }
 }

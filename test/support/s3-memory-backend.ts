@@ -1,3 +1,4 @@
+import { s3SlowDown } from '../../src/metering/metering-gate';
 import type { IncomingMessage } from 'node:http';
 import { createHash, randomUUID } from 'node:crypto';
 import { Readable, Writable } from 'node:stream';
@@ -275,9 +276,7 @@ export class SwitchableS3RequestMeter extends S3RequestMeter {
 
   async consume(request: IncomingMessage, kind: 'read' | 'write'): Promise<S3MeterDecision> {
     this.seen.push(`${request.socket.remoteAddress ?? '?'} ${kind}`);
-    return this.refuse
-      ? { allowed: false, retryAfterSecs: 7 }
-      : { allowed: true, retryAfterSecs: 0 };
+    return this.refuse ? { allowed: false, slowDown: s3SlowDown(7) } : { allowed: true };
   }
 }
 

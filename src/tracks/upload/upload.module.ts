@@ -1,6 +1,7 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { GatewayIdentity } from '../../chain/gateway-identity';
 import { HealthRegistry } from '../../health/health-registry';
+import { MeteringModule } from '../../metering/metering.module';
 import { TrackGcModule } from '../gc/track-gc.module';
 import { TracksModule } from '../tracks.module';
 import { CertificationBatcher } from './certification-batcher';
@@ -10,7 +11,7 @@ import { UploadSlots } from './upload-slots';
 
 /** `PUT /upload/{track}`: the write side of the data plane (docs/uploads.md). */
 @Module({
-  imports: [TracksModule, TrackGcModule],
+  imports: [TracksModule, TrackGcModule, MeteringModule],
   controllers: [UploadController],
   providers: [UploadService, CertificationBatcher, UploadSlots],
 })
