@@ -2,6 +2,7 @@ import { Keypair, PublicKey } from '@solana/web3.js';
 import { randomBytes } from 'node:crypto';
 import { TapeRecord, TrackKind, TrackRecord } from '../../chain/account-layouts';
 import type { ChainReader } from '../../chain/chain-reader';
+import { GatewayIdentity, GatewayRole } from '../../chain/gateway-identity';
 import { StorageConfig } from '../../config/storage.config';
 import { bodyOf, newTestStore } from '../../../test/support/tracks';
 import { commitmentOfBuffer } from '../commitment';
@@ -31,7 +32,7 @@ class FakeChain {
   }
 }
 
-function newTestCollector(maxPerPass = 1000) {
+function newTestCollector(maxPerPass = 1000, role: GatewayRole = 'writer') {
   const { store } = newTestStore();
   const chain = new FakeChain();
   const storage = new StorageConfig();
@@ -39,7 +40,9 @@ function newTestCollector(maxPerPass = 1000) {
     pending_grace_secs: 0,
     max_tracks_per_pass: maxPerPass,
   });
-  const sut = new TrackGarbageCollector(store, chain as unknown as ChainReader, storage);
+  storage.gc.interval_ms = 100;
+  const identity = new GatewayIdentity(Keypair.generate(), role);
+  const sut = new TrackGarbageCollector(store, chain as unknown as ChainReader, storage, identity);
   const tape = Keypair.generate().publicKey;
   /** An upload: the reference, then the bytes; the track account is open. */
   const upload = async (bytes = randomBytes(5000), tapeKey = tape) => {
@@ -70,6 +73,33 @@ function newTestCollector(maxPerPass = 1000) {
 }
 
 describe('TrackGarbageCollector', () => {
+  it('never runs on a reader: no scheduled pass, runPass refused, the stats say why', async () => {
+    const { sut, store, chain, upload } = newTestCollector(1000, 'reader');
+    const closed = await upload();
+    chain.live.delete(closed.track);
+    sut.onApplicationBootstrap();
+    await new Promise((r) => setTimeout(r, 350)); // three intervals
+    await expect(sut.runPass()).rejects.toThrow(/reader/);
+    expect(chain.trackReads).toEqual([]);
+    expect(await store.has(closed.commitment)).toBe(true);
+    expect(sut.stats()).toMatchObject({ enabled: false, disabledReason: 'reader', passes: 0 });
+    await sut.onModuleDestroy();
+  });
+
+  it('a writer with the same settings runs its passes on schedule', async () => {
+    const { sut, store, chain, upload } = newTestCollector();
+    const closed = await upload();
+    chain.live.delete(closed.track);
+    sut.onApplicationBootstrap();
+    for (let i = 0; i < 100 && sut.stats().passes === 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await sut.onModuleDestroy();
+    expect(sut.stats()).toMatchObject({ enabled: true, passes: expect.any(Number) });
+    expect(sut.stats().passes).toBeGreaterThan(0);
+    expect(await store.has(closed.commitment)).toBe(false);
+  });
+
   it('deletes the bytes of closed tracks and keeps live ones', async () => {
     const { sut, store, chain, upload } = newTestCollector();
     const closed = await upload();

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { PublicKey } from '@solana/web3.js';
 import { ChainReader } from '../../chain/chain-reader';
+import { GatewayIdentity } from '../../chain/gateway-identity';
 import { StorageConfig } from '../../config/storage.config';
 import { TrackReference, TrackStore } from '../track-store';
 import { ChainFacts, judgeReference, ReferenceVerdict } from './track-gc-decision';
@@ -22,6 +23,8 @@ export interface TrackGcPass {
 
 export interface TrackGcStats {
   enabled: boolean;
+  /** Why it does not run although storage.gc.enabled: a reader holds no reference index. */
+  disabledReason?: 'reader';
   passes: number;
   failedPasses: number;
   checked: number;
@@ -38,6 +41,10 @@ export interface TrackGcStats {
  * tape accounts they name (getMultipleAccounts, 100 per request), drops the references that
  * are dead, and has the store delete blobs left with none. Listing and deletion stay behind the
  * TrackStore port; this service only decides.
+ *
+ * Only a writer collects: its reference index is the one its uploads fill. A reader's index is
+ * empty (it takes no uploads), so a pass there would judge nothing, or, on a store shared with
+ * writers, release blobs on the strength of references it never saw; it never runs one.
  */
 @Injectable()
 export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDestroy {
@@ -52,9 +59,11 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
     private readonly store: TrackStore,
     private readonly chain: ChainReader,
     private readonly storage: StorageConfig,
+    private readonly identity: GatewayIdentity,
   ) {
     this.totals = {
-      enabled: storage.gc.enabled,
+      enabled: this.runs,
+      ...(storage.gc.enabled && !identity.isWriter && { disabledReason: 'reader' as const }),
       passes: 0,
       failedPasses: 0,
       checked: 0,
@@ -64,8 +73,12 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
     };
   }
 
+  private get runs(): boolean {
+    return this.storage.gc.enabled && this.identity.isWriter;
+  }
+
   onApplicationBootstrap(): void {
-    if (this.storage.gc.enabled) this.schedule();
+    if (this.runs) this.schedule();
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -80,6 +93,9 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
 
   /** One pass now (a pass already running is joined, not doubled). */
   runPass(): Promise<TrackGcPass> {
+    if (!this.identity.isWriter) {
+      return Promise.reject(new Error('a reader gateway does not collect garbage'));
+    }
     this.running ??= this.pass().finally(() => (this.running = undefined));
     return this.running;
   }
