@@ -167,6 +167,20 @@ describe('S3TrackStore (against an in-memory bucket)', () => {
     expect((await read(reader)).equals(data)).toBe(true);
   });
 
+  it('has() asks the bucket: a copy deleted behind the cache is missing, and the next put writes it again', async () => {
+    const writer = newStore('w');
+    await writer.init();
+    await writer.put(commitment, data.length, Readable.from([data]));
+    expect(writer.cacheReport().tracks).toBe(1); // the writer's own verified copy is cached
+    bucket.objects.delete(`p/${hex}`);
+    bucket.objects.delete(`p/${hex}.chunks`);
+    expect(await writer.has(commitment)).toBe(false);
+    await writer.put(commitment, data.length, Readable.from([data]));
+    expect(bucket.objects.get(`p/${hex}`)?.equals(data)).toBe(true);
+    expect(bucket.objects.has(`p/${hex}.chunks`)).toBe(true);
+    expect(await writer.has(commitment)).toBe(true);
+  });
+
   it('a lying upload leaves nothing in the bucket', async () => {
     const writer = newStore('w');
     const lie = Buffer.from(data);
