@@ -10,9 +10,16 @@
  *                 contains one of them.
  *   S3TESTS_SLICE optional `start:end` (0-based, end excluded): run that part of the selection.
  *   S3TESTS_OUT   where to write the per-test results (default: ./conformance-results.txt).
+ *   BOTOCORE_DIR, BOTO3_DIR, S3TRANSFER_DIR
+ *                 git directories (or URLs) of boto/botocore, boto/boto3 and boto/s3transfer
+ *                 holding the pinned commits below (the client of the suite's era; Debian's
+ *                 python3-boto3 1.26 is three years older and fails ~15 tests inside the client).
+ *                 Each is extracted like the suite and put first on PYTHONPATH. Unset: the
+ *                 interpreter's own boto3 is used, and the run says so.
  *   PYTHON        the interpreter (default /usr/bin/python3, Debian's, which has the packages:
- *                 python3-boto3 python3-pytest python3-munch python3-isodate python3-lxml
- *                 python3-dateutil python3-tz python3-requests python3-yaml).
+ *                 python3-pytest python3-munch python3-isodate python3-lxml python3-dateutil
+ *                 python3-tz python3-requests python3-yaml python3-jmespath python3-urllib3, and
+ *                 python3-boto3 when the directories above are not given).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,6 +38,32 @@ import {
 /** ceph/s3-tests revision the selection was made against (main, 2026-11). */
 export const S3TESTS_COMMIT = '8f0ae7b404a3a2fcf7038bf1e6bf29544fe9b6a3';
 
+/**
+ * The Python client of the suite's era (pure Python; botocore works without awscrt): the
+ * releases of the suite's week, botocore and boto3 1.43.6 (2026-05-07), and s3transfer's main of
+ * 2026-04-28 (0.16.1 and later; boto3 1.43.6 asks for 0.17, which uses nothing the suite needs).
+ */
+export const PYTHON_CLIENT = [
+  {
+    env: 'BOTOCORE_DIR',
+    repo: 'boto/botocore',
+    commit: '4fa215485bd16e0be795e1a77cd41c42bfe14f84',
+    dir: 'botocore',
+  },
+  {
+    env: 'BOTO3_DIR',
+    repo: 'boto/boto3',
+    commit: 'f2ccf9f3738028afa9d5a6545e52f8520a31afe1',
+    dir: 'boto3',
+  },
+  {
+    env: 'S3TRANSFER_DIR',
+    repo: 'boto/s3transfer',
+    commit: 'bf4262882ba285aea84daee2adbbd1359c23eec6',
+    dir: 's3transfer',
+  },
+] as const;
+
 const HERE = join(REPO_ROOT, 'scripts', 'conformance');
 
 /** Tapes made ahead of the suite's requests for new buckets. */
@@ -46,7 +79,8 @@ async function main(): Promise<void> {
   }
   const work = mkdtempSync(join(tmpdir(), 'tape-conformance-'));
   const suite = join(work, 's3-tests');
-  checkout(source, suite);
+  checkout(source, S3TESTS_COMMIT, suite);
+  const pythonLib = pythonClient(join(work, 'python'));
   const only = (process.env.S3TESTS_ONLY ?? '').split(',').filter((p) => p !== '');
   const selection = readFileSync(join(HERE, 'selection.txt'), 'utf8')
     .split('\n')
@@ -74,7 +108,7 @@ async function main(): Promise<void> {
       {
         S3TEST_CONF: conf,
         TAPE_CONFORMANCE_PROVISION: `http://127.0.0.1:${port}/tape`,
-        PYTHONPATH: [HERE, suite].join(':'),
+        PYTHONPATH: [...pythonLib, HERE, suite].join(':'),
       },
       junit,
     );
@@ -94,17 +128,36 @@ function sliceOf(spec: string | undefined): [number, number?] {
   return [Number(start) || 0, end ? Number(end) : undefined];
 }
 
-/** The pinned revision's files, from a git directory (a mirror) or a URL. */
-function checkout(source: string, into: string): void {
+/** The pinned client libraries, when given: the directories to put first on PYTHONPATH. */
+function pythonClient(into: string): string[] {
+  const given = PYTHON_CLIENT.filter((lib) => process.env[lib.env]);
+  if (given.length === 0) {
+    console.warn(
+      "BOTOCORE_DIR, BOTO3_DIR, S3TRANSFER_DIR unset: using the interpreter's own boto3 " +
+        '(Debian 12: 1.26, older than the suite; about 15 tests fail inside the client)',
+    );
+    return [];
+  }
+  const missing = PYTHON_CLIENT.filter((lib) => !process.env[lib.env]).map((lib) => lib.env);
+  if (missing.length > 0)
+    throw new Error(`set all three of them or none: ${missing.join(', ')} unset`);
+  for (const lib of PYTHON_CLIENT) {
+    checkout(process.env[lib.env] ?? '', lib.commit, join(into, lib.dir), lib.dir);
+  }
+  return PYTHON_CLIENT.map((lib) => join(into, lib.dir));
+}
+
+/** A pinned revision's files (or one folder of them), from a git directory (a mirror) or a URL. */
+function checkout(source: string, commit: string, into: string, folder?: string): void {
   execFileSync('mkdir', ['-p', into]);
   let gitDir = source;
   if (/^[a-z]+:\/\//.test(source) || source.endsWith('.git')) {
-    gitDir = join(into, '..', 'clone.git');
+    gitDir = `${into}.git`;
     execFileSync('git', ['clone', '--bare', '--quiet', source, gitDir], { stdio: 'inherit' });
   }
   const archive = execFileSync(
     'git',
-    ['--git-dir', resolveGitDir(gitDir), 'archive', S3TESTS_COMMIT],
+    ['--git-dir', resolveGitDir(gitDir), 'archive', commit, ...(folder ? [folder] : [])],
     {
       maxBuffer: 256 * 1024 * 1024,
     },
