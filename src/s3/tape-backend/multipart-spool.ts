@@ -6,39 +6,17 @@ import { join, resolve } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { S3Config } from '../../config/s3.config';
-import { ChecksumAlgorithm, newChecksum } from '../checksums';
-import { ChecksumType, StoredHeaders } from '../object-metadata';
+import { newChecksum } from '../checksums';
 import { StorageConfig } from '../../config/storage.config';
 import {
   S3BackendEntityTooLargeError,
   S3BackendNoSuchUploadError,
   S3CompletedPart,
-  S3MultipartUploadInfo,
   S3PartInfo,
 } from '../s3-backend';
+import { CompletedUpload, MultipartStore, MultipartUpload } from './multipart-store';
 import { SpoolBudget, SpoolHold } from './spool-budget';
 import { sweepOldEntries } from './spool-sweep';
-
-/** What `upload.json` holds: enough to complete the upload after a gateway restart. */
-export interface MultipartUpload {
-  uploadId: string;
-  tapeAddress: string;
-  key: string;
-  contentType: string | undefined;
-  metadata: Record<string, string>;
-  initiated: string;
-  /** Cache-Control and the other kept headers of CreateMultipartUpload. */
-  headers?: StoredHeaders;
-  /** The upload's checksum algorithm and type: every part's checksum is kept in it. */
-  checksum?: { algorithm: ChecksumAlgorithm; type: ChecksumType };
-}
-
-/** What `completed.json` holds: the answer a retried CompleteMultipartUpload gets again. */
-export interface CompletedUpload {
-  etag: string;
-  lastModified: string;
-  completedAt: string;
-}
 
 interface StoredPart {
   partNumber: number;
@@ -71,7 +49,7 @@ interface OpenUpload {
  * expires; the holds are rebuilt from disk at start-up.
  */
 @Injectable()
-export class MultipartSpool implements OnModuleInit, OnModuleDestroy {
+export class MultipartSpool extends MultipartStore implements OnModuleInit, OnModuleDestroy {
   readonly dir: string;
   private readonly logger = new Logger('s3-multipart');
   private readonly open = new Map<string, OpenUpload>();
@@ -86,6 +64,7 @@ export class MultipartSpool implements OnModuleInit, OnModuleDestroy {
     private readonly budget: SpoolBudget,
     s3: S3Config,
   ) {
+    super();
     this.dir = resolve(storage.data_dir, 's3-multipart');
     this.expiryMs = s3.upload_expiry_hours * 60 * 60 * 1000;
     this.completedKept = s3.completed_uploads_kept;
@@ -426,8 +405,4 @@ async function writeJsonAtomically(path: string, value: unknown): Promise<void> 
     await rm(temporary, { force: true });
     throw error;
   }
-}
-
-export function toUploadInfo(upload: MultipartUpload): S3MultipartUploadInfo {
-  return { key: upload.key, uploadId: upload.uploadId, initiated: new Date(upload.initiated) };
 }

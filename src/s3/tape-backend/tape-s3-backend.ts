@@ -35,13 +35,13 @@ import {
   encodeObjectMetadata,
   placeholderChecksum,
 } from './object-metadata-codec';
-import { MultipartSpool, toUploadInfo } from './multipart-spool';
+import { MultipartStore, toUploadInfo } from './multipart-store';
 import { checkWriteCondition, S3WriteCondition } from '../write-conditions';
 import { NameLocks } from './name-locks';
 import { NamePrecondition, ObjectPublisher } from './object-publisher';
 import { ObjectSpool } from './object-spool';
 import { assertPublishableName, contentTypeForCopy, contentTypeForName } from './object-names';
-import { SpoolBudget } from './spool-budget';
+import { SpoolLedger } from './spool-ledger';
 import { TapeBucket, TapeDirectory } from './tape-directory';
 
 /**
@@ -59,9 +59,9 @@ export class TapeS3Backend extends S3Backend {
     private readonly tapes: TapeDirectory,
     private readonly reader: ObjectReader,
     private readonly spool: ObjectSpool,
-    private readonly multipart: MultipartSpool,
+    private readonly multipart: MultipartStore,
     private readonly publisher: ObjectPublisher,
-    private readonly budget: SpoolBudget,
+    private readonly budget: SpoolLedger,
     private readonly config: S3Config,
   ) {
     super();
@@ -107,7 +107,7 @@ export class TapeS3Backend extends S3Backend {
     const contentType = contentTypeForName(input.key, input.contentType);
     // Everything that can refuse the write is checked before the body is read, so a refused
     // client (Expect: 100-continue) never sends it.
-    const hold = this.budget.reserve(bucket.tapeAddress, input.size ?? 0);
+    const hold = await this.budget.reserve(bucket.tapeAddress, input.size ?? 0);
     try {
       const tape = await this.writableWithSpool(bucket);
       const kept: ObjectMetadata = { headers: input.headers ?? {}, user: input.metadata };
@@ -206,7 +206,7 @@ export class TapeS3Backend extends S3Backend {
       }),
     );
     const limit = this.config.max_uploads_per_tape;
-    if (this.multipart.openUploads(bucket.tapeAddress) >= limit) {
+    if ((await this.multipart.openUploads(bucket.tapeAddress)) >= limit) {
       throw new S3BackendAccessDeniedError(
         `${limit} multipart uploads are in progress on this tape: complete or abort some first`,
       );
@@ -231,7 +231,7 @@ export class TapeS3Backend extends S3Backend {
     }
     const upload = await this.multipart.get(bucket.tapeAddress, input.key, input.uploadId);
     // Reserved before the check, so parts arriving together each count the others.
-    const hold = this.budget.reserve(bucket.tapeAddress, input.size);
+    const hold = await this.budget.reserve(bucket.tapeAddress, input.size);
     try {
       await this.writableWithSpool(bucket);
     } catch (error) {
@@ -319,7 +319,7 @@ export class TapeS3Backend extends S3Backend {
    * space, and none could ever be published.
    */
   private async writableWithSpool(bucket: S3Bucket): Promise<TapeBucket> {
-    const held = this.budget.tapeBytes(bucket.tapeAddress);
+    const held = await this.budget.tapeBytes(bucket.tapeAddress);
     try {
       return await this.tapes.writable(bucket, held);
     } catch (error) {

@@ -1,5 +1,11 @@
+import { Logger } from '@nestjs/common';
+import { GatewayConfig } from '../../config/app-config';
+import { S3Config } from '../../config/s3.config';
+import { StorageConfig } from '../../config/storage.config';
 import { MeteringModule } from '../../metering/metering.module';
+import { SharedState } from '../../shared-state/shared-state';
 import { SharedStateModule } from '../../shared-state/shared-state.module';
+import { trackS3Client } from '../../tracks/s3/s3-track-store';
 import { TracksModule } from '../../tracks/tracks.module';
 import { S3Backend } from '../s3-backend';
 import { S3CredentialStore } from '../s3-credential-store';
@@ -8,11 +14,24 @@ import type { S3ModuleOptions } from '../s3.module';
 import { GatewayS3CredentialStore } from './gateway-s3-credential-store';
 import { MeteringS3RequestMeter } from './metering-s3-request-meter';
 import { MultipartSpool } from './multipart-spool';
+import { MultipartStore } from './multipart-store';
 import { ObjectPublisher } from './object-publisher';
 import { ObjectSpool } from './object-spool';
+import { SharedMultipartStore } from './shared-multipart-store';
+import { SharedSpoolLedger } from './shared-spool-ledger';
 import { SpoolBudget } from './spool-budget';
+import { LocalSpoolLedger, SpoolLedger } from './spool-ledger';
 import { TapeDirectory } from './tape-directory';
 import { TapeS3Backend } from './tape-s3-backend';
+
+/**
+ * Multipart uploads and the spool budget are shared by replicas when they share a Redis
+ * (`storage.shared.redis_url`) and a track bucket (`storage.tracks.store: s3`): records and
+ * budget in Redis, part bytes in the bucket. Otherwise both stay on this gateway's disk.
+ */
+function sharesMultipart(storage: StorageConfig, shared: SharedState): boolean {
+  return shared.redis !== undefined && storage.tracks.store === 's3';
+}
 
 /**
  * The S3 endpoint's ports over tapes, for `S3Module.forRoot(tapeS3Options())` in the gateway:
@@ -26,8 +45,52 @@ export function tapeS3Options(): S3ModuleOptions {
       TapeDirectory,
       SpoolBudget,
       ObjectSpool,
-      MultipartSpool,
       ObjectPublisher,
+      {
+        provide: SpoolLedger,
+        inject: [StorageConfig, S3Config, GatewayConfig, SharedState, SpoolBudget],
+        useFactory: (
+          storage: StorageConfig,
+          s3: S3Config,
+          gateway: GatewayConfig,
+          shared: SharedState,
+          budget: SpoolBudget,
+        ): SpoolLedger => {
+          if (!sharesMultipart(storage, shared)) return new LocalSpoolLedger(budget);
+          const logger = new Logger('s3-spool');
+          return new SharedSpoolLedger(
+            shared.redis!,
+            shared.prefix,
+            s3.max_spool_bytes,
+            gateway.request_timeout_ms,
+            (err) => logger.warn({ msg: 'spool hold not released', error: err.message }),
+          );
+        },
+      },
+      {
+        provide: MultipartStore,
+        inject: [StorageConfig, S3Config, SharedState, SpoolBudget, SpoolLedger],
+        useFactory: (
+          storage: StorageConfig,
+          s3: S3Config,
+          shared: SharedState,
+          budget: SpoolBudget,
+          ledger: SpoolLedger,
+        ): MultipartStore => {
+          if (!sharesMultipart(storage, shared)) return new MultipartSpool(storage, budget, s3);
+          const tracks = storage.tracks.s3;
+          return new SharedMultipartStore({
+            redis: shared.redis!,
+            prefix: shared.prefix,
+            client: trackS3Client(tracks),
+            bucket: tracks.bucket,
+            objectPrefix: `${tracks.prefix}multipart/`,
+            ledger: ledger as SharedSpoolLedger,
+            expiryMs: s3.upload_expiry_hours * 60 * 60 * 1000,
+            completedKept: s3.completed_uploads_kept,
+          });
+        },
+      },
       { provide: S3Backend, useClass: TapeS3Backend },
       { provide: S3CredentialStore, useClass: GatewayS3CredentialStore },
       { provide: S3RequestMeter, useClass: MeteringS3RequestMeter },

@@ -1,0 +1,396 @@
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import { Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import type Redis from 'ioredis';
+import { createHash, randomBytes } from 'node:crypto';
+import { Readable, Transform } from 'node:stream';
+import { newChecksum } from '../checksums';
+import {
+  S3BackendEntityTooLargeError,
+  S3BackendNoSuchUploadError,
+  S3CompletedPart,
+  S3PartInfo,
+} from '../s3-backend';
+import { CompletedUpload, MultipartStore, MultipartUpload } from './multipart-store';
+import type { SpoolHold } from './spool-budget';
+import { SharedSpoolLedger } from './shared-spool-ledger';
+
+/** A stored part: its bytes are the bucket object `object`. */
+interface StoredPart {
+  partNumber: number;
+  etag: string;
+  size: number;
+  lastModified: string;
+  object: string;
+  checksum?: string;
+}
+
+export interface SharedMultipartOptions {
+  redis: Redis;
+  /** Redis key prefix (storage.shared.key_prefix). */
+  prefix: string;
+  client: S3Client;
+  bucket: string;
+  /** Bucket key prefix of part objects: `<storage.tracks.s3.prefix>multipart/`. */
+  objectPrefix: string;
+  ledger: SharedSpoolLedger;
+  expiryMs: number;
+  completedKept: number;
+}
+
+const UPLOAD_ID = /^[0-9a-f]{32}$/;
+/** How often each replica looks for uploads past `gateway.s3.upload_expiry_hours`. */
+const EXPIRY_SWEEP_MS = 60 * 60 * 1000;
+
+/** KEYS: record, parts. ARGV: part number, part JSON. The part it replaced, '' if none, or -1 when the upload is gone. */
+const SET_PART_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+local old = redis.call('HGET', KEYS[2], ARGV[1]) or ''
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+return old
+`;
+
+interface MultipartCommands {
+  tapeMpuSetPart(record: string, parts: string, n: string, json: string): Promise<string | number>;
+}
+
+/**
+ * Multipart uploads every replica shares (docs/s3.md, "Multipart uploads across replicas"):
+ * records in the shared Redis, part bytes in the track bucket, so any replica takes any part
+ * and any replica completes the upload.
+ *
+ *   <prefix>mpu:<id>           the upload's record (JSON), kept while completed is remembered
+ *   <prefix>mpu:<id>:parts     hash: part number -> the stored part (JSON, with its object key)
+ *   <prefix>mpu:<id>:done      the completed upload's answer (JSON)
+ *   <prefix>mpu:open           sorted set of open uploads by start (for expiry)
+ *   <prefix>mpu:open:<tape>    the same, per tape (max_uploads_per_tape, listing)
+ *   <prefix>mpu:completed      sorted set of completed uploads by completion
+ *   bucket: <objectPrefix><id>/<n>-<random>   one part's bytes
+ *
+ * A part's record is written only once its object is complete, and only while the upload
+ * exists (one script), so an abort racing a part leaves neither. Each stored part holds its
+ * bytes in the shared spool ledger until its upload ends. The bucket is not trusted: the parts'
+ * bytes are hashed again as they are concatenated into the spool, and the object's commitment
+ * is what gets published.
+ */
+export class SharedMultipartStore extends MultipartStore implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('s3-multipart');
+  private sweeper?: NodeJS.Timeout;
+
+  constructor(private readonly options: SharedMultipartOptions) {
+    super();
+    options.redis.defineCommand('tapeMpuSetPart', { numberOfKeys: 2, lua: SET_PART_SCRIPT });
+  }
+
+  onModuleInit(): void {
+    this.sweeper = setInterval(() => {
+      this.removeExpired().catch((err: Error) =>
+        this.logger.warn({ msg: 'multipart expiry sweep failed', error: err.message }),
+      );
+    }, EXPIRY_SWEEP_MS);
+    this.sweeper.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.sweeper);
+  }
+
+  async openUploads(tapeAddress: string): Promise<number> {
+    return this.redis.zcard(this.key(`open:${tapeAddress}`));
+  }
+
+  /** Removes uploads begun, and forgets completions made, more than the expiry ago. */
+  async removeExpired(now = Date.now()): Promise<number> {
+    const cutoff = String(now - this.options.expiryMs);
+    const open = await this.redis.zrangebyscore(this.key('open'), '-inf', cutoff);
+    for (const id of open) await this.removeId(id);
+    const done = await this.redis.zrangebyscore(this.key('completed'), '-inf', cutoff);
+    for (const id of done) await this.removeId(id);
+    if (open.length > 0) this.logger.log({ event: 'expired-uploads', removed: open.length });
+    return open.length;
+  }
+
+  async create(upload: Omit<MultipartUpload, 'uploadId' | 'initiated'>): Promise<MultipartUpload> {
+    const record: MultipartUpload = {
+      ...upload,
+      uploadId: randomBytes(16).toString('hex'),
+      initiated: new Date().toISOString(),
+    };
+    const at = Date.parse(record.initiated);
+    await this.redis
+      .multi()
+      .set(this.recordKey(record.uploadId), JSON.stringify(record))
+      .zadd(this.key('open'), at, record.uploadId)
+      .zadd(this.key(`open:${record.tapeAddress}`), at, record.uploadId)
+      .exec();
+    return record;
+  }
+
+  async get(tapeAddress: string, key: string, uploadId: string): Promise<MultipartUpload> {
+    const upload = await this.load(uploadId);
+    if (!upload || upload.tapeAddress !== tapeAddress || upload.key !== key) {
+      throw new S3BackendNoSuchUploadError(uploadId);
+    }
+    if ((await this.redis.exists(this.doneKey(uploadId))) === 1) {
+      throw new S3BackendNoSuchUploadError(uploadId);
+    }
+    return upload;
+  }
+
+  async completed(
+    tapeAddress: string,
+    key: string,
+    uploadId: string,
+  ): Promise<CompletedUpload | null> {
+    if (!UPLOAD_ID.test(uploadId)) return null;
+    const [done, record] = await this.redis.mget(this.doneKey(uploadId), this.recordKey(uploadId));
+    if (!done || !record) return null;
+    const upload = JSON.parse(record) as MultipartUpload;
+    if (upload.tapeAddress !== tapeAddress || upload.key !== key) return null;
+    return JSON.parse(done) as CompletedUpload;
+  }
+
+  async markCompleted(
+    upload: MultipartUpload,
+    result: { etag: string; lastModified: Date },
+  ): Promise<void> {
+    if (this.options.completedKept === 0) return this.remove(upload);
+    const now = new Date();
+    const record: CompletedUpload = {
+      etag: result.etag,
+      lastModified: result.lastModified.toISOString(),
+      completedAt: now.toISOString(),
+    };
+    await this.redis
+      .multi()
+      .set(this.doneKey(upload.uploadId), JSON.stringify(record))
+      .zrem(this.key('open'), upload.uploadId)
+      .zrem(this.key(`open:${upload.tapeAddress}`), upload.uploadId)
+      .zadd(this.key('completed'), now.getTime(), upload.uploadId)
+      .exec();
+    await this.removeParts(upload.uploadId);
+    const excess = (await this.redis.zcard(this.key('completed'))) - this.options.completedKept;
+    if (excess > 0) {
+      for (const id of await this.redis.zrange(this.key('completed'), '0', String(excess - 1))) {
+        await this.removeId(id);
+      }
+    }
+  }
+
+  async list(tapeAddress: string): Promise<MultipartUpload[]> {
+    const ids = await this.redis.zrange(this.key(`open:${tapeAddress}`), '0', '-1');
+    if (ids.length === 0) return [];
+    const records = await this.redis.mget(...ids.map((id) => this.recordKey(id)));
+    return records
+      .filter((r): r is string => r !== null)
+      .map((r) => JSON.parse(r) as MultipartUpload)
+      .filter((u) => u.tapeAddress === tapeAddress);
+  }
+
+  async writePart(
+    upload: MultipartUpload,
+    partNumber: number,
+    body: Readable,
+    hold: SpoolHold,
+  ): Promise<S3PartInfo> {
+    let kept = false;
+    try {
+      const part = await this.receivePart(upload, partNumber, body, hold);
+      kept = true;
+      return part;
+    } finally {
+      if (!kept) hold.release();
+    }
+  }
+
+  private async receivePart(
+    upload: MultipartUpload,
+    partNumber: number,
+    body: Readable,
+    hold: SpoolHold,
+  ): Promise<S3PartInfo> {
+    const object = `${this.options.objectPrefix}${upload.uploadId}/${partNumber}-${randomBytes(6).toString('hex')}`;
+    const hash = createHash('sha256');
+    const sum = upload.checksum ? newChecksum(upload.checksum.algorithm) : undefined;
+    let size = 0;
+    const hashing = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        size += chunk.length;
+        if (size > hold.bytes) {
+          done(new S3BackendEntityTooLargeError(`the part is longer than its ${hold.bytes} bytes`));
+          return;
+        }
+        hash.update(chunk);
+        sum?.update(chunk);
+        done(null, chunk);
+      },
+    });
+    body.once('error', (err) => hashing.destroy(err));
+    body.pipe(hashing);
+    try {
+      await this.options.client.send(
+        new PutObjectCommand({
+          Bucket: this.options.bucket,
+          Key: object,
+          Body: hashing,
+          ContentLength: hold.bytes,
+          ContentType: 'application/octet-stream',
+        }),
+      );
+    } catch (error) {
+      if (!body.destroyed) body.destroy();
+      await this.deleteObject(object);
+      // The body's own error (cut off, too long) explains it better than the store's.
+      throw hashing.errored ?? body.errored ?? error;
+    }
+    const part: StoredPart = {
+      partNumber,
+      etag: hash.digest('hex'),
+      size,
+      lastModified: new Date().toISOString(),
+      object,
+      ...(sum ? { checksum: sum.digestBase64() } : {}),
+    };
+    await this.options.ledger.keepAsPart(hold, upload.uploadId, partNumber, size);
+    const previous = await this.commands.tapeMpuSetPart(
+      this.recordKey(upload.uploadId),
+      this.partsKey(upload.uploadId),
+      String(partNumber),
+      JSON.stringify(part),
+    );
+    if (previous === -1) {
+      // Aborted (or expired) meanwhile: keep nothing.
+      await this.options.ledger.releasePart(upload.uploadId, partNumber);
+      await this.deleteObject(object);
+      throw new S3BackendNoSuchUploadError(upload.uploadId);
+    }
+    if (typeof previous === 'string' && previous !== '') {
+      await this.deleteObject((JSON.parse(previous) as StoredPart).object);
+    }
+    return toPartInfo(part);
+  }
+
+  async parts(upload: MultipartUpload): Promise<S3PartInfo[]> {
+    return (await this.storedParts(upload)).map(toPartInfo);
+  }
+
+  async partSizes(upload: MultipartUpload): Promise<Map<number, number>> {
+    return new Map((await this.storedParts(upload)).map((p) => [p.partNumber, p.size]));
+  }
+
+  async concatenate(upload: MultipartUpload, parts: S3CompletedPart[]): Promise<Readable> {
+    const stored = new Map((await this.storedParts(upload)).map((p) => [p.partNumber, p]));
+    const objects = parts.map((p) => {
+      const part = stored.get(p.partNumber);
+      if (!part) throw new S3BackendNoSuchUploadError(upload.uploadId);
+      return part;
+    });
+    const { client, bucket } = this.options;
+    return Readable.from(
+      (async function* () {
+        for (const part of objects) {
+          const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: part.object }));
+          let received = 0;
+          for await (const chunk of out.Body as Readable) {
+            received += (chunk as Buffer).length;
+            yield chunk as Buffer;
+          }
+          if (received !== part.size) {
+            throw new Error(
+              `part ${part.partNumber} has ${received} bytes in the store, not ${part.size}`,
+            );
+          }
+        }
+      })(),
+    );
+  }
+
+  async remove(upload: MultipartUpload): Promise<void> {
+    await this.removeId(upload.uploadId);
+  }
+
+  private async removeId(uploadId: string): Promise<void> {
+    const record = await this.load(uploadId);
+    await this.redis
+      .multi()
+      .del(this.recordKey(uploadId), this.doneKey(uploadId))
+      .zrem(this.key('open'), uploadId)
+      .zrem(this.key('completed'), uploadId)
+      .exec();
+    if (record) await this.redis.zrem(this.key(`open:${record.tapeAddress}`), uploadId);
+    await this.removeParts(uploadId);
+  }
+
+  /** Deletes the part objects and gives their bytes back to the ledger. */
+  private async removeParts(uploadId: string): Promise<void> {
+    const parts = await this.redis.hgetall(this.partsKey(uploadId));
+    await this.redis.del(this.partsKey(uploadId));
+    for (const [n, json] of Object.entries(parts)) {
+      await this.deleteObject((JSON.parse(json) as StoredPart).object);
+      await this.options.ledger.releasePart(uploadId, Number(n));
+    }
+  }
+
+  private async storedParts(upload: MultipartUpload): Promise<StoredPart[]> {
+    const [exists, parts] = await Promise.all([
+      this.redis.exists(this.recordKey(upload.uploadId)),
+      this.redis.hgetall(this.partsKey(upload.uploadId)),
+    ]);
+    if (exists === 0) throw new S3BackendNoSuchUploadError(upload.uploadId);
+    return Object.values(parts)
+      .map((json) => JSON.parse(json) as StoredPart)
+      .sort((a, b) => a.partNumber - b.partNumber);
+  }
+
+  private async load(uploadId: string): Promise<MultipartUpload | null> {
+    if (!UPLOAD_ID.test(uploadId)) return null;
+    const text = await this.redis.get(this.recordKey(uploadId));
+    return text ? (JSON.parse(text) as MultipartUpload) : null;
+  }
+
+  private async deleteObject(object: string): Promise<void> {
+    await this.options.client
+      .send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: object }))
+      .catch((err: Error) =>
+        this.logger.warn({ msg: 'part object not deleted', object, error: err.message }),
+      );
+  }
+
+  private get redis(): Redis {
+    return this.options.redis;
+  }
+
+  private get commands(): MultipartCommands {
+    return this.options.redis as unknown as MultipartCommands;
+  }
+
+  private key(name: string): string {
+    return `${this.options.prefix}mpu:${name}`;
+  }
+
+  private recordKey(uploadId: string): string {
+    return this.key(uploadId);
+  }
+
+  private partsKey(uploadId: string): string {
+    return this.key(`${uploadId}:parts`);
+  }
+
+  private doneKey(uploadId: string): string {
+    return this.key(`${uploadId}:done`);
+  }
+}
+
+function toPartInfo(part: StoredPart): S3PartInfo {
+  return {
+    partNumber: part.partNumber,
+    etag: part.etag,
+    size: part.size,
+    lastModified: new Date(part.lastModified),
+    ...(part.checksum !== undefined ? { checksum: part.checksum } : {}),
+  };
+}
