@@ -9,7 +9,9 @@
 #                                   only the S3 front end (an outage; the data stays in the OSD)
 #
 # Ports: MON_PORT and RGW_PORT (default: free ports). Keys: ACCESS_KEY/SECRET_KEY (defaults
-# below). Settings from ../shared/FIELD-NOTES.md, "Ceph RGW on one machine". Packages:
+# below) for the user `tape`, READ_ACCESS_KEY/READ_SECRET_KEY for its read-only subuser
+# `tape:reader` (GET, HEAD, List; PUT and DELETE answer AccessDenied; Ceph 16 still lets it
+# create buckets of its own). MEMSTORE_BYTES: the OSD's RAM store (default 2 GiB). Settings from ../shared/FIELD-NOTES.md, "Ceph RGW on one machine". Packages:
 # ceph-mon ceph-osd radosgw ceph-common (scripts/install-test-deps.sh).
 set -euo pipefail
 
@@ -71,6 +73,9 @@ mon_port=${MON_PORT:-$(free_port)}
 rgw_port=${RGW_PORT:-$(free_port)}
 access_key=${ACCESS_KEY:-TAPETESTACCESSKEY000}
 secret_key=${SECRET_KEY:-tapetestsecretkey0000000000000000000000}
+read_access_key=${READ_ACCESS_KEY:-TAPETESTREADONLYKEY0}
+read_secret_key=${READ_SECRET_KEY:-tapetestreadonlysecret00000000000000000}
+memstore_bytes=${MEMSTORE_BYTES:-2147483648}
 fsid=$(cat /proc/sys/kernel/random/uuid)
 osd_uuid=$(cat /proc/sys/kernel/random/uuid)
 conf="$dir/ceph.conf"
@@ -97,7 +102,7 @@ log file = $dir/log/\$name.log
 mon data = $dir/mon/\$cluster-\$id
 osd data = $dir/osd/\$cluster-\$id
 osd objectstore = memstore
-memstore device bytes = 2147483648
+memstore device bytes = $memstore_bytes
 [client]
 ms mon client mode = crc
 objecter tick interval = 0.5
@@ -128,11 +133,16 @@ fi
 
 timeout 30 radosgw-admin -c "$conf" -n client.rgw user create --uid tape --display-name tape \
   --access-key "$access_key" --secret-key "$secret_key" >/dev/null 2>>"$dir/log/ceph-cli.err"
+timeout 30 radosgw-admin -c "$conf" -n client.rgw subuser create --uid tape --subuser tape:reader \
+  --access read --key-type s3 --access-key "$read_access_key" --secret-key "$read_secret_key" \
+  >/dev/null 2>>"$dir/log/ceph-cli.err"
 
 {
   echo "S3_ENDPOINT=$endpoint"
   echo "S3_ACCESS_KEY=$access_key"
   echo "S3_SECRET_KEY=$secret_key"
+  echo "S3_READ_ACCESS_KEY=$read_access_key"
+  echo "S3_READ_SECRET_KEY=$read_secret_key"
   echo "RGW_PORT=$rgw_port"
   echo "MON_PORT=$mon_port"
   echo "RGW_PID=$(cat "$dir/rgw.pid")"

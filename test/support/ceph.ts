@@ -13,6 +13,9 @@ export interface CephRgw {
   endpoint: string;
   accessKey: string;
   secretKey: string;
+  /** The read-only subuser `tape:reader` (GET, HEAD, List; writes answer AccessDenied). */
+  readAccessKey: string;
+  readSecretKey: string;
   dir: string;
   /** Stops radosgw only: the store is unreachable, its data stays in the OSD. */
   stopRgw(): Promise<void>;
@@ -22,26 +25,37 @@ export interface CephRgw {
   stop(): Promise<void>;
 }
 
-export async function startCephRgw(): Promise<CephRgw> {
+export interface CephRgwOptions {
+  /** The OSD's in-RAM store (memstore); default 2 GiB. Benchmarks with 1 GiB objects need more. */
+  memstoreBytes?: number;
+}
+
+export async function startCephRgw(options: CephRgwOptions = {}): Promise<CephRgw> {
   const dir = mkdtempSync(join(tmpdir(), 'tape-ceph-'));
   let out: string;
+  const env = {
+    ...process.env,
+    ...(options.memstoreBytes !== undefined && { MEMSTORE_BYTES: String(options.memstoreBytes) }),
+  };
   try {
-    ({ stdout: out } = await run('bash', [SCRIPT, 'start', dir], { timeout: 120_000 }));
+    ({ stdout: out } = await run('bash', [SCRIPT, 'start', dir], { timeout: 120_000, env }));
   } catch (err) {
     await run('bash', [SCRIPT, 'stop', dir]).catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
     throw err;
   }
-  const env = Object.fromEntries(
+  const vars = Object.fromEntries(
     out
       .trim()
       .split('\n')
       .map((line) => line.split('=', 2) as [string, string]),
   );
   return {
-    endpoint: env.S3_ENDPOINT,
-    accessKey: env.S3_ACCESS_KEY,
-    secretKey: env.S3_SECRET_KEY,
+    endpoint: vars.S3_ENDPOINT,
+    accessKey: vars.S3_ACCESS_KEY,
+    secretKey: vars.S3_SECRET_KEY,
+    readAccessKey: vars.S3_READ_ACCESS_KEY,
+    readSecretKey: vars.S3_READ_SECRET_KEY,
     dir,
     stopRgw: async () => {
       await run('bash', [SCRIPT, 'stop-rgw', dir]);
