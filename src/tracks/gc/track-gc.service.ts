@@ -1,9 +1,16 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import {
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnModuleDestroy,
+  Optional,
+} from '@nestjs/common';
 import { PublicKey } from '@solana/web3.js';
 import { ChainReader } from '../../chain/chain-reader';
 import { GatewayIdentity } from '../../chain/gateway-identity';
 import { StorageConfig } from '../../config/storage.config';
 import { TrackReference, TrackStore } from '../track-store';
+import { GcLease, GcLeaseHandle, LocalGcLease } from './gc-lease';
 import { ChainFacts, judgeReference, ReferenceVerdict } from './track-gc-decision';
 
 /** One pass's counts (also the JSON log line). */
@@ -19,6 +26,16 @@ export interface TrackGcPass {
   /** The pass reached the end of the store and starts again from the first blob. */
   wrapped: boolean;
   ms: number;
+  /** Another replica held the lease: nothing was examined. */
+  skipped?: boolean;
+  /** The lease was lost mid-pass (not renewed in time): the pass stopped early. */
+  leaseLost?: boolean;
+}
+
+/** When a pass ran (unix ms), for checking that replicas never overlap. */
+export interface TrackGcPassWindow {
+  startedAt: number;
+  endedAt: number;
 }
 
 export interface TrackGcStats {
@@ -33,7 +50,13 @@ export interface TrackGcStats {
   deletedBytes: number;
   lastPass?: TrackGcPass & { at: string };
   lastError?: string;
+  /** Passes not run because another replica held the lease. */
+  skippedPasses: number;
+  /** The latest passes this process ran (at most RECENT_PASSES), oldest first. */
+  recentPasses: TrackGcPassWindow[];
 }
+
+const RECENT_PASSES = 20;
 
 /**
  * The track store's garbage collector (docs/tracks.md, "Garbage collection"). Each pass takes
@@ -49,7 +72,6 @@ export interface TrackGcStats {
 @Injectable()
 export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('track-gc');
-  private cursor: Buffer | undefined;
   private timer?: NodeJS.Timeout;
   private running?: Promise<TrackGcPass>;
   private stopped = false;
@@ -60,6 +82,7 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
     private readonly chain: ChainReader,
     private readonly storage: StorageConfig,
     private readonly identity: GatewayIdentity,
+    @Optional() private readonly lease: GcLease = new LocalGcLease(),
   ) {
     this.totals = {
       enabled: this.runs,
@@ -70,6 +93,8 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
       referencesDropped: 0,
       deleted: 0,
       deletedBytes: 0,
+      skippedPasses: 0,
+      recentPasses: [],
     };
   }
 
@@ -88,7 +113,7 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
   }
 
   stats(): TrackGcStats {
-    return { ...this.totals };
+    return { ...this.totals, recentPasses: [...this.totals.recentPasses] };
   }
 
   /** One pass now (a pass already running is joined, not doubled). */
@@ -110,25 +135,51 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
     this.timer.unref();
   }
 
+  /**
+   * One pass under the lease: with replicas (storage.shared), one at a time runs a pass; a pass
+   * while another replica holds the lease is skipped, not doubled.
+   */
   private async pass(): Promise<TrackGcPass> {
+    let lease: GcLeaseHandle | null;
+    try {
+      lease = await this.lease.acquire();
+    } catch (err) {
+      this.totals.failedPasses++;
+      this.totals.lastError = (err as Error).message;
+      this.logger.warn({ msg: 'track gc lease unavailable', error: (err as Error).message });
+      throw err;
+    }
+    if (!lease) {
+      this.totals.skippedPasses++;
+      return { ...emptyPass(), skipped: true };
+    }
+    const startedAt = Date.now();
+    try {
+      return await this.passUnderLease(lease);
+    } finally {
+      const endedAt = Date.now();
+      await lease.release();
+      this.totals.recentPasses.push({ startedAt, endedAt });
+      if (this.totals.recentPasses.length > RECENT_PASSES) this.totals.recentPasses.shift();
+    }
+  }
+
+  private async passUnderLease(lease: GcLeaseHandle): Promise<TrackGcPass> {
     const started = Date.now();
     const decidedAt = started;
     const limit = this.storage.gc.max_tracks_per_pass;
-    const result: TrackGcPass = {
-      checked: 0,
-      referencesDropped: 0,
-      deleted: 0,
-      deletedBytes: 0,
-      kept: 0,
-      byReason: { 'track-closed': 0, 'tape-expired': 0, 'orphan-segment': 0 },
-      wrapped: false,
-      ms: 0,
-    };
+    const result = emptyPass();
     try {
-      const blobs = await this.store.listReferenced(this.cursor, limit);
+      const blobs = await this.store.listReferenced(await this.lease.cursor(), limit);
       result.checked = blobs.length;
       const facts = await this.readChain(blobs.flatMap((b) => b.references));
+      let last: Buffer | undefined;
       for (const blob of blobs) {
+        if (!lease.held()) {
+          result.leaseLost = true;
+          break;
+        }
+        last = blob.commitment;
         const dead: TrackReference[] = [];
         for (const ref of blob.references) {
           const verdict = judgeReference(ref, facts, this.storage.gc, decidedAt);
@@ -146,8 +197,9 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
           result.kept++;
         }
       }
-      result.wrapped = blobs.length < limit;
-      this.cursor = result.wrapped ? undefined : blobs[blobs.length - 1].commitment;
+      result.wrapped = blobs.length < limit && !result.leaseLost;
+      // Lost mid-pass: the next holder goes on after the last blob this pass judged.
+      if (!result.leaseLost || last) await this.lease.saveCursor(result.wrapped ? undefined : last);
       result.ms = Date.now() - started;
       this.record(result);
       return result;
@@ -188,4 +240,17 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
     t.lastPass = { ...pass, at: new Date().toISOString() };
     this.logger.log({ msg: 'track gc pass', ...pass });
   }
+}
+
+function emptyPass(): TrackGcPass {
+  return {
+    checked: 0,
+    referencesDropped: 0,
+    deleted: 0,
+    deletedBytes: 0,
+    kept: 0,
+    byReason: { 'track-closed': 0, 'tape-expired': 0, 'orphan-segment': 0 },
+    wrapped: false,
+    ms: 0,
+  };
 }
