@@ -26,12 +26,30 @@ export interface ObjectChecksum {
   value: string;
 }
 
+/**
+ * Where the parts of an object completed from a multipart upload begin and end (for
+ * GetObjectAttributes' ObjectParts and GET/HEAD by `partNumber`), and each part's checksum in the
+ * object's checksum algorithm when the upload had one.
+ */
+export interface ObjectParts {
+  sizes: number[];
+  /** Base64, one per part, in the algorithm of the object's checksum. */
+  checksums?: string[];
+}
+
 /** Everything kept with an object besides its type, size and bytes. */
 export interface ObjectMetadata {
   headers: StoredHeaders;
   /** `x-amz-meta-*` by lowercase name without the prefix. */
   user: Record<string, string>;
   checksum?: ObjectChecksum;
+  /**
+   * The object's S3 ETag, unquoted: the hex MD5 of a PutObject's body, or S3's `<md5 of the
+   * parts' MD5s>-<parts>` of a completed multipart upload. Absent (names `tape deploy` wrote, or
+   * written before it was kept): the S3 ETag is the track commitment.
+   */
+  etag?: string;
+  parts?: ObjectParts;
 }
 
 export const NO_METADATA: ObjectMetadata = Object.freeze({ headers: {}, user: {} });

@@ -47,6 +47,42 @@ describe('object metadata in a name tail', () => {
     }
   });
 
+  it('round-trips the S3 ETag (single-part and multipart) in 19 bytes', () => {
+    const md5 = createHash('md5').update('bar').digest('hex');
+    for (const etag of [md5, `${md5}-12`]) {
+      const tail = encodeObjectMetadata({ headers: {}, user: {}, etag })!;
+      expect(tail.length).toBe(1 + 1 + 16 + 2);
+      expect(decodeObjectMetadata(tail)).toEqual({ headers: {}, user: {}, etag });
+    }
+  });
+
+  it('round-trips part sizes as runs of equal sizes, with the parts checksums', () => {
+    const sizes = [5, 5, 5, 5, 5, 1].map((n) => n * 1024 * 1024);
+    const checksums = sizes.map((_, i) => createHash('sha256').update(`p${i}`).digest('base64'));
+    const m: ObjectMetadata = {
+      headers: {},
+      user: {},
+      checksum: full.checksum,
+      parts: { sizes, checksums },
+    };
+    const tail = encodeObjectMetadata(m)!;
+    // checksum 37, two runs of sizes 1 + 2 + 2 * 10, checksums 1 + 1 + 2 + 6 * 32
+    expect(tail.length).toBe(1 + 37 + 23 + 4 + 6 * 32);
+    expect(decodeObjectMetadata(tail)).toEqual(m);
+    const plain = encodeObjectMetadata({ headers: {}, user: {}, parts: { sizes } })!;
+    expect(decodeObjectMetadata(plain)).toEqual({ headers: {}, user: {}, parts: { sizes } });
+  });
+
+  it('reads a tail claiming more than 10,000 parts as none (no unbounded expansion)', () => {
+    const huge = Buffer.alloc(1 + 1 + 2 + 10);
+    huge.writeUInt8(1, 0);
+    huge.writeUInt8(64, 1);
+    huge.writeUInt16LE(1, 2);
+    huge.writeUInt16LE(0xffff, 4);
+    huge.writeBigUInt64LE(1n, 6);
+    expect(decodeObjectMetadata(huge)).toBe(NO_METADATA);
+  });
+
   it('writes no tail for an object without metadata, and reads none from a name without one', () => {
     expect(encodeObjectMetadata({ headers: {}, user: {} })).toBeUndefined();
     expect(decodeObjectMetadata(undefined)).toBe(NO_METADATA);

@@ -1,4 +1,5 @@
 import { ByteReader, ByteWriter } from '../../chain/byte-codec';
+import { MAX_PARTS } from '../s3-xml-requests';
 import { ChecksumAlgorithm, CHECKSUM_ALGORITHMS, checksumDigestBytes } from '../checksums';
 import {
   ChecksumType,
@@ -17,12 +18,20 @@ import {
  *   16    a user metadata entry: u8 length + name, u16 length + value (UTF-8)
  *   32    the checksum: u8 algorithm (CHECKSUM_ALGORITHMS index), u8 type (0 FULL_OBJECT,
  *         1 COMPOSITE), u16 parts (0 for FULL_OBJECT), the raw digest (its algorithm's length)
+ *   48    the S3 ETag: 16 bytes of MD5, u16 parts (0: a single-part object, `<hex>`; else
+ *         `<hex>-<parts>`)
+ *   64    the part sizes: u16 runs, each u16 count and u64 size (equal parts take one run)
+ *   65    the parts' checksums: u8 algorithm, u16 count, the raw digests in part order
  *
  * An object without any metadata has no tail at all (encode returns undefined).
  */
 const VERSION = 1;
 const USER_FIELD = 16;
 const CHECKSUM_FIELD = 32;
+const ETAG_FIELD = 48;
+const PART_SIZES_FIELD = 64;
+const PART_CHECKSUMS_FIELD = 65;
+const ETAG_PATTERN = /^([0-9a-f]{32})(?:-([1-9]\d{0,4}))?$/;
 
 export function encodeObjectMetadata(m: ObjectMetadata): Buffer | undefined {
   const w = new ByteWriter().u8(VERSION);
@@ -47,6 +56,25 @@ export function encodeObjectMetadata(m: ObjectMetadata): Buffer | undefined {
       .bytes(Buffer.from(digest, 'base64'));
     fields++;
   }
+  const etag = m.etag === undefined ? null : ETAG_PATTERN.exec(m.etag);
+  if (etag) {
+    w.u8(ETAG_FIELD)
+      .bytes(Buffer.from(etag[1], 'hex'))
+      .u16(Number(etag[2] ?? 0));
+    fields++;
+  }
+  if (m.parts) {
+    const runs = runsOf(m.parts.sizes);
+    w.u8(PART_SIZES_FIELD).u16(runs.length);
+    for (const [count, size] of runs) w.u16(count).u64(size);
+    fields++;
+    if (m.parts.checksums && m.checksum) {
+      w.u8(PART_CHECKSUMS_FIELD)
+        .u8(CHECKSUM_ALGORITHMS.indexOf(m.checksum.algorithm))
+        .u16(m.parts.checksums.length);
+      for (const c of m.parts.checksums) w.bytes(Buffer.from(c, 'base64'));
+    }
+  }
   return fields === 0 ? undefined : w.done();
 }
 
@@ -70,6 +98,14 @@ export function decodeObjectMetadata(tail: Buffer | undefined): ObjectMetadata {
         out.user[name] = r.str(2);
       } else if (field === CHECKSUM_FIELD) {
         out.checksum = readChecksum(r);
+      } else if (field === ETAG_FIELD) {
+        const md5 = r.bytes(16).toString('hex');
+        const parts = r.u16();
+        out.etag = parts === 0 ? md5 : `${md5}-${parts}`;
+      } else if (field === PART_SIZES_FIELD) {
+        out.parts = { ...out.parts, sizes: readRuns(r) };
+      } else if (field === PART_CHECKSUMS_FIELD) {
+        out.parts = { sizes: [], ...out.parts, checksums: readDigests(r) };
       } else {
         return NO_METADATA;
       }
@@ -78,6 +114,41 @@ export function decodeObjectMetadata(tail: Buffer | undefined): ObjectMetadata {
   } catch {
     return NO_METADATA;
   }
+}
+
+/** Part sizes as runs of equal sizes: [count, size], counts at most 65,535. */
+function runsOf(sizes: number[]): [number, number][] {
+  const runs: [number, number][] = [];
+  for (const size of sizes) {
+    const last = runs[runs.length - 1];
+    if (last && last[1] === size && last[0] < 0xffff) last[0]++;
+    else runs.push([1, size]);
+  }
+  return runs;
+}
+
+function readRuns(r: ByteReader): number[] {
+  const sizes: number[] = [];
+  for (let runs = r.u16(); runs > 0; runs--) {
+    const count = r.u16();
+    const size = r.u64n();
+    // A tail is anyone's bytes (a tape's owner may write one): never more parts than S3 allows.
+    if (sizes.length + count > MAX_PARTS) throw new RangeError('too many parts');
+    for (let i = 0; i < count; i++) sizes.push(size);
+  }
+  return sizes;
+}
+
+function readDigests(r: ByteReader): string[] {
+  const algorithm = CHECKSUM_ALGORITHMS[r.u8()];
+  if (algorithm === undefined) throw new RangeError('unknown checksum algorithm');
+  const digests: string[] = [];
+  const count = r.u16();
+  if (count > MAX_PARTS) throw new RangeError('too many parts');
+  for (let i = 0; i < count; i++) {
+    digests.push(r.bytes(checksumDigestBytes(algorithm)).toString('base64'));
+  }
+  return digests;
 }
 
 function readChecksum(r: ByteReader): ObjectChecksum {
