@@ -26,6 +26,10 @@ error_log ${dir}/error.log warn;
 events { worker_connections 512; }
 http {
   access_log off;
+  # S3 bodies (multipart parts of 8 MiB and more) pass through unbuffered and unbounded: the
+  # gateways enforce their own limits.
+  client_max_body_size 0;
+  proxy_request_buffering off;
   client_body_temp_path ${dir}/body;
   proxy_temp_path ${dir}/proxy;
   fastcgi_temp_path ${dir}/fastcgi;
