@@ -15,17 +15,8 @@
  * (with limits no run can reach), so its cost is in the figures.
  */
 import http from 'node:http';
-import { randomFillSync, randomBytes } from 'node:crypto';
-import {
-  chmodSync,
-  closeSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  rmSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -35,6 +26,7 @@ import {
   startNginx,
   timedGet,
   wrk,
+  writeRandomFile,
 } from '../test/support/object-bench-tools';
 import { ObjectGateway, startObjectGateway } from '../test/support/object-gateway';
 import { UploadClient, WrittenTrack } from '../test/support/upload-client';
@@ -235,20 +227,6 @@ async function peakRss(dataDir: string, track: WrittenTrack) {
   print(
     `  peak RSS: ${fmt(peak / 1e6)} MB (median; goal < 200 MB: ${peak < 200e6 ? 'met' : 'NOT met'})`,
   );
-}
-
-/** A file of random bytes (random, so no two segments share a commitment). */
-function writeRandomFile(path: string, size: number): void {
-  const block = Buffer.allocUnsafe(4 * MIB);
-  const fd = openSync(path, 'w');
-  try {
-    for (let written = 0; written < size; written += block.length) {
-      randomFillSync(block);
-      writeSync(fd, block, 0, Math.min(block.length, size - written));
-    }
-  } finally {
-    closeSync(fd);
-  }
 }
 
 main().catch((err: unknown) => {

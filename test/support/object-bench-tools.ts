@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomFillSync } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { freePort } from './free-port';
@@ -149,4 +150,18 @@ export function median(values: number[]): number {
 export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** A file of random bytes (random, so no two segments share a commitment), written in blocks. */
+export function writeRandomFile(path: string, size: number): void {
+  const block = Buffer.allocUnsafe(4 * 1024 * 1024);
+  const fd = openSync(path, 'w');
+  try {
+    for (let written = 0; written < size; written += block.length) {
+      randomFillSync(block);
+      writeSync(fd, block, 0, Math.min(block.length, size - written));
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
