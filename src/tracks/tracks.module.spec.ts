@@ -1,5 +1,7 @@
 import { Test } from '@nestjs/testing';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -12,7 +14,7 @@ import { FileTrackStore } from './file-track-store';
 import { ObjectReader } from './object-reader';
 import { TrackStore } from './track-store';
 import { S3TrackStore } from './s3/s3-track-store';
-import { TracksModule } from './tracks.module';
+import { createTrackStore, TracksModule } from './tracks.module';
 
 async function newTestModule(dataDir: string) {
   const moduleRef = await Test.createTestingModule({
@@ -89,6 +91,43 @@ describe('TracksModule', () => {
     expect(health.checks['track-store']).toMatch(/^track store unreachable/);
     expect(health.details.tracks).toMatchObject({ backend: 's3', cache: { tracks: 0 } });
     await moduleRef.close();
+  });
+
+  it('create_bucket: a writer creates a missing bucket, a reader sends the store nothing', async () => {
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      res.statusCode = req.method === 'HEAD' ? 404 : 200;
+      res.end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const storage = (dir: string) =>
+      loadConfig({
+        TAPE_DATA_DIR: dir,
+        TAPE__STORAGE__TRACKS__STORE: 's3',
+        TAPE__STORAGE__TRACKS__S3__ENDPOINT: endpoint,
+        TAPE__STORAGE__TRACKS__S3__BUCKET: 'shared-bucket',
+        TAPE__STORAGE__TRACKS__S3__CREATE_BUCKET: 'true',
+      }).storage;
+    try {
+      const reader = await createTrackStore(
+        storage(mkdtempSync(join(tmpdir(), 'tracks-module-'))),
+        undefined,
+        'reader',
+      );
+      expect(seen).toEqual([]);
+      await (reader as S3TrackStore).close();
+      const writer = await createTrackStore(
+        storage(mkdtempSync(join(tmpdir(), 'tracks-module-'))),
+        undefined,
+        'writer',
+      );
+      expect(seen).toEqual(['HEAD /shared-bucket/', 'PUT /shared-bucket/']);
+      await (writer as S3TrackStore).close();
+    } finally {
+      server.close();
+    }
   });
 
   it('storage.tracks.store = s3 without an endpoint does not start', async () => {

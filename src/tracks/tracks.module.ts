@@ -1,5 +1,6 @@
 import { Inject, Module, OnModuleInit } from '@nestjs/common';
 import { resolve } from 'node:path';
+import { GatewayIdentity, GatewayRole } from '../chain/gateway-identity';
 import { ConfigError } from '../config/config-loader';
 import { StorageConfig } from '../config/storage.config';
 import { HealthRegistry } from '../health/health-registry';
@@ -23,6 +24,7 @@ import { TrackStore } from './track-store';
 export async function createTrackStore(
   storage: StorageConfig,
   shared?: SharedState,
+  role: GatewayRole = 'writer',
 ): Promise<TrackStore> {
   const tracks = storage.tracks;
   if (tracks.store === 's3') {
@@ -39,7 +41,9 @@ export async function createTrackStore(
         references: new RedisTrackReferences(shared.redis, shared.prefix),
       }),
     });
-    await store.init({ createBucket: tracks.s3.create_bucket });
+    // A reader never writes to the store, not even to create the bucket: its credentials may
+    // be read-only (or none, a public-read bucket), and the bucket is the writer's to make.
+    await store.init({ createBucket: tracks.s3.create_bucket && role === 'writer' });
     return store;
   }
   const store = new FileTrackStore(resolve(storage.data_dir, 'tracks'));
@@ -62,9 +66,13 @@ export const TRACK_STORE_BACKEND = Symbol('TrackStoreBackend');
   providers: [
     {
       provide: TRACK_STORE_BACKEND,
-      inject: [StorageConfig, SharedState],
-      useFactory: (storage: StorageConfig, shared: SharedState): Promise<TrackStore> =>
-        createTrackStore(storage, shared),
+      // Optional: the CLI builds the store without the gateway's identity (a writer's view).
+      inject: [StorageConfig, SharedState, { token: GatewayIdentity, optional: true }],
+      useFactory: (
+        storage: StorageConfig,
+        shared: SharedState,
+        identity?: GatewayIdentity,
+      ): Promise<TrackStore> => createTrackStore(storage, shared, identity?.role),
     },
     {
       provide: TrackStore,
