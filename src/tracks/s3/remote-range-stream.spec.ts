@@ -103,6 +103,7 @@ describe('RemoteRangeStream', () => {
       },
     };
     await collect(open({ fetch: remote(data).fetch, fill }));
+    for (let i = 0; i < 100 && !admitted; i++) await new Promise((r) => setTimeout(r, 10));
     expect(admitted?.equals(chunkHashes)).toBe(true);
     expect(readFileSync(temp).equals(data)).toBe(true);
     rmSync(temp);
@@ -114,5 +115,60 @@ describe('RemoteRangeStream', () => {
     await new Promise((r) => stream.once('close', r));
     expect(admitted).toBeUndefined();
     expect(existsSync(temp)).toBe(false);
+  });
+
+  it('asks for the chunk list and the bytes at once: a cold read is one round trip', async () => {
+    const store = remote(data);
+    // The list arrives only once the GET of the bytes was sent (in order: never).
+    const hashesAfterGet = () =>
+      new Promise<Buffer>((resolve, reject) => {
+        const deadline = Date.now() + 1000;
+        const poll = () => {
+          if (store.gets.length > 0) return resolve(chunkHashes);
+          if (Date.now() > deadline) return reject(new Error('the bytes were not asked for'));
+          setTimeout(poll, 5);
+        };
+        poll();
+      });
+    const { bytes, error } = await collect(
+      open({ fetch: store.fetch, chunkHashes: hashesAfterGet }),
+    );
+    expect(error).toBeUndefined();
+    expect(bytes.equals(data)).toBe(true);
+  });
+
+  it('a failed chunk list fails the read before any byte, and closes the GET', async () => {
+    let body: Readable | undefined;
+    const { bytes, error } = await collect(
+      open({
+        fetch: async (from, to) => (body = await remote(data).fetch(from, to)),
+        chunkHashes: () => Promise.reject(new IntegrityError('ab'.repeat(32), 'bad list')),
+      }),
+    );
+    expect(error).toBeInstanceOf(IntegrityError);
+    expect(bytes.length).toBe(0);
+    expect(body?.destroyed).toBe(true);
+  });
+
+  it('ends the response before the cache fill is synced and admitted', async () => {
+    let admitted = false;
+    let release!: () => void;
+    const fill = {
+      tempPath: join(dir, 'slow.part'),
+      admit: () =>
+        new Promise<void>((resolve) => {
+          release = () => {
+            admitted = true;
+            resolve();
+          };
+        }),
+    };
+    const { bytes, error } = await collect(open({ fetch: remote(data).fetch, fill }));
+    expect(error).toBeUndefined();
+    expect(bytes.equals(data)).toBe(true);
+    expect(admitted).toBe(false); // the client had every byte while the admission waited
+    for (let i = 0; i < 100 && !release; i++) await new Promise((r) => setTimeout(r, 10));
+    release();
+    expect(admitted).toBe(true);
   });
 });

@@ -17,7 +17,8 @@ export interface RemoteRangeOptions {
   onIntegrityFailure?: (track: string) => void;
   /**
    * Whole-track reads fill the cache: verified chunks are written to `tempPath`, handed to
-   * `admit` once the last one is written (removed when the read stops early).
+   * `admit` once the last one is written (removed when the read stops early). The fill is
+   * synced and admitted after the stream has ended: the client never waits for the fsync.
    */
   fill?: { tempPath: string; admit: (hashes: Buffer) => Promise<void> };
 }
@@ -25,6 +26,8 @@ export interface RemoteRangeOptions {
 /**
  * A range of a track from a remote store: one ranged GET of exactly the chunks the range
  * touches, each chunk verified against the commitment's chunk list before any of it is pushed.
+ * The chunk list and the bytes are asked for at once (a cold read costs one round trip to the
+ * store, not two); no byte is pushed before the list is here and verified.
  * highWaterMark is one chunk; the GET's body is pulled one chunk at a time, so a slow client
  * holds about one chunk here and TCP backpressure reaches the store.
  */
@@ -49,10 +52,18 @@ export class RemoteRangeStream extends Readable {
   override _construct(callback: (error?: Error | null) => void): void {
     const { size } = this.options;
     (async () => {
-      this.hashes = await this.options.chunkHashes();
       const from = this.firstChunk * CHUNK_BYTES;
       const to = Math.min(size, (this.lastChunk + 1) * CHUNK_BYTES) - 1;
-      this.body = await this.options.fetch(from, to);
+      const [hashes, body] = await Promise.allSettled([
+        this.options.chunkHashes(),
+        this.options.fetch(from, to),
+      ]);
+      // Kept even when the list failed, so _destroy closes the response.
+      if (body.status === 'fulfilled') this.body = body.value;
+      // The list's error first: it says more (missing, corrupt) than the GET's.
+      if (hashes.status === 'rejected') throw hashes.reason;
+      if (body.status === 'rejected') throw body.reason;
+      this.hashes = hashes.value;
       this.pieces = this.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
       // A cache that cannot take the fill (disk full, directory gone) never fails the read.
       if (this.options.fill) {
@@ -67,10 +78,10 @@ export class RemoteRangeStream extends Readable {
   override _read(): void {
     if (this.reading) return;
     if (this.nextChunk > this.lastChunk) {
-      this.finishFill().then(
-        () => this.push(null),
-        () => this.push(null), // a failed cache fill never fails the read
-      );
+      // Every byte is out: the fill is synced and admitted in the background (a failure only
+      // leaves the track uncached).
+      void this.finishFill();
+      this.push(null);
       return;
     }
     this.reading = true;
@@ -141,13 +152,14 @@ export class RemoteRangeStream extends Readable {
     const file = this.fillFile;
     if (!file || !this.options.fill) return;
     this.fillFile = undefined;
+    const { tempPath, admit } = this.options.fill;
     try {
       await file.sync();
       await file.close();
-      await this.options.fill.admit(this.hashes!);
+      await admit(this.hashes!);
     } catch {
       await file.close().catch(() => undefined);
-      await rm(this.options.fill.tempPath, { force: true });
+      await rm(tempPath, { force: true }).catch(() => undefined);
     }
   }
 
