@@ -127,6 +127,16 @@ export class TrackCacheConfig {
   @IsInt()
   @Min(0)
   max_bytes = 4 * 1024 * 1024 * 1024;
+
+  /**
+   * Hash every chunk read back from the cache again. Off by default: a track enters the cache
+   * only whole, every chunk verified against the on-chain commitment before it was written, by
+   * this gateway, into its own data directory (docs/tracks.md, "S3 backend": the trust
+   * argument). On: media errors on the cache disk become 502s and evictions, at ~1 GB/s of
+   * SHA-256 per core taken from serving.
+   */
+  @IsBoolean()
+  verify_reads = false;
 }
 
 /** `storage.tracks.*`: which backend holds track bytes (the issue's `gateway.tracks.*`). */

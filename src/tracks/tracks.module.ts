@@ -37,6 +37,7 @@ export async function createTrackStore(
       s3: tracks.s3,
       cache: new TrackCache(resolve(storage.data_dir, 'track-cache'), tracks.cache.max_bytes),
       indexPath: resolve(storage.data_dir, 'tracks.references.sqlite'),
+      verifyCacheReads: tracks.cache.verify_reads,
       ...(shared?.redis && {
         references: new RedisTrackReferences(shared.redis, shared.prefix),
       }),

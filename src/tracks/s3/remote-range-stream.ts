@@ -64,7 +64,7 @@ export class RemoteRangeStream extends Readable {
       if (hashes.status === 'rejected') throw hashes.reason;
       if (body.status === 'rejected') throw body.reason;
       this.hashes = hashes.value;
-      this.pieces = this.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+      this.pieces = body.value[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
       // A cache that cannot take the fill (disk full, directory gone) never fails the read.
       if (this.options.fill) {
         this.fillFile = await open(this.options.fill.tempPath, 'w', 0o644).catch(() => undefined);

@@ -1,11 +1,11 @@
 import type { S3Client } from '@aws-sdk/client-s3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { AddressInfo, Socket, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { TrackS3Config } from '../../config/storage.config';
-import { commitmentOfBuffer } from '../commitment';
+import { CHUNK_BYTES, commitmentOfBuffer } from '../commitment';
 import { IntegrityError, TrackNotFoundError, TrackStoreUnavailableError } from '../track-errors';
 import { S3TrackStore } from './s3-track-store';
 import { TrackCache } from './track-cache';
@@ -85,13 +85,21 @@ describe('S3TrackStore (against an in-memory bucket)', () => {
     size: data.length,
   };
 
-  function newStore(name: string, cacheBytes = 1 << 20): S3TrackStore {
+  function newStore(name: string, cacheBytes = 1 << 20, verifyCacheReads = false): S3TrackStore {
     return new S3TrackStore({
       s3: Object.assign(new TrackS3Config(), { endpoint: 'http://fake', prefix: 'p/' }),
       cache: new TrackCache(join(dir, name, 'cache'), cacheBytes),
       indexPath: join(dir, name, 'refs.sqlite'),
       client: bucket.asClient(),
+      verifyCacheReads,
     });
+  }
+  /** Fills are admitted after the read that made them ended. */
+  async function cached(store: S3TrackStore, tracks = 1): Promise<void> {
+    for (let i = 0; i < 100 && store.cacheReport().tracks < tracks; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(store.cacheReport().tracks).toBe(tracks);
   }
   async function read(store: S3TrackStore, start = 0, end = data.length - 1): Promise<Buffer> {
     const parts: Buffer[] = [];
@@ -121,6 +129,7 @@ describe('S3TrackStore (against an in-memory bucket)', () => {
     const reader = newStore('r');
     await reader.init();
     expect((await read(reader)).equals(data)).toBe(true);
+    await cached(reader);
     bucket.log.length = 0;
     bucket.down = true;
     expect((await read(reader, 1000, 150_000)).equals(data.subarray(1000, 150_001))).toBe(true);
@@ -139,6 +148,30 @@ describe('S3TrackStore (against an in-memory bucket)', () => {
     expect((await read(reader, 150_000, 160_000)).equals(data.subarray(150_000, 160_001))).toBe(
       true,
     );
+  });
+
+  it('cached bytes are not hashed again; with verify_reads a byte flipped on the cache disk is caught and evicted', async () => {
+    await newStore('w').put(commitment, data.length, Readable.from([data]));
+    const reader = newStore('r');
+    await reader.init();
+    expect((await read(reader)).equals(data)).toBe(true); // the fill: every chunk verified
+    await cached(reader);
+    const verified = (await reader.stats()).chunksVerified;
+    expect(verified).toBe(Math.ceil(data.length / CHUNK_BYTES));
+    expect((await read(reader)).equals(data)).toBe(true);
+    expect((await reader.stats()).chunksVerified).toBe(verified);
+
+    const careful = newStore('r', 1 << 20, true);
+    await careful.init();
+    expect((await read(careful)).equals(data)).toBe(true);
+    expect((await careful.stats()).chunksVerified).toBe(verified);
+    const path = join(dir, 'r', 'cache', hex);
+    const damaged = readFileSync(path);
+    damaged[100_000] ^= 1;
+    writeFileSync(path, damaged);
+    bucket.down = true;
+    await expect(read(careful)).rejects.toBeInstanceOf(IntegrityError);
+    expect(careful.cacheReport().tracks).toBe(0);
   });
 
   it('store down and nothing cached: TrackStoreUnavailableError, and the probe names the store', async () => {

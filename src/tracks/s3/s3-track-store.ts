@@ -72,6 +72,8 @@ export interface S3TrackStoreOptions {
   references?: TrackReferences;
   /** An S3 client to use instead of one built from `s3` (tests). */
   client?: S3Client;
+  /** Hash cached chunks again on every read (storage.tracks.cache.verify_reads); default off. */
+  verifyCacheReads?: boolean;
 }
 
 /** Builds the client for a track bucket: plain PutObject (no aws-chunked trailers, Ceph 16). */
@@ -273,6 +275,8 @@ export class S3TrackStore extends TrackStore {
         endInclusive,
         chunkHashes: () => this.readChunkHashes(commitment, size),
         counters: this.counters,
+        // Verified on the way in (whole, before it was admitted): see TrackCache.
+        verify: this.options.verifyCacheReads === true,
         // Damaged on this disk: drop it, the next read fetches a verified copy again.
         onIntegrityFailure: () => void this.cache.evict(hex),
       });
