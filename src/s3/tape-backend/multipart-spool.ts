@@ -15,6 +15,7 @@ import {
   S3PartInfo,
 } from '../s3-backend';
 import { CompletedUpload, MultipartStore, MultipartUpload } from './multipart-store';
+import { NameLocks } from './name-locks';
 import { SpoolBudget, SpoolHold } from './spool-budget';
 import { sweepOldEntries } from './spool-sweep';
 
@@ -58,6 +59,7 @@ export class MultipartSpool extends MultipartStore implements OnModuleInit, OnMo
   private readonly completedAt = new Map<string, number>();
   private readonly completedKept: number;
   private sweeper: NodeJS.Timeout | undefined;
+  private readonly completions = new NameLocks();
 
   constructor(
     storage: StorageConfig,
@@ -305,6 +307,10 @@ export class MultipartSpool extends MultipartStore implements OnModuleInit, OnMo
 
   async remove(upload: MultipartUpload): Promise<void> {
     await this.removeId(upload.uploadId);
+  }
+
+  completing<T>(uploadId: string, work: () => Promise<T>): Promise<T> {
+    return this.completions.run([uploadId], work);
   }
 
   private async forgetCompletedBeyondLimit(): Promise<void> {

@@ -61,6 +61,11 @@ export abstract class MultipartStore {
   /** The listed parts' bytes one after another. */
   abstract concatenate(upload: MultipartUpload, parts: S3CompletedPart[]): Promise<Readable>;
   abstract remove(upload: MultipartUpload): Promise<void>;
+  /**
+   * Runs one completion of this upload at a time (over all replicas when shared): a retry sent
+   * while the first is still committing waits for it, then answers its result.
+   */
+  abstract completing<T>(uploadId: string, work: () => Promise<T>): Promise<T>;
 }
 
 export function toUploadInfo(upload: MultipartUpload): S3MultipartUploadInfo {

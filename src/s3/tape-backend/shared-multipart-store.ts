@@ -15,7 +15,9 @@ import {
   S3CompletedPart,
   S3PartInfo,
 } from '../s3-backend';
+import { RedisMutex } from '../../shared-state/redis-mutex';
 import { CompletedUpload, MultipartStore, MultipartUpload } from './multipart-store';
+import { NameLocks } from './name-locks';
 import type { SpoolHold } from './spool-budget';
 import { SharedSpoolLedger } from './shared-spool-ledger';
 
@@ -80,10 +82,13 @@ interface MultipartCommands {
 export class SharedMultipartStore extends MultipartStore implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('s3-multipart');
   private sweeper?: NodeJS.Timeout;
+  private readonly completions = new NameLocks();
+  private readonly completionLock: RedisMutex;
 
   constructor(private readonly options: SharedMultipartOptions) {
     super();
     options.redis.defineCommand('tapeMpuSetPart', { numberOfKeys: 2, lua: SET_PART_SCRIPT });
+    this.completionLock = new RedisMutex(options.redis);
   }
 
   onModuleInit(): void {
@@ -311,6 +316,13 @@ export class SharedMultipartStore extends MultipartStore implements OnModuleInit
 
   async remove(upload: MultipartUpload): Promise<void> {
     await this.removeId(upload.uploadId);
+  }
+
+  /** One completion at a time in this process, then over every replica (a Redis lock). */
+  completing<T>(uploadId: string, work: () => Promise<T>): Promise<T> {
+    return this.completions.run([uploadId], () =>
+      this.completionLock.run(this.key(`${uploadId}:completing`), work),
+    );
   }
 
   private async removeId(uploadId: string): Promise<void> {
