@@ -37,7 +37,6 @@ import {
 } from './object-metadata-codec';
 import { MultipartStore, toUploadInfo } from './multipart-store';
 import { checkWriteCondition, S3WriteCondition } from '../write-conditions';
-import { NameLocks } from './name-locks';
 import { NamePrecondition, ObjectPublisher } from './object-publisher';
 import { ObjectSpool } from './object-spool';
 import { assertPublishableName, contentTypeForCopy, contentTypeForName } from './object-names';
@@ -52,8 +51,6 @@ import { TapeBucket, TapeDirectory } from './tape-directory';
  */
 @Injectable()
 export class TapeS3Backend extends S3Backend {
-  private readonly completions = new NameLocks();
-
   constructor(
     private readonly chain: ChainReader,
     private readonly tapes: TapeDirectory,
@@ -260,9 +257,9 @@ export class TapeS3Backend extends S3Backend {
     parts: S3CompletedPart[],
     condition?: S3WriteCondition,
   ): Promise<S3WriteResult> {
-    // One completion of an upload at a time: a retry sent while the first is still committing
-    // waits for it, then answers its result.
-    return this.completions.run([uploadId], async () => {
+    // One completion of an upload at a time (over all replicas when they share uploads): a retry
+    // sent while the first is still committing waits for it, then answers its result.
+    return this.multipart.completing(uploadId, async () => {
       const done = await this.completedMultipartUpload(bucket, key, uploadId);
       if (done) return done;
       const upload = await this.multipart.get(bucket.tapeAddress, key, uploadId);
