@@ -1,0 +1,175 @@
+import 'reflect-metadata';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import Redis from 'ioredis';
+import { createHash, randomBytes } from 'node:crypto';
+import { PassThrough, Readable } from 'node:stream';
+import { startRedis, RedisServer } from '../../../test/support/metering-redis';
+import { S3BackendNoSuchUploadError, S3BackendSlowDownError } from '../s3-backend';
+import { SharedMultipartStore } from './shared-multipart-store';
+import { SharedSpoolLedger } from './shared-spool-ledger';
+
+const TAPE = 'GegjFWW8SVeSTqsyo9ZkEzCQY2mY55T2AUazk4kjfYyT';
+
+/** A bucket in memory behind the three commands the store sends. */
+class MemoryBucket {
+  readonly objects = new Map<string, Buffer>();
+  readonly client = {
+    send: async (command: unknown) => {
+      if (command instanceof PutObjectCommand) {
+        const chunks: Buffer[] = [];
+        for await (const c of command.input.Body as Readable) chunks.push(c as Buffer);
+        this.objects.set(command.input.Key!, Buffer.concat(chunks));
+        return {};
+      }
+      if (command instanceof GetObjectCommand) {
+        const data = this.objects.get(command.input.Key!);
+        if (!data) throw Object.assign(new Error('NoSuchKey'), { name: 'NoSuchKey' });
+        return { Body: Readable.from([data]) };
+      }
+      if (command instanceof DeleteObjectCommand) {
+        this.objects.delete(command.input.Key!);
+        return {};
+      }
+      throw new Error('unexpected command');
+    },
+  } as unknown as S3Client;
+}
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+describe('SharedMultipartStore and SharedSpoolLedger (a real redis-server, a bucket in memory)', () => {
+  let server: RedisServer;
+  const connections: Redis[] = [];
+  let n = 0;
+
+  /** Two replicas over one Redis prefix and one bucket. */
+  const twoReplicas = (options: { limit?: number; holdMs?: number } = {}) => {
+    const prefix = `mp${n++}:`;
+    const bucket = new MemoryBucket();
+    const replicas = [0, 1].map(() => {
+      const redis = new Redis(server.url);
+      connections.push(redis);
+      const ledger = new SharedSpoolLedger(
+        redis,
+        prefix,
+        options.limit ?? 1e9,
+        options.holdMs ?? 60_000,
+      );
+      const store = new SharedMultipartStore({
+        redis,
+        prefix,
+        client: bucket.client,
+        bucket: 'b',
+        objectPrefix: 'tracks/multipart/',
+        ledger,
+        expiryMs: 3_600_000,
+        completedKept: 10,
+      });
+      return { ledger, store };
+    });
+    return { bucket, a: replicas[0], b: replicas[1] };
+  };
+  const newUpload = (store: SharedMultipartStore) =>
+    store.create({ tapeAddress: TAPE, key: 'big.bin', contentType: undefined, metadata: {} });
+
+  beforeAll(async () => {
+    server = await startRedis();
+  });
+  afterAll(async () => {
+    connections.forEach((c) => c.disconnect());
+    await server?.stop();
+  });
+
+  it('parts taken by two replicas are listed and concatenated by either; completion frees bytes and budget', async () => {
+    const { bucket, a, b } = twoReplicas();
+    const upload = await newUpload(a.store);
+    const [one, two] = [randomBytes(3000), randomBytes(1000)];
+    await b.store.writePart(upload, 2, Readable.from([two]), await b.ledger.reserve(TAPE, 1000));
+    const info = await a.store.writePart(
+      upload,
+      1,
+      Readable.from([one]),
+      await a.ledger.reserve(TAPE, 3000),
+    );
+    expect(info.etag).toBe(createHash('sha256').update(one).digest('hex'));
+    expect(await b.store.openUploads(TAPE)).toBe(1);
+    expect((await a.store.list(TAPE)).map((u) => u.uploadId)).toEqual([upload.uploadId]);
+    expect((await b.store.parts(upload)).map((p) => [p.partNumber, p.size])).toEqual([
+      [1, 3000],
+      [2, 1000],
+    ]);
+    expect([await a.ledger.tapeBytes(TAPE), await b.ledger.totalBytes()]).toEqual([4000, 4000]);
+    const whole = await readAll(
+      await b.store.concatenate(upload, [
+        { partNumber: 1, etag: '' },
+        { partNumber: 2, etag: '' },
+      ]),
+    );
+    expect(whole.equals(Buffer.concat([one, two]))).toBe(true);
+
+    await a.store.markCompleted(upload, { etag: 'e'.repeat(64), lastModified: new Date() });
+    expect(bucket.objects.size).toBe(0);
+    expect(await b.ledger.totalBytes()).toBe(0);
+    expect(await b.store.openUploads(TAPE)).toBe(0);
+    expect((await b.store.completed(TAPE, 'big.bin', upload.uploadId))?.etag).toBe('e'.repeat(64));
+    await expect(b.store.get(TAPE, 'big.bin', upload.uploadId)).rejects.toBeInstanceOf(
+      S3BackendNoSuchUploadError,
+    );
+  });
+
+  it('a part sent again replaces the first (one object, counted once)', async () => {
+    const { bucket, a, b } = twoReplicas();
+    const upload = await newUpload(a.store);
+    await a.store.writePart(
+      upload,
+      1,
+      Readable.from([randomBytes(500)]),
+      await a.ledger.reserve(TAPE, 500),
+    );
+    await b.store.writePart(
+      upload,
+      1,
+      Readable.from([randomBytes(700)]),
+      await b.ledger.reserve(TAPE, 700),
+    );
+    expect(bucket.objects.size).toBe(1);
+    expect(await a.ledger.tapeBytes(TAPE)).toBe(700);
+    await b.store.remove(upload);
+    expect([bucket.objects.size, await a.ledger.totalBytes()]).toEqual([0, 0]);
+  });
+
+  it('an abort on one replica racing a part on the other leaves neither the part nor its budget', async () => {
+    const { bucket, a, b } = twoReplicas();
+    const upload = await newUpload(a.store);
+    const body = new PassThrough();
+    const writing = a.store.writePart(upload, 1, body, await a.ledger.reserve(TAPE, 100));
+    body.write(randomBytes(50));
+    await b.store.remove(upload);
+    body.end(randomBytes(50));
+    await expect(writing).rejects.toBeInstanceOf(S3BackendNoSuchUploadError);
+    expect([bucket.objects.size, await b.ledger.totalBytes()]).toEqual([0, 0]);
+  });
+
+  it('holds the spool limit over both replicas, and a dead replica’s body holds lapse', async () => {
+    const { a, b } = twoReplicas({ limit: 100, holdMs: 200 });
+    const held = await a.ledger.reserve(TAPE, 60);
+    await expect(b.ledger.reserve(TAPE, 50)).rejects.toBeInstanceOf(S3BackendSlowDownError);
+    held.release();
+    await new Promise((r) => setTimeout(r, 20));
+    const again = await b.ledger.reserve(TAPE, 90);
+    // Never released (its replica died): given back once it lapses.
+    void again;
+    await new Promise((r) => setTimeout(r, 250));
+    await b.ledger.reserve(TAPE, 90);
+    expect(await a.ledger.totalBytes()).toBe(90);
+  });
+});
