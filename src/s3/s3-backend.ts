@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { ChecksumAlgorithm } from './checksums';
-import type { ChecksumType, ObjectChecksum, StoredHeaders } from './object-metadata';
+import type { ChecksumType, ObjectChecksum, ObjectParts, StoredHeaders } from './object-metadata';
 import type { S3WriteCondition } from './write-conditions';
 
 /**
@@ -109,7 +109,7 @@ export interface S3Bucket {
 export interface S3ObjectInfo {
   key: string;
   size: number;
-  /** Unquoted (the track commitment). */
+  /** Unquoted: S3's (an MD5, or `<md5>-<parts>`) when the backend keeps one. */
   etag: string;
   lastModified: Date;
 }
@@ -122,6 +122,8 @@ export interface S3ObjectHead extends S3ObjectInfo {
   headers?: StoredHeaders;
   /** The checksum kept with the object (returned with `x-amz-checksum-mode: ENABLED`). */
   checksum?: ObjectChecksum;
+  /** The part boundaries of an object completed from a multipart upload, when kept. */
+  parts?: ObjectParts;
 }
 
 /** Inclusive byte offsets, as in `Content-Range`. */

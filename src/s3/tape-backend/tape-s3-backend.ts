@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import { NameRecord, TrackKind } from '../../chain/account-layouts';
 import { ChainReader } from '../../chain/chain-reader';
 import { parseAddress } from '../../chain/tape-label';
@@ -28,7 +28,8 @@ import {
 } from '../s3-backend';
 import { S3Error } from '../s3-error';
 import { ChecksumAlgorithm } from '../checksums';
-import { ObjectMetadata } from '../object-metadata';
+import { ChecksumType, ObjectMetadata, ObjectParts } from '../object-metadata';
+import { S3EtagTap } from '../s3-etag';
 import { multipartChecksum } from './multipart-object-checksum';
 import {
   decodeObjectMetadata,
@@ -113,7 +114,11 @@ export class TapeS3Backend extends S3Backend {
         tape.address,
         input.key,
         contentType,
-        encodeObjectMetadata({ ...kept, checksum: algorithm && placeholderChecksum(algorithm) }),
+        encodeObjectMetadata({
+          ...kept,
+          checksum: algorithm && placeholderChecksum(algorithm),
+          etag: PLACEHOLDER_ETAG,
+        }),
       );
       // Refused before the body is read too (the check that counts runs again under the lock).
       if (input.condition) await this.checkCondition(tape, input.key, input.condition);
@@ -153,9 +158,9 @@ export class TapeS3Backend extends S3Backend {
     const metadataOf = (from: NameRecord): Buffer | undefined =>
       replace
         ? encodeObjectMetadata({
+            ...decodeObjectMetadata(from.metadata),
             headers: replace.headers ?? {},
             user: replace.metadata,
-            checksum: decodeObjectMetadata(from.metadata).checksum,
           })
         : from.metadata;
     this.publisher.assertNameFits(
@@ -173,7 +178,7 @@ export class TapeS3Backend extends S3Backend {
       metadataOf,
     );
     return {
-      etag: done.commitment.toString('hex'),
+      etag: decodeObjectMetadata(source.metadata).etag ?? done.commitment.toString('hex'),
       lastModified: done.lastModified,
       checksum: decodeObjectMetadata(source.metadata).checksum,
     };
@@ -269,13 +274,14 @@ export class TapeS3Backend extends S3Backend {
       const tape = await this.tapes.writable(bucket, size);
       if (condition) await this.checkCondition(tape, key, condition);
       const concatenated = await this.multipart.concatenate(upload, parts);
-      const objectChecksum = multipartChecksum(
-        upload.checksum,
-        parts,
-        await this.multipart.parts(upload),
-        concatenated,
-      );
+      const stored = await this.multipart.parts(upload);
+      const objectChecksum = multipartChecksum(upload.checksum, parts, stored, concatenated);
       const kept: ObjectMetadata = { headers: upload.headers ?? {}, user: upload.metadata };
+      const partSizes = parts.map((p) => sizes.get(p.partNumber) ?? 0);
+      const layout = this.partLayout(tape, key, contentType, kept, upload.checksum, partSizes, {
+        listed: parts,
+        stored,
+      });
       const result = await this.commit(
         bucket,
         tape,
@@ -284,7 +290,8 @@ export class TapeS3Backend extends S3Backend {
         contentType,
         size,
         condition,
-        () => ({ ...kept, checksum: objectChecksum.value() }),
+        () => ({ ...kept, checksum: objectChecksum.value(), ...(layout ? { parts: layout } : {}) }),
+        partSizes,
       );
       await this.multipart.markCompleted(upload, result);
       return result;
@@ -334,7 +341,42 @@ export class TapeS3Backend extends S3Backend {
     condition: S3WriteCondition,
   ): Promise<void> {
     const [current] = await this.chain.getNames(tape.address, [key]);
-    checkWriteCondition(condition, current ? current.commitment.toString('hex') : null, key);
+    checkWriteCondition(condition, current ? s3EtagOf(current) : null, key);
+  }
+
+  /**
+   * The part boundaries (and the parts' checksums) kept with a completed multipart object, as
+   * much of them as its name can hold: the tail is bounded by the program (1,024 bytes) and the
+   * SetName transaction. Without the checksums when they do not fit, without the layout when it
+   * does not either (GetObjectAttributes and `partNumber` then see one part).
+   */
+  private partLayout(
+    tape: TapeBucket,
+    key: string,
+    contentType: string,
+    kept: ObjectMetadata,
+    want: { algorithm: ChecksumAlgorithm; type: ChecksumType } | undefined,
+    sizes: number[],
+    parts: { listed: S3CompletedPart[]; stored: S3PartInfo[] },
+  ): ObjectParts | undefined {
+    const byNumber = new Map(parts.stored.map((p) => [p.partNumber, p.checksum]));
+    const checksums = parts.listed.flatMap((p) => byNumber.get(p.partNumber) ?? []);
+    const complete = want !== undefined && checksums.length === parts.listed.length;
+    const candidates: ObjectParts[] = complete ? [{ sizes, checksums }, { sizes }] : [{ sizes }];
+    const checksum = want && placeholderChecksum(want.algorithm, want.type);
+    return candidates.find((layout) => {
+      try {
+        this.publisher.assertNameFits(
+          tape.address,
+          key,
+          contentType,
+          encodeObjectMetadata({ ...kept, checksum, etag: PLACEHOLDER_ETAG, parts: layout }),
+        );
+        return true;
+      } catch {
+        return false;
+      }
+    });
   }
 
   /** Spool -> track store -> chain. Nothing reaches the store before the body ended whole. */
@@ -347,8 +389,13 @@ export class TapeS3Backend extends S3Backend {
     declaredSize: number | undefined,
     condition: S3WriteCondition | undefined,
     metadata: () => ObjectMetadata,
+    partSizes?: number[],
   ): Promise<S3WriteResult> {
-    const spooled = await this.spool.spool(body, declaredSize);
+    // S3's ETag (an MD5, the multipart form for a completed upload) is kept with the object for
+    // S3 clients; the commitment stays the track's identity and the site routes' ETag.
+    const etag = new S3EtagTap(partSizes);
+    pipeline(body, etag.stream, () => undefined);
+    const spooled = await this.spool.spool(etag.stream, declaredSize);
     try {
       // A body of undeclared length (chunked transfer) is checked for room once its size is known.
       if (declaredSize === undefined) await this.tapes.writable(bucket, spooled.size);
@@ -357,7 +404,7 @@ export class TapeS3Backend extends S3Backend {
         tape: tape.address.toBase58(),
         track: this.publisher.trackAddress(tape.address, spooled.commitment).toBase58(),
       });
-      const kept = metadata();
+      const kept: ObjectMetadata = { ...metadata(), etag: etag.etag() };
       const done = await this.publisher.publish(
         tape.address,
         key,
@@ -367,7 +414,7 @@ export class TapeS3Backend extends S3Backend {
         encodeObjectMetadata(kept),
       );
       return {
-        etag: done.commitment.toString('hex'),
+        etag: kept.etag ?? done.commitment.toString('hex'),
         lastModified: done.lastModified,
         ...(kept.checksum ? { checksum: kept.checksum } : {}),
       };
@@ -388,28 +435,36 @@ function preconditionOf(
   key: string,
 ): NamePrecondition | undefined {
   if (!condition) return undefined;
-  return (current) =>
-    checkWriteCondition(condition, current ? current.commitment.toString('hex') : null, key);
+  return (current) => checkWriteCondition(condition, current ? s3EtagOf(current) : null, key);
 }
 
-function toInfo(record: NameRecord): S3ObjectInfo {
+/** As long as any S3 ETag kept in a tail: the name is sized before the body is read. */
+const PLACEHOLDER_ETAG = `${'0'.repeat(32)}-1`;
+
+/** The object's S3 ETag: the one kept in its tail, else (names `tape deploy` wrote) the commitment. */
+export function s3EtagOf(record: NameRecord, kept = decodeObjectMetadata(record.metadata)): string {
+  return kept.etag ?? record.commitment.toString('hex');
+}
+
+function toInfo(record: NameRecord, kept = decodeObjectMetadata(record.metadata)): S3ObjectInfo {
   return {
     key: record.name,
     size: record.size,
-    etag: record.commitment.toString('hex'),
+    etag: s3EtagOf(record, kept),
     lastModified: new Date(record.updatedAt * 1000),
   };
 }
 
-/** The object's kept headers, x-amz-meta-* and checksum come from its name's metadata tail. */
+/** The object's kept headers, x-amz-meta-*, checksum and parts come from its name's tail. */
 function toHead(record: NameRecord): S3ObjectHead {
   const kept = decodeObjectMetadata(record.metadata);
   return {
-    ...toInfo(record),
+    ...toInfo(record, kept),
     contentType: record.contentType,
     metadata: kept.user,
     headers: kept.headers,
     ...(kept.checksum ? { checksum: kept.checksum } : {}),
+    ...(kept.parts ? { parts: kept.parts } : {}),
   };
 }
 
