@@ -37,6 +37,7 @@ describe('MeteringGate', () => {
     );
     expect(headers).toEqual({
       'content-type': 'application/json; charset=utf-8',
+      'x-content-type-options': 'nosniff',
       'ratelimit-limit': '1',
       'ratelimit-remaining': '0',
       'ratelimit-reset': '30',

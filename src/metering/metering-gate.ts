@@ -62,7 +62,7 @@ export class MeteringGate {
   /** The 429 answer for a refused decision, for edges that write responses themselves. */
   refusal(decision: MeterDecision): MeterRefusal {
     const body = Buffer.from(JSON.stringify(this.error(decision).getResponse()));
-    const headers = ['content-type', JSON_TYPE];
+    const headers = ['content-type', JSON_TYPE, 'x-content-type-options', 'nosniff'];
     appendRateLimitHeaders(headers, decision);
     headers.push('content-length', String(body.length));
     return { status: 429, headers, body };

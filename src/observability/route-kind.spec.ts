@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { SiteConfig } from '../config/site.config';
 import { HostRouter } from '../domains/host-router';
 import { TxtBindingService } from '../domains/txt-binding.service';
-import { SITE_HOST } from '../site/host-rewrite';
+import { SITE_REQUEST } from '../site/site-edge';
 import { MainRouteKinds } from './route-kind';
 
 const kinds = new MainRouteKinds(
@@ -20,10 +20,10 @@ function req(host: string, url: string, extra: object = {}): IncomingMessage {
 }
 
 describe('MainRouteKinds', () => {
-  it('site hosts are site requests whatever the path (the hot path answers them unrewritten)', () => {
+  it('site hosts are site requests whatever the path (the site edge answers them)', () => {
     expect(kinds.of(req('abc.sites.test', '/object/x'))).toBe('site');
     expect(kinds.of(req('shop.example', '/healthz'))).toBe('site');
-    expect(kinds.of(req('127.0.0.1', '/_host/x', { [SITE_HOST]: true }))).toBe('site');
+    expect(kinds.of(req('127.0.0.1', '/x', { [SITE_REQUEST]: true }))).toBe('site');
   });
 
   it('gateway hosts by path prefix', () => {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { HostRouter } from '../domains/host-router';
-import { SITE_HOST } from '../site/host-rewrite';
+import { SITE_REQUEST } from '../site/site-edge';
 
 /** The bounded set of route kinds requests are counted and logged by. */
 export type RouteKind = 'site' | 'object' | 'upload' | 's3' | 'rpc' | 'health' | 'admin' | 'other';
@@ -24,7 +24,7 @@ export class MainRouteKinds {
   constructor(private readonly hosts: Pick<HostRouter, 'route'>) {}
 
   of(req: IncomingMessage): RouteKind {
-    if ((req as { [SITE_HOST]?: true })[SITE_HOST] === true) return 'site';
+    if ((req as { [SITE_REQUEST]?: true })[SITE_REQUEST] === true) return 'site';
     const host = req.headers.host;
     if (typeof host === 'string' && this.hosts.route(host).kind !== 'gateway') return 'site';
     return pathKind(req.url ?? '/');
@@ -32,7 +32,7 @@ export class MainRouteKinds {
 }
 
 function pathKind(url: string): RouteKind {
-  if (url.startsWith('/site/') || url.startsWith('/_host/')) return 'site';
+  if (url.startsWith('/site/')) return 'site';
   if (url.startsWith('/object/')) return 'object';
   if (url.startsWith('/upload/') || url === '/upload') return 'upload';
   if (url === '/healthz' || url.startsWith('/healthz?')) return 'health';

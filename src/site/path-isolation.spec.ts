@@ -96,7 +96,7 @@ describe('path routes on the shared origin', () => {
 
     it('sandboxes every answer of /site/{tape}/: pages, 404.html, redirects, 304, OPTIONS', async () => {
       const inject = (url: string, extra: Record<string, string> = {}, method = 'GET') =>
-        t.app.inject({ method: method as 'GET', url, headers: extra });
+        t.inject({ method: method as 'GET', url, headers: extra });
       const page = await inject(`/site/${tape}/`);
       expect(page.statusCode).toBe(200);
       sandboxed(page.headers['content-security-policy']);
@@ -120,9 +120,9 @@ describe('path routes on the shared origin', () => {
 
     it('does not sandbox the same site on its own hostname, before or after the path route', async () => {
       const viaHost = () =>
-        t.app.inject({ method: 'GET', url: '/', headers: { host: `${label}.localhost:8080` } });
+        t.inject({ method: 'GET', url: '/', headers: { host: `${label}.localhost:8080` } });
       const before = await viaHost();
-      await t.app.inject({ method: 'GET', url: `/site/${tape}/` });
+      await t.inject({ method: 'GET', url: `/site/${tape}/` });
       const after = await viaHost();
       for (const res of [before, after]) {
         expect(res.statusCode).toBe(200);
@@ -130,7 +130,7 @@ describe('path routes on the shared origin', () => {
         expect(res.headers['content-security-policy']).not.toMatch(/sandbox/);
       }
       // And the path route keeps its sandbox after the hostname route prepared its answer.
-      const path = await t.app.inject({ method: 'GET', url: `/site/${tape}/` });
+      const path = await t.inject({ method: 'GET', url: `/site/${tape}/` });
       expect(path.headers['content-security-policy']).toMatch(/, sandbox /);
     });
   });
@@ -154,7 +154,7 @@ describe('path routes on the shared origin', () => {
         [`/site/${tape}/docs/a%20b.html?x=1&y=2`, '/docs/a%20b.html?x=1&y=2'],
       ];
       for (const [url, rest] of cases) {
-        const res = await t.app.inject({ method: 'GET', url });
+        const res = await t.inject({ method: 'GET', url });
         expect({ url, status: res.statusCode, location: res.headers.location }).toEqual({
           url,
           status: 308,
@@ -163,14 +163,14 @@ describe('path routes on the shared origin', () => {
         expect(res.headers['content-security-policy']).toMatch(/, sandbox /);
         expect(res.body).not.toContain('<h1>home</h1>');
       }
-      const head = await t.app.inject({ method: 'HEAD', url: `/site/${tape}/x` });
+      const head = await t.inject({ method: 'HEAD', url: `/site/${tape}/x` });
       expect(head.statusCode).toBe(308);
-      const post = await t.app.inject({ method: 'POST', url: `/site/${tape}/x` });
+      const post = await t.inject({ method: 'POST', url: `/site/${tape}/x` });
       expect(post.statusCode).toBe(405);
     });
 
     it('still serves the site on its hostname', async () => {
-      const res = await t.app.inject({
+      const res = await t.inject({
         method: 'GET',
         url: '/',
         headers: { host: `${label}.localhost:8080` },

@@ -1,5 +1,4 @@
 import { Logger } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { contentRange, parseRange, unsatisfiedContentRange } from '../tracks/byte-range';
 import { ifNoneMatchMatches, ifRangeAllowsRange } from '../tracks/conditional-request';
@@ -19,8 +18,16 @@ import {
   RepresentationHeaders,
   securityHeaders,
 } from './site-headers';
-import { BuiltInPage, PAGE_CONTENT_TYPE, PAGES } from './site-pages';
-import { ERROR_PAGE_CSP, SitePolicy } from './site-policy';
+import { BuiltInPage, PAGES } from './site-pages';
+import { SitePolicy } from './site-policy';
+import {
+  bufferAnswer,
+  HeaderList,
+  headerList,
+  pageAnswer,
+  SiteAnswer,
+  SiteRequest,
+} from './site-answer';
 import { fileNameOf } from './site-path';
 import { SiteObject } from './site-source';
 
@@ -36,7 +43,8 @@ export interface Prepared {
   variants: Partial<Record<Coding, RepresentationHeaders | false>>;
 }
 
-export interface ObjectAnswer {
+/** Which object a site request is answered with, and how. */
+export interface ObjectChoice {
   snapshot: SiteSnapshot;
   object: SiteObject;
   status: 200 | 404;
@@ -46,9 +54,9 @@ export interface ObjectAnswer {
 }
 
 /**
- * Writes site answers onto Fastify replies: the object itself (conditional requests, ranges,
- * compression, HEAD), redirects and the built-in pages. On a hit (headers prepared, body in
- * memory) everything happens synchronously; misses return a promise.
+ * Site answers for objects (conditional requests, ranges, compression, HEAD), redirects and the
+ * built-in pages, returned to the site edge, which writes them. On a hit (headers prepared, body
+ * in memory) the answer is returned synchronously; misses return a promise.
  */
 export class SiteResponder {
   private readonly logger = new Logger('site');
@@ -58,66 +66,57 @@ export class SiteResponder {
     private readonly bodies: SiteBodyCache,
   ) {}
 
-  object(req: FastifyRequest, reply: FastifyReply, answer: ObjectAnswer): void | Promise<void> {
+  object(req: SiteRequest, answer: ObjectChoice): SiteAnswer | Promise<SiteAnswer> {
     const p = this.prepared(answer);
-    const ranged = answer.status === 200 && req.headers.range !== undefined;
+    const headers = req.headers;
+    const ranged = answer.status === 200 && headers.range !== undefined;
     let coding: Coding | null = null;
     let rep = p.identity;
     if (p.compressible && !ranged) {
-      coding = negotiateCoding(req.headers['accept-encoding']);
+      coding = negotiateCoding(headers['accept-encoding']);
       if (coding !== null) {
         const variant = p.variants[coding];
-        if (variant === undefined) return this.compressThenAnswer(req, reply, answer, p, coding);
+        if (variant === undefined) return this.compressThenAnswer(req, answer, p, coding);
         if (variant === false) coding = null;
         else rep = variant;
       }
     }
-    this.applyRequestHeaders(req, reply, answer);
+    const extra = requestHeaders(req, answer);
     if (answer.status === 200 && ifNoneMatchMatches(header(req, 'if-none-match'), rep.etag)) {
-      reply.code(304).headers(rep.notModified);
-      return void reply.send();
+      return { status: 304, headers: withExtra(rep.rawNotModified, extra), body: null };
     }
     if (ranged && ifRangeAllowsRange(header(req, 'if-range'), rep.etag)) {
       const range = parseRange(header(req, 'range'), answer.object.size);
-      if (range.kind !== 'none') return this.ranged(req, reply, p, range);
+      if (range.kind !== 'none') return this.ranged(req, p, range, extra);
     }
-    reply.code(answer.status).headers(rep.full);
-    if (req.method === 'HEAD') return void reply.send();
+    const full = withExtra(rep.rawFull, extra);
+    if (req.method === 'HEAD') return { status: answer.status, headers: full, body: null };
     const cached = coding
       ? this.bodies.getVariant(p.object, coding)
       : this.bodies.getIdentity(p.object);
-    if (cached) return void reply.send(cached);
-    return this.sendLoaded(reply, p, coding);
+    if (cached) return { status: answer.status, headers: full, body: cached };
+    return this.loaded(answer.status, full, p, coding);
   }
 
-  redirect(reply: FastifyReply, policy: SitePolicy, location: string, shared: boolean): void {
-    reply.code(308).headers(securityHeaders(policy, shared)).header('location', location);
-    void reply
-      .header('content-type', 'text/plain; charset=utf-8')
-      .send(`Redirecting to ${location}\n`);
+  redirect(policy: SitePolicy, location: string, shared: boolean): SiteAnswer {
+    const headers = headerList(securityHeaders(policy, shared));
+    headers.push('location', location, 'content-type', 'text/plain; charset=utf-8');
+    return bufferAnswer(308, headers, Buffer.from(`Redirecting to ${location}\n`));
   }
 
   /**
    * A built-in page. 404 and 410 are cached like the site's content (`policy`), the others
    * (refusals and failures) never.
    */
-  page(reply: FastifyReply, page: BuiltInPage, policy?: SitePolicy, extra?: HeaderSet): void {
-    const cacheable = policy !== undefined && (page.status === 404 || page.status === 410);
-    reply
-      .code(page.status)
-      .header('content-type', PAGE_CONTENT_TYPE)
-      .header('cache-control', cacheable ? policy.cacheControl : 'no-store')
-      .header('x-content-type-options', 'nosniff')
-      .header('content-security-policy', ERROR_PAGE_CSP);
-    if (extra) reply.headers(extra);
-    void reply.send(page.body);
+  page(page: BuiltInPage, policy?: SitePolicy, extra?: HeaderSet): SiteAnswer {
+    return pageAnswer(page, policy?.cacheControl, extra);
   }
 
   /**
    * The prepared answers of an object in a snapshot (built once, then memoised in it). A
-   * hostname route's 200 is keyed by the object itself, so the hot path hashes no string.
+   * hostname route's 200 is keyed by the object itself, so a hit hashes no string.
    */
-  prepared(answer: Pick<ObjectAnswer, 'snapshot' | 'object' | 'status' | 'shared'>): Prepared {
+  prepared(answer: Pick<ObjectChoice, 'snapshot' | 'object' | 'status' | 'shared'>): Prepared {
     const key = answer.status === 200 ? answer.object : `${answer.status}:${answer.object.name}`;
     const memos = answer.shared ? sharedMemo(answer.snapshot) : answer.snapshot.prepared;
     const memo = memos.get(key) as Prepared | undefined;
@@ -142,36 +141,17 @@ export class SiteResponder {
     return p;
   }
 
-  private applyRequestHeaders(
-    req: FastifyRequest,
-    reply: FastifyReply,
-    answer: ObjectAnswer,
-  ): void {
-    const origin = header(req, 'origin');
-    if (origin !== undefined) {
-      const allowed = allowedOrigin(answer.snapshot.policy, origin);
-      if (allowed) {
-        reply.header('access-control-allow-origin', allowed);
-        reply.header('access-control-expose-headers', EXPOSED_HEADERS);
-      }
-    }
-    if (answer.download && answer.status === 200) {
-      reply.header('content-disposition', attachmentDisposition(fileNameOf(answer.object.name)));
-    }
-  }
-
   private async compressThenAnswer(
-    req: FastifyRequest,
-    reply: FastifyReply,
-    answer: ObjectAnswer,
+    req: SiteRequest,
+    answer: ObjectChoice,
     p: Prepared,
     coding: Coding,
-  ): Promise<void> {
+  ): Promise<SiteAnswer> {
     let compressed: Buffer | null;
     try {
       compressed = await this.bodies.loadVariant(p.object, coding);
     } catch (err) {
-      return this.contentFailure(reply, p.object, err);
+      return this.contentFailure(p.object, err);
     }
     p.variants[coding] =
       compressed === null
@@ -183,63 +163,80 @@ export class SiteResponder {
             compressible: true,
             shared: p.shared,
           });
-    return this.object(req, reply, answer);
+    return this.object(req, answer);
   }
 
-  private async sendLoaded(reply: FastifyReply, p: Prepared, coding: Coding | null): Promise<void> {
+  /** The body once loaded: from the caches, or streamed from the track store. */
+  private async loaded(
+    status: number,
+    headers: HeaderList,
+    p: Prepared,
+    coding: Coding | null,
+  ): Promise<SiteAnswer> {
     try {
       if (coding !== null) {
         const body =
           this.bodies.getVariant(p.object, coding) ??
           (await this.bodies.loadVariant(p.object, coding));
-        if (body) return void reply.send(body);
+        if (body) return { status, headers, body };
       }
       if (this.bodies.cacheable(p.object)) {
-        return void reply.send(await this.bodies.loadIdentity(p.object));
+        return { status, headers, body: await this.bodies.loadIdentity(p.object) };
       }
       const opened = await this.open(p.object);
-      if (opened.size === 0) return void reply.send(Buffer.alloc(0));
-      return void reply.send(opened.read(0, opened.size - 1));
+      const body = opened.size === 0 ? Buffer.alloc(0) : opened.read(0, opened.size - 1);
+      return { status, headers, body };
     } catch (err) {
-      return this.contentFailure(reply, p.object, err);
+      return this.contentFailure(p.object, err);
     }
   }
 
   private async ranged(
-    req: FastifyRequest,
-    reply: FastifyReply,
+    req: SiteRequest,
     p: Prepared,
     range: Exclude<ReturnType<typeof parseRange>, { kind: 'none' }>,
-  ): Promise<void> {
+    extra: HeaderSet | null,
+  ): Promise<SiteAnswer> {
     const size = p.object.size;
-    const base = p.identity.full;
+    const base = { ...p.identity.full, ...extra };
     if (range.kind === 'unsatisfiable') {
-      reply
-        .code(416)
-        .headers(withoutBody(base))
-        .header('content-range', unsatisfiedContentRange(size));
-      return void reply.header('content-length', '0').send();
+      const headers = {
+        ...withoutBody(base),
+        'content-range': unsatisfiedContentRange(size),
+        'content-length': '0',
+      };
+      return { status: 416, headers: headerList(headers), body: null };
     }
     let source: (start: number, end: number) => Readable;
     try {
       source = await this.rangeSource(p.object);
     } catch (err) {
-      return this.contentFailure(reply, p.object, err);
+      return this.contentFailure(p.object, err);
     }
-    reply.code(206).headers(base);
+    const head = req.method === 'HEAD';
     if (range.kind === 'single') {
-      reply
-        .header('content-range', contentRange(range, size))
-        .header('content-length', String(range.end - range.start + 1));
-      if (req.method === 'HEAD') return void reply.send();
-      return void reply.send(source(range.start, range.end));
+      const headers = {
+        ...base,
+        'content-range': contentRange(range, size),
+        'content-length': String(range.end - range.start + 1),
+      };
+      return {
+        status: 206,
+        headers: headerList(headers),
+        body: head ? null : source(range.start, range.end),
+      };
     }
     const multipart = multipartByteranges(range.ranges, size, contentTypeOf(p.object));
-    reply
-      .header('content-type', multipart.contentType)
-      .header('content-length', String(multipart.contentLength));
-    if (req.method === 'HEAD') return void reply.send();
-    return void reply.send(multipart.body(source));
+    const headers = {
+      ...base,
+      'content-type': multipart.contentType,
+      'content-length': String(multipart.contentLength),
+    };
+    return {
+      status: 206,
+      headers: headerList(headers),
+      body: head ? null : multipart.body(source),
+    };
   }
 
   private async rangeSource(object: SiteObject): Promise<(start: number, end: number) => Readable> {
@@ -260,29 +257,41 @@ export class SiteResponder {
   }
 
   /** Storage failed the object (missing or failing its commitment): 502, never its bytes. */
-  private contentFailure(reply: FastifyReply, object: SiteObject, err: unknown): void {
+  private contentFailure(object: SiteObject, err: unknown): SiteAnswer {
     if (!(err instanceof TrackStoreError)) throw err;
     this.logger.error(
       `object ${object.name} (track ${object.commitmentHex}) cannot be served: ${err.message}`,
     );
-    for (const name of CONTENT_HEADERS) reply.removeHeader(name);
-    this.page(
-      reply,
+    return this.page(
       err instanceof TrackStoreUnavailableError ? PAGES.storeUnavailable : PAGES.badContent,
     );
   }
 }
 
-/** Headers of an object answer that must not stay on the error page replacing it. */
-const CONTENT_HEADERS = [
-  'content-length',
-  'content-encoding',
-  'content-disposition',
-  'content-range',
-  'etag',
-  'accept-ranges',
-  'vary',
-];
+/** The headers an object answer takes from its request: CORS and the download disposition. */
+function requestHeaders(req: SiteRequest, answer: ObjectChoice): Record<string, string> | null {
+  let extra: Record<string, string> | null = null;
+  const origin = header(req, 'origin');
+  if (origin !== undefined) {
+    const allowed = allowedOrigin(answer.snapshot.policy, origin);
+    if (allowed) {
+      extra = {
+        'access-control-allow-origin': allowed,
+        'access-control-expose-headers': EXPOSED_HEADERS,
+      };
+    }
+  }
+  if (answer.download && answer.status === 200) {
+    extra ??= {};
+    extra['content-disposition'] = attachmentDisposition(fileNameOf(answer.object.name));
+  }
+  return extra;
+}
+
+/** Prepared headers as they are (no copy on a hit), or followed by the request's own. */
+function withExtra(prepared: HeaderList, extra: HeaderSet | null): HeaderList {
+  return extra === null ? prepared : [...prepared, ...headerList(extra)];
+}
 
 /** Path-route answers are memoised apart: same keys, other headers (the sandbox). */
 const SHARED_ORIGIN = Symbol('shared-origin answers');
@@ -296,7 +305,7 @@ function sharedMemo(snapshot: SiteSnapshot): Map<unknown, unknown> {
   return memo;
 }
 
-function header(req: FastifyRequest, name: string): string | undefined {
+function header(req: SiteRequest, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
 }

@@ -34,7 +34,7 @@ describe('site routes', () => {
     url: string,
     headers: Record<string, string> = {},
     method: 'GET' | 'HEAD' | 'OPTIONS' | 'POST' = 'GET',
-  ) => t.app.inject({ method, url, headers });
+  ) => t.inject({ method, url, headers });
   const host = (
     path: string,
     headers: Record<string, string> = {},
@@ -260,12 +260,12 @@ describe('site routes metering', () => {
     const t = await newSiteTestApp({}, { site: { limit: 2, ttl_secs: 60 } });
     try {
       const { tape } = await t.addSite({ 'index.html': 'x' });
-      const first = await t.app.inject({ url: `/site/${tape}/` });
+      const first = await t.inject({ url: `/site/${tape}/` });
       expect(first.statusCode).toBe(200);
       expect(first.headers['ratelimit-limit']).toBe('2');
       expect(first.headers['ratelimit-remaining']).toBe('1');
-      expect((await t.app.inject({ url: `/site/${tape}/` })).statusCode).toBe(200);
-      const refused = await t.app.inject({ url: `/site/${tape}/` });
+      expect((await t.inject({ url: `/site/${tape}/` })).statusCode).toBe(200);
+      const refused = await t.inject({ url: `/site/${tape}/` });
       expect(refused.statusCode).toBe(429);
       expect(refused.headers['retry-after']).toMatch(/^\d+$/);
       expect(refused.headers['cache-control']).toBe('no-store');

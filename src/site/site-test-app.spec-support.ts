@@ -5,6 +5,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import {
+  inject as lightInject,
+  type DispatchFunc,
+  type InjectOptions,
+  type Response as LightResponse,
+} from 'light-my-request';
 import { Keypair } from '@solana/web3.js';
 import { AllExceptionsFilter } from '../common/all-exceptions.filter';
 import { ConfigModule } from '../config/config.module';
@@ -12,8 +18,7 @@ import { validateConfig } from '../config/config-loader';
 import { HealthModule } from '../health/health.module';
 import { commitmentOfBuffer } from '../tracks/commitment';
 import { TrackStore } from '../tracks/track-store';
-import { HostRouter } from '../domains/host-router';
-import { createHostRewrite } from './host-rewrite';
+import { rewriteTarget } from '../common/target-rewrite';
 import { SiteModule } from './site.module';
 import { SiteObject, SiteRead, SiteSource, TapeStatus } from './site-source';
 import { labelFromAddress } from '../chain/tape-label';
@@ -59,6 +64,11 @@ export class MemorySiteSource extends SiteSource {
 
 export interface SiteTestApp {
   app: NestFastifyApplication;
+  /**
+   * A request injected into the HTTP server's request listener, as a socket's would reach it:
+   * through the site edge, then Fastify (Fastify's own `inject` starts after the edge).
+   */
+  inject(options: InjectOptions): Promise<LightResponse>;
   source: MemorySiteSource;
   store: TrackStore;
   /** A new active tape with these files (name -> body, content type from a small table). */
@@ -96,9 +106,7 @@ export async function newSiteTestApp(
     .compile();
   const app = moduleRef.createNestApplication<NestFastifyApplication>(
     new FastifyAdapter({
-      rewriteUrl: createHostRewrite(
-        (host) => moduleRef.get(HostRouter).route(host).kind !== 'gateway',
-      ),
+      rewriteUrl: rewriteTarget,
       routerOptions: { ignoreDuplicateSlashes: false, maxParamLength: 8192 },
     }),
     { logger: false, bodyParser: false },
@@ -132,8 +140,15 @@ export async function newSiteTestApp(
     return { tape, label: labelFromAddress(tape) };
   }
 
+  const server = app.getHttpServer();
+  const inject = (options: InjectOptions): Promise<LightResponse> => {
+    const [listener] = server.listeners('request') as DispatchFunc[];
+    return lightInject((req, res) => listener.call(server, req, res), options);
+  };
+
   return {
     app,
+    inject,
     source,
     store,
     addSite,

@@ -11,16 +11,15 @@ import { pathSandboxPolicy } from './path-isolation';
 import { SiteBodyCache } from './site-body-cache';
 import { SiteDirectory } from './site-directory';
 import { SiteResponder } from './site-responder';
-import { SiteRoutes } from './site-routes';
-import { SiteHotPath } from './site-hot-path';
+import { SiteEdge } from './site-edge';
 import { SiteSource } from './site-source';
 import { SiteService } from './site.service';
 
 /**
- * Site serving: `/site/{tape}/…` and hostname routes (with the host rewrite installed on the
- * Fastify adapter, see host-rewrite.ts), `_site.json`, caching and security headers. The routes
- * are registered on Fastify by SiteRoutes (see there why). Needs the global ChainModule;
- * imports the data plane, host resolution and metering.
+ * Site serving: `/site/{tape}/…` and hostname routes, `_site.json`, caching and security
+ * headers. SiteEdge takes site requests off the main listener before Fastify (see there why);
+ * SiteService returns their answers. Needs the global ChainModule; imports the data plane, the
+ * host router and metering.
  */
 @Module({
   imports: [TracksModule, DomainsModule, MeteringModule],
@@ -40,8 +39,7 @@ import { SiteService } from './site.service';
       inject: [ObjectReader, SiteBodyCache],
     },
     SiteService,
-    SiteRoutes,
-    SiteHotPath,
+    SiteEdge,
   ],
 })
 export class SiteModule {}

@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { SiteConfig } from '../config/site.config';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { preflightHeaders } from './cors';
 import { SiteDirectory } from './site-directory';
 import { SiteSnapshot } from './site-snapshots';
 import { securityHeaders } from './site-headers';
+import { headerList, SiteAnswer, SiteRequest } from './site-answer';
 import { PAGES } from './site-pages';
 import { SiteResponder } from './site-responder';
 import { SiteTarget } from './site-routing';
@@ -14,8 +14,9 @@ const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
 const PRINTABLE = /^[\x21-\x7e]*$/;
 
 /**
- * Serves one request for a site, the same way whether it arrived by path (`/site/{tape}/…`) or by
- * hostname: method, tape status, path mapping, then the responder. `rawUrl` is the part of the
+ * Answers one request for a site, the same way whether it arrived by path (`/site/{tape}/…`) or by
+ * hostname: method, tape status, path mapping, then the responder. It returns the answer (at once
+ * when everything is in memory); the site edge writes it. `rawUrl` is the part of the
  * request URL below the site root, still percent-encoded (`/docs/?x=1`); `mount` is what comes
  * before it in the URL the client used (`/site/{tape}`, or empty on a hostname), for redirects.
  * A path route (non-empty mount) is the gateway's origin, shared by every site: its answers are
@@ -37,124 +38,115 @@ export class SiteService {
 
   /**
    * With `path_isolation: redirect`, `/site/{tape}{rest}` answers 308 to
-   * `<site origin>{rest}` (`/` when rest is empty or a query alone) and true; false otherwise.
+   * `<site origin>{rest}` (`/` when rest is empty or a query alone); null otherwise.
    * No lookup: the site's own host answers for a tape that does not exist.
    */
-  redirectToSiteOrigin(
-    req: { method: string },
-    reply: FastifyReply,
-    tape: string,
-    rest: string,
-  ): boolean {
-    if (this.siteOrigin === null) return false;
-    if (!this.isReadMethod(req.method)) {
-      this.methodNotAllowed(reply);
-      return true;
-    }
+  redirectToSiteOrigin(req: SiteRequest, tape: string, rest: string): SiteAnswer | null {
+    if (this.siteOrigin === null) return null;
+    if (!this.isReadMethod(req.method)) return this.methodNotAllowed();
     const q = rest.indexOf('?');
     const path = q < 0 ? rest : rest.slice(0, q);
     const query = q < 0 ? '' : rest.slice(q);
     // The path goes into Location as the client wrote it (still percent-encoded): printable
     // ASCII only, never a header break; the site's host applies the path rules.
-    if (path !== '' && !PRINTABLE.test(path)) {
-      this.responder.page(reply, PAGES.badPath);
-      return true;
-    }
+    if (path !== '' && !PRINTABLE.test(path)) return this.responder.page(PAGES.badPath);
     const location = `${this.siteOrigin(tape)}${path === '' ? '/' : path}${safeQuery(query)}`;
-    this.responder.redirect(reply, this.directory.gatewayPolicy, location, true);
-    return true;
+    return this.responder.redirect(this.directory.gatewayPolicy, location, true);
   }
 
   serve(
-    req: FastifyRequest,
-    reply: FastifyReply,
+    req: SiteRequest,
     tape: string,
     rawUrl: string,
     mount: string,
-  ): void | Promise<void> {
+  ): SiteAnswer | Promise<SiteAnswer> {
     const method = req.method;
     if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS') {
-      return this.responder.page(reply, PAGES.methodNotAllowed, undefined, {
-        allow: ALLOWED_METHODS,
-      });
+      return this.methodNotAllowed();
     }
     let found: SiteSnapshot | Promise<SiteSnapshot>;
     try {
       // A cold site is read with the names this path needs, in one request.
       found = this.directory.lookup(tape, method === 'OPTIONS' ? undefined : pathOf(rawUrl));
     } catch (err) {
-      return this.unavailable(reply, tape, err);
+      return this.unavailable(tape, err);
     }
     if (found instanceof Promise) {
       return found.then(
-        (snapshot) => this.serveSnapshot(req, reply, snapshot, rawUrl, mount),
-        (err: unknown) => this.unavailable(reply, tape, err),
+        (snapshot) => this.serveSnapshot(req, snapshot, rawUrl, mount),
+        (err: unknown) => this.unavailable(tape, err),
       );
     }
-    return this.serveSnapshot(req, reply, found, rawUrl, mount);
+    return this.serveSnapshot(req, found, rawUrl, mount);
   }
 
-  isReadMethod(method: string): boolean {
+  isReadMethod(method: string | undefined): boolean {
     return method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
   }
 
-  methodNotAllowed(reply: FastifyReply): void {
-    this.responder.page(reply, PAGES.methodNotAllowed, undefined, { allow: ALLOWED_METHODS });
+  methodNotAllowed(): SiteAnswer {
+    return this.responder.page(PAGES.methodNotAllowed, undefined, { allow: ALLOWED_METHODS });
   }
 
   /** Something failed that should not have (it is logged by the caller). */
-  internalError(reply: FastifyReply): void {
-    this.responder.page(reply, PAGES.internalError);
+  internalError(): SiteAnswer {
+    return this.responder.page(PAGES.internalError);
   }
 
   /** `/site/{tape}` without the slash: the site root is `/site/{tape}/`, query kept. */
-  redirectToRoot(reply: FastifyReply, mount: string, query: string): void {
-    this.responder.redirect(
-      reply,
+  redirectToRoot(mount: string, query: string): SiteAnswer {
+    return this.responder.redirect(
       this.directory.gatewayPolicy,
       `${mount}/${safeQuery(query)}`,
       mount !== '',
     );
   }
 
+  /**
+   * A URL refused before any site is looked at: one that cannot be decoded (400), or whose
+   * tape segment is longer than any URL the gateway routes (no such site, never cached).
+   */
+  refusedUrl(reason: 'undecodable' | 'too-long'): SiteAnswer {
+    return this.responder.page(reason === 'undecodable' ? PAGES.badPath : PAGES.noSite);
+  }
+
   /** A host that names no site, or cannot name one. */
-  noSite(reply: FastifyReply, invalidHost = false): void {
-    if (invalidHost) return this.responder.page(reply, PAGES.badHost);
-    this.responder.page(reply, PAGES.noSite, this.directory.gatewayPolicy);
+  noSite(invalidHost = false): SiteAnswer {
+    if (invalidHost) return this.responder.page(PAGES.badHost);
+    return this.responder.page(PAGES.noSite, this.directory.gatewayPolicy);
   }
 
   private serveSnapshot(
-    req: FastifyRequest,
-    reply: FastifyReply,
+    req: SiteRequest,
     snapshot: SiteSnapshot,
     rawUrl: string,
     mount: string,
     rechecked = false,
-  ): void | Promise<void> {
+  ): SiteAnswer | Promise<SiteAnswer> {
     if (snapshot.status === 'unknown') {
-      return this.responder.page(reply, PAGES.noSite, this.directory.gatewayPolicy);
+      return this.responder.page(PAGES.noSite, this.directory.gatewayPolicy);
     }
     if (this.directory.isExpired(snapshot)) {
       // Out of time by the cached expiry: read the tape again once, in case it was extended.
       if (snapshot.status === 'active' && !rechecked) {
         return this.directory.recheckExpiry(snapshot).then(
-          (fresh) => this.serveSnapshot(req, reply, fresh, rawUrl, mount, true),
-          (err: unknown) => this.unavailable(reply, snapshot.tape, err),
+          (fresh) => this.serveSnapshot(req, fresh, rawUrl, mount, true),
+          (err: unknown) => this.unavailable(snapshot.tape, err),
         );
       }
-      return this.responder.page(reply, PAGES.expired, this.directory.gatewayPolicy);
+      return this.responder.page(PAGES.expired, this.directory.gatewayPolicy);
     }
     const policy = snapshot.policy;
     if (req.method === 'OPTIONS') {
-      reply.code(204).headers(securityHeaders(policy, mount !== ''));
-      reply.headers(
-        preflightHeaders(policy, {
+      const headers = {
+        ...securityHeaders(policy, mount !== ''),
+        ...preflightHeaders(policy, {
           origin: header(req, 'origin'),
           method: header(req, 'access-control-request-method'),
           headers: header(req, 'access-control-request-headers'),
         }),
-      );
-      return void reply.send();
+      };
+      return { status: 204, headers: headerList(headers), body: null };
     }
     const q = rawUrl.indexOf('?');
     const rawPath = q < 0 ? rawUrl : rawUrl.slice(0, q);
@@ -163,30 +155,29 @@ export class SiteService {
     try {
       target = this.directory.route(snapshot, rawPath);
     } catch (err) {
-      return this.unavailable(reply, snapshot.tape, err);
+      return this.unavailable(snapshot.tape, err);
     }
     if (target instanceof Promise) {
       return target.then(
-        (found) => this.answer(req, reply, snapshot, found, mount, rawPath, query),
-        (err: unknown) => this.unavailable(reply, snapshot.tape, err),
+        (found) => this.answer(req, snapshot, found, mount, rawPath, query),
+        (err: unknown) => this.unavailable(snapshot.tape, err),
       );
     }
-    return this.answer(req, reply, snapshot, target, mount, rawPath, query);
+    return this.answer(req, snapshot, target, mount, rawPath, query);
   }
 
   private answer(
-    req: FastifyRequest,
-    reply: FastifyReply,
+    req: SiteRequest,
     snapshot: SiteSnapshot,
     target: SiteTarget,
     mount: string,
     rawPath: string,
     query: string,
-  ): void | Promise<void> {
+  ): SiteAnswer | Promise<SiteAnswer> {
     const policy = snapshot.policy;
     switch (target.kind) {
       case 'object':
-        return this.responder.object(req, reply, {
+        return this.responder.object(req, {
           snapshot,
           object: target.object,
           status: target.status,
@@ -195,21 +186,20 @@ export class SiteService {
         });
       case 'add-slash':
         return this.responder.redirect(
-          reply,
           policy,
           `${mount}${rawPath}/${safeQuery(query)}`,
           mount !== '',
         );
       case 'not-found':
-        return this.responder.page(reply, PAGES.notFound, policy);
+        return this.responder.page(PAGES.notFound, policy);
       case 'bad-path':
-        return this.responder.page(reply, PAGES.badPath);
+        return this.responder.page(PAGES.badPath);
     }
   }
 
-  private unavailable(reply: FastifyReply, tape: string, err: unknown): void {
+  private unavailable(tape: string, err: unknown): SiteAnswer {
     this.logger.warn(`site ${tape}: lookup failed: ${(err as Error).message}`);
-    this.responder.page(reply, PAGES.unavailable, undefined, { 'retry-after': '5' });
+    return this.responder.page(PAGES.unavailable, undefined, { 'retry-after': '5' });
   }
 }
 
@@ -230,7 +220,7 @@ function safeQuery(query: string): string {
   return query.length > 1 && PRINTABLE.test(query) ? query : '';
 }
 
-function header(req: FastifyRequest, name: string): string | undefined {
+function header(req: SiteRequest, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
 }

@@ -1,0 +1,273 @@
+import {
+  BeforeApplicationShutdown,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream';
+import { parseAddress } from '../chain/tape-label';
+import { watchBodyIdle } from '../common/listener-timeouts';
+import { originFormTarget } from '../common/request-target';
+import { GatewayConfig } from '../config/app-config';
+import { HostResolution } from '../domains/host-resolution';
+import { HostRoute, HostRouter } from '../domains/host-router';
+import { MeterDecision } from '../metering/meter-decision';
+import { MeteringGate } from '../metering/metering-gate';
+import { SiteAnswer } from './site-answer';
+import { SiteService } from './site.service';
+
+type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** Marks a request the site edge answered (metrics and the access log count it as `site`). */
+export const SITE_REQUEST = Symbol('tape.siteRequest');
+
+const SITE_PREFIX = '/site/';
+
+/** Longer URLs on the path routes name no site (the gateway's router limit, gateway-app.ts). */
+const MAX_URL_BYTES = 8192;
+
+/**
+ * The one way into the site routes, on the main listener, before Fastify and Nest see a request:
+ *
+ * - a request whose Host the host router sends to a site (an operator domain, a label under the
+ *   subdomain suffix, a TXT-bound customer domain, or a host that names no site) is a site
+ *   request whatever its path: `/healthz` or `/object/x` there is a file of the site;
+ * - on the gateway's own hosts, `/site/{tape}` and `/site/{tape}/<path>`;
+ * - everything else goes on to Fastify unchanged.
+ *
+ * Each site request passes the metering gate (`site` budget: RateLimit headers on every answer,
+ * the gate's 429 over budget), then SiteService answers it (synchronously when the site, the
+ * path and the body are in memory) and this edge writes the answer: one `writeHead` with the
+ * prepared header list, one write or a stream. Any failure is the built-in 500 page (HTML, like
+ * every other refusal of the site routes), or ends the connection once headers are out.
+ *
+ * Why not a Fastify route or a Nest controller: on a cached 4 KiB page, Fastify's routing and
+ * Nest's per-request pipeline cost about as much as the page itself (docs/site.md,
+ * "Performance"), and a hostname is not something Fastify's router routes on.
+ *
+ * Paths are taken from the raw URL (still percent-encoded), so they are decoded exactly once,
+ * by the site path rules. An absolute-form target is made origin-form first (its authority as
+ * the Host), so no target form lets a site host reach a gateway route; a target that cannot be
+ * made origin-form goes on to Fastify, which refuses it.
+ *
+ * Installation: the Node server's one `request` listener (Fastify's) is wrapped once the app is
+ * bootstrapped; start-up fails when the server does not look as expected, since the site routes
+ * exist nowhere else. During shutdown the edge steps aside, so Fastify's closing behaviour
+ * (503 on new requests) applies.
+ */
+@Injectable()
+export class SiteEdge implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('site');
+  private readonly bodyIdleMs: number;
+  private closing = false;
+
+  constructor(
+    gateway: GatewayConfig,
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly hosts: HostRouter,
+    private readonly gate: MeteringGate,
+    private readonly site: SiteService,
+  ) {
+    this.bodyIdleMs = gateway.body_idle_timeout_ms;
+  }
+
+  onApplicationBootstrap(): void {
+    const server = this.adapterHost.httpAdapter?.getHttpServer() as Server | undefined;
+    const listeners = server?.listeners('request') ?? [];
+    if (!server || listeners.length !== 1) {
+      throw new Error(`the site edge cannot be installed (${listeners.length} request listeners)`);
+    }
+    const next = listeners[0] as RequestListener;
+    server.removeListener('request', next);
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      if (!this.tryServe(req, res)) next.call(server, req, res);
+    });
+  }
+
+  beforeApplicationShutdown(): void {
+    this.closing = true;
+  }
+
+  /** Answers the request when it is a site request; false leaves it untouched for Fastify. */
+  tryServe(req: IncomingMessage, res: ServerResponse): boolean {
+    if (this.closing) return false;
+    const headers = req.headers;
+    let url = req.url ?? '/';
+    if (url.charCodeAt(0) !== 47 /* / */) {
+      const target = originFormTarget(url, headers.host);
+      if (!target.ok) return false;
+      req.url = url = target.url;
+      headers.host = target.host;
+    }
+    const route = this.hosts.route(headers[':authority'] ?? headers.host);
+    if (route.kind === 'gateway') {
+      if (!url.startsWith(SITE_PREFIX)) return false;
+      this.meter(req, res, url, null);
+    } else {
+      this.meter(req, res, url, route);
+    }
+    return true;
+  }
+
+  /** The metering gate, then the answer: synchronous when the store answers at once. */
+  private meter(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: string,
+    host: HostRoute | null,
+  ): void {
+    (req as { [SITE_REQUEST]?: true })[SITE_REQUEST] = true;
+    if (req.method !== 'GET' && req.method !== 'HEAD') watchBodyIdle(req, this.bodyIdleMs);
+    try {
+      const decision = this.gate.check(req, 'site');
+      if (decision instanceof Promise) {
+        decision.then(
+          (d) => this.admitted(req, res, url, host, d),
+          (err: unknown) => this.fail(res, err),
+        );
+      } else {
+        this.admitted(req, res, url, host, decision);
+      }
+    } catch (err) {
+      this.fail(res, err);
+    }
+  }
+
+  private admitted(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: string,
+    host: HostRoute | null,
+    decision: MeterDecision,
+  ): void {
+    try {
+      if (!decision.allowed) {
+        const refusal = this.gate.refusal(decision);
+        return this.write(res, refusal, null);
+      }
+      const limits: string[] = [];
+      this.gate.appendHeaders(limits, decision);
+      const answer = !decodable(url)
+        ? this.site.refusedUrl('undecodable')
+        : host === null
+          ? this.byPath(req, url)
+          : this.byHost(req, url, host);
+      if (answer instanceof Promise) {
+        answer.then(
+          (a) => this.write(res, a, limits),
+          (err: unknown) => this.fail(res, err),
+        );
+      } else {
+        this.write(res, answer, limits);
+      }
+    } catch (err) {
+      this.fail(res, err);
+    }
+  }
+
+  /** A site host: its path from the domain root. */
+  private byHost(
+    req: IncomingMessage,
+    url: string,
+    host: HostRoute,
+  ): SiteAnswer | Promise<SiteAnswer> {
+    const resolution = this.hosts.resolveRoute(host);
+    if (resolution instanceof Promise) {
+      return resolution.then((resolved) => this.siteOfHost(req, url, resolved));
+    }
+    return this.siteOfHost(req, url, resolution);
+  }
+
+  private siteOfHost(
+    req: IncomingMessage,
+    url: string,
+    resolution: HostResolution,
+  ): SiteAnswer | Promise<SiteAnswer> {
+    switch (resolution.kind) {
+      case 'tape':
+        return this.site.serve(req, resolution.tape, url, '');
+      case 'none':
+        return this.site.noSite();
+      case 'invalid':
+        return this.site.noSite(true);
+    }
+  }
+
+  /** `/site/{tape}` (308 to the site root) and `/site/{tape}/<path>` on the gateway's hosts. */
+  private byPath(req: IncomingMessage, url: string): SiteAnswer | Promise<SiteAnswer> {
+    if (url.length > MAX_URL_BYTES) return this.site.refusedUrl('too-long');
+    const { tape, rest } = splitSiteUrl(url);
+    if (tape === null) return this.site.noSite();
+    const redirected = this.site.redirectToSiteOrigin(req, tape, rest);
+    if (redirected !== null) return redirected;
+    if (rest === '' || rest.charCodeAt(0) === 63 /* ? */) {
+      if (!this.site.isReadMethod(req.method)) return this.site.methodNotAllowed();
+      return this.site.redirectToRoot(`/site/${tape}`, rest);
+    }
+    return this.site.serve(req, tape, rest, `/site/${tape}`);
+  }
+
+  /** The one writer of site answers: the answer's headers, then the metering headers. */
+  private write(res: ServerResponse, answer: SiteAnswer, limits: readonly string[] | null): void {
+    if (res.destroyed) return;
+    const headers =
+      limits === null || limits.length === 0 ? answer.headers : answer.headers.concat(limits);
+    res.writeHead(answer.status, headers as string[]);
+    const body = answer.body;
+    if (body === null) {
+      res.end();
+    } else if (Buffer.isBuffer(body)) {
+      res.end(body);
+    } else {
+      // A stream of verified bytes: a failure after the headers ends the connection.
+      pipeline(body, res, (err) => {
+        if (err && !res.destroyed) res.destroy();
+      });
+    }
+  }
+
+  private fail(res: ServerResponse, err: unknown): void {
+    this.logger.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    try {
+      this.write(res, this.site.internalError(), null);
+    } catch {
+      res.destroy();
+    }
+  }
+}
+
+/**
+ * Whether the path of a URL percent-decodes to UTF-8, as every router of the gateway requires
+ * (malformed escapes, overlong forms and lone surrogates are not). A site path is decoded
+ * again, once, by the site path rules; this only refuses what no tape segment can be.
+ */
+function decodable(url: string): boolean {
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  if (!path.includes('%')) return true;
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `/site/{tape}{rest}`: the tape address, when it is one, and the rest of the URL. */
+export function splitSiteUrl(url: string): { tape: string | null; rest: string } {
+  let end = url.length;
+  for (let i = SITE_PREFIX.length; i < url.length; i++) {
+    const c = url.charCodeAt(i);
+    if (c === 47 /* / */ || c === 63 /* ? */) {
+      end = i;
+      break;
+    }
+  }
+  return { tape: parseAddress(url.slice(SITE_PREFIX.length, end)), rest: url.slice(end) };
+}
