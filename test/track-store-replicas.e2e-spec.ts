@@ -1,3 +1,4 @@
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { GatewayProcess, startGateway } from './support/gateway-process';
 import { RedisServer, startRedis } from './support/metering-redis';
 import { RoundRobin, startRoundRobin } from './support/nginx-round-robin';
 import { awsCli, rclone } from './support/s3-cli';
+import { failure, sdkClient } from './support/s3-sdk-client';
 import { eventually, sitePath } from './support/s3-tape-lab';
 import { siteGet } from './support/site-http';
 
@@ -239,5 +241,38 @@ describe('replicas share state: two writers, Redis and Ceph RGW behind nginx', (
     expect(a.passes + b.passes).toBeGreaterThan(1);
     // They did contend: a pass asked for while the other writer held the lease was skipped.
     expect(a.skippedPasses + b.skippedPasses).toBeGreaterThan(0);
+  });
+
+  it('Redis down: /healthz says why, S3 requests are 503 SlowDown (never let through); back up, they work', async () => {
+    const { tape, label } = await newTape('8m');
+    const credential = await issue(operatorA, tape);
+    const s3 = sdkClient(writerB.s3Url, credential.id, credential.secret);
+    try {
+      await s3.send(new ListObjectsV2Command({ Bucket: label }));
+      await redis.stop();
+      const health = await fetch(`${writerA.url}/healthz`);
+      expect(health.status).toBe(503);
+      const body = (await health.json()) as { checks: Record<string, string> };
+      expect(body.checks['shared-state']).toMatch(/^shared redis unreachable/);
+      const refused = await failure(s3.send(new ListObjectsV2Command({ Bucket: label })));
+      expect({ name: refused.name, status: refused.status }).toEqual({
+        name: 'SlowDown',
+        status: 503,
+      });
+    } finally {
+      // Same port, empty (no persistence in the test): the gateways reconnect by themselves.
+      redis = await startRedis(redis.port);
+    }
+    await eventually('writer A healthy again', async () => {
+      return (await fetch(`${writerA.url}/healthz`)).status === 200;
+    });
+    const fresh = await issue(operatorB, tape);
+    const again = sdkClient(writerA.s3Url, fresh.id, fresh.secret);
+    try {
+      await again.send(new ListObjectsV2Command({ Bucket: label }));
+    } finally {
+      again.destroy();
+      s3.destroy();
+    }
   });
 });

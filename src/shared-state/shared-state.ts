@@ -34,6 +34,10 @@ export class SharedState implements OnModuleDestroy {
   /** Rejects with a short reason when Redis does not answer (for /healthz). */
   async checkHealth(): Promise<void> {
     if (!this.redis) return;
+    // Not connected: say so at once (a PING would wait for the reconnect until it times out).
+    if (this.redis.status !== 'ready') {
+      throw new Error(`shared redis unreachable (${this.redis.status})`);
+    }
     try {
       await this.redis.ping();
     } catch (err) {

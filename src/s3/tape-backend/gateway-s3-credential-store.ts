@@ -5,6 +5,7 @@ import { CredentialRegistry } from '../../credentials/credential-registry';
 import { openCredentialRegistry } from '../../credentials/open-credential-registry';
 import { SharedState } from '../../shared-state/shared-state';
 import { S3Credential, S3CredentialStore } from '../s3-credential-store';
+import { S3Error } from '../s3-error';
 
 /**
  * The credentials `tape gateway credentials issue` wrote: the data directory's SQLite, or the
@@ -21,8 +22,18 @@ export class GatewayS3CredentialStore extends S3CredentialStore implements OnMod
     this.registry = openCredentialRegistry(storage, s3, shared.redis);
   }
 
+  /** A store that cannot answer is `503 SlowDown` (clients retry), never a pass or a 500. */
   async findByAccessKeyId(accessKeyId: string): Promise<S3Credential | null> {
-    return this.registry.find(accessKeyId);
+    try {
+      return await this.registry.find(accessKeyId);
+    } catch (error) {
+      throw new S3Error(
+        'SlowDown',
+        `the credential store cannot be read (${(error as Error).message}); retry later`,
+        {},
+        { 'Retry-After': '5' },
+      );
+    }
   }
 
   async onModuleDestroy(): Promise<void> {
