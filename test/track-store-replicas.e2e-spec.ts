@@ -200,7 +200,15 @@ describe('replicas share state: two writers, Redis and Ceph RGW behind nginx', (
     );
     expect({ code: rcloned.code }).toEqual({ code: 0 });
 
-    // Both writers took S3 requests (round-robin), both wrote parts: nothing was local.
+    // Both writers answered S3 requests (round-robin): the uploads' parts reached both.
+    for (const gw of [writerA, writerB]) {
+      const metrics = await (await fetch(`${gw.adminUrl}/metrics`)).text();
+      const answered =
+        /tape_http_requests_total\{listener="s3",kind="s3",status_class="2xx"\} (\d+)/.exec(
+          metrics,
+        );
+      expect(Number(answered?.[1] ?? 0)).toBeGreaterThan(5);
+    }
     for (const [tape, files] of [
       [awsTape.tape, AWS_SITE],
       [rcloneTape.tape, RCLONE_SITE],
