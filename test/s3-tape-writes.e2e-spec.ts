@@ -3,6 +3,7 @@ import {
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
@@ -62,7 +63,7 @@ afterAll(async () => {
 });
 
 describe('writes', () => {
-  it('a streamed SDK body (STREAMING-UNSIGNED-PAYLOAD-TRAILER) becomes an object with the commitment as ETag', async () => {
+  it("a streamed SDK body (STREAMING-UNSIGNED-PAYLOAD-TRAILER) becomes an object whose S3 ETag is its MD5 (the site route's stays the commitment)", async () => {
     const data = randomBytes(300_000);
     const sent = captureHeaders(s3);
     await s3.send(
@@ -77,7 +78,13 @@ describe('writes', () => {
     const head = await s3.send(
       new HeadObjectCommand({ Bucket: site.label, Key: 'data/feed.json' }),
     );
-    expect(head.ETag).toBe(`"${commitmentOfBuffer(data).commitment.toString('hex')}"`);
+    expect(head.ETag).toBe(`"${createHash('md5').update(data).digest('hex')}"`);
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: site.label, Prefix: 'data/' }));
+    expect(listed.Contents?.map((o) => o.ETag)).toEqual([head.ETag]);
+    const served = await gatewayGet(lab.gw, `/site/${site.tape}/data/feed.json`);
+    expect(String(served.headers.etag)).toContain(
+      commitmentOfBuffer(data).commitment.toString('hex'),
+    );
     expect(head.ContentType).toBe('application/json; charset=utf-8');
     expect(head.ContentLength).toBe(data.length);
     expect(Math.abs(head.LastModified!.getTime() - Date.now())).toBeLessThan(120_000);

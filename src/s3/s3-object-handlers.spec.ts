@@ -1,5 +1,5 @@
 import { S3Error } from './s3-error';
-import { checkPartNumber, resolveRange } from './s3-object-handlers';
+import { resolveRange } from './s3-object-handlers';
 
 /** The InvalidRange refusal for an object of `size` bytes, as thrown. */
 function invalidRange(size: number): S3Error {
@@ -50,25 +50,5 @@ describe('resolveRange (GetObject Range, over the shared byte-range parser)', ()
       expect(() => resolveRange(header, 0)).toThrow(invalidRange(0));
     }
     expect(resolveRange('bytes=5-3', 0)).toBeUndefined();
-  });
-});
-
-describe('checkPartNumber (GetObject/HeadObject partNumber: every object is one part)', () => {
-  const codeOf = (query: Record<string, string>, headers: Record<string, string> = {}) => {
-    try {
-      checkPartNumber(new Map(Object.entries(query)), headers);
-      return 'whole object';
-    } catch (error) {
-      return (error as S3Error).code;
-    }
-  };
-
-  it('serves part 1 as the whole object, refuses other parts with 400 InvalidPart', () => {
-    expect(codeOf({})).toBe('whole object');
-    expect(codeOf({ partNumber: '1' })).toBe('whole object');
-    expect(codeOf({ partNumber: '2' })).toBe('InvalidPart');
-    expect(codeOf({ partNumber: '0' })).toBe('InvalidArgument');
-    expect(codeOf({ partNumber: 'x' })).toBe('InvalidArgument');
-    expect(codeOf({ partNumber: '1' }, { range: 'bytes=0-1' })).toBe('InvalidRequest');
   });
 });

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import type { IncomingHttpHeaders } from 'node:http';
 import { contentRange, parseSingleRange, unsatisfiedContentRange } from '../tracks/byte-range';
 import { singleHeader } from './http-header';
 import { evaluateConditions, objectHeaders, readUserMetadata } from './object-headers';
 import { readStoredHeaders } from './object-metadata';
 import { checkKey, publishableKey, visibleKey } from './s3-address';
-import { S3Backend, S3ByteRange, S3ObjectHead } from './s3-backend';
+import { objectAttributesXml, partSlice, PartSlice, requestedPartNumber } from './object-parts';
+import { S3Backend, S3Bucket, S3ByteRange, S3ObjectHead } from './s3-backend';
 import { S3BodyReader } from './s3-body-reader';
 import { bucketOf, keyOf, S3RequestContext, S3Response, xmlResponse } from './s3-context';
 import { S3Error } from './s3-error';
@@ -46,20 +46,28 @@ export class S3ObjectHandlers {
   ) {}
 
   async headObject(ctx: S3RequestContext): Promise<S3Response> {
-    checkPartNumber(ctx.address.query, ctx.raw.headers);
+    const partNumber = requestedPartNumber(ctx.address.query, ctx.raw.headers);
     const head = await this.backend.headObject(bucketOf(ctx), visibleKey(keyOf(ctx)));
     if (evaluateConditions(ctx.raw.headers, head) === 'not-modified') return notModified(head);
-    return {
-      status: 200,
-      headers: objectHeaders(head, ctx.address.query, { headers: ctx.raw.headers }),
-    };
+    const headers = objectHeaders(head, ctx.address.query, { headers: ctx.raw.headers });
+    if (partNumber === undefined) return { status: 200, headers };
+    const part = partSlice(head, partNumber);
+    return { status: part.range ? 206 : 200, headers: partHeaders(headers, part, head.size) };
+  }
+
+  /** GetObjectAttributes: ETag, Checksum, ObjectParts, StorageClass, ObjectSize. */
+  async getObjectAttributes(ctx: S3RequestContext): Promise<S3Response> {
+    const head = await this.backend.headObject(bucketOf(ctx), visibleKey(keyOf(ctx)));
+    const xml = objectAttributesXml(head, ctx.raw.headers);
+    return xmlResponse(xml, 200, { 'last-modified': head.lastModified.toUTCString() });
   }
 
   async getObject(ctx: S3RequestContext): Promise<S3Response> {
-    checkPartNumber(ctx.address.query, ctx.raw.headers);
+    const partNumber = requestedPartNumber(ctx.address.query, ctx.raw.headers);
     const bucket = bucketOf(ctx);
     const key = visibleKey(keyOf(ctx));
     const rangeHeader = ctx.raw.headers.range;
+    if (partNumber !== undefined) return this.getPart(ctx, bucket, key, partNumber);
     if (rangeHeader === undefined) {
       // One backend call for the common case; conditions are checked on the head it returns.
       const { head, body } = await this.backend.getObject(bucket, key);
@@ -87,6 +95,28 @@ export class S3ObjectHandlers {
     headers['content-length'] = String(range.end - range.start + 1);
     headers['content-range'] = contentRange(range, current.size);
     return { status: 206, headers, body };
+  }
+
+  /** GET by `partNumber`: that part's bytes (206 with its Content-Range) and the parts count. */
+  private async getPart(
+    ctx: S3RequestContext,
+    bucket: S3Bucket,
+    key: string,
+    partNumber: number,
+  ): Promise<S3Response> {
+    const head = await this.backend.headObject(bucket, key);
+    if (evaluateConditions(ctx.raw.headers, head) === 'not-modified') return notModified(head);
+    const part = partSlice(head, partNumber);
+    const { head: current, body } = await this.backend.getObject(bucket, key, part.range);
+    const headers = objectHeaders(current, ctx.address.query, {
+      headers: ctx.raw.headers,
+      ranged: part.range !== undefined,
+    });
+    return {
+      status: part.range ? 206 : 200,
+      headers: partHeaders(headers, part, current.size),
+      body,
+    };
   }
 
   async putObject(ctx: S3RequestContext): Promise<S3Response> {
@@ -198,36 +228,17 @@ export class S3ObjectHandlers {
   }
 }
 
-/**
- * GetObject/HeadObject `partNumber`: an object here is one part (the gateway keeps no part
- * boundaries: a completed multipart upload is stored as one object, its ETag the commitment of
- * the whole), so part 1 is the whole object, as S3 answers for an object not uploaded in parts,
- * and any other part is 400 InvalidPart.
- */
-export function checkPartNumber(query: Map<string, string>, headers: IncomingHttpHeaders): void {
-  const raw = query.get('partNumber');
-  if (raw === undefined) return;
-  if (!/^\d{1,5}$/.test(raw) || Number(raw) < 1 || Number(raw) > 10_000) {
-    throw new S3Error('InvalidArgument', 'part number must be an integer between 1 and 10000', {
-      ArgumentName: 'partNumber',
-      ArgumentValue: raw,
-    });
+function partHeaders(
+  headers: Record<string, string>,
+  part: PartSlice,
+  size: number,
+): Record<string, string> {
+  if (part.partsCount !== undefined) headers['x-amz-mp-parts-count'] = String(part.partsCount);
+  if (part.range) {
+    headers['content-length'] = String(part.range.end - part.range.start + 1);
+    headers['content-range'] = contentRange(part.range, size);
   }
-  if (headers.range !== undefined) {
-    throw new S3Error(
-      'InvalidRequest',
-      'cannot specify both Range header and partNumber query parameter',
-    );
-  }
-  if (Number(raw) !== 1) {
-    throw new S3Error(
-      'InvalidPart',
-      'the requested part does not exist (this object has one part)',
-      {
-        PartNumber: raw,
-      },
-    );
-  }
+  return headers;
 }
 
 function notModified(head: S3ObjectHead): S3Response {

@@ -14,6 +14,7 @@ export type S3OperationName =
   | 'ListMultipartUploads'
   | 'HeadObject'
   | 'GetObject'
+  | 'GetObjectAttributes'
   | 'PutObject'
   | 'CopyObject'
   | 'DeleteObject'
@@ -65,6 +66,7 @@ const READ_OPERATIONS = new Set<S3OperationName>([
   'ListMultipartUploads',
   'HeadObject',
   'GetObject',
+  'GetObjectAttributes',
   'ListParts',
 ]);
 
@@ -78,6 +80,9 @@ export function resolveOperation(
   copySource: string | undefined,
 ): S3OperationName {
   const q = address.query;
+  if (method === 'GET' && address.key !== undefined && q.has('attributes')) {
+    return 'GetObjectAttributes';
+  }
   const unsupported = UNSUPPORTED_SUBRESOURCES.find((name) => q.has(name));
   if (unsupported) {
     throw new S3Error(

@@ -151,6 +151,8 @@ export class S3RequestHandler {
         return this.objects.headObject(ctx);
       case 'GetObject':
         return this.objects.getObject(ctx);
+      case 'GetObjectAttributes':
+        return this.objects.getObjectAttributes(ctx);
       case 'PutObject':
         return this.objects.putObject(ctx);
       case 'CopyObject':

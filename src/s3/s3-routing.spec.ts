@@ -82,6 +82,8 @@ describe('resolveOperation', () => {
     expect(codeOf(() => op('GET', '/bkt?acl'))).toBe('NotImplemented');
     expect(codeOf(() => op('PUT', '/bkt/k?tagging'))).toBe('NotImplemented');
     expect(op('GET', '/bkt/k?partNumber=1')).toBe('GetObject');
+    expect(op('GET', '/bkt/k?attributes')).toBe('GetObjectAttributes');
+    expect(codeOf(() => op('HEAD', '/bkt/k?attributes'))).toBe('NotImplemented');
     expect(op('PUT', '/bkt/k?partNumber=1&uploadId=u', 'bkt/j')).toBe('UploadPartCopy');
     expect(codeOf(() => op('DELETE', '/bkt'))).toBe('MethodNotAllowed');
     expect(codeOf(() => op('PUT', '/'))).toBe('MethodNotAllowed');
