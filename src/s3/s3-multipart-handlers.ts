@@ -147,8 +147,8 @@ export class S3MultipartHandlers {
       if (done) return done;
       throw error;
     }
-    this.checkPartList(parts, new Map(listed.map((p) => [p.partNumber, p])));
-    return this.backend.completeMultipartUpload(bucket, key, uploadId, parts, condition);
+    const chosen = this.checkPartList(parts, new Map(listed.map((p) => [p.partNumber, p])));
+    return this.backend.completeMultipartUpload(bucket, key, uploadId, chosen, condition);
   }
 
   async abort(ctx: S3RequestContext): Promise<S3Response> {
@@ -188,15 +188,12 @@ export class S3MultipartHandlers {
     );
   }
 
-  private checkPartList(parts: S3CompletedPart[], stored: Map<number, S3PartInfo>): void {
-    for (let i = 1; i < parts.length; i++) {
-      if (parts[i].partNumber <= parts[i - 1].partNumber) {
-        throw new S3Error(
-          'InvalidPartOrder',
-          'the list of parts was not in ascending order; parts must be ordered by part number',
-        );
-      }
-    }
+  /** The parts to assemble, checked; a part number listed twice is the part as stored. */
+  private checkPartList(
+    listed: S3CompletedPart[],
+    stored: Map<number, S3PartInfo>,
+  ): S3CompletedPart[] {
+    const parts = onePerNumber(listed, stored);
     const sizes = parts.map((part) => {
       const found = stored.get(part.partNumber);
       // A checksum the request gives for a part must be the one the part arrived with.
@@ -226,7 +223,34 @@ export class S3MultipartHandlers {
         );
       }
     });
+    return parts;
   }
+}
+
+/**
+ * The part list in ascending order, one entry per part number. A number listed more than once
+ * (a part uploaded twice, each upload's ETag listed, as when a retried UploadPart finished before
+ * the first one) names the part as stored — the upload that finished last — when one of its
+ * entries carries that part's ETag (S3's and Ceph's rule). A decreasing number is
+ * InvalidPartOrder.
+ */
+export function onePerNumber(
+  listed: S3CompletedPart[],
+  stored: Map<number, S3PartInfo>,
+): S3CompletedPart[] {
+  const parts: S3CompletedPart[] = [];
+  for (const part of listed) {
+    const previous = parts[parts.length - 1];
+    if (previous && part.partNumber < previous.partNumber) {
+      throw new S3Error(
+        'InvalidPartOrder',
+        'the list of parts was not in ascending order; parts must be ordered by part number',
+      );
+    }
+    if (previous?.partNumber !== part.partNumber) parts.push(part);
+    else if (stored.get(part.partNumber)?.etag === part.etag) parts[parts.length - 1] = part;
+  }
+  return parts;
 }
 
 function parsePartNumber(raw: string | undefined): number {
