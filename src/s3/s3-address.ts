@@ -62,7 +62,10 @@ export function parseS3Address(
   let key: string | undefined;
   if (rawKey !== undefined && rawKey !== '') {
     const decoded = percentDecodeUtf8(rawKey);
-    if (decoded === null) throw invalidUri();
+    // Control characters (C0, DEL, C1) in a key: S3 cannot parse such a URI either (400
+    // InvalidURI), and the tape program publishes no such name.
+    // eslint-disable-next-line no-control-regex
+    if (decoded === null || /[\u0000-\u001f\u007f-\u009f]/.test(decoded)) throw invalidUri();
     checkKey(decoded);
     key = decoded;
   }
@@ -123,5 +126,5 @@ function stripPort(host: string): string {
 }
 
 function invalidUri(): S3Error {
-  return new S3Error('InvalidURI', "couldn't parse the specified URI");
+  return new S3Error('InvalidURI', "Couldn't parse the specified URI.");
 }

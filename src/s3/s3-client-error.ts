@@ -26,7 +26,7 @@ export function s3ClientErrorAnswer(error: NodeJS.ErrnoException): RawAnswer {
 export const writeS3ClientError = clientErrorHandler(s3ClientErrorAnswer);
 
 const CLIENT_ERRORS: Partial<Record<string, () => S3Error>> = {
-  HPE_INVALID_URL: () => new S3Error('InvalidURI', "couldn't parse the specified URI"),
+  HPE_INVALID_URL: () => new S3Error('InvalidURI', "Couldn't parse the specified URI."),
   HPE_HEADER_OVERFLOW: () =>
     new S3Error(
       'RequestHeaderSectionTooLarge',

@@ -43,6 +43,12 @@ describe('parseS3Address', () => {
   it('refuses malformed escapes, invalid UTF-8, keys over 1024 bytes and bad bucket names', () => {
     expect(codeOf(() => parseS3Address('/bkt/%ZZ', undefined, undefined))).toBe('InvalidURI');
     expect(codeOf(() => parseS3Address('/bkt/%C3%28', undefined, undefined))).toBe('InvalidURI');
+    // s3-tests' test_object_read_unreadable: the key '\xae\x8a-' (U+008A is a C1 control)
+    expect(codeOf(() => parseS3Address('/bkt/%C2%AE%C2%8A-', undefined, undefined))).toBe(
+      'InvalidURI',
+    );
+    expect(codeOf(() => parseS3Address('/bkt/a%0Ab', undefined, undefined))).toBe('InvalidURI');
+    expect(parseS3Address('/bkt/%C2%AE-', undefined, undefined).key).toBe('\u00ae-');
     expect(codeOf(() => parseS3Address(`/bkt/${'é'.repeat(513)}`, undefined, undefined))).toBe(
       'KeyTooLongError',
     );

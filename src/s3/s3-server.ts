@@ -116,7 +116,7 @@ export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
         const code = (error as { code?: string }).code;
         const s3 =
           code === 'FST_ERR_BAD_URL' || code === 'FST_ERR_MAX_PARAM_LENGTH'
-            ? new S3Error('InvalidURI', "couldn't parse the specified URI")
+            ? new S3Error('InvalidURI', "Couldn't parse the specified URI.")
             : new S3Error('InvalidRequest', error.message);
         this.sendError(request, reply, s3);
       },
