@@ -3,7 +3,7 @@ import type { PeerRequest } from './client-ip';
 import type { MeterDecision } from './meter-decision';
 import type { BudgetName } from './metering-budgets';
 import { MeteringService } from './metering.service';
-import { appendRateLimitHeaders } from './rate-limit-headers';
+import { appendRateLimitHeaders, HeaderSink, setRateLimitHeaders } from './rate-limit-headers';
 import { TooManyRequestsError } from './too-many-requests.error';
 
 /** A refusal as the main listener writes it: 429, the RateLimit headers, the JSON error body. */
@@ -47,6 +47,24 @@ export class MeteringGate {
   /** `check`, always as a promise (listeners that await anyway). */
   async checkAsync(request: PeerRequest, budget: BudgetName): Promise<MeterDecision> {
     return this.metering.meterRequest(request, budget);
+  }
+
+  /**
+   * Charges the bytes an answer is about to send to the client of `request` (the object byte
+   * budget). Over budget, sets the 429's headers on `sink` and throws the 429 error (the
+   * exception filter sends the body); nothing was sent.
+   */
+  async enforceBytes(
+    request: PeerRequest,
+    sink: HeaderSink,
+    bytes: number,
+  ): Promise<MeterDecision> {
+    const decision = await this.metering.chargeBytes(this.metering.clientKeyOf(request), bytes);
+    if (!decision.allowed) {
+      setRateLimitHeaders(sink, decision);
+      throw this.error(decision);
+    }
+    return decision;
   }
 
   /** Appends the RateLimit headers of `decision` (and on a refusal Retry-After, no-store). */

@@ -11,7 +11,6 @@ import {
   BudgetTable,
   OBJECT_BYTES,
 } from './metering-budgets';
-import { HeaderSink, setRateLimitHeaders } from './rate-limit-headers';
 import { TooManyRequestsError } from './too-many-requests.error';
 import { TrustedProxies } from './trusted-proxies';
 
@@ -24,7 +23,7 @@ export interface MeteringStats extends MeterStoreStats {
 /**
  * Per-client budgets. The guard (`@Metered`) is a thin user of `meterRequest`, the same counting
  * as `consume`; listeners outside Nest's router (the S3 listener) call `consumeRequest` or
- * `consume` themselves, and the object route calls `enforceByteBudget` (or `chargeBytes`) once it
+ * `consume` themselves, and the object route charges `chargeBytes` (through the gate) once it
  * knows how many bytes it will send.
  */
 @Injectable()
@@ -96,23 +95,6 @@ export class MeteringService {
     const allowed = hit.degraded === true || bytes === 0 || hit.total <= rule.limit || before <= 0;
     if (!allowed) await this.store.hit(OBJECT_BYTES, key, -bytes, rule.windowMs);
     return this.decide(OBJECT_BYTES, rule, hit, allowed, allowed ? hit.total : before);
-  }
-
-  /**
-   * For Nest routes: charges the bytes a response is about to send and, over budget, sets the
-   * 429 headers on `reply` and throws the 429 error (the exception filter sends the body).
-   */
-  async enforceByteBudget(
-    request: PeerRequest,
-    reply: HeaderSink,
-    bytes: number,
-  ): Promise<MeterDecision> {
-    const decision = await this.chargeBytes(this.clientKeyOf(request), bytes);
-    if (!decision.allowed) {
-      setRateLimitHeaders(reply, decision);
-      throw this.refusal(decision);
-    }
-    return decision;
   }
 
   /** The 429 error for a refused decision, worded for its budget. */

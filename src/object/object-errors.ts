@@ -1,4 +1,17 @@
 import { ApiError } from '../common/api-error';
+import { unsatisfiedContentRange } from '../tracks/byte-range';
+
+/** A refusal whose answer carries headers of its own (416: `Content-Range: bytes *\/size`). */
+export class ObjectRefusal extends ApiError {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    readonly headers: Readonly<Record<string, string>>,
+  ) {
+    super(status, code, message);
+  }
+}
 
 /**
  * The object route's refusals (docs/object.md, "Errors"): one stable `error.code` per condition,
@@ -16,10 +29,11 @@ export const objectErrors = {
     ),
   tapeExpired: () => new ApiError(410, 'tape_expired', "the track's tape reservation has expired"),
   unsatisfiable: (size: number) =>
-    new ApiError(
+    new ObjectRefusal(
       416,
       'range_not_satisfiable',
       `no requested range starts inside the ${size}-byte object`,
+      { 'content-range': unsatisfiedContentRange(size) },
     ),
   contentMissing: () =>
     new ApiError(502, 'content_unavailable', 'the track bytes are missing from storage'),

@@ -1,17 +1,17 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { ApiError } from '../common/api-error';
-import { MeteringService } from '../metering/metering.service';
+import { MeteringGate } from '../metering/metering-gate';
 import { ObjectReader, OpenedObject } from '../tracks/object-reader';
 import { IntegrityError } from '../tracks/track-errors';
-import { objectHeaders } from './object-headers';
-import { ObjectService, SEND_STALL_MS } from './object.service';
+import { ObjectController, SEND_STALL_MS } from './object.controller';
+import { objectHeaders } from './object-route-headers';
+import { ObjectService } from './object.service';
 import { StreamedBytesCollector } from './streamed-bytes-collector';
 import { ServableTrack, TrackResolver } from './track-resolver';
 
 const ETAG = `"${'ab'.repeat(32)}"`;
 
-/** The service over a resolver, reader and metering that answer from memory. */
+/** The service over a resolver and reader that answer from memory. */
 function newTestService(opened: Partial<OpenedObject> | Error, size = 1000) {
   const track: ServableTrack = {
     address: 'Track1111111111111111111111111111111111111',
@@ -25,19 +25,82 @@ function newTestService(opened: Partial<OpenedObject> | Error, size = 1000) {
   const open = jest.fn(() =>
     opened instanceof Error ? Promise.reject(opened) : Promise.resolve(opened as OpenedObject),
   );
-  const enforceByteBudget = jest.fn((): Promise<void> => Promise.resolve());
   const sut = new ObjectService(
     resolver as unknown as TrackResolver,
     { open } as unknown as ObjectReader,
-    { enforceByteBudget } as unknown as MeteringService,
     new StreamedBytesCollector(1024, () => undefined),
   );
+  const answer = (method = 'GET', headers: Record<string, string> = {}) =>
+    sut.answer({ method, headers }, track.address);
+  return { sut, answer, open, track };
+}
+
+describe('ObjectService', () => {
+  it('answers with the verified cached Buffer itself: no copy, and later requests skip the reader', async () => {
+    const bytes = Buffer.alloc(1000, 7);
+    const { answer, open } = newTestService({ bytes, size: 1000 });
+    const whole = await answer();
+    expect([whole.status, whole.body, whole.bytes]).toEqual([200, bytes, 1000]);
+    expect(whole.body).toBe(bytes);
+    const ranged = await answer('GET', { range: 'bytes=10-19' });
+    expect(ranged.status).toBe(206);
+    expect(ranged.headers['content-range']).toBe('bytes 10-19/1000');
+    expect((ranged.body as Buffer).buffer).toBe(bytes.buffer); // a view
+    expect(open).toHaveBeenCalledTimes(1);
+  });
+
+  it('HEAD never opens the payload and sends no bytes', async () => {
+    const { answer, open } = newTestService({ size: 1000 });
+    const head = await answer('HEAD');
+    expect([head.status, head.headers['content-length'], head.body, head.bytes]).toEqual([
+      200,
+      '1000',
+      null,
+      0,
+    ]);
+    expect(open).not.toHaveBeenCalled();
+  });
+
+  it('answers a matching If-None-Match with 304 and no body', async () => {
+    const { answer } = newTestService({ bytes: Buffer.alloc(1000), size: 1000 });
+    const res = await answer('GET', { 'if-none-match': ETAG });
+    expect([res.status, res.body, res.bytes, res.headers.etag]).toEqual([304, null, 0, ETAG]);
+  });
+
+  it('counts the bytes of the response it answers', async () => {
+    const { answer } = newTestService({ bytes: Buffer.alloc(1000), size: 1000 });
+    expect((await answer('GET', { range: 'bytes=0-99' })).bytes).toBe(100);
+  });
+
+  it('refuses an unsatisfiable range with 416 and its Content-Range', async () => {
+    const { answer } = newTestService({ bytes: Buffer.alloc(1000), size: 1000 });
+    const error = (await answer('GET', { range: 'bytes=5000-' }).catch((e: unknown) => e)) as
+      (ApiError & { headers: Record<string, string> }) | undefined;
+    expect([error?.getStatus(), error?.headers]).toEqual([
+      416,
+      { 'content-range': 'bytes */1000' },
+    ]);
+  });
+
+  it('a storage failure before the first byte is a 502', async () => {
+    const { answer } = newTestService(new IntegrityError('ab'.repeat(32), 'chunk 0'));
+    const error = (await answer().catch((e: unknown) => e)) as ApiError;
+    expect([error.getStatus(), error.code]).toEqual([502, 'integrity_failure']);
+  });
+});
+
+/** The controller (the edge) over the service: it charges and writes what the service answers. */
+function newTestController(opened: Partial<OpenedObject>, size: number, refuse = false) {
+  const { sut } = newTestService(opened, size);
+  const enforceBytes = jest.fn(() =>
+    refuse ? Promise.reject(new Error('over budget')) : Promise.resolve(),
+  );
+  const controller = new ObjectController(sut, { enforceBytes } as unknown as MeteringGate);
   const sent: { status?: number; headers: Record<string, string>; body?: unknown } = {
     headers: {},
   };
   const raw = { setTimeout: jest.fn(), destroy: jest.fn() };
   const reply = {
-    sent: false,
     raw,
     code(status: number) {
       sent.status = status;
@@ -53,52 +116,29 @@ function newTestService(opened: Partial<OpenedObject> | Error, size = 1000) {
     },
     send(body?: unknown) {
       sent.body = body;
-      reply.sent = true;
       return reply;
     },
   };
-  const request = (method = 'GET', headers: Record<string, string> = {}) =>
-    ({ method, headers }) as unknown as FastifyRequest;
-  const serve = (method?: string, headers?: Record<string, string>) =>
-    sut.serve(request(method, headers), reply as unknown as FastifyReply, track.address);
-  return { serve, sent, raw, open, enforceByteBudget };
+  const get = (headers: Record<string, string> = {}) =>
+    controller.get(
+      'Track1111111111111111111111111111111111111',
+      { method: 'GET', headers } as never,
+      reply as never,
+    );
+  return { get, sent, raw, enforceBytes };
 }
 
-describe('ObjectService', () => {
-  it('sends the verified cached Buffer itself: no copy, and later requests skip the reader', async () => {
-    const bytes = Buffer.alloc(1000, 7);
-    const { serve, sent, open } = newTestService({ bytes, size: 1000 });
-    await serve();
-    expect(sent.status).toBe(200);
-    expect(sent.body).toBe(bytes);
-    await serve('GET', { range: 'bytes=10-19' });
+describe('ObjectController', () => {
+  it('charges the bytes of the answer before writing it', async () => {
+    const { get, sent, enforceBytes } = newTestController({ bytes: Buffer.alloc(1000) }, 1000);
+    await get({ range: 'bytes=0-99' });
+    expect(enforceBytes).toHaveBeenCalledWith(expect.anything(), expect.anything(), 100);
     expect(sent.status).toBe(206);
-    expect((sent.body as Buffer).buffer).toBe(bytes.buffer); // a view
-    expect(open).toHaveBeenCalledTimes(1);
   });
 
-  it('HEAD never opens the payload and charges no bytes', async () => {
-    const { serve, sent, open, enforceByteBudget } = newTestService({ size: 1000 });
-    await serve('HEAD');
-    expect([sent.status, sent.headers['content-length'], sent.body]).toEqual([
-      200,
-      '1000',
-      undefined,
-    ]);
-    expect(open).not.toHaveBeenCalled();
-    expect(enforceByteBudget).not.toHaveBeenCalled();
-  });
-
-  it('charges the bytes of the response before sending it', async () => {
-    const { serve, enforceByteBudget } = newTestService({ bytes: Buffer.alloc(1000), size: 1000 });
-    await serve('GET', { range: 'bytes=0-99' });
-    expect(enforceByteBudget).toHaveBeenCalledWith(expect.anything(), expect.anything(), 100);
-  });
-
-  it('a storage failure before the first byte is a 502 that is not cached', async () => {
-    const { serve, sent } = newTestService(new IntegrityError('ab'.repeat(32), 'chunk 0'));
-    const error = (await serve().catch((e: unknown) => e)) as ApiError;
-    expect([error.getStatus(), error.code]).toEqual([502, 'integrity_failure']);
+  it('a refusal is not cached and writes nothing', async () => {
+    const { get, sent } = newTestController({ bytes: Buffer.alloc(1000) }, 1000, true);
+    await expect(get()).rejects.toThrow('over budget');
     expect(sent.headers['cache-control']).toBe('no-store');
     expect(sent.body).toBeUndefined();
   });
@@ -110,9 +150,8 @@ describe('ObjectService', () => {
       parts.push(part);
       return part;
     };
-    const { serve, enforceByteBudget } = newTestService({ bytes: undefined, size: 100, read }, 100);
-    enforceByteBudget.mockRejectedValueOnce(new Error('over budget'));
-    await expect(serve('GET', { range: 'bytes=0-9,50-59' })).rejects.toThrow('over budget');
+    const { get } = newTestController({ bytes: undefined, size: 100, read }, 100, true);
+    await expect(get({ range: 'bytes=0-9,50-59' })).rejects.toThrow('over budget');
     await new Promise((r) => setImmediate(r));
     expect(parts.length).toBe(1);
     expect(parts[0].destroyed).toBe(true);
@@ -120,8 +159,8 @@ describe('ObjectService', () => {
 
   it('a client that accepts nothing for a minute loses its connection', async () => {
     const read = () => Readable.from([Buffer.alloc(10)]);
-    const { serve, raw } = newTestService({ bytes: undefined, size: 10, read }, 10);
-    await serve();
+    const { get, raw } = newTestController({ bytes: undefined, size: 10, read }, 10);
+    await get();
     expect(raw.setTimeout).toHaveBeenCalledWith(SEND_STALL_MS, expect.any(Function));
     const onStall = raw.setTimeout.mock.calls[0][1] as () => void;
     onStall();

@@ -1,14 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
-import { MeteringService } from '../metering/metering.service';
-import {
-  ByteRange,
-  contentRange,
-  parseRange,
-  RangeResult,
-  unsatisfiedContentRange,
-} from '../tracks/byte-range';
+import { ByteRange, contentRange, parseRange, RangeResult } from '../tracks/byte-range';
 import { ifNoneMatchMatches, ifRangeAllowsRange } from '../tracks/conditional-request';
 import { multipartByteranges } from '../tracks/multipart-byteranges';
 import { ObjectReader, OpenedObject } from '../tracks/object-reader';
@@ -17,21 +9,20 @@ import {
   TrackStoreError,
   TrackStoreUnavailableError,
 } from '../tracks/track-errors';
-import { ERROR_CACHE_CONTROL } from './object-headers';
+import { ObjectAnswer, ObjectRequest } from './object-answer';
 import { objectErrors } from './object-errors';
 import { primeStream } from './primed-stream';
 import { StreamedBytesCollector } from './streamed-bytes-collector';
 import { ServableTrack, TrackResolver } from './track-resolver';
 
 const WHOLE: RangeResult = { kind: 'none' };
-export const SEND_STALL_MS = 60_000;
 
 /**
  * `GET|HEAD /object/{track}` (docs/object.md): resolves the track on chain, answers conditional
- * and range requests, and sends verified bytes: small hot objects straight from the reader's
- * verified cache (no copy), everything else as a stream with backpressure. Bytes are never sent
- * before their chunk passed its commitment; a failure before the status line is a 502, a
- * failure after it cuts the connection.
+ * and range requests with verified bytes: small hot objects straight from the reader's verified
+ * cache (no copy), everything else as a primed stream. Bytes are never sent before their chunk
+ * passed its commitment; a failure before the status line is a 502 (thrown), a failure after it
+ * cuts the connection. Returns the answer; the controller charges and writes it.
  */
 @Injectable()
 export class ObjectService {
@@ -40,25 +31,18 @@ export class ObjectService {
   constructor(
     private readonly resolver: TrackResolver,
     private readonly reader: ObjectReader,
-    private readonly metering: MeteringService,
     private readonly collector: StreamedBytesCollector,
   ) {}
 
-  async serve(req: FastifyRequest, reply: FastifyReply, address: string): Promise<void> {
-    try {
-      const track = this.resolver.peek(address) ?? (await this.resolver.resolve(address));
-      await this.answer(req, reply, track);
-    } catch (err) {
-      // Refusals change (certification, extension) and must not be cached as immutable.
-      if (!reply.sent) reply.header('cache-control', ERROR_CACHE_CONTROL);
-      throw err;
-    }
+  async answer(req: ObjectRequest, address: string): Promise<ObjectAnswer> {
+    const track = this.resolver.peek(address) ?? (await this.resolver.resolve(address));
+    return this.answerTrack(req, track);
   }
 
-  private async answer(req: FastifyRequest, reply: FastifyReply, track: ServableTrack) {
+  private async answerTrack(req: ObjectRequest, track: ServableTrack): Promise<ObjectAnswer> {
     const { headers, etag } = track;
     if (ifNoneMatchMatches(header(req, 'if-none-match'), etag)) {
-      return void reply.code(304).headers(headers.notModified).send();
+      return { status: 304, headers: headers.notModified, body: null, bytes: 0 };
     }
     const size = track.ref.size;
     const range =
@@ -68,40 +52,43 @@ export class ObjectService {
     const head = req.method === 'HEAD';
     switch (range.kind) {
       case 'unsatisfiable':
-        reply.header('content-range', unsatisfiedContentRange(size));
         throw objectErrors.unsatisfiable(size);
       case 'none': {
-        const body = head ? undefined : await this.body(track, { start: 0, end: size - 1 });
-        await this.charge(req, reply, head ? 0 : size, body);
-        reply.code(200).headers(headers.representation).header('content-length', String(size));
-        return this.send(reply, body);
+        const body = head ? null : await this.body(track, { start: 0, end: size - 1 });
+        return {
+          status: 200,
+          headers: { ...headers.representation, 'content-length': String(size) },
+          body,
+          bytes: head ? 0 : size,
+        };
       }
       case 'single': {
         const length = range.end - range.start + 1;
-        const body = head ? undefined : await this.body(track, range);
-        await this.charge(req, reply, head ? 0 : length, body);
-        reply
-          .code(206)
-          .headers(headers.representation)
-          .header('content-range', contentRange(range, size))
-          .header('content-length', String(length));
-        return this.send(reply, body);
+        const body = head ? null : await this.body(track, range);
+        return {
+          status: 206,
+          headers: {
+            ...headers.representation,
+            'content-range': contentRange(range, size),
+            'content-length': String(length),
+          },
+          body,
+          bytes: head ? 0 : length,
+        };
       }
       case 'multiple':
-        return this.multipart(req, reply, track, range.ranges, head);
+        return this.multipart(track, range.ranges, head);
     }
   }
 
   private async multipart(
-    req: FastifyRequest,
-    reply: FastifyReply,
     track: ServableTrack,
     ranges: ByteRange[],
     head: boolean,
-  ): Promise<void> {
+  ): Promise<ObjectAnswer> {
     const size = track.ref.size;
     const multipart = multipartByteranges(ranges, size, track.headers.contentType);
-    let body: Readable | undefined;
+    let body: Readable | null = null;
     if (!head) {
       const opened = await this.open(track);
       // The first part is primed like a single range, so a bad first chunk is still a 502.
@@ -114,23 +101,16 @@ export class ObjectService {
       // A body refused or abandoned before its first part still holds that part's file open.
       body.once('close', () => first?.destroy());
     }
-    await this.charge(req, reply, head ? 0 : multipart.contentLength, body);
-    reply
-      .code(206)
-      .headers(track.headers.representation)
-      .header('content-type', multipart.contentType)
-      .header('content-length', String(multipart.contentLength));
-    return this.send(reply, body);
-  }
-
-  /**
-   * Sends the body (none for HEAD). A client that accepts nothing for SEND_STALL_MS loses its
-   * connection, like nginx's send_timeout: a stalled reader must not hold a socket and a file
-   * open forever. Progress, however slow, resets the timer.
-   */
-  private send(reply: FastifyReply, body: Buffer | Readable | undefined): void {
-    if (body !== undefined) reply.raw.setTimeout(SEND_STALL_MS, () => reply.raw.destroy());
-    void reply.send(body);
+    return {
+      status: 206,
+      headers: {
+        ...track.headers.representation,
+        'content-type': multipart.contentType,
+        'content-length': String(multipart.contentLength),
+      },
+      body,
+      bytes: head ? 0 : multipart.contentLength,
+    };
   }
 
   /** The bytes of one range: a view of the verified cache, or a primed verified stream. */
@@ -177,22 +157,6 @@ export class ObjectService {
     }
   }
 
-  /** Charges the bytes about to be sent; refused, the prepared body is released unsent. */
-  private async charge(
-    req: FastifyRequest,
-    reply: FastifyReply,
-    bytes: number,
-    body: Buffer | Readable | undefined,
-  ): Promise<void> {
-    if (bytes === 0) return;
-    try {
-      await this.metering.enforceByteBudget(req, reply, bytes);
-    } catch (err) {
-      if (body instanceof Readable) body.destroy();
-      throw err;
-    }
-  }
-
   /** Storage cannot give verified bytes: logged with the track, answered 502, never served. */
   private storageFailure(track: ServableTrack, err: unknown): unknown {
     if (!(err instanceof TrackStoreError)) return err;
@@ -212,7 +176,7 @@ export class ObjectService {
   }
 }
 
-function header(req: FastifyRequest, name: string): string | undefined {
+function header(req: ObjectRequest, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
 }

@@ -5,7 +5,7 @@ import { ChainReader } from '../chain/chain-reader';
 import { parseAddress } from '../chain/tape-label';
 import { commitmentToHex, etagOf } from '../tracks/commitment';
 import { TrackRef } from '../tracks/object-reader';
-import { ObjectHeaders, objectHeaders } from './object-headers';
+import { ObjectHeaders, objectHeaders } from './object-route-headers';
 import { objectErrors } from './object-errors';
 import { TtlCache } from './ttl-cache';
 

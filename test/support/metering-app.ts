@@ -10,6 +10,7 @@ import { ConfigModule } from '../../src/config/config.module';
 import { validateConfig } from '../../src/config/config-loader';
 import { HealthModule } from '../../src/health/health.module';
 import { Metered } from '../../src/metering/metered.decorator';
+import { MeteringGate } from '../../src/metering/metering-gate';
 import { MeteringModule } from '../../src/metering/metering.module';
 import { MeteringService } from '../../src/metering/metering.service';
 import { startS3LikeListener, S3LikeListener } from './metering-s3-listener';
@@ -17,7 +18,10 @@ import { startS3LikeListener, S3LikeListener } from './metering-s3-listener';
 /** Routes for each budget, as the site, object, upload routes will use them, plus unmetered ones. */
 @Controller()
 class MeteringTestController {
-  constructor(private readonly metering: MeteringService) {}
+  constructor(
+    private readonly metering: MeteringService,
+    private readonly gate: MeteringGate,
+  ) {}
 
   @Get('open')
   open(): { ok: true } {
@@ -39,7 +43,7 @@ class MeteringTestController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Buffer> {
     if (!/^\d{1,8}$/.test(bytes)) throw new ApiError(400, 'bad_request', 'bytes must be a number');
-    await this.metering.enforceByteBudget(request, reply, Number(bytes));
+    await this.gate.enforceBytes(request, reply, Number(bytes));
     void reply.header('content-type', 'application/octet-stream');
     return Buffer.alloc(Number(bytes));
   }

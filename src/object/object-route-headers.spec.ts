@@ -1,4 +1,4 @@
-import { objectHeaders } from './object-headers';
+import { objectHeaders } from './object-route-headers';
 
 const ETAG = `"${'ab'.repeat(32)}"`;
 
