@@ -14,7 +14,7 @@ import {
 } from '../s3-backend';
 import { S3Error } from '../s3-error';
 import { chainWriteError, TapeWriteFailedError } from './chain-write-errors';
-import { NameLocks } from './name-locks';
+import { ObjectWriteLocks } from './object-write-locks';
 
 /** The track an object name is to point at, already held by the track store. */
 export interface StoredTrack {
@@ -46,13 +46,13 @@ const REMOVE_CONCURRENCY = 8;
  */
 @Injectable()
 export class ObjectPublisher {
-  readonly locks = new NameLocks();
-
   constructor(
     private readonly chain: ChainReader,
     private readonly writer: ChainWriter,
     private readonly ix: TapeInstructions,
     private readonly identity: GatewayIdentity,
+    /** Names' write locks: this process's, or every writer's (replicas). */
+    readonly locks: ObjectWriteLocks,
   ) {}
 
   /**

@@ -3,6 +3,7 @@ import { GatewayConfig } from '../../config/app-config';
 import { S3Config } from '../../config/s3.config';
 import { StorageConfig } from '../../config/storage.config';
 import { MeteringModule } from '../../metering/metering.module';
+import { RedisMutex } from '../../shared-state/redis-mutex';
 import { SharedState } from '../../shared-state/shared-state';
 import { SharedStateModule } from '../../shared-state/shared-state.module';
 import { trackS3Client } from '../../tracks/s3/s3-track-store';
@@ -16,6 +17,11 @@ import { MeteringS3RequestMeter } from './metering-s3-request-meter';
 import { MultipartSpool } from './multipart-spool';
 import { MultipartStore } from './multipart-store';
 import { ObjectPublisher } from './object-publisher';
+import {
+  LocalObjectWriteLocks,
+  ObjectWriteLocks,
+  SharedObjectWriteLocks,
+} from './object-write-locks';
 import { ObjectSpool } from './object-spool';
 import { SharedMultipartStore } from './shared-multipart-store';
 import { SharedSpoolLedger } from './shared-spool-ledger';
@@ -46,6 +52,15 @@ export function tapeS3Options(): S3ModuleOptions {
       SpoolBudget,
       ObjectSpool,
       ObjectPublisher,
+      {
+        // Writers sharing a Redis lock each name over all of them (whatever the track store).
+        provide: ObjectWriteLocks,
+        inject: [SharedState],
+        useFactory: (shared: SharedState): ObjectWriteLocks =>
+          shared.redis
+            ? new SharedObjectWriteLocks(new RedisMutex(shared.redis), shared.prefix)
+            : new LocalObjectWriteLocks(),
+      },
       {
         provide: SpoolLedger,
         inject: [StorageConfig, S3Config, GatewayConfig, SharedState, SpoolBudget],
