@@ -1,3 +1,4 @@
+import { parseHost } from '../domains/host-name';
 import { HIDDEN_NAME_RULE, isHiddenName } from '../chain/hidden-names';
 import { S3Error } from './s3-error';
 import { splitQuery } from './sigv4-canonical';
@@ -113,16 +114,13 @@ function bucketFromHost(
   virtualHost: string | undefined,
 ): string | undefined {
   if (!virtualHost || !hostHeader) return undefined;
-  const host = stripPort(hostHeader.trim().toLowerCase());
-  const suffix = `.${stripPort(virtualHost.trim().toLowerCase())}`;
+  // The gateway's one Host parser (src/domains/host-name.ts): lower case, no port, no final dot.
+  const host = parseHost(hostHeader.trim()).name;
+  const base = parseHost(virtualHost.trim()).name;
+  if (host === null || base === null) return undefined;
+  const suffix = `.${base}`;
   if (!host.endsWith(suffix) || host.length === suffix.length) return undefined;
   return host.slice(0, -suffix.length);
-}
-
-function stripPort(host: string): string {
-  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
-  const colon = host.lastIndexOf(':');
-  return colon < 0 ? host : host.slice(0, colon);
 }
 
 function invalidUri(): S3Error {
