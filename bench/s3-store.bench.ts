@@ -1,0 +1,312 @@
+/**
+ * `npm run bench -- s3-store`: a reader gateway on the S3 backend (Ceph RGW on loopback, the
+ * topology of docs/operator.md "Scaling out": a writer uploads, a reader on the same bucket
+ * serves), each figure beside its peer measured in the same run:
+ *
+ * 1. warm 256 KiB object reads (wrk) vs nginx serving the same file (goal >= 0.8x);
+ * 2. cold 256 KiB reads (the reader has never read these bytes: one distinct object per
+ *    request, its chain record warmed by a HEAD first), p50 latency vs a ranged GET of the same
+ *    bytes straight from RGW with the same HTTP client, unsigned (public-read) (goal <= 1.3x),
+ *    and, beside it, the same GET signed by @aws-sdk/client-s3 (what the gateway sends);
+ * 3. 8 clients each reading a 1 GiB streamed object (128 segments of 8 MiB) at once, aggregate
+ *    GB/s vs nginx serving the same bytes from a file (goal >= 0.5x); the first, cold read of
+ *    the object (filling the reader's cache from the store) and the reader's peak RSS beside.
+ *
+ * Medians of BENCH_RUNS runs (default 5 for wrk, 3 for streaming), the two servers interleaved.
+ * Metering stays on (limits no run reaches). Needs about 2.5 GB in the temp directory and
+ * ~3 GB of RAM (the OSD keeps the bucket in memory); everything is removed at the end.
+ */
+import { GetObjectCommand, PutBucketPolicyCommand, S3Client } from '@aws-sdk/client-s3';
+import { Keypair } from '@solana/web3.js';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { commitmentToHex } from '../src/tracks/commitment';
+import {
+  median,
+  percentile,
+  procStatusBytes,
+  startNginx,
+  timedGet,
+  wrk,
+  writeRandomFile,
+} from '../test/support/object-bench-tools';
+import { S3StoreLab, startS3StoreLab } from '../test/support/s3-store-lab';
+import { TestTape, UploadClient, WrittenTrack } from '../test/support/upload-client';
+import type { GatewayProcess } from '../test/support/gateway-process';
+
+const KIB = 1024;
+const MIB = 1024 * KIB;
+const GIB = 1024 * MIB;
+const WRK_RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const STREAM_RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const WRK_SECONDS = Number(process.env.BENCH_WRK_SECONDS ?? 5);
+const WRK_CONNECTIONS = 32;
+const SMALL_BYTES = 256 * KIB;
+const BIG_BYTES = GIB;
+const SEGMENT_BYTES = 8 * MIB;
+const COLD_RUNS = 3;
+const COLD_PER_RUN = 40;
+const STREAM_CLIENTS = 8;
+
+const METERING_ENV = {
+  TAPE__GATEWAY__METERING__OBJECT__LIMIT: String(1e12),
+  TAPE__GATEWAY__METERING__OBJECT__TTL_SECS: '60',
+  TAPE__GATEWAY__METERING__OBJECT_BYTES: String(1e15),
+  TAPE_LOG_LEVEL: 'error',
+};
+
+const print = (line: string) => process.stdout.write(`${line}\n`);
+const fmt = (n: number, digits = 1) => n.toFixed(digits);
+const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
+
+interface Uploaded {
+  small: WrittenTrack;
+  cold: WrittenTrack[];
+  big: WrittenTrack;
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'tape-s3-store-bench-'));
+  const www = join(work, 'www');
+  mkdirSync(www);
+  chmodSync(work, 0o755); // nginx workers run as an unprivileged user
+  let lab: S3StoreLab | undefined;
+  try {
+    const small = randomBytes(SMALL_BYTES);
+    writeFileSync(join(www, 'small.bin'), small);
+    const bigPath = join(www, 'big.bin');
+    writeRandomFile(bigPath, BIG_BYTES);
+
+    print('preparing: Ceph RGW, a writer gateway on it, uploads through the writer');
+    lab = await startS3StoreLab({ ceph: { memstoreBytes: 4 * GIB }, env: METERING_ENV });
+    const uploaded = await upload(lab, small, bigPath);
+    const reader = await lab.startReader();
+    const nginx = await startNginx(www, join(work, 'nginx'));
+    try {
+      await warmSmall(reader, uploaded.small, nginx.url);
+      await coldSmall(lab, reader, uploaded.cold);
+      await streaming(reader, uploaded.big, nginx.url);
+    } finally {
+      await nginx.stop();
+    }
+  } finally {
+    await lab?.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function upload(lab: S3StoreLab, small: Buffer, bigPath: string): Promise<Uploaded> {
+  const client = new UploadClient(lab.writer.url, lab.writer.rpcUrl);
+  try {
+    const wallet = await client.fundedWallet();
+    const tape = await client.createTape(wallet, BIG_BYTES + 128 * MIB, 1000);
+    const started = Date.now();
+    const store = (bytes: Buffer | string, type = 'application/octet-stream') =>
+      client.store(wallet, tape, bytes, type, SEGMENT_BYTES);
+    const smallTrack = await store(small);
+    const cold = await uploadMany(client, wallet, tape, COLD_RUNS * COLD_PER_RUN);
+    const big = await store(bigPath, 'video/mp4');
+    print(
+      `  uploaded 1 + ${cold.length} objects of 256 KiB and one of 1 GiB in ${fmt((Date.now() - started) / 1000)} s`,
+    );
+    return { small: smallTrack, cold, big };
+  } finally {
+    client.close();
+  }
+}
+
+async function uploadMany(
+  client: UploadClient,
+  wallet: Keypair,
+  tape: TestTape,
+  count: number,
+): Promise<WrittenTrack[]> {
+  const out: WrittenTrack[] = [];
+  for (let i = 0; i < count; i += 8) {
+    const batch = Array.from({ length: Math.min(8, count - i) }, () => randomBytes(SMALL_BYTES));
+    out.push(
+      ...(await Promise.all(
+        batch.map((b) => client.store(wallet, tape, b, 'application/octet-stream', SEGMENT_BYTES)),
+      )),
+    );
+  }
+  return out;
+}
+
+async function warmSmall(reader: GatewayProcess, track: WrittenTrack, nginxUrl: string) {
+  print(
+    `\n1. warm reads of a 256 KiB object (wrk, ${WRK_CONNECTIONS} connections, ${WRK_SECONDS} s per run, ${WRK_RUNS} interleaved runs)`,
+  );
+  const targets = {
+    'reader (s3)': `${reader.url}/object/${track.address.toBase58()}`,
+    nginx: `${nginxUrl}/small.bin`,
+  };
+  const runs: Record<string, number[]> = {};
+  for (const url of Object.values(targets)) {
+    const check = await timedGet(url, new http.Agent());
+    if (check.status !== 200 || check.bytes !== SMALL_BYTES)
+      throw new Error(`${url}: ${check.status}`);
+    await wrk(url, 1, WRK_CONNECTIONS); // warm-up
+  }
+  for (let run = 0; run < WRK_RUNS; run++) {
+    const line: string[] = [];
+    const order = Object.entries(targets);
+    for (const [name, url] of run % 2 ? order.reverse() : order) {
+      const result = await wrk(url, WRK_SECONDS, WRK_CONNECTIONS);
+      if (result.non2xx > 0) throw new Error(`${name}: non-2xx answers during the run`);
+      (runs[name] ??= []).push(result.requestsPerSec);
+      line.push(`${name} ${fmt(result.requestsPerSec, 0)}`);
+    }
+    print(`  run ${run + 1}: ${line.join(', ')} req/s`);
+  }
+  for (const name of Object.keys(targets)) {
+    const rps = median(runs[name]);
+    print(
+      `  ${`${name}:`.padEnd(13)} ${fmt(rps, 0)} req/s, ${fmt((rps * SMALL_BYTES) / 1e9, 2)} GB/s (median)`,
+    );
+  }
+  const ratio = median(runs['reader (s3)']) / median(runs.nginx);
+  print(`  ratio: ${fmt(ratio, 2)}x nginx (goal >= 0.8x: ${verdict(ratio >= 0.8)})`);
+}
+
+async function coldSmall(lab: S3StoreLab, reader: GatewayProcess, tracks: WrittenTrack[]) {
+  print(
+    `\n2. cold reads of 256 KiB objects (${COLD_RUNS} runs x ${COLD_PER_RUN} distinct objects, one request each, one keep-alive connection)`,
+  );
+  // The peer reads the same bytes with the same client: the bucket is made public-read (GET
+  // only), so a plain ranged GET needs no signing on the client side either.
+  const s3 = new S3Client({
+    endpoint: lab.ceph.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: lab.ceph.accessKey, secretAccessKey: lab.ceph.secretKey },
+  });
+  await s3.send(
+    new PutBucketPolicyCommand({
+      Bucket: lab.bucket,
+      Policy: JSON.stringify({
+        Version: '2012-10-17',
+        Statement: [
+          {
+            Effect: 'Allow',
+            Principal: '*',
+            Action: ['s3:GetObject'],
+            Resource: [`arn:aws:s3:::${lab.bucket}/*`],
+          },
+        ],
+      }),
+    }),
+  );
+  const gatewayAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const storeAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const range = { range: `bytes=0-${SMALL_BYTES - 1}` };
+  type Peer = 'reader' | 'store' | 'sdk';
+  const p50: Record<Peer, number[]> = { reader: [], store: [], sdk: [] };
+  for (let run = 0; run < COLD_RUNS; run++) {
+    const times: Record<Peer, number[]> = { reader: [], store: [], sdk: [] };
+    for (const track of tracks.slice(run * COLD_PER_RUN, (run + 1) * COLD_PER_RUN)) {
+      if (track.layout.kind !== 'blob') throw new Error('expected a blob');
+      const url = `${reader.url}/object/${track.address.toBase58()}`;
+      const name = `tracks/${commitmentToHex(track.layout.digest.commitment)}`;
+      const key = `${lab.ceph.endpoint}/${lab.bucket}/${name}`;
+      // The chain record (cached for minutes) is not what is measured: HEAD reads no bytes.
+      await new Promise<void>((resolve, reject) =>
+        http
+          .request(url, { method: 'HEAD', agent: gatewayAgent }, (res) => {
+            res.resume();
+            res.on('end', resolve);
+          })
+          .on('error', reject)
+          .end(),
+      );
+      const sdkStarted = performance.now();
+      const signed = await s3.send(
+        new GetObjectCommand({ Bucket: lab.bucket, Key: name, Range: range.range }),
+      );
+      const sdkBytes = (await signed.Body!.transformToByteArray()).length;
+      times.sdk.push(performance.now() - sdkStarted);
+      if (sdkBytes !== SMALL_BYTES) throw new Error(`RGW (SDK) answered ${sdkBytes} bytes`);
+      const store = await timedGet(key, storeAgent, range);
+      const got = await timedGet(url, gatewayAgent);
+      if (store.status !== 206 || store.bytes !== SMALL_BYTES)
+        throw new Error(`RGW ${store.status}`);
+      if (got.status !== 200 || got.bytes !== SMALL_BYTES) throw new Error(`reader ${got.status}`);
+      times.store.push(store.ms);
+      times.reader.push(got.ms);
+    }
+    for (const peer of ['reader', 'store', 'sdk'] as const) {
+      p50[peer].push(percentile(times[peer], 50));
+    }
+    const show = (peer: Peer) =>
+      `p50 ${fmt(percentile(times[peer], 50), 2)} ms (p99 ${fmt(percentile(times[peer], 99), 2)})`;
+    print(
+      `  run ${run + 1}: reader ${show('reader')}, RGW ranged GET ${show('store')}, signed by the SDK ${show('sdk')}`,
+    );
+  }
+  gatewayAgent.destroy();
+  storeAgent.destroy();
+  s3.destroy();
+  const ratio = median(p50.reader) / median(p50.store);
+  print(
+    `  p50 (median of runs): reader ${fmt(median(p50.reader), 2)} ms, RGW ${fmt(median(p50.store), 2)} ms, ` +
+      `RGW via the SDK ${fmt(median(p50.sdk), 2)} ms; ratio ${fmt(ratio, 2)}x RGW (goal <= 1.3x: ${verdict(ratio <= 1.3)}), ` +
+      `${fmt(median(p50.reader) / median(p50.sdk), 2)}x RGW via the SDK`,
+  );
+}
+
+async function streaming(reader: GatewayProcess, track: WrittenTrack, nginxUrl: string) {
+  print(
+    `\n3. ${STREAM_CLIENTS} clients each reading the 1 GiB streamed object at once (${STREAM_RUNS} interleaved runs)`,
+  );
+  const url = `${reader.url}/object/${track.address.toBase58()}`;
+  const first = await timedGet(url, new http.Agent());
+  if (first.status !== 200 || first.bytes !== BIG_BYTES)
+    throw new Error(`cold read ${first.status}`);
+  print(
+    `  first (cold) read, one client, filling the reader's cache from RGW: ${fmt(first.ms / 1000, 2)} s, ${fmt(BIG_BYTES / 1e6 / first.ms, 2)} GB/s`,
+  );
+  const pid = reader.child.pid!;
+  const targets = { 'reader (s3)': url, nginx: `${nginxUrl}/big.bin` };
+  const runs: Record<string, number[]> = {};
+  for (let run = 0; run < STREAM_RUNS; run++) {
+    const line: string[] = [];
+    const order = Object.entries(targets);
+    for (const [name, target] of run % 2 ? order.reverse() : order) {
+      const started = Date.now();
+      const results = await Promise.all(
+        Array.from({ length: STREAM_CLIENTS }, () => timedGet(target, new http.Agent())),
+      );
+      const seconds = (Date.now() - started) / 1000;
+      if (results.some((r) => r.status !== 200 || r.bytes !== BIG_BYTES)) {
+        throw new Error(`${name}: incomplete stream`);
+      }
+      const gbps = (STREAM_CLIENTS * BIG_BYTES) / 1e9 / seconds;
+      (runs[name] ??= []).push(gbps);
+      line.push(`${name} ${fmt(gbps, 2)} GB/s`);
+    }
+    print(`  run ${run + 1}: ${line.join(', ')}`);
+  }
+  for (const name of Object.keys(targets)) {
+    print(`  ${`${name}:`.padEnd(13)} ${fmt(median(runs[name]), 2)} GB/s aggregate (median)`);
+  }
+  const ratio = median(runs['reader (s3)']) / median(runs.nginx);
+  print(`  ratio: ${fmt(ratio, 2)}x nginx (goal >= 0.5x: ${verdict(ratio >= 0.5)})`);
+  print(`  reader peak RSS (VmHWM, whole run): ${fmt(procStatusBytes(pid, 'VmHWM') / MIB)} MiB`);
+}
+
+// web3.js's confirmTransaction checks the signature status in a promise nobody awaits: a
+// connection dropped at that moment must not end the run (the confirmation still arrives).
+process.on('unhandledRejection', (err) => {
+  process.stdout.write(`  (ignored: ${(err as Error).message})\n`);
+});
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`s3-store benchmark failed: ${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);
