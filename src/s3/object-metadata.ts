@@ -65,11 +65,11 @@ export function readStoredHeaders(headers: IncomingHttpHeaders): StoredHeaders {
     if (raw === undefined) continue;
     let value = Array.isArray(raw) ? raw.join(',') : raw;
     if (name === 'content-encoding') {
-      value = value
-        .split(',')
-        .map((v) => v.trim())
-        .filter((v) => v !== '' && v.toLowerCase() !== 'aws-chunked')
-        .join(',');
+      const codings = value.split(',').map((v) => v.trim());
+      // As sent (`deflate, gzip` stays so), unless the framing is to be dropped from it.
+      if (codings.some((v) => v.toLowerCase() === 'aws-chunked')) {
+        value = codings.filter((v) => v !== '' && v.toLowerCase() !== 'aws-chunked').join(', ');
+      }
     }
     if (value !== '') out[name] = value;
   }

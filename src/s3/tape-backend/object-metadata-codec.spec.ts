@@ -108,6 +108,14 @@ describe('readStoredHeaders', () => {
       }),
     ).toEqual({ 'cache-control': 'no-cache', 'content-encoding': 'gzip' });
     expect(readStoredHeaders({ 'content-encoding': 'aws-chunked' })).toEqual({});
+    // s3-tests' test_object_content_encoding_aws_chunked: the rest as sent
+    expect(readStoredHeaders({ 'content-encoding': 'deflate, gzip' })).toEqual({
+      'content-encoding': 'deflate, gzip',
+    });
+    expect(readStoredHeaders({ 'content-encoding': 'aws-chunked, deflate, gzip' })).toEqual({
+      'content-encoding': 'deflate, gzip',
+    });
+    expect(readStoredHeaders({ 'content-encoding': 'aws-chunked, aws-chunked' })).toEqual({});
   });
 });
 
