@@ -2,7 +2,6 @@ import type { IncomingMessage } from 'node:http';
 import { SiteConfig } from '../config/site.config';
 import { HostRouter } from '../domains/host-router';
 import { TxtBindingService } from '../domains/txt-binding.service';
-import { SITE_REQUEST } from '../site/site-edge';
 import { MainRouteKinds } from './route-kind';
 
 const kinds = new MainRouteKinds(
@@ -15,15 +14,14 @@ const kinds = new MainRouteKinds(
   ),
 );
 
-function req(host: string, url: string, extra: object = {}): IncomingMessage {
-  return { headers: { host }, url, ...extra } as unknown as IncomingMessage;
+function req(host: string, url: string): IncomingMessage {
+  return { headers: { host }, url } as unknown as IncomingMessage;
 }
 
 describe('MainRouteKinds', () => {
   it('site hosts are site requests whatever the path (the site edge answers them)', () => {
     expect(kinds.of(req('abc.sites.test', '/object/x'))).toBe('site');
     expect(kinds.of(req('shop.example', '/healthz'))).toBe('site');
-    expect(kinds.of(req('127.0.0.1', '/x', { [SITE_REQUEST]: true }))).toBe('site');
   });
 
   it('gateway hosts by path prefix', () => {

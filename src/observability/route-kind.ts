@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import type { HostRouter } from '../domains/host-router';
-import { SITE_REQUEST } from '../site/site-edge';
 
 /** The bounded set of route kinds requests are counted and logged by. */
 export type RouteKind = 'site' | 'object' | 'upload' | 's3' | 'rpc' | 'health' | 'admin' | 'other';
@@ -17,14 +16,14 @@ export const ROUTE_KINDS: readonly RouteKind[] = [
 ];
 
 /**
- * The kind of a request on the main listener, read when it has been answered: a site host
- * (the gateway's one HostRouter), else the path prefix.
+ * The kind of a request on the main listener, read when it has been answered (the site edge
+ * has made its target origin-form by then): a site host by the gateway's one HostRouter, else
+ * the path prefix.
  */
 export class MainRouteKinds {
   constructor(private readonly hosts: Pick<HostRouter, 'route'>) {}
 
   of(req: IncomingMessage): RouteKind {
-    if ((req as { [SITE_REQUEST]?: true })[SITE_REQUEST] === true) return 'site';
     const host = req.headers.host;
     if (typeof host === 'string' && this.hosts.route(host).kind !== 'gateway') return 'site';
     return pathKind(req.url ?? '/');

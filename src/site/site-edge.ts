@@ -20,9 +20,6 @@ import { SiteService } from './site.service';
 
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
-/** Marks a request the site edge answered (metrics and the access log count it as `site`). */
-export const SITE_REQUEST = Symbol('tape.siteRequest');
-
 const SITE_PREFIX = '/site/';
 
 /** Longer URLs on the path routes name no site (the gateway's router limit, gateway-app.ts). */
@@ -118,7 +115,6 @@ export class SiteEdge implements OnApplicationBootstrap, BeforeApplicationShutdo
     url: string,
     host: HostRoute | null,
   ): void {
-    (req as { [SITE_REQUEST]?: true })[SITE_REQUEST] = true;
     if (req.method !== 'GET' && req.method !== 'HEAD') watchBodyIdle(req, this.bodyIdleMs);
     try {
       const decision = this.gate.check(req, 'site');
