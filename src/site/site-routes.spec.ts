@@ -2,8 +2,9 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { newSiteTestApp, SiteTestApp } from './site-test-app.spec-support';
 
 /**
- * The site routes over Fastify's injector: real controllers, rewrite, responder, track store
- * and object reader; the chain is an in-memory source. (test/site*.e2e-spec.ts repeats the
+ * The site routes injected into the HTTP server's request listener: the real site edge, host
+ * router, metering gate, service, responder, track store and object reader; the chain is an
+ * in-memory source. (test/site*.e2e-spec.ts repeats the
  * main rows against a real gateway process, the local network and `tape deploy`.)
  */
 const INDEX = '<!doctype html><title>home</title><h1>home</h1>';
