@@ -36,6 +36,7 @@ import {
 import { S3StoreLab, startS3StoreLab } from '../test/support/s3-store-lab';
 import { TestTape, UploadClient, WrittenTrack } from '../test/support/upload-client';
 import type { GatewayProcess } from '../test/support/gateway-process';
+import { CLOCK_TICKS_PER_SEC, cpuTicks } from './wrk-runner';
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
@@ -88,7 +89,7 @@ async function main(): Promise<void> {
     try {
       await warmSmall(reader, uploaded.small, nginx.url);
       await coldSmall(lab, reader, uploaded.cold);
-      await streaming(reader, uploaded.big, nginx.url);
+      await streaming(reader, uploaded.big, nginx.url, nginx.pid);
     } finally {
       await nginx.stop();
     }
@@ -257,7 +258,12 @@ async function coldSmall(lab: S3StoreLab, reader: GatewayProcess, tracks: Writte
   );
 }
 
-async function streaming(reader: GatewayProcess, track: WrittenTrack, nginxUrl: string) {
+async function streaming(
+  reader: GatewayProcess,
+  track: WrittenTrack,
+  nginxUrl: string,
+  nginxPid: number,
+) {
   print(
     `\n3. ${STREAM_CLIENTS} clients each reading the 1 GiB streamed object at once (${STREAM_RUNS} interleaved runs)`,
   );
@@ -270,27 +276,35 @@ async function streaming(reader: GatewayProcess, track: WrittenTrack, nginxUrl: 
   );
   const pid = reader.child.pid!;
   const targets = { 'reader (s3)': url, nginx: `${nginxUrl}/big.bin` };
+  const pids: Record<string, number[]> = { 'reader (s3)': [pid], nginx: [nginxPid] };
   const runs: Record<string, number[]> = {};
+  /** Server CPU seconds per GiB sent: steadier than GB/s on a shared machine. */
+  const cpu: Record<string, number[]> = {};
   for (let run = 0; run < STREAM_RUNS; run++) {
     const line: string[] = [];
     const order = Object.entries(targets);
     for (const [name, target] of run % 2 ? order.reverse() : order) {
       const started = Date.now();
+      const ticks = cpuTicks(pids[name]);
       const results = await Promise.all(
         Array.from({ length: STREAM_CLIENTS }, () => timedGet(target, new http.Agent())),
       );
       const seconds = (Date.now() - started) / 1000;
+      const cpuSeconds = (cpuTicks(pids[name]) - ticks) / CLOCK_TICKS_PER_SEC;
+      (cpu[name] ??= []).push(cpuSeconds / STREAM_CLIENTS);
       if (results.some((r) => r.status !== 200 || r.bytes !== BIG_BYTES)) {
         throw new Error(`${name}: incomplete stream`);
       }
       const gbps = (STREAM_CLIENTS * BIG_BYTES) / 1e9 / seconds;
       (runs[name] ??= []).push(gbps);
-      line.push(`${name} ${fmt(gbps, 2)} GB/s`);
+      line.push(`${name} ${fmt(gbps, 2)} GB/s (${fmt(cpuSeconds / STREAM_CLIENTS, 2)} CPU s/GiB)`);
     }
     print(`  run ${run + 1}: ${line.join(', ')}`);
   }
   for (const name of Object.keys(targets)) {
-    print(`  ${`${name}:`.padEnd(13)} ${fmt(median(runs[name]), 2)} GB/s aggregate (median)`);
+    print(
+      `  ${`${name}:`.padEnd(13)} ${fmt(median(runs[name]), 2)} GB/s aggregate, ${fmt(median(cpu[name]), 2)} server CPU s per GiB sent (medians)`,
+    );
   }
   const ratio = median(runs['reader (s3)']) / median(runs.nginx);
   print(`  ratio: ${fmt(ratio, 2)}x nginx (goal >= 0.5x: ${verdict(ratio >= 0.5)})`);

@@ -18,11 +18,11 @@ export interface WrkResult {
   cpuUsPerRequest: number;
 }
 
-const CLOCK_TICKS_PER_SEC =
+export const CLOCK_TICKS_PER_SEC =
   Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
 /** User + system CPU ticks of the processes and their children (nginx's worker). */
-function cpuTicks(pids: number[]): number {
+export function cpuTicks(pids: number[]): number {
   let ticks = 0;
   const all = new Set(pids);
   for (const pid of pids) {

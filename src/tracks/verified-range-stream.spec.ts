@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
+  mkdtempSync,
   readdirSync,
   openSync,
   readFileSync,
@@ -9,11 +10,13 @@ import {
   writeSync,
   closeSync,
 } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { drain, newTestStore, putBytes } from '../../test/support/tracks';
 import { Readable } from 'node:stream';
 import { CHUNK_BYTES, TrackHasher, commitmentOfBuffer, commitmentToHex } from './commitment';
 import { IntegrityError, TrackNotFoundError } from './track-errors';
+import { VerifiedRangeStream } from './verified-range-stream';
 
 const C = CHUNK_BYTES;
 
@@ -241,5 +244,54 @@ describe('FileTrackStore memory', () => {
     expect(consumed).toBe(size);
     expect(peakRss - base.rss).toBeLessThan(100 * 1024 * 1024);
     expect(peakBuffers - base.arrayBuffers).toBeLessThan(100 * 1024 * 1024);
+  });
+});
+
+describe('VerifiedRangeStream with verify: false (the verified cache, trusted)', () => {
+  const data = randomBytes(20 * C + 1234); // more than one 16-chunk read
+  const dir = mkdtempSync(join(tmpdir(), 'trusted-range-'));
+  const path = join(dir, 'track');
+  writeFileSync(path, data);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const open = (start: number, end: number, size = data.length) => {
+    const counters = { bytesRead: 0, chunksVerified: 0, integrityFailures: 0 };
+    let listAsked = false;
+    const stream = new VerifiedRangeStream({
+      track: 'ab'.repeat(32),
+      path,
+      size,
+      start,
+      endInclusive: end,
+      chunkHashes: () => ((listAsked = true), Promise.resolve(Buffer.alloc(0))),
+      counters,
+      verify: false,
+    });
+    return { stream, counters, listAsked: () => listAsked };
+  };
+
+  it('serves every range byte for byte, in reads of several chunks, hashing none', async () => {
+    const edges = [0, 1, C - 1, C, 16 * C - 1, 16 * C, 16 * C + 1, 17 * C + 9, data.length - 1];
+    for (const start of edges) {
+      for (const end of edges) {
+        if (end < start) continue;
+        const { stream, counters, listAsked } = open(start, end);
+        const { bytes, error } = await drain(stream);
+        expect(error).toBeUndefined();
+        expect({ start, end, ok: bytes.equals(data.subarray(start, end + 1)) }).toEqual({
+          start,
+          end,
+          ok: true,
+        });
+        expect(counters.chunksVerified).toBe(0);
+        expect(listAsked()).toBe(false);
+      }
+    }
+  });
+
+  it('still refuses a file whose size is not the track size', async () => {
+    const { stream } = open(0, 100, data.length + 1);
+    const { bytes, error } = await drain(stream);
+    expect(error).toBeInstanceOf(IntegrityError);
+    expect(bytes.length).toBe(0);
   });
 });
