@@ -25,6 +25,15 @@ export class S3Config {
   @Min(1)
   max_chunk_bytes = 16 * 1024 * 1024;
 
+  /**
+   * Largest PutObject body sent without a declared length (chunked Transfer-Encoding, no
+   * Content-Length): the spool reserves this much for it before reading. 0 refuses such bodies
+   * (`411 MissingContentLength`). UploadPart always needs a length.
+   */
+  @IsInt()
+  @Min(0)
+  max_unsized_body_bytes = 64 * 1024 * 1024;
+
   /** Smallest part (except the last) CompleteMultipartUpload accepts: S3's 5 MiB. */
   @IsInt()
   @Min(1)

@@ -377,7 +377,7 @@ describe('objects and parts must declare their length', () => {
     headers: Record<string, string>,
     limits: BodyLimits,
     payload = body,
-  ): Promise<{ size: number | undefined; data?: Buffer }> {
+  ): Promise<{ size: number | undefined; data?: Buffer; error?: Error }> {
     const request = await signWithHeader({
       method: 'PUT',
       path: '/b/k',
@@ -404,5 +404,16 @@ describe('objects and parts must declare their length', () => {
     expect(await put({ 'content-length': '10' }, OBJECT_LIMITS)).toEqual({ size: 10, data: body });
     // Request documents (XML) may still come chunked: they are capped by their own limit.
     expect((await put({ 'transfer-encoding': 'chunked' }, LIMITS)).size).toBeUndefined();
+  });
+
+  it("takes a PutObject's chunked body without a length up to maxUnsizedBytes (s3-tests' test_object_write_with_chunked_transfer_encoding)", async () => {
+    const unsized = { ...OBJECT_LIMITS, maxUnsizedBytes: 10 };
+    expect(await put({ 'transfer-encoding': 'chunked' }, unsized)).toEqual({
+      size: undefined,
+      data: body,
+    });
+    const over = await put({ 'transfer-encoding': 'chunked' }, { ...unsized, maxUnsizedBytes: 9 });
+    expect(over.data).toBeUndefined();
+    expect((over.error as S3Error).code).toBe('EntityTooLarge');
   });
 });

@@ -23,6 +23,8 @@ export interface BodyLimits {
    * storage budgets a write by it before the body is read.
    */
   requireLength?: boolean;
+  /** With `requireLength`: a chunked body without a length is still taken, up to this many bytes. */
+  maxUnsizedBytes?: number;
 }
 
 export interface VerifiedBody {
@@ -54,7 +56,7 @@ export function openVerifiedBody(
   const trailer = mode === STREAMING_SIGNED_TRAILER || mode === STREAMING_UNSIGNED_TRAILER;
   const size = streaming
     ? declaredLength(headers, 'x-amz-decoded-content-length', true)
-    : plainLength(headers, limits.requireLength ?? false);
+    : plainLength(headers, (limits.requireLength ?? false) && limits.maxUnsizedBytes === undefined);
   if (size !== undefined && size > limits.maxBytes) {
     throw new S3Error(
       'EntityTooLarge',
@@ -74,7 +76,10 @@ export function openVerifiedBody(
   const checksum = trailer ? trailerChecksum(headers, decoder) : headerChecksum(headers);
   const checks: PayloadChecks = {
     expectedLength: size,
-    maxLength: limits.maxBytes,
+    maxLength:
+      size === undefined && limits.maxUnsizedBytes !== undefined
+        ? Math.min(limits.maxBytes, limits.maxUnsizedBytes)
+        : limits.maxBytes,
     sha256Hex: mode !== UNSIGNED_PAYLOAD && !streaming ? mode : undefined,
     md5Base64: contentMd5(headers),
     checksum,
@@ -129,8 +134,9 @@ export async function readSmallBody(body: Readable, maxBytes: number): Promise<B
  */
 function plainLength(headers: IncomingHttpHeaders, required: boolean): number | undefined {
   const declared = declaredLength(headers, 'content-length', false);
-  if (declared !== undefined || !required) return declared;
+  if (declared !== undefined) return declared;
   if (headers['transfer-encoding'] === undefined) return 0;
+  if (!required) return undefined;
   throw new S3Error('MissingContentLength', 'you must provide the Content-Length HTTP header');
 }
 

@@ -9,7 +9,12 @@ import { S3Error } from './s3-error';
 export class S3BodyReader {
   constructor(private readonly config: S3Config) {}
 
-  open(ctx: S3RequestContext): VerifiedBody {
+  /**
+   * An object or part body. Its length must be declared, except for a PutObject (`unsized`) in
+   * chunked Transfer-Encoding, which is taken up to `max_unsized_body_bytes`.
+   */
+  open(ctx: S3RequestContext, options: { unsized?: boolean } = {}): VerifiedBody {
+    const unsized = options.unsized === true && this.config.max_unsized_body_bytes > 0;
     return openVerifiedBody(
       ctx.raw,
       ctx.auth,
@@ -17,6 +22,7 @@ export class S3BodyReader {
         maxBytes: this.config.max_object_bytes,
         maxChunkBytes: this.config.max_chunk_bytes,
         requireLength: true,
+        ...(unsized ? { maxUnsizedBytes: this.config.max_unsized_body_bytes } : {}),
       },
       ctx.sendContinue,
     );

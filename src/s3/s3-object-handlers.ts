@@ -124,7 +124,7 @@ export class S3ObjectHandlers {
     const key = publishableKey(keyOf(ctx));
     const metadata = readUserMetadata(ctx.raw.headers);
     const condition = parseWriteCondition(ctx.raw.headers);
-    const body = this.bodies.open(ctx);
+    const body = this.bodies.open(ctx, { unsized: true });
     const result = await this.bodies.consume(body, () =>
       this.backend.putObject(bucket, {
         key,

@@ -105,7 +105,11 @@ export class TapeS3Backend extends S3Backend {
     const contentType = contentTypeForName(input.key, input.contentType);
     // Everything that can refuse the write is checked before the body is read, so a refused
     // client (Expect: 100-continue) never sends it.
-    const hold = await this.budget.reserve(bucket.tapeAddress, input.size ?? 0);
+    // A body of undeclared length (chunked) holds the most it may be (max_unsized_body_bytes).
+    const hold = await this.budget.reserve(
+      bucket.tapeAddress,
+      input.size ?? this.config.max_unsized_body_bytes,
+    );
     try {
       const tape = await this.writableWithSpool(bucket);
       const kept: ObjectMetadata = { headers: input.headers ?? {}, user: input.metadata };
