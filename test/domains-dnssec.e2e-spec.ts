@@ -229,7 +229,9 @@ describe('customer domains bound by DNSSEC-validated TXT records', () => {
       });
       const started = Date.now();
       const pending = stuck.resolve('site.example.test');
-      const others = Array.from({ length: 7 }, (_, i) => stuck.resolve(`other${i}.example.test`));
+      const others = Array.from({ length: 7 }, (_, i) =>
+        Promise.resolve(stuck.resolve(`other${i}.example.test`)),
+      );
 
       // Hosts the configuration decides answer at once, whatever DNS is doing.
       const quick = Date.now();
@@ -239,7 +241,9 @@ describe('customer domains bound by DNSSEC-validated TXT records', () => {
       });
       // Past the in-flight cap, random hosts are refused at once instead of queueing.
       const flood = await Promise.all(
-        Array.from({ length: 500 }, (_, i) => stuck.resolve(`random${i}.example.test`)),
+        Array.from({ length: 500 }, (_, i) =>
+          Promise.resolve(stuck.resolve(`random${i}.example.test`)),
+        ),
       );
       expect(flood.every((r) => r.kind === 'none')).toBe(true);
       expect(Date.now() - quick).toBeLessThan(200);
