@@ -44,7 +44,10 @@ export abstract class S3Backend {
 
   abstract putObject(bucket: S3Bucket, input: S3PutObjectInput): Promise<S3WriteResult>;
 
-  /** Copies within one bucket (credentials are scoped to one tape). */
+  /**
+   * Copies into `bucket` (the credential's), from the same bucket or from `sourceBucket` (any
+   * other: tapes' objects are public, only writes are scoped).
+   */
   abstract copyObject(bucket: S3Bucket, input: S3CopyObjectInput): Promise<S3WriteResult>;
 
   /** Deletes keys; an absent key counts as deleted (S3 semantics). One outcome per key. */
@@ -166,6 +169,8 @@ export interface BodyChecksum {
 }
 
 export interface S3CopyObjectInput {
+  /** Another bucket to read the source from; absent: the destination's. */
+  sourceBucket?: S3Bucket;
   sourceKey: string;
   destinationKey: string;
   /** `x-amz-metadata-directive: REPLACE`: the new content type and metadata; else undefined. */

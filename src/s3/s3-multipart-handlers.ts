@@ -14,7 +14,7 @@ import {
   S3PartInfo,
   S3WriteResult,
 } from './s3-backend';
-import { parseCopySource } from './s3-object-handlers';
+import { copySourceBucket, parseCopySource } from './s3-object-handlers';
 import { S3BodyReader } from './s3-body-reader';
 import { publishableKey } from './s3-address';
 import { bucketOf, keyOf, S3RequestContext, S3Response, xmlResponse } from './s3-context';
@@ -91,18 +91,14 @@ export class S3MultipartHandlers {
     const partNumber = parsePartNumber(ctx.address.query.get('partNumber'));
     const uploadId = requireUploadId(ctx);
     const source = parseCopySource(singleHeader(ctx.raw.headers, 'x-amz-copy-source'));
-    if (source.bucket !== bucket.name) {
-      const other = await this.backend.findBucket(source.bucket);
-      if (!other) throw new S3Error('NoSuchBucket', 'the copy source bucket does not exist');
-      throw new S3Error('AccessDenied', 'this credential may only copy within its own bucket');
-    }
-    const head = await this.backend.headObject(bucket, source.key);
+    const sourceBucket = await copySourceBucket(this.backend, bucket, source.bucket);
+    const head = await this.backend.headObject(sourceBucket, source.key);
     evaluateConditions(ctx.raw.headers, head, 'x-amz-copy-source-');
     const range = parseCopySourceRange(
       singleHeader(ctx.raw.headers, 'x-amz-copy-source-range'),
       head.size,
     );
-    const { body } = await this.backend.getObject(bucket, source.key, range);
+    const { body } = await this.backend.getObject(sourceBucket, source.key, range);
     const size = range ? range.end - range.start + 1 : head.size;
     const { etag } = await this.backend.uploadPart(bucket, {
       key: keyOf(ctx),

@@ -150,26 +150,21 @@ export class S3ObjectHandlers {
     const bucket = bucketOf(ctx);
     const destinationKey = publishableKey(keyOf(ctx));
     const source = parseCopySource(singleHeader(ctx.raw.headers, 'x-amz-copy-source'));
-    if (source.bucket !== bucket.name) {
-      const other = await this.backend.findBucket(source.bucket);
-      if (!other) throw new S3Error('NoSuchBucket', 'the copy source bucket does not exist');
-      // A credential is scoped to one tape, and a tape is one bucket.
-      throw new S3Error('AccessDenied', 'this credential may only copy within its own bucket');
-    }
+    const sourceBucket = await copySourceBucket(this.backend, bucket, source.bucket);
     const directive = (
       singleHeader(ctx.raw.headers, 'x-amz-metadata-directive') ?? 'COPY'
     ).toUpperCase();
     if (directive !== 'COPY' && directive !== 'REPLACE') {
       throw new S3Error('InvalidArgument', 'x-amz-metadata-directive must be COPY or REPLACE');
     }
-    if (source.key === destinationKey && directive === 'COPY') {
+    if (sourceBucket === bucket && source.key === destinationKey && directive === 'COPY') {
       throw new S3Error(
         'InvalidRequest',
         "this copy request is illegal because it is trying to copy an object to itself without changing the object's metadata",
       );
     }
     if (Object.keys(ctx.raw.headers).some((h) => h.startsWith('x-amz-copy-source-if-'))) {
-      const head = await this.backend.headObject(bucket, source.key);
+      const head = await this.backend.headObject(sourceBucket, source.key);
       evaluateConditions(ctx.raw.headers, head, 'x-amz-copy-source-');
     }
     const replace =
@@ -181,6 +176,7 @@ export class S3ObjectHandlers {
           }
         : undefined;
     const result = await this.backend.copyObject(bucket, {
+      ...(sourceBucket !== bucket ? { sourceBucket } : {}),
       sourceKey: source.key,
       destinationKey,
       replace,
@@ -246,6 +242,22 @@ function notModified(head: S3ObjectHead): S3Response {
     status: 304,
     headers: { etag: quoteEtag(head.etag), 'last-modified': head.lastModified.toUTCString() },
   };
+}
+
+/**
+ * The bucket a copy reads from: the request's own, or another tape's. Writes reach only the
+ * credential's tape, but every tape's objects are public (the site routes serve them to anyone),
+ * so a copy may read from any bucket, as a user allowed on both could on S3.
+ */
+export async function copySourceBucket(
+  backend: S3Backend,
+  bucket: S3Bucket,
+  name: string,
+): Promise<S3Bucket> {
+  if (name === bucket.name) return bucket;
+  const other = await backend.findBucket(name);
+  if (!other) throw new S3Error('NoSuchBucket', 'the copy source bucket does not exist');
+  return other;
 }
 
 /** `x-amz-copy-source`: `[/]<bucket>/<key>[?versionId=…]`, percent-encoded. */

@@ -6,6 +6,7 @@ import { parseAddress } from '../../chain/tape-label';
 import { S3Config } from '../../config/s3.config';
 import { ObjectReader } from '../../tracks/object-reader';
 import {
+  BodyChecksum,
   S3Backend,
   S3BackendAccessDeniedError,
   S3BackendInsufficientCapacityError,
@@ -28,7 +29,7 @@ import {
 } from '../s3-backend';
 import { S3Error } from '../s3-error';
 import { ChecksumAlgorithm } from '../checksums';
-import { ChecksumType, ObjectMetadata, ObjectParts } from '../object-metadata';
+import { ChecksumType, ObjectChecksum, ObjectMetadata, ObjectParts } from '../object-metadata';
 import { S3EtagTap } from '../s3-etag';
 import { multipartChecksum } from './multipart-object-checksum';
 import {
@@ -149,6 +150,9 @@ export class TapeS3Backend extends S3Backend {
 
   async copyObject(bucket: S3Bucket, input: S3CopyObjectInput): Promise<S3WriteResult> {
     assertPublishableName(input.destinationKey);
+    const from = input.sourceBucket;
+    if (from && from.tapeAddress !== bucket.tapeAddress)
+      return this.copyAcross(bucket, from, input);
     const tape = await this.tapes.writable(bucket);
     // S3 copies the source's content type unless the request replaces the metadata.
     const contentType = input.replace
@@ -186,6 +190,37 @@ export class TapeS3Backend extends S3Backend {
       lastModified: done.lastModified,
       checksum: decodeObjectMetadata(source.metadata).checksum,
     };
+  }
+
+  /**
+   * A copy from another tape: a track belongs to its tape, so the destination gets its own,
+   * written like a PutObject of the source's verified bytes (the track store already holds them:
+   * content-addressed, nothing new is stored), with the source's type and metadata (COPY) or the
+   * request's (REPLACE). Its S3 ETag is the MD5 of the bytes, as S3 gives a copy.
+   */
+  private async copyAcross(
+    bucket: S3Bucket,
+    from: S3Bucket,
+    input: S3CopyObjectInput,
+  ): Promise<S3WriteResult> {
+    const { head, body } = await this.getObject(from, input.sourceKey);
+    try {
+      const replace = input.replace;
+      return await this.putObject(bucket, {
+        key: input.destinationKey,
+        contentType: replace ? replace.contentType : head.contentType,
+        metadata: replace ? replace.metadata : head.metadata,
+        headers: replace ? (replace.headers ?? {}) : (head.headers ?? {}),
+        ...(head.checksum?.type === 'FULL_OBJECT'
+          ? { checksum: fixedChecksum(head.checksum) }
+          : {}),
+        size: head.size,
+        body,
+        condition: input.condition,
+      });
+    } finally {
+      body.destroy();
+    }
   }
 
   async deleteObjects(bucket: S3Bucket, keys: string[]): Promise<S3DeleteOutcome[]> {
@@ -470,6 +505,11 @@ function toHead(record: NameRecord): S3ObjectHead {
     ...(kept.checksum ? { checksum: kept.checksum } : {}),
     ...(kept.parts ? { parts: kept.parts } : {}),
   };
+}
+
+/** A checksum already known (a copied object's), as a body checksum the write keeps. */
+function fixedChecksum(checksum: ObjectChecksum): BodyChecksum {
+  return { algorithm: checksum.algorithm, value: () => checksum.value };
 }
 
 function sum(values: Iterable<number>): number {
