@@ -13,6 +13,9 @@
  * replicas cannot be faster than one: the ratio shows the cost of the extra processes and the
  * proxy hop. docs/operator.md works out what they give on separate machines.
  *
+ * nginx keeps as many idle connections to its upstreams as wrk opens (`keepalive`): with fewer
+ * it opens and closes one per excess request, which costs more than the proxying itself.
+ *
  * Environment: BENCH_RUNS (rounds, default 5), BENCH_WRK_SECONDS (default 5),
  * BENCH_CONNECTIONS (default 50). Metering on, with a budget no run reaches.
  */
@@ -29,6 +32,8 @@ const ROUNDS = Number(process.env.BENCH_RUNS ?? 5);
 const SECONDS = Number(process.env.BENCH_WRK_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const READERS = 3;
+/** Idle upstream connections nginx keeps: at least the connections wrk opens. */
+const KEEPALIVE = CONNECTIONS + 14;
 const METERING_ENV = {
   TAPE__GATEWAY__METERING__SITE__LIMIT: String(1e9),
   TAPE__GATEWAY__METERING__SITE__TTL_SECS: '60',
@@ -65,9 +70,12 @@ async function main(): Promise<void> {
     await user.ok(['deploy', join(root, 'index.html')]);
     const readers: GatewayProcess[] = [];
     for (let i = 0; i < READERS; i++) readers.push(await lab.startReader());
-    const one = await startRoundRobin([readers[0].url]);
+    const one = await startRoundRobin([readers[0].url], { keepalive: KEEPALIVE });
     balancers.push(one);
-    const three = await startRoundRobin(readers.map((r) => r.url));
+    const three = await startRoundRobin(
+      readers.map((r) => r.url),
+      { keepalive: KEEPALIVE },
+    );
     balancers.push(three);
 
     const path = `/site/${tape}/index.html`;

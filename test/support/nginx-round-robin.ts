@@ -11,8 +11,15 @@ export interface RoundRobin {
   stop(): Promise<void>;
 }
 
-/** Upstreams are base URLs (`http://127.0.0.1:PORT`); the conf lives in a temp directory. */
-export async function startRoundRobin(upstreams: string[]): Promise<RoundRobin> {
+/**
+ * Upstreams are base URLs (`http://127.0.0.1:PORT`); the conf lives in a temp directory.
+ * `keepalive`: idle upstream connections kept per worker (default 16); below the number of
+ * concurrent requests, nginx opens and closes a connection to a gateway for the excess ones.
+ */
+export async function startRoundRobin(
+  upstreams: string[],
+  options: { keepalive?: number } = {},
+): Promise<RoundRobin> {
   const dir = mkdtempSync(join(tmpdir(), 'tape-nginx-'));
   for (const sub of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, sub));
   const port = await freePort();
@@ -37,7 +44,7 @@ http {
   scgi_temp_path ${dir}/scgi;
   upstream readers {
 ${servers}
-    keepalive 16;
+    keepalive ${options.keepalive ?? 16};
   }
   server {
     listen 127.0.0.1:${port};
