@@ -143,8 +143,6 @@ export class SiteEdge implements OnApplicationBootstrap, BeforeApplicationShutdo
         const refusal = this.gate.refusal(decision);
         return this.write(res, refusal, null);
       }
-      const limits: string[] = [];
-      this.gate.appendHeaders(limits, decision);
       const answer = !decodable(url)
         ? this.site.refusedUrl('undecodable')
         : host === null
@@ -152,11 +150,11 @@ export class SiteEdge implements OnApplicationBootstrap, BeforeApplicationShutdo
           : this.byHost(req, url, host);
       if (answer instanceof Promise) {
         answer.then(
-          (a) => this.write(res, a, limits),
+          (a) => this.write(res, a, decision),
           (err: unknown) => this.fail(res, err),
         );
       } else {
-        this.write(res, answer, limits);
+        this.write(res, answer, decision);
       }
     } catch (err) {
       this.fail(res, err);
@@ -206,11 +204,15 @@ export class SiteEdge implements OnApplicationBootstrap, BeforeApplicationShutdo
   }
 
   /** The one writer of site answers: the answer's headers, then the metering headers. */
-  private write(res: ServerResponse, answer: SiteAnswer, limits: readonly string[] | null): void {
+  private write(res: ServerResponse, answer: SiteAnswer, decision: MeterDecision | null): void {
     if (res.destroyed) return;
-    const headers =
-      limits === null || limits.length === 0 ? answer.headers : answer.headers.concat(limits);
-    res.writeHead(answer.status, headers as string[]);
+    let headers = answer.headers as string[];
+    if (decision !== null && !decision.degraded) {
+      // One copy of the (often prepared, shared) list, the metering headers appended to it.
+      headers = headers.slice();
+      this.gate.appendHeaders(headers, decision);
+    }
+    res.writeHead(answer.status, headers);
     const body = answer.body;
     if (body === null) {
       res.end();
