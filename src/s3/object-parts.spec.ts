@@ -87,7 +87,7 @@ describe('objectAttributesXml (GetObjectAttributes)', () => {
       'x-amz-part-number-marker': '2',
     });
     expect(page).toContain(
-      '<ObjectParts><TotalPartsCount>4</TotalPartsCount><PartNumberMarker>2</PartNumberMarker>' +
+      '<ObjectParts><PartsCount>4</PartsCount><PartNumberMarker>2</PartNumberMarker>' +
         '<NextPartNumberMarker>3</NextPartNumberMarker><MaxParts>1</MaxParts><IsTruncated>true</IsTruncated>' +
         `<Part><PartNumber>3</PartNumber><Size>${5 * MiB}</Size></Part></ObjectParts>`,
     );

@@ -136,7 +136,8 @@ function objectPartsXml(head: S3ObjectHead, headers: IncomingHttpHeaders): XmlNo
     );
   }
   return group('ObjectParts', [
-    el('TotalPartsCount', sizes.length),
+    // The API names it TotalPartsCount; on the wire it is <PartsCount> (the SDKs' model).
+    el('PartsCount', sizes.length),
     el('PartNumberMarker', marker),
     el('NextPartNumberMarker', truncated ? last : undefined),
     el('MaxParts', maxParts),

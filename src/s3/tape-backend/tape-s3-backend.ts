@@ -106,10 +106,9 @@ export class TapeS3Backend extends S3Backend {
     const contentType = contentTypeForName(input.key, input.contentType);
     // Everything that can refuse the write is checked before the body is read, so a refused
     // client (Expect: 100-continue) never sends it.
-    // A body of undeclared length (chunked) holds the most it may be (max_unsized_body_bytes).
     const hold = await this.budget.reserve(
       bucket.tapeAddress,
-      input.size ?? this.config.max_unsized_body_bytes,
+      input.size ?? (await this.unsizedReservation(bucket)),
     );
     try {
       const tape = await this.writableWithSpool(bucket);
@@ -353,6 +352,17 @@ export class TapeS3Backend extends S3Backend {
 
   async listMultipartUploads(bucket: S3Bucket): Promise<S3MultipartUploadInfo[]> {
     return (await this.multipart.list(bucket.tapeAddress)).map(toUploadInfo);
+  }
+
+  /**
+   * What a body of undeclared length (chunked) holds while it arrives: the most it may be
+   * (`max_unsized_body_bytes`), or the tape's free room if less (so it does not refuse a small
+   * tape outright). Its real size is checked against the tape once it is known.
+   */
+  private async unsizedReservation(bucket: S3Bucket): Promise<number> {
+    const { record } = await this.tapes.writable(bucket);
+    const free = record.capacity - record.used - (await this.budget.tapeBytes(bucket.tapeAddress));
+    return Math.max(0, Math.min(this.config.max_unsized_body_bytes, free));
   }
 
   /**

@@ -1,0 +1,308 @@
+import {
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateMultipartUploadCommand,
+  GetObjectAttributesCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+  UploadPartCopyCommand,
+} from '@aws-sdk/client-s3';
+import { createHash, randomBytes } from 'node:crypto';
+import { failure, sdkClient } from './support/s3-sdk-client';
+import { signedRequest } from './support/s3-raw-http';
+import {
+  startTapeS3Lab,
+  TapeS3Lab,
+  tapeWithCredential,
+  TapeWithCredential,
+} from './support/s3-tape-lab';
+
+/**
+ * What S3 clients read back about an object beyond its bytes, on a real gateway: S3's ETags
+ * (an MD5, the multipart form), the parts of a completed upload (GetObjectAttributes, GET by
+ * partNumber), a part listed twice, copies from another tape, a PutObject without a length,
+ * and keys or headers outside ASCII (issue 19, s3-tests).
+ */
+jest.setTimeout(180_000);
+
+const KiB = 1024;
+const md5 = (b: Buffer) => createHash('md5').update(b).digest();
+const sha256b64 = (b: Buffer) => createHash('sha256').update(b).digest('base64');
+
+let lab: TapeS3Lab;
+let a: TapeWithCredential;
+let b: TapeWithCredential;
+let s3a: S3Client;
+let s3b: S3Client;
+
+beforeAll(async () => {
+  lab = await startTapeS3Lab({
+    config: { localnet: { slot_ms: 100 }, gateway: { s3: { min_part_bytes: 64 * KiB } } },
+  });
+  [a, b] = await Promise.all([tapeWithCredential(lab), tapeWithCredential(lab)]);
+  s3a = sdkClient(lab.gw.s3Url, a.accessKeyId, a.secret);
+  s3b = sdkClient(lab.gw.s3Url, b.accessKeyId, b.secret);
+});
+
+afterAll(async () => {
+  s3a?.destroy();
+  s3b?.destroy();
+  await lab?.stop();
+});
+
+const bytesOf = async (res: { Body?: { transformToByteArray(): Promise<Uint8Array> } }) =>
+  Buffer.from(await res.Body!.transformToByteArray());
+const s3Port = () => Number(new URL(lab.gw.s3Url).port);
+
+describe('a completed multipart upload keeps its parts', () => {
+  const parts = [randomBytes(64 * KiB), randomBytes(64 * KiB), randomBytes(10 * KiB)];
+  const whole = Buffer.concat(parts);
+  let etag: string;
+  let checksum: string;
+
+  beforeAll(async () => {
+    const { UploadId } = await s3a.send(
+      new CreateMultipartUploadCommand({
+        Bucket: a.label,
+        Key: 'mp/parts.bin',
+        ChecksumAlgorithm: 'SHA256',
+      }),
+    );
+    const listed = [];
+    for (const [i, Body] of parts.entries()) {
+      const res = await s3a.send(
+        new UploadPartCommand({
+          Bucket: a.label,
+          Key: 'mp/parts.bin',
+          UploadId,
+          PartNumber: i + 1,
+          Body,
+          ChecksumAlgorithm: 'SHA256',
+        }),
+      );
+      listed.push({ PartNumber: i + 1, ETag: res.ETag, ChecksumSHA256: res.ChecksumSHA256 });
+    }
+    const done = await s3a.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: a.label,
+        Key: 'mp/parts.bin',
+        UploadId,
+        MultipartUpload: { Parts: listed },
+      }),
+    );
+    etag = done.ETag!;
+    checksum = done.ChecksumSHA256!;
+  });
+
+  it("has S3's multipart ETag: the MD5 of the parts' MD5s, then -<parts>", () => {
+    const expected = createHash('md5')
+      .update(Buffer.concat(parts.map(md5)))
+      .digest('hex');
+    expect(etag).toBe(`"${expected}-3"`);
+  });
+
+  it('GetObjectAttributes lists the parts with their sizes and checksums, paginated', async () => {
+    const attrs = await s3a.send(
+      new GetObjectAttributesCommand({
+        Bucket: a.label,
+        Key: 'mp/parts.bin',
+        ObjectAttributes: ['ETag', 'Checksum', 'ObjectParts', 'StorageClass', 'ObjectSize'],
+      }),
+    );
+    expect(attrs.ETag).toBe(etag.replace(/"/g, ''));
+    expect(attrs.ObjectSize).toBe(whole.length);
+    expect(attrs.StorageClass).toBe('STANDARD');
+    expect(attrs.Checksum?.ChecksumSHA256).toBe(checksum);
+    expect(attrs.ObjectParts?.TotalPartsCount).toBe(3);
+    expect(attrs.ObjectParts?.Parts?.map((p) => [p.PartNumber, p.Size, p.ChecksumSHA256])).toEqual(
+      parts.map((p, i) => [i + 1, p.length, sha256b64(p)]),
+    );
+    const page = await s3a.send(
+      new GetObjectAttributesCommand({
+        Bucket: a.label,
+        Key: 'mp/parts.bin',
+        ObjectAttributes: ['ObjectParts'],
+        MaxParts: 1,
+        PartNumberMarker: '1',
+      }),
+    );
+    expect(page.ObjectParts?.Parts?.map((p) => p.PartNumber)).toEqual([2]);
+    expect(page.ObjectParts?.IsTruncated).toBe(true);
+    expect(page.ObjectParts?.NextPartNumberMarker).toBe('2');
+  });
+
+  it('GET and HEAD by partNumber answer that part and the parts count', async () => {
+    const second = await s3a.send(
+      new GetObjectCommand({ Bucket: a.label, Key: 'mp/parts.bin', PartNumber: 2 }),
+    );
+    expect(second.PartsCount).toBe(3);
+    expect(second.ETag).toBe(etag);
+    expect((await bytesOf(second)).equals(parts[1])).toBe(true);
+    const last = await s3a.send(
+      new HeadObjectCommand({ Bucket: a.label, Key: 'mp/parts.bin', PartNumber: 3 }),
+    );
+    expect([last.PartsCount, last.ContentLength]).toEqual([3, parts[2].length]);
+    const none = await failure(
+      s3a.send(new GetObjectCommand({ Bucket: a.label, Key: 'mp/parts.bin', PartNumber: 4 })),
+    );
+    expect([none.status, none.name]).toEqual([400, 'InvalidPart']);
+  });
+
+  it('a single-part object has its MD5 as ETag and no ObjectParts', async () => {
+    const put = await s3a.send(
+      new PutObjectCommand({ Bucket: a.label, Key: 'one.txt', Body: 'bar' }),
+    );
+    expect(put.ETag).toBe('"37b51d194a7513e45b56f6524f2d51f2"');
+    const attrs = await s3a.send(
+      new GetObjectAttributesCommand({
+        Bucket: a.label,
+        Key: 'one.txt',
+        ObjectAttributes: ['ETag', 'ObjectParts', 'ObjectSize'],
+      }),
+    );
+    expect([attrs.ETag, attrs.ObjectSize, attrs.ObjectParts]).toEqual([
+      '37b51d194a7513e45b56f6524f2d51f2',
+      3,
+      undefined,
+    ]);
+  });
+});
+
+it('a part uploaded twice and listed twice completes with the part as stored', async () => {
+  const key = 'mp/resent.bin';
+  const { UploadId } = await s3a.send(
+    new CreateMultipartUploadCommand({ Bucket: a.label, Key: key }),
+  );
+  const first = await s3a.send(
+    new UploadPartCommand({ Bucket: a.label, Key: key, UploadId, PartNumber: 1, Body: 'AAAAAAAA' }),
+  );
+  const second = await s3a.send(
+    new UploadPartCommand({ Bucket: a.label, Key: key, UploadId, PartNumber: 1, Body: 'BBBBBBBB' }),
+  );
+  await s3a.send(
+    new CompleteMultipartUploadCommand({
+      Bucket: a.label,
+      Key: key,
+      UploadId,
+      MultipartUpload: {
+        Parts: [
+          { PartNumber: 1, ETag: second.ETag },
+          { PartNumber: 1, ETag: first.ETag },
+        ],
+      },
+    }),
+  );
+  const got = await s3a.send(new GetObjectCommand({ Bucket: a.label, Key: key }));
+  expect((await bytesOf(got)).toString()).toBe('BBBBBBBB');
+});
+
+it("copies from another tape's bucket into the credential's own (CopyObject, UploadPartCopy)", async () => {
+  const data = randomBytes(70 * KiB);
+  await s3a.send(
+    new PutObjectCommand({
+      Bucket: a.label,
+      Key: 'src.bin',
+      Body: data,
+      Metadata: { origin: 'a' },
+      CacheControl: 'no-cache',
+    }),
+  );
+  const copied = await s3b.send(
+    new CopyObjectCommand({ Bucket: b.label, Key: 'copy.bin', CopySource: `${a.label}/src.bin` }),
+  );
+  expect(copied.CopyObjectResult?.ETag).toBe(`"${md5(data).toString('hex')}"`);
+  const got = await s3b.send(new GetObjectCommand({ Bucket: b.label, Key: 'copy.bin' }));
+  expect((await bytesOf(got)).equals(data)).toBe(true);
+  expect([got.Metadata, got.CacheControl]).toEqual([{ origin: 'a' }, 'no-cache']);
+  expect(await b.owner.json<{ name: string }[]>(['object', 'ls', '--tape', b.tape])).toEqual([
+    expect.objectContaining({ name: 'copy.bin' }),
+  ]);
+
+  const { UploadId } = await s3b.send(
+    new CreateMultipartUploadCommand({ Bucket: b.label, Key: 'parts.bin' }),
+  );
+  const part = await s3b.send(
+    new UploadPartCopyCommand({
+      Bucket: b.label,
+      Key: 'parts.bin',
+      UploadId,
+      PartNumber: 1,
+      CopySource: `${a.label}/src.bin`,
+      CopySourceRange: 'bytes=10-19',
+    }),
+  );
+  await s3b.send(
+    new CompleteMultipartUploadCommand({
+      Bucket: b.label,
+      Key: 'parts.bin',
+      UploadId,
+      MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.CopyPartResult?.ETag }] },
+    }),
+  );
+  const slice = await s3b.send(new GetObjectCommand({ Bucket: b.label, Key: 'parts.bin' }));
+  expect((await bytesOf(slice)).equals(data.subarray(10, 20))).toBe(true);
+  // Writes stay scoped: tape B's credential still cannot write into tape A's bucket.
+  const refused = await failure(
+    s3b.send(
+      new CopyObjectCommand({ Bucket: a.label, Key: 'x', CopySource: `${b.label}/copy.bin` }),
+    ),
+  );
+  expect(refused.status).toBe(403);
+});
+
+it('takes a PutObject in chunked Transfer-Encoding without Content-Length', async () => {
+  const res = await signedRequest(s3Port(), {
+    method: 'PUT',
+    path: `/${a.label}/chunked.txt`,
+    headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', 'transfer-encoding': 'chunked' },
+    body: Buffer.from('bar'),
+    accessKeyId: a.accessKeyId,
+    secret: a.secret,
+  });
+  expect(res.status).toBe(200);
+  expect(res.headers.etag).toBe('"37b51d194a7513e45b56f6524f2d51f2"');
+  const got = await s3a.send(new GetObjectCommand({ Bucket: a.label, Key: 'chunked.txt' }));
+  expect((await bytesOf(got)).toString()).toBe('bar');
+});
+
+it('answers a key with a control character 400 InvalidURI, as S3 does', async () => {
+  const res = await signedRequest(s3Port(), {
+    method: 'GET',
+    path: `/${a.label}/%C2%AE%C2%8A-`,
+    headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
+    accessKeyId: a.accessKeyId,
+    secret: a.secret,
+  });
+  expect(res.status).toBe(400);
+  expect(res.body).toContain('<Code>InvalidURI</Code>');
+  expect(res.body).toContain('<Message>Couldn&apos;t parse the specified URI.</Message>');
+});
+
+it('keeps x-amz-meta-* sent as latin1 and signed as UTF-8 (botocore over http.client)', async () => {
+  // node:http writes U+00E9 as the one byte 0xE9, as Python's http.client does; the signer
+  // signed the text as UTF-8.
+  const res = await signedRequest(s3Port(), {
+    method: 'PUT',
+    path: `/${a.label}/latin1.txt`,
+    headers: {
+      'x-amz-content-sha256': 'UNSIGNED-PAYLOAD',
+      'x-amz-meta-meta1': 'Hello World\u00e9',
+      'content-length': '3',
+    },
+    body: Buffer.from('bar'),
+    accessKeyId: a.accessKeyId,
+    secret: a.secret,
+  });
+  expect(res.status).toBe(200);
+  const head = await signedRequest(s3Port(), {
+    method: 'HEAD',
+    path: `/${a.label}/latin1.txt`,
+    headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
+    accessKeyId: a.accessKeyId,
+    secret: a.secret,
+  });
+  expect(head.headers['x-amz-meta-meta1']).toBe('Hello World\u00e9');
+});
