@@ -115,20 +115,16 @@ export function verifySigV4(
       claims.signedHeaders.join(';'),
       claims.payloadHash,
     ].join('\n');
-    // Header bytes as they arrived (UTF-8 senders); then, for a value with bytes past ASCII,
-    // those bytes read as latin1 characters and signed as UTF-8: Python's http.client sends
-    // header text as latin1 while botocore signs it as UTF-8 (`x-amz-meta-a: é`).
-    const hashes = [sha256Hex(canonicalRequest)];
-    if (/[\u0080-\uffff]/.test(headersBlock)) {
-      hashes.push(createHash('sha256').update(canonicalRequest, 'utf8').digest('hex'));
-    }
-    for (const hash of hashes) {
-      const stringToSign = [SIGV4_ALGORITHM, claims.timestamp, scopeString, hash].join('\n');
-      first ??= { canonicalRequest, stringToSign };
-      const expected = createHmac('sha256', signingKey).update(stringToSign, 'utf8').digest();
-      if (timingSafeEqual(expected, given)) {
-        return { claims, signingKey, scopeString, seedSignature: claims.signature };
-      }
+    const stringToSign = [
+      SIGV4_ALGORITHM,
+      claims.timestamp,
+      scopeString,
+      sha256Hex(canonicalRequest),
+    ].join('\n');
+    first ??= { canonicalRequest, stringToSign };
+    const expected = createHmac('sha256', signingKey).update(stringToSign, 'utf8').digest();
+    if (timingSafeEqual(expected, given)) {
+      return { claims, signingKey, scopeString, seedSignature: claims.signature };
     }
   }
   throw new S3Error(
