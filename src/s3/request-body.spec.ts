@@ -416,4 +416,11 @@ describe('objects and parts must declare their length', () => {
     expect(over.data).toBeUndefined();
     expect((over.error as S3Error).code).toBe('EntityTooLarge');
   });
+
+  it('leaves an x-amz-checksum-* header that names the object, not the body, to its caller (CompleteMultipartUpload)', async () => {
+    const sent = { 'content-length': '10', 'x-amz-checksum-sha256': 'bad' };
+    expect((await put(sent, { ...LIMITS, checksumHeaderIsObjects: true })).data).toEqual(body);
+    const checked = await put(sent, LIMITS);
+    expect((checked.error as S3Error).code).toBe('BadDigest');
+  });
 });

@@ -25,6 +25,11 @@ export interface BodyLimits {
   requireLength?: boolean;
   /** With `requireLength`: a chunked body without a length is still taken, up to this many bytes. */
   maxUnsizedBytes?: number;
+  /**
+   * An `x-amz-checksum-*` header is the checksum of the object being made, not of this body
+   * (CompleteMultipartUpload): the caller checks it, the body is not.
+   */
+  checksumHeaderIsObjects?: boolean;
 }
 
 export interface VerifiedBody {
@@ -73,7 +78,11 @@ export function openVerifiedBody(
         maxChunkBytes: limits.maxChunkBytes,
       })
     : undefined;
-  const checksum = trailer ? trailerChecksum(headers, decoder) : headerChecksum(headers);
+  const checksum = trailer
+    ? trailerChecksum(headers, decoder)
+    : limits.checksumHeaderIsObjects
+      ? undefined
+      : headerChecksum(headers);
   const checks: PayloadChecks = {
     expectedLength: size,
     maxLength:

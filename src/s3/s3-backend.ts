@@ -81,6 +81,8 @@ export abstract class S3Backend {
     uploadId: string,
     parts: S3CompletedPart[],
     condition?: S3WriteCondition,
+    /** The checksum the request says the object has: refuse with 400 BadDigest if it has not. */
+    expected?: ExpectedChecksum,
   ): Promise<S3WriteResult>;
 
   /**
@@ -216,6 +218,12 @@ export interface S3PartInfo {
   checksum?: string;
   /** The upload's checksum algorithm (names `checksum` in ListParts). */
   checksumAlgorithm?: ChecksumAlgorithm;
+}
+
+/** A checksum a request names for the object it makes (base64; composite ones may end `-N`). */
+export interface ExpectedChecksum {
+  algorithm: ChecksumAlgorithm;
+  value: string;
 }
 
 export interface S3CompletedPart {

@@ -29,12 +29,16 @@ export class S3BodyReader {
   }
 
   /** A small verified body (request XML) in memory. */
-  async readSmall(ctx: S3RequestContext, maxBytes: number): Promise<Buffer> {
+  async readSmall(
+    ctx: S3RequestContext,
+    maxBytes: number,
+    options: { checksumHeaderIsObjects?: boolean } = {},
+  ): Promise<Buffer> {
     try {
       const body = openVerifiedBody(
         ctx.raw,
         ctx.auth,
-        { maxBytes, maxChunkBytes: this.config.max_chunk_bytes },
+        { maxBytes, maxChunkBytes: this.config.max_chunk_bytes, ...options },
         ctx.sendContinue,
       );
       return await readSmallBody(body.stream, maxBytes);

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import type { IncomingHttpHeaders } from 'node:http';
+import { checksumAlgorithmOfHeader } from './checksums';
 import { S3Config } from '../config/s3.config';
 import { parseMaxKeys } from './list-objects';
 import { readUserMetadata } from './object-headers';
@@ -7,6 +9,7 @@ import { multipartChecksumHeaders, readMultipartChecksum } from './multipart-che
 import { singleHeader } from './http-header';
 import { evaluateConditions } from './object-headers';
 import {
+  ExpectedChecksum,
   S3Backend,
   S3Bucket,
   S3ByteRange,
@@ -115,12 +118,14 @@ export class S3MultipartHandlers {
     const key = publishableKey(keyOf(ctx));
     const uploadId = requireUploadId(ctx);
     const condition = parseWriteCondition(ctx.raw.headers);
+    // x-amz-checksum-<algorithm> here is the object's checksum, checked when it is assembled.
+    const expected = objectChecksumHeader(ctx.raw.headers);
     const parts = parseCompleteMultipartUpload(
-      await this.bodies.readSmall(ctx, MAX_REQUEST_XML_BYTES),
+      await this.bodies.readSmall(ctx, MAX_REQUEST_XML_BYTES, { checksumHeaderIsObjects: true }),
     );
     const result =
       (await this.backend.completedMultipartUpload(bucket, key, uploadId)) ??
-      (await this.completeOpen(bucket, key, uploadId, parts, condition));
+      (await this.completeOpen(bucket, key, uploadId, parts, condition, expected));
     const location = `${ctx.origin}/${bucket.name}/${awsUriEncode(key, true)}`;
     return xmlResponse(
       completeMultipartXml(location, bucket.name, key, result.etag, result.checksum),
@@ -134,6 +139,7 @@ export class S3MultipartHandlers {
     uploadId: string,
     parts: S3CompletedPart[],
     condition: S3WriteCondition | undefined,
+    expected: ExpectedChecksum | undefined,
   ): Promise<S3WriteResult> {
     let listed: S3PartInfo[];
     try {
@@ -144,7 +150,7 @@ export class S3MultipartHandlers {
       throw error;
     }
     const chosen = this.checkPartList(parts, new Map(listed.map((p) => [p.partNumber, p])));
-    return this.backend.completeMultipartUpload(bucket, key, uploadId, chosen, condition);
+    return this.backend.completeMultipartUpload(bucket, key, uploadId, chosen, condition, expected);
   }
 
   async abort(ctx: S3RequestContext): Promise<S3Response> {
@@ -247,6 +253,15 @@ export function onePerNumber(
     else if (stored.get(part.partNumber)?.etag === part.etag) parts[parts.length - 1] = part;
   }
   return parts;
+}
+
+/** CompleteMultipartUpload's `x-amz-checksum-<algorithm>`: the checksum the object must have. */
+function objectChecksumHeader(headers: IncomingHttpHeaders): ExpectedChecksum | undefined {
+  for (const [name, value] of Object.entries(headers)) {
+    const algorithm = checksumAlgorithmOfHeader(name);
+    if (algorithm && typeof value === 'string') return { algorithm, value: value.trim() };
+  }
+  return undefined;
 }
 
 function parsePartNumber(raw: string | undefined): number {

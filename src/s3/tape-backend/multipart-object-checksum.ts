@@ -1,7 +1,27 @@
 import { Readable, Transform } from 'node:stream';
 import { ChecksumAlgorithm, compositeChecksum, newChecksum } from '../checksums';
 import { ChecksumType, ObjectChecksum } from '../object-metadata';
-import { S3CompletedPart, S3PartInfo } from '../s3-backend';
+import { ExpectedChecksum, S3CompletedPart, S3PartInfo } from '../s3-backend';
+import { S3Error } from '../s3-error';
+
+/**
+ * CompleteMultipartUpload's `x-amz-checksum-<algorithm>` against the object's checksum (the
+ * digest; a composite's `-N` may be given or not): 400 BadDigest when it differs, or when the
+ * object has none in that algorithm.
+ */
+export function assertChecksumMatches(
+  expected: ExpectedChecksum,
+  actual: ObjectChecksum | undefined,
+): void {
+  const digest = (value: string) => value.split('-')[0];
+  if (actual?.algorithm === expected.algorithm && digest(actual.value) === digest(expected.value)) {
+    return;
+  }
+  throw new S3Error(
+    'BadDigest',
+    `the ${expected.algorithm.toUpperCase()} you specified did not match the calculated checksum`,
+  );
+}
 
 /**
  * The checksum a completed multipart object keeps, in the upload's algorithm and type:

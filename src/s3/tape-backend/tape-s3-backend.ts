@@ -7,6 +7,7 @@ import { S3Config } from '../../config/s3.config';
 import { ObjectReader } from '../../tracks/object-reader';
 import {
   BodyChecksum,
+  ExpectedChecksum,
   S3Backend,
   S3BackendAccessDeniedError,
   S3BackendInsufficientCapacityError,
@@ -31,7 +32,7 @@ import { S3Error } from '../s3-error';
 import { ChecksumAlgorithm } from '../checksums';
 import { ChecksumType, ObjectChecksum, ObjectMetadata, ObjectParts } from '../object-metadata';
 import { S3EtagTap } from '../s3-etag';
-import { multipartChecksum } from './multipart-object-checksum';
+import { assertChecksumMatches, multipartChecksum } from './multipart-object-checksum';
 import {
   decodeObjectMetadata,
   encodeObjectMetadata,
@@ -299,6 +300,7 @@ export class TapeS3Backend extends S3Backend {
     uploadId: string,
     parts: S3CompletedPart[],
     condition?: S3WriteCondition,
+    expected?: ExpectedChecksum,
   ): Promise<S3WriteResult> {
     // One completion of an upload at a time (over all replicas when they share uploads): a retry
     // sent while the first is still committing waits for it, then answers its result.
@@ -328,7 +330,13 @@ export class TapeS3Backend extends S3Backend {
         contentType,
         size,
         condition,
-        () => ({ ...kept, checksum: objectChecksum.value(), ...(layout ? { parts: layout } : {}) }),
+        () => {
+          // Known now for either type (FULL_OBJECT over the bytes just spooled): checked before
+          // anything is published.
+          const checksum = objectChecksum.value();
+          if (expected) assertChecksumMatches(expected, checksum);
+          return { ...kept, checksum, ...(layout ? { parts: layout } : {}) };
+        },
         partSizes,
       );
       await this.multipart.markCompleted(upload, result);
