@@ -38,6 +38,10 @@ export const S3_ERROR_STATUS = {
   SlowDown: 503,
   NotImplemented: 501,
   MethodNotAllowed: 405,
+  /** A CORS preflight without Origin (S3's answer). */
+  BadRequest: 400,
+  /** A CORS preflight: no bucket here has a CORS configuration. */
+  AccessForbidden: 403,
   InternalError: 500,
   /** Not an AWS code: a full tape. 507 is not retried by aws-cli or the SDKs. */
   InsufficientStorage: 507,

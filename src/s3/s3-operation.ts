@@ -136,6 +136,19 @@ export function resolveOperation(
   }
 }
 
+/**
+ * OPTIONS is a browser's CORS preflight, answered before authentication as S3 answers it: no
+ * Origin is 400 BadRequest, else 403 (no bucket here has a CORS configuration: S3 endpoints are
+ * for tools, sites are served by the site routes).
+ */
+export function refuseCorsPreflight(method: string, origin: string | undefined): void {
+  if (method !== 'OPTIONS') return;
+  if (origin === undefined) {
+    throw new S3Error('BadRequest', 'Insufficient information. Origin request header needed.');
+  }
+  throw new S3Error('AccessForbidden', 'CORSResponse: CORS is not enabled for this bucket.');
+}
+
 function notAllowed(method: string, what: string): S3Error {
   return new S3Error(
     'MethodNotAllowed',

@@ -13,7 +13,7 @@ import { S3Error } from './s3-error';
 import { backendErrorToS3 } from './s3-error-mapping';
 import { S3MultipartHandlers } from './s3-multipart-handlers';
 import { S3ObjectHandlers } from './s3-object-handlers';
-import { meterKind, resolveOperation, S3OperationName } from './s3-operation';
+import { meterKind, refuseCorsPreflight, resolveOperation, S3OperationName } from './s3-operation';
 import { S3RequestMeter } from './s3-request-meter';
 import { errorXml } from './s3-xml-responses';
 
@@ -49,6 +49,7 @@ export class S3RequestHandler {
   async handle(raw: IncomingMessage, info: S3RequestInfo): Promise<S3Response> {
     const method = raw.method ?? 'GET';
     const address = parseS3Address(raw.url ?? '/', raw.headers.host, this.config.virtual_host);
+    refuseCorsPreflight(method, singleHeader(raw.headers, 'origin'));
     const operation = resolveOperation(
       method,
       address,

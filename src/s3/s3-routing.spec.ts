@@ -1,7 +1,7 @@
 import { newChecksum } from './checksums';
 import { parseS3Address } from './s3-address';
 import { S3Error } from './s3-error';
-import { resolveOperation } from './s3-operation';
+import { refuseCorsPreflight, resolveOperation } from './s3-operation';
 import { awsUriEncode, percentDecodeUtf8 } from './uri-encoding';
 
 function codeOf(fn: () => unknown): string {
@@ -90,6 +90,13 @@ describe('resolveOperation', () => {
     expect(op('GET', '/bkt/k?partNumber=1')).toBe('GetObject');
     expect(op('GET', '/bkt/k?attributes')).toBe('GetObjectAttributes');
     expect(codeOf(() => op('HEAD', '/bkt/k?attributes'))).toBe('NotImplemented');
+    // A CORS preflight (s3-tests' test_object_raw_get_x_amz_expires_not_expired): 400 without
+    // Origin, 403 with one, never 405.
+    expect(codeOf(() => refuseCorsPreflight('OPTIONS', undefined))).toBe('BadRequest');
+    expect(codeOf(() => refuseCorsPreflight('OPTIONS', 'https://a.example'))).toBe(
+      'AccessForbidden',
+    );
+    expect(codeOf(() => refuseCorsPreflight('GET', undefined))).toBe('no error');
     expect(op('PUT', '/bkt/k?partNumber=1&uploadId=u', 'bkt/j')).toBe('UploadPartCopy');
     expect(codeOf(() => op('DELETE', '/bkt'))).toBe('MethodNotAllowed');
     expect(codeOf(() => op('PUT', '/'))).toBe('MethodNotAllowed');
