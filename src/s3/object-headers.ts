@@ -85,7 +85,7 @@ export function objectHeaders(
   return headers;
 }
 
-function checksumModeEnabled(headers: IncomingHttpHeaders | undefined): boolean {
+export function checksumModeEnabled(headers: IncomingHttpHeaders | undefined): boolean {
   const mode = headers?.['x-amz-checksum-mode'];
   return typeof mode === 'string' && mode.trim().toUpperCase() === 'ENABLED';
 }

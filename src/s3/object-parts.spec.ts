@@ -62,6 +62,18 @@ describe('partSlice', () => {
     });
     expect(codeOf(() => partSlice(multipart, 5))).toBe('InvalidPart');
   });
+
+  it("carries the part's own checksum when kept (s3-tests' test_multipart_use_cksum_helper_*)", () => {
+    const withSums = head({
+      size: 2,
+      parts: { sizes: [1, 1], checksums: ['AQIDBA==', 'BQYHCA=='] },
+    });
+    expect(partSlice(withSums, 2)).toEqual({
+      partsCount: 2,
+      range: { start: 1, end: 1 },
+      checksum: 'BQYHCA==',
+    });
+  });
 });
 
 describe('objectAttributesXml (GetObjectAttributes)', () => {

@@ -38,6 +38,8 @@ export interface PartSlice {
   range?: S3ByteRange;
   /** `x-amz-mp-parts-count`: only for an object made of parts, as S3 sends it. */
   partsCount?: number;
+  /** The part's own checksum (base64, in the object's algorithm), when kept. */
+  checksum?: string;
 }
 
 /** The bytes of part `n` of the object; 400 InvalidPart when it has no such part. */
@@ -51,9 +53,11 @@ export function partSlice(head: S3ObjectHead, n: number): PartSlice {
   let start = 0;
   for (let i = 0; i < n - 1; i++) start += sizes[i];
   const size = sizes[n - 1];
+  const checksum = head.parts?.checksums?.[n - 1];
   return {
     partsCount: sizes.length,
     ...(size > 0 ? { range: { start, end: start + size - 1 } } : {}),
+    ...(checksum !== undefined ? { checksum } : {}),
   };
 }
 

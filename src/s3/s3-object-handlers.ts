@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { contentRange, parseSingleRange, unsatisfiedContentRange } from '../tracks/byte-range';
 import { singleHeader } from './http-header';
-import { evaluateConditions, objectHeaders, readUserMetadata } from './object-headers';
+import type { IncomingHttpHeaders } from 'node:http';
+import {
+  checksumModeEnabled,
+  evaluateConditions,
+  objectHeaders,
+  readUserMetadata,
+} from './object-headers';
 import { readStoredHeaders } from './object-metadata';
 import { checkKey, publishableKey, visibleKey } from './s3-address';
 import { objectAttributesXml, partSlice, PartSlice, requestedPartNumber } from './object-parts';
@@ -52,7 +58,10 @@ export class S3ObjectHandlers {
     const headers = objectHeaders(head, ctx.address.query, { headers: ctx.raw.headers });
     if (partNumber === undefined) return { status: 200, headers };
     const part = partSlice(head, partNumber);
-    return { status: part.range ? 206 : 200, headers: partHeaders(headers, part, head.size) };
+    return {
+      status: part.range ? 206 : 200,
+      headers: partHeaders(headers, part, head, ctx.raw.headers),
+    };
   }
 
   /** GetObjectAttributes: ETag, Checksum, ObjectParts, StorageClass, ObjectSize. */
@@ -114,7 +123,7 @@ export class S3ObjectHandlers {
     });
     return {
       status: part.range ? 206 : 200,
-      headers: partHeaders(headers, part, current.size),
+      headers: partHeaders(headers, part, current, ctx.raw.headers),
       body,
     };
   }
@@ -224,15 +233,24 @@ export class S3ObjectHandlers {
   }
 }
 
+/**
+ * The answer to a GET/HEAD by partNumber: the part's length and range, the parts count, and with
+ * `x-amz-checksum-mode: ENABLED` the part's own checksum (with the object's checksum type).
+ */
 function partHeaders(
   headers: Record<string, string>,
   part: PartSlice,
-  size: number,
+  head: S3ObjectHead,
+  request: IncomingHttpHeaders,
 ): Record<string, string> {
   if (part.partsCount !== undefined) headers['x-amz-mp-parts-count'] = String(part.partsCount);
   if (part.range) {
     headers['content-length'] = String(part.range.end - part.range.start + 1);
-    headers['content-range'] = contentRange(part.range, size);
+    headers['content-range'] = contentRange(part.range, head.size);
+  }
+  if (part.checksum !== undefined && head.checksum && checksumModeEnabled(request)) {
+    headers[`x-amz-checksum-${head.checksum.algorithm}`] = part.checksum;
+    headers['x-amz-checksum-type'] = head.checksum.type;
   }
   return headers;
 }
