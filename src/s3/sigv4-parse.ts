@@ -129,13 +129,18 @@ function parsePresignedClaims(query: Map<string, string>, rawHeaders: string[]):
   if (timestamp.slice(0, 8) !== scope.date)
     throw malformed('the credential date does not match X-Amz-Date');
   const expires = param('X-Amz-Expires');
-  if (
-    !/^\d{1,7}$/.test(expires) ||
-    Number(expires) < 0 ||
-    Number(expires) > MAX_PRESIGN_EXPIRY_SECS
-  ) {
+  if (!/^-?\d{1,7}$/.test(expires)) {
     throw malformed(
       `X-Amz-Expires must be a number of seconds between 0 and ${MAX_PRESIGN_EXPIRY_SECS}`,
+    );
+  }
+  // A URL that expired before it was made, or outlives the longest life a signature may have, is
+  // refused as expired (403, as Ceph answers; final for every client) rather than malformed.
+  if (Number(expires) < 0 || Number(expires) > MAX_PRESIGN_EXPIRY_SECS) {
+    throw new S3Error(
+      'AccessDenied',
+      `request has expired: X-Amz-Expires must be between 0 and ${MAX_PRESIGN_EXPIRY_SECS} seconds`,
+      { 'X-Amz-Expires': expires },
     );
   }
   const signedHeaders = parseSignedHeaders(param('X-Amz-SignedHeaders'), malformed);

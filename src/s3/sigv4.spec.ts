@@ -234,11 +234,17 @@ describe('presigned URLs', () => {
     );
   });
 
-  it('refuses expiry beyond seven days and mixed auth mechanisms', async () => {
+  it('refuses expiry beyond seven days or below zero as expired (403), and mixed auth mechanisms', async () => {
     const request = await presign({ method: 'GET', path: '/b/k', date: DATE }, 600);
     expect(() => verify(request)).not.toThrow();
-    const long = request.rawQuery.replace('X-Amz-Expires=600', 'X-Amz-Expires=604801');
-    expect(codeOf(() => verify({ ...request, rawQuery: long }))).toBe(
+    // s3-tests' test_object_raw_get_x_amz_expires_out_max_range, _out_positive_range,
+    // test_object_raw_put_authenticated_expired
+    for (const value of ['604801', '-7', '-1000']) {
+      const rawQuery = request.rawQuery.replace('X-Amz-Expires=600', `X-Amz-Expires=${value}`);
+      expect(codeOf(() => verify({ ...request, rawQuery }))).toBe('AccessDenied');
+    }
+    const junk = request.rawQuery.replace('X-Amz-Expires=600', 'X-Amz-Expires=1e3');
+    expect(codeOf(() => verify({ ...request, rawQuery: junk }))).toBe(
       'AuthorizationQueryParametersError',
     );
     expect(codeOf(() => verify(withHeader(request, 'authorization', 'AWS4-HMAC-SHA256 x')))).toBe(
