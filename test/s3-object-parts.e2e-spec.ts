@@ -1,5 +1,6 @@
 import {
   CompleteMultipartUploadCommand,
+  CompletedPart,
   CopyObjectCommand,
   CreateMultipartUploadCommand,
   GetObjectAttributesCommand,
@@ -62,6 +63,7 @@ describe('a completed multipart upload keeps its parts', () => {
   const whole = Buffer.concat(parts);
   let etag: string;
   let checksum: string;
+  let complete: () => Promise<{ ETag?: string; ChecksumSHA256?: string }>;
 
   beforeAll(async () => {
     const { UploadId } = await s3a.send(
@@ -71,7 +73,7 @@ describe('a completed multipart upload keeps its parts', () => {
         ChecksumAlgorithm: 'SHA256',
       }),
     );
-    const listed = [];
+    const listed: CompletedPart[] = [];
     for (const [i, Body] of parts.entries()) {
       const res = await s3a.send(
         new UploadPartCommand({
@@ -85,14 +87,16 @@ describe('a completed multipart upload keeps its parts', () => {
       );
       listed.push({ PartNumber: i + 1, ETag: res.ETag, ChecksumSHA256: res.ChecksumSHA256 });
     }
-    const done = await s3a.send(
-      new CompleteMultipartUploadCommand({
-        Bucket: a.label,
-        Key: 'mp/parts.bin',
-        UploadId,
-        MultipartUpload: { Parts: listed },
-      }),
-    );
+    complete = () =>
+      s3a.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: a.label,
+          Key: 'mp/parts.bin',
+          UploadId,
+          MultipartUpload: { Parts: listed },
+        }),
+      );
+    const done = await complete();
     etag = done.ETag!;
     checksum = done.ChecksumSHA256!;
   });
@@ -102,6 +106,11 @@ describe('a completed multipart upload keeps its parts', () => {
       .update(Buffer.concat(parts.map(md5)))
       .digest('hex');
     expect(etag).toBe(`"${expected}-3"`);
+  });
+
+  it('a retried CompleteMultipartUpload answers the same ETag and checksum', async () => {
+    const again = await complete();
+    expect([again.ETag, again.ChecksumSHA256]).toEqual([etag, checksum]);
   });
 
   it('GetObjectAttributes lists the parts with their sizes and checksums, paginated', async () => {

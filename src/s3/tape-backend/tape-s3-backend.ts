@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { PublicKey } from '@solana/web3.js';
 import { pipeline, Readable } from 'node:stream';
 import { NameRecord, TrackKind } from '../../chain/account-layouts';
 import { ChainReader } from '../../chain/chain-reader';
@@ -350,7 +351,15 @@ export class TapeS3Backend extends S3Backend {
     uploadId: string,
   ): Promise<S3WriteResult | null> {
     const done = await this.multipart.completed(bucket.tapeAddress, key, uploadId);
-    return done ? { etag: done.etag, lastModified: new Date(done.lastModified) } : null;
+    if (!done) return null;
+    const result: S3WriteResult = { etag: done.etag, lastModified: new Date(done.lastModified) };
+    // The checksum is the object's, kept with its name: answered while the key still holds it.
+    const [current] = await this.chain.getNames(new PublicKey(bucket.tapeAddress), [key]);
+    const kept = current && decodeObjectMetadata(current.metadata);
+    if (current && kept && s3EtagOf(current, kept) === done.etag && kept.checksum) {
+      result.checksum = kept.checksum;
+    }
+    return result;
   }
 
   async abortMultipartUpload(bucket: S3Bucket, key: string, uploadId: string): Promise<void> {
