@@ -101,8 +101,13 @@ export function publishableKey(key: string): string {
   return key;
 }
 
+/**
+ * Bucket names in a path: S3's characters, up to 255 long (Ceph's bound) rather than S3's 63 for
+ * new buckets: no bucket is created here, and a longer name is simply a bucket that does not
+ * exist (404 NoSuchBucket; tape labels are 52 characters, so `<label>-suffix` passes 63).
+ */
 function checkBucketName(bucket: string): void {
-  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+  if (!/^[a-z0-9][a-z0-9.-]{1,253}[a-z0-9]$/.test(bucket)) {
     throw new S3Error('InvalidBucketName', 'the specified bucket is not valid', {
       BucketName: bucket,
     });

@@ -55,6 +55,14 @@ describe('parseS3Address', () => {
     expect(codeOf(() => parseS3Address('/Bad_Bucket/k', undefined, undefined))).toBe(
       'InvalidBucketName',
     );
+    // A label with a suffix (s3-tests' test_100_continue_error_retry): a bucket that does not
+    // exist, not an invalid name; past 255 characters it is invalid.
+    expect(
+      parseS3Address(`/${'a'.repeat(52)}-but-doesnt-exist/k`, undefined, undefined).bucket,
+    ).toBe(`${'a'.repeat(52)}-but-doesnt-exist`);
+    expect(codeOf(() => parseS3Address(`/${'a'.repeat(256)}/k`, undefined, undefined))).toBe(
+      'InvalidBucketName',
+    );
     expect(codeOf(() => parseS3Address('http://x/bkt', undefined, undefined))).toBe('InvalidURI');
   });
 });
