@@ -21,6 +21,8 @@ import {
 jest.setTimeout(600_000);
 
 const FILES = Number(process.env.SYNC_FILES ?? 300);
+/** The clients' own time limit: 1,000 files take over two minutes on a loaded machine. */
+const CLIENT_TIMEOUT_MS = Math.max(120_000, FILES * 400);
 
 let lab: TapeS3Lab;
 let proxy: DroppingProxy;
@@ -71,7 +73,7 @@ describe('syncing a site through a proxy that drops 5% of the answers', () => {
   it('aws s3 sync publishes a site identical to the source', async () => {
     const tape = await tapeWithCredential(lab);
     const before = { ...proxy.stats };
-    const aws = awsCli(proxy.url, tape.accessKeyId, tape.secret);
+    const aws = awsCli(proxy.url, tape.accessKeyId, tape.secret, CLIENT_TIMEOUT_MS);
     const result = await aws('s3', 'sync', source, `s3://${tape.label}`, '--size-only');
     const dropped = proxy.stats.dropped - before.dropped;
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
@@ -82,7 +84,7 @@ describe('syncing a site through a proxy that drops 5% of the answers', () => {
   it('rclone sync publishes a site identical to the source', async () => {
     const tape = await tapeWithCredential(lab);
     const before = { ...proxy.stats };
-    const rc = rclone(proxy.url, tape.accessKeyId, tape.secret);
+    const rc = rclone(proxy.url, tape.accessKeyId, tape.secret, CLIENT_TIMEOUT_MS);
     const result = await rc('sync', source, `:s3:${tape.label}`, '--retries', '5');
     const dropped = proxy.stats.dropped - before.dropped;
     // rclone logs the retries it made on stderr; only its exit code says whether it gave up.

@@ -45,7 +45,7 @@ function baseEnv(): Record<string, string> {
 }
 
 /** aws-cli 2 from Debian (/usr/bin/aws, not the aws-cli 1 shim on PATH), path-style. */
-export function awsCli(endpoint: string, accessKeyId: string, secret: string) {
+export function awsCli(endpoint: string, accessKeyId: string, secret: string, timeoutMs?: number) {
   const dir = mkdtempSync(join(tmpdir(), 'tape-aws-'));
   const configFile = join(dir, 'config');
   writeFileSync(configFile, '[default]\nregion = us-east-1\ns3 =\n  addressing_style = path\n');
@@ -60,11 +60,12 @@ export function awsCli(endpoint: string, accessKeyId: string, secret: string) {
     AWS_SHARED_CREDENTIALS_FILE: join(dir, 'credentials'),
     AWS_PAGER: '',
   };
-  return (...args: string[]) => run('/usr/bin/aws', ['--endpoint-url', endpoint, ...args], env);
+  return (...args: string[]) =>
+    run('/usr/bin/aws', ['--endpoint-url', endpoint, ...args], env, timeoutMs);
 }
 
 /** rclone's S3 backend (provider Other, path style), configured by environment only. */
-export function rclone(endpoint: string, accessKeyId: string, secret: string) {
+export function rclone(endpoint: string, accessKeyId: string, secret: string, timeoutMs?: number) {
   const env = {
     ...baseEnv(),
     RCLONE_CONFIG: '/dev/null',
@@ -75,5 +76,5 @@ export function rclone(endpoint: string, accessKeyId: string, secret: string) {
     RCLONE_S3_REGION: 'us-east-1',
     RCLONE_S3_FORCE_PATH_STYLE: 'true',
   };
-  return (...args: string[]) => run('rclone', args, env);
+  return (...args: string[]) => run('rclone', args, env, timeoutMs);
 }
