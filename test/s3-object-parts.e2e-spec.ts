@@ -13,7 +13,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
 import { failure, sdkClient } from './support/s3-sdk-client';
-import { signedRequest } from './support/s3-raw-http';
+import { send, signedRequest } from './support/s3-raw-http';
 import {
   startTapeS3Lab,
   TapeS3Lab,
@@ -288,4 +288,15 @@ it('answers a key with a control character 400 InvalidURI, as S3 does', async ()
   expect(res.status).toBe(400);
   expect(res.body).toContain('<Code>InvalidURI</Code>');
   expect(res.body).toContain('<Message>Couldn&apos;t parse the specified URI.</Message>');
+});
+
+it('answers OPTIONS (a CORS preflight) 400 without Origin and 403 with one, before authentication', async () => {
+  const bare = await send(s3Port(), 'OPTIONS', `/${a.label}/one.txt?X-Amz-Expires=60`, {});
+  expect(bare.status).toBe(400);
+  expect(bare.body).toContain('<Code>BadRequest</Code>');
+  const cors = await send(s3Port(), 'OPTIONS', `/${a.label}/one.txt`, {
+    origin: 'https://a.example',
+    'access-control-request-method': 'GET',
+  });
+  expect(cors.status).toBe(403);
 });

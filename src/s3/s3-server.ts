@@ -22,7 +22,7 @@ import { parseS3Address, S3Address } from './s3-address';
 import { resourceOf, S3RequestHandler } from './s3-request-handler';
 import { errorXml } from './s3-xml-responses';
 
-const METHODS = ['GET', 'HEAD', 'PUT', 'POST', 'DELETE'] as const;
+const METHODS = ['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'OPTIONS'] as const;
 /** Longest path parameter the router accepts: 1024-byte keys percent-encoded, with room. */
 const MAX_PATH_PARAM = 16384;
 
