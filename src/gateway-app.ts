@@ -1,13 +1,13 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
-import { sendFrameworkError, writeClientError } from './common/framework-errors';
-import { applyListenerTimeouts, watchBodyIdle } from './common/listener-timeouts';
+import { sendFrameworkError, writeClientError } from './http/framework-errors';
+import { applyListenerTimeouts, watchBodyIdle } from './http/listener-timeouts';
 import { AppConfig } from './config/app-config';
 import { JsonLogger } from './logging/json-logger';
 import { RequestObserver } from './observability/request-observer';
 import { MainRouteKinds } from './observability/route-kind';
-import { registerRefusedTargetRoute, rewriteTarget } from './common/target-rewrite';
+import { registerRefusedTargetRoute, rewriteTarget } from './http/target-rewrite';
 import { HostRouter } from './domains/host-router';
 
 /** Paths longer than this are refused before routing (the site route checks 1024-byte paths). */

@@ -6,7 +6,7 @@ import { AdminServer } from './admin/admin-server';
 import { createGatewayApp } from './gateway-app';
 import { JsonLogger } from './logging/json-logger';
 import { keepRunningOnUnhandledRejections } from './logging/unhandled-rejections';
-import { GATEWAY_NODE_FLAGS, missingNodeFlags } from './runtime/node-flags';
+import { GATEWAY_NODE_FLAGS, missingNodeFlags } from './node-flags';
 
 async function main(): Promise<void> {
   let config;

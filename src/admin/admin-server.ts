@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { applyListenerTimeouts } from '../common/listener-timeouts';
+import { applyListenerTimeouts } from '../http/listener-timeouts';
 import { GatewayConfig } from '../config/app-config';
 import { GatewayMetrics } from '../observability/gateway-metrics';
 import { RequestObserver } from '../observability/request-observer';

@@ -1,14 +1,14 @@
-import { Global, Logger, Module, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
+import { Logger, Module, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
+import { HealthModule } from '../health/health.module';
 import { PublicKey } from '@solana/web3.js';
 import { ChainConfig } from '../config/chain.config';
-import { StorageConfig } from '../config/storage.config';
 import { HealthRegistry } from '../health/health-registry';
 import { ChainFaucet } from './chain-faucet';
 import { ChainReader } from './chain-reader';
 import { ChainRpc } from './chain-rpc';
 import { ChainWriter } from './chain-writer';
 import { ComputeUnitEstimator } from './compute-units';
-import { GatewayIdentity } from './gateway-identity';
+import { GatewayIdentityModule } from './gateway-identity.module';
 import { DEFAULT_TAPE_PROGRAM_ID } from './program-ids';
 import { StorageCosts } from './storage-costs';
 import { TapeInstructions } from './tape-instructions';
@@ -62,8 +62,8 @@ const fromServices = <T>(
 const WARM_UP_MS = 2000;
 
 /** The chain for the gateway: each chain service, plus the gateway's own key. */
-@Global()
 @Module({
+  imports: [HealthModule, GatewayIdentityModule],
   providers: [
     {
       provide: ChainServices,
@@ -77,11 +77,6 @@ const WARM_UP_MS = 2000;
     fromServices(ChainWriter, (s) => s.writer),
     fromServices(ChainFaucet, (s) => s.faucet),
     fromServices(StorageCosts, (s) => s.costs),
-    {
-      provide: GatewayIdentity,
-      useFactory: (c: ChainConfig, s: StorageConfig) => GatewayIdentity.load(c, s),
-      inject: [ChainConfig, StorageConfig],
-    },
   ],
   exports: [
     ChainRpc,
@@ -90,7 +85,7 @@ const WARM_UP_MS = 2000;
     ChainWriter,
     ChainFaucet,
     StorageCosts,
-    GatewayIdentity,
+    GatewayIdentityModule,
   ],
 })
 export class ChainModule implements OnModuleInit, OnApplicationBootstrap {

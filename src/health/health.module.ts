@@ -1,7 +1,6 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { HealthController } from './health.controller';
 import { HealthRegistry } from './health-registry';
 
-@Global()
 @Module({ controllers: [HealthController], providers: [HealthRegistry], exports: [HealthRegistry] })
 export class HealthModule {}

@@ -1,4 +1,5 @@
 import { Logger, Module, OnModuleInit, Optional } from '@nestjs/common';
+import { HealthModule } from '../health/health.module';
 import { getOptionsToken, getStorageToken, ThrottlerModuleOptions } from '@nestjs/throttler';
 import { MeteringConfig } from '../config/metering.config';
 import { HealthRegistry } from '../health/health-registry';
@@ -48,6 +49,7 @@ async function createMeterStore(config: MeteringConfig): Promise<MeterStore> {
  * are exported because the guard is instantiated in the module of each metered controller.
  */
 @Module({
+  imports: [HealthModule],
   providers: [
     { provide: MeterStore, useFactory: createMeterStore, inject: [MeteringConfig] },
     {

@@ -1,4 +1,4 @@
-import { ApiError } from '../common/api-error';
+import { ApiError } from '../http/api-error';
 import type { MeterDecision } from './meter-decision';
 
 /** 429 with the gateway's stable error body; the guard sets the RateLimit headers. */

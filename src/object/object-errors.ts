@@ -1,4 +1,4 @@
-import { ApiError } from '../common/api-error';
+import { ApiError } from '../http/api-error';
 import { unsatisfiedContentRange } from '../tracks/byte-range';
 
 /** A refusal whose answer carries headers of its own (416: `Content-Range: bytes *\/size`). */

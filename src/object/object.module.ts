@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ChainModule } from '../chain/chain.module';
 import { ChainReader } from '../chain/chain-reader';
 import { MeteringModule } from '../metering/metering.module';
 import { TracksModule } from '../tracks/tracks.module';
@@ -15,7 +16,7 @@ const COLLECT_EVERY_BYTES = 8 * 1024 * 1024;
  * ConfigModule; imports the data plane and metering (its guard and byte budget).
  */
 @Module({
-  imports: [TracksModule, MeteringModule],
+  imports: [TracksModule, MeteringModule, ChainModule],
   controllers: [ObjectController],
   providers: [
     {

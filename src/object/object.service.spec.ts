@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { ApiError } from '../common/api-error';
+import { ApiError } from '../http/api-error';
 import { MeteringGate } from '../metering/metering-gate';
 import { ObjectReader, OpenedObject } from '../tracks/object-reader';
 import { IntegrityError } from '../tracks/track-errors';

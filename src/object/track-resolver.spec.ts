@@ -2,7 +2,7 @@ import { Keypair, PublicKey } from '@solana/web3.js';
 import { NetworkConfig, TapeRecord, TrackKind, TrackRecord } from '../chain/account-layouts';
 import { ChainError } from '../chain/chain-error';
 import { ChainReader } from '../chain/chain-reader';
-import { ApiError } from '../common/api-error';
+import { ApiError } from '../http/api-error';
 import { TrackResolver } from './track-resolver';
 
 const EPOCH_SECS = 3600;

@@ -1,4 +1,5 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { ChainModule } from '../chain/chain.module';
 import { DomainsModule } from '../domains/domains.module';
 import { MeteringModule } from '../metering/metering.module';
 import { TracksModule } from '../tracks/tracks.module';
@@ -7,9 +8,8 @@ import { GatewayMetrics } from './gateway-metrics';
 import { RequestObserver } from './request-observer';
 
 /** Metrics registry and the access log, shared by every listener of the app. */
-@Global()
 @Module({
-  imports: [DomainsModule, TracksModule, MeteringModule],
+  imports: [DomainsModule, TracksModule, MeteringModule, ChainModule],
   providers: [GatewayMetrics, AccessLog, RequestObserver],
   exports: [GatewayMetrics, AccessLog, RequestObserver],
 })

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { clientErrorHandler, RawAnswer } from '../common/framework-errors';
+import { clientErrorHandler, RawAnswer } from '../http/framework-errors';
 import { S3Error } from './s3-error';
 import { errorXml } from './s3-xml-responses';
 

@@ -9,12 +9,12 @@ import Fastify, { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { applyListenerTimeouts, watchBodyIdle } from '../common/listener-timeouts';
+import { applyListenerTimeouts, watchBodyIdle } from '../http/listener-timeouts';
 import { GatewayConfig } from '../config/app-config';
 import { MeteringConfig } from '../config/metering.config';
 import { S3Config } from '../config/s3.config';
 import { RequestObserver } from '../observability/request-observer';
-import { originFormTarget } from '../common/request-target';
+import { originFormTarget } from '../http/request-target';
 import { newRequestId, writeS3ClientError } from './s3-client-error';
 import { S3Response } from './s3-context';
 import { S3Error } from './s3-error';

@@ -1,9 +1,10 @@
 import { Module, OnModuleInit } from '@nestjs/common';
+import { HealthModule } from '../health/health.module';
 import { HealthRegistry } from '../health/health-registry';
 import { SharedState } from './shared-state';
 
 /** The shared Redis of replicas (storage.shared), for the modules that keep state in it. */
-@Module({ providers: [SharedState], exports: [SharedState] })
+@Module({ imports: [HealthModule], providers: [SharedState], exports: [SharedState] })
 export class SharedStateModule implements OnModuleInit {
   constructor(
     private readonly health: HealthRegistry,

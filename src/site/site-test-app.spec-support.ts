@@ -1,3 +1,4 @@
+import { Module } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { APP_FILTER } from '@nestjs/core';
@@ -12,16 +13,21 @@ import {
   type Response as LightResponse,
 } from 'light-my-request';
 import { Keypair } from '@solana/web3.js';
-import { AllExceptionsFilter } from '../common/all-exceptions.filter';
+import { AllExceptionsFilter } from '../http/all-exceptions.filter';
+import { ChainModule } from '../chain/chain.module';
 import { ConfigModule } from '../config/config.module';
 import { validateConfig } from '../config/config-loader';
 import { HealthModule } from '../health/health.module';
 import { commitmentOfBuffer } from '../tracks/commitment';
 import { TrackStore } from '../tracks/track-store';
-import { rewriteTarget } from '../common/target-rewrite';
+import { rewriteTarget } from '../http/target-rewrite';
 import { SiteModule } from './site.module';
 import { SiteObject, SiteRead, SiteSource, TapeStatus } from './site-source';
 import { labelFromAddress } from '../chain/tape-label';
+
+/** Stands in for ChainModule: the test's site source reads no chain. */
+@Module({})
+class NoChainModule {}
 
 /** Tapes and their objects in memory (the chain's part); bytes go to the real track store. */
 export class MemorySiteSource extends SiteSource {
@@ -103,6 +109,9 @@ export async function newSiteTestApp(
   })
     .overrideProvider(SiteSource)
     .useValue(source)
+    // The site source is in memory: no chain behind it, no RPC connection to open.
+    .overrideModule(ChainModule)
+    .useModule(NoChainModule)
     .compile();
   const app = moduleRef.createNestApplication<NestFastifyApplication>(
     new FastifyAdapter({

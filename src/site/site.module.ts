@@ -1,4 +1,5 @@
 import { Logger, Module } from '@nestjs/common';
+import { ChainModule } from '../chain/chain.module';
 import { ConfigError } from '../config/config-loader';
 import { SiteConfig } from '../config/site.config';
 import { DomainsModule } from '../domains/domains.module';
@@ -18,11 +19,11 @@ import { SiteService } from './site.service';
 /**
  * Site serving: `/site/{tape}/…` and hostname routes, `_site.json`, caching and security
  * headers. SiteEdge takes site requests off the main listener before Fastify (see there why);
- * SiteService returns their answers. Needs the global ChainModule; imports the data plane, the
+ * SiteService returns their answers. Imports the chain, the data plane, the
  * host router and metering.
  */
 @Module({
-  imports: [TracksModule, DomainsModule, MeteringModule],
+  imports: [TracksModule, DomainsModule, MeteringModule, ChainModule],
   providers: [
     { provide: SiteSource, useClass: ChainSiteSource },
     { provide: SiteDirectory, useFactory: createSiteDirectory, inject: [SiteSource, SiteConfig] },

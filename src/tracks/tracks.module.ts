@@ -1,4 +1,6 @@
 import { Inject, Module, OnModuleInit } from '@nestjs/common';
+import { GatewayIdentityModule } from '../chain/gateway-identity.module';
+import { HealthModule } from '../health/health.module';
 import { resolve } from 'node:path';
 import { GatewayIdentity, GatewayRole } from '../chain/gateway-identity';
 import { ConfigError } from '../config/config-loader';
@@ -63,7 +65,7 @@ export const TRACK_STORE_BACKEND = Symbol('TrackStoreBackend');
  * store is swapped in (or wrapped) by overriding the `TrackStore` provider.
  */
 @Module({
-  imports: [SharedStateModule],
+  imports: [SharedStateModule, HealthModule, GatewayIdentityModule],
   providers: [
     {
       provide: TRACK_STORE_BACKEND,

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import { freePort } from './free-port';
 import { spawnNodeChild } from './node-child';
-import { GATEWAY_NODE_FLAGS } from '../../src/runtime/node-flags';
+import { GATEWAY_NODE_FLAGS } from '../../src/node-flags';
 
 /** The directory of tape-gateway's package.json, from test/support or compiled into dist-bench. */
 export function findRepoRoot(from: string = __dirname): string {

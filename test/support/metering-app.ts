@@ -3,8 +3,8 @@ import { Controller, DynamicModule, Get, Module, Param, Put, Req, Res } from '@n
 import { APP_FILTER, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AllExceptionsFilter } from '../../src/common/all-exceptions.filter';
-import { ApiError } from '../../src/common/api-error';
+import { AllExceptionsFilter } from '../../src/http/all-exceptions.filter';
+import { ApiError } from '../../src/http/api-error';
 import { AppConfig } from '../../src/config/app-config';
 import { ConfigModule } from '../../src/config/config.module';
 import { validateConfig } from '../../src/config/config-loader';

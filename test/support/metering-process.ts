@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { findRepoRoot } from './gateway-process';
 import { siblingEntry, spawnNodeChild } from './node-child';
-import { GATEWAY_NODE_FLAGS } from '../../src/runtime/node-flags';
+import { GATEWAY_NODE_FLAGS } from '../../src/node-flags';
 
 export interface MeteringProcess {
   url: string;

@@ -6,7 +6,7 @@ import type { TrackStoreStats } from '../../src/tracks/track-store';
 import { freePort } from './free-port';
 import { findRepoRoot } from './gateway-process';
 import { spawnNodeChild } from './node-child';
-import { GATEWAY_NODE_FLAGS } from '../../src/runtime/node-flags';
+import { GATEWAY_NODE_FLAGS } from '../../src/node-flags';
 
 /** The repository root, found from here (this file also runs compiled, from dist-bench/). */
 export const REPO = findRepoRoot(__dirname);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port';
 import { REPO_ROOT } from './site-gateway';
-import { GATEWAY_NODE_FLAGS } from '../../src/runtime/node-flags';
+import { GATEWAY_NODE_FLAGS } from '../../src/node-flags';
 
 /**
  * The two reference servers of bench/site.bench.ts, each in its own process on a free loopback

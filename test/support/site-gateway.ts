@@ -4,7 +4,7 @@ import { freePort } from './free-port';
 import type { SiteGatewayOptions } from './site-gateway-app';
 import { findRepoRoot } from './gateway-process';
 import { siblingEntry, spawnNodeChild } from './node-child';
-import { GATEWAY_NODE_FLAGS } from '../../src/runtime/node-flags';
+import { GATEWAY_NODE_FLAGS } from '../../src/node-flags';
 
 /** The repository root, from test/support or from its compiled copy in dist-bench/test/support. */
 export const REPO_ROOT = findRepoRoot(__dirname);

@@ -1,4 +1,6 @@
 import { Logger } from '@nestjs/common';
+import { ObservabilityModule } from '../../observability/observability.module';
+import { ChainModule } from '../../chain/chain.module';
 import { GatewayConfig } from '../../config/app-config';
 import { S3Config } from '../../config/s3.config';
 import { StorageConfig } from '../../config/storage.config';
@@ -46,7 +48,7 @@ function sharesMultipart(storage: StorageConfig, shared: SharedState): boolean {
  */
 export function tapeS3Options(): S3ModuleOptions {
   return {
-    imports: [TracksModule, MeteringModule, SharedStateModule],
+    imports: [TracksModule, MeteringModule, SharedStateModule, ChainModule, ObservabilityModule],
     providers: [
       TapeDirectory,
       SpoolBudget,

@@ -1,4 +1,6 @@
 import { Module, OnModuleInit } from '@nestjs/common';
+import { ChainModule } from '../../chain/chain.module';
+import { HealthModule } from '../../health/health.module';
 import { StorageConfig } from '../../config/storage.config';
 import { HealthRegistry } from '../../health/health-registry';
 import { SharedState } from '../../shared-state/shared-state';
@@ -13,7 +15,7 @@ import { TrackGarbageCollector } from './track-gc.service';
  * Redis (storage.shared) share its lease and cursor: one pass at a time over all of them.
  */
 @Module({
-  imports: [TracksModule, SharedStateModule],
+  imports: [TracksModule, SharedStateModule, HealthModule, ChainModule],
   providers: [
     {
       provide: GcLease,

@@ -1,4 +1,4 @@
-import { ApiError } from '../../common/api-error';
+import { ApiError } from '../../http/api-error';
 import type { MeterDecision } from '../../metering/meter-decision';
 import type { SlotRefusal } from './upload-slots';
 

@@ -1,4 +1,6 @@
 import { Module, OnModuleInit } from '@nestjs/common';
+import { ChainModule } from '../../chain/chain.module';
+import { HealthModule } from '../../health/health.module';
 import { GatewayIdentity } from '../../chain/gateway-identity';
 import { HealthRegistry } from '../../health/health-registry';
 import { MeteringModule } from '../../metering/metering.module';
@@ -11,7 +13,7 @@ import { UploadSlots } from './upload-slots';
 
 /** `PUT /upload/{track}`: the write side of the data plane (docs/uploads.md). */
 @Module({
-  imports: [TracksModule, TrackGcModule, MeteringModule],
+  imports: [TracksModule, TrackGcModule, MeteringModule, HealthModule, ChainModule],
   controllers: [UploadController],
   providers: [UploadService, CertificationBatcher, UploadSlots],
 })

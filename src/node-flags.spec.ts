@@ -18,7 +18,7 @@ describe('gateway Node flags', () => {
   });
 
   it('are the flags `npm start` passes', () => {
-    const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+    const pkg = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;
     };
     expect(pkg.scripts.start).toBe(`node ${GATEWAY_NODE_FLAGS.join(' ')} dist/main.js`);
