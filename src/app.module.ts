@@ -13,7 +13,7 @@ import { S3Module } from './s3/s3.module';
 import { tapeS3Options } from './s3/tape-backend/tape-s3-options';
 import { SiteModule } from './site/site.module';
 import { TracksModule } from './tracks/tracks.module';
-import { UploadModule } from './tracks/upload/upload.module';
+import { UploadModule } from './upload/upload.module';
 
 /** The gateway: every feature module, over the shared config/chain/tracks services. */
 @Module({})

@@ -6,7 +6,7 @@ import { connect, Socket } from 'node:net';
 import { join } from 'node:path';
 import { commitmentToHex } from '../src/tracks/commitment';
 import { SegmentingHasher } from '../src/tracks/track-layout';
-import { signUpload } from '../src/tracks/upload-auth';
+import { signUpload } from '../src/upload/upload-auth';
 import { requestHead } from './support/s3-raw-http';
 import { encodeKeyPath, signWithHeader } from './support/s3-signing';
 import {

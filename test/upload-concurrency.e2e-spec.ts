@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { SegmentingHasher } from '../src/tracks/track-layout';
 import { commitmentToHex } from '../src/tracks/commitment';
-import { signUpload } from '../src/tracks/upload-auth';
+import { signUpload } from '../src/upload/upload-auth';
 import { ObjectFixture, SEGMENT_BYTES, startObjectFixture } from './support/object-fixture';
 import { TestTape, WrittenTrack } from './support/upload-client';
 

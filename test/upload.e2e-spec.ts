@@ -5,7 +5,7 @@ import http from 'node:http';
 import { join } from 'node:path';
 import { commitmentToHex } from '../src/tracks/commitment';
 import { SegmentingHasher } from '../src/tracks/track-layout';
-import { signUpload } from '../src/tracks/upload-auth';
+import { signUpload } from '../src/upload/upload-auth';
 import { ObjectFixture, startObjectFixture } from './support/object-fixture';
 import { rawRequest, storedTrackPath } from './support/object-http';
 import { PutReply, WrittenTrack } from './support/upload-client';

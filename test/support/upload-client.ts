@@ -6,7 +6,7 @@ import { ChainServices } from '../../src/chain/chain.module';
 import { ChainConfig } from '../../src/config/chain.config';
 import { commitmentToHex } from '../../src/tracks/commitment';
 import { SegmentingHasher, TrackLayout, splitFileIntoTracks } from '../../src/tracks/track-layout';
-import { UPLOAD_HEADERS, signUpload } from '../../src/tracks/upload-auth';
+import { UPLOAD_HEADERS, signUpload } from '../../src/upload/upload-auth';
 
 /** Bytes of one PUT: in memory, or a slice of a file streamed from disk (big objects). */
 export type PutBody = Buffer | { path: string; start: number; size: number };

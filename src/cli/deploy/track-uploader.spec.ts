@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { TrackKind } from '../../chain/account-layouts';
 import { commitmentOfBuffer } from '../../tracks/commitment';
 import { splitFileIntoTracks } from '../../tracks/track-layout';
-import { UPLOAD_HEADERS, verifyUpload } from '../../tracks/upload-auth';
+import { UPLOAD_HEADERS, verifyUpload } from '../../upload/upload-auth';
 import { PlannedTrack } from './deploy-planner';
 import { GatewayClient } from './gateway-client';
 import { TrackUploader, UploaderOptions } from './track-uploader';

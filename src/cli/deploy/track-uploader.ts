@@ -1,5 +1,5 @@
 import { Keypair, PublicKey } from '@solana/web3.js';
-import { UPLOAD_HEADERS } from '../../tracks/upload-auth';
+import { UPLOAD_HEADERS } from '../../upload/upload-auth';
 import { commitmentToHex } from '../../tracks/commitment';
 import { formatDuration } from '../output/units';
 import { CliError } from '../cli-error';

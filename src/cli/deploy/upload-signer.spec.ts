@@ -1,5 +1,5 @@
 import { Keypair } from '@solana/web3.js';
-import { signUpload } from '../../tracks/upload-auth';
+import { signUpload } from '../../upload/upload-auth';
 import { UploadSigner } from './upload-signer';
 
 describe('UploadSigner', () => {

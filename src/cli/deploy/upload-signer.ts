@@ -1,7 +1,7 @@
 import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { createPrivateKey, KeyObject, sign } from 'node:crypto';
-import { UPLOAD_HEADERS, UploadClaim, uploadMessage } from '../../tracks/upload-auth';
+import { UPLOAD_HEADERS, UploadClaim, uploadMessage } from '../../upload/upload-auth';
 
 /** DER prefix of a PKCS#8 Ed25519 private key; the 32-byte seed follows it. */
 const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');

@@ -1,5 +1,5 @@
-import { ApiError } from '../../http/api-error';
-import type { MeterDecision } from '../../metering/meter-decision';
+import { ApiError } from '../http/api-error';
+import type { MeterDecision } from '../metering/meter-decision';
 import type { SlotRefusal } from './upload-slots';
 
 /** Seconds a client refused for concurrency is told to wait. */

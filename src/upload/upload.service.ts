@@ -1,21 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { PublicKey } from '@solana/web3.js';
 import type { Readable } from 'node:stream';
-import { TapeRecord, TrackKind, TrackRecord } from '../../chain/account-layouts';
-import { ChainError } from '../../chain/chain-error';
-import { ChainReader } from '../../chain/chain-reader';
-import { parseAddress } from '../../chain/tape-label';
-import { StorageConfig } from '../../config/storage.config';
-import { commitmentFromHex, commitmentToHex, isCommitmentHex } from '../commitment';
-import { decodeManifest, MAX_MANIFEST_BYTES } from '../manifest';
-import { TrackClaim, TrackStore } from '../track-store';
+import { TapeRecord, TrackKind, TrackRecord } from '../chain/account-layouts';
+import { ChainError } from '../chain/chain-error';
+import { ChainReader } from '../chain/chain-reader';
+import { parseAddress } from '../chain/tape-label';
+import { StorageConfig } from '../config/storage.config';
+import { commitmentFromHex, commitmentToHex, isCommitmentHex } from '../tracks/commitment';
+import { decodeManifest, MAX_MANIFEST_BYTES } from '../tracks/manifest';
+import { TrackClaim, TrackStore } from '../tracks/track-store';
 import {
   TrackCommitmentMismatchError,
   TrackSizeMismatchError,
   TrackStoreError,
   TrackStoreUnavailableError,
-} from '../track-errors';
-import { verifyUpload } from '../upload-auth';
+} from '../tracks/track-errors';
+import { verifyUpload } from './upload-auth';
 import { CertificationBatcher } from './certification-batcher';
 import { uploadErrors, UploadSlotsFullError } from './upload-error';
 import { UploadSlots } from './upload-slots';

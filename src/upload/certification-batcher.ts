@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { PublicKey } from '@solana/web3.js';
-import { ChainWriter } from '../../chain/chain-writer';
-import { TapeInstructions } from '../../chain/tape-instructions';
-import { GatewayIdentity } from '../../chain/gateway-identity';
+import { ChainWriter } from '../chain/chain-writer';
+import { TapeInstructions } from '../chain/tape-instructions';
+import { GatewayIdentity } from '../chain/gateway-identity';
 
 interface Waiter {
   track: PublicKey;

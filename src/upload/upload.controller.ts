@@ -1,14 +1,14 @@
 import { Controller, Get, Optional, Param, Put, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayIdentity } from '../../chain/gateway-identity';
-import { ChainReader } from '../../chain/chain-reader';
-import { TapeInstructions } from '../../chain/tape-instructions';
-import { StorageConfig } from '../../config/storage.config';
-import type { PeerRequest } from '../../metering/client-ip';
-import { Metered } from '../../metering/metered.decorator';
-import { MeteringService } from '../../metering/metering.service';
-import { setRateLimitHeaders } from '../../metering/rate-limit-headers';
-import { UPLOAD_HEADERS } from '../upload-auth';
+import { GatewayIdentity } from '../chain/gateway-identity';
+import { ChainReader } from '../chain/chain-reader';
+import { TapeInstructions } from '../chain/tape-instructions';
+import { StorageConfig } from '../config/storage.config';
+import type { PeerRequest } from '../metering/client-ip';
+import { Metered } from '../metering/metered.decorator';
+import { MeteringService } from '../metering/metering.service';
+import { setRateLimitHeaders } from '../metering/rate-limit-headers';
+import { UPLOAD_HEADERS } from './upload-auth';
 import { UploadResult, UploadService } from './upload.service';
 import { uploadErrors, UploadSlotsFullError } from './upload-error';
 

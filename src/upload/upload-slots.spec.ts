@@ -1,4 +1,4 @@
-import { StorageConfig } from '../../config/storage.config';
+import { StorageConfig } from '../config/storage.config';
 import { UploadSlots } from './upload-slots';
 
 function newTestSlots(perClient: number, perTape: number) {

@@ -1,11 +1,11 @@
 import { Module, OnModuleInit } from '@nestjs/common';
-import { ChainModule } from '../../chain/chain.module';
-import { HealthModule } from '../../health/health.module';
-import { GatewayIdentity } from '../../chain/gateway-identity';
-import { HealthRegistry } from '../../health/health-registry';
-import { MeteringModule } from '../../metering/metering.module';
-import { TrackGcModule } from '../gc/track-gc.module';
-import { TracksModule } from '../tracks.module';
+import { ChainModule } from '../chain/chain.module';
+import { HealthModule } from '../health/health.module';
+import { GatewayIdentity } from '../chain/gateway-identity';
+import { HealthRegistry } from '../health/health-registry';
+import { MeteringModule } from '../metering/metering.module';
+import { TrackGcModule } from '../tracks/gc/track-gc.module';
+import { TracksModule } from '../tracks/tracks.module';
 import { CertificationBatcher } from './certification-batcher';
 import { UploadController } from './upload.controller';
 import { UploadService } from './upload.service';

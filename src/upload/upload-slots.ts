@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { StorageConfig } from '../../config/storage.config';
+import { StorageConfig } from '../config/storage.config';
 
 export type SlotScope = 'client' | 'tape';
 
