@@ -1,5 +1,33 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { roomImports } from './tools/eslint/room-imports.mjs';
+
+/**
+ * The rooms of src/ and the rooms each may import from (docs/architecture.md explains the
+ * layers). Foundation rooms import nothing of ours but config; feature rooms (site, object,
+ * upload, s3, admin) never import each other; only the entry points wire everything.
+ */
+const ROOMS = {
+  '(root)': ['admin', 'chain', 'cli', 'config', 'domains', 'health', 'http', 'localnet', 'logging', 'metering', 'object', 'observability', 's3', 'site', 'tracks', 'upload'],
+  config: [],
+  logging: [],
+  health: [],
+  http: ['config'],
+  'shared-state': ['config', 'health'],
+  observability: ['chain', 'config', 'domains', 'logging', 'metering', 'tracks'],
+  chain: ['config', 'health', 'observability'],
+  localnet: ['chain', 'config', 'observability'],
+  credentials: ['config', 'shared-state'],
+  domains: ['chain', 'config'],
+  metering: ['config', 'health', 'http'],
+  tracks: ['chain', 'config', 'health', 'shared-state'],
+  site: ['chain', 'config', 'domains', 'http', 'metering', 'tracks'],
+  object: ['chain', 'config', 'http', 'metering', 'tracks'],
+  upload: ['chain', 'config', 'health', 'http', 'metering', 'tracks'],
+  s3: ['chain', 'config', 'credentials', 'domains', 'http', 'metering', 'observability', 'shared-state', 'tracks'],
+  admin: ['config', 'domains', 'http', 'observability'],
+  cli: ['chain', 'config', 'credentials', 'localnet', 'tracks', 'upload'],
+};
 
 export default tseslint.config(
   { ignores: ['dist/**', 'dist-bench/**', 'dist-tools/**', 'node_modules/**', 'bin/**', '*.js', '*.mjs'] },
@@ -23,6 +51,18 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-call': 'off',
       '@typescript-eslint/no-unsafe-return': 'off',
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true, allowNullish: true }],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    plugins: { tape: { rules: { 'room-imports': roomImports } } },
+    rules: { 'tape/room-imports': ['error', ROOMS] },
+  },
+  {
+    // Services return answers; only controllers, edges and listeners see Fastify.
+    files: ['src/**/*.service.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['fastify', 'fastify/*', '@fastify/*'], message: 'a service returns an answer; the controller writes it (docs/architecture.md)' }] }],
     },
   },
 );

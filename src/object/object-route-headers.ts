@@ -1,3 +1,4 @@
+import { OBJECT_CSP } from '../http/raw-content-policy';
 /**
  * Response headers of `GET /object/{track}` (spec 4.1; docs/object.md). Built once per track and
  * kept with its cached chain record, so a hot request copies a ready object instead of
@@ -10,18 +11,6 @@ export const ERROR_CACHE_CONTROL = 'no-store';
 const FALLBACK_CONTENT_TYPE = 'application/octet-stream';
 /** Printable ASCII only: the type comes from the chain and must not break the header block. */
 const SAFE_CONTENT_TYPE = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
-
-/**
- * Every object is served as a sandboxed document without `allow-same-origin`: HTML, SVG or XML
- * a tenant uploaded renders in an opaque origin and runs no script at all, so it can neither
- * read nor write the gateway origin's storage and cookies (shared with every path-served site)
- * nor script another document. Applied to every type rather than to a list of "active" ones:
- * the list a browser executes is long and grows (HTML, XHTML, SVG, any XML through an XHTML
- * script element, multipart/x-mixed-replace), while passive types lose nothing (images, media,
- * text and Chromium's PDF viewer render as before). CSP is ignored on subresources, so `<img>`,
- * `<script>` and `fetch` uses are unchanged.
- */
-export const OBJECT_CSP = 'sandbox';
 
 /**
  * Objects are public, immutable and cookie-less (CORS `*` too): any page may embed them,

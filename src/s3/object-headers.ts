@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { OBJECT_CSP } from '../object/object-route-headers';
+import { OBJECT_CSP } from '../http/raw-content-policy';
 import type { S3ObjectHead } from './s3-backend';
 import { S3Error } from './s3-error';
 import { quoteEtag } from './s3-xml-responses';
