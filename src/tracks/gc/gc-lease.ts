@@ -1,12 +1,8 @@
 import type Redis from 'ioredis';
-import { randomBytes } from 'node:crypto';
+import { LeaseHandle, RedisLeases } from '../../shared-state/redis-lease';
 
 /** The right to run one collector pass, for as long as `held` says so. */
-export interface GcLeaseHandle {
-  /** False once the lease was lost (not renewed in time): the pass stops. */
-  held(): boolean;
-  release(): Promise<void>;
-}
+export type GcLeaseHandle = LeaseHandle;
 
 /**
  * Port: who may run a collector pass, and where the pass's cursor is kept. One gateway: always
@@ -37,20 +33,6 @@ export class LocalGcLease extends GcLease {
   }
 }
 
-const RENEW_SCRIPT = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
-`;
-const RELEASE_SCRIPT = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`;
-
-interface LeaseCommands {
-  tapeLeaseRenew(key: string, token: string, ttl: string): Promise<number>;
-  tapeLeaseRelease(key: string, token: string): Promise<number>;
-}
-
 /**
  * `<prefix>gc:lease` (SET NX PX `ttlMs`, value: a random token naming the holder), renewed every
  * third of its lifetime while a pass runs and deleted by its holder at the end; a holder that
@@ -58,46 +40,19 @@ interface LeaseCommands {
  * expired, counts as lost and the pass stops. The cursor is `<prefix>gc:cursor` (hex).
  */
 export class RedisGcLease extends GcLease {
+  private readonly leases: RedisLeases;
+
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly ttlMs: number,
   ) {
     super();
-    redis.defineCommand('tapeLeaseRenew', { numberOfKeys: 1, lua: RENEW_SCRIPT });
-    redis.defineCommand('tapeLeaseRelease', { numberOfKeys: 1, lua: RELEASE_SCRIPT });
+    this.leases = new RedisLeases(redis);
   }
 
   async acquire(): Promise<GcLeaseHandle | null> {
-    const token = randomBytes(12).toString('hex');
-    const taken = await this.redis.set(this.leaseKey, token, 'PX', this.ttlMs, 'NX');
-    if (taken !== 'OK') return null;
-    let validUntil = Date.now() + this.ttlMs;
-    let lost = false;
-    const commands = this.redis as unknown as LeaseCommands;
-    const renew = setInterval(
-      () => {
-        const asked = Date.now();
-        commands.tapeLeaseRenew(this.leaseKey, token, String(this.ttlMs)).then(
-          (renewed) => {
-            if (renewed === 1) validUntil = asked + this.ttlMs;
-            else lost = true;
-          },
-          () => undefined, // retried at the next tick; held() stops at validUntil
-        );
-      },
-      Math.max(100, Math.floor(this.ttlMs / 3)),
-    );
-    renew.unref();
-    return {
-      // A margin before the expiry: clocks of two processes on one Redis differ a little.
-      held: () => !lost && Date.now() < validUntil - Math.min(1000, this.ttlMs / 10),
-      release: async () => {
-        clearInterval(renew);
-        lost = true;
-        await commands.tapeLeaseRelease(this.leaseKey, token).catch(() => undefined);
-      },
-    };
+    return this.leases.tryAcquire(this.leaseKey, this.ttlMs);
   }
 
   async cursor(): Promise<Buffer | undefined> {
