@@ -1,32 +1,21 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { S3Config } from '../../config/s3.config';
-import { newChecksum } from '../checksums';
 import { StorageConfig } from '../../config/storage.config';
-import {
-  S3BackendEntityTooLargeError,
-  S3BackendNoSuchUploadError,
-  S3CompletedPart,
-  S3PartInfo,
-} from '../s3-backend';
+import { S3BackendNoSuchUploadError, S3CompletedPart, S3PartInfo } from '../s3-backend';
 import { CompletedUpload, MultipartStore, MultipartUpload } from './multipart-store';
 import { NameLocks } from './name-locks';
+import { PartDigester, StoredPartRecord, toPartInfo } from './stored-part';
 import { SpoolBudget, SpoolHold } from './spool-budget';
 import { sweepOldEntries } from './spool-sweep';
 
-interface StoredPart {
-  partNumber: number;
-  etag: string;
-  size: number;
-  lastModified: string;
+interface StoredPart extends StoredPartRecord {
   file: string;
-  /** Base64, in the upload's checksum algorithm (when it has one). */
-  checksum?: string;
 }
 
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
@@ -227,21 +216,7 @@ export class MultipartSpool extends MultipartStore implements OnModuleInit, OnMo
   ): Promise<S3PartInfo> {
     const dir = this.uploadDir(upload.uploadId);
     const file = `part-${partNumber}-${randomBytes(6).toString('hex')}.bin`;
-    const hash = createHash('sha256');
-    const sum = upload.checksum ? newChecksum(upload.checksum.algorithm) : undefined;
-    let size = 0;
-    const hashing = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        size += chunk.length;
-        if (size > hold.bytes) {
-          done(new S3BackendEntityTooLargeError(`the part is longer than its ${hold.bytes} bytes`));
-          return;
-        }
-        hash.update(chunk);
-        sum?.update(chunk);
-        done(null, chunk);
-      },
-    });
+    const hashing = new PartDigester(hold.bytes, upload.checksum?.algorithm);
     try {
       await pipeline(
         body,
@@ -253,14 +228,7 @@ export class MultipartSpool extends MultipartStore implements OnModuleInit, OnMo
       throw isMissing(error) ? new S3BackendNoSuchUploadError(upload.uploadId) : error;
     }
     const previous = await this.readPart(dir, partNumber);
-    const part: StoredPart = {
-      partNumber,
-      etag: hash.digest('hex'),
-      size,
-      lastModified: new Date().toISOString(),
-      file,
-      checksum: sum?.digestBase64(),
-    };
+    const part: StoredPart = { ...hashing.record(partNumber), file };
     try {
       await writeJsonAtomically(join(dir, `part-${partNumber}.json`), part);
     } catch (error) {
@@ -269,10 +237,10 @@ export class MultipartSpool extends MultipartStore implements OnModuleInit, OnMo
       throw isMissing(error) ? new S3BackendNoSuchUploadError(upload.uploadId) : error;
     }
     const open = this.open.get(upload.uploadId) ?? (await this.index(upload));
-    if (hold.bytes > size) {
+    if (hold.bytes > part.size) {
       // Declared longer than received cannot pass the body checks; keep the count exact anyway.
       hold.release();
-      hold = this.budget.hold(upload.tapeAddress, size);
+      hold = this.budget.hold(upload.tapeAddress, part.size);
     }
     open.parts.get(partNumber)?.release();
     open.parts.set(partNumber, hold);
@@ -386,16 +354,6 @@ export class MultipartSpool extends MultipartStore implements OnModuleInit, OnMo
   private uploadDir(uploadId: string): string {
     return join(this.dir, uploadId);
   }
-}
-
-function toPartInfo(part: StoredPart): S3PartInfo {
-  return {
-    partNumber: part.partNumber,
-    etag: part.etag,
-    size: part.size,
-    lastModified: new Date(part.lastModified),
-    ...(part.checksum !== undefined ? { checksum: part.checksum } : {}),
-  };
 }
 
 function isMissing(error: unknown): boolean {

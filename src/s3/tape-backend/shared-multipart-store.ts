@@ -6,29 +6,19 @@ import {
 } from '@aws-sdk/client-s3';
 import { Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type Redis from 'ioredis';
-import { createHash, randomBytes } from 'node:crypto';
-import { Readable, Transform } from 'node:stream';
-import { newChecksum } from '../checksums';
-import {
-  S3BackendEntityTooLargeError,
-  S3BackendNoSuchUploadError,
-  S3CompletedPart,
-  S3PartInfo,
-} from '../s3-backend';
+import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { S3BackendNoSuchUploadError, S3CompletedPart, S3PartInfo } from '../s3-backend';
 import { RedisMutex } from '../../shared-state/redis-mutex';
 import { CompletedUpload, MultipartStore, MultipartUpload } from './multipart-store';
 import { NameLocks } from './name-locks';
+import { PartDigester, StoredPartRecord, toPartInfo } from './stored-part';
 import type { SpoolHold } from './spool-budget';
 import { SharedSpoolLedger } from './shared-spool-ledger';
 
 /** A stored part: its bytes are the bucket object `object`. */
-interface StoredPart {
-  partNumber: number;
-  etag: string;
-  size: number;
-  lastModified: string;
+interface StoredPart extends StoredPartRecord {
   object: string;
-  checksum?: string;
 }
 
 export interface SharedMultipartOptions {
@@ -219,21 +209,7 @@ export class SharedMultipartStore extends MultipartStore implements OnModuleInit
     hold: SpoolHold,
   ): Promise<S3PartInfo> {
     const object = `${this.options.objectPrefix}${upload.uploadId}/${partNumber}-${randomBytes(6).toString('hex')}`;
-    const hash = createHash('sha256');
-    const sum = upload.checksum ? newChecksum(upload.checksum.algorithm) : undefined;
-    let size = 0;
-    const hashing = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        size += chunk.length;
-        if (size > hold.bytes) {
-          done(new S3BackendEntityTooLargeError(`the part is longer than its ${hold.bytes} bytes`));
-          return;
-        }
-        hash.update(chunk);
-        sum?.update(chunk);
-        done(null, chunk);
-      },
-    });
+    const hashing = new PartDigester(hold.bytes, upload.checksum?.algorithm);
     body.once('error', (err) => hashing.destroy(err));
     body.pipe(hashing);
     try {
@@ -252,15 +228,8 @@ export class SharedMultipartStore extends MultipartStore implements OnModuleInit
       // The body's own error (cut off, too long) explains it better than the store's.
       throw hashing.errored ?? body.errored ?? error;
     }
-    const part: StoredPart = {
-      partNumber,
-      etag: hash.digest('hex'),
-      size,
-      lastModified: new Date().toISOString(),
-      object,
-      ...(sum ? { checksum: sum.digestBase64() } : {}),
-    };
-    await this.options.ledger.keepAsPart(hold, upload.uploadId, partNumber, size);
+    const part: StoredPart = { ...hashing.record(partNumber), object };
+    await this.options.ledger.keepAsPart(hold, upload.uploadId, partNumber, part.size);
     const previous = await this.commands.tapeMpuSetPart(
       this.recordKey(upload.uploadId),
       this.partsKey(upload.uploadId),
@@ -395,14 +364,4 @@ export class SharedMultipartStore extends MultipartStore implements OnModuleInit
   private doneKey(uploadId: string): string {
     return this.key(`${uploadId}:done`);
   }
-}
-
-function toPartInfo(part: StoredPart): S3PartInfo {
-  return {
-    partNumber: part.partNumber,
-    etag: part.etag,
-    size: part.size,
-    lastModified: new Date(part.lastModified),
-    ...(part.checksum !== undefined ? { checksum: part.checksum } : {}),
-  };
 }
