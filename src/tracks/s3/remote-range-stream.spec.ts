@@ -4,22 +4,25 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { CHUNK_BYTES, commitmentOfBuffer } from '../commitment';
 import { IntegrityError, TrackStoreUnavailableError } from '../track-errors';
-import { RemoteRangeOptions, RemoteRangeStream } from './remote-range-stream';
+import { RemoteBytes, RemoteRangeOptions, RemoteRangeStream } from './remote-range-stream';
 
 const SIZE = 3 * CHUNK_BYTES + 1000;
 const data = Buffer.alloc(SIZE);
 for (let i = 0; i < SIZE; i++) data[i] = (i * 7 + (i >> 9)) & 0xff;
 const { chunkHashes } = commitmentOfBuffer(data);
 
-/** A fake remote: serves `stored` in pieces of 10,000 bytes and records each ranged GET. */
-function remote(stored: Buffer) {
+/**
+ * A fake remote: serves `stored` in pieces of 10,000 bytes and records each ranged GET; with
+ * `inline`, every answer carries that chunk list too.
+ */
+function remote(stored: Buffer, inline?: Buffer) {
   const gets: [number, number][] = [];
-  const fetch = (from: number, to: number): Promise<Readable> => {
+  const fetch = (from: number, to: number): Promise<RemoteBytes> => {
     gets.push([from, to]);
     const slice = stored.subarray(from, to + 1);
     const pieces: Buffer[] = [];
     for (let o = 0; o < slice.length; o += 10_000) pieces.push(slice.subarray(o, o + 10_000));
-    return Promise.resolve(Readable.from(pieces));
+    return Promise.resolve({ body: Readable.from(pieces), hashes: inline });
   };
   return { gets, fetch };
 }
@@ -80,13 +83,13 @@ describe('RemoteRangeStream', () => {
     const broken = await collect(
       open({
         fetch: () =>
-          Promise.resolve(
-            new Readable({
+          Promise.resolve({
+            body: new Readable({
               read() {
                 this.destroy(new Error('ECONNRESET'));
               },
             }),
-          ),
+          }),
       }),
     );
     expect(broken.error).toBeInstanceOf(TrackStoreUnavailableError);
@@ -141,7 +144,11 @@ describe('RemoteRangeStream', () => {
     let body: Readable | undefined;
     const { bytes, error } = await collect(
       open({
-        fetch: async (from, to) => (body = await remote(data).fetch(from, to)),
+        fetch: async (from, to) => {
+          const got = await remote(data).fetch(from, to);
+          body = got.body;
+          return got;
+        },
         chunkHashes: () => Promise.reject(new IntegrityError('ab'.repeat(32), 'bad list')),
       }),
     );
@@ -170,5 +177,65 @@ describe('RemoteRangeStream', () => {
     for (let i = 0; i < 100 && !release; i++) await new Promise((r) => setTimeout(r, 10));
     release();
     expect(admitted).toBe(true);
+  });
+
+  describe('listWithBytes (the list kept in the object metadata)', () => {
+    it('one request: the list that came with the bytes verifies them, none is asked for', async () => {
+      const store = remote(data, chunkHashes);
+      let listAsked = 0;
+      const { bytes, error } = await collect(
+        open({
+          fetch: store.fetch,
+          listWithBytes: true,
+          chunkHashes: () => {
+            listAsked++;
+            return Promise.resolve(chunkHashes);
+          },
+        }),
+      );
+      expect(error).toBeUndefined();
+      expect(bytes.equals(data)).toBe(true);
+      expect(store.gets).toHaveLength(1);
+      expect(listAsked).toBe(0);
+    });
+
+    it('an answer without the list: the list is asked for after it, and still verifies', async () => {
+      const bad = Buffer.from(data);
+      bad[100] ^= 1;
+      let listAsked = 0;
+      const { bytes, error } = await collect(
+        open({
+          fetch: remote(bad).fetch,
+          listWithBytes: true,
+          chunkHashes: () => {
+            listAsked++;
+            return Promise.resolve(chunkHashes);
+          },
+        }),
+      );
+      expect(listAsked).toBe(1);
+      expect(error).toBeInstanceOf(IntegrityError);
+      expect(bytes.length).toBe(0);
+    });
+
+    it('a failed list after the bytes closes the GET and leaves no fill file', async () => {
+      let body: Readable | undefined;
+      const temp = join(dir, 'fill.part');
+      const { error } = await collect(
+        open({
+          fetch: async (from, to) => {
+            const got = await remote(data).fetch(from, to);
+            body = got.body;
+            return got;
+          },
+          listWithBytes: true,
+          chunkHashes: () => Promise.reject(new IntegrityError('ab'.repeat(32), 'bad list')),
+          fill: { tempPath: temp, admit: () => Promise.resolve() },
+        }),
+      );
+      expect(error).toBeInstanceOf(IntegrityError);
+      expect(body?.destroyed).toBe(true);
+      expect(existsSync(temp)).toBe(false);
+    });
   });
 });

@@ -15,7 +15,12 @@ export interface RemoteRangeOptions {
   endInclusive: number;
   chunkHashes: () => Promise<Buffer>;
   /** A ranged GET of bytes from..toInclusive: the body stream, or a typed store error. */
-  fetch: (from: number, toInclusive: number) => Promise<Readable>;
+  fetch: (from: number, toInclusive: number) => Promise<RemoteBytes>;
+  /**
+   * The answer to the GET may carry the (verified) chunk list: ask for the bytes first and for
+   * the list only when it did not come with them. Otherwise both are asked for at once.
+   */
+  listWithBytes?: boolean;
   counters: RangeReadCounters;
   onIntegrityFailure?: (track: string) => void;
   /**
@@ -26,11 +31,19 @@ export interface RemoteRangeOptions {
   fill?: { tempPath: string; admit: (hashes: Buffer) => Promise<void> };
 }
 
+/** What a ranged GET brings: the body, and the chunk list when the store kept it beside. */
+export interface RemoteBytes {
+  body: Readable;
+  /** Already checked against the commitment by the store. */
+  hashes?: Buffer;
+}
+
 /**
  * A range of a track from a remote store: one ranged GET of exactly the chunks the range
  * touches, each chunk verified against the commitment's chunk list before any of it is pushed.
  * The chunk list and the bytes are asked for at once (a cold read costs one round trip to the
- * store, not two); no byte is pushed before the list is here and verified.
+ * store, not two), or the list comes with the bytes (listWithBytes: one request); no byte is
+ * pushed before the list is here and verified.
  * highWaterMark is one chunk; the GET's body is pulled one chunk at a time, so a slow client
  * holds about one chunk here and TCP backpressure reaches the store.
  */
@@ -57,29 +70,44 @@ export class RemoteRangeStream extends Readable {
   }
 
   override _construct(callback: (error?: Error | null) => void): void {
-    const { size } = this.options;
-    (async () => {
-      const from = this.firstChunk * CHUNK_BYTES;
-      const to = Math.min(size, (this.lastChunk + 1) * CHUNK_BYTES) - 1;
-      const [hashes, body] = await Promise.allSettled([
-        this.options.chunkHashes(),
-        this.options.fetch(from, to),
-      ]);
-      // Kept even when the list failed, so _destroy closes the response.
-      if (body.status === 'fulfilled') this.body = body.value;
-      // The list's error first: it says more (missing, corrupt) than the GET's.
-      if (hashes.status === 'rejected') throw hashes.reason;
-      if (body.status === 'rejected') throw body.reason;
-      this.hashes = hashes.value;
-      this.pieces = body.value[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-      // A cache that cannot take the fill (disk full, directory gone) never fails the read.
-      if (this.options.fill) {
-        this.fillFile = await open(this.options.fill.tempPath, 'w', 0o644).catch(() => undefined);
-      }
-    })().then(
-      () => callback(),
-      (err: Error) => callback(err),
+    // A cache that cannot take the fill (disk full, directory gone) never fails the read.
+    const fillFile = this.options.fill
+      ? open(this.options.fill.tempPath, 'w', 0o644).catch(() => undefined)
+      : undefined;
+    this.fetchWithList().then(
+      async ({ body, hashes }) => {
+        this.body = body;
+        this.hashes = hashes;
+        this.pieces = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+        this.fillFile = await fillFile;
+        callback();
+      },
+      async (err: Error) => {
+        // _destroy closes and removes it.
+        this.fillFile = await fillFile;
+        callback(err);
+      },
     );
+  }
+
+  /** The bytes of the range and the track's chunk list (the list's failure named first). */
+  private async fetchWithList(): Promise<{ body: Readable; hashes: Buffer }> {
+    const { size, chunkHashes, fetch, listWithBytes } = this.options;
+    const from = this.firstChunk * CHUNK_BYTES;
+    const to = Math.min(size, (this.lastChunk + 1) * CHUNK_BYTES) - 1;
+    if (listWithBytes) {
+      const got = await fetch(from, to);
+      if (got.hashes) return { body: got.body, hashes: got.hashes };
+      // Kept so that _destroy closes the response if the list fails.
+      this.body = got.body;
+      return { body: got.body, hashes: await chunkHashes() };
+    }
+    const [hashes, got] = await Promise.allSettled([chunkHashes(), fetch(from, to)]);
+    if (got.status === 'fulfilled') this.body = got.value.body;
+    // The list's error first: it says more (missing, corrupt) than the GET's.
+    if (hashes.status === 'rejected') throw hashes.reason;
+    if (got.status === 'rejected') throw got.reason;
+    return { body: got.value.body, hashes: hashes.value };
   }
 
   override _read(): void {

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { TrackS3Config } from '../../config/storage.config';
 import { CHUNK_BYTES, commitmentOfBuffer } from '../commitment';
 import { IntegrityError, TrackNotFoundError, TrackStoreUnavailableError } from '../track-errors';
-import { S3TrackStore } from './s3-track-store';
+import { INLINE_CHUNK_LIST_CHUNKS, S3TrackStore } from './s3-track-store';
 import { TrackCache } from './track-cache';
 
 /**
@@ -17,6 +17,8 @@ import { TrackCache } from './track-cache';
  */
 class FakeBucket {
   readonly objects = new Map<string, Buffer>();
+  /** User metadata (x-amz-meta-*) of each object, as PutObject sent it. */
+  readonly metadata = new Map<string, Record<string, string>>();
   readonly log: string[] = [];
   down = false;
 
@@ -47,7 +49,7 @@ class FakeBucket {
         const bytes = m ? o.subarray(Number(m[1]), Number(m[2]) + 1) : o;
         const body = Readable.from([bytes]) as Readable & { transformToByteArray?: unknown };
         body.transformToByteArray = () => Promise.resolve(new Uint8Array(bytes));
-        return { Body: body, ContentLength: bytes.length };
+        return { Body: body, ContentLength: bytes.length, Metadata: this.metadata.get(key) ?? {} };
       }
       case 'PutObjectCommand': {
         if (input.IfNoneMatch === '*' && this.objects.has(key)) {
@@ -60,10 +62,12 @@ class FakeBucket {
         if (Buffer.isBuffer(body)) parts.push(body);
         else for await (const p of body as Readable) parts.push(p as Buffer);
         this.objects.set(key, Buffer.concat(parts));
+        this.metadata.set(key, (input.Metadata as Record<string, string> | undefined) ?? {});
         return {};
       }
       case 'DeleteObjectCommand':
         this.objects.delete(key);
+        this.metadata.delete(key);
         return {};
       default:
         throw new Error(`unexpected ${name}`);
@@ -134,6 +138,38 @@ describe('S3TrackStore (against an in-memory bucket)', () => {
     bucket.down = true;
     expect((await read(reader, 1000, 150_000)).equals(data.subarray(1000, 150_001))).toBe(true);
     expect(bucket.log).toEqual([]);
+  });
+
+  it('a small track carries its chunk list in its metadata: a cold read is one GET', async () => {
+    await newStore('w').put(commitment, data.length, Readable.from([data]));
+    const inline = bucket.metadata.get(`p/${hex}`)?.['tape-chunks'];
+    expect(Buffer.from(inline!, 'base64').equals(commitmentOfBuffer(data).chunkHashes)).toBe(true);
+    const reader = newStore('r');
+    await reader.init();
+    bucket.log.length = 0;
+    expect((await read(reader)).equals(data)).toBe(true);
+    expect(bucket.log).toEqual([`GetObjectCommand p/${hex}`]);
+
+    // Past INLINE_CHUNK_LIST_CHUNKS (S3 keeps 2 KB of user metadata) only .chunks holds it.
+    const big = Buffer.alloc((INLINE_CHUNK_LIST_CHUNKS + 1) * CHUNK_BYTES, 'big ');
+    const bigHex = commitmentOfBuffer(big).commitment.toString('hex');
+    await newStore('w').put(commitmentOfBuffer(big).commitment, big.length, Readable.from([big]));
+    expect(bucket.metadata.get(`p/${bigHex}`)).toEqual({});
+  });
+
+  it('a chunk list in the metadata that does not match the commitment is ignored: .chunks decides', async () => {
+    await newStore('w').put(commitment, data.length, Readable.from([data]));
+    const forged = commitmentOfBuffer(Buffer.alloc(data.length, 'forged ')).chunkHashes;
+    bucket.metadata.set(`p/${hex}`, { 'tape-chunks': forged.toString('base64') });
+    const reader = newStore('r');
+    bucket.log.length = 0;
+    expect((await read(reader)).equals(data)).toBe(true);
+    expect(bucket.log).toEqual([`GetObjectCommand p/${hex}`, `GetObjectCommand p/${hex}.chunks`]);
+
+    // Forged bytes with their own (forged) list in the metadata are still refused.
+    bucket.objects.set(`p/${hex}`, Buffer.alloc(data.length, 'forged '));
+    const fresh = newStore('r2');
+    await expect(read(fresh)).rejects.toBeInstanceOf(IntegrityError);
   });
 
   it('a partial read fetches the whole track into the cache in the background', async () => {

@@ -48,7 +48,7 @@ import {
   TrackStoreStats,
 } from '../track-store';
 import { RangeReadCounters, VerifiedRangeStream } from '../verified-range-stream';
-import { RemoteRangeStream } from './remote-range-stream';
+import { RemoteBytes, RemoteRangeStream } from './remote-range-stream';
 import { TrackCache } from './track-cache';
 
 const RECENT_CORRUPT = 10;
@@ -56,6 +56,15 @@ const RECENT_CORRUPT = 10;
 const HEALTH_PROBE_MS = 1500;
 /** Whole-track cache fills started by partial reads, at once. */
 const BACKGROUND_FILLS = 4;
+/**
+ * Tracks of at most this many chunks (2 MiB) also carry their chunk list in the object's user
+ * metadata (`x-amz-meta-tape-chunks`, base64, 1,368 characters at most: inside S3's 2 KB of
+ * user metadata), so a cold read of a small track is one GET: the list arrives with the bytes.
+ * The `.chunks` object stays the list of record (and the fallback when the metadata is absent,
+ * from an older writer, or does not match the commitment).
+ */
+export const INLINE_CHUNK_LIST_CHUNKS = 32;
+const CHUNK_LIST_METADATA = 'tape-chunks';
 
 interface VerifiedChunkList {
   size: number;
@@ -209,7 +218,10 @@ export class S3TrackStore extends TrackStore {
         if (size > this.options.s3.multipart_part_bytes) {
           await this.putMultipart(hex, temp, size);
         } else {
-          await this.putObject(hex, createReadStream(temp), size, condition);
+          await this.putObject(hex, createReadStream(temp), size, {
+            ...condition,
+            ...inlineChunkList(size, digest.chunkHashes),
+          });
         }
       } catch (err) {
         await rm(temp, { force: true });
@@ -226,8 +238,8 @@ export class S3TrackStore extends TrackStore {
 
   async readChunkHashes(commitment: Buffer, size: number): Promise<Buffer> {
     const hex = this.hexOf(commitment);
-    const known = this.chunkLists.get(hex);
-    if (known && known.size === size) return known.hashes;
+    const known = this.knownChunkList(hex, size);
+    if (known) return known;
     const expectedBytes = chunkCount(size) * CHUNK_HASH_BYTES;
     let hashes: Buffer | undefined;
     if (this.cache.lookup(hex) !== undefined) {
@@ -250,8 +262,17 @@ export class S3TrackStore extends TrackStore {
         throw this.integrityFailure(hex, 'chunk list does not match the commitment');
       }
     }
-    this.chunkLists.set(hex, { size, hashes, byteLength: hashes.length + 64 });
+    this.rememberChunkList(hex, size, hashes);
     return hashes;
+  }
+
+  private knownChunkList(hex: string, size: number): Buffer | undefined {
+    const known = this.chunkLists.get(hex);
+    return known && known.size === size ? known.hashes : undefined;
+  }
+
+  private rememberChunkList(hex: string, size: number, hashes: Buffer): void {
+    this.chunkLists.set(hex, { size, hashes, byteLength: hashes.length + 64 });
   }
 
   openRange(commitment: Buffer, size: number, start: number, endInclusive: number): Readable {
@@ -417,7 +438,10 @@ export class S3TrackStore extends TrackStore {
       start,
       endInclusive,
       chunkHashes: () => this.readChunkHashes(commitment, size),
-      fetch: (from, to) => this.getRange(hex, from, to),
+      fetch: (from, to) => this.getRange(commitment, size, from, to),
+      // The list may come with the bytes (inline metadata): ask for it only if it did not.
+      listWithBytes:
+        chunkCount(size) <= INLINE_CHUNK_LIST_CHUNKS && !this.knownChunkList(hex, size),
       counters: this.counters,
       onIntegrityFailure: (track) => this.noteCorrupt(track),
       ...(mayFill &&
@@ -431,7 +455,18 @@ export class S3TrackStore extends TrackStore {
     });
   }
 
-  private async getRange(hex: string, from: number, to: number): Promise<Readable> {
+  /**
+   * A ranged GET: the body, and the chunk list when the object carries one in its metadata that
+   * matches the commitment (remembered like one read from `.chunks`; one that does not match is
+   * ignored, and the `.chunks` object decides).
+   */
+  private async getRange(
+    commitment: Buffer,
+    size: number,
+    from: number,
+    to: number,
+  ): Promise<RemoteBytes> {
+    const hex = commitmentToHex(commitment);
     try {
       const out = await this.client.send(
         new GetObjectCommand({
@@ -446,7 +481,13 @@ export class S3TrackStore extends TrackStore {
         body.destroy();
         throw this.integrityFailure(hex, `stored object answers ${out.ContentLength} bytes`);
       }
-      return body;
+      const inline = out.Metadata?.[CHUNK_LIST_METADATA];
+      const hashes = inline === undefined ? undefined : Buffer.from(inline, 'base64');
+      if (hashes && verifyChunkList(commitment, size, hashes)) {
+        this.rememberChunkList(hex, size, hashes);
+        return { body, hashes };
+      }
+      return { body };
     } catch (err) {
       throw this.readError(hex, err);
     }
@@ -481,7 +522,7 @@ export class S3TrackStore extends TrackStore {
     name: string,
     body: Buffer | Readable,
     length: number,
-    condition: { IfNoneMatch?: string },
+    extra: { IfNoneMatch?: string; Metadata?: Record<string, string> },
   ): Promise<void> {
     try {
       await this.client.send(
@@ -491,7 +532,7 @@ export class S3TrackStore extends TrackStore {
           Body: body,
           ContentLength: length,
           ContentType: 'application/octet-stream',
-          ...condition,
+          ...extra,
         }),
       );
     } catch (err) {
@@ -668,4 +709,10 @@ function describeS3Error(err: unknown): string {
   const e = err as { name?: string; code?: string; message?: string };
   const what = e?.code ?? e?.name ?? 'error';
   return status !== undefined ? `${what}, HTTP ${status}` : `${what}: ${e?.message ?? ''}`.trim();
+}
+
+/** The chunk list as user metadata, for a track small enough (INLINE_CHUNK_LIST_CHUNKS). */
+function inlineChunkList(size: number, hashes: Buffer): { Metadata?: Record<string, string> } {
+  if (chunkCount(size) > INLINE_CHUNK_LIST_CHUNKS) return {};
+  return { Metadata: { [CHUNK_LIST_METADATA]: hashes.toString('base64') } };
 }
