@@ -1,12 +1,17 @@
 import { Controller, Get, Head, Param, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
+import { MemoizedValidationPipe } from '../http/validation-pipe';
 import { MeteringGate } from '../metering/metering-gate';
 import { Metered } from '../metering/metered.decorator';
 import { ObjectAnswer } from './object-answer';
-import { ObjectRefusal } from './object-errors';
+import { objectErrors, ObjectRefusal } from './object-errors';
 import { ERROR_CACHE_CONTROL } from './object-route-headers';
 import { ObjectService } from './object.service';
+import { ObjectTrackParams } from './object-track.params';
+
+/** A malformed address: 400 invalid_track_address (memoized: this is a hot read route). */
+const OBJECT_INPUT = new MemoizedValidationPipe(() => objectErrors.invalidAddress());
 
 /**
  * A client that accepts nothing for this long loses its connection, like nginx's send_timeout:
@@ -31,20 +36,20 @@ export class ObjectController {
    * the payload rather than relying on the adapter to drop a body. */
   @Head(':track')
   head(
-    @Param('track') track: string,
+    @Param(OBJECT_INPUT) params: ObjectTrackParams,
     @Req() req: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    return this.serve(track, req, reply);
+    return this.serve(params.track, req, reply);
   }
 
   @Get(':track')
   get(
-    @Param('track') track: string,
+    @Param(OBJECT_INPUT) params: ObjectTrackParams,
     @Req() req: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    return this.serve(track, req, reply);
+    return this.serve(params.track, req, reply);
   }
 
   private async serve(track: string, req: FastifyRequest, reply: FastifyReply): Promise<void> {

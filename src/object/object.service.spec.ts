@@ -121,7 +121,7 @@ function newTestController(opened: Partial<OpenedObject>, size: number, refuse =
   };
   const get = (headers: Record<string, string> = {}) =>
     controller.get(
-      'Track1111111111111111111111111111111111111',
+      { track: 'Track1111111111111111111111111111111111111' },
       { method: 'GET', headers } as never,
       reply as never,
     );

@@ -1,4 +1,4 @@
-import { Controller, Get, Optional, Param, Put, Req, Res } from '@nestjs/common';
+import { Controller, Get, Optional, Param, Put, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayIdentity } from '../chain/gateway-identity';
 import { ChainReader } from '../chain/chain-reader';
@@ -8,9 +8,14 @@ import type { PeerRequest } from '../metering/client-ip';
 import { Metered } from '../metering/metered.decorator';
 import { MeteringService } from '../metering/metering.service';
 import { setRateLimitHeaders } from '../metering/rate-limit-headers';
-import { UPLOAD_HEADERS } from './upload-auth';
+import { RequestHeaders, validationPipe } from '../http/validation-pipe';
+import { UploadHeaders, UploadTrackParams } from './upload-request.dto';
 import { UploadResult, UploadService } from './upload.service';
 import { uploadErrors, UploadSlotsFullError } from './upload-error';
+import { WriterOnlyGuard } from './writer-only.guard';
+
+/** Malformed input: 400 with the DTO's message, as the gateway's error body. */
+const UPLOAD_INPUT = validationPipe((message) => uploadErrors.badRequest(message));
 
 @Controller('upload')
 export class UploadController {
@@ -36,31 +41,26 @@ export class UploadController {
     };
   }
 
+  /** Guards in order: metering first, then a reader's refusal, then the input's form. */
   @Put(':track')
+  @UseGuards(WriterOnlyGuard)
   @Metered('upload')
   async upload(
-    @Param('track') track: string,
+    @RequestHeaders(UPLOAD_INPUT) headers: UploadHeaders,
+    @Param(UPLOAD_INPUT) params: UploadTrackParams,
     @Req() req: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<UploadResult> {
-    const header = (name: string) => {
-      const value = req.headers[name];
-      return Array.isArray(value) ? value[0] : value;
-    };
-    if (!this.identity.isWriter) throw uploadErrors.reader();
-    const length = header('content-length');
-    if (length !== undefined && !/^\d{1,16}$/.test(length)) {
-      throw uploadErrors.badRequest('malformed Content-Length');
-    }
+    const length = headers.contentLength;
     return this.uploads
       .upload({
-        track,
+        track: params.track,
         client: this.metering?.clientKeyOf(req as unknown as PeerRequest) ?? req.ip,
         contentLength: length === undefined ? undefined : Number(length),
-        signer: header(UPLOAD_HEADERS.signer),
-        timestamp: header(UPLOAD_HEADERS.timestamp),
-        signature: header(UPLOAD_HEADERS.signature),
-        segment: header(UPLOAD_HEADERS.segment),
+        signer: headers.signer,
+        timestamp: headers.timestamp,
+        signature: headers.signature,
+        segment: headers.segment,
         body: req.raw,
       })
       .catch((err: unknown) => {
