@@ -2,20 +2,20 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import { S3Config } from '../config/s3.config';
 import { singleHeader } from './http-header';
-import { respondPatiently } from './patient-response';
+import { respondPatiently } from './body/patient-response';
 import { parseS3Address, S3Address } from './s3-address';
-import { S3Authenticator } from './s3-authenticator';
+import { S3Authenticator } from './auth/s3-authenticator';
 import { S3Backend, S3Bucket } from './s3-backend';
-import { S3BucketHandlers } from './s3-bucket-handlers';
+import { S3BucketHandlers } from './handlers/s3-bucket-handlers';
 import { S3RequestContext, S3Response } from './s3-context';
 import { S3Credential } from './s3-credential-store';
 import { S3Error } from './s3-error';
 import { backendErrorToS3 } from './s3-error-mapping';
-import { S3MultipartHandlers } from './s3-multipart-handlers';
-import { S3ObjectHandlers } from './s3-object-handlers';
+import { S3MultipartHandlers } from './handlers/s3-multipart-handlers';
+import { S3ObjectHandlers } from './handlers/s3-object-handlers';
 import { meterKind, refuseCorsPreflight, resolveOperation, S3OperationName } from './s3-operation';
 import { S3RequestMeter } from './s3-request-meter';
-import { errorXml } from './s3-xml-responses';
+import { errorXml } from './xml/s3-xml-responses';
 
 /** What the listener knows about a request besides the raw message. */
 export interface S3RequestInfo {

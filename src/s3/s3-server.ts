@@ -20,7 +20,7 @@ import { S3Response } from './s3-context';
 import { S3Error } from './s3-error';
 import { parseS3Address, S3Address } from './s3-address';
 import { resourceOf, S3RequestHandler } from './s3-request-handler';
-import { errorXml } from './s3-xml-responses';
+import { errorXml } from './xml/s3-xml-responses';
 
 const METHODS = ['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'OPTIONS'] as const;
 /** Longest path parameter the router accepts: 1024-byte keys percent-encoded, with room. */

@@ -30,9 +30,9 @@ import {
   S3WriteResult,
 } from '../s3-backend';
 import { S3Error } from '../s3-error';
-import { ChecksumAlgorithm } from '../checksums';
+import { ChecksumAlgorithm } from '../body/checksums';
 import { ChecksumType, ObjectChecksum, ObjectMetadata, ObjectParts } from '../object-metadata';
-import { S3EtagTap } from '../s3-etag';
+import { S3EtagTap } from '../body/s3-etag';
 import { assertChecksumMatches, multipartChecksum } from './multipart-object-checksum';
 import {
   decodeObjectMetadata,
@@ -40,7 +40,7 @@ import {
   placeholderChecksum,
 } from './object-metadata-codec';
 import { MultipartStore, toUploadInfo } from './multipart-store';
-import { checkWriteCondition, S3WriteCondition } from '../write-conditions';
+import { checkWriteCondition, S3WriteCondition } from '../handlers/write-conditions';
 import { NamePrecondition, ObjectPublisher } from './object-publisher';
 import { ObjectSpool } from './object-spool';
 import { assertPublishableName, contentTypeForCopy, contentTypeForName } from './object-names';
