@@ -12,7 +12,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import { CHECKSUM_ALGORITHMS, newChecksum } from '../src/s3/checksums';
+import { CHECKSUM_ALGORITHMS, newChecksum } from '../src/s3/body/checksums';
 import { failure, sdkClient } from './support/s3-sdk-client';
 import {
   gatewayGet,

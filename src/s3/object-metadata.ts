@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ChecksumAlgorithm } from './checksums';
+import type { ChecksumAlgorithm } from './body/checksums';
 
 /**
  * What S3 keeps of a PutObject's headers besides its type and bytes, and returns on GetObject and

@@ -1,7 +1,7 @@
 import { parseHost } from '../domains/host-name';
 import { HIDDEN_NAME_RULE, isHiddenName } from '../chain/hidden-names';
 import { S3Error } from './s3-error';
-import { splitQuery } from './sigv4-canonical';
+import { splitQuery } from './auth/sigv4-canonical';
 import { percentDecodeUtf8 } from './uri-encoding';
 
 /** S3's limit on key length, in UTF-8 bytes. */

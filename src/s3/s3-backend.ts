@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
-import type { ChecksumAlgorithm } from './checksums';
+import type { ChecksumAlgorithm } from './body/checksums';
 import type { ChecksumType, ObjectChecksum, ObjectParts, StoredHeaders } from './object-metadata';
-import type { S3WriteCondition } from './write-conditions';
+import type { S3WriteCondition } from './handlers/write-conditions';
 
 /**
  * The port between the S3 protocol layer and storage. The protocol layer (this folder) owns

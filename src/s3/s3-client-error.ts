@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { clientErrorHandler, RawAnswer } from '../http/framework-errors';
 import { S3Error } from './s3-error';
-import { errorXml } from './s3-xml-responses';
+import { errorXml } from './xml/s3-xml-responses';
 
 /** Request ids in the shape of Amazon S3's: 16 upper-case hex digits. */
 export function newRequestId(): string {

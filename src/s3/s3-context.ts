@@ -4,7 +4,7 @@ import type { S3Address } from './s3-address';
 import type { S3Bucket } from './s3-backend';
 import type { S3Credential } from './s3-credential-store';
 import type { S3OperationName } from './s3-operation';
-import type { SigV4Verified } from './sigv4';
+import type { SigV4Verified } from './auth/sigv4';
 
 /** One authenticated, authorised request as the operation handlers see it. */
 export interface S3RequestContext {

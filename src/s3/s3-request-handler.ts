@@ -1,21 +1,20 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
-import { S3Config } from '../config/s3.config';
 import { singleHeader } from './http-header';
-import { respondPatiently } from './patient-response';
-import { parseS3Address, S3Address } from './s3-address';
-import { S3Authenticator } from './s3-authenticator';
+import { respondPatiently } from './body/patient-response';
+import type { S3Address } from './s3-address';
+import { S3Authenticator } from './auth/s3-authenticator';
 import { S3Backend, S3Bucket } from './s3-backend';
-import { S3BucketHandlers } from './s3-bucket-handlers';
+import { S3BucketHandlers } from './handlers/s3-bucket-handlers';
 import { S3RequestContext, S3Response } from './s3-context';
 import { S3Credential } from './s3-credential-store';
 import { S3Error } from './s3-error';
 import { backendErrorToS3 } from './s3-error-mapping';
-import { S3MultipartHandlers } from './s3-multipart-handlers';
-import { S3ObjectHandlers } from './s3-object-handlers';
+import { S3MultipartHandlers } from './handlers/s3-multipart-handlers';
+import { S3ObjectHandlers } from './handlers/s3-object-handlers';
 import { meterKind, refuseCorsPreflight, resolveOperation, S3OperationName } from './s3-operation';
 import { S3RequestMeter } from './s3-request-meter';
-import { errorXml } from './s3-xml-responses';
+import { errorXml } from './xml/s3-xml-responses';
 
 /** What the listener knows about a request besides the raw message. */
 export interface S3RequestInfo {
@@ -28,16 +27,15 @@ export interface S3RequestInfo {
 }
 
 /**
- * One S3 request, end to end: address, operation, metering, SigV4, tape scope, then the
- * operation's handler. Every failure leaves as an S3Error (unknown ones as InternalError, logged
- * here with their stack, never sent).
+ * One S3 request, end to end, from the address the listener parsed once: operation, metering,
+ * SigV4, tape scope, then the operation's handler. Every failure leaves as an S3Error (unknown
+ * ones as InternalError, logged here with their stack, never sent).
  */
 @Injectable()
 export class S3RequestHandler {
   private readonly logger = new Logger('s3');
 
   constructor(
-    private readonly config: S3Config,
     private readonly authenticator: S3Authenticator,
     private readonly backend: S3Backend,
     private readonly meter: S3RequestMeter,
@@ -46,9 +44,8 @@ export class S3RequestHandler {
     private readonly multipart: S3MultipartHandlers,
   ) {}
 
-  async handle(raw: IncomingMessage, info: S3RequestInfo): Promise<S3Response> {
+  async handle(raw: IncomingMessage, address: S3Address, info: S3RequestInfo): Promise<S3Response> {
     const method = raw.method ?? 'GET';
-    const address = parseS3Address(raw.url ?? '/', raw.headers.host, this.config.virtual_host);
     refuseCorsPreflight(method, singleHeader(raw.headers, 'origin'));
     const operation = resolveOperation(
       method,

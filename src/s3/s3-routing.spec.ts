@@ -1,4 +1,4 @@
-import { newChecksum } from './checksums';
+import { newChecksum } from './body/checksums';
 import { parseS3Address } from './s3-address';
 import { S3Error } from './s3-error';
 import { refuseCorsPreflight, resolveOperation } from './s3-operation';

@@ -20,7 +20,7 @@ import { S3Response } from './s3-context';
 import { S3Error } from './s3-error';
 import { parseS3Address, S3Address } from './s3-address';
 import { resourceOf, S3RequestHandler } from './s3-request-handler';
-import { errorXml } from './s3-xml-responses';
+import { errorXml } from './xml/s3-xml-responses';
 
 const METHODS = ['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'OPTIONS'] as const;
 /** Longest path parameter the router accepts: 1024-byte keys percent-encoded, with room. */
@@ -98,7 +98,7 @@ export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
         return server;
       },
       // An absolute-form target whose authority is the Host becomes origin-form
-      // (src/common/request-target.ts); any other target stays as sent, and the address parser
+      // (src/http/request-target.ts); any other target stays as sent, and the address parser
       // refuses it (InvalidURI) instead of the router quietly dropping its scheme and authority.
       rewriteUrl: (req) => {
         const url = req.url ?? '/';
@@ -175,18 +175,20 @@ export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   private async handle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    let address: S3Address | undefined;
+    // The one parse of the address: the handler and its error mapping get this same address.
+    let address: S3Address;
     try {
       address = parseS3Address(
         request.raw.url ?? '/',
         request.headers.host,
         this.config.virtual_host,
       );
-    } catch {
-      // the handler reports the same failure as an S3 error below
+    } catch (error) {
+      this.sendError(request, reply, this.handler.toS3Error(error));
+      return;
     }
     try {
-      const response = await this.handler.handle(request.raw, {
+      const response = await this.handler.handle(request.raw, address, {
         requestId: request.id,
         clientIp: request.ip,
         contentType: this.contentTypes.get(request.raw),

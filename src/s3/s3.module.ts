@@ -1,11 +1,11 @@
 import { DynamicModule, Module, ModuleMetadata, Provider } from '@nestjs/common';
-import { S3Authenticator } from './s3-authenticator';
+import { S3Authenticator } from './auth/s3-authenticator';
 import { S3Backend } from './s3-backend';
-import { S3BodyReader } from './s3-body-reader';
-import { S3BucketHandlers } from './s3-bucket-handlers';
+import { S3BodyReader } from './body/s3-body-reader';
+import { S3BucketHandlers } from './handlers/s3-bucket-handlers';
 import { S3CredentialStore } from './s3-credential-store';
-import { S3MultipartHandlers } from './s3-multipart-handlers';
-import { S3ObjectHandlers } from './s3-object-handlers';
+import { S3MultipartHandlers } from './handlers/s3-multipart-handlers';
+import { S3ObjectHandlers } from './handlers/s3-object-handlers';
 import { S3RequestHandler } from './s3-request-handler';
 import { S3RequestMeter, UnmeteredS3RequestMeter } from './s3-request-meter';
 import { S3Server } from './s3-server';

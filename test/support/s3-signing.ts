@@ -1,6 +1,6 @@
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { SigV4Request } from '../../src/s3/sigv4-parse';
+import type { SigV4Request } from '../../src/s3/auth/sigv4-parse';
 
 /**
  * The signing side of the AWS SDK (@smithy/signature-v4) as an independent oracle for the

@@ -1,5 +1,5 @@
 import { Readable, Transform } from 'node:stream';
-import { ChecksumAlgorithm, compositeChecksum, newChecksum } from '../checksums';
+import { ChecksumAlgorithm, compositeChecksum, newChecksum } from '../body/checksums';
 import { ChecksumType, ObjectChecksum } from '../object-metadata';
 import { ExpectedChecksum, S3CompletedPart, S3PartInfo } from '../s3-backend';
 import { S3Error } from '../s3-error';

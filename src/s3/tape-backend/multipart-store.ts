@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { ChecksumAlgorithm } from '../checksums';
+import type { ChecksumAlgorithm } from '../body/checksums';
 import type { ChecksumType, StoredHeaders } from '../object-metadata';
 import type { S3CompletedPart, S3MultipartUploadInfo, S3PartInfo } from '../s3-backend';
 import type { SpoolHold } from './spool-budget';

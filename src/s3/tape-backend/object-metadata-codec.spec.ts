@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { compositeChecksum } from '../checksums';
+import { compositeChecksum } from '../body/checksums';
 import { NO_METADATA, ObjectMetadata, readStoredHeaders } from '../object-metadata';
 import { decodeObjectMetadata, encodeObjectMetadata } from './object-metadata-codec';
 

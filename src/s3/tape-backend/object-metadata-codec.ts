@@ -1,6 +1,6 @@
 import { ByteReader, ByteWriter } from '../../chain/byte-codec';
-import { MAX_PARTS } from '../s3-xml-requests';
-import { ChecksumAlgorithm, CHECKSUM_ALGORITHMS, checksumDigestBytes } from '../checksums';
+import { MAX_PARTS } from '../xml/s3-xml-requests';
+import { ChecksumAlgorithm, CHECKSUM_ALGORITHMS, checksumDigestBytes } from '../body/checksums';
 import {
   ChecksumType,
   NO_METADATA,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Transform, TransformCallback } from 'node:stream';
-import { ChecksumAlgorithm, newChecksum } from '../checksums';
+import { ChecksumAlgorithm, newChecksum } from '../body/checksums';
 import { S3BackendEntityTooLargeError, S3PartInfo } from '../s3-backend';
 
 /** What every multipart store keeps of a part, wherever its bytes are. */

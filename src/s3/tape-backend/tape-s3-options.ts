@@ -24,12 +24,16 @@ import {
   ObjectWriteLocks,
   SharedObjectWriteLocks,
 } from './object-write-locks';
+import { ObjectCommitter } from './object-committer';
 import { ObjectSpool } from './object-spool';
 import { SharedMultipartStore } from './shared-multipart-store';
 import { SharedSpoolLedger } from './shared-spool-ledger';
 import { SpoolBudget } from './spool-budget';
 import { LocalSpoolLedger, SpoolLedger } from './spool-ledger';
 import { TapeDirectory } from './tape-directory';
+import { TapeMultipartUploads } from './tape-multipart-uploads';
+import { TapeObjectReads } from './tape-object-reads';
+import { TapeObjectWrites } from './tape-object-writes';
 import { TapeS3Backend } from './tape-s3-backend';
 
 /**
@@ -108,6 +112,10 @@ export function tapeS3Options(): S3ModuleOptions {
           });
         },
       },
+      ObjectCommitter,
+      TapeObjectReads,
+      TapeObjectWrites,
+      TapeMultipartUploads,
       { provide: S3Backend, useClass: TapeS3Backend },
       { provide: S3CredentialStore, useClass: GatewayS3CredentialStore },
       { provide: S3RequestMeter, useClass: MeteringS3RequestMeter },

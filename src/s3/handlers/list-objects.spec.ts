@@ -6,8 +6,8 @@ import {
   parseMaxKeys,
 } from './list-objects';
 import { listUploadsPage } from './list-uploads';
-import type { S3ObjectInfo } from './s3-backend';
-import { S3Error } from './s3-error';
+import type { S3ObjectInfo } from '../s3-backend';
+import { S3Error } from '../s3-error';
 
 const objects = (keys: string[]): S3ObjectInfo[] =>
   keys.map((key) => ({ key, size: key.length, etag: 'e', lastModified: new Date(0) }));

@@ -1,7 +1,7 @@
 import { XMLParser } from 'fast-xml-parser';
-import type { S3CompletedPart } from './s3-backend';
-import { CHECKSUM_ALGORITHMS, checksumElement } from './checksums';
-import { S3Error } from './s3-error';
+import type { S3CompletedPart } from '../s3-backend';
+import { CHECKSUM_ALGORITHMS, checksumElement } from '../body/checksums';
+import { S3Error } from '../s3-error';
 
 /**
  * Request documents (DeleteObjects, CompleteMultipartUpload). Bodies are size-capped before they

@@ -2,16 +2,16 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { AwsChunkedDecoder } from './aws-chunked-decoder';
 import { ChecksumAlgorithm, checksumAlgorithmOfHeader } from './checksums';
-import { singleHeader } from './http-header';
+import { singleHeader } from '../http-header';
 import { PayloadChecks, PayloadVerifier } from './payload-verifier';
-import { S3Error } from './s3-error';
-import { SigV4Verified } from './sigv4';
+import { S3Error } from '../s3-error';
+import { SigV4Verified } from '../auth/sigv4';
 import {
   STREAMING_SIGNED,
   STREAMING_SIGNED_TRAILER,
   STREAMING_UNSIGNED_TRAILER,
   UNSIGNED_PAYLOAD,
-} from './sigv4-parse';
+} from '../auth/sigv4-parse';
 
 export interface BodyLimits {
   /** Largest decoded body. */

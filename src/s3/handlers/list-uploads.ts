@@ -1,6 +1,6 @@
-import { isHiddenName } from '../chain/hidden-names';
+import { isHiddenName } from '../../chain/hidden-names';
 import { compareKeys } from './list-objects';
-import type { S3MultipartUploadInfo } from './s3-backend';
+import type { S3MultipartUploadInfo } from '../s3-backend';
 
 /** ListMultipartUploads paging: by key (UTF-8 byte order), then initiation time, as S3 orders them. */
 export interface ListUploadsQuery {

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
-import { checksumAlgorithmOfHeader } from './checksums';
-import { S3Config } from '../config/s3.config';
+import { checksumAlgorithmOfHeader } from '../body/checksums';
+import { S3Config } from '../../config/s3.config';
 import { parseMaxKeys } from './list-objects';
 import { readUserMetadata } from './object-headers';
-import { readStoredHeaders } from './object-metadata';
+import { readStoredHeaders } from '../object-metadata';
 import { multipartChecksumHeaders, readMultipartChecksum } from './multipart-checksum';
-import { singleHeader } from './http-header';
+import { singleHeader } from '../http-header';
 import { evaluateConditions } from './object-headers';
 import {
   ExpectedChecksum,
@@ -16,21 +16,25 @@ import {
   S3CompletedPart,
   S3PartInfo,
   S3WriteResult,
-} from './s3-backend';
+} from '../s3-backend';
 import { copySourceBucket, parseCopySource } from './s3-object-handlers';
-import { S3BodyReader } from './s3-body-reader';
-import { publishableKey } from './s3-address';
-import { bucketOf, keyOf, S3RequestContext, S3Response, xmlResponse } from './s3-context';
-import { S3Error } from './s3-error';
+import { S3BodyReader } from '../body/s3-body-reader';
+import { publishableKey } from '../s3-address';
+import { bucketOf, keyOf, S3RequestContext, S3Response, xmlResponse } from '../s3-context';
+import { S3Error } from '../s3-error';
 import {
   completeMultipartXml,
   copyPartXml,
   initiateMultipartXml,
   listPartsXml,
   quoteEtag,
-} from './s3-xml-responses';
-import { MAX_PARTS, MAX_REQUEST_XML_BYTES, parseCompleteMultipartUpload } from './s3-xml-requests';
-import { awsUriEncode } from './uri-encoding';
+} from '../xml/s3-xml-responses';
+import {
+  MAX_PARTS,
+  MAX_REQUEST_XML_BYTES,
+  parseCompleteMultipartUpload,
+} from '../xml/s3-xml-requests';
+import { awsUriEncode } from '../uri-encoding';
 import { parseWriteCondition, S3WriteCondition } from './write-conditions';
 
 /**

@@ -1,6 +1,6 @@
 import { onePerNumber } from './s3-multipart-handlers';
-import type { S3PartInfo } from './s3-backend';
-import { S3Error } from './s3-error';
+import type { S3PartInfo } from '../s3-backend';
+import { S3Error } from '../s3-error';
 
 const stored = new Map<number, S3PartInfo>(
   [

@@ -1,7 +1,7 @@
 import { createHash, Hash } from 'node:crypto';
 import { Transform, TransformCallback } from 'node:stream';
 import { ChecksumAlgorithm, IncrementalChecksum, newChecksum } from './checksums';
-import { S3Error } from './s3-error';
+import { S3Error } from '../s3-error';
 
 /**
  * The last stage of every request body: counts, hashes and checks the decoded bytes while they

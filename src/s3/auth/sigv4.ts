@@ -1,5 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { S3Error } from './s3-error';
+import { S3Error } from '../s3-error';
 import { canonicalCandidates, canonicalHeaders } from './sigv4-canonical';
 import {
   isoBasicToMillis,

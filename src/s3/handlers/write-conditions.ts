@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { unquoteEtag } from './s3-xml-requests';
-import { S3Error } from './s3-error';
+import { unquoteEtag } from '../xml/s3-xml-requests';
+import { S3Error } from '../s3-error';
 
 /**
  * Conditional writes (PutObject, CompleteMultipartUpload, CopyObject's destination):

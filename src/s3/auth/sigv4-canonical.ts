@@ -1,4 +1,4 @@
-import { awsEncodeBytes, percentDecodeBytes } from './uri-encoding';
+import { awsEncodeBytes, percentDecodeBytes } from '../uri-encoding';
 
 /**
  * The parts of SigV4's canonical request that depend on how the client wrote its URL.

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { S3Config } from '../config/s3.config';
+import { S3Config } from '../../config/s3.config';
 import { openVerifiedBody, readSmallBody, VerifiedBody } from './request-body';
-import { S3RequestContext } from './s3-context';
-import { S3Error } from './s3-error';
+import { S3RequestContext } from '../s3-context';
+import { S3Error } from '../s3-error';
 
 /** Opens request bodies with the configured limits, and keeps the backend to the body contract. */
 @Injectable()

@@ -1,8 +1,8 @@
-import type { S3Bucket, S3MultipartUploadInfo, S3ObjectInfo, S3PartInfo } from './s3-backend';
-import { checksumElement } from './checksums';
-import type { ObjectChecksum } from './object-metadata';
-import type { S3Error } from './s3-error';
-import { awsUriEncode } from './uri-encoding';
+import type { S3Bucket, S3MultipartUploadInfo, S3ObjectInfo, S3PartInfo } from '../s3-backend';
+import { checksumElement } from '../body/checksums';
+import type { ObjectChecksum } from '../object-metadata';
+import type { S3Error } from '../s3-error';
+import { awsUriEncode } from '../uri-encoding';
 import { el, group, XmlChildren, xmlDocument, XmlNode, xmlTextDocument } from './xml-writer';
 
 /** Response documents of the S3 operations, shaped as Amazon S3 writes them. */

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import { drain, fakeRequest } from '../../test/support/s3-fake-request';
-import { oracleSignString, signWithHeader, TEST_SECRET } from '../../test/support/s3-signing';
+import { drain, fakeRequest } from '../../../test/support/s3-fake-request';
+import { oracleSignString, signWithHeader, TEST_SECRET } from '../../../test/support/s3-signing';
 import { BodyLimits, openVerifiedBody } from './request-body';
-import { S3Error } from './s3-error';
-import { checkSigV4Time, SigningKeyCache, SigV4Verified, verifySigV4 } from './sigv4';
+import { S3Error } from '../s3-error';
+import { checkSigV4Time, SigningKeyCache, SigV4Verified, verifySigV4 } from '../auth/sigv4';
 import {
   EMPTY_SHA256,
   parseSigV4Claims,
@@ -13,7 +13,7 @@ import {
   STREAMING_SIGNED_TRAILER,
   STREAMING_UNSIGNED_TRAILER,
   UNSIGNED_PAYLOAD,
-} from './sigv4-parse';
+} from '../auth/sigv4-parse';
 
 const DATE = new Date('2026-03-01T12:00:00Z');
 const LIMITS = { maxBytes: 10 * 1024 * 1024, maxChunkBytes: 1024 * 1024 };

@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { checksumElement } from './checksums';
-import type { S3ByteRange, S3ObjectHead } from './s3-backend';
-import { S3Error } from './s3-error';
-import { MAX_PARTS } from './s3-xml-requests';
-import { el, group, XmlNode, xmlDocument } from './xml-writer';
+import { checksumElement } from '../body/checksums';
+import type { S3ByteRange, S3ObjectHead } from '../s3-backend';
+import { S3Error } from '../s3-error';
+import { MAX_PARTS } from '../xml/s3-xml-requests';
+import { el, group, XmlNode, xmlDocument } from '../xml/xml-writer';
 
 /**
  * The parts of an object: those of the multipart upload it was completed from, when their

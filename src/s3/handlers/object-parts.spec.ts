@@ -1,6 +1,6 @@
 import { objectAttributesXml, partSlice, requestedPartNumber } from './object-parts';
-import type { S3ObjectHead } from './s3-backend';
-import { S3Error } from './s3-error';
+import type { S3ObjectHead } from '../s3-backend';
+import { S3Error } from '../s3-error';
 
 const MiB = 1024 * 1024;
 

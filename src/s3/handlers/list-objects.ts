@@ -1,6 +1,6 @@
-import { isHiddenName } from '../chain/hidden-names';
-import type { S3ObjectInfo } from './s3-backend';
-import { S3Error } from './s3-error';
+import { isHiddenName } from '../../chain/hidden-names';
+import type { S3ObjectInfo } from '../s3-backend';
+import { S3Error } from '../s3-error';
 
 /**
  * ListObjects (v1 and v2) semantics over a bucket's full key list. Order is UTF-8 byte order,

@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { S3Response, XML_CONTENT_TYPE } from './s3-context';
+import { S3Response, XML_CONTENT_TYPE } from '../s3-context';
 
 /**
  * CompleteMultipartUpload and CopyObject commit to the chain and can take longer than a client's

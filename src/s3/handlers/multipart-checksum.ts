@@ -1,8 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { ChecksumAlgorithm, MULTIPART_CHECKSUM_TYPES, parseChecksumAlgorithm } from './checksums';
-import { singleHeader } from './http-header';
-import type { ChecksumType } from './object-metadata';
-import { S3Error } from './s3-error';
+import {
+  ChecksumAlgorithm,
+  MULTIPART_CHECKSUM_TYPES,
+  parseChecksumAlgorithm,
+} from '../body/checksums';
+import { singleHeader } from '../http-header';
+import type { ChecksumType } from '../object-metadata';
+import { S3Error } from '../s3-error';
 
 /**
  * CreateMultipartUpload's `x-amz-checksum-algorithm` and `x-amz-checksum-type`: which checksum

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { S3Config } from '../config/s3.config';
+import { S3Config } from '../../config/s3.config';
 import {
   decodeContinuationToken,
   encodeContinuationToken,
@@ -7,16 +7,16 @@ import {
   parseMaxKeys,
 } from './list-objects';
 import { listUploadsPage } from './list-uploads';
-import { S3Backend } from './s3-backend';
-import { bucketOf, S3RequestContext, S3Response, xmlResponse } from './s3-context';
-import { S3Error } from './s3-error';
+import { S3Backend } from '../s3-backend';
+import { bucketOf, S3RequestContext, S3Response, xmlResponse } from '../s3-context';
+import { S3Error } from '../s3-error';
 import {
   listBucketsXml,
   listMultipartUploadsXml,
   listObjectsV1Xml,
   listObjectsV2Xml,
   locationXml,
-} from './s3-xml-responses';
+} from '../xml/s3-xml-responses';
 
 /** Bucket-level operations. A bucket is a tape: it exists iff the tape does; it is never created here. */
 @Injectable()

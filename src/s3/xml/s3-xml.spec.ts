@@ -1,5 +1,5 @@
 import { XMLParser } from 'fast-xml-parser';
-import { S3Error } from './s3-error';
+import { S3Error } from '../s3-error';
 import { errorXml, listObjectsV1Xml, listObjectsV2Xml, ListV2Xml } from './s3-xml-responses';
 import {
   MAX_REQUEST_XML_BYTES,

@@ -1,6 +1,6 @@
-import { S3Error } from './s3-error';
+import { S3Error } from '../s3-error';
 import { splitQuery } from './sigv4-canonical';
-import { percentDecodeUtf8 } from './uri-encoding';
+import { percentDecodeUtf8 } from '../uri-encoding';
 
 export const SIGV4_ALGORITHM = 'AWS4-HMAC-SHA256';
 export const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';

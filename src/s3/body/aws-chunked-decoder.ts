@@ -1,7 +1,7 @@
 import { createHash, Hash } from 'node:crypto';
 import { Transform, TransformCallback } from 'node:stream';
-import { S3Error } from './s3-error';
-import { chunkSignature, SigV4Verified, signaturesEqual, trailerSignature } from './sigv4';
+import { S3Error } from '../s3-error';
+import { chunkSignature, SigV4Verified, signaturesEqual, trailerSignature } from '../auth/sigv4';
 
 /**
  * Decodes an `aws-chunked` request body:

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { contentRange, parseSingleRange, unsatisfiedContentRange } from '../tracks/byte-range';
-import { singleHeader } from './http-header';
+import { contentRange, parseSingleRange, unsatisfiedContentRange } from '../../tracks/byte-range';
+import { singleHeader } from '../http-header';
 import type { IncomingHttpHeaders } from 'node:http';
 import {
   checksumModeEnabled,
@@ -8,17 +8,22 @@ import {
   objectHeaders,
   readUserMetadata,
 } from './object-headers';
-import { readStoredHeaders } from './object-metadata';
-import { checkKey, publishableKey, visibleKey } from './s3-address';
+import { readStoredHeaders } from '../object-metadata';
+import { checkKey, publishableKey, visibleKey } from '../s3-address';
 import { objectAttributesXml, partSlice, PartSlice, requestedPartNumber } from './object-parts';
-import { S3Backend, S3Bucket, S3ByteRange, S3ObjectHead } from './s3-backend';
-import { S3BodyReader } from './s3-body-reader';
-import { bucketOf, keyOf, S3RequestContext, S3Response, xmlResponse } from './s3-context';
-import { S3Error } from './s3-error';
-import { backendErrorToS3 } from './s3-error-mapping';
-import { copyObjectXml, deleteResultXml, DeleteResultEntry, quoteEtag } from './s3-xml-responses';
-import { MAX_REQUEST_XML_BYTES, parseDeleteObjects } from './s3-xml-requests';
-import { percentDecodeUtf8 } from './uri-encoding';
+import { S3Backend, S3Bucket, S3ByteRange, S3ObjectHead } from '../s3-backend';
+import { S3BodyReader } from '../body/s3-body-reader';
+import { bucketOf, keyOf, S3RequestContext, S3Response, xmlResponse } from '../s3-context';
+import { S3Error } from '../s3-error';
+import { backendErrorToS3 } from '../s3-error-mapping';
+import {
+  copyObjectXml,
+  deleteResultXml,
+  DeleteResultEntry,
+  quoteEtag,
+} from '../xml/s3-xml-responses';
+import { MAX_REQUEST_XML_BYTES, parseDeleteObjects } from '../xml/s3-xml-requests';
+import { percentDecodeUtf8 } from '../uri-encoding';
 import { parseWriteCondition } from './write-conditions';
 
 /**

@@ -1,4 +1,4 @@
-import { S3Error } from './s3-error';
+import { S3Error } from '../s3-error';
 import { resolveRange } from './s3-object-handlers';
 
 /** The InvalidRange refusal for an object of `size` bytes, as thrown. */

@@ -4,8 +4,8 @@ import {
   signWithHeader,
   TEST_ACCESS_KEY_ID,
   TEST_SECRET,
-} from '../../test/support/s3-signing';
-import { S3Error } from './s3-error';
+} from '../../../test/support/s3-signing';
+import { S3Error } from '../s3-error';
 import { checkSigV4Time, SigningKeyCache, SigV4Verified, verifySigV4 } from './sigv4';
 import { EMPTY_SHA256, parseSigV4Claims, SigV4Request, UNSIGNED_PAYLOAD } from './sigv4-parse';
 

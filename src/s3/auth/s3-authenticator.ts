@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { S3Credential, S3CredentialStore } from './s3-credential-store';
-import { S3Error } from './s3-error';
+import { S3Credential, S3CredentialStore } from '../s3-credential-store';
+import { S3Error } from '../s3-error';
 import { checkSigV4Time, SigningKeyCache, SigV4Verified, verifySigV4 } from './sigv4';
 import { parseSigV4Claims, SigV4Request } from './sigv4-parse';
 

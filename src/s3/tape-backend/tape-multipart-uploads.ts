@@ -1,0 +1,225 @@
+import { Injectable } from '@nestjs/common';
+import { PublicKey } from '@solana/web3.js';
+import { ChainReader } from '../../chain/chain-reader';
+import { S3Config } from '../../config/s3.config';
+import { ChecksumAlgorithm } from '../body/checksums';
+import { S3WriteCondition } from '../handlers/write-conditions';
+import { ChecksumType, ObjectMetadata, ObjectParts } from '../object-metadata';
+import {
+  ExpectedChecksum,
+  S3BackendAccessDeniedError,
+  S3Bucket,
+  S3CompletedPart,
+  S3CreateMultipartInput,
+  S3MultipartUploadInfo,
+  S3PartInfo,
+  S3UploadPartInput,
+  S3WriteResult,
+} from '../s3-backend';
+import { S3Error } from '../s3-error';
+import { assertChecksumMatches, multipartChecksum } from './multipart-object-checksum';
+import { MultipartStore, toUploadInfo } from './multipart-store';
+import { ObjectCommitter, PLACEHOLDER_ETAG } from './object-committer';
+import {
+  decodeObjectMetadata,
+  encodeObjectMetadata,
+  placeholderChecksum,
+} from './object-metadata-codec';
+import { assertPublishableName, contentTypeForName } from './object-names';
+import { ObjectPublisher } from './object-publisher';
+import { s3EtagOf } from './object-records';
+import { SpoolLedger } from './spool-ledger';
+import { TapeBucket, TapeDirectory } from './tape-directory';
+
+/**
+ * Multipart uploads on tapes: parts are held by the multipart store (counted in the tape's spool
+ * budget) until the completion commits their concatenation as one object.
+ */
+@Injectable()
+export class TapeMultipartUploads {
+  constructor(
+    private readonly chain: ChainReader,
+    private readonly tapes: TapeDirectory,
+    private readonly multipart: MultipartStore,
+    private readonly committer: ObjectCommitter,
+    private readonly publisher: ObjectPublisher,
+    private readonly budget: SpoolLedger,
+    private readonly config: S3Config,
+  ) {}
+
+  async create(bucket: S3Bucket, input: S3CreateMultipartInput): Promise<{ uploadId: string }> {
+    assertPublishableName(input.key);
+    const tape = await this.tapes.writable(bucket);
+    const contentType = contentTypeForName(input.key, input.contentType);
+    const algorithm = input.checksum?.algorithm;
+    this.publisher.assertNameFits(
+      tape.address,
+      input.key,
+      contentType,
+      encodeObjectMetadata({
+        headers: input.headers ?? {},
+        user: input.metadata,
+        checksum: algorithm && placeholderChecksum(algorithm, input.checksum?.type),
+      }),
+    );
+    const limit = this.config.max_uploads_per_tape;
+    if ((await this.multipart.openUploads(bucket.tapeAddress)) >= limit) {
+      throw new S3BackendAccessDeniedError(
+        `${limit} multipart uploads are in progress on this tape: complete or abort some first`,
+      );
+    }
+    const upload = await this.multipart.create({
+      tapeAddress: bucket.tapeAddress,
+      key: input.key,
+      contentType: input.contentType,
+      metadata: input.metadata,
+      ...(input.headers ? { headers: input.headers } : {}),
+      ...(input.checksum ? { checksum: input.checksum } : {}),
+    });
+    return { uploadId: upload.uploadId };
+  }
+
+  async uploadPart(
+    bucket: S3Bucket,
+    input: S3UploadPartInput,
+  ): Promise<{ etag: string; checksum?: { algorithm: ChecksumAlgorithm; value: string } }> {
+    if (input.size === undefined) {
+      throw new S3Error('MissingContentLength', 'you must provide the Content-Length HTTP header');
+    }
+    const upload = await this.multipart.get(bucket.tapeAddress, input.key, input.uploadId);
+    // Reserved before the check, so parts arriving together each count the others.
+    const hold = await this.budget.reserve(bucket.tapeAddress, input.size);
+    try {
+      await this.committer.writableWithSpool(bucket);
+    } catch (error) {
+      hold.release();
+      throw error;
+    }
+    // The part keeps the hold while stored (released if it fails).
+    const part = await this.multipart.writePart(upload, input.partNumber, input.body, hold);
+    const algorithm = upload.checksum?.algorithm;
+    return algorithm && part.checksum
+      ? { etag: part.etag, checksum: { algorithm, value: part.checksum } }
+      : { etag: part.etag };
+  }
+
+  async listParts(bucket: S3Bucket, key: string, uploadId: string): Promise<S3PartInfo[]> {
+    const upload = await this.multipart.get(bucket.tapeAddress, key, uploadId);
+    const algorithm = upload.checksum?.algorithm;
+    const parts = await this.multipart.parts(upload);
+    return algorithm ? parts.map((p) => ({ ...p, checksumAlgorithm: algorithm })) : parts;
+  }
+
+  async complete(
+    bucket: S3Bucket,
+    key: string,
+    uploadId: string,
+    parts: S3CompletedPart[],
+    condition?: S3WriteCondition,
+    expected?: ExpectedChecksum,
+  ): Promise<S3WriteResult> {
+    // One completion of an upload at a time (over all replicas when they share uploads): a retry
+    // sent while the first is still committing waits for it, then answers its result.
+    return this.multipart.completing(uploadId, async () => {
+      const done = await this.completed(bucket, key, uploadId);
+      if (done) return done;
+      const upload = await this.multipart.get(bucket.tapeAddress, key, uploadId);
+      const sizes = await this.multipart.partSizes(upload);
+      const size = sum(parts.map((p) => sizes.get(p.partNumber) ?? 0));
+      const contentType = contentTypeForName(key, upload.contentType);
+      const tape = await this.tapes.writable(bucket, size);
+      if (condition) await this.committer.checkCondition(tape, key, condition);
+      const concatenated = await this.multipart.concatenate(upload, parts);
+      const stored = await this.multipart.parts(upload);
+      const objectChecksum = multipartChecksum(upload.checksum, parts, stored, concatenated);
+      const kept: ObjectMetadata = { headers: upload.headers ?? {}, user: upload.metadata };
+      const partSizes = parts.map((p) => sizes.get(p.partNumber) ?? 0);
+      const layout = this.partLayout(tape, key, contentType, kept, upload.checksum, partSizes, {
+        listed: parts,
+        stored,
+      });
+      const result = await this.committer.commit(
+        bucket,
+        tape,
+        key,
+        objectChecksum.body,
+        contentType,
+        size,
+        condition,
+        () => {
+          // Known now for either type (FULL_OBJECT over the bytes just spooled): checked before
+          // anything is published.
+          const checksum = objectChecksum.value();
+          if (expected) assertChecksumMatches(expected, checksum);
+          return { ...kept, checksum, ...(layout ? { parts: layout } : {}) };
+        },
+        partSizes,
+      );
+      await this.multipart.markCompleted(upload, result);
+      return result;
+    });
+  }
+
+  async completed(bucket: S3Bucket, key: string, uploadId: string): Promise<S3WriteResult | null> {
+    const done = await this.multipart.completed(bucket.tapeAddress, key, uploadId);
+    if (!done) return null;
+    const result: S3WriteResult = { etag: done.etag, lastModified: new Date(done.lastModified) };
+    // The checksum is the object's, kept with its name: answered while the key still holds it.
+    const [current] = await this.chain.getNames(new PublicKey(bucket.tapeAddress), [key]);
+    const kept = current && decodeObjectMetadata(current.metadata);
+    if (current && kept && s3EtagOf(current, kept) === done.etag && kept.checksum) {
+      result.checksum = kept.checksum;
+    }
+    return result;
+  }
+
+  async abort(bucket: S3Bucket, key: string, uploadId: string): Promise<void> {
+    // No tape checks: aborting only gives back the gateway's disk.
+    await this.multipart.remove(await this.multipart.get(bucket.tapeAddress, key, uploadId));
+  }
+
+  async list(bucket: S3Bucket): Promise<S3MultipartUploadInfo[]> {
+    return (await this.multipart.list(bucket.tapeAddress)).map(toUploadInfo);
+  }
+
+  /**
+   * The part boundaries (and the parts' checksums) kept with a completed multipart object, as
+   * much of them as its name can hold: the tail is bounded by the program (1,024 bytes) and the
+   * SetName transaction. Without the checksums when they do not fit, without the layout when it
+   * does not either (GetObjectAttributes and `partNumber` then see one part).
+   */
+  private partLayout(
+    tape: TapeBucket,
+    key: string,
+    contentType: string,
+    kept: ObjectMetadata,
+    want: { algorithm: ChecksumAlgorithm; type: ChecksumType } | undefined,
+    sizes: number[],
+    parts: { listed: S3CompletedPart[]; stored: S3PartInfo[] },
+  ): ObjectParts | undefined {
+    const byNumber = new Map(parts.stored.map((p) => [p.partNumber, p.checksum]));
+    const checksums = parts.listed.flatMap((p) => byNumber.get(p.partNumber) ?? []);
+    const complete = want !== undefined && checksums.length === parts.listed.length;
+    const candidates: ObjectParts[] = complete ? [{ sizes, checksums }, { sizes }] : [{ sizes }];
+    const checksum = want && placeholderChecksum(want.algorithm, want.type);
+    return candidates.find((layout) => {
+      try {
+        this.publisher.assertNameFits(
+          tape.address,
+          key,
+          contentType,
+          encodeObjectMetadata({ ...kept, checksum, etag: PLACEHOLDER_ETAG, parts: layout }),
+        );
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  }
+}
+
+function sum(values: Iterable<number>): number {
+  let total = 0;
+  for (const v of values) total += v;
+  return total;
+}
