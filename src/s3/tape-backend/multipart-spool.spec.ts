@@ -8,6 +8,7 @@ import { S3Config } from '../../config/s3.config';
 import { StorageConfig } from '../../config/storage.config';
 import { S3BackendEntityTooLargeError, S3BackendNoSuchUploadError } from '../s3-backend';
 import { MultipartSpool } from './multipart-spool';
+import type { MultipartUpload } from './multipart-store';
 import { SpoolBudget } from './spool-budget';
 
 const TAPE = 'GegjFWW8SVeSTqsyo9ZkEzCQY2mY55T2AUazk4kjfYyT';
@@ -39,12 +40,22 @@ async function readAll(stream: Readable): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** Begins an upload on a tape far from its limit. */
+async function begin(
+  spool: MultipartSpool,
+  upload: Parameters<MultipartSpool['create']>[0],
+): Promise<MultipartUpload> {
+  const created = await spool.create(upload, 100);
+  if (!created) throw new Error('the upload was refused');
+  return created;
+}
+
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
 describe('MultipartSpool', () => {
   it('keeps uploads and parts across a restart and concatenates parts in the listed order', async () => {
     const { spool, budget, dataDir } = await newSpool();
-    const upload = await spool.create({
+    const upload = await begin(spool, {
       tapeAddress: TAPE,
       key: 'big.bin',
       contentType: undefined,
@@ -87,7 +98,7 @@ describe('MultipartSpool', () => {
 
   it('answers NoSuchUpload for another tape, another key, and ids that are paths', async () => {
     const { spool } = await newSpool();
-    const upload = await spool.create({
+    const upload = await begin(spool, {
       tapeAddress: TAPE,
       key: 'k',
       contentType: undefined,
@@ -112,7 +123,7 @@ describe('MultipartSpool', () => {
 
   it('a part cut off mid-body leaves no record and no bytes, and gives its budget back', async () => {
     const { spool, budget } = await newSpool();
-    const upload = await spool.create({
+    const upload = await begin(spool, {
       tapeAddress: TAPE,
       key: 'k',
       contentType: undefined,
@@ -130,7 +141,7 @@ describe('MultipartSpool', () => {
 
   it('cuts off a part at the first byte past its budget, keeping nothing', async () => {
     const { spool, budget } = await newSpool();
-    const upload = await spool.create({
+    const upload = await begin(spool, {
       tapeAddress: TAPE,
       key: 'k',
       contentType: undefined,
@@ -147,7 +158,7 @@ describe('MultipartSpool', () => {
   it('removes uploads past upload_expiry_hours, at start-up and while running, giving back their budget', async () => {
     const s3 = Object.assign(new S3Config(), { upload_expiry_hours: 1 });
     const { spool, budget, dataDir } = await newSpool(undefined, s3);
-    const upload = await spool.create({
+    const upload = await begin(spool, {
       tapeAddress: TAPE,
       key: 'k',
       contentType: undefined,
@@ -161,7 +172,7 @@ describe('MultipartSpool', () => {
     expect(readdirSync(spool.dir)).toEqual([]);
 
     // At start-up: an upload whose upload.json says it began 2 hours ago.
-    const old = await spool.create({
+    const old = await begin(spool, {
       tapeAddress: TAPE,
       key: 'k',
       contentType: undefined,
@@ -177,7 +188,7 @@ describe('MultipartSpool', () => {
 
   it('a part arriving after an abort is refused as NoSuchUpload', async () => {
     const { spool, budget } = await newSpool();
-    const upload = await spool.create({
+    const upload = await begin(spool, {
       tapeAddress: TAPE,
       key: 'k',
       contentType: undefined,
@@ -195,7 +206,7 @@ describe('MultipartSpool', () => {
     const { spool, budget, dataDir } = await newSpool(undefined, s3);
     const ids: string[] = [];
     for (const key of ['a.bin', 'b.bin', 'c.bin']) {
-      const upload = await spool.create({
+      const upload = await begin(spool, {
         tapeAddress: TAPE,
         key,
         contentType: undefined,
@@ -219,5 +230,19 @@ describe('MultipartSpool', () => {
     expect(readdirSync(dataDir + '/s3-multipart').sort()).toEqual([ids[1], ids[2]].sort());
     const restarted = (await newSpool(dataDir, s3)).spool;
     expect(await restarted.completed(TAPE, 'b.bin', ids[1])).toMatchObject({ etag: 'etag-b.bin' });
+  });
+
+  it('never lets uploads created at once pass the per-tape limit', async () => {
+    const { spool } = await newSpool();
+    const attempts = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        spool.create({ tapeAddress: TAPE, key: `k${i}`, contentType: undefined, metadata: {} }, 3),
+      ),
+    );
+    expect(attempts.filter((u) => u !== null)).toHaveLength(3);
+    expect(spool.openUploads(TAPE)).toBe(3);
+    // Another tape has a limit of its own.
+    const other = { tapeAddress: 'other', key: 'k', contentType: undefined, metadata: {} };
+    expect(await spool.create(other, 3)).not.toBeNull();
   });
 });

@@ -109,20 +109,30 @@ export class MultipartSpool extends MultipartStore implements OnModuleInit, OnMo
     return removed;
   }
 
-  async create(upload: Omit<MultipartUpload, 'uploadId' | 'initiated'>): Promise<MultipartUpload> {
+  async create(
+    upload: Omit<MultipartUpload, 'uploadId' | 'initiated'>,
+    maxOpenPerTape: number,
+  ): Promise<MultipartUpload | null> {
+    // Counted and taken before the first await: creates running at once each see the others.
+    if (this.openUploads(upload.tapeAddress) >= maxOpenPerTape) return null;
     const record: MultipartUpload = {
       ...upload,
       uploadId: randomBytes(16).toString('hex'),
       initiated: new Date().toISOString(),
     };
-    const dir = this.uploadDir(record.uploadId);
-    await mkdir(dir, { recursive: false });
-    await writeJsonAtomically(join(dir, 'upload.json'), record);
     this.open.set(record.uploadId, {
       tapeAddress: record.tapeAddress,
       initiated: Date.parse(record.initiated),
       parts: new Map(),
     });
+    try {
+      const dir = this.uploadDir(record.uploadId);
+      await mkdir(dir, { recursive: false });
+      await writeJsonAtomically(join(dir, 'upload.json'), record);
+    } catch (error) {
+      this.open.delete(record.uploadId);
+      throw error;
+    }
     return record;
   }
 

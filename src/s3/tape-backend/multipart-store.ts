@@ -33,9 +33,15 @@ export interface CompletedUpload {
 export abstract class MultipartStore {
   /** Uploads in progress on a tape. */
   abstract openUploads(tapeAddress: string): number | Promise<number>;
+  /**
+   * Begins an upload unless its tape already has `maxOpenPerTape` in progress (null then): the
+   * count and the insert are one step, so uploads created at once (on any replica) never pass
+   * the limit together.
+   */
   abstract create(
     upload: Omit<MultipartUpload, 'uploadId' | 'initiated'>,
-  ): Promise<MultipartUpload>;
+    maxOpenPerTape: number,
+  ): Promise<MultipartUpload | null>;
   /** The upload of this tape and key, or NoSuchUpload (unknown, another tape's, another key). */
   abstract get(tapeAddress: string, key: string, uploadId: string): Promise<MultipartUpload>;
   /** The result of an upload of this tape and key that was completed, or null. */

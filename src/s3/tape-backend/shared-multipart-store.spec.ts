@@ -78,8 +78,12 @@ describe('SharedMultipartStore and SharedSpoolLedger (a real redis-server, a buc
     });
     return { bucket, a: replicas[0], b: replicas[1] };
   };
-  const newUpload = (store: SharedMultipartStore) =>
-    store.create({ tapeAddress: TAPE, key: 'big.bin', contentType: undefined, metadata: {} });
+  const newUpload = async (store: SharedMultipartStore) => {
+    const upload = { tapeAddress: TAPE, key: 'big.bin', contentType: undefined, metadata: {} };
+    const created = await store.create(upload, 100);
+    if (!created) throw new Error('the upload was refused');
+    return created;
+  };
 
   beforeAll(async () => {
     server = await startRedis();
@@ -87,6 +91,21 @@ describe('SharedMultipartStore and SharedSpoolLedger (a real redis-server, a buc
   afterAll(async () => {
     connections.forEach((c) => c.disconnect());
     await server?.stop();
+  });
+
+  it('creates racing on two replicas never pass max_uploads_per_tape together', async () => {
+    const { a, b } = twoReplicas();
+    const attempts = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        (i % 2 ? a : b).store.create(
+          { tapeAddress: TAPE, key: `k${i}`, contentType: undefined, metadata: {} },
+          5,
+        ),
+      ),
+    );
+    expect(attempts.filter((u) => u !== null)).toHaveLength(5);
+    expect([await a.store.openUploads(TAPE), await b.store.openUploads(TAPE)]).toEqual([5, 5]);
+    for (const upload of attempts) if (upload) await a.store.remove(upload);
   });
 
   it('parts taken by two replicas are listed and concatenated by either; completion frees bytes and budget', async () => {

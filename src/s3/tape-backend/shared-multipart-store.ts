@@ -46,8 +46,29 @@ redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 return old
 `;
 
+/**
+ * KEYS: record, open, open:<tape>. ARGV: record JSON, start (ms), upload id, the tape's limit.
+ * 1 when created, 0 when the tape already has that many uploads in progress.
+ */
+const CREATE_SCRIPT = `
+if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[4]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
+redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3])
+return 1
+`;
+
 interface MultipartCommands {
   tapeMpuSetPart(record: string, parts: string, n: string, json: string): Promise<string | number>;
+  tapeMpuCreate(
+    record: string,
+    open: string,
+    tapeOpen: string,
+    json: string,
+    at: string,
+    id: string,
+    limit: string,
+  ): Promise<number>;
 }
 
 /**
@@ -78,6 +99,7 @@ export class SharedMultipartStore extends MultipartStore implements OnModuleInit
   constructor(private readonly options: SharedMultipartOptions) {
     super();
     options.redis.defineCommand('tapeMpuSetPart', { numberOfKeys: 2, lua: SET_PART_SCRIPT });
+    options.redis.defineCommand('tapeMpuCreate', { numberOfKeys: 3, lua: CREATE_SCRIPT });
     this.completionLock = new RedisMutex(options.redis);
   }
 
@@ -109,20 +131,25 @@ export class SharedMultipartStore extends MultipartStore implements OnModuleInit
     return open.length;
   }
 
-  async create(upload: Omit<MultipartUpload, 'uploadId' | 'initiated'>): Promise<MultipartUpload> {
+  async create(
+    upload: Omit<MultipartUpload, 'uploadId' | 'initiated'>,
+    maxOpenPerTape: number,
+  ): Promise<MultipartUpload | null> {
     const record: MultipartUpload = {
       ...upload,
       uploadId: randomBytes(16).toString('hex'),
       initiated: new Date().toISOString(),
     };
-    const at = Date.parse(record.initiated);
-    await this.redis
-      .multi()
-      .set(this.recordKey(record.uploadId), JSON.stringify(record))
-      .zadd(this.key('open'), at, record.uploadId)
-      .zadd(this.key(`open:${record.tapeAddress}`), at, record.uploadId)
-      .exec();
-    return record;
+    const created = await this.commands.tapeMpuCreate(
+      this.recordKey(record.uploadId),
+      this.key('open'),
+      this.key(`open:${record.tapeAddress}`),
+      JSON.stringify(record),
+      String(Date.parse(record.initiated)),
+      record.uploadId,
+      String(maxOpenPerTape),
+    );
+    return created === 1 ? record : null;
   }
 
   async get(tapeAddress: string, key: string, uploadId: string): Promise<MultipartUpload> {

@@ -63,19 +63,22 @@ export class TapeMultipartUploads {
       }),
     );
     const limit = this.config.max_uploads_per_tape;
-    if ((await this.multipart.openUploads(bucket.tapeAddress)) >= limit) {
+    const upload = await this.multipart.create(
+      {
+        tapeAddress: bucket.tapeAddress,
+        key: input.key,
+        contentType: input.contentType,
+        metadata: input.metadata,
+        ...(input.headers ? { headers: input.headers } : {}),
+        ...(input.checksum ? { checksum: input.checksum } : {}),
+      },
+      limit,
+    );
+    if (upload === null) {
       throw new S3BackendAccessDeniedError(
         `${limit} multipart uploads are in progress on this tape: complete or abort some first`,
       );
     }
-    const upload = await this.multipart.create({
-      tapeAddress: bucket.tapeAddress,
-      key: input.key,
-      contentType: input.contentType,
-      metadata: input.metadata,
-      ...(input.headers ? { headers: input.headers } : {}),
-      ...(input.checksum ? { checksum: input.checksum } : {}),
-    });
     return { uploadId: upload.uploadId };
   }
 
