@@ -84,7 +84,10 @@ export function spawnNodeChild(options: NodeChildOptions): NodeChild {
       : options.entry.endsWith('.ts')
         ? ['-e', TS_BOOTSTRAP, options.entry]
         : [options.entry];
-  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), ...entry], {
+  // TAPE_CHILD_NODE_FLAGS: extra flags for every child, for profiling a benchmark's processes
+  // (`--cpu-prof --cpu-prof-dir=…`, which NODE_OPTIONS does not take).
+  const extra = process.env.TAPE_CHILD_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...extra, ...(options.nodeFlags ?? []), ...entry], {
     cwd: options.cwd,
     env: options.env,
     stdio: ['ignore', 'pipe', 'pipe'],
