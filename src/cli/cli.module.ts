@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { LazyConfigModule } from '../config/lazy-config.module';
+import { CredentialsModule } from '../credentials/credentials.module';
 import { AirdropCommand } from './commands/airdrop.command';
 import { BalanceCommand } from './commands/balance.command';
 import { ConfigGetCommand } from './commands/config-get.command';
@@ -33,11 +35,17 @@ import { CommandContext } from './session/command-context';
 import { ProgramName } from './program-name';
 
 /**
- * The `tape` CLI: thin commands over the shared chain and tracks code. It does not import the
- * gateway's modules; each invocation builds its own chain services (ChainServices, wired in
+ * The `tape` CLI: thin commands over the shared chain and tracks code. nest-commander builds
+ * every provider before it parses the command line, and most commands must work without the
+ * gateway's configuration, so these are read on first use:
+ * - LazyConfigModule: the gateway's validated configuration, read by `tape gateway …` only;
+ * - CredentialsModule.forLazyConfig(): the gateway's CredentialRegistry, opened by
+ *   `tape gateway credentials …`, closed when the command ends.
+ * Each invocation still builds its own chain services (ChainServices, wired in
  * src/chain/chain.module.ts) for the RPC URL of its options.
  */
 @Module({
+  imports: [LazyConfigModule, CredentialsModule.forLazyConfig()],
   providers: [
     { provide: Printer, useClass: StdioPrinter },
     { provide: CliEnvironment, useFactory: () => new CliEnvironment(process.env) },
