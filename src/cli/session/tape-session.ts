@@ -81,6 +81,8 @@ export class TapeSession {
         ? undefined
         : parseComputeUnitPrice(options.withComputeUnitPrice);
     this.invocation = { options, rpcUrl, computeUnitPrice };
+    // Nothing resolved for other options is kept (OnDemandChain refuses a second chain).
+    this.chainServices = this.walletKeypair = this.walletLocation = undefined;
     return this;
   }
 
