@@ -1,6 +1,7 @@
 import { Injectable, Module, OnModuleDestroy } from '@nestjs/common';
 import { ChainConfig } from '../config/chain.config';
 import { ChainServices } from './chain.module';
+import { ResendingSenders } from './resending-senders';
 
 /**
  * The chain services of a root whose ChainConfig is known only after start-up (the CLI's: the
@@ -27,6 +28,12 @@ export class OnDemandChain implements OnModuleDestroy {
   }
 }
 
-/** OnDemandChain for the CLI: ChainModule's services without its start-up connection. */
-@Module({ providers: [OnDemandChain], exports: [OnDemandChain] })
+/**
+ * The CLI's chain: ChainModule's services without its start-up connection (OnDemandChain), and
+ * the senders of `tape network deploy` and `init` (ResendingSenders).
+ */
+@Module({
+  providers: [OnDemandChain, ResendingSenders],
+  exports: [OnDemandChain, ResendingSenders],
+})
 export class OnDemandChainModule {}
