@@ -16,8 +16,9 @@ import { TapeInstructions } from './tape-instructions';
 /**
  * The chain services of one RPC endpoint, wired here and only here: one Connection (ChainRpc),
  * the program's instructions and addresses, the reader, the writer, the faucet and the costs.
- * ChainModule provides each of them to the gateway; the CLI (whose RPC URL is an option of the
- * command), tests and benchmarks build one set per endpoint and `close` it when done.
+ * ChainModule provides each of them to the gateway; OnDemandChainModule gives the CLI one set
+ * for the ChainConfig of its command's options (on-demand-chain.module.ts); tests and benchmarks
+ * build one set per endpoint and `close` it when done.
  */
 export class ChainServices {
   readonly rpc: ChainRpc;

@@ -1,4 +1,7 @@
 import { Module } from '@nestjs/common';
+import { OnDemandChainModule } from '../chain/on-demand-chain.module';
+import { LazyConfigModule } from '../config/lazy-config.module';
+import { CredentialsModule } from '../credentials/credentials.module';
 import { AirdropCommand } from './commands/airdrop.command';
 import { BalanceCommand } from './commands/balance.command';
 import { ConfigGetCommand } from './commands/config-get.command';
@@ -30,19 +33,30 @@ import { Printer, StdioPrinter } from './output/printer';
 import { CliConfigStore } from './session/cli-config-store';
 import { CliEnvironment } from './session/cli-environment';
 import { CommandContext } from './session/command-context';
+import { TapeSession } from './session/tape-session';
 import { ProgramName } from './program-name';
 
 /**
- * The `tape` CLI: thin commands over the shared chain and tracks code. It does not import the
- * gateway's modules; each invocation builds its own chain services (ChainServices, wired in
- * src/chain/chain.module.ts) for the RPC URL of its options.
+ * The `tape` CLI: thin commands over the gateway's own config, chain and credentials modules,
+ * whose services they receive by injection. nest-commander builds every provider before it
+ * parses the command line, and most commands must work without the gateway's configuration, so
+ * each of these is read on first use:
+ * - LazyConfigModule: the gateway's validated configuration, read by `tape gateway …` only;
+ * - CredentialsModule.forLazyConfig(): the gateway's CredentialRegistry, opened by
+ *   `tape gateway credentials …`, closed when the command ends;
+ * - OnDemandChainModule: ChainModule's services for the ChainConfig of the command's options
+ *   (`-u`, `--program-id`, `--with-compute-unit-price`), which the command hands TapeSession at
+ *   the start of `run()`; one Connection per invocation, connected on first use and closed when
+ *   the command ends (`tape config get`, `keygen`, `--help` never connect).
  */
 @Module({
+  imports: [LazyConfigModule, CredentialsModule.forLazyConfig(), OnDemandChainModule],
   providers: [
     { provide: Printer, useClass: StdioPrinter },
     { provide: CliEnvironment, useFactory: () => new CliEnvironment(process.env) },
     CliConfigStore,
     CommandContext,
+    TapeSession,
     ProgramName,
     SiteDeployer,
     KeygenCommand,

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from './config-loader';
+import { ConfigError, loadConfig, validateChainConfig } from './config-loader';
 
 function yamlFile(text: string): string {
   const file = join(mkdtempSync(join(tmpdir(), 'cfg-')), 'gateway.yaml');
@@ -88,6 +88,17 @@ describe('loadConfig', () => {
     const digits = '11111111111111111111111111111111';
     expect(loadConfig({ TAPE_PROGRAM_ID: digits }).chain.program_id).toBe(digits);
     expect(() => loadConfig({ TAPE_PROGRAM_ID: 'not-a-key' })).toThrow(
+      /^config error: chain\.program_id: must be a base58 public key$/,
+    );
+  });
+});
+
+describe('validateChainConfig', () => {
+  it("checks chain settings from elsewhere (the CLI's options) as the gateway's chain.*", () => {
+    const config = validateChainConfig({ rpc_url: 'http://127.0.0.1:8899', compute_unit_price: 7 });
+    expect(config).toMatchObject({ rpc_url: 'http://127.0.0.1:8899', commitment: 'confirmed' });
+    expect(config.computeUnitPrice).toBe(7);
+    expect(() => validateChainConfig({ program_id: 'nope' })).toThrow(
       /^config error: chain\.program_id: must be a base58 public key$/,
     );
   });

@@ -3,6 +3,7 @@ import { validateSync, ValidationError } from 'class-validator';
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { AppConfig } from './app-config';
+import { ChainConfig } from './chain.config';
 
 /** Thrown when configuration is wrong; the message names the key. */
 export class ConfigError extends Error {
@@ -57,6 +58,14 @@ export function validateConfig(plain: Plain): AppConfig {
   const errors = validateSync(config, { whitelist: true, forbidNonWhitelisted: true });
   if (errors.length > 0) throw new ConfigError(`config error: ${describe(errors[0])}`);
   return config;
+}
+
+/**
+ * `chain.*` alone, validated as the gateway validates it: the CLI's chain settings come from a
+ * command's options rather than the gateway's file and environment.
+ */
+export function validateChainConfig(chain: Plain): ChainConfig {
+  return validateConfig({ chain }).chain;
 }
 
 function readYamlFile(file: string): Plain {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
 import { ChainError } from '../../chain/chain-error';
+import { OnDemandChain } from '../../chain/on-demand-chain.module';
 import { KeypairFileError } from '../../chain/keypair-file';
 import { TapeErrorCode } from '../../chain/program-errors';
 import { CliError } from '../cli-error';
@@ -12,6 +13,7 @@ import { RecordingPrinter } from '../output/recording-printer';
 import { CliConfigStore } from '../session/cli-config-store';
 import { CliEnvironment } from '../session/cli-environment';
 import { CommandContext } from '../session/command-context';
+import { TapeSession } from '../session/tape-session';
 import { ConfigGetCommand } from './config-get.command';
 import { ConfigSetCommand } from './config-set.command';
 import { DeployCommand } from './deploy.command';
@@ -21,7 +23,9 @@ function context(env: Record<string, string> = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'tape-cli-'));
   const environment = new CliEnvironment({ TAPE_CONFIG_DIR: dir, ...env });
   const printer = new RecordingPrinter();
-  const ctx = new CommandContext(printer, new CliConfigStore(environment), environment);
+  const store = new CliConfigStore(environment);
+  const session = new TapeSession(store, environment, new OnDemandChain(), printer);
+  const ctx = new CommandContext(printer, store, environment, session);
   return { dir, printer, ctx };
 }
 

@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { CommandRunner, Option } from 'nest-commander';
-import { ConfigError, loadConfig } from '../../config/config-loader';
+import { AppConfig } from '../../config/app-config';
+import { ConfigError } from '../../config/config-loader';
+import { LazyAppConfig } from '../../config/lazy-config.module';
 import { CredentialRegistry } from '../../credentials/credential-registry';
-import { openCredentialRegistry } from '../../credentials/open-credential-registry';
+import { LazyCredentialRegistry } from '../../credentials/lazy-credential-registry';
 import { CliError } from '../cli-error';
 import { Printer } from '../output/printer';
 import { CommandContext } from '../session/command-context';
@@ -17,11 +19,17 @@ export interface GatewayOptions {
  * over HTTP: the directory is found exactly as the gateway finds it (`TAPE_DATA_DIR`, a
  * `TAPE_GATEWAY_CONFIG` file, `TAPE__STORAGE__DATA_DIR`; default ./.tape-data), so running them
  * where the gateway runs, with its environment, reaches its key and its credential database
- * (or, with `storage.shared.redis_url`, the credentials every replica shares).
+ * (or, with `storage.shared.redis_url`, the credentials every replica shares). Both the
+ * configuration and the credentials are read only when a command asks (LazyAppConfig,
+ * CredentialsModule.forLazyConfig), so every other `tape` command works without them.
  */
 @Injectable()
 export abstract class GatewayOperatorCommand extends CommandRunner {
-  constructor(protected readonly ctx: CommandContext) {
+  constructor(
+    protected readonly ctx: CommandContext,
+    private readonly config: LazyAppConfig,
+    private readonly credentials: LazyCredentialRegistry,
+  ) {
     super();
   }
 
@@ -39,9 +47,9 @@ export abstract class GatewayOperatorCommand extends CommandRunner {
     return { ...(this.command?.optsWithGlobals() ?? {}), ...(options ?? ({} as T)) };
   }
 
-  protected gatewayConfig() {
+  protected gatewayConfig(): AppConfig {
     try {
-      return loadConfig(process.env);
+      return this.config.get();
     } catch (error) {
       if (error instanceof ConfigError) throw new CliError(error.message);
       throw error;
@@ -49,8 +57,8 @@ export abstract class GatewayOperatorCommand extends CommandRunner {
   }
 
   /**
-   * Runs `work` with the gateway's credentials open (the data directory's SQLite, or the shared
-   * Redis of `storage.shared.redis_url`), and closes them.
+   * Runs `work` over the gateway's credentials (the data directory's SQLite, or the shared
+   * Redis of `storage.shared.redis_url`); CredentialsModule closes them when the command ends.
    */
   protected async withCredentials<T>(work: (db: CredentialRegistry) => Promise<T>): Promise<T> {
     const config = this.gatewayConfig();
@@ -59,7 +67,7 @@ export abstract class GatewayOperatorCommand extends CommandRunner {
       : `the credential database in ${config.storage.data_dir}`;
     let db: CredentialRegistry;
     try {
-      db = openCredentialRegistry(config.storage, config.gateway.s3);
+      db = this.credentials.open();
     } catch (error) {
       throw new CliError(`cannot open ${where}: ${(error as Error).message}`);
     }
@@ -68,8 +76,6 @@ export abstract class GatewayOperatorCommand extends CommandRunner {
     } catch (error) {
       if (error instanceof CliError) throw error;
       throw new CliError(`cannot use ${where}: ${(error as Error).message}`);
-    } finally {
-      await db.close();
     }
   }
 }

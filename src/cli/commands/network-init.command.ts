@@ -70,7 +70,7 @@ export class NetworkInitCommand extends TapeCommand {
       const result = await this.initializer.init({
         rpc,
         rpcUrl: session.rpcUrl,
-        programId: session.programId,
+        ix: session.chain.ix,
         payer,
         mint: options.mint,
         price: options.price,

@@ -70,15 +70,11 @@ export abstract class TapeCommand extends CommandRunner {
     return value;
   }
 
+  /** The invocation's session (CliModule's TapeSession), started with this command's options. */
   protected session(options: GlobalOptions | undefined): TapeSession {
     // Options given before the command name are the root program's (src/cli/program-name.ts).
     const all: GlobalOptions = { ...(this.command?.optsWithGlobals() ?? {}), ...(options ?? {}) };
     const { keypair, url, tape, json, programId, withComputeUnitPrice } = all;
-    return new TapeSession(
-      { keypair, url, tape, json, programId, withComputeUnitPrice },
-      this.ctx.store,
-      this.ctx.env,
-      (line) => this.printer.note(line),
-    );
+    return this.ctx.session.start({ keypair, url, tape, json, programId, withComputeUnitPrice });
   }
 }

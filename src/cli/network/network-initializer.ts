@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { AccountInfo, Connection, Keypair, PublicKey } from '@solana/web3.js';
 import { CONFIG_SIZE, decodeConfig, NetworkConfig } from '../../chain/account-layouts';
-import { ComputeUnitEstimator } from '../../chain/compute-units';
 import { STORAGE_TOKEN_DECIMALS, TOKEN_PROGRAM_ID } from '../../chain/program-ids';
 import { ResendingSender, SenderRpc, TransactionJob } from '../../chain/resending-sender';
+import { ResendingSenders } from '../../chain/resending-senders';
 import { addressWithSeed } from '../../chain/seeded-address';
 import {
   createSeededTokenAccount,
@@ -29,7 +29,8 @@ export type InitRpc = SenderRpc &
 export interface InitRequest {
   rpc: InitRpc;
   rpcUrl: string;
-  programId: PublicKey;
+  /** The tape program's instructions (its id: `ix.programId`). */
+  ix: TapeInstructions;
   /** Pays, becomes the Config's admin, the new mint's authority and the treasury's owner. */
   payer: Keypair;
   /** An existing storage-token mint to use instead of creating one. */
@@ -69,16 +70,18 @@ export interface InitResult {
  */
 @Injectable()
 export class NetworkInitializer {
+  constructor(private readonly senders: ResendingSenders) {}
+
   async init(req: InitRequest): Promise<InitResult> {
-    const ix = new TapeInstructions(req.programId);
+    const { ix } = req;
     const configAddress = ix.pdas.config();
     const [program, existing] = await req.rpc.getMultipleAccountsInfo([
-      req.programId,
+      req.ix.programId,
       configAddress,
     ]);
     if (!program?.executable) {
       throw new CliError(
-        `no program at ${req.programId.toBase58()} on ${req.rpcUrl} (deploy it first: tape network deploy)`,
+        `no program at ${req.ix.programId.toBase58()} on ${req.rpcUrl} (deploy it first: tape network deploy)`,
       );
     }
     if (existing) return this.existingConfig(req, configAddress, existing);
@@ -90,15 +93,13 @@ export class NetworkInitializer {
     ].filter((m): m is string => m !== null);
     if (missing.length > 0) {
       throw new CliError(
-        `the Config of ${req.programId.toBase58()} does not exist yet; creating it needs ${missing.join(', ')}`,
+        `the Config of ${req.ix.programId.toBase58()} does not exist yet; creating it needs ${missing.join(', ')}`,
       );
     }
-    const sender = new ResendingSender(req.rpc, {
+    const sender = this.senders.sender(req.rpc, 'tape', {
       rpcUrl: req.rpcUrl,
-      packing: {
-        computeUnits: new ComputeUnitEstimator(req.programId),
-        computeUnitPrice: req.computeUnitPrice,
-      },
+      programId: ix.programId,
+      computeUnitPrice: req.computeUnitPrice,
     });
     const mint = await this.mint(req, sender);
     const treasury = await this.treasury(req, sender, mint.address);
@@ -121,7 +122,7 @@ export class NetworkInitializer {
     ]);
     const [created] = await req.rpc.getMultipleAccountsInfo([configAddress]);
     return {
-      programId: req.programId,
+      programId: req.ix.programId,
       config: configAddress,
       configOutcome: 'created',
       mint: mint.address,
@@ -153,7 +154,7 @@ export class NetworkInitializer {
     );
     differ('mint', values.mint.toBase58(), req.mint?.toBase58());
     return {
-      programId: req.programId,
+      programId: req.ix.programId,
       config: address,
       configOutcome: 'existed',
       mint: values.mint,
@@ -166,9 +167,9 @@ export class NetworkInitializer {
   }
 
   private decode(req: InitRequest, account: AccountInfo<Buffer>): NetworkConfig {
-    if (!account.owner.equals(req.programId) || account.data.length !== CONFIG_SIZE) {
+    if (!account.owner.equals(req.ix.programId) || account.data.length !== CONFIG_SIZE) {
       throw new CliError(
-        `the Config address of ${req.programId.toBase58()} holds an account that is not the program's Config`,
+        `the Config address of ${req.ix.programId.toBase58()} holds an account that is not the program's Config`,
       );
     }
     return decodeConfig(account.data);
@@ -185,7 +186,7 @@ export class NetworkInitializer {
       req.progress(`using mint ${req.mint.toBase58()}`);
       return { address: req.mint, outcome: 'reused' };
     }
-    const seed = `mint-${req.programId.toBase58().slice(0, 27)}`;
+    const seed = `mint-${req.ix.programId.toBase58().slice(0, 27)}`;
     const address = addressWithSeed(req.payer.publicKey, seed, TOKEN_PROGRAM_ID);
     const [account] = await req.rpc.getMultipleAccountsInfo([address]);
     if (account) {

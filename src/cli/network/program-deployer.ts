@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { AccountInfo, Connection, Keypair, PublicKey, SystemProgram } from '@solana/web3.js';
 import { ResendingSender, TransactionJob } from '../../chain/resending-sender';
+import { ResendingSenders } from '../../chain/resending-senders';
+import { PackOptions } from '../../chain/transaction-packer';
 import {
   decodeLoaderState,
   deployWithMaxDataLen,
-  LoaderComputeUnits,
   PROGRAM_ACCOUNT_SIZE,
   programDataAddress,
   PROGRAMDATA_METADATA_SIZE,
@@ -83,6 +84,8 @@ const WRITE_CONCURRENCY = 16;
  */
 @Injectable()
 export class ProgramDeployer {
+  constructor(private readonly senders: ResendingSenders) {}
+
   async deploy(req: DeployRequest): Promise<DeployResult> {
     const { rpc, programId, elf } = req;
     const programData = programDataAddress(programId);
@@ -292,17 +295,15 @@ export class ProgramDeployer {
     };
   }
 
-  private packing(req: DeployRequest) {
-    return {
-      computeUnits: new LoaderComputeUnits(req.programId),
-      computeUnitPrice: req.computeUnitPrice,
-    };
+  private packing(req: DeployRequest): PackOptions {
+    return this.senders.packing('loader', req.programId, req.computeUnitPrice);
   }
 
   private sender(req: DeployRequest): ResendingSender {
-    return new ResendingSender(req.rpc, {
+    return this.senders.sender(req.rpc, 'loader', {
       rpcUrl: req.rpcUrl,
-      packing: this.packing(req),
+      programId: req.programId,
+      computeUnitPrice: req.computeUnitPrice,
       concurrency: req.concurrency ?? WRITE_CONCURRENCY,
     });
   }

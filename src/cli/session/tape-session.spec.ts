@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeKeypair } from '../../chain/keypair-file';
+import { OnDemandChain } from '../../chain/on-demand-chain.module';
 import { labelFromAddress } from '../../chain/tape-label';
+import { RecordingPrinter } from '../output/recording-printer';
 import { CliConfigStore } from './cli-config-store';
 import { CliEnvironment } from './cli-environment';
 import { TapeSession } from './tape-session';
@@ -13,7 +15,10 @@ describe('TapeSession', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const open = (options: object, env: Record<string, string> = {}) => {
     const environment = new CliEnvironment({ TAPE_CONFIG_DIR: dir, ...env });
-    return new TapeSession(options, new CliConfigStore(environment), environment);
+    const store = new CliConfigStore(environment);
+    return new TapeSession(store, environment, new OnDemandChain(), new RecordingPrinter()).start(
+      options,
+    );
   };
 
   it('takes the RPC URL from -u, else TAPE_RPC_URL, else the local default', () => {

@@ -1,14 +1,18 @@
+import { Injectable } from '@nestjs/common';
 import { Keypair, PublicKey } from '@solana/web3.js';
 import { TapeRecord } from '../../chain/account-layouts';
 import { ChainServices } from '../../chain/chain.module';
 import { readKeypair } from '../../chain/keypair-file';
+import { OnDemandChain } from '../../chain/on-demand-chain.module';
 import { addressFromLabel, parseAddress } from '../../chain/tape-label';
 import { ChainConfig } from '../../config/chain.config';
+import { validateChainConfig } from '../../config/config-loader';
 import { DEFAULT_TAPE_PROGRAM_ID } from '../../chain/program-ids';
 import { CliError } from '../cli-error';
 import { parsePublicKey } from '../input/key-parser';
 import { printable } from '../input/size-parser';
 import { GatewayClient } from '../deploy/gateway-client';
+import { Printer } from '../output/printer';
 import { withChainWatchdog } from './chain-watchdog';
 import { CliConfigStore } from './cli-config-store';
 import {
@@ -38,32 +42,66 @@ export interface LoadedTape {
   record: TapeRecord;
 }
 
+/** What `start` resolves from a command's global options. */
+interface Invocation {
+  options: GlobalOptions;
+  rpcUrl: string;
+  computeUnitPrice?: number;
+}
+
 /**
  * Everything one command invocation needs, resolved from its global options, the environment
- * and the config directory, lazily: `tape config get` never opens an RPC connection, and a
- * missing wallet is only an error for commands that sign.
+ * and the config directory. One per process (a provider of CliModule): nest-commander builds it
+ * before it parses the command line, so the command hands it its options with `start` at the
+ * beginning of `run()`. Everything else is lazy: `tape config get` never opens an RPC
+ * connection, and a missing wallet is only an error for commands that sign.
  */
+@Injectable()
 export class TapeSession {
+  private invocation?: Invocation;
   private chainServices?: ChainServices;
   private walletKeypair?: Keypair;
   private walletLocation?: WalletLocation;
-  readonly rpcUrl: string;
-  /** Priority fee in micro-lamports per compute unit (`--with-compute-unit-price`); none by default. */
-  readonly computeUnitPrice?: number;
 
   constructor(
-    readonly options: GlobalOptions,
     readonly store: CliConfigStore,
     private readonly env: CliEnvironment,
+    private readonly onDemandChain: OnDemandChain,
     /** Where a one-line note for a human goes (stderr): which fallback wallet signs. */
-    private readonly note: (line: string) => void = () => undefined,
-  ) {
+    private readonly printer: Printer,
+  ) {}
+
+  /** Takes this invocation's options; a bad `-u` or compute-unit price fails here. */
+  start(options: GlobalOptions): this {
     // -u takes the Solana CLI's monikers too: localhost, devnet, testnet, mainnet-beta (l, d, t, m).
-    const url = expandRpcMoniker(options.url ?? env.rpcUrl ?? DEFAULT_RPC_URL);
-    this.rpcUrl = parseHttpUrl(url, 'RPC URL');
-    if (options.withComputeUnitPrice !== undefined) {
-      this.computeUnitPrice = parseComputeUnitPrice(options.withComputeUnitPrice);
-    }
+    const url = expandRpcMoniker(options.url ?? this.env.rpcUrl ?? DEFAULT_RPC_URL);
+    const rpcUrl = parseHttpUrl(url, 'RPC URL');
+    const computeUnitPrice =
+      options.withComputeUnitPrice === undefined
+        ? undefined
+        : parseComputeUnitPrice(options.withComputeUnitPrice);
+    this.invocation = { options, rpcUrl, computeUnitPrice };
+    // Nothing resolved for other options is kept (OnDemandChain refuses a second chain).
+    this.chainServices = this.walletKeypair = this.walletLocation = undefined;
+    return this;
+  }
+
+  private get started(): Invocation {
+    if (!this.invocation) throw new Error('TapeSession: start(options) was not called');
+    return this.invocation;
+  }
+
+  get options(): GlobalOptions {
+    return this.started.options;
+  }
+
+  get rpcUrl(): string {
+    return this.started.rpcUrl;
+  }
+
+  /** Priority fee in micro-lamports per compute unit (`--with-compute-unit-price`); none by default. */
+  get computeUnitPrice(): number | undefined {
+    return this.started.computeUnitPrice;
   }
 
   get json(): boolean {
@@ -89,18 +127,21 @@ export class TapeSession {
     return this.explicitProgramId() ?? DEFAULT_TAPE_PROGRAM_ID;
   }
 
-  /** The chain this invocation talks to: `-u` (or TAPE_RPC_URL), its program, its priority fee. */
+  /**
+   * The chain this invocation talks to: `-u` (or TAPE_RPC_URL), its program, its priority fee,
+   * validated as the gateway's `chain.*`.
+   */
   chainConfig(): ChainConfig {
-    return Object.assign(new ChainConfig(), {
+    return validateChainConfig({
       rpc_url: this.rpcUrl,
       program_id: this.programId.toBase58(),
-      computeUnitPrice: this.computeUnitPrice,
+      compute_unit_price: this.computeUnitPrice,
     });
   }
 
-  /** The chain services for `chainConfig()`, built on first use (one Connection per command). */
+  /** The chain services for `chainConfig()`, connected on first use (one Connection per command). */
   get chain(): ChainServices {
-    this.chainServices ??= new ChainServices(this.chainConfig());
+    this.chainServices ??= this.onDemandChain.connect(this.chainConfig());
     return this.chainServices;
   }
 
@@ -136,7 +177,7 @@ export class TapeSession {
     const location = this.walletFile;
     try {
       this.walletKeypair = readKeypair(location.path);
-      if (location.note) this.note(location.note);
+      if (location.note) this.printer.note(location.note);
     } catch (err) {
       const message = (err as Error).message;
       if (!this.options.keypair && message.startsWith('no keypair at')) {

@@ -3,6 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeKeypair } from '../../chain/keypair-file';
+import { OnDemandChain } from '../../chain/on-demand-chain.module';
+import { RecordingPrinter } from '../output/recording-printer';
 import { CliConfigStore } from './cli-config-store';
 import { CliEnvironment } from './cli-environment';
 import { TapeSession } from './tape-session';
@@ -97,13 +99,18 @@ describe('locateWallet', () => {
   });
 });
 
+function newSession(env: CliEnvironment, printer = new RecordingPrinter()): TapeSession {
+  return new TapeSession(new CliConfigStore(env), env, new OnDemandChain(), printer).start({});
+}
+
 describe('TapeSession.wallet with a fake HOME', () => {
   it("signs with the Solana CLI's keypair and says so once; keygen still targets tape's id.json", () => {
     const h = newHome();
     try {
       const solanaKey = h.key(join(h.solanaDir, 'id.json'));
-      const notes: string[] = [];
-      const session = new TapeSession({}, new CliConfigStore(h.env), h.env, (l) => notes.push(l));
+      const printer = new RecordingPrinter();
+      const notes = printer.notes;
+      const session = newSession(h.env, printer);
       expect(session.wallet().publicKey.toBase58()).toBe(solanaKey.publicKey.toBase58());
       session.wallet();
       expect(notes).toEqual([
@@ -118,7 +125,7 @@ describe('TapeSession.wallet with a fake HOME', () => {
   it('keeps the "no keypair … (create one: tape keygen)" error when nothing exists', () => {
     const h = newHome();
     try {
-      const session = new TapeSession({}, new CliConfigStore(h.env), h.env);
+      const session = newSession(h.env);
       expect(() => session.wallet()).toThrow(`no keypair at ${h.tapeId} (create one: tape keygen)`);
     } finally {
       rmSync(h.home, { recursive: true, force: true });

@@ -4,6 +4,7 @@ import { ChainModule } from '../../chain/chain.module';
 import { GatewayConfig } from '../../config/app-config';
 import { S3Config } from '../../config/s3.config';
 import { StorageConfig } from '../../config/storage.config';
+import { CredentialsModule } from '../../credentials/credentials.module';
 import { MeteringModule } from '../../metering/metering.module';
 import { RedisMutex } from '../../shared-state/redis-mutex';
 import { SharedState } from '../../shared-state/shared-state';
@@ -47,12 +48,19 @@ function sharesMultipart(storage: StorageConfig, shared: SharedState): boolean {
 
 /**
  * The S3 endpoint's ports over tapes, for `S3Module.forRoot(tapeS3Options())` in the gateway:
- * the chain services and GatewayIdentity come from the global ChainModule, the config classes from the
- * global ConfigModule.
+ * the chain services and GatewayIdentity come from ChainModule, the credential registry from
+ * CredentialsModule, the config classes from the global ConfigModule.
  */
 export function tapeS3Options(): S3ModuleOptions {
   return {
-    imports: [TracksModule, MeteringModule, SharedStateModule, ChainModule, ObservabilityModule],
+    imports: [
+      TracksModule,
+      MeteringModule,
+      SharedStateModule,
+      ChainModule,
+      ObservabilityModule,
+      CredentialsModule.forRoot(),
+    ],
     providers: [
       TapeDirectory,
       SpoolBudget,
