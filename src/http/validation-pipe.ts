@@ -3,6 +3,7 @@ import {
   ExecutionContext,
   ValidationError,
   ValidationPipe,
+  ValidationPipeOptions,
 } from '@nestjs/common';
 
 /**
@@ -23,12 +24,16 @@ const MEMO_ENTRIES = 4096;
  * answer is the route's stable error body, not Nest's generic 400.
  */
 export function validationPipe(refuse: (message: string) => Error): ValidationPipe {
-  return new ValidationPipe({
+  return new ValidationPipe(pipeOptions(refuse));
+}
+
+function pipeOptions(refuse: (message: string) => Error): ValidationPipeOptions {
+  return {
     transform: true,
     stopAtFirstError: true,
     validateCustomDecorators: true,
-    exceptionFactory: (errors) => refuse(firstMessage(errors)),
-  });
+    exceptionFactory: (errors) => refuse(firstMessage(errors) ?? 'invalid input'),
+  };
 }
 
 /**
@@ -41,11 +46,7 @@ export class MemoizedValidationPipe extends ValidationPipe {
   private readonly seen = new Map<unknown, Map<string, unknown>>();
 
   constructor(refuse: (message: string) => Error) {
-    super({
-      transform: true,
-      stopAtFirstError: true,
-      exceptionFactory: (errors) => refuse(firstMessage(errors)),
-    });
+    super(pipeOptions(refuse));
   }
 
   override async transform(
@@ -78,12 +79,10 @@ function memoKey(value: unknown): string | undefined {
   return key;
 }
 
-function firstMessage(errors: ValidationError[]): string {
+function firstMessage(errors: ValidationError[]): string | undefined {
   for (const error of errors) {
-    const message = Object.values(error.constraints ?? {})[0];
+    const message = Object.values(error.constraints ?? {})[0] ?? firstMessage(error.children ?? []);
     if (message !== undefined) return message;
-    const nested = firstMessage(error.children ?? []);
-    if (nested !== 'invalid input') return nested;
   }
-  return 'invalid input';
+  return undefined;
 }
