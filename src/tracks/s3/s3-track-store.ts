@@ -48,6 +48,7 @@ import {
   TrackStoreStats,
 } from '../track-store';
 import { RangeReadCounters, VerifiedRangeStream } from '../verified-range-stream';
+import { commandRangedGet, RangedGet, signedRangedGet } from './ranged-get';
 import { RemoteBytes, RemoteRangeStream } from './remote-range-stream';
 import { TrackCache } from './track-cache';
 
@@ -79,8 +80,10 @@ export interface S3TrackStoreOptions {
   indexPath?: string;
   /** Shared references instead (replicas: RedisTrackReferences); wins over indexPath. */
   references?: TrackReferences;
-  /** An S3 client to use instead of one built from `s3` (tests). */
+  /** An S3 client to use instead of one built from `s3` (tests); reads go through it too. */
   client?: S3Client;
+  /** The ranged GET of reads (default: signedRangedGet, or the given client's GetObject). */
+  rangedGet?: RangedGet;
   /** Hash cached chunks again on every read (storage.tracks.cache.verify_reads); default off. */
   verifyCacheReads?: boolean;
 }
@@ -123,6 +126,8 @@ export function trackS3Client(s3: TrackS3Config): S3Client {
  */
 export class S3TrackStore extends TrackStore {
   private readonly client: S3Client;
+  /** The hot read: ranged GETs without the command pipeline (ranged-get.ts). */
+  private readonly rangedGet: RangedGet;
   private readonly chunkLists = new ByteLru<VerifiedChunkList>(16 * 1024 * 1024);
   private readonly counters: RangeReadCounters = {
     bytesRead: 0,
@@ -147,6 +152,11 @@ export class S3TrackStore extends TrackStore {
   constructor(private readonly options: S3TrackStoreOptions) {
     super();
     this.client = options.client ?? trackS3Client(options.s3);
+    this.rangedGet =
+      options.rangedGet ??
+      (options.client
+        ? commandRangedGet(options.client, options.s3.bucket)
+        : signedRangedGet(options.s3));
     if (!options.references && !options.indexPath) throw new Error('no reference index given');
     this.index = options.references ?? new SqliteTrackReferences(options.indexPath!);
   }
@@ -468,20 +478,13 @@ export class S3TrackStore extends TrackStore {
   ): Promise<RemoteBytes> {
     const hex = commitmentToHex(commitment);
     try {
-      const out = await this.client.send(
-        new GetObjectCommand({
-          Bucket: this.options.s3.bucket,
-          Key: this.key(hex),
-          Range: `bytes=${from}-${to}`,
-        }),
-      );
-      const body = out.Body as Readable | undefined;
-      if (!body) throw new Error('empty response');
-      if (out.ContentLength !== undefined && out.ContentLength !== to - from + 1) {
+      const out = await this.rangedGet(this.key(hex), from, to);
+      const body = out.body;
+      if (out.contentLength !== undefined && out.contentLength !== to - from + 1) {
         body.destroy();
-        throw this.integrityFailure(hex, `stored object answers ${out.ContentLength} bytes`);
+        throw this.integrityFailure(hex, `stored object answers ${out.contentLength} bytes`);
       }
-      const inline = out.Metadata?.[CHUNK_LIST_METADATA];
+      const inline = out.metadata(CHUNK_LIST_METADATA);
       const hashes = inline === undefined ? undefined : Buffer.from(inline, 'base64');
       if (hashes && verifyChunkList(commitment, size, hashes)) {
         this.rememberChunkList(hex, size, hashes);
