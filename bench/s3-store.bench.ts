@@ -5,9 +5,10 @@
  *
  * 1. warm 256 KiB object reads (wrk) vs nginx serving the same file (goal >= 0.8x);
  * 2. cold 256 KiB reads (the reader has never read these bytes: one distinct object per
- *    request, its chain record warmed by a HEAD first), p50 latency vs a ranged GET of the same
- *    bytes straight from RGW with the same HTTP client, unsigned (public-read) (goal <= 1.3x),
- *    and, beside it, the same GET signed by @aws-sdk/client-s3 (what the gateway sends);
+ *    request, its chain record warmed by a HEAD first), p50 latency of each reader vs the GET
+ *    it sends itself, straight from RGW (goal <= 1.3x): a reader with keys vs the same
+ *    SigV4-signed ranged GET, an anonymous reader of the public-read bucket vs a plain ranged
+ *    GET; the AWS SDK's own GetObject beside them;
  * 3. 8 clients each reading a 1 GiB streamed object (128 segments of 8 MiB) at once, aggregate
  *    GB/s vs nginx serving the same bytes from a file (goal >= 0.5x); the first, cold read of
  *    the object (filling the reader's cache from the store) and the reader's peak RSS beside.
@@ -23,7 +24,9 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TrackS3Config } from '../src/config/storage.config';
 import { commitmentToHex } from '../src/tracks/commitment';
+import { signedRangedGet } from '../src/tracks/s3/ranged-get';
 import {
   median,
   percentile,
@@ -179,8 +182,9 @@ async function coldSmall(lab: S3StoreLab, reader: GatewayProcess, tracks: Writte
   print(
     `\n2. cold reads of 256 KiB objects (${COLD_RUNS} runs x ${COLD_PER_RUN} distinct objects, one request each, one keep-alive connection)`,
   );
-  // The peer reads the same bytes with the same client: the bucket is made public-read (GET
-  // only), so a plain ranged GET needs no signing on the client side either.
+  // Each reader is compared with the GET it sends itself, straight to RGW: the reader with keys
+  // with the same SigV4-signed GET (the same signer and HTTP handler), an anonymous reader of the
+  // public-read bucket with a plain unsigned GET; the AWS SDK's own GetObject beside them.
   const s3 = new S3Client({
     endpoint: lab.ceph.endpoint,
     region: 'us-east-1',
@@ -196,67 +200,118 @@ async function coldSmall(lab: S3StoreLab, reader: GatewayProcess, tracks: Writte
           {
             Effect: 'Allow',
             Principal: '*',
-            Action: ['s3:GetObject'],
-            Resource: [`arn:aws:s3:::${lab.bucket}/*`],
+            // A public-read bucket as docs/operator.md describes it (readers probe the bucket).
+            Action: ['s3:GetObject', 's3:ListBucket'],
+            Resource: [`arn:aws:s3:::${lab.bucket}`, `arn:aws:s3:::${lab.bucket}/*`],
           },
         ],
       }),
     }),
   );
-  const gatewayAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const anonymous = await lab.startReader({}, 'anonymous');
+  const signedGet = signedRangedGet(
+    Object.assign(new TrackS3Config(), {
+      endpoint: lab.ceph.endpoint,
+      bucket: lab.bucket,
+      access_key_id: lab.ceph.accessKey,
+      secret_access_key: lab.ceph.secretKey,
+    }),
+  );
+  const agents = [reader, anonymous].map(() => new http.Agent({ keepAlive: true, maxSockets: 1 }));
   const storeAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const range = { range: `bytes=0-${SMALL_BYTES - 1}` };
-  type Peer = 'reader' | 'store' | 'sdk';
-  const p50: Record<Peer, number[]> = { reader: [], store: [], sdk: [] };
+  const peers = ['reader', 'signed', 'anonymous', 'store', 'sdk', 'warm'] as const;
+  type Peer = (typeof peers)[number];
+  const names: Record<Peer, string> = {
+    reader: 'reader (keys)',
+    signed: 'RGW, signed GET',
+    anonymous: 'reader (anonymous)',
+    store: 'RGW, plain GET',
+    sdk: 'RGW via the SDK',
+    warm: 'reader (keys), the same object again',
+  };
+  const p50 = Object.fromEntries(peers.map((p) => [p, [] as number[]])) as Record<Peer, number[]>;
+  const timed = async (work: () => Promise<number>): Promise<number> => {
+    const started = performance.now();
+    const bytes = await work();
+    if (bytes !== SMALL_BYTES) throw new Error(`answered ${bytes} bytes`);
+    return performance.now() - started;
+  };
   for (let run = 0; run < COLD_RUNS; run++) {
-    const times: Record<Peer, number[]> = { reader: [], store: [], sdk: [] };
+    const times = Object.fromEntries(peers.map((p) => [p, [] as number[]])) as Record<
+      Peer,
+      number[]
+    >;
     for (const track of tracks.slice(run * COLD_PER_RUN, (run + 1) * COLD_PER_RUN)) {
       if (track.layout.kind !== 'blob') throw new Error('expected a blob');
-      const url = `${reader.url}/object/${track.address.toBase58()}`;
+      const urls = [reader, anonymous].map((r) => `${r.url}/object/${track.address.toBase58()}`);
       const name = `tracks/${commitmentToHex(track.layout.digest.commitment)}`;
-      const key = `${lab.ceph.endpoint}/${lab.bucket}/${name}`;
       // The chain record (cached for minutes) is not what is measured: HEAD reads no bytes.
-      await new Promise<void>((resolve, reject) =>
-        http
-          .request(url, { method: 'HEAD', agent: gatewayAgent }, (res) => {
-            res.resume();
-            res.on('end', resolve);
-          })
-          .on('error', reject)
-          .end(),
+      for (const [i, url] of urls.entries()) await head(url, agents[i]);
+      times.sdk.push(
+        await timed(async () => {
+          const out = await s3.send(
+            new GetObjectCommand({ Bucket: lab.bucket, Key: name, Range: range.range }),
+          );
+          return (await out.Body!.transformToByteArray()).length;
+        }),
       );
-      const sdkStarted = performance.now();
-      const signed = await s3.send(
-        new GetObjectCommand({ Bucket: lab.bucket, Key: name, Range: range.range }),
+      times.signed.push(
+        await timed(async () => {
+          const out = await signedGet(name, 0, SMALL_BYTES - 1);
+          let bytes = 0;
+          for await (const piece of out.body) bytes += (piece as Buffer).length;
+          return bytes;
+        }),
       );
-      const sdkBytes = (await signed.Body!.transformToByteArray()).length;
-      times.sdk.push(performance.now() - sdkStarted);
-      if (sdkBytes !== SMALL_BYTES) throw new Error(`RGW (SDK) answered ${sdkBytes} bytes`);
-      const store = await timedGet(key, storeAgent, range);
-      const got = await timedGet(url, gatewayAgent);
+      const store = await timedGet(`${lab.ceph.endpoint}/${lab.bucket}/${name}`, storeAgent, range);
       if (store.status !== 206 || store.bytes !== SMALL_BYTES)
         throw new Error(`RGW ${store.status}`);
-      if (got.status !== 200 || got.bytes !== SMALL_BYTES) throw new Error(`reader ${got.status}`);
       times.store.push(store.ms);
-      times.reader.push(got.ms);
+      for (const [i, peer] of (['reader', 'anonymous'] as const).entries()) {
+        const got = await timedGet(urls[i], agents[i]);
+        if (got.status !== 200 || got.bytes !== SMALL_BYTES)
+          throw new Error(`${peer} ${got.status}`);
+        times[peer].push(got.ms);
+      }
+      // The gateway's own hop: the same request once the bytes are in its memory.
+      const again = await timedGet(urls[0], agents[0]);
+      if (again.status !== 200 || again.bytes !== SMALL_BYTES)
+        throw new Error(`warm ${again.status}`);
+      times.warm.push(again.ms);
     }
-    for (const peer of ['reader', 'store', 'sdk'] as const) {
-      p50[peer].push(percentile(times[peer], 50));
-    }
+    for (const peer of peers) p50[peer].push(percentile(times[peer], 50));
     const show = (peer: Peer) =>
-      `p50 ${fmt(percentile(times[peer], 50), 2)} ms (p99 ${fmt(percentile(times[peer], 99), 2)})`;
+      `${names[peer]} ${fmt(percentile(times[peer], 50), 2)} ms (p99 ${fmt(percentile(times[peer], 99), 2)})`;
+    print(`  run ${run + 1}: ${peers.map(show).join(', ')}`);
+  }
+  for (const agent of [...agents, storeAgent]) agent.destroy();
+  s3.destroy();
+  const m = (peer: Peer) => median(p50[peer]);
+  print(`  p50 (median of runs): ${peers.map((p) => `${names[p]} ${fmt(m(p), 2)} ms`).join(', ')}`);
+  for (const [readerPeer, storePeer] of [
+    ['reader', 'signed'],
+    ['anonymous', 'store'],
+  ] as const) {
+    const ratio = m(readerPeer) / m(storePeer);
     print(
-      `  run ${run + 1}: reader ${show('reader')}, RGW ranged GET ${show('store')}, signed by the SDK ${show('sdk')}`,
+      `  ${names[readerPeer]} / ${names[storePeer]}: ${fmt(ratio, 2)}x (goal <= 1.3x: ${verdict(ratio <= 1.3)})`,
     );
   }
-  gatewayAgent.destroy();
-  storeAgent.destroy();
-  s3.destroy();
-  const ratio = median(p50.reader) / median(p50.store);
   print(
-    `  p50 (median of runs): reader ${fmt(median(p50.reader), 2)} ms, RGW ${fmt(median(p50.store), 2)} ms, ` +
-      `RGW via the SDK ${fmt(median(p50.sdk), 2)} ms; ratio ${fmt(ratio, 2)}x RGW (goal <= 1.3x: ${verdict(ratio <= 1.3)}), ` +
-      `${fmt(median(p50.reader) / median(p50.sdk), 2)}x RGW via the SDK`,
+    `  reader (keys) / RGW via the SDK: ${fmt(m('reader') / m('sdk'), 2)}x; reader (keys) / RGW, plain GET: ${fmt(m('reader') / m('store'), 2)}x`,
+  );
+}
+
+function head(url: string, agent: http.Agent): Promise<void> {
+  return new Promise<void>((resolve, reject) =>
+    http
+      .request(url, { method: 'HEAD', agent }, (res) => {
+        res.resume();
+        res.on('end', resolve);
+      })
+      .on('error', reject)
+      .end(),
   );
 }
 

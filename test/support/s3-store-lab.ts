@@ -10,8 +10,14 @@ export interface S3StoreLab {
   ceph: CephRgw;
   writer: GatewayProcess;
   bucket: string;
-  /** A reader on the writer's chain and the bucket; `env` adds to (or overrides) the store's. */
-  startReader(env?: Record<string, string>): Promise<GatewayProcess>;
+  /**
+   * A reader on the writer's chain and the bucket, with the owner's keys unless told otherwise;
+   * `env` adds to (or overrides) the store's.
+   */
+  startReader(
+    env?: Record<string, string>,
+    credentials?: StoreCredentials,
+  ): Promise<GatewayProcess>;
   stop(): Promise<void>;
 }
 
@@ -69,10 +75,10 @@ export async function startS3StoreLab(
     ceph,
     writer: started,
     bucket,
-    startReader: async (env = {}) => {
+    startReader: async (env = {}, credentials = 'owner') => {
       const reader = await startGateway({
         rpcUrl: started.rpcUrl,
-        env: { ...trackStoreEnv(ceph, bucket), ...options.env, ...env },
+        env: { ...trackStoreEnv(ceph, bucket, credentials), ...options.env, ...env },
       });
       readers.push(reader);
       return reader;
