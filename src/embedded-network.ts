@@ -1,5 +1,4 @@
 import { LAMPORTS_PER_SOL, PublicKey } from '@solana/web3.js';
-import { mkdirSync } from 'node:fs';
 import { AppConfig } from './config/app-config';
 import { ChainServices } from './chain/chain.module';
 import { GatewayIdentity } from './chain/gateway-identity';
@@ -7,6 +6,7 @@ import { startLocalnet } from './localnet/localnet';
 import { localnetLimits } from './localnet/localnet-limits';
 import { JsonLogger } from './logging/json-logger';
 import { setLocalnetSource } from './observability/process-metrics';
+import { makeDirectory } from './config/directories';
 
 export interface EmbeddedNetwork {
   close(): Promise<void>;
@@ -25,7 +25,7 @@ export async function embedLocalNetwork(
   logger: JsonLogger,
 ): Promise<EmbeddedNetwork | null> {
   if (config.chain.rpc_url) return null;
-  mkdirSync(config.storage.data_dir, { recursive: true });
+  makeDirectory(config.storage.data_dir);
   const identity = GatewayIdentity.load(config.chain, config.storage);
   const network = await startLocalnet({
     dataDir: config.storage.data_dir,

@@ -2,7 +2,7 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { labelFromAddress } from '../src/chain/tape-label';
-import { keyValues } from './support/cli-process';
+import { CliUser, keyValues } from './support/cli-process';
 import { failure, sdkClient } from './support/s3-sdk-client';
 import { startTapeS3Lab, TapeS3Lab, tapeWithCredential } from './support/s3-tape-lab';
 
@@ -133,6 +133,14 @@ describe('tape gateway credentials', () => {
     ],
   ])('refuses %s with one clear line', async (_label, args, message) => {
     expect(await lab.operator.fails(['gateway', 'credentials', ...args])).toBe(message);
+  });
+
+  it('a data directory the system cannot create is one clear line, at once (not a hang)', async () => {
+    const elsewhere = new CliUser(lab.gw, { TAPE_DATA_DIR: '/proc/tape-no-such-dir/data' });
+    const started = Date.now();
+    const line = await elsewhere.fails(['gateway', 'credentials', 'list']);
+    expect(line).toMatch(/cannot create directory \/proc\/tape-no-such-dir: E[A-Z]+/);
+    expect(Date.now() - started).toBeLessThan(30_000);
   });
 
   it('the groups alone print their help and exit non-zero', async () => {

@@ -1,6 +1,7 @@
 import { Keypair } from '@solana/web3.js';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { makeDirectory } from '../config/directories';
 
 /** Keypair files are Solana CLI format: a JSON array of the 64 secret-key bytes. */
 export class KeypairFileError extends Error {}
@@ -42,7 +43,7 @@ export function readKeypair(path: string): Keypair {
 /** Writes atomically with mode 0600; refuses to overwrite unless asked. */
 export function writeKeypair(path: string, keypair: Keypair, overwrite = false): void {
   if (!overwrite && existsSync(path)) throw new KeypairFileError(`${path} already exists`);
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  makeDirectory(dirname(path), 0o700);
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, JSON.stringify(Array.from(keypair.secretKey)), { mode: 0o600 });
   chmodSync(tmp, 0o600);

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CredentialCipher } from './credential-cipher';
 import {
@@ -11,6 +11,7 @@ import {
   newSecretAccessKey,
   RevokeOutcome,
 } from './credential-registry';
+import { makeDirectory } from '../config/directories';
 
 export const CREDENTIALS_FILE = 's3-credentials.sqlite';
 export const OPERATOR_KEY_FILE = 's3-credentials.key';
@@ -40,7 +41,7 @@ export class CredentialDatabase {
   /** `keyFile`: the operator key (default `<dataDir>/s3-credentials.key`). */
   static open(dataDir: string, keyFile?: string): CredentialDatabase {
     const dir = resolve(dataDir);
-    mkdirSync(dir, { recursive: true });
+    makeDirectory(dir);
     const cipher = CredentialCipher.fromKeyFile(keyFile ?? join(dir, OPERATOR_KEY_FILE));
     const path = join(dir, CREDENTIALS_FILE);
     const db = new Database(path);

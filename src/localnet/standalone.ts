@@ -1,12 +1,12 @@
 import 'reflect-metadata';
 import { PublicKey } from '@solana/web3.js';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../config/config-loader';
 import { readOrCreateKeypair as loadOrCreateKeypair } from '../chain/keypair-file';
 import { startLocalnet } from './localnet';
 import { localnetLimits } from './localnet-limits';
+import { makeDirectory } from '../config/directories';
 
 /**
  * `npm run localnet`: the local network alone, configured like the gateway (`localnet.*`,
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   }
   const logger = pino({ level: config.gateway.log_level, base: { service: 'tape-localnet' } });
   const dataDir = config.storage.data_dir;
-  mkdirSync(dataDir, { recursive: true });
+  makeDirectory(dataDir);
   const authority = loadOrCreateKeypair(
     config.chain.gateway_keypair ?? join(dataDir, 'gateway-key.json'),
   );

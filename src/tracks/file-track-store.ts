@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto';
 import {
   FileHandle,
   link,
-  mkdir,
   open,
   readdir,
   rename,
@@ -45,6 +44,7 @@ import {
   TrackStoreStats,
 } from './track-store';
 import { RangeReadCounters, VerifiedRangeStream } from './verified-range-stream';
+import { makeDirectoryAsync } from '../config/directories';
 
 /** Temporary files older than this are leftovers of a crash, not a put in progress. */
 const STALE_TEMP_MS = 60 * 60 * 1000;
@@ -108,7 +108,7 @@ export class FileTrackStore extends TrackStore {
   /** Creates the directories and sweeps stale temporary files; idempotent. */
   init(): Promise<void> {
     this.ready ??= (async () => {
-      await mkdir(this.tmpDir, { recursive: true });
+      await makeDirectoryAsync(this.tmpDir);
       await this.sweepStaleTemporaries();
     })().catch((err: unknown) => {
       this.ready = undefined; // retried by the next call rather than remembered
@@ -159,7 +159,7 @@ export class FileTrackStore extends TrackStore {
       await file.close();
       handle = undefined;
       await writeDurably(tmpChunks, digest.chunkHashes);
-      await mkdir(paths.dir, { recursive: true });
+      await makeDirectoryAsync(paths.dir);
       // The stored copy failed verification: keep it aside (hard links, so it never vanishes
       // from its place before the verified copy is renamed over it).
       if (corruption !== undefined) await this.quarantine(paths, corruption);
@@ -404,7 +404,7 @@ export class FileTrackStore extends TrackStore {
     paths: { hex: string; data: string; chunks: string },
     reason: string,
   ): Promise<void> {
-    await mkdir(this.quarantineDir, { recursive: true });
+    await makeDirectoryAsync(this.quarantineDir);
     const base = join(this.quarantineDir, `${paths.hex}.${Date.now()}`);
     await linkIfAbsent(paths.data, base);
     await linkIfAbsent(paths.chunks, `${base}.chunks`);

@@ -1,8 +1,8 @@
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { TrackReferenceIndex } from './track-reference-index';
 import { TrackReferences } from './track-references';
 import type { ClaimOutcome, ReferencedBlob, TrackClaim, TrackReference } from './track-store';
+import { makeDirectory } from '../config/directories';
 
 /**
  * One writer's references in SQLite (`<data_dir>/tracks.references.sqlite`). Claims, the
@@ -47,7 +47,7 @@ export class SqliteTrackReferences extends TrackReferences {
   /** Opened on first use: a reader that never writes creates no database. */
   private db(): TrackReferenceIndex {
     if (!this.index) {
-      mkdirSync(dirname(this.path), { recursive: true });
+      makeDirectory(dirname(this.path));
       this.index = new TrackReferenceIndex(this.path);
     }
     return this.index;

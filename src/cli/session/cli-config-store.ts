@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { Keypair } from '@solana/web3.js';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readKeypair, writeKeypair } from '../../chain/keypair-file';
 import { CliError } from '../cli-error';
 import { CliEnvironment } from './cli-environment';
+import { makeDirectory } from '../../config/directories';
 
 /** Keys `tape config set|get` accepts, and how each value is checked. */
 export const CONFIG_KEYS = ['site_domain', 'active_tape', 'program_id'] as const;
@@ -82,7 +83,7 @@ export class CliConfigStore {
     const current = this.read();
     if (value === undefined) delete current[key];
     else current[key] = value;
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    makeDirectory(this.dir, 0o700);
     const tmp = `${this.configPath}.${process.pid}.tmp`;
     writeFileSync(tmp, `${JSON.stringify(current, null, 2)}\n`, { mode: 0o600 });
     renameSync(tmp, this.configPath);

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { LEDGER_SCHEMA } from './ledger-schema';
+import { makeDirectory } from '../../config/directories';
 
 /** One account as the ledger keeps it. `rentEpoch` is Solana's u64 (u64::MAX = rent exempt). */
 export interface StoredAccount {
@@ -78,7 +78,7 @@ export class LedgerStore {
   private readonly inTransaction: (fn: () => unknown) => unknown;
 
   constructor(dataDir: string) {
-    mkdirSync(dataDir, { recursive: true });
+    makeDirectory(dataDir);
     this.db = new Database(join(dataDir, 'ledger.sqlite'));
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');

@@ -13,6 +13,7 @@ import { NameLocks } from './name-locks';
 import { PartDigester, StoredPartRecord, toPartInfo } from './stored-part';
 import { SpoolBudget, SpoolHold } from './spool-budget';
 import { sweepOldEntries } from './spool-sweep';
+import { makeDirectoryAsync } from '../../config/directories';
 
 interface StoredPart extends StoredPartRecord {
   file: string;
@@ -62,7 +63,7 @@ export class MultipartSpool extends MultipartStore implements OnModuleInit, OnMo
   }
 
   async onModuleInit(): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
+    await makeDirectoryAsync(this.dir);
     // Directories untouched for the whole expiry (unreadable leftovers included) go first.
     const swept = await sweepOldEntries(this.dir, this.expiryMs);
     if (swept > 0) this.logger.log(`removed ${swept} expired multipart uploads`);

@@ -1,6 +1,5 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { createReadStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -13,6 +12,7 @@ import { sweepOldEntries } from './spool-sweep';
 import { receiveInMemory } from './memory-body';
 import { ByteBudget } from './byte-budget';
 import { removeFiles, SegmentSpoolWriter, SpooledSegment } from './segment-spool-writer';
+import { makeDirectoryAsync } from '../../config/directories';
 
 /** A body received whole and hashed, waiting in the spool to be stored. */
 export interface SpooledObject {
@@ -55,7 +55,7 @@ export class ObjectSpool implements OnModuleInit {
   }
 
   async onModuleInit(): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
+    await makeDirectoryAsync(this.dir);
     const swept = await sweepOldEntries(this.dir, STALE_SPOOL_MS);
     if (swept > 0) this.logger.log(`removed ${swept} spool files left over from an earlier run`);
   }

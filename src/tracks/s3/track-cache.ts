@@ -1,8 +1,9 @@
 import { Logger } from '@nestjs/common';
-import { mkdir, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
+import { readdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ByteLru } from '../byte-lru';
 import { writeDurably } from '../durable-file';
+import { makeDirectoryAsync } from '../../config/directories';
 
 /** What the LRU keeps per cached track: its size (the file on disk is the value). */
 interface CachedTrack {
@@ -122,7 +123,7 @@ export class TrackCache {
   }
 
   private async rebuild(): Promise<void> {
-    await mkdir(this.tmpDir, { recursive: true });
+    await makeDirectoryAsync(this.tmpDir);
     for (const name of await readdir(this.tmpDir)) {
       await rm(join(this.tmpDir, name), { force: true, recursive: true });
     }
