@@ -169,3 +169,21 @@ export function assertTrackSize(size: number): void {
     throw new RangeError(`a track size is a non-negative safe integer, got ${size}`);
   }
 }
+
+/** `start..endInclusive` is a non-empty range of bytes inside a `size`-byte track or object. */
+export function assertRangeInside(
+  start: number,
+  endInclusive: number,
+  size: number,
+  what: 'track' | 'object' = 'track',
+): void {
+  if (
+    !Number.isSafeInteger(start) ||
+    !Number.isSafeInteger(endInclusive) ||
+    start < 0 ||
+    start > endInclusive ||
+    endInclusive >= size
+  ) {
+    throw new RangeError(`range ${start}-${endInclusive} is not inside a ${size}-byte ${what}`);
+  }
+}

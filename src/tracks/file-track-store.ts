@@ -1,3 +1,4 @@
+import { storedCopyFault, TrackStoreLedger } from './track-store-ledger';
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import {
@@ -24,13 +25,14 @@ import {
 } from './durable-file';
 import {
   COMMITMENT_BYTES,
+  assertRangeInside,
   assertTrackSize,
   chunkCount,
   CHUNK_HASH_BYTES,
   commitmentToHex,
   verifyChunkList,
 } from './commitment';
-import { IntegrityError, TrackNotFoundError, TrackStoreError } from './track-errors';
+import { TrackNotFoundError } from './track-errors';
 import { hashTrackBody } from './track-body';
 import { TrackReferenceIndex } from './track-reference-index';
 import {
@@ -43,13 +45,11 @@ import {
   TrackStore,
   TrackStoreStats,
 } from './track-store';
-import { RangeReadCounters, VerifiedRangeStream } from './verified-range-stream';
+import { VerifiedRangeStream } from './verified-range-stream';
 import { makeDirectoryAsync } from '../config/directories';
 
 /** Temporary files older than this are leftovers of a crash, not a put in progress. */
 const STALE_TEMP_MS = 60 * 60 * 1000;
-/** Corrupt tracks named in stats (and so in /healthz details). */
-const RECENT_CORRUPT = 10;
 
 interface VerifiedChunkList {
   size: number;
@@ -74,20 +74,7 @@ export class FileTrackStore extends TrackStore {
   private readonly tmpDir: string;
   private ready: Promise<void> | undefined;
   private readonly chunkLists: ByteLru<VerifiedChunkList>;
-  private readonly counters: RangeReadCounters = {
-    bytesRead: 0,
-    chunksVerified: 0,
-    integrityFailures: 0,
-  };
-  private puts = 0;
-  private bytesWritten = 0;
-  private rejectedPuts = 0;
-  private quarantined = 0;
-  private collectedTracks = 0;
-  private collectedBytes = 0;
-  /** Hex commitments that failed verification since start-up, oldest first. */
-  private readonly corrupt = new Set<string>();
-  private corruptCount = 0;
+  private readonly ledger = new TrackStoreLedger();
   private index?: TrackReferenceIndex;
   private readonly quarantineDir: string;
   private readonly indexPath: string;
@@ -138,11 +125,19 @@ export class FileTrackStore extends TrackStore {
     let corruption: string | undefined;
     const stored = await this.storedSize(commitment);
     if (stored !== undefined) {
-      corruption = await this.checkStoredCopy(commitment, size, stored);
+      corruption = await storedCopyFault(this.ledger, {
+        hex: paths.hex,
+        size,
+        storedSize: stored,
+        noun: 'file',
+        forgetChunkList: () => this.chunkLists.delete(paths.hex),
+        readChunkList: () => this.readChunkHashes(commitment, size),
+        readWhole: () => this.openRange(commitment, size, 0, size - 1),
+      });
       if (corruption === undefined) {
         // Content-addressed and intact: nothing to write, but a lying body is still refused.
         await hashTrackBody(paths.hex, size, body, undefined).catch((err) =>
-          this.rejectPut(err, body),
+          this.ledger.rejectPut(err, body),
         );
         return;
       }
@@ -166,13 +161,12 @@ export class FileTrackStore extends TrackStore {
       await rename(tmpChunks, paths.chunks);
       await rename(tmpData, paths.data);
       await syncDirectory(paths.dir);
-      this.puts++;
-      this.bytesWritten += size;
+      this.ledger.stored(size);
     } catch (err) {
       await handle?.close().catch(() => undefined);
       await rm(tmpData, { force: true });
       await rm(tmpChunks, { force: true });
-      await this.rejectPut(err, body);
+      this.ledger.rejectPut(err, body);
     }
   }
 
@@ -186,14 +180,15 @@ export class FileTrackStore extends TrackStore {
       hashes = await readExactly(paths.chunks, expectedBytes);
     } catch (err) {
       if (err instanceof WrongLength) {
-        throw this.integrityFailure(paths.hex, `chunk list has ${err.actual} bytes`);
+        throw this.ledger.integrityFailure(paths.hex, `chunk list has ${err.actual} bytes`);
       }
       if (!isMissing(err)) throw err;
-      if (await this.has(commitment)) throw this.integrityFailure(paths.hex, 'chunk list missing');
+      if (await this.has(commitment))
+        throw this.ledger.integrityFailure(paths.hex, 'chunk list missing');
       throw new TrackNotFoundError(paths.hex);
     }
     if (!verifyChunkList(commitment, size, hashes)) {
-      throw this.integrityFailure(paths.hex, 'chunk list does not match the commitment');
+      throw this.ledger.integrityFailure(paths.hex, 'chunk list does not match the commitment');
     }
     this.chunkLists.set(paths.hex, { size, hashes, byteLength: hashes.length + 64 });
     return hashes;
@@ -202,15 +197,7 @@ export class FileTrackStore extends TrackStore {
   openRange(commitment: Buffer, size: number, start: number, endInclusive: number): Readable {
     const paths = this.paths(commitment);
     assertTrackSize(size);
-    if (
-      !Number.isSafeInteger(start) ||
-      !Number.isSafeInteger(endInclusive) ||
-      start < 0 ||
-      start > endInclusive ||
-      endInclusive >= size
-    ) {
-      throw new RangeError(`range ${start}-${endInclusive} is not inside a ${size}-byte track`);
-    }
+    assertRangeInside(start, endInclusive, size);
     return new VerifiedRangeStream({
       track: paths.hex,
       path: paths.data,
@@ -218,8 +205,8 @@ export class FileTrackStore extends TrackStore {
       start,
       endInclusive,
       chunkHashes: () => this.readChunkHashes(commitment, size),
-      counters: this.counters,
-      onIntegrityFailure: (hex) => this.noteCorrupt(hex),
+      counters: this.ledger.counters,
+      onIntegrityFailure: (hex) => this.ledger.noteCorrupt(hex),
     });
   }
 
@@ -277,8 +264,7 @@ export class FileTrackStore extends TrackStore {
     await rm(tombChunks, { force: true });
     await rm(tombData, { force: true });
     if (!movedData) return { outcome: 'absent' };
-    this.collectedTracks++;
-    this.collectedBytes += size ?? 0;
+    this.ledger.collected(size ?? 0);
     return { outcome: 'deleted', bytes: size ?? 0 };
   }
 
@@ -299,16 +285,7 @@ export class FileTrackStore extends TrackStore {
   async stats(): Promise<TrackStoreStats> {
     const volume = await statfs(this.root).catch(() => undefined);
     return {
-      backend: 'file',
-      puts: this.puts,
-      bytesWritten: this.bytesWritten,
-      rejectedPuts: this.rejectedPuts,
-      ...this.counters,
-      quarantined: this.quarantined,
-      corruptTracks: this.corruptCount,
-      recentCorruptTracks: [...this.corrupt],
-      collectedTracks: this.collectedTracks,
-      collectedBytes: this.collectedBytes,
+      ...this.ledger.stats('file'),
       ...(volume && {
         freeBytes: volume.bavail * volume.bsize,
         totalBytes: volume.blocks * volume.bsize,
@@ -317,11 +294,7 @@ export class FileTrackStore extends TrackStore {
   }
 
   integrity(): TrackIntegrityReport {
-    return {
-      corruptTracks: this.corruptCount,
-      recentCorruptTracks: [...this.corrupt],
-      quarantined: this.quarantined,
-    };
+    return this.ledger.integrity();
   }
 
   async checkHealth(): Promise<void> {
@@ -347,57 +320,10 @@ export class FileTrackStore extends TrackStore {
     return { hex, dir, data: join(dir, hex), chunks: join(dir, `${hex}.chunks`) };
   }
 
-  private async rejectPut(err: unknown, body: Readable): Promise<never> {
-    // Stop reading a body we refused (an oversized upload is not drained to the end).
-    if (!body.destroyed) body.destroy();
-    if (err instanceof TrackStoreError) this.rejectedPuts++;
-    throw err;
-  }
-
-  private integrityFailure(hex: string, detail: string): IntegrityError {
-    this.counters.integrityFailures++;
-    this.noteCorrupt(hex);
-    return new IntegrityError(hex, detail);
-  }
-
   /** Opened on first use: reads and puts without references never pay for SQLite. */
   private references(): TrackReferenceIndex {
     this.index ??= new TrackReferenceIndex(this.indexPath);
     return this.index;
-  }
-
-  private noteCorrupt(hex: string): void {
-    if (!this.corrupt.has(hex)) this.corruptCount++;
-    this.corrupt.delete(hex);
-    this.corrupt.add(hex);
-    if (this.corrupt.size > RECENT_CORRUPT)
-      this.corrupt.delete(this.corrupt.values().next().value!);
-  }
-
-  /** Why the stored copy fails verification, or undefined when it is intact (reads it whole). */
-  private async checkStoredCopy(
-    commitment: Buffer,
-    size: number,
-    storedSize: number,
-  ): Promise<string | undefined> {
-    const hex = commitmentToHex(commitment);
-    if (storedSize !== size) {
-      this.integrityFailure(hex, `stored file has ${storedSize} bytes`);
-      return `stored file has ${storedSize} bytes, expected ${size}`;
-    }
-    // The list on disk, not a cached verified copy of it, is what must be intact.
-    this.chunkLists.delete(hex);
-    try {
-      await this.readChunkHashes(commitment, size);
-      if (size > 0) {
-        for await (const piece of this.openRange(commitment, size, 0, size - 1)) void piece;
-      }
-      return undefined;
-    } catch (err) {
-      if (err instanceof IntegrityError) return err.message;
-      if (err instanceof TrackNotFoundError) return 'stored copy vanished';
-      throw err;
-    }
   }
 
   private async quarantine(
@@ -409,8 +335,7 @@ export class FileTrackStore extends TrackStore {
     await linkIfAbsent(paths.data, base);
     await linkIfAbsent(paths.chunks, `${base}.chunks`);
     this.chunkLists.delete(paths.hex);
-    this.quarantined++;
-    this.noteCorrupt(paths.hex);
+    this.ledger.noteQuarantined(paths.hex);
     this.logger.warn({
       msg: 'stored track failed verification; replaced by a verified upload',
       track: paths.hex,

@@ -3,6 +3,7 @@ import { ByteLru } from './byte-lru';
 import {
   CHUNK_BYTES,
   COMMITMENT_BYTES,
+  assertRangeInside,
   assertTrackSize,
   commitmentToHex,
   etagOf,
@@ -242,15 +243,7 @@ function checkRef(ref: TrackRef): void {
 }
 
 function checkRange(start: number, end: number, size: number): void {
-  if (
-    !Number.isSafeInteger(start) ||
-    !Number.isSafeInteger(end) ||
-    start < 0 ||
-    start > end ||
-    end >= size
-  ) {
-    throw new RangeError(`range ${start}-${end} is not inside a ${size}-byte object`);
-  }
+  assertRangeInside(start, end, size, 'object');
 }
 
 /** Collects a verified stream known to be `size` bytes into one buffer. */

@@ -22,6 +22,7 @@ import {
   CHUNK_HASH_BYTES,
   COMMITMENT_BYTES,
   TrackDigest,
+  assertRangeInside,
   assertTrackSize,
   chunkCount,
   commitmentToHex,
@@ -29,12 +30,7 @@ import {
 } from '../commitment';
 import { readExactly } from '../durable-file';
 import { hashTrackBody } from '../track-body';
-import {
-  IntegrityError,
-  TrackNotFoundError,
-  TrackStoreError,
-  TrackStoreUnavailableError,
-} from '../track-errors';
+import { TrackNotFoundError, TrackStoreError, TrackStoreUnavailableError } from '../track-errors';
 import { SqliteTrackReferences } from '../sqlite-track-references';
 import { TrackReferences } from '../track-references';
 import {
@@ -47,12 +43,12 @@ import {
   TrackStore,
   TrackStoreStats,
 } from '../track-store';
-import { RangeReadCounters, VerifiedRangeStream } from '../verified-range-stream';
+import { storedCopyFault, TrackStoreLedger } from '../track-store-ledger';
+import { VerifiedRangeStream } from '../verified-range-stream';
 import { commandRangedGet, RangedGet, signedRangedGet } from './ranged-get';
 import { RemoteBytes, RemoteRangeStream } from './remote-range-stream';
 import { TrackCache } from './track-cache';
 
-const RECENT_CORRUPT = 10;
 /** The /healthz probe's bound (HealthRegistry waits 2 s for every probe). */
 const HEALTH_PROBE_MS = 1500;
 /** Whole-track cache fills started by partial reads, at once. */
@@ -129,19 +125,7 @@ export class S3TrackStore extends TrackStore {
   /** The hot read: ranged GETs without the command pipeline (ranged-get.ts). */
   private readonly rangedGet: RangedGet;
   private readonly chunkLists = new ByteLru<VerifiedChunkList>(16 * 1024 * 1024);
-  private readonly counters: RangeReadCounters = {
-    bytesRead: 0,
-    chunksVerified: 0,
-    integrityFailures: 0,
-  };
-  private puts = 0;
-  private bytesWritten = 0;
-  private rejectedPuts = 0;
-  private quarantined = 0;
-  private collectedTracks = 0;
-  private collectedBytes = 0;
-  private readonly corrupt = new Set<string>();
-  private corruptCount = 0;
+  private readonly ledger = new TrackStoreLedger();
   private readonly index: TrackReferences;
   /** Puts and releases of one track in this process run one at a time (the writer's GC). */
   private readonly locks = new Map<string, Promise<void>>();
@@ -201,12 +185,23 @@ export class S3TrackStore extends TrackStore {
     await this.locked(hex, async () => {
       let corruption: string | undefined;
       // Claimed before: a deletion fenced meanwhile ends before the bucket is asked.
-      await this.index.awaitDeletion(commitment).catch((err) => this.rejectPut(err, body));
-      const stored = await this.remoteSize(hex).catch((err) => this.rejectPut(err, body));
+      await this.index.awaitDeletion(commitment).catch((err) => this.ledger.rejectPut(err, body));
+      const stored = await this.remoteSize(hex).catch((err) => this.ledger.rejectPut(err, body));
       if (stored !== undefined) {
-        corruption = await this.checkStoredCopy(commitment, size, stored);
+        corruption = await storedCopyFault(this.ledger, {
+          hex,
+          size,
+          storedSize: stored,
+          noun: 'object',
+          forgetChunkList: () => this.chunkLists.delete(hex),
+          readChunkList: () => this.readChunkHashes(commitment, size),
+          // What is in the bucket must be intact, not the local cache's copy of it.
+          readWhole: () => this.remoteRange(commitment, size, 0, size - 1, false),
+        });
         if (corruption === undefined) {
-          await hashTrackBody(hex, size, body, undefined).catch((err) => this.rejectPut(err, body));
+          await hashTrackBody(hex, size, body, undefined).catch((err) =>
+            this.ledger.rejectPut(err, body),
+          );
           return;
         }
       }
@@ -235,14 +230,13 @@ export class S3TrackStore extends TrackStore {
         }
       } catch (err) {
         await rm(temp, { force: true });
-        return this.rejectPut(err, body);
+        return this.ledger.rejectPut(err, body);
       }
       if (corruption !== undefined) this.noteRepaired(hex, corruption);
       this.chunkLists.delete(hex);
       await this.cache.evict(hex);
       await this.cache.admit(hex, temp, size, digest.chunkHashes);
-      this.puts++;
-      this.bytesWritten += size;
+      this.ledger.stored(size);
     });
   }
 
@@ -261,15 +255,15 @@ export class S3TrackStore extends TrackStore {
       hashes = await this.getWhole(hex, `${hex}.chunks`);
       if (hashes === undefined) {
         if ((await this.remoteSize(hex)) !== undefined) {
-          throw this.integrityFailure(hex, 'chunk list missing');
+          throw this.ledger.integrityFailure(hex, 'chunk list missing');
         }
         throw new TrackNotFoundError(hex);
       }
       if (hashes.length !== expectedBytes) {
-        throw this.integrityFailure(hex, `chunk list has ${hashes.length} bytes`);
+        throw this.ledger.integrityFailure(hex, `chunk list has ${hashes.length} bytes`);
       }
       if (!verifyChunkList(commitment, size, hashes)) {
-        throw this.integrityFailure(hex, 'chunk list does not match the commitment');
+        throw this.ledger.integrityFailure(hex, 'chunk list does not match the commitment');
       }
     }
     this.rememberChunkList(hex, size, hashes);
@@ -288,15 +282,7 @@ export class S3TrackStore extends TrackStore {
   openRange(commitment: Buffer, size: number, start: number, endInclusive: number): Readable {
     const hex = this.hexOf(commitment);
     assertTrackSize(size);
-    if (
-      !Number.isSafeInteger(start) ||
-      !Number.isSafeInteger(endInclusive) ||
-      start < 0 ||
-      start > endInclusive ||
-      endInclusive >= size
-    ) {
-      throw new RangeError(`range ${start}-${endInclusive} is not inside a ${size}-byte track`);
-    }
+    assertRangeInside(start, endInclusive, size);
     if (this.cache.lookup(hex) === size) {
       return new VerifiedRangeStream({
         track: hex,
@@ -305,7 +291,7 @@ export class S3TrackStore extends TrackStore {
         start,
         endInclusive,
         chunkHashes: () => this.readChunkHashes(commitment, size),
-        counters: this.counters,
+        counters: this.ledger.counters,
         // Verified on the way in (whole, before it was admitted): see TrackCache.
         verify: this.options.verifyCacheReads === true,
         // Damaged on this disk: drop it, the next read fetches a verified copy again.
@@ -369,8 +355,7 @@ export class S3TrackStore extends TrackStore {
         const size = await this.remoteSize(hex);
         await this.deleteObjects(hex);
         if (size === undefined) return { outcome: 'absent' };
-        this.collectedTracks++;
-        this.collectedBytes += size;
+        this.ledger.collected(size);
         return { outcome: 'deleted', bytes: size };
       } finally {
         await this.index.endDeletion(commitment, fence);
@@ -393,26 +378,11 @@ export class S3TrackStore extends TrackStore {
   }
 
   async stats(): Promise<TrackStoreStats> {
-    return {
-      backend: 's3',
-      puts: this.puts,
-      bytesWritten: this.bytesWritten,
-      rejectedPuts: this.rejectedPuts,
-      ...this.counters,
-      quarantined: this.quarantined,
-      corruptTracks: this.corruptCount,
-      recentCorruptTracks: [...this.corrupt],
-      collectedTracks: this.collectedTracks,
-      collectedBytes: this.collectedBytes,
-    };
+    return this.ledger.stats('s3');
   }
 
   integrity(): TrackIntegrityReport {
-    return {
-      corruptTracks: this.corruptCount,
-      recentCorruptTracks: [...this.corrupt],
-      quarantined: this.quarantined,
-    };
+    return this.ledger.integrity();
   }
 
   /** The bucket answers (HeadBucket): readiness fails with the reason while it does not. */
@@ -452,8 +422,8 @@ export class S3TrackStore extends TrackStore {
       // The list may come with the bytes (inline metadata): ask for it only if it did not.
       listWithBytes:
         chunkCount(size) <= INLINE_CHUNK_LIST_CHUNKS && !this.knownChunkList(hex, size),
-      counters: this.counters,
-      onIntegrityFailure: (track) => this.noteCorrupt(track),
+      counters: this.ledger.counters,
+      onIntegrityFailure: (track) => this.ledger.noteCorrupt(track),
       ...(mayFill &&
         whole &&
         this.cache.fits(size) && {
@@ -482,7 +452,7 @@ export class S3TrackStore extends TrackStore {
       const body = out.body;
       if (out.contentLength !== undefined && out.contentLength !== to - from + 1) {
         body.destroy();
-        throw this.integrityFailure(hex, `stored object answers ${out.contentLength} bytes`);
+        throw this.ledger.integrityFailure(hex, `stored object answers ${out.contentLength} bytes`);
       }
       const inline = out.metadata(CHUNK_LIST_METADATA);
       const hashes = inline === undefined ? undefined : Buffer.from(inline, 'base64');
@@ -635,64 +605,13 @@ export class S3TrackStore extends TrackStore {
     }
   }
 
-  private async rejectPut(err: unknown, body: Readable): Promise<never> {
-    if (!body.destroyed) body.destroy();
-    if (err instanceof TrackStoreError && !(err instanceof TrackStoreUnavailableError)) {
-      this.rejectedPuts++;
-    }
-    throw err;
-  }
-
-  /** Why the stored copy fails verification, or undefined when intact (reads it whole). */
-  private async checkStoredCopy(
-    commitment: Buffer,
-    size: number,
-    storedSize: number,
-  ): Promise<string | undefined> {
-    const hex = commitmentToHex(commitment);
-    if (storedSize !== size) {
-      this.integrityFailure(hex, `stored object has ${storedSize} bytes`);
-      return `stored object has ${storedSize} bytes, expected ${size}`;
-    }
-    // What is in the bucket must be intact, not a cached verified copy of it.
-    this.chunkLists.delete(hex);
-    try {
-      await this.readChunkHashes(commitment, size);
-      if (size > 0) {
-        for await (const piece of this.remoteRange(commitment, size, 0, size - 1, false)) {
-          void piece;
-        }
-      }
-      return undefined;
-    } catch (err) {
-      if (err instanceof IntegrityError) return err.message;
-      if (err instanceof TrackNotFoundError) return 'stored copy vanished';
-      throw err;
-    }
-  }
-
   private noteRepaired(hex: string, reason: string): void {
-    this.quarantined++;
-    this.noteCorrupt(hex);
+    this.ledger.noteQuarantined(hex);
     this.logger.warn({
       msg: 'stored track failed verification; replaced by a verified upload',
       track: hex,
       reason,
     });
-  }
-
-  private integrityFailure(hex: string, detail: string): IntegrityError {
-    this.counters.integrityFailures++;
-    this.noteCorrupt(hex);
-    return new IntegrityError(hex, detail);
-  }
-
-  private noteCorrupt(hex: string): void {
-    if (!this.corrupt.has(hex)) this.corruptCount++;
-    this.corrupt.delete(hex);
-    this.corrupt.add(hex);
-    if (this.corrupt.size > RECENT_CORRUPT)
-      this.corrupt.delete(this.corrupt.values().next().value!);
   }
 
   async close(): Promise<void> {
