@@ -99,9 +99,12 @@ export function trackS3Client(s3: TrackS3Config): S3Client {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: 2,
+    // A store that connects but stops answering fails the request once its socket has been
+    // idle for request_timeout_ms (the handler's requestTimeout alone only logs a warning, and
+    // would also bound a large upload's whole duration, not its silence).
     requestHandler: {
       connectionTimeout: Math.min(s3.request_timeout_ms, 3000),
-      requestTimeout: s3.request_timeout_ms,
+      socketTimeout: s3.request_timeout_ms,
     },
   });
 }
