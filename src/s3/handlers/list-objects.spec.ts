@@ -161,4 +161,26 @@ describe('listUploadsPage', () => {
     expect(next.uploads.map((u) => u.uploadId)).toEqual(['u3', 'u4']);
     expect(next.isTruncated).toBe(false);
   });
+
+  it('rolls keys up at the delimiter, each prefix once, and pages past a prefix', () => {
+    const all = [
+      upload('site/a.html', 'u1', 1),
+      upload('site/img/x.png', 'u2', 2),
+      upload('site/img/y.png', 'u3', 3),
+      upload('site/css/s.css', 'u4', 4),
+      upload('site/z.html', 'u5', 5),
+      upload('other', 'u6', 6),
+    ];
+    const query = { prefix: 'site/', delimiter: '/', uploadIdMarker: '', maxUploads: 2 };
+    const first = listUploadsPage(all, { ...query, keyMarker: '' });
+    expect(first.uploads.map((u) => u.key)).toEqual(['site/a.html']);
+    expect(first.commonPrefixes).toEqual(['site/css/']);
+    expect(first).toMatchObject({ isTruncated: true, nextKeyMarker: 'site/css/' });
+    expect(first.nextUploadIdMarker).toBeUndefined();
+    const next = listUploadsPage(all, { ...query, keyMarker: first.nextKeyMarker! });
+    expect(next.commonPrefixes).toEqual(['site/img/']);
+    expect(next.uploads.map((u) => u.key)).toEqual(['site/z.html']);
+    expect(next.isTruncated).toBe(false);
+    expect(next.nextKeyMarker).toBeUndefined();
+  });
 });

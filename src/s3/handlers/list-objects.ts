@@ -1,6 +1,7 @@
 import { isHiddenName } from '../../chain/hidden-names';
 import type { S3ObjectInfo } from '../s3-backend';
 import { S3Error } from '../s3-error';
+import { rollUpPage } from './key-roll-up';
 
 /**
  * ListObjects (v1 and v2) semantics over a bucket's full key list. Order is UTF-8 byte order,
@@ -42,36 +43,23 @@ export function listObjectsPage(objects: S3ObjectInfo[], query: ListObjectsQuery
   const page: ListObjectsPage = { contents: [], commonPrefixes: [], isTruncated: false };
   if (query.maxKeys === 0) return page;
   const after = query.after === undefined ? undefined : Buffer.from(query.after, 'utf8');
-  let count = 0;
-  let lastPrefix: string | undefined;
-  for (const object of sortByKey(objects)) {
-    const key = object.key;
-    // Hidden names (an older program may have stored some) are never published, nor listed.
-    if (!key.startsWith(query.prefix) || isHiddenName(key)) continue;
-    if (after && Buffer.compare(Buffer.from(key, 'utf8'), after) <= 0) continue;
-    let commonPrefix: string | undefined;
-    if (query.delimiter !== '') {
-      const at = key.indexOf(query.delimiter, query.prefix.length);
-      if (at >= 0) commonPrefix = key.slice(0, at + query.delimiter.length);
-    }
-    if (commonPrefix !== undefined) {
-      if (commonPrefix === lastPrefix) continue;
-      // Resuming after a common prefix: its keys were already rolled up on the previous page.
-      if (after && Buffer.compare(Buffer.from(commonPrefix, 'utf8'), after) <= 0) continue;
-    }
-    if (count === query.maxKeys) {
-      page.isTruncated = true;
-      break;
-    }
-    count++;
-    if (commonPrefix !== undefined) {
-      page.commonPrefixes.push(commonPrefix);
-      lastPrefix = commonPrefix;
-      page.lastReturned = commonPrefix;
-    } else {
-      page.contents.push(object);
-      page.lastReturned = key;
-    }
+  const isAfter = (key: string) => !after || Buffer.compare(Buffer.from(key, 'utf8'), after) > 0;
+  // Hidden names (an older program may have stored some) are never published, nor listed.
+  const listed = sortByKey(objects).filter(
+    (o) => o.key.startsWith(query.prefix) && !isHiddenName(o.key) && isAfter(o.key),
+  );
+  const { entries, isTruncated } = rollUpPage(listed, (o) => o.key, {
+    prefix: query.prefix,
+    delimiter: query.delimiter,
+    max: query.maxKeys,
+    // Resuming after a common prefix: its keys were already rolled up on the previous page.
+    done: (commonPrefix) => !isAfter(commonPrefix),
+  });
+  page.isTruncated = isTruncated;
+  for (const entry of entries) {
+    if (entry.prefix !== undefined) page.commonPrefixes.push(entry.prefix);
+    else page.contents.push(entry.item);
+    page.lastReturned = entry.prefix ?? entry.item.key;
   }
   return page;
 }

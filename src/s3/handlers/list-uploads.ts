@@ -1,4 +1,5 @@
 import { isHiddenName } from '../../chain/hidden-names';
+import { rollUpPage } from './key-roll-up';
 import { compareKeys } from './list-objects';
 import type { S3MultipartUploadInfo } from '../s3-backend';
 
@@ -31,44 +32,35 @@ export function listUploadsPage(
   );
   const page: ListUploadsPage = { uploads: [], commonPrefixes: [], isTruncated: false };
   let passedUploadMarker = false;
-  let lastPrefix: string | undefined;
-  let count = 0;
-  for (const upload of sorted) {
-    if (!upload.key.startsWith(query.prefix) || isHiddenName(upload.key)) continue;
-    if (query.keyMarker !== '') {
-      const order = compareKeys(upload.key, query.keyMarker);
-      if (order < 0) continue;
-      if (order === 0) {
-        if (query.uploadIdMarker === '' || !passedUploadMarker) {
-          if (upload.uploadId === query.uploadIdMarker) passedUploadMarker = true;
-          continue;
-        }
-      }
+  const listed = sorted.filter((upload) => {
+    if (!upload.key.startsWith(query.prefix) || isHiddenName(upload.key)) return false;
+    if (query.keyMarker === '') return true;
+    const order = compareKeys(upload.key, query.keyMarker);
+    if (order < 0) return false;
+    if (order === 0 && (query.uploadIdMarker === '' || !passedUploadMarker)) {
+      if (upload.uploadId === query.uploadIdMarker) passedUploadMarker = true;
+      return false;
     }
-    let commonPrefix: string | undefined;
-    if (query.delimiter !== '') {
-      const at = upload.key.indexOf(query.delimiter, query.prefix.length);
-      if (at >= 0) commonPrefix = upload.key.slice(0, at + query.delimiter.length);
-    }
-    if (commonPrefix !== undefined) {
-      if (commonPrefix === lastPrefix) continue;
-      // Resuming after a common prefix: its uploads were rolled up on the previous page.
-      if (query.keyMarker !== '' && compareKeys(commonPrefix, query.keyMarker) <= 0) continue;
-    }
-    if (count === query.maxUploads) {
-      page.isTruncated = true;
-      break;
-    }
-    count++;
-    if (commonPrefix !== undefined) {
-      page.commonPrefixes.push(commonPrefix);
-      lastPrefix = commonPrefix;
-      page.nextKeyMarker = commonPrefix;
+    return true;
+  });
+  const { entries, isTruncated } = rollUpPage(listed, (u) => u.key, {
+    prefix: query.prefix,
+    delimiter: query.delimiter,
+    max: query.maxUploads,
+    // Resuming after a common prefix: its uploads were rolled up on the previous page.
+    done: (commonPrefix) =>
+      query.keyMarker !== '' && compareKeys(commonPrefix, query.keyMarker) <= 0,
+  });
+  page.isTruncated = isTruncated;
+  for (const entry of entries) {
+    if (entry.prefix !== undefined) {
+      page.commonPrefixes.push(entry.prefix);
+      page.nextKeyMarker = entry.prefix;
       page.nextUploadIdMarker = undefined;
     } else {
-      page.uploads.push(upload);
-      page.nextKeyMarker = upload.key;
-      page.nextUploadIdMarker = upload.uploadId;
+      page.uploads.push(entry.item);
+      page.nextKeyMarker = entry.item.key;
+      page.nextUploadIdMarker = entry.item.uploadId;
     }
   }
   if (!page.isTruncated) {
