@@ -1,0 +1,71 @@
+/**
+ * Longest files first, so that with two workers the long e2e files do not land at the end of the
+ * run while the other worker idles. Jest's own sequencer does this only from its perf cache,
+ * which a clean clone (CI) does not have: there it orders by file size. Here a file's time is
+ * Jest's cached time when there is one, else the estimate below (seconds of one 2-core run,
+ * serial); files in neither (the unit specs, ~1 s each) go last, biggest first.
+ */
+const { relative } = require('node:path');
+const Sequencer = require('@jest/test-sequencer').default;
+
+const ESTIMATE_S = {
+  'test/cli-package.e2e-spec.ts': 228,
+  'test/cli-deploy.e2e-spec.ts': 144,
+  'test/cli.e2e-spec.ts': 112,
+  'test/cli-busy-gateway.e2e-spec.ts': 90,
+  'test/network-program-id.e2e-spec.ts': 89,
+  'test/network-deploy.e2e-spec.ts': 85,
+  'test/track-store-replicas.e2e-spec.ts': 84,
+  'test/site-settings.e2e-spec.ts': 80,
+  'program/test/differential.spec.ts': 79,
+  'test/s3-tape-refusals.e2e-spec.ts': 58,
+  'test/track-store-s3.e2e-spec.ts': 55,
+  'test/browser-isolation.e2e-spec.ts': 54,
+  'test/s3-retry-sync.e2e-spec.ts': 50,
+  'test/s3-tape-operator.e2e-spec.ts': 47,
+  'test/s3-tape-sync.e2e-spec.ts': 46,
+  'test/track-store-readonly.e2e-spec.ts': 44,
+  'test/s3-tape-writes.e2e-spec.ts': 43,
+  'test/s3-spool-budget.e2e-spec.ts': 39,
+  'test/site-routes.e2e-spec.ts': 36,
+  'test/metering-gateway.e2e-spec.ts': 31,
+  'test/s3-tape-multipart.e2e-spec.ts': 31,
+  'test/s3-retries.e2e-spec.ts': 30,
+  'test/listener-timeouts.e2e-spec.ts': 29,
+  'test/browser-site.e2e-spec.ts': 27,
+  'test/track-gc.e2e-spec.ts': 25,
+  'test/s3-protocol.e2e-spec.ts': 22,
+  'test/domains-gateway.e2e-spec.ts': 19,
+  'test/metering-redis.e2e-spec.ts': 19,
+  'test/s3-object-parts.e2e-spec.ts': 17,
+  'test/observability.e2e-spec.ts': 16,
+  'test/request-targets.e2e-spec.ts': 16,
+  'test/site-paths.e2e-spec.ts': 16,
+  'test/s3-metadata-checksums.e2e-spec.ts': 16,
+  'test/localnet-durability.e2e-spec.ts': 15,
+  'test/upload-expiry.e2e-spec.ts': 14,
+  'test/access-log-redaction.e2e-spec.ts': 14,
+  'test/chain-rpc-faults.e2e-spec.ts': 14,
+  'src/cli/deploy/track-uploader.spec.ts': 13,
+  'test/localnet-tape-program.e2e-spec.ts': 10,
+  'test/upload.e2e-spec.ts': 9,
+  'test/gateway-shell.e2e-spec.ts': 9,
+  'test/localnet-rpc-limits.e2e-spec.ts': 8,
+  'test/object-streaming.e2e-spec.ts': 8,
+};
+
+class LongestFirstSequencer extends Sequencer {
+  sort(tests) {
+    const seconds = (test) => {
+      const cached = this._getCache(test)[test.path];
+      if (cached && cached[1] > 0) return cached[1] / 1000;
+      return ESTIMATE_S[relative(test.context.config.rootDir, test.path)] ?? 0;
+    };
+    const size = (test) => test.context.hasteFS.getSize(test.path) ?? 0;
+    const keyed = tests.map((test) => ({ test, s: seconds(test), size: size(test) }));
+    keyed.sort((a, b) => b.s - a.s || b.size - a.size);
+    return keyed.map((k) => k.test);
+  }
+}
+
+module.exports = LongestFirstSequencer;
