@@ -3,8 +3,8 @@ const { availableParallelism } = require('node:os');
 
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
 module.exports = {
-  // At least two files at once, also on 2 cores where Jest's default (cores - 1) runs them one by
-  // one: the e2e files mostly wait on child processes and chain confirmations (docs/testing.md).
+  // At least two files at once, also on 2 cores where Jest's default (cores - 1) runs them one
+  // by one: the e2e files mostly wait on child processes and slots (README, Development).
   maxWorkers: Math.max(2, availableParallelism() - 1),
   testSequencer: '<rootDir>/jest.sequencer.js',
   projects: [

@@ -1,9 +1,11 @@
 /**
- * Longest files first, so that with two workers the long e2e files do not land at the end of the
- * run while the other worker idles. Jest's own sequencer does this only from its perf cache,
- * which a clean clone (CI) does not have: there it orders by file size. Here a file's time is
- * Jest's cached time when there is one, else the estimate below (seconds of one 2-core run,
- * serial); files in neither (the unit specs, ~1 s each) go last, biggest first.
+ * The order in which Jest's two workers (jest.config.js) take the test files: longest first, so
+ * that long e2e files do not land at the end of the run while the other worker idles, and the
+ * CPU-bound files (CPU_BOUND below) one after another, each beside files that mostly wait.
+ * Jest's own sequencer orders by time only from its perf cache, which a clean clone (CI) does not
+ * have: there it orders by file size. Here a file's time is Jest's cached time when there is
+ * one, else the estimate below (seconds in one serial run on 2 cores); files in neither (the
+ * unit specs, ~1 s each) go last, biggest first.
  */
 const { relative } = require('node:path');
 const Sequencer = require('@jest/test-sequencer').default;
@@ -54,17 +56,58 @@ const ESTIMATE_S = {
   'test/object-streaming.e2e-spec.ts': 8,
 };
 
+/**
+ * Files that keep both cores busy on their own (many CLI processes at once, a TypeScript build,
+ * SBF programs run in-process). Two of them at once only share the CPU, and their concurrent
+ * tests run into their timeouts; one of them beside a file that mostly waits costs little.
+ */
+const CPU_BOUND = new Set([
+  'test/cli-package.e2e-spec.ts',
+  'test/cli-deploy.e2e-spec.ts',
+  'test/cli.e2e-spec.ts',
+  'test/network-program-id.e2e-spec.ts',
+  'test/network-deploy.e2e-spec.ts',
+  'program/test/differential.spec.ts',
+]);
+
 class LongestFirstSequencer extends Sequencer {
   sort(tests) {
     const seconds = (test) => {
       const cached = this._getCache(test)[test.path];
       if (cached && cached[1] > 0) return cached[1] / 1000;
-      return ESTIMATE_S[relative(test.context.config.rootDir, test.path)] ?? 0;
+      return ESTIMATE_S[this.name(test)] ?? 0;
     };
     const size = (test) => test.context.hasteFS.getSize(test.path) ?? 0;
     const keyed = tests.map((test) => ({ test, s: seconds(test), size: size(test) }));
     keyed.sort((a, b) => b.s - a.s || b.size - a.size);
-    return keyed.map((k) => k.test);
+    return this.interleave(keyed).map((k) => k.test);
+  }
+
+  name(test) {
+    return relative(test.context.config.rootDir, test.path);
+  }
+
+  /**
+   * Two lanes as two workers would run them: the CPU-bound files one after the other in the first
+   * lane, every other file, longest first, in whichever lane ends sooner. The queue is the files
+   * in the order the lanes start them, so a worker that finishes a file usually picks up the one
+   * its lane planned next, and the CPU-bound files mostly run beside files that wait.
+   */
+  interleave(keyed) {
+    const lanes = [
+      { end: 0, items: [] },
+      { end: 0, items: [] },
+    ];
+    const add = (lane, k) => {
+      lane.items.push({ k, start: lane.end });
+      lane.end += Math.max(k.s, 0.5);
+    };
+    for (const k of keyed) if (CPU_BOUND.has(this.name(k.test))) add(lanes[0], k);
+    for (const k of keyed) {
+      if (CPU_BOUND.has(this.name(k.test))) continue;
+      add(lanes[0].end <= lanes[1].end ? lanes[0] : lanes[1], k);
+    }
+    return [...lanes[0].items, ...lanes[1].items].sort((a, b) => a.start - b.start).map((i) => i.k);
   }
 }
 
