@@ -1,6 +1,12 @@
-/** Two projects: unit specs beside the code, e2e specs against real processes. */
+/** Three projects: unit specs beside the code, e2e specs against real processes, the program. */
+const { availableParallelism } = require('node:os');
+
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
 module.exports = {
+  // At least two files at once, also on 2 cores where Jest's default (cores - 1) runs them one
+  // by one: one e2e file keeps about one core busy (README, Development).
+  maxWorkers: Math.max(2, availableParallelism() - 1),
+  testSequencer: '<rootDir>/jest.sequencer.js',
   projects: [
     {
       displayName: 'unit',

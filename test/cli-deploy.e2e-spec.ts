@@ -25,8 +25,11 @@ const DEPLOYED = /^Deployed (\d+) files \((\d+) uploaded, (\d+) unchanged\)$/;
  * embedded. Segments are 64 KiB here so that streamed objects are exercised with small files;
  * epochs last 3 s so that a tape can expire within a test.
  */
-/** it.concurrent does not take the project's testTimeout: each test names its own (roomy: CI machines are shared). */
-const TEST_TIMEOUT_MS = 180_000;
+/**
+ * it.concurrent does not take the project's testTimeout: each test names its own, roomy: CI
+ * machines are shared, and Jest runs another file beside this one (two workers on 2 cores).
+ */
+const TEST_TIMEOUT_MS = 300_000;
 
 describe('tape deploy', () => {
   let gw: GatewayProcess;

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import {
   copyFileSync,
   cpSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -53,6 +54,29 @@ function stageCheckout(dir: string): void {
     if (entry === '.cache') continue;
     symlinkSync(join(REPO_ROOT, 'node_modules', entry), join(dir, 'node_modules', entry));
   }
+}
+
+/**
+ * better-sqlite3's install script (prebuild-install, else node-gyp) fetches a prebuilt binary
+ * for this Node from GitHub, and compiles SQLite from source when it cannot: that compile was
+ * over a minute of the test on a 2-core box without GitHub. prebuild-install also looks in a
+ * local directory first (npm_config_<package>_local_prebuilds): this writes there, under
+ * prebuild-install's own file name, the binary the clone's install produced, so the packed CLI's
+ * install runs the same script and unpacks the same kind of prebuilt binary a user downloads.
+ * When the installed version differs from the clone's, the name does not match and the script
+ * compiles, as before. Returns the npm environment for that, or none when there is no binary.
+ */
+async function localSqlitePrebuild(dir: string): Promise<Record<string, string>> {
+  const pkgDir = join(REPO_ROOT, 'node_modules', 'better-sqlite3');
+  const binary = join('build', 'Release', 'better_sqlite3.node');
+  if (!existsSync(join(pkgDir, binary))) return {};
+  const { version } = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  mkdirSync(dir, { recursive: true });
+  await run('tar', ['-czf', join(dir, name), '-C', pkgDir, binary]);
+  return { npm_config_better_sqlite3_local_prebuilds: dir };
 }
 
 /**
@@ -111,7 +135,7 @@ describe('the packed tape CLI', () => {
     mkdirSync(cwd, { recursive: true });
     const checkout = join(work, 'checkout');
     stageCheckout(checkout);
-    const [packed, gateway] = await Promise.all([
+    const [packed, gateway, prebuildEnv] = await Promise.all([
       (async () => {
         const { stdout } = await run(
           'npm',
@@ -126,6 +150,7 @@ describe('the packed tape CLI', () => {
         return report[0];
       })(),
       startGateway(),
+      localSqlitePrebuild(join(work, 'prebuilds')),
     ]);
     gw = gateway;
     const paths = packed.files.map((f) => f.path);
@@ -146,7 +171,12 @@ describe('the packed tape CLI', () => {
         '--loglevel=error',
         join(work, packed.filename),
       ],
-      { cwd, maxBuffer: 64 * 1024 * 1024, timeout: 480_000 },
+      {
+        cwd,
+        env: { ...process.env, ...prebuildEnv },
+        maxBuffer: 64 * 1024 * 1024,
+        timeout: 480_000,
+      },
     );
     tape = join(prefix, 'bin', 'tape');
   }, TEST_TIMEOUT_MS);

@@ -11,8 +11,11 @@ import { CliUser, keyValues } from './support/cli-process';
  * every command except deploy (test/cli-deploy.e2e-spec.ts), its output lines and its errors.
  * Epochs last 3 s here so that a tape can expire within a test.
  */
-/** it.concurrent does not take the project's testTimeout: each test names its own (roomy: CI machines are shared). */
-const TEST_TIMEOUT_MS = 180_000;
+/**
+ * it.concurrent does not take the project's testTimeout: each test names its own, roomy: CI
+ * machines are shared, and Jest runs another file beside this one (two workers on 2 cores).
+ */
+const TEST_TIMEOUT_MS = 300_000;
 
 describe('tape CLI', () => {
   const EPOCH_SECS = 3;

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './free-port';
 import { REPO_ROOT } from './gateway-process';
 
 const run = promisify(execFile);
@@ -35,6 +36,9 @@ export async function startCephRgw(options: CephRgwOptions = {}): Promise<CephRg
   let out: string;
   const env = {
     ...process.env,
+    // The script's own pick is any free ephemeral port, which another worker's connection may take.
+    MON_PORT: String(await freePort()),
+    RGW_PORT: String(await freePort()),
     ...(options.memstoreBytes !== undefined && { MEMSTORE_BYTES: String(options.memstoreBytes) }),
   };
   try {
