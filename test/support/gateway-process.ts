@@ -86,7 +86,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     env,
   });
   const url = `http://127.0.0.1:${port}`;
-  await gateway.waitForHttp(`${url}/healthz`, 30_000);
+  // Generous: with two test files on the 2 cores, a reader's first /healthz (its store probed)
+  // took more than 30 s once.
+  await gateway.waitForHttp(`${url}/healthz`, 60_000);
   return {
     url,
     s3Url: `http://127.0.0.1:${s3Port}`,
