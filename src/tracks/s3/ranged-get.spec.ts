@@ -125,6 +125,26 @@ describe('signedRangedGet', () => {
     expect(busy).toMatchObject({ status: 503, $metadata: { httpStatusCode: 503 } });
   });
 
+  it('tries once more after a dropped connection or a 5xx, never after a 4xx', async () => {
+    const get = signedRangedGet(config());
+    let calls = 0;
+    answer = (req, res) => {
+      calls++;
+      if (req.url?.endsWith('dropped') && calls === 1) return void req.socket.destroy();
+      if (req.url?.endsWith('busy')) return void res.writeHead(503).end();
+      if (req.url?.endsWith('denied')) return void res.writeHead(403).end();
+      res.writeHead(206, { 'content-length': '5' }).end('bytes');
+    };
+    expect(await consume((await get('tracks/dropped', 0, 4)).body)).toEqual(Buffer.from('bytes'));
+    expect(calls).toBe(2);
+    calls = 0;
+    await expect(get('tracks/busy', 0, 4)).rejects.toMatchObject({ status: 503 });
+    expect(calls).toBe(2);
+    calls = 0;
+    await expect(get('tracks/denied', 0, 4)).rejects.toMatchObject({ status: 403 });
+    expect(calls).toBe(1);
+  });
+
   it('fails a store that does not answer within the request timeout', async () => {
     const get = signedRangedGet(config({ request_timeout_ms: 200 }));
     answer = () => undefined; // never answers

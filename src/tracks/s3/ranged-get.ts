@@ -88,7 +88,7 @@ export function signedRangedGet(
           applyChecksum: false,
         })
       : undefined;
-  return async (key, from, toInclusive) => {
+  const once: RangedGet = async (key, from, toInclusive) => {
     const request: HttpRequest = {
       protocol: endpoint.protocol,
       hostname,
@@ -116,6 +116,16 @@ export function signedRangedGet(
       metadata: (name) => headers[`x-amz-meta-${name}`],
       body,
     };
+  };
+  // Once more after a failure that may pass (as the S3 client's own two attempts): a keep-alive
+  // connection the store closed as it was reused, a timeout, a 5xx. A 4xx is the answer.
+  return async (key, from, toInclusive) => {
+    try {
+      return await once(key, from, toInclusive);
+    } catch (err) {
+      if (err instanceof RangedGetError && err.status < 500) throw err;
+      return once(key, from, toInclusive);
+    }
   };
 }
 
