@@ -14,7 +14,7 @@ const ROOMS = {
   health: [],
   http: ['config'],
   'shared-state': ['config', 'health'],
-  observability: ['chain', 'config', 'domains', 'logging', 'metering', 'tracks'],
+  observability: ['chain', 'config', 'domains', 'http', 'logging', 'metering', 'tracks'],
   chain: ['config', 'health', 'observability'],
   localnet: ['chain', 'config', 'observability'],
   credentials: ['config', 'shared-state'],

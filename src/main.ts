@@ -7,8 +7,11 @@ import { createGatewayApp } from './gateway-app';
 import { JsonLogger } from './logging/json-logger';
 import { keepRunningOnUnhandledRejections } from './logging/unhandled-rejections';
 import { GATEWAY_NODE_FLAGS, missingNodeFlags } from './node-flags';
+import { anchorTickShape } from './http/shape-anchors';
 
 async function main(): Promise<void> {
+  // Before startup's garbage collections (src/http/shape-anchors.ts).
+  anchorTickShape();
   let config;
   try {
     config = loadConfig();

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { MeteringService } from '../metering/metering.service';
+import { ExchangeAnchor } from '../http/shape-anchors';
 import { AccessLog } from './access-log';
 import { GatewayMetrics, ListenerName } from './gateway-metrics';
 import type { RouteKind } from './route-kind';
@@ -17,6 +18,14 @@ type Started = { [STARTED]?: { at: number; written: number; url: string } };
  */
 @Injectable()
 export class RequestObserver {
+  /** Each listener's last exchange of each status, held so their layouts outlive a collection. */
+  private readonly anchors = {
+    main: new ExchangeAnchor(),
+    s3: new ExchangeAnchor(),
+    admin: new ExchangeAnchor(),
+    rpc: new ExchangeAnchor(),
+  } satisfies Record<ListenerName, ExchangeAnchor>;
+
   constructor(
     private readonly metrics: GatewayMetrics,
     private readonly log: AccessLog,
@@ -45,6 +54,7 @@ export class RequestObserver {
     const ms = performance.now() - started.at;
     const bytes = Math.max(0, (req.socket?.bytesWritten ?? started.written) - started.written);
     const status = res.statusCode;
+    this.anchors[listener].hold(req, res, status);
     this.metrics.observe(listener, kind, status, ms / 1000, bytes);
     if (!this.log.sampled()) return;
     this.log.write({

@@ -8,6 +8,7 @@ import { validateConfig } from '../../src/config/config-loader';
 import { embedLocalNetwork, EmbeddedNetwork } from '../../src/embedded-network';
 import { createGatewayApp } from '../../src/gateway-app';
 import { JsonLogger } from '../../src/logging/json-logger';
+import { anchorTickShape } from '../../src/http/shape-anchors';
 
 /**
  * The gateway as production builds it (src/gateway-app.ts: every module, the host rewrite),
@@ -37,6 +38,7 @@ export interface SiteGatewayApp {
 }
 
 export async function startSiteGatewayApp(options: SiteGatewayOptions): Promise<SiteGatewayApp> {
+  anchorTickShape(); // as src/main.ts does
   const ownDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'tape-site-gw-'));
   const config = validateConfig({
