@@ -1,6 +1,6 @@
 import { createHook } from 'node:async_hooks';
 import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { exposeGc } from '../object/streamed-bytes-collector';
 import { anchorTickShape, ExchangeAnchor, heldShapes } from './shape-anchors';
 
 /** V8's own answer to "do these two objects share a hidden class?" (a natives-syntax call). */
@@ -15,10 +15,11 @@ function sameShape(a: object, b: object): boolean {
   return check(a, b);
 }
 
-/** A full garbage collection (`--expose-gc` set at run time reaches new contexts only). */
+/** A full garbage collection. */
 function collectGarbage(): void {
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
+  const gc = exposeGc();
+  if (gc === undefined) throw new Error('this runtime does not expose gc');
+  gc({ type: 'major' });
 }
 
 /** The queue entry of one `process.nextTick(fn, arg)` call. */

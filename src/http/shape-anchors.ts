@@ -24,8 +24,8 @@ import { createHook } from 'node:async_hooks';
  * to it, so a layout cannot be rebuilt from scratch while an object of it is held.
  */
 
-/** The objects held for the process's lifetime (tick objects, from `anchorTickShape`). */
-const held: object[] = [];
+/** The tick entry held for the process's lifetime (from `anchorTickShape`). */
+let heldTick: object | undefined;
 
 /**
  * Holds one of `process.nextTick`'s queue entries, whose layout Node builds with computed keys
@@ -36,10 +36,10 @@ const held: object[] = [];
  * (no hook stays enabled, so nothing else pays for it).
  */
 export function anchorTickShape(): void {
-  if (held.length > 0) return;
+  if (heldTick !== undefined) return;
   const hook = createHook({
-    init(_asyncId, type, _triggerAsyncId, resource) {
-      if (type === 'TickObject' && held.length === 0) held.push(resource);
+    init(_asyncId, type, _triggerAsyncId, resource: object) {
+      if (type === 'TickObject') heldTick ??= resource;
     },
   });
   hook.enable();
@@ -53,7 +53,7 @@ export function anchorTickShape(): void {
 
 /** What `anchorTickShape` holds (for its spec). */
 export function heldShapes(): readonly object[] {
-  return held;
+  return heldTick === undefined ? [] : [heldTick];
 }
 
 function noop(): void {}

@@ -34,7 +34,8 @@ export class StreamedBytesCollector {
   }
 }
 
-function exposeGc(): Collect | undefined {
+/** The runtime's `gc`, exposed for this process (undefined where the runtime refuses). */
+export function exposeGc(): Collect | undefined {
   try {
     setFlagsFromString('--expose-gc');
     const collect = runInNewContext('gc') as unknown;
