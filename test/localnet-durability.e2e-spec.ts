@@ -129,6 +129,10 @@ describe('local network: concurrent writers', () => {
 describe('local network: restarts and kill -9 keep every confirmed transaction', () => {
   let dataDir: string;
   let net: LocalnetProcess | undefined;
+  // Solana's own slot time. Both tests send transactions signed seconds earlier (before a
+  // restart, or 600 names signed up front), and a blockhash lives 150 slots: at the harness's
+  // 50 ms that is 7.5 s, which signing alone can take on a loaded 2-core machine.
+  const durable = (): { dataDir: string; slotMs: number } => ({ dataDir, slotMs: 400 });
 
   beforeAll(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'tape-localnet-durable-'));
@@ -140,7 +144,7 @@ describe('local network: restarts and kill -9 keep every confirmed transaction',
   });
 
   it('restarts gracefully with state, history and recent blockhashes intact', async () => {
-    net = await startLocalnetProcess({ dataDir });
+    net = await startLocalnetProcess(durable());
     const { client, t } = await setUp(net);
     const genesis = await client.connection.getGenesisHash();
     const payer = await t.wallet();
@@ -157,7 +161,7 @@ describe('local network: restarts and kill -9 keep every confirmed transaction',
     closeClients();
     expect(await net.stop('SIGTERM')).toBe(0);
 
-    net = await startLocalnetProcess({ dataDir });
+    net = await startLocalnetProcess(durable());
     const after = await setUp(net);
     expect(await after.client.connection.getGenesisHash()).toBe(genesis);
     expect(await after.client.connection.getSlot()).toBeGreaterThanOrEqual(slot);
@@ -193,7 +197,7 @@ describe('local network: restarts and kill -9 keep every confirmed transaction',
   });
 
   it('after kill -9 mid-batch: every confirmed write is there, no transaction half-applied', async () => {
-    net ??= await startLocalnetProcess({ dataDir });
+    net ??= await startLocalnetProcess(durable());
     const { client, t } = await setUp(net);
     const payer = await t.wallet();
     const tape = await t.createTape(payer, 64 * 1024 * 1024, 2);
@@ -226,7 +230,7 @@ describe('local network: restarts and kill -9 keep every confirmed transaction',
     expect(killed).toBe(true);
     expect(confirmed.length).toBeLessThan(batches.length);
 
-    net = await startLocalnetProcess({ dataDir });
+    net = await startLocalnetProcess(durable());
     const after = await setUp(net);
     const landed = (
       await after.client.connection.getSignatureStatuses(
