@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
 import { ChainModule } from '../chain/chain.module';
 import { ChainReader } from '../chain/chain-reader';
+import { EdgeRoutesModule } from '../http/edge-routes';
 import { MeteringModule } from '../metering/metering.module';
 import { TracksModule } from '../tracks/tracks.module';
 import { ObjectController } from './object.controller';
+import { ObjectEdge } from './object-edge';
 import { ObjectService } from './object.service';
 import { StreamedBytesCollector } from './streamed-bytes-collector';
 import { TrackResolver } from './track-resolver';
@@ -12,11 +14,12 @@ import { TrackResolver } from './track-resolver';
 const COLLECT_EVERY_BYTES = 8 * 1024 * 1024;
 
 /**
- * The object route (docs/object.md). Exports nothing. Needs the global ChainModule and
- * ConfigModule; imports the data plane and metering (its guard and byte budget).
+ * The object route (docs/object.md). Exports nothing: its warm reads join the main listener's
+ * edge routes (ObjectEdge). Needs the global ChainModule and ConfigModule; imports the data
+ * plane and metering (its guard and byte budget).
  */
 @Module({
-  imports: [TracksModule, MeteringModule, ChainModule],
+  imports: [TracksModule, MeteringModule, ChainModule, EdgeRoutesModule],
   controllers: [ObjectController],
   providers: [
     {
@@ -29,6 +32,7 @@ const COLLECT_EVERY_BYTES = 8 * 1024 * 1024;
       useFactory: () => new StreamedBytesCollector(COLLECT_EVERY_BYTES),
     },
     ObjectService,
+    ObjectEdge,
   ],
 })
 export class ObjectModule {}

@@ -8,6 +8,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
 import { parseAddress } from '../chain/tape-label';
+import { EdgeRoutes } from '../http/edge-routes';
 import { watchBodyIdle } from '../http/listener-timeouts';
 import { originFormTarget } from '../http/request-target';
 import { GatewayConfig } from '../config/app-config';
@@ -31,7 +32,8 @@ const MAX_URL_BYTES = 8192;
  * - a request whose Host the host router sends to a site (an operator domain, a label under the
  *   subdomain suffix, a TXT-bound customer domain, or a host that names no site) is a site
  *   request whatever its path: `/healthz` or `/object/x` there is a file of the site;
- * - on the gateway's own hosts, `/site/{tape}` and `/site/{tape}/<path>`;
+ * - on the gateway's own hosts, `/site/{tape}` and `/site/{tape}/<path>`, then the edge routes
+ *   other feature rooms registered (src/http/edge-routes.ts: the object route's warm reads);
  * - everything else goes on to Fastify unchanged.
  *
  * Each site request passes the metering gate (`site` budget: RateLimit headers on every answer,
@@ -66,6 +68,7 @@ export class SiteEdge implements OnApplicationBootstrap, BeforeApplicationShutdo
     private readonly hosts: HostRouter,
     private readonly gate: MeteringGate,
     private readonly site: SiteService,
+    private readonly routes: EdgeRoutes,
   ) {
     this.bodyIdleMs = gateway.body_idle_timeout_ms;
   }
@@ -100,7 +103,7 @@ export class SiteEdge implements OnApplicationBootstrap, BeforeApplicationShutdo
     }
     const route = this.hosts.route(headers[':authority'] ?? headers.host);
     if (route.kind === 'gateway') {
-      if (!url.startsWith(SITE_PREFIX)) return false;
+      if (!url.startsWith(SITE_PREFIX)) return this.routes.tryServe(req, res, url);
       this.meter(req, res, url, null);
     } else {
       this.meter(req, res, url, route);

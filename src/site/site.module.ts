@@ -3,6 +3,7 @@ import { ChainModule } from '../chain/chain.module';
 import { ConfigError } from '../config/config-loader';
 import { SiteConfig } from '../config/site.config';
 import { DomainsModule } from '../domains/domains.module';
+import { EdgeRoutesModule } from '../http/edge-routes';
 import { MeteringModule } from '../metering/metering.module';
 import { ObjectReader } from '../tracks/object-reader';
 import { TracksModule } from '../tracks/tracks.module';
@@ -23,7 +24,7 @@ import { SiteService } from './site.service';
  * host router and metering.
  */
 @Module({
-  imports: [TracksModule, DomainsModule, MeteringModule, ChainModule],
+  imports: [TracksModule, DomainsModule, MeteringModule, ChainModule, EdgeRoutesModule],
   providers: [
     { provide: SiteSource, useClass: ChainSiteSource },
     { provide: SiteDirectory, useFactory: createSiteDirectory, inject: [SiteSource, SiteConfig] },
