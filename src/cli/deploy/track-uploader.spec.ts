@@ -275,6 +275,7 @@ describe('TrackUploader', () => {
       // 40 uploads at 32 at once would be refused 30 times on the first round alone and again
       // on every round after; the pacer narrows to 2 and the refusals stay few.
       expect(accepted).toBeLessThan(60);
-    });
+      // Seconds of Retry-After waits by design: more than Jest's 5 s default on a loaded machine.
+    }, 20_000);
   });
 });
