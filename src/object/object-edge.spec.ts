@@ -1,5 +1,6 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { AddressInfo, connect } from 'node:net';
+import { GatewayConfig } from '../config/app-config';
 import { Readable } from 'node:stream';
 import { EdgeRoutes } from '../http/edge-routes';
 import { MeterDecision } from '../metering/meter-decision';
@@ -11,6 +12,7 @@ import { newTestService } from './object-test-service.spec-support';
 import { TrackResolver } from './track-resolver';
 
 const ADDRESS = 'Track1111111111111111111111111111111111111';
+const BODY_IDLE_MS = 300;
 
 function decision(allowed: boolean, remaining = 9): MeterDecision {
   return {
@@ -41,11 +43,12 @@ interface EdgeFixture {
 async function startEdge(
   opened: Partial<OpenedObject>,
   size: number,
-  gate: { requests?: boolean | 'async'; bytes?: boolean } = {},
+  gate: { requests?: boolean | 'async' | 'slow'; bytes?: boolean } = {},
 ): Promise<EdgeFixture> {
   const { sut, resolver } = newTestService(opened, size);
   const check = jest.fn(() => {
     const d = gate.requests === false ? decision(false, 0) : decision(true);
+    if (gate.requests === 'slow') return new Promise((r) => setTimeout(() => r(d), 2000));
     return gate.requests === 'async' ? Promise.resolve(d) : d;
   });
   const enforceBytes = jest.fn(
@@ -62,7 +65,13 @@ async function startEdge(
     error: (d: MeterDecision) => new TooManyRequestsError(d, 'object requests'),
   } as unknown as MeteringGate;
   const routes = new EdgeRoutes();
-  const edge = new ObjectEdge(routes, resolver as unknown as TrackResolver, sut, meter);
+  const edge = new ObjectEdge(
+    { body_idle_timeout_ms: BODY_IDLE_MS } as GatewayConfig,
+    routes,
+    resolver as unknown as TrackResolver,
+    sut,
+    meter,
+  );
   edge.onModuleInit();
   const passed: string[] = [];
   const timeouts: [number, () => void, ServerResponse][] = [];
@@ -213,5 +222,22 @@ describe('ObjectEdge', () => {
     const [[, onStall, response]] = fixture.timeouts;
     onStall();
     expect(response.destroyed).toBe(true);
+  });
+
+  it('a request body that stops arriving loses its connection while the answer is prepared', async () => {
+    // The metering store answers after 2 s; the body's idle limit is 300 ms.
+    fixture = await startEdge({ bytes: Buffer.alloc(10), size: 10 }, 10, { requests: 'slow' });
+    const socket = connect(Number(new URL(fixture.url).port), '127.0.0.1');
+    let received = '';
+    socket.on('data', (d: Buffer) => (received += d.toString()));
+    const started = Date.now();
+    const closed = new Promise<number>((resolve) =>
+      socket.on('close', () => resolve(Date.now() - started)),
+    );
+    socket.write(`GET /object/${ADDRESS} HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nab`);
+    const after = await closed;
+    expect(received).toBe('');
+    expect(after).toBeGreaterThanOrEqual(BODY_IDLE_MS - 50);
+    expect(after).toBeLessThan(1500);
   });
 });

@@ -1,9 +1,11 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline, Readable } from 'node:stream';
+import { GatewayConfig } from '../config/app-config';
 import { EdgeRoute, EdgeRoutes } from '../http/edge-routes';
 import { errorAnswer } from '../http/error-answer';
 import { writeErrorBody } from '../http/error-reply';
+import { watchBodyIdle } from '../http/listener-timeouts';
 import { MeterDecision } from '../metering/meter-decision';
 import { MeteringGate } from '../metering/metering-gate';
 import { appendRateLimitHeaders } from '../metering/rate-limit-headers';
@@ -39,13 +41,17 @@ export const SEND_STALL_MS = 60_000;
 @Injectable()
 export class ObjectEdge implements EdgeRoute, OnModuleInit {
   private readonly logger = new Logger('http');
+  private readonly bodyIdleMs: number;
 
   constructor(
+    gateway: GatewayConfig,
     private readonly routes: EdgeRoutes,
     private readonly resolver: TrackResolver,
     private readonly objects: ObjectService,
     private readonly gate: MeteringGate,
-  ) {}
+  ) {
+    this.bodyIdleMs = gateway.body_idle_timeout_ms;
+  }
 
   onModuleInit(): void {
     this.routes.add(this);
@@ -57,6 +63,8 @@ export class ObjectEdge implements EdgeRoute, OnModuleInit {
     const query = url.indexOf('?', OBJECT_PREFIX.length);
     const address = url.slice(OBJECT_PREFIX.length, query < 0 ? url.length : query);
     if (this.resolver.peek(address) === undefined) return false;
+    // A body nobody reads still may not hold the connection (as Fastify's onRequest hook does).
+    watchBodyIdle(req, this.bodyIdleMs);
     if (!this.gate.enabled) {
       void this.respond(req, res, address, []);
       return true;
