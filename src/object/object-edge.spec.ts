@@ -46,9 +46,12 @@ async function startEdge(
   gate: { requests?: boolean | 'async' | 'slow'; bytes?: boolean } = {},
 ): Promise<EdgeFixture> {
   const { sut, resolver } = newTestService(opened, size);
+  const pending: NodeJS.Timeout[] = [];
   const check = jest.fn(() => {
     const d = gate.requests === false ? decision(false, 0) : decision(true);
-    if (gate.requests === 'slow') return new Promise((r) => setTimeout(() => r(d), 2000));
+    if (gate.requests === 'slow') {
+      return new Promise((r) => pending.push(setTimeout(() => r(d), 2000)));
+    }
     return gate.requests === 'async' ? Promise.resolve(d) : d;
   });
   const enforceBytes = jest.fn(
@@ -95,7 +98,10 @@ async function startEdge(
     enforceBytes,
     passed,
     timeouts,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () => {
+      pending.forEach(clearTimeout);
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
   };
 }
 
