@@ -8,6 +8,7 @@ import { MeteringGate } from '../metering/metering-gate';
 import { TooManyRequestsError } from '../metering/too-many-requests.error';
 import { OpenedObject } from '../tracks/object-reader';
 import { ObjectEdge, SEND_STALL_MS } from './object-edge';
+import { ObjectService } from './object.service';
 import { newTestService } from './object-test-service.spec-support';
 import { TrackResolver } from './track-resolver';
 
@@ -44,8 +45,10 @@ async function startEdge(
   opened: Partial<OpenedObject>,
   size: number,
   gate: { requests?: boolean | 'async' | 'slow'; bytes?: boolean } = {},
+  answer?: ObjectService['answer'],
 ): Promise<EdgeFixture> {
   const { sut, resolver } = newTestService(opened, size);
+  if (answer) sut.answer = answer;
   const pending: NodeJS.Timeout[] = [];
   const check = jest.fn(() => {
     const d = gate.requests === false ? decision(false, 0) : decision(true);
@@ -245,5 +248,19 @@ describe('ObjectEdge', () => {
     expect(received).toBe('');
     expect(after).toBeGreaterThanOrEqual(BODY_IDLE_MS - 50);
     expect(after).toBeLessThan(1500);
+  });
+
+  it('an answer Node cannot write (a header it refuses) is a 500 error body, its stream released', async () => {
+    const body = Readable.from([Buffer.alloc(10)]);
+    fixture = await startEdge({ bytes: Buffer.alloc(10), size: 10 }, 10, {}, async () => ({
+      status: 200,
+      headers: { 'x-broken': 'a\nb' },
+      body,
+      bytes: 10,
+    }));
+    const res = await fetch(`${fixture.url}/object/${ADDRESS}`);
+    expect([res.status, res.headers.get('cache-control')]).toEqual([500, 'no-store']);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('internal_error');
+    expect(body.destroyed).toBe(true);
   });
 });

@@ -111,7 +111,13 @@ export class ObjectEdge implements EdgeRoute, OnModuleInit {
     } catch (err) {
       return this.refuse(res, head, err);
     }
-    this.write(res, head, answer);
+    try {
+      this.write(res, head, answer);
+    } catch (err) {
+      // A header Node refuses (nothing was sent): the body is released, the answer a logged 500.
+      if (answer.body instanceof Readable) answer.body.destroy();
+      this.refuse(res, [], err);
+    }
   }
 
   /** Charges the bytes about to be sent; refused, the prepared body is released unsent. */
