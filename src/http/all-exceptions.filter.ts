@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { errorAnswer } from './error-answer';
+import { errorAnswer, logErrorAnswer } from './error-answer';
 import { sendErrorBody } from './error-reply';
 
 /**
@@ -14,9 +14,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     if (reply.sent) return;
-    const { status, body, log } = errorAnswer(exception);
-    if (log?.level === 'error') this.logger.error(log.message);
-    else if (log) this.logger.warn(log.message);
-    sendErrorBody(reply, status, body);
+    const answer = errorAnswer(exception);
+    logErrorAnswer(this.logger, answer);
+    sendErrorBody(reply, answer.status, answer.body);
   }
 }

@@ -1,4 +1,4 @@
-import { HttpException } from '@nestjs/common';
+import { HttpException, Logger } from '@nestjs/common';
 import { codeForStatus, ErrorBody, errorBody } from './error-body';
 
 /** How an error leaves the gateway: its status, the stable body, and what the log says. */
@@ -58,4 +58,10 @@ function isFrameworkError(e: unknown): e is { statusCode: number; message: strin
     (e as { statusCode: number }).statusCode >= 400 &&
     (e as { statusCode: number }).statusCode < 600
   );
+}
+
+/** Logs what `errorAnswer` says to log: an unexpected failure as an error, a 5xx refusal as a warning. */
+export function logErrorAnswer(logger: Logger, answer: ErrorAnswer): void {
+  if (answer.log?.level === 'error') logger.error(answer.log.message);
+  else if (answer.log) logger.warn(answer.log.message);
 }

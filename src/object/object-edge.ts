@@ -1,11 +1,12 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pipeline, Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { GatewayConfig } from '../config/app-config';
 import { EdgeRoute, EdgeRoutes } from '../http/edge-routes';
-import { errorAnswer } from '../http/error-answer';
+import { errorAnswer, logErrorAnswer } from '../http/error-answer';
 import { writeErrorBody } from '../http/error-reply';
 import { watchBodyIdle } from '../http/listener-timeouts';
+import { endWithBody } from '../http/response-body';
 import { MeterDecision } from '../metering/meter-decision';
 import { MeteringGate } from '../metering/metering-gate';
 import { appendRateLimitHeaders } from '../metering/rate-limit-headers';
@@ -141,26 +142,14 @@ export class ObjectEdge implements EdgeRoute, OnModuleInit {
     const headers = answer.headers;
     for (const name in headers) head.push(name, headers[name]);
     res.writeHead(answer.status, head);
-    if (body === null) {
-      res.end();
-      return;
-    }
-    res.setTimeout(SEND_STALL_MS, () => res.destroy());
-    if (Buffer.isBuffer(body)) {
-      res.end(body);
-    } else {
-      // Verified bytes: a failure after the status line can only cut the connection.
-      pipeline(body, res, (err) => {
-        if (err && !res.destroyed) res.destroy();
-      });
-    }
+    if (body !== null) res.setTimeout(SEND_STALL_MS, () => res.destroy());
+    endWithBody(res, body);
   }
 
   /** A refusal or failure as the stable error body, never cached; once headers are out, a cut. */
   private refuse(res: ServerResponse, head: string[], err: unknown): void {
-    const { status, body, log } = errorAnswer(err);
-    if (log?.level === 'error') this.logger.error(log.message);
-    else if (log) this.logger.warn(log.message);
+    const answer = errorAnswer(err);
+    logErrorAnswer(this.logger, answer);
     if (res.headersSent) {
       res.destroy();
       return;
@@ -171,6 +160,6 @@ export class ObjectEdge implements EdgeRoute, OnModuleInit {
     if (err instanceof ObjectRefusal) {
       for (const name in err.headers) res.setHeader(name, err.headers[name]);
     }
-    writeErrorBody(res, status, body);
+    writeErrorBody(res, answer.status, answer.body);
   }
 }

@@ -6,10 +6,10 @@ import {
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream';
 import { parseAddress } from '../chain/tape-label';
 import { EdgeRoutes } from '../http/edge-routes';
 import { watchBodyIdle } from '../http/listener-timeouts';
+import { endWithBody } from '../http/response-body';
 import { originFormTarget } from '../http/request-target';
 import { GatewayConfig } from '../config/app-config';
 import { HostResolution } from '../domains/host-resolution';
@@ -216,17 +216,7 @@ export class SiteEdge implements OnApplicationBootstrap, BeforeApplicationShutdo
       this.gate.appendHeaders(headers, decision);
     }
     res.writeHead(answer.status, headers);
-    const body = answer.body;
-    if (body === null) {
-      res.end();
-    } else if (Buffer.isBuffer(body)) {
-      res.end(body);
-    } else {
-      // A stream of verified bytes: a failure after the headers ends the connection.
-      pipeline(body, res, (err) => {
-        if (err && !res.destroyed) res.destroy();
-      });
-    }
+    endWithBody(res, answer.body);
   }
 
   private fail(res: ServerResponse, err: unknown): void {
