@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { applyListenerTimeouts, watchBodyIdle } from '../http/listener-timeouts';
+import { lingerAfterAnswer } from '../http/lingering-close';
 import { GatewayConfig } from '../config/app-config';
 import { MeteringConfig } from '../config/metering.config';
 import { S3Config } from '../config/s3.config';
@@ -243,7 +244,11 @@ export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
     reply.header('x-amz-request-id', request.id);
     reply.header('x-amz-id-2', randomBytes(24).toString('base64'));
     // A body the operation did not read to its end (refused early, or failed a check) is not
-    // drained: the connection is closed after the answer instead.
-    if (!request.raw.complete) reply.header('connection', 'close');
+    // drained for another request: the connection is closed after the answer, lingering so
+    // that a client still sending sees the answer instead of a reset.
+    if (!request.raw.complete) {
+      reply.header('connection', 'close');
+      lingerAfterAnswer(request.raw, reply.raw);
+    }
   }
 }

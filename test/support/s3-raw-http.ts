@@ -92,6 +92,29 @@ export function rawExchange(port: number, bytes: Buffer, dropAfterWrite: boolean
   });
 }
 
+/**
+ * Writes a whole request on a raw socket and reads until the server closes: whether every byte
+ * was accepted (a server that closes on unread bytes resets the connection, and the write fails)
+ * and what came back.
+ */
+export function writeAllThenRead(
+  port: number,
+  bytes: Buffer,
+): Promise<{ writeError: string | undefined; response: string }> {
+  return new Promise((resolve) => {
+    let writeError: string | undefined;
+    let text = '';
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(bytes, (error) => {
+        if (error) writeError = (error as NodeJS.ErrnoException).code ?? error.message;
+      });
+    });
+    socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
+    socket.on('error', (error: NodeJS.ErrnoException) => (writeError ??= error.code ?? 'error'));
+    socket.on('close', () => resolve({ writeError, response: text }));
+  });
+}
+
 /** The request head (request line and headers) of a signed request, ready for a raw socket. */
 export function requestHead(method: string, path: string, rawHeaders: string[]): string {
   let head = `${method} ${path} HTTP/1.1\r\n`;
