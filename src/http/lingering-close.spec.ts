@@ -1,6 +1,6 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo, connect, Socket } from 'node:net';
-import { LingerLimits, lingerAfterAnswer } from './lingering-close';
+import { arrivedWhileLingering, LingerLimits, lingerAfterAnswer } from './lingering-close';
 
 /** A test server and, for its latest connection, how long its socket stayed open after the answer. */
 interface Refusing {
@@ -152,6 +152,49 @@ describe('lingerAfterAnswer', () => {
       const result = await exchange(server, 4, Buffer.from('abcd'), true);
       expect(result.response).toMatch(/^HTTP\/1\.1 200 /);
       expect(await server.lingered()).toBeLessThan(5_000);
+    } finally {
+      await close(server);
+    }
+  });
+});
+
+describe('arrivedWhileLingering', () => {
+  it('marks a request pipelined behind a refused body, so the listener can drop it', async () => {
+    const seen: { url: string | undefined; lingering: boolean }[] = [];
+    const server = await listen((req, res) => {
+      seen.push({ url: req.url, lingering: arrivedWhileLingering(req) });
+      if (arrivedWhileLingering(req)) {
+        req.socket.destroy();
+        return;
+      }
+      res.setHeader('connection', 'close');
+      lingerAfterAnswer(req, res, { ms: 5_000, bytes: 64 * MiB });
+      res.statusCode = 413;
+      // Answer after the whole pipelined input is on the socket.
+      setTimeout(() => res.end('too large'), 100);
+    });
+    try {
+      const { port } = server.server.address() as AddressInfo;
+      const body = Buffer.alloc(64 * 1024, 1);
+      const response = await new Promise<string>((resolve) => {
+        let text = '';
+        const socket = connect({ port, host: '127.0.0.1' }, () => {
+          socket.write(
+            `PUT /refused HTTP/1.1\r\nHost: a\r\nContent-Length: ${body.length}\r\n\r\n`,
+          );
+          socket.write(body);
+          socket.write('DELETE /pipelined HTTP/1.1\r\nHost: a\r\n\r\n');
+        });
+        socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve(text));
+      });
+      expect(response).toMatch(/^HTTP\/1\.1 413 /);
+      expect(response).not.toContain('HTTP/1.1 200');
+      expect(seen).toEqual([
+        { url: '/refused', lingering: false },
+        { url: '/pipelined', lingering: true },
+      ]);
     } finally {
       await close(server);
     }

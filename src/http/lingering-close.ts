@@ -32,13 +32,10 @@ export function lingerAfterAnswer(
 ): void {
   const socket = req.socket as Socket | null;
   if (!socket || socket.destroyed) return;
+  const closeSoon = socket.destroySoon.bind(socket);
   socket.destroySoon = () => {
-    if (req.complete || req.destroyed) {
-      socket.end();
-      socket.once('finish', () => socket.destroy());
-      return;
-    }
-    linger(req, socket, limits);
+    if (req.complete || req.destroyed) closeSoon();
+    else linger(req, socket, limits);
   };
   // The answer may never be written (the client went away first): nothing to linger for.
   res.once('close', () => {
@@ -49,7 +46,19 @@ export function lingerAfterAnswer(
 /** How often a lingering socket's caps are checked. */
 const CHECK_MS = 20;
 
+/** Sockets reading out a refused body: they announced `Connection: close`, so no new request. */
+const lingering = new WeakSet<Socket>();
+
+/**
+ * Whether a request arrived on a connection that is lingering: a request pipelined behind the
+ * refused body. The listener must drop it unanswered (the client was told the connection closes).
+ */
+export function arrivedWhileLingering(req: IncomingMessage): boolean {
+  return lingering.has(req.socket);
+}
+
 function linger(req: IncomingMessage, socket: Socket, limits: LingerLimits): void {
+  lingering.add(socket);
   // Bytes are counted on the socket: a request nobody consumed is discarded by Node's parser
   // without ever emitting 'data' (IncomingMessage._dump), so only the socket sees them.
   const startedAt = Date.now();

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { applyListenerTimeouts, watchBodyIdle } from '../http/listener-timeouts';
-import { lingerAfterAnswer } from '../http/lingering-close';
+import { arrivedWhileLingering, lingerAfterAnswer } from '../http/lingering-close';
 import { GatewayConfig } from '../config/app-config';
 import { MeteringConfig } from '../config/metering.config';
 import { S3Config } from '../config/s3.config';
@@ -89,7 +89,13 @@ export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
       forceCloseConnections: 'idle',
       // Our own server, to take `Expect: 100-continue` from Node: Node would answer 100 at once,
       // and a client would send a whole part before hearing that the tape is full.
-      serverFactory: (handler) => {
+      serverFactory: (fastifyHandler) => {
+        // A request pipelined behind a refused body, on a connection that announced it closes,
+        // is dropped unanswered and unexecuted (src/http/lingering-close.ts).
+        const handler: typeof fastifyHandler = (req, res) => {
+          if (arrivedWhileLingering(req)) req.socket.destroy();
+          else fastifyHandler(req, res);
+        };
         const server = createServer(handler);
         server.on('checkContinue', handler);
         // Any other Expect value: Node would answer 417 on its own; S3 ignores the header.
