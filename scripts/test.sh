@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d node_modules ] || npm install --no-audit --no-fund
 
-# Before Jest, three lanes at once, as none of them keeps more than one core busy: the Debian
+# Before Jest, three lanes at once, as each keeps one core busy or a little more: the Debian
 # packages (downloads and dpkg; minutes on a fresh machine) then the program check (it needs
 # clang); ESLint with type information (about 90 s here); the build and the type check (about
 # 50 s), in the foreground. A lane's output is shown when it ends, not interleaved.
