@@ -2,12 +2,12 @@
 # The one test command: installs what the tests need, then lint, type check, unit and e2e tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -d node_modules ] || npm install --no-audit --no-fund
 
-# Before Jest, three lanes at once, as each keeps one core busy or a little more: the Debian
-# packages (downloads and dpkg; minutes on a fresh machine) then the program check (it needs
-# clang); ESLint with type information (about 90 s here); the build and the type check (about
-# 50 s), in the foreground. A lane's output is shown when it ends, not interleaved.
+# Before Jest, lanes at once, as each keeps about one core busy: the Debian packages (downloads
+# and dpkg; minutes on a fresh machine), from the start; on a fresh clone the native addons'
+# build (node-gyp compiling SQLite for better-sqlite3: over 2 min, one C file); ESLint with type
+# information (about 90 s here); the build and the type check (about 50 s), in the foreground.
+# A lane's output is shown when it ends, not interleaved.
 lane_names=()
 lane_pids=()
 lane_logs=()
@@ -23,11 +23,13 @@ start_lane() {
   lane_logs+=("$log")
   lane_kill+=("$killable")
 }
-# On a failure: the other lanes are stopped, except one installing packages, which is waited
-# for (dpkg cut short leaves the system's packages half-configured).
+# On a failure: the other lanes are stopped, except those waited for: dpkg cut short leaves the
+# system's packages half-configured, and an addon build cut short leaves a node_modules that the
+# next run would not install again.
 stop_lanes() {
   local i
   for i in "${!lane_pids[@]}"; do
+    [ -n "${lane_pids[$i]}" ] || continue
     if [ "${lane_kill[$i]}" = kill ]; then
       kill -- "-${lane_pids[$i]}" 2>/dev/null || true
     else
@@ -37,27 +39,45 @@ stop_lanes() {
   rm -f "${lane_logs[@]}"
 }
 trap stop_lanes EXIT
+# Waits for one lane (by its name) and shows its output; fails when it failed.
+wait_lane() {
+  local i status=0
+  for i in "${!lane_pids[@]}"; do
+    [ "${lane_names[$i]}" = "$1" ] && [ -n "${lane_pids[$i]}" ] || continue
+    wait "${lane_pids[$i]}" || status=$?
+    lane_pids[$i]=''
+    cat "${lane_logs[$i]}"
+    rm -f "${lane_logs[$i]}"
+    if [ "$status" -ne 0 ]; then
+      echo "error: $1 failed" >&2
+      return 1
+    fi
+  done
+}
+# Waits for every lane still running; fails when one of them failed.
 wait_lanes() {
   local failed=0 i
   for i in "${!lane_pids[@]}"; do
-    if ! wait "${lane_pids[$i]}"; then
-      failed=1
-      echo "error: ${lane_names[$i]} failed" >&2
-    fi
-    cat "${lane_logs[$i]}"
+    [ -n "${lane_pids[$i]}" ] || continue
+    wait_lane "${lane_names[$i]}" || failed=1
   done
-  rm -f "${lane_logs[@]}"
-  lane_pids=()
-  lane_logs=()
-  lane_kill=()
   return "$failed"
 }
 
-start_lane 'the Debian packages or the program check' wait \
-  bash -c 'bash scripts/install-test-deps.sh && npm run check:program'
+start_lane 'the Debian packages' wait bash scripts/install-test-deps.sh
+if [ ! -d node_modules ]; then
+  # The packages without their install scripts, which then run as a lane: only better-sqlite3's
+  # takes long (no prebuilt binary is reachable here), and nothing before Jest loads an addon.
+  npm install --no-audit --no-fund --ignore-scripts
+  start_lane 'the native addons (npm rebuild)' wait bash -c \
+    'npm rebuild || { echo "run npm rebuild (or remove node_modules) before npm test again"; exit 1; }'
+fi
 start_lane 'npm run lint' kill npm run lint
 npm run build
 npm run typecheck
+# The program check needs clang, from the Debian packages.
+wait_lane 'the Debian packages'
+npm run check:program
 wait_lanes
 
 npx jest --ci
