@@ -8,7 +8,8 @@ import { roomImports } from './tools/eslint/room-imports.mjs';
  * upload, s3, admin) never import each other; only the entry points wire everything.
  */
 const ROOMS = {
-  '(root)': ['admin', 'chain', 'cli', 'config', 'domains', 'health', 'http', 'localnet', 'logging', 'metering', 'object', 'observability', 's3', 'site', 'tracks', 'upload'],
+  '(root)': ['admin', 'chain', 'cli', 'config', 'domains', 'health', 'http', 'localnet', 'logging', 'metering', 'object', 'observability', 's3', 'site', 'startup', 'tracks', 'upload'],
+  startup: [],
   config: [],
   logging: [],
   health: [],

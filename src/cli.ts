@@ -1,3 +1,5 @@
+// First: every module loaded after it compiles through the code cache.
+import './startup/cached-start';
 import 'reflect-metadata';
 import { CommandFactory } from 'nest-commander';
 import { CliModule } from './cli/cli.module';

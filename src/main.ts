@@ -1,3 +1,5 @@
+// First: every module loaded after it compiles through the code cache.
+import './startup/cached-start';
 import 'reflect-metadata';
 import { GatewayIdentity } from './chain/gateway-identity';
 import { ConfigError, loadConfig } from './config/config-loader';

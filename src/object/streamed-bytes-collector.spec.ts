@@ -1,4 +1,5 @@
-import { StreamedBytesCollector } from './streamed-bytes-collector';
+import { runInNewContext } from 'node:vm';
+import { exposeGc, StreamedBytesCollector } from './streamed-bytes-collector';
 
 describe('StreamedBytesCollector', () => {
   it('asks for a young-generation collection once per `everyBytes` streamed', () => {
@@ -22,5 +23,11 @@ describe('StreamedBytesCollector', () => {
     const sut = new StreamedBytesCollector(1);
     expect(() => sut.sent(1)).not.toThrow();
     expect((sut as unknown as { collect: unknown }).collect).toEqual(expect.any(Function));
+  });
+
+  it('leaves V8 flags as they were (code cached at exit stays valid for the next start)', () => {
+    expect(exposeGc()).toEqual(expect.any(Function));
+    // --expose-gc is off again: a context made now has no gc.
+    expect(runInNewContext('typeof gc')).toBe('undefined');
   });
 });

@@ -34,13 +34,22 @@ export class StreamedBytesCollector {
   }
 }
 
-/** The runtime's `gc`, exposed for this process (undefined where the runtime refuses). */
+/**
+ * The runtime's `gc`, exposed for this process (undefined where the runtime refuses). The flag
+ * is set only long enough to take `gc` from a new context, then turned back off: V8 stamps the
+ * code it caches with a hash of its flags, and a flag left changed would make the start-up code
+ * cache (src/startup/code-cache.ts), written at exit, refused at every next start.
+ */
 export function exposeGc(): Collect | undefined {
+  const own = (globalThis as { gc?: unknown }).gc;
+  if (typeof own === 'function') return own as Collect;
   try {
     setFlagsFromString('--expose-gc');
     const collect = runInNewContext('gc') as unknown;
     return typeof collect === 'function' ? (collect as Collect) : undefined;
   } catch {
     return undefined;
+  } finally {
+    setFlagsFromString('--no-expose-gc');
   }
 }
