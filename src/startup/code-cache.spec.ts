@@ -1,5 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { transpileModule, ModuleKind, ScriptTarget } from 'typescript';
@@ -24,6 +32,8 @@ const a = require('./lib/a');
 const tool = require('./lib/tool');
 require('./lib/dynamic').later().then((esm) => {
   const s = codeCacheStats();
+  // A link planted where this process will write its temporary file.
+  if (process.env.PLANT) require('fs').symlinkSync(process.env.PLANT, s.file + '.' + process.pid + '.tmp');
   process.stdout.write(JSON.stringify({
     installed,
     stats: s && { hits: s.hits, misses: s.misses, passed: s.passed },
@@ -84,7 +94,7 @@ function cacheFile(): string {
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'code-cache-'));
   cacheDir = join(root, 'cache');
-  execFileSync('mkdir', ['-p', join(root, 'lib')]);
+  mkdirSync(join(root, 'lib'));
   writeFixture('one');
 });
 
@@ -147,6 +157,18 @@ describe('code cache', () => {
     run();
     chownSync(cacheFile(), 65534, 65534);
     expect(run().stats).toEqual({ hits: 0, misses: 3, passed: 1 });
+  });
+
+  it('never writes through a link planted at its temporary name', () => {
+    const victim = join(root, 'victim');
+    writeFileSync(victim, 'keep me');
+    mkdirSync(cacheDir);
+    expect(run({ PLANT: victim }).stats).toEqual({ hits: 0, misses: 3, passed: 1 });
+    expect(readFileSync(victim, 'utf8')).toBe('keep me');
+    expect(readdirSync(cacheDir)).toEqual([]);
+    // The link is gone: the next process writes the cache.
+    run();
+    expect(run().stats).toEqual({ hits: 3, misses: 0, passed: 1 });
   });
 
   it('does nothing with TAPE_CODE_CACHE=off', () => {

@@ -203,9 +203,8 @@ function writeCacheFile(file: string, entries: Map<string, Entry>): void {
     writeFileSync(
       temp,
       Buffer.concat([Buffer.from(MAGIC, 'latin1'), length, indexBytes, ...data]),
-      {
-        mode: 0o600,
-      },
+      // Created here, never written through a file or link already at that name.
+      { mode: 0o600, flag: 'wx' },
     );
     renameSync(temp, file);
   } catch (err) {
