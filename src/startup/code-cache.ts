@@ -52,6 +52,8 @@ interface Entry {
 }
 
 const MAGIC = 'tape-code-cache/1\n';
+/** A file larger than this (entries of modules long gone pile up) reads as empty: rewritten. */
+const MAX_FILE_BYTES = 256 * 1024 * 1024;
 const DYNAMIC_IMPORT = /\bimport\s*(?:\/\*[\s\S]*?\*\/\s*)?\(/;
 
 export interface CodeCacheStats {
@@ -97,6 +99,8 @@ export function installCodeCache(name: string, dir: string): boolean {
     const source = content.startsWith('#!') ? `//${content.slice(2)}` : content;
     const hash = createHash('sha1').update(source).digest('base64');
     const entry = known.get(filename);
+    // Used once: a long-running gateway does not keep V8's data for modules it has loaded.
+    known.delete(filename);
     const cachedData = entry?.hash === hash ? entry.data : undefined;
     const script = new Script(internals.wrap(source), {
       filename,
@@ -160,6 +164,7 @@ function readCacheFile(file: string): Map<string, Entry> {
     fd = openSync(file, 'r');
     const st = fstatSync(fd);
     if (typeof process.getuid === 'function' && st.uid !== process.getuid()) return entries;
+    if (st.size > MAX_FILE_BYTES) return entries;
     const buf = Buffer.allocUnsafe(st.size);
     if (readSync(fd, buf, 0, st.size, 0) !== st.size) return entries;
     if (buf.toString('latin1', 0, MAGIC.length) !== MAGIC) return entries;
@@ -176,7 +181,8 @@ function readCacheFile(file: string): Map<string, Entry> {
         return entries;
       const end = offset + (length as number);
       if ((length as number) < 0 || end > buf.length) return entries;
-      parsed.set(path, { hash, data: buf.subarray(offset, end) });
+      // A copy, so that the file's buffer is not kept alive by the entries never used.
+      parsed.set(path, { hash, data: Buffer.from(buf.subarray(offset, end)) });
       offset = end;
     }
     return offset === buf.length ? parsed : entries;
