@@ -8,7 +8,8 @@
  *    request, its chain record warmed by a HEAD first), p50 latency of each reader vs the GET
  *    it sends itself, straight from RGW (goal <= 1.3x): a reader with keys vs the same
  *    SigV4-signed ranged GET, an anonymous reader of the public-read bucket vs a plain ranged
- *    GET; the AWS SDK's own GetObject beside them;
+ *    GET; the AWS SDK's own GetObject beside them, and the floor under any reader: the plain GET
+ *    forwarded by one hop that verifies nothing (nginx, and the smallest node:http proxy);
  * 3. 8 clients each reading a 1 GiB streamed object (128 segments of 8 MiB) at once, aggregate
  *    GB/s vs nginx serving the same bytes from a file (goal >= 0.5x); the first, cold read of
  *    the object (filling the reader's cache from the store) and the reader's peak RSS beside.
@@ -36,6 +37,7 @@ import {
   wrk,
   writeRandomFile,
 } from '../test/support/object-bench-tools';
+import { startNodePassThrough } from '../test/support/node-pass-through';
 import { S3StoreLab, startS3StoreLab } from '../test/support/s3-store-lab';
 import { TestTape, UploadClient, WrittenTrack } from '../test/support/upload-client';
 import type { GatewayProcess } from '../test/support/gateway-process';
@@ -93,7 +95,7 @@ async function main(): Promise<void> {
     const nginx = await startNginx(www, join(work, 'nginx'));
     try {
       if (PARTS.has('warm')) await warmSmall(reader, uploaded.small, nginx.url);
-      if (PARTS.has('cold')) await coldSmall(lab, reader, uploaded.cold);
+      if (PARTS.has('cold')) await coldSmall(lab, reader, uploaded.cold, work);
       if (uploaded.big) await streaming(reader, uploaded.big, nginx.url, nginx.pid);
     } finally {
       await nginx.stop();
@@ -178,7 +180,12 @@ async function warmSmall(reader: GatewayProcess, track: WrittenTrack, nginxUrl: 
   print(`  ratio: ${fmt(ratio, 2)}x nginx (goal >= 0.8x: ${verdict(ratio >= 0.8)})`);
 }
 
-async function coldSmall(lab: S3StoreLab, reader: GatewayProcess, tracks: WrittenTrack[]) {
+async function coldSmall(
+  lab: S3StoreLab,
+  reader: GatewayProcess,
+  tracks: WrittenTrack[],
+  work: string,
+) {
   print(
     `\n2. cold reads of 256 KiB objects (${COLD_RUNS} runs x ${COLD_PER_RUN} distinct objects, one request each, one keep-alive connection)`,
   );
@@ -209,6 +216,10 @@ async function coldSmall(lab: S3StoreLab, reader: GatewayProcess, tracks: Writte
     }),
   );
   const anonymous = await lab.startReader({}, 'anonymous');
+  // What any extra hop costs here, verifying nothing: nginx, and the smallest Node proxy, each
+  // forwarding the plain GET to RGW (the floor under a reader, which also verifies).
+  const nginxHop = await startNginx(work, join(work, 'nginx-hop'), 1, lab.ceph.endpoint);
+  const nodeHop = await startNodePassThrough(lab.ceph.endpoint);
   const signedGet = signedRangedGet(
     Object.assign(new TrackS3Config(), {
       endpoint: lab.ceph.endpoint,
@@ -219,21 +230,35 @@ async function coldSmall(lab: S3StoreLab, reader: GatewayProcess, tracks: Writte
   );
   const agents = [reader, anonymous].map(() => new http.Agent({ keepAlive: true, maxSockets: 1 }));
   const storeAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const hopAgents = [nginxHop, nodeHop].map(
+    () => new http.Agent({ keepAlive: true, maxSockets: 1 }),
+  );
   const range = { range: `bytes=0-${SMALL_BYTES - 1}` };
-  const peers = ['reader', 'signed', 'anonymous', 'store', 'sdk', 'warm'] as const;
+  const peers = [
+    'reader',
+    'signed',
+    'anonymous',
+    'store',
+    'nginxHop',
+    'nodeHop',
+    'sdk',
+    'warm',
+  ] as const;
   type Peer = (typeof peers)[number];
   const names: Record<Peer, string> = {
     reader: 'reader (keys)',
     signed: 'RGW, signed GET',
     anonymous: 'reader (anonymous)',
     store: 'RGW, plain GET',
+    nginxHop: 'RGW through nginx',
+    nodeHop: 'RGW through node:http',
     sdk: 'RGW via the SDK',
     warm: 'reader (keys), the same object again',
   };
   const p50 = Object.fromEntries(peers.map((p) => [p, [] as number[]])) as Record<Peer, number[]>;
-  const timed = async (work: () => Promise<number>): Promise<number> => {
+  const timed = async (read: () => Promise<number>): Promise<number> => {
     const started = performance.now();
-    const bytes = await work();
+    const bytes = await read();
     if (bytes !== SMALL_BYTES) throw new Error(`answered ${bytes} bytes`);
     return performance.now() - started;
   };
@@ -268,6 +293,13 @@ async function coldSmall(lab: S3StoreLab, reader: GatewayProcess, tracks: Writte
       if (store.status !== 206 || store.bytes !== SMALL_BYTES)
         throw new Error(`RGW ${store.status}`);
       times.store.push(store.ms);
+      for (const [i, hop] of (['nginxHop', 'nodeHop'] as const).entries()) {
+        const via = [nginxHop, nodeHop][i];
+        const got = await timedGet(`${via.url}/${lab.bucket}/${name}`, hopAgents[i], range);
+        if (got.status !== 206 || got.bytes !== SMALL_BYTES)
+          throw new Error(`${hop} ${got.status}`);
+        times[hop].push(got.ms);
+      }
       for (const [i, peer] of (['reader', 'anonymous'] as const).entries()) {
         const got = await timedGet(urls[i], agents[i]);
         if (got.status !== 200 || got.bytes !== SMALL_BYTES)
@@ -285,8 +317,10 @@ async function coldSmall(lab: S3StoreLab, reader: GatewayProcess, tracks: Writte
       `${names[peer]} ${fmt(percentile(times[peer], 50), 2)} ms (p99 ${fmt(percentile(times[peer], 99), 2)})`;
     print(`  run ${run + 1}: ${peers.map(show).join(', ')}`);
   }
-  for (const agent of [...agents, storeAgent]) agent.destroy();
+  for (const agent of [...agents, storeAgent, ...hopAgents]) agent.destroy();
   s3.destroy();
+  await nginxHop.stop();
+  await nodeHop.stop();
   const m = (peer: Peer) => median(p50[peer]);
   print(`  p50 (median of runs): ${peers.map((p) => `${names[p]} ${fmt(m(p), 2)} ms`).join(', ')}`);
   for (const [readerPeer, storePeer] of [
@@ -300,6 +334,9 @@ async function coldSmall(lab: S3StoreLab, reader: GatewayProcess, tracks: Writte
   }
   print(
     `  reader (keys) / RGW via the SDK: ${fmt(m('reader') / m('sdk'), 2)}x; reader (keys) / RGW, plain GET: ${fmt(m('reader') / m('store'), 2)}x`,
+  );
+  print(
+    `  one hop that verifies nothing, / RGW, plain GET: nginx ${fmt(m('nginxHop') / m('store'), 2)}x, node:http ${fmt(m('nodeHop') / m('store'), 2)}x (the floor under the goal's 1.3x on this machine)`,
   );
 }
 

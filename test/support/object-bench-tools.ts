@@ -15,14 +15,30 @@ export interface Nginx {
 
 /**
  * nginx in the foreground with a temporary config serving `root` on a free loopback port, set
- * up as a static file server is usually set up (sendfile, keep-alive, no access log).
+ * up as a static file server is usually set up (sendfile, keep-alive, no access log); with
+ * `proxyTo`, a reverse proxy to that origin instead, as one is usually set up (keep-alive
+ * upstream connections, HTTP/1.1, buffering on).
  */
 export async function startNginx(
   root: string,
   workDir: string,
   workers: 'auto' | number = 'auto',
+  proxyTo?: string,
 ): Promise<Nginx> {
   const port = await freePort();
+  const proxied = proxyTo
+    ? `
+  upstream origin { server ${new URL(proxyTo).host}; keepalive 16; }`
+    : '';
+  const location = proxyTo
+    ? `
+    location / {
+      proxy_pass http://origin;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host ${new URL(proxyTo).host};
+    }`
+    : '';
   mkdirSync(join(workDir, 'tmp'), { recursive: true });
   const temp = (name: string) => `${name}_temp_path ${join(workDir, 'tmp', name)};`;
   const conf = join(workDir, 'nginx.conf');
@@ -39,10 +55,10 @@ http {
   tcp_nopush on;
   keepalive_requests 1000000;
   default_type application/octet-stream;
-  ${['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(temp).join('\n  ')}
+  ${['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(temp).join('\n  ')}${proxied}
   server {
     listen 127.0.0.1:${port};
-    root ${root};
+    root ${root};${location}
   }
 }
 `,
