@@ -6,6 +6,9 @@
  *   but every request is counted), in a reader gateway process (no embedded chain);
  * - nginx serving the same file with the same headers;
  * - a bare Fastify handler answering the same bytes and headers from memory;
+ * - the floor: a plain node:http handler answering from memory with every header the gateway
+ *   sent (RateLimit included), so no routing, metering or lookup: what is left for the gateway's
+ *   own work against bare Fastify;
  *
  * each for full 200 answers and for 304 revalidations (If-None-Match). Several rounds, the
  * order of the targets rotated each round, medians reported. Goals (issue 5): site >= 0.8x bare
@@ -18,7 +21,7 @@ import { ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startBareFastify, startNginx } from '../test/support/site-bench-servers';
+import { startBareFastify, startNginx, startPlainNode } from '../test/support/site-bench-servers';
 import { SiteGateway, startSiteGateway } from '../test/support/site-gateway';
 import { siteGet } from '../test/support/site-http';
 import { publishSite } from '../test/support/site-publish';
@@ -51,6 +54,7 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-site-data-'));
   let nginx: { child: ChildProcess; dir: string; port: number } | undefined;
   let bare: { child: ChildProcess; port: number } | undefined;
+  let plain: { child: ChildProcess; port: number } | undefined;
   const siteDir = mkdtempSync(join(tmpdir(), 'bench-site-root-'));
   try {
     // The site is published through a gateway with the local network embedded; the measured
@@ -95,10 +99,22 @@ async function main(): Promise<void> {
     const nginxEtag = (await siteGet(`http://127.0.0.1:${nginx.port}`, '/index.html')).headers
       .etag as string;
     bare = await startBareFastify(Buffer.from(page), siteHeaders);
+    // The floor: the gateway's own answers (every header it sent, RateLimit included), from a
+    // plain node:http handler with no routing, metering or lookup.
+    const revalidated = await siteGet(gw.url, '/', { host, headers: { 'if-none-match': etag } });
+    if (revalidated.status !== 304)
+      throw new Error(`site answers ${revalidated.status} to a revalidation`);
+    plain = await startPlainNode(
+      Buffer.from(page),
+      etag,
+      sentHeaders(probe.headers),
+      sentHeaders(revalidated.headers),
+    );
 
     const gatewayPid = gw.pid;
     const nginxPid = nginx.child.pid!;
     const barePid = bare.child.pid!;
+    const plainPid = plain.child.pid!;
     const targets: Target[] = [
       {
         name: 'site (hostname route, metering on)',
@@ -118,6 +134,12 @@ async function main(): Promise<void> {
         headers: [],
         pids: () => [barePid],
       },
+      {
+        name: "node:http, the site's headers (floor)",
+        url: `http://127.0.0.1:${plain.port}/`,
+        headers: [],
+        pids: () => [plainPid],
+      },
     ];
     const revalidations: Target[] = [
       {
@@ -127,6 +149,7 @@ async function main(): Promise<void> {
       },
       { ...targets[1], name: `${targets[1].name} 304`, headers: [`If-None-Match: ${nginxEtag}`] },
       { ...targets[2], name: `${targets[2].name} 304`, headers: [`If-None-Match: ${etag}`] },
+      { ...targets[3], name: `${targets[3].name} 304`, headers: [`If-None-Match: ${etag}`] },
     ];
     const all = [...targets, ...revalidations];
     const results = new Map<string, number[]>(all.map((t) => [t.name, []]));
@@ -149,7 +172,7 @@ async function main(): Promise<void> {
     const med = (t: Target) => median(results.get(t.name)!);
     const cpuMed = (t: Target) => median(cpu.get(t.name)!);
     const line = (t: Target) =>
-      `${t.name.padEnd(44)} ${med(t).toFixed(0).padStart(7)} req/s ${cpuMed(t)
+      `${t.name.padEnd(48)} ${med(t).toFixed(0).padStart(7)} req/s ${cpuMed(t)
         .toFixed(1)
         .padStart(6)} µs CPU/req  (runs: ${results
         .get(t.name)!
@@ -168,12 +191,14 @@ async function main(): Promise<void> {
       `\nsite / bare Fastify, 200: ${ratio200.toFixed(2)}x req/s, ${cpu200.toFixed(2)}x by CPU/req (goal >= 0.80) ${verdict(ratio200, 0.8)}\n` +
         `site / bare Fastify, 304: ${ratio304.toFixed(2)}x req/s, ${cpu304.toFixed(2)}x by CPU/req (goal >= 1.00) ${verdict(ratio304, 1.0)}\n` +
         `site 304 / bare Fastify 200: ${(med(revalidations[0]) / med(targets[2])).toFixed(2)}x req/s\n` +
+        `floor (node:http, the site's headers) / bare Fastify: 200 ${(med(targets[3]) / med(targets[2])).toFixed(2)}x, 304 ${(med(revalidations[3]) / med(revalidations[2])).toFixed(2)}x req/s; ${(cpuMed(targets[2]) / cpuMed(targets[3])).toFixed(2)}x and ${(cpuMed(revalidations[2]) / cpuMed(revalidations[3])).toFixed(2)}x by CPU/req\n` +
         `site / nginx, 200: ${(med(targets[0]) / med(targets[1])).toFixed(2)}x; 304: ${(med(revalidations[0]) / med(revalidations[1])).toFixed(2)}x\n` +
         `load average during the run: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}\n`,
     );
     site.remove();
   } finally {
     stop(bare?.child);
+    stop(plain?.child);
     stop(nginx?.child);
     await gw?.stop();
     await writer?.stop();
@@ -181,6 +206,18 @@ async function main(): Promise<void> {
     if (nginx) rmSync(nginx.dir, { recursive: true, force: true });
     rmSync(siteDir, { recursive: true, force: true });
   }
+}
+
+/** The headers a server chose to send, without those Node adds to every answer. */
+function sentHeaders(
+  headers: Record<string, string | string[] | undefined>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name)) continue;
+    if (typeof value === 'string') out[name] = value;
+  }
+  return out;
 }
 
 main().then(

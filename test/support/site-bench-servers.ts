@@ -7,8 +7,9 @@ import { REPO_ROOT } from './site-gateway';
 import { GATEWAY_NODE_FLAGS } from '../../src/node-flags';
 
 /**
- * The two reference servers of bench/site.bench.ts, each in its own process on a free loopback
- * port: nginx serving a directory, and a bare Fastify handler answering from memory.
+ * The reference servers of bench/site.bench.ts, each in its own process on a free loopback
+ * port: nginx serving a directory, a bare Fastify handler answering from memory, and a plain
+ * node:http handler answering with the site's own headers.
  */
 
 /** nginx on a free port serving `root`, with the site's headers added to its own ETag handling. */
@@ -97,6 +98,55 @@ process.on('SIGTERM', () => process.exit(0));
       PORT: String(port),
       PAGE_B64: page.toString('base64'),
       PAGE_HEADERS: JSON.stringify(headers),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  await waitUntilServing(`http://127.0.0.1:${port}/`, child, () => stderr);
+  return { port, child };
+}
+
+/**
+ * The floor under the site route: a plain `node:http` handler in its own process answering from
+ * memory with exactly the headers the gateway sent (RateLimit headers included, with the values
+ * of one answer), and its 304 with the gateway's 304 headers: what the page costs Node with no
+ * routing, metering or lookup at all.
+ */
+export async function startPlainNode(
+  page: Buffer,
+  etag: string,
+  headers200: Record<string, string>,
+  headers304: Record<string, string>,
+): Promise<{ port: number; child: ChildProcess }> {
+  const port = await freePort();
+  const script = `
+const http = require('node:http');
+const page = Buffer.from(process.env.PAGE_B64, 'base64');
+const flat = (headers) => Object.entries(headers).flat();
+const ok = flat(JSON.parse(process.env.HEADERS_200));
+const notModified = flat(JSON.parse(process.env.HEADERS_304));
+const etag = process.env.ETAG;
+http.createServer((req, res) => {
+  if (req.headers['if-none-match'] === etag) {
+    res.writeHead(304, notModified);
+    res.end();
+    return;
+  }
+  res.writeHead(200, ok);
+  res.end(page);
+}).listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('ready\\n'));
+process.on('SIGTERM', () => process.exit(0));
+`;
+  const child = spawn(process.execPath, [...GATEWAY_NODE_FLAGS, '-e', script], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      PAGE_B64: page.toString('base64'),
+      ETAG: etag,
+      HEADERS_200: JSON.stringify(headers200),
+      HEADERS_304: JSON.stringify(headers304),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
