@@ -74,7 +74,6 @@ export async function startBareFastify(
   page: Buffer,
   headers: Record<string, string>,
 ): Promise<{ port: number; child: ChildProcess }> {
-  const port = await freePort();
   const script = `
 const fastify = require('fastify')();
 const page = Buffer.from(process.env.PAGE_B64, 'base64');
@@ -91,20 +90,10 @@ fastify.get('/', (req, reply) => {
 fastify.listen({ port: Number(process.env.PORT), host: '127.0.0.1' }).then(() => process.stdout.write('ready\\n'));
 process.on('SIGTERM', () => process.exit(0));
 `;
-  const child = spawn(process.execPath, [...GATEWAY_NODE_FLAGS, '-e', script], {
-    cwd: REPO_ROOT,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      PAGE_B64: page.toString('base64'),
-      PAGE_HEADERS: JSON.stringify(headers),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  return startScriptServer(script, {
+    PAGE_B64: page.toString('base64'),
+    PAGE_HEADERS: JSON.stringify(headers),
   });
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  await waitUntilServing(`http://127.0.0.1:${port}/`, child, () => stderr);
-  return { port, child };
 }
 
 /**
@@ -119,7 +108,6 @@ export async function startPlainNode(
   headers200: Record<string, string>,
   headers304: Record<string, string>,
 ): Promise<{ port: number; child: ChildProcess }> {
-  const port = await freePort();
   const script = `
 const http = require('node:http');
 const page = Buffer.from(process.env.PAGE_B64, 'base64');
@@ -138,16 +126,23 @@ http.createServer((req, res) => {
 }).listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('ready\\n'));
 process.on('SIGTERM', () => process.exit(0));
 `;
+  return startScriptServer(script, {
+    PAGE_B64: page.toString('base64'),
+    ETAG: etag,
+    HEADERS_200: JSON.stringify(headers200),
+    HEADERS_304: JSON.stringify(headers304),
+  });
+}
+
+/** `node -e script` with the gateway's flags on a free port (env PORT), once it answers `/`. */
+async function startScriptServer(
+  script: string,
+  env: Record<string, string>,
+): Promise<{ port: number; child: ChildProcess }> {
+  const port = await freePort();
   const child = spawn(process.execPath, [...GATEWAY_NODE_FLAGS, '-e', script], {
     cwd: REPO_ROOT,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      PAGE_B64: page.toString('base64'),
-      ETAG: etag,
-      HEADERS_200: JSON.stringify(headers200),
-      HEADERS_304: JSON.stringify(headers304),
-    },
+    env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
