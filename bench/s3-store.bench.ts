@@ -219,125 +219,139 @@ async function coldSmall(
   // What any extra hop costs here, verifying nothing: nginx, and the smallest Node proxy, each
   // forwarding the plain GET to RGW (the floor under a reader, which also verifies).
   const nginxHop = await startNginx(work, join(work, 'nginx-hop'), 1, lab.ceph.endpoint);
-  const nodeHop = await startNodePassThrough(lab.ceph.endpoint);
-  const signedGet = signedRangedGet(
-    Object.assign(new TrackS3Config(), {
-      endpoint: lab.ceph.endpoint,
-      bucket: lab.bucket,
-      access_key_id: lab.ceph.accessKey,
-      secret_access_key: lab.ceph.secretKey,
-    }),
-  );
-  const agents = [reader, anonymous].map(() => new http.Agent({ keepAlive: true, maxSockets: 1 }));
-  const storeAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const hopAgents = [nginxHop, nodeHop].map(
-    () => new http.Agent({ keepAlive: true, maxSockets: 1 }),
-  );
-  const range = { range: `bytes=0-${SMALL_BYTES - 1}` };
-  const peers = [
-    'reader',
-    'signed',
-    'anonymous',
-    'store',
-    'nginxHop',
-    'nodeHop',
-    'sdk',
-    'warm',
-  ] as const;
-  type Peer = (typeof peers)[number];
-  const names: Record<Peer, string> = {
-    reader: 'reader (keys)',
-    signed: 'RGW, signed GET',
-    anonymous: 'reader (anonymous)',
-    store: 'RGW, plain GET',
-    nginxHop: 'RGW through nginx',
-    nodeHop: 'RGW through node:http',
-    sdk: 'RGW via the SDK',
-    warm: 'reader (keys), the same object again',
-  };
-  const p50 = Object.fromEntries(peers.map((p) => [p, [] as number[]])) as Record<Peer, number[]>;
-  const timed = async (read: () => Promise<number>): Promise<number> => {
-    const started = performance.now();
-    const bytes = await read();
-    if (bytes !== SMALL_BYTES) throw new Error(`answered ${bytes} bytes`);
-    return performance.now() - started;
-  };
-  for (let run = 0; run < COLD_RUNS; run++) {
-    const times = Object.fromEntries(peers.map((p) => [p, [] as number[]])) as Record<
-      Peer,
-      number[]
-    >;
-    for (const track of tracks.slice(run * COLD_PER_RUN, (run + 1) * COLD_PER_RUN)) {
-      if (track.layout.kind !== 'blob') throw new Error('expected a blob');
-      const urls = [reader, anonymous].map((r) => `${r.url}/object/${track.address.toBase58()}`);
-      const name = `tracks/${commitmentToHex(track.layout.digest.commitment)}`;
-      // The chain record (cached for minutes) is not what is measured: HEAD reads no bytes.
-      for (const [i, url] of urls.entries()) await head(url, agents[i]);
-      times.sdk.push(
-        await timed(async () => {
-          const out = await s3.send(
-            new GetObjectCommand({ Bucket: lab.bucket, Key: name, Range: range.range }),
-          );
-          return (await out.Body!.transformToByteArray()).length;
-        }),
-      );
-      times.signed.push(
-        await timed(async () => {
-          const out = await signedGet(name, 0, SMALL_BYTES - 1);
-          let bytes = 0;
-          for await (const piece of out.body) bytes += (piece as Buffer).length;
-          return bytes;
-        }),
-      );
-      const store = await timedGet(`${lab.ceph.endpoint}/${lab.bucket}/${name}`, storeAgent, range);
-      if (store.status !== 206 || store.bytes !== SMALL_BYTES)
-        throw new Error(`RGW ${store.status}`);
-      times.store.push(store.ms);
-      for (const [i, hop] of (['nginxHop', 'nodeHop'] as const).entries()) {
-        const via = [nginxHop, nodeHop][i];
-        const got = await timedGet(`${via.url}/${lab.bucket}/${name}`, hopAgents[i], range);
-        if (got.status !== 206 || got.bytes !== SMALL_BYTES)
-          throw new Error(`${hop} ${got.status}`);
-        times[hop].push(got.ms);
-      }
-      for (const [i, peer] of (['reader', 'anonymous'] as const).entries()) {
-        const got = await timedGet(urls[i], agents[i]);
-        if (got.status !== 200 || got.bytes !== SMALL_BYTES)
-          throw new Error(`${peer} ${got.status}`);
-        times[peer].push(got.ms);
-      }
-      // The gateway's own hop: the same request once the bytes are in its memory.
-      const again = await timedGet(urls[0], agents[0]);
-      if (again.status !== 200 || again.bytes !== SMALL_BYTES)
-        throw new Error(`warm ${again.status}`);
-      times.warm.push(again.ms);
-    }
-    for (const peer of peers) p50[peer].push(percentile(times[peer], 50));
-    const show = (peer: Peer) =>
-      `${names[peer]} ${fmt(percentile(times[peer], 50), 2)} ms (p99 ${fmt(percentile(times[peer], 99), 2)})`;
-    print(`  run ${run + 1}: ${peers.map(show).join(', ')}`);
-  }
-  for (const agent of [...agents, storeAgent, ...hopAgents]) agent.destroy();
-  s3.destroy();
-  await nginxHop.stop();
-  await nodeHop.stop();
-  const m = (peer: Peer) => median(p50[peer]);
-  print(`  p50 (median of runs): ${peers.map((p) => `${names[p]} ${fmt(m(p), 2)} ms`).join(', ')}`);
-  for (const [readerPeer, storePeer] of [
-    ['reader', 'signed'],
-    ['anonymous', 'store'],
-  ] as const) {
-    const ratio = m(readerPeer) / m(storePeer);
-    print(
-      `  ${names[readerPeer]} / ${names[storePeer]}: ${fmt(ratio, 2)}x (goal <= 1.3x: ${verdict(ratio <= 1.3)})`,
+  const nodeHop = await startNodePassThrough(lab.ceph.endpoint).catch(async (err: unknown) => {
+    await nginxHop.stop();
+    throw err;
+  });
+  try {
+    const signedGet = signedRangedGet(
+      Object.assign(new TrackS3Config(), {
+        endpoint: lab.ceph.endpoint,
+        bucket: lab.bucket,
+        access_key_id: lab.ceph.accessKey,
+        secret_access_key: lab.ceph.secretKey,
+      }),
     );
+    const agents = [reader, anonymous].map(
+      () => new http.Agent({ keepAlive: true, maxSockets: 1 }),
+    );
+    const storeAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const hopAgents = [nginxHop, nodeHop].map(
+      () => new http.Agent({ keepAlive: true, maxSockets: 1 }),
+    );
+    const range = { range: `bytes=0-${SMALL_BYTES - 1}` };
+    const peers = [
+      'reader',
+      'signed',
+      'anonymous',
+      'store',
+      'nginxHop',
+      'nodeHop',
+      'sdk',
+      'warm',
+    ] as const;
+    type Peer = (typeof peers)[number];
+    const names: Record<Peer, string> = {
+      reader: 'reader (keys)',
+      signed: 'RGW, signed GET',
+      anonymous: 'reader (anonymous)',
+      store: 'RGW, plain GET',
+      nginxHop: 'RGW through nginx',
+      nodeHop: 'RGW through node:http',
+      sdk: 'RGW via the SDK',
+      warm: 'reader (keys), the same object again',
+    };
+    const p50 = Object.fromEntries(peers.map((p) => [p, [] as number[]])) as Record<Peer, number[]>;
+    const timed = async (read: () => Promise<number>): Promise<number> => {
+      const started = performance.now();
+      const bytes = await read();
+      if (bytes !== SMALL_BYTES) throw new Error(`answered ${bytes} bytes`);
+      return performance.now() - started;
+    };
+    for (let run = 0; run < COLD_RUNS; run++) {
+      const times = Object.fromEntries(peers.map((p) => [p, [] as number[]])) as Record<
+        Peer,
+        number[]
+      >;
+      for (const track of tracks.slice(run * COLD_PER_RUN, (run + 1) * COLD_PER_RUN)) {
+        if (track.layout.kind !== 'blob') throw new Error('expected a blob');
+        const urls = [reader, anonymous].map((r) => `${r.url}/object/${track.address.toBase58()}`);
+        const name = `tracks/${commitmentToHex(track.layout.digest.commitment)}`;
+        // The chain record (cached for minutes) is not what is measured: HEAD reads no bytes.
+        for (const [i, url] of urls.entries()) await head(url, agents[i]);
+        times.sdk.push(
+          await timed(async () => {
+            const out = await s3.send(
+              new GetObjectCommand({ Bucket: lab.bucket, Key: name, Range: range.range }),
+            );
+            return (await out.Body!.transformToByteArray()).length;
+          }),
+        );
+        times.signed.push(
+          await timed(async () => {
+            const out = await signedGet(name, 0, SMALL_BYTES - 1);
+            let bytes = 0;
+            for await (const piece of out.body) bytes += (piece as Buffer).length;
+            return bytes;
+          }),
+        );
+        const store = await timedGet(
+          `${lab.ceph.endpoint}/${lab.bucket}/${name}`,
+          storeAgent,
+          range,
+        );
+        if (store.status !== 206 || store.bytes !== SMALL_BYTES)
+          throw new Error(`RGW ${store.status}`);
+        times.store.push(store.ms);
+        for (const [i, hop] of (['nginxHop', 'nodeHop'] as const).entries()) {
+          const via = [nginxHop, nodeHop][i];
+          const got = await timedGet(`${via.url}/${lab.bucket}/${name}`, hopAgents[i], range);
+          if (got.status !== 206 || got.bytes !== SMALL_BYTES)
+            throw new Error(`${hop} ${got.status}`);
+          times[hop].push(got.ms);
+        }
+        for (const [i, peer] of (['reader', 'anonymous'] as const).entries()) {
+          const got = await timedGet(urls[i], agents[i]);
+          if (got.status !== 200 || got.bytes !== SMALL_BYTES)
+            throw new Error(`${peer} ${got.status}`);
+          times[peer].push(got.ms);
+        }
+        // The gateway's own hop: the same request once the bytes are in its memory.
+        const again = await timedGet(urls[0], agents[0]);
+        if (again.status !== 200 || again.bytes !== SMALL_BYTES)
+          throw new Error(`warm ${again.status}`);
+        times.warm.push(again.ms);
+      }
+      for (const peer of peers) p50[peer].push(percentile(times[peer], 50));
+      const show = (peer: Peer) =>
+        `${names[peer]} ${fmt(percentile(times[peer], 50), 2)} ms (p99 ${fmt(percentile(times[peer], 99), 2)})`;
+      print(`  run ${run + 1}: ${peers.map(show).join(', ')}`);
+    }
+    for (const agent of [...agents, storeAgent, ...hopAgents]) agent.destroy();
+    s3.destroy();
+    const m = (peer: Peer) => median(p50[peer]);
+    print(
+      `  p50 (median of runs): ${peers.map((p) => `${names[p]} ${fmt(m(p), 2)} ms`).join(', ')}`,
+    );
+    for (const [readerPeer, storePeer] of [
+      ['reader', 'signed'],
+      ['anonymous', 'store'],
+    ] as const) {
+      const ratio = m(readerPeer) / m(storePeer);
+      print(
+        `  ${names[readerPeer]} / ${names[storePeer]}: ${fmt(ratio, 2)}x (goal <= 1.3x: ${verdict(ratio <= 1.3)})`,
+      );
+    }
+    print(
+      `  reader (keys) / RGW via the SDK: ${fmt(m('reader') / m('sdk'), 2)}x; reader (keys) / RGW, plain GET: ${fmt(m('reader') / m('store'), 2)}x`,
+    );
+    print(
+      `  one hop that verifies nothing, / RGW, plain GET: nginx ${fmt(m('nginxHop') / m('store'), 2)}x, node:http ${fmt(m('nodeHop') / m('store'), 2)}x (the floor under the goal's 1.3x on this machine)`,
+    );
+  } finally {
+    await nginxHop.stop();
+    await nodeHop.stop();
   }
-  print(
-    `  reader (keys) / RGW via the SDK: ${fmt(m('reader') / m('sdk'), 2)}x; reader (keys) / RGW, plain GET: ${fmt(m('reader') / m('store'), 2)}x`,
-  );
-  print(
-    `  one hop that verifies nothing, / RGW, plain GET: nginx ${fmt(m('nginxHop') / m('store'), 2)}x, node:http ${fmt(m('nodeHop') / m('store'), 2)}x (the floor under the goal's 1.3x on this machine)`,
-  );
 }
 
 function head(url: string, agent: http.Agent): Promise<void> {
