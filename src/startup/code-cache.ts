@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import {
+  accessSync,
   closeSync,
+  constants as fsConstants,
   fstatSync,
   mkdirSync,
   openSync,
@@ -127,6 +129,9 @@ export function installCodeCache(name: string, dir: string): boolean {
   process.once('exit', () => {
     if (stats.misses === 0) return;
     try {
+      // A directory this process cannot write (a read-only install): no data is made for it.
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      accessSync(dir, fsConstants.W_OK);
       // What other processes wrote since this one started, then this one's modules.
       const merged = readCacheFile(file);
       for (const [path, { hash, script }] of compiled) {
@@ -203,7 +208,6 @@ function writeCacheFile(file: string, entries: Map<string, Entry>): void {
   const indexBytes = Buffer.from(JSON.stringify(index));
   const length = Buffer.alloc(4);
   length.writeUInt32LE(indexBytes.length);
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const temp = `${file}.${process.pid}.tmp`;
   try {
     writeFileSync(
