@@ -33,7 +33,7 @@ export class RequestObserver {
   ) {}
 
   start(req: IncomingMessage): void {
-    // The target as received: the host rewrite later moves site requests under /_host.
+    // The target as received (an edge may make it origin-form before it is answered).
     (req as Started)[STARTED] = {
       at: performance.now(),
       written: req.socket?.bytesWritten ?? 0,
@@ -51,28 +51,17 @@ export class RequestObserver {
     const started = (req as Started)[STARTED];
     if (started === undefined) return;
     (req as Started)[STARTED] = undefined;
-    const ms = performance.now() - started.at;
-    const bytes = Math.max(0, (req.socket?.bytesWritten ?? started.written) - started.written);
-    const status = res.statusCode;
-    this.anchors[listener].hold(req, res, status);
-    this.metrics.observe(listener, kind, status, ms / 1000, bytes);
-    if (!this.log.sampled()) return;
-    this.log.write({
-      listener,
-      method: req.method ?? '',
-      url: started.url,
-      id,
-      kind,
-      status,
-      bytes,
-      ms,
-      client: this.metering.clientKeyOf(req),
-    });
+    this.record(listener, kind, req, res, started.at, started.written, started.url, id);
   }
 
   /**
    * Wraps the server's one `request` listener (Fastify's, already wrapped by the site hot path):
-   * every request is timed and, once its answer is closed, counted under `kindOf(req)`.
+   * every request is timed and counted under `kindOf(req)` once its answer is done.
+   *
+   * An answer ended before the listener returns (the site edge's answers from memory, nearly
+   * every request a busy gateway sees) is counted there and then: its bytes are in the socket's
+   * count once `end` returns, and nothing is left to wait for. Any other answer is counted when
+   * its response closes. So the hot path allocates no per-request state and adds no listener.
    */
   wrapServer(
     server: Server,
@@ -91,9 +80,45 @@ export class RequestObserver {
       finish(listener, kindOf(this.req), this.req, this);
     }
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      this.start(req);
-      res.on('close', onClose);
+      const at = performance.now();
+      const written = req.socket?.bytesWritten ?? 0;
+      const url = req.url ?? '/';
       next.call(server, req, res);
+      if (res.writableEnded || res.destroyed) {
+        this.record(listener, kindOf(req), req, res, at, written, url);
+      } else {
+        (req as Started)[STARTED] = { at, written, url };
+        res.on('close', onClose);
+      }
+    });
+  }
+
+  private record(
+    listener: ListenerName,
+    kind: RouteKind,
+    req: IncomingMessage,
+    res: ServerResponse,
+    at: number,
+    written: number,
+    url: string,
+    id?: string,
+  ): void {
+    const ms = performance.now() - at;
+    const bytes = Math.max(0, (req.socket?.bytesWritten ?? written) - written);
+    const status = res.statusCode;
+    this.anchors[listener].hold(req, res, status);
+    this.metrics.observe(listener, kind, status, ms / 1000, bytes);
+    if (!this.log.sampled()) return;
+    this.log.write({
+      listener,
+      method: req.method ?? '',
+      url,
+      id,
+      kind,
+      status,
+      bytes,
+      ms,
+      client: this.metering.clientKeyOf(req),
     });
   }
 }
