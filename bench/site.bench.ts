@@ -5,17 +5,18 @@
  *   published with `tape deploy`, metering ON (the site budget raised so no request is refused,
  *   but every request is counted), in a reader gateway process (no embedded chain);
  * - nginx serving the same file with the same headers;
- * - a bare Fastify handler answering the same bytes and headers from memory;
- * - the floor: a plain node:http handler answering from memory with every header the gateway
- *   sent (RateLimit included), so no routing, metering or lookup: what is left for the gateway's
- *   own work against bare Fastify;
+ * - a bare Fastify handler answering from memory with every header the gateway sent
+ *   (RateLimit included), so the same bytes on the wire;
+ * - the floor: a plain node:http handler answering the same from memory, so no routing,
+ *   metering or lookup: what is left for the gateway's own work against bare Fastify;
  *
  * each for full 200 answers and for 304 revalidations (If-None-Match). Several rounds, the
  * order of the targets rotated each round, medians reported. Goals (issue 5): site >= 0.8x bare
  * Fastify for 200s, >= 1.0x for 304s.
  *
  * Environment: BENCH_SITE_ROUNDS (default 5), BENCH_SITE_SECONDS per run (default 5),
- * BENCH_SITE_CONNECTIONS (default 50).
+ * BENCH_SITE_CONNECTIONS (default 50), BENCH_SITE_METERING=off (the gateway with metering off,
+ * so no RateLimit headers anywhere: what metering costs; the goals are for metering on).
  */
 import { ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +31,7 @@ import { median, Target, wrkRun } from './wrk-runner';
 const ROUNDS = Number(process.env.BENCH_SITE_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SITE_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_SITE_CONNECTIONS ?? 50);
+const METERING = process.env.BENCH_SITE_METERING !== 'off';
 
 /** A 4 KiB HTML page (exactly 4096 bytes). */
 function page4k(): string {
@@ -65,13 +67,17 @@ async function main(): Promise<void> {
     gw = await startSiteGateway({
       dataDir,
       rpcUrl: writer.rpcUrl,
-      metering: { enabled: true, site: { limit: 1_000_000_000, ttl_secs: 60 } },
+      metering: METERING
+        ? { enabled: true, site: { limit: 1_000_000_000, ttl_secs: 60 } }
+        : { enabled: false },
     });
     const host = `${site.label}.localhost:${gw.port}`;
     const probe = await siteGet(gw.url, '/', { host });
     if (probe.status !== 200 || probe.text !== page)
       throw new Error(`site answers ${probe.status}`);
-    if (probe.headers['ratelimit-limit'] === undefined) throw new Error('metering is not on');
+    if ((probe.headers['ratelimit-limit'] !== undefined) !== METERING) {
+      throw new Error(`metering is not ${METERING ? 'on' : 'off'}`);
+    }
     const etag = probe.headers.etag as string;
     const siteHeaders: Record<string, string> = {};
     for (const name of [
@@ -98,18 +104,16 @@ async function main(): Promise<void> {
     nginx = await startNginx(siteDir, nginxHeaders);
     const nginxEtag = (await siteGet(`http://127.0.0.1:${nginx.port}`, '/index.html')).headers
       .etag as string;
-    bare = await startBareFastify(Buffer.from(page), siteHeaders);
-    // The floor: the gateway's own answers (every header it sent, RateLimit included), from a
-    // plain node:http handler with no routing, metering or lookup.
     const revalidated = await siteGet(gw.url, '/', { host, headers: { 'if-none-match': etag } });
     if (revalidated.status !== 304)
       throw new Error(`site answers ${revalidated.status} to a revalidation`);
-    plain = await startPlainNode(
-      Buffer.from(page),
-      etag,
-      sentHeaders(probe.headers),
-      sentHeaders(revalidated.headers),
-    );
+    // Bare Fastify and the floor send the gateway's own answers: every header it sent,
+    // RateLimit included, so all three put the same bytes on the wire.
+    const sent200 = sentHeaders(probe.headers);
+    const sent304 = sentHeaders(revalidated.headers);
+    bare = await startBareFastify(Buffer.from(page), etag, sent200, sent304);
+    // The floor: a plain node:http handler with no routing, metering or lookup.
+    plain = await startPlainNode(Buffer.from(page), etag, sent200, sent304);
 
     const gatewayPid = gw.pid;
     const nginxPid = nginx.child.pid!;
@@ -117,7 +121,7 @@ async function main(): Promise<void> {
     const plainPid = plain.child.pid!;
     const targets: Target[] = [
       {
-        name: 'site (hostname route, metering on)',
+        name: `site (hostname route, metering ${METERING ? 'on' : 'off'})`,
         url: `${gw.url}/`,
         headers: [`Host: ${host}`],
         pids: () => [gatewayPid],
@@ -187,9 +191,17 @@ async function main(): Promise<void> {
     const cpu200 = cpuMed(targets[2]) / cpuMed(targets[0]);
     const cpu304 = cpuMed(revalidations[2]) / cpuMed(revalidations[0]);
     const verdict = (ratio: number, goal: number) => (ratio >= goal ? 'MET' : 'NOT MET');
+    // Each round's own ratio, then their median: steadier than a ratio of medians when the
+    // machine's speed drifts during the run (a slow round slows both targets of that round).
+    const paired = (a: Target, b: Target) => {
+      const as = results.get(a.name)!;
+      const bs = results.get(b.name)!;
+      return median(as.map((v, i) => v / bs[i])).toFixed(2);
+    };
     process.stdout.write(
       `\nsite / bare Fastify, 200: ${ratio200.toFixed(2)}x req/s, ${cpu200.toFixed(2)}x by CPU/req (goal >= 0.80) ${verdict(ratio200, 0.8)}\n` +
         `site / bare Fastify, 304: ${ratio304.toFixed(2)}x req/s, ${cpu304.toFixed(2)}x by CPU/req (goal >= 1.00) ${verdict(ratio304, 1.0)}\n` +
+        `site / bare Fastify, each round's ratio, median: 200 ${paired(targets[0], targets[2])}x, 304 ${paired(revalidations[0], revalidations[2])}x req/s\n` +
         `site 304 / bare Fastify 200: ${(med(revalidations[0]) / med(targets[2])).toFixed(2)}x req/s\n` +
         `floor (node:http, the site's headers) / bare Fastify: 200 ${(med(targets[3]) / med(targets[2])).toFixed(2)}x, 304 ${(med(revalidations[3]) / med(revalidations[2])).toFixed(2)}x req/s; ${(cpuMed(targets[2]) / cpuMed(targets[3])).toFixed(2)}x and ${(cpuMed(revalidations[2]) / cpuMed(revalidations[3])).toFixed(2)}x by CPU/req\n` +
         `site / nginx, 200: ${(med(targets[0]) / med(targets[1])).toFixed(2)}x; 304: ${(med(revalidations[0]) / med(revalidations[1])).toFixed(2)}x\n` +

@@ -67,33 +67,33 @@ ${addHeaders}
 }
 
 /**
- * A bare Fastify app answering the page from memory with the same headers as the site, and 304
- * with the same headers as the site's 304 when If-None-Match matches.
+ * A bare Fastify app answering the page from memory with exactly the headers the site sent
+ * (RateLimit included, with the values of one answer), and its 304 with the site's 304 headers
+ * when If-None-Match matches: the same bytes on the wire as the site, so the ratio measures
+ * the work behind them.
  */
 export async function startBareFastify(
   page: Buffer,
-  headers: Record<string, string>,
+  etag: string,
+  headers200: Record<string, string>,
+  headers304: Record<string, string>,
 ): Promise<{ port: number; child: ChildProcess }> {
   const script = `
 const fastify = require('fastify')();
 const page = Buffer.from(process.env.PAGE_B64, 'base64');
-const headers = JSON.parse(process.env.PAGE_HEADERS);
-// A 304 carries the validators and caching metadata the site's 304 carries.
-const notModified = {};
-for (const name of ['etag', 'cache-control', 'x-content-type-options', 'content-security-policy', 'vary']) notModified[name] = headers[name];
+const ok = JSON.parse(process.env.HEADERS_200);
+const notModified = JSON.parse(process.env.HEADERS_304);
+const etag = process.env.ETAG;
 fastify.get('/', (req, reply) => {
-  if (req.headers['if-none-match'] === headers.etag) {
+  if (req.headers['if-none-match'] === etag) {
     return reply.code(304).headers(notModified).send();
   }
-  reply.headers(headers).send(page);
+  reply.headers(ok).send(page);
 });
 fastify.listen({ port: Number(process.env.PORT), host: '127.0.0.1' }).then(() => process.stdout.write('ready\\n'));
 process.on('SIGTERM', () => process.exit(0));
 `;
-  return startScriptServer(script, {
-    PAGE_B64: page.toString('base64'),
-    PAGE_HEADERS: JSON.stringify(headers),
-  });
+  return startScriptServer(script, pageEnv(page, etag, headers200, headers304));
 }
 
 /**
@@ -126,12 +126,22 @@ http.createServer((req, res) => {
 }).listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('ready\\n'));
 process.on('SIGTERM', () => process.exit(0));
 `;
-  return startScriptServer(script, {
+  return startScriptServer(script, pageEnv(page, etag, headers200, headers304));
+}
+
+/** The page, its ETag and the two header sets, as the reference servers' environment. */
+function pageEnv(
+  page: Buffer,
+  etag: string,
+  headers200: Record<string, string>,
+  headers304: Record<string, string>,
+): Record<string, string> {
+  return {
     PAGE_B64: page.toString('base64'),
     ETAG: etag,
     HEADERS_200: JSON.stringify(headers200),
     HEADERS_304: JSON.stringify(headers304),
-  });
+  };
 }
 
 /** `node -e script` with the gateway's flags on a free port (env PORT), once it answers `/`. */
