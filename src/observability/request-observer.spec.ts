@@ -1,5 +1,5 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { AddressInfo, connect } from 'node:net';
 import { GatewayConfig } from '../config/app-config';
 import { AccessLogEntry, AccessLog } from './access-log';
 import { GatewayMetrics } from './gateway-metrics';
@@ -88,6 +88,32 @@ describe('RequestObserver.wrapServer', () => {
     // Timed from the start of the request: the answer waited 30 ms.
     expect(s.observed[0].seconds).toBeGreaterThanOrEqual(0.025);
     expect(s.logged[0]).toMatchObject({ url: '/site/late', status: 404 });
+  });
+
+  it('counts a pipelined answer queued behind a slower one with its own bytes, once sent', async () => {
+    const s = await observedServer((req, res) => {
+      const answer = () => {
+        res.writeHead(200, ['content-type', 'text/plain']);
+        res.end(req.url === '/site/slow' ? 'slow' : 'q'.repeat(500));
+      };
+      if (req.url === '/site/slow') setTimeout(answer, 30);
+      else answer();
+    });
+    server = s.server;
+    const { port } = s.server.address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
+    socket.write(
+      'GET /site/slow HTTP/1.1\r\nHost: a\r\n\r\nGET /site/fast HTTP/1.1\r\nHost: a\r\n\r\n',
+    );
+    const answers = () => received.match(/HTTP\/1\.1 200/g)?.length ?? 0;
+    await until(() => s.observed.length === 2 && answers() === 2);
+    socket.destroy();
+    expect(answers()).toBe(2);
+    const fast = s.logged.find((entry) => entry.url === '/site/fast');
+    // Its head and its 500-byte body, not the 0 bytes on the socket when it was ended.
+    expect(fast?.bytes).toBeGreaterThan(500);
   });
 
   it('counts a response destroyed inside the listener once', async () => {

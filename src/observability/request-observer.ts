@@ -58,10 +58,11 @@ export class RequestObserver {
    * Wraps the server's one `request` listener (Fastify's, already wrapped by the site hot path):
    * every request is timed and counted under `kindOf(req)` once its answer is done.
    *
-   * An answer ended before the listener returns (the site edge's answers from memory, nearly
-   * every request a busy gateway sees) is counted there and then: its bytes are in the socket's
-   * count once `end` returns, and nothing is left to wait for. Any other answer is counted when
-   * its response closes. So the hot path allocates no per-request state and adds no listener.
+   * An answer ended on its socket before the listener returns (the site edge's answers from
+   * memory, nearly every request a busy gateway sees) is counted there and then: its bytes are
+   * in the socket's count once `end` returns, and nothing is left to wait for. Any other answer
+   * (a later one, or one queued behind a pipelined request's) is counted when its response
+   * closes. So the hot path allocates no per-request state and adds no listener.
    */
   wrapServer(
     server: Server,
@@ -84,7 +85,9 @@ export class RequestObserver {
       const written = req.socket?.bytesWritten ?? 0;
       const url = req.url ?? '/';
       next.call(server, req, res);
-      if (res.writableEnded || res.destroyed) {
+      // Ended on its socket (a pipelined answer waiting behind another has none yet, and its
+      // bytes go out later), or destroyed: nothing more will be sent.
+      if ((res.writableEnded && res.socket !== null) || res.destroyed) {
         this.record(listener, kindOf(req), req, res, at, written, url);
       } else {
         (req as Started)[STARTED] = { at, written, url };
