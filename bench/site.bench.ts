@@ -109,11 +109,15 @@ async function main(): Promise<void> {
       throw new Error(`site answers ${revalidated.status} to a revalidation`);
     // Bare Fastify and the floor send the gateway's own answers: every header it sent,
     // RateLimit included, so all three put the same bytes on the wire.
-    const sent200 = sentHeaders(probe.headers);
-    const sent304 = sentHeaders(revalidated.headers);
-    bare = await startBareFastify(Buffer.from(page), etag, sent200, sent304);
+    const answers = {
+      page: Buffer.from(page),
+      etag,
+      headers200: sentHeaders(probe.headers),
+      headers304: sentHeaders(revalidated.headers),
+    };
+    bare = await startBareFastify(answers);
     // The floor: a plain node:http handler with no routing, metering or lookup.
-    plain = await startPlainNode(Buffer.from(page), etag, sent200, sent304);
+    plain = await startPlainNode(answers);
 
     const gatewayPid = gw.pid;
     const nginxPid = nginx.child.pid!;

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { freePort } from './free-port';
+import { spawnNodeChild } from './node-child';
 import { GATEWAY_NODE_FLAGS } from '../../src/node-flags';
 
 /** A process the benchmark talks to and stops. */
@@ -39,25 +39,18 @@ http.createServer((req, res) => {
 }).listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('ready\\n'));
 process.on('SIGTERM', () => process.exit(0));
 `;
-  const child = spawn(process.execPath, [...GATEWAY_NODE_FLAGS, '-e', script], {
+  const proxy = spawnNodeChild({
+    name: 'pass-through proxy',
+    nodeFlags: GATEWAY_NODE_FLAGS,
+    entry: { code: script },
     env: { ...process.env, ORIGIN: origin, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.once('data', () => resolve());
-    child.once('exit', (code) =>
-      reject(new Error(`pass-through proxy exited (${code}): ${stderr}`)),
-    );
-  });
+  await proxy.waitForLine(/^ready$/m, 20_000);
   return {
     url: `http://127.0.0.1:${port}`,
-    pid: child.pid!,
+    pid: proxy.pid,
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
+      await proxy.stop();
     },
   };
 }
