@@ -24,13 +24,16 @@ describe('SharedObjectWriteLocks (a real redis-server): one write of a name at a
     const [a, b] = [writer(), writer()];
     const events: string[] = [];
     let release!: () => void;
+    let started!: () => void;
     const held = new Promise<void>((r) => (release = r));
+    const holding = new Promise<void>((r) => (started = r));
     const first = a.run(['tape/index.html'], async () => {
       events.push('a:start');
+      started();
       await held;
       events.push('a:end');
     });
-    await new Promise((r) => setTimeout(r, 50));
+    await holding;
     const same = b.run(['tape/index.html'], async () => {
       events.push('b:same');
     });
