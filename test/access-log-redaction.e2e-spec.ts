@@ -1,8 +1,8 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { sdkClient } from './support/s3-sdk-client';
 import { encodeKeyPath, presign } from './support/s3-signing';
+import { eventually } from './support/eventually';
 import {
-  eventually,
   startTapeS3Lab,
   TapeS3Lab,
   tapeWithCredential,
@@ -67,11 +67,10 @@ describe('access log', () => {
             l.method === 'GET' &&
             String(l.url).includes('secret-plan.txt'),
         );
-    await eventually(
-      'the access log line of the presigned GET',
-      async () => !!requestLine(),
-      10_000,
-    );
+    await eventually('the access log line of the presigned GET', async () => !!requestLine(), {
+      timeoutMs: 10_000,
+      everyMs: 250,
+    });
     const line = requestLine()!;
     expect(lab.gw.logs()).not.toContain(signature);
     expect(String(line.url)).toContain(`/${site.label}/docs/secret-plan.txt?`);

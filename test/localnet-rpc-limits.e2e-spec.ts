@@ -3,6 +3,7 @@ import { request } from 'node:http';
 import WebSocket from 'ws';
 import { GatewayProcess, startGateway } from './support/gateway-process';
 import { LocalnetClient } from './support/localnet-client';
+import { eventually } from './support/eventually';
 
 const MiB = 1024 * 1024;
 const PROGRAM_ACCOUNTS_LIMIT = 8;
@@ -303,7 +304,7 @@ describe('local network JSON-RPC: hostile requests are refused and the gateway s
     ws.send('{"jsonrpc":');
     ws.send(`${'['.repeat(10_000)}${']'.repeat(10_000)}`);
     ws.send(JSON.stringify(call(3, 'accountSubscribe', [big.toBase58(), { encoding: 'base58' }])));
-    await new Promise((r) => setTimeout(r, 300));
+    await eventually('the subscription answered', () => replies.some((r) => r.id === 3));
     expect(replies[0].error?.code).toBe(-32700);
     expect(replies.find((r) => r.id === 3)).toHaveProperty('result');
     // A write to the account: its base58 notification cannot be sent (over 128 bytes), which

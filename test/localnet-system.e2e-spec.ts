@@ -10,6 +10,7 @@ import { associatedTokenAddress } from '../src/chain/pdas';
 import { TOKEN_PROGRAM_ID } from '../src/chain/program-ids';
 import { LocalnetClient } from './support/localnet-client';
 import { LocalnetProcess, startLocalnetProcess } from './support/localnet-process';
+import { eventually } from './support/eventually';
 
 const RENT_EXEMPT_EMPTY = 890_880;
 const rentFor = (bytes: number) => (128 + bytes) * 3480 * 2;
@@ -314,8 +315,7 @@ describe('local network: System program, fees, rent, faucet and reads (web3.js o
     expect(await c.getVersion()).toHaveProperty('solana-core');
     expect(await c.getGenesisHash()).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
     const before = await c.getBlockHeight();
-    await new Promise((r) => setTimeout(r, 300));
-    expect(await c.getBlockHeight()).toBeGreaterThan(before);
+    await eventually('a new block', async () => (await c.getBlockHeight()) > before);
     const info = await c.getEpochInfo();
     expect(info.absoluteSlot).toBeGreaterThan(0);
     expect(await c.getEpochSchedule()).toMatchObject({ slotsPerEpoch: 432000 });
@@ -459,7 +459,9 @@ describe('local network: System program, fees, rent, faucet and reads (web3.js o
         'confirmed',
       );
     });
-    await new Promise((r) => setTimeout(r, 300));
+    // Slot notifications flowing: both subscriptions (sent in order on one socket) are taken.
+    await eventually('slot notifications', () => slots.length > 0);
+    await new Promise((r) => setTimeout(r, 100));
     await client.confirm(await client.connection.requestAirdrop(watched, LAMPORTS_PER_SOL));
     expect(await seen).toBe(LAMPORTS_PER_SOL);
     expect(slots.length).toBeGreaterThan(1);

@@ -4,6 +4,7 @@ import { CHUNK_BYTES } from '../src/tracks/commitment';
 import { SEGMENT_BYTES, ObjectFixture, startObjectFixture } from './support/object-fixture';
 import { flipStoredByte, rawRequest, RawResponse, storedTrackPath } from './support/object-http';
 import { WrittenTrack } from './support/upload-client';
+import { eventually } from './support/eventually';
 
 /**
  * Storage is not trusted: bytes tampered with (or lost) in `<dataDir>/tracks` are never served.
@@ -44,9 +45,9 @@ function expectBadGateway(res: RawResponse, code: string) {
 
 /** Waits for the gateway's log to mention `text` (log lines are flushed asynchronously). */
 async function logMentions(text: string): Promise<boolean> {
-  for (let i = 0; i < 50 && !fx.gw.logs().includes(text); i++) {
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await eventually(`the log mentions ${text}`, () => fx.gw.logs().includes(text), {
+    timeoutMs: 5_000,
+  }).catch(() => 0);
   return fx.gw.logs().includes(text);
 }
 

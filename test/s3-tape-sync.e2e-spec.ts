@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { splitFileIntoTracks } from '../src/tracks/track-layout';
 import { awsCli, rclone } from './support/s3-cli';
+import { eventually } from './support/eventually';
 import {
-  eventually,
   gatewayGet,
   sitePath,
   startTapeS3Lab,
@@ -127,8 +127,10 @@ describe('aws s3 sync publishes a site on a tape', () => {
     const result = await sync();
     expect(result.code).toBe(0);
     expect(uploads(result.stdout)).toEqual([expect.stringContaining('index.html')]);
-    const waited = await eventually('the new index.html on the site', async () =>
-      (await served('')).body.toString().includes('version 2'),
+    const waited = await eventually(
+      'the new index.html on the site',
+      async () => (await served('')).body.toString().includes('version 2'),
+      { timeoutMs: 60_000, everyMs: 250 },
     );
     expect(waited).toBeLessThan(60_000);
   });
@@ -139,10 +141,14 @@ describe('aws s3 sync publishes a site on a tape', () => {
     expect(result.code).toBe(0);
     expect(lines(result.stdout)).toContain(`delete: s3://${site.label}/c++/x+y.txt`);
     expect((await listed()).has('c++/x+y.txt')).toBe(false);
-    await eventually('the deleted file gone from the site', async () => {
-      const res = await served('c++/x+y.txt');
-      return res.status === 404 && res.body.toString().includes('not here');
-    });
+    await eventually(
+      'the deleted file gone from the site',
+      async () => {
+        const res = await served('c++/x+y.txt');
+        return res.status === 404 && res.body.toString().includes('not here');
+      },
+      { timeoutMs: 60_000, everyMs: 250 },
+    );
   });
 
   it('aws s3 ls lists what the tape holds', async () => {

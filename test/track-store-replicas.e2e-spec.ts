@@ -11,7 +11,8 @@ import { RedisServer, startRedis } from './support/metering-redis';
 import { RoundRobin, startRoundRobin } from './support/nginx-round-robin';
 import { awsCli, rclone } from './support/s3-cli';
 import { failure, sdkClient } from './support/s3-sdk-client';
-import { eventually, sitePath } from './support/s3-tape-lab';
+import { eventually } from './support/eventually';
+import { sitePath } from './support/s3-tape-lab';
 import { siteGet } from './support/site-http';
 
 /**
@@ -214,10 +215,14 @@ describe('replicas share state: two writers, Redis and Ceph RGW behind nginx', (
       [rcloneTape.tape, RCLONE_SITE],
     ] as const) {
       for (const [name, data] of Object.entries(files)) {
-        await eventually(`${name} served by the reader`, async () => {
-          const res = await siteGet(reader.url, `/site/${tape}/${sitePath(name)}`);
-          return res.status === 200 && res.body.equals(data);
-        });
+        await eventually(
+          `${name} served by the reader`,
+          async () => {
+            const res = await siteGet(reader.url, `/site/${tape}/${sitePath(name)}`);
+            return res.status === 200 && res.body.equals(data);
+          },
+          { timeoutMs: 60_000, everyMs: 250 },
+        );
       }
     }
     // A second sync finds nothing to do: sizes and names listed through either writer agree.
@@ -235,10 +240,14 @@ describe('replicas share state: two writers, Redis and Ceph RGW behind nginx', (
   });
 
   it('the collector runs on one writer at a time (its lease), and both have run passes', async () => {
-    await eventually('both writers ran collector passes', async () => {
-      const [a, b] = await Promise.all([gcStats(writerA), gcStats(writerB)]);
-      return a.recentPasses.length > 0 && b.recentPasses.length > 0;
-    });
+    await eventually(
+      'both writers ran collector passes',
+      async () => {
+        const [a, b] = await Promise.all([gcStats(writerA), gcStats(writerB)]);
+        return a.recentPasses.length > 0 && b.recentPasses.length > 0;
+      },
+      { timeoutMs: 60_000, everyMs: 250 },
+    );
     const [a, b] = await Promise.all([gcStats(writerA), gcStats(writerB)]);
     const windows = [...a.recentPasses, ...b.recentPasses].sort(
       (x, y) => x.startedAt - y.startedAt,
@@ -271,9 +280,13 @@ describe('replicas share state: two writers, Redis and Ceph RGW behind nginx', (
       // Same port, empty (no persistence in the test): the gateways reconnect by themselves.
       redis = await startRedis(redis.port);
     }
-    await eventually('writer A healthy again', async () => {
-      return (await fetch(`${writerA.url}/healthz`)).status === 200;
-    });
+    await eventually(
+      'writer A healthy again',
+      async () => {
+        return (await fetch(`${writerA.url}/healthz`)).status === 200;
+      },
+      { timeoutMs: 60_000, everyMs: 250 },
+    );
     const fresh = await issue(operatorB, tape);
     const again = sdkClient(writerA.s3Url, fresh.id, fresh.secret);
     try {

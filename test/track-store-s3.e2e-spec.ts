@@ -13,6 +13,7 @@ import { GatewayProcess, startGateway } from './support/gateway-process';
 import { RoundRobin, startRoundRobin } from './support/nginx-round-robin';
 import { siteGet } from './support/site-http';
 import { UploadClient } from './support/upload-client';
+import { eventually } from './support/eventually';
 
 /**
  * The topology of docs/operator.md, "Scaling out": one Ceph RGW bucket holds every track; a
@@ -189,12 +190,11 @@ describe('track store on S3 (Ceph RGW): one writer, two readers behind nginx', (
     } finally {
       await ceph.startRgw();
     }
-    let status = 0;
-    for (let i = 0; i < 100 && status !== 200; i++) {
-      status = (await fetch(`${reader.url}/healthz`)).status;
-      if (status !== 200) await new Promise((r) => setTimeout(r, 200));
-    }
-    expect(status).toBe(200);
+    await eventually(
+      'the reader healthy again',
+      async () => (await fetch(`${reader.url}/healthz`)).status === 200,
+      { timeoutMs: 20_000, everyMs: 200 },
+    );
     const cold = await siteGet(reader.url, path('cold/outage.txt'));
     expect(cold.status).toBe(200);
     expect(cold.body.equals(files['cold/outage.txt'])).toBe(true);

@@ -9,6 +9,7 @@ import { signUpload } from '../src/upload/upload-auth';
 import { ObjectFixture, startObjectFixture } from './support/object-fixture';
 import { rawRequest, storedTrackPath } from './support/object-http';
 import { PutReply, WrittenTrack } from './support/upload-client';
+import { eventually } from './support/eventually';
 
 /**
  * PUT /upload/{track} against the built gateway: what is accepted, what is refused, and that a
@@ -45,6 +46,13 @@ function expectRefused(reply: PutReply, status: number, code: string) {
 }
 
 /** Nothing of the track in the store, no temporary file left, not certified on chain. */
+function nothingOnDisk(track: WrittenTrack): boolean {
+  return (
+    !existsSync(storedTrackPath(fx.gw.dataDir, ownCommitment(track))) &&
+    readdirSync(join(fx.gw.dataDir, 'tracks', '.tmp')).every((f) => !f.endsWith('.part'))
+  );
+}
+
 async function expectNothingKept(track: WrittenTrack) {
   expect(existsSync(storedTrackPath(fx.gw.dataDir, ownCommitment(track)))).toBe(false);
   expect(
@@ -253,7 +261,7 @@ describe('PUT /upload/{track}', () => {
       req.on('close', () => resolve());
       req.write(bytes.subarray(0, 100_000), () => setTimeout(() => req.destroy(), 200));
     });
-    await new Promise((r) => setTimeout(r, 500));
+    await eventually('the aborted upload cleaned up', () => nothingOnDisk(track));
     await expectNothingKept(track);
     expect((await rawRequest(fx.objectUrl(track.address))).status).toBe(400);
   });

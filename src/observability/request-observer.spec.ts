@@ -5,6 +5,7 @@ import { AccessLogEntry, AccessLog } from './access-log';
 import { GatewayMetrics } from './gateway-metrics';
 import { RequestObserver } from './request-observer';
 import type { RouteKind } from './route-kind';
+import { eventually } from '../../test/support/eventually';
 
 interface Observed {
   kind: RouteKind;
@@ -36,10 +37,6 @@ async function observedServer(
   return { server, url: `http://127.0.0.1:${port}`, observed, logged };
 }
 
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
-}
-
 describe('RequestObserver.wrapServer', () => {
   let server: Server | undefined;
   afterEach(async () => {
@@ -60,7 +57,7 @@ describe('RequestObserver.wrapServer', () => {
     server = s.server;
     const res = await fetch(`${s.url}/site/page?q=1`);
     expect(await res.text()).toBe(body);
-    await until(() => closeListeners >= 0);
+    await eventually('the listener count read', () => closeListeners >= 0);
     expect(s.observed).toHaveLength(1);
     expect(s.observed[0]).toMatchObject({ kind: 'site', status: 200 });
     // The head and the body, as the socket counted them.
@@ -81,7 +78,7 @@ describe('RequestObserver.wrapServer', () => {
     server = s.server;
     const res = await fetch(`${s.url}/site/late`);
     expect(res.status).toBe(404);
-    await until(() => s.observed.length > 0);
+    await eventually('the answer counted', () => s.observed.length > 0);
     expect(s.observed).toHaveLength(1);
     expect(s.observed[0]).toMatchObject({ kind: 'other', status: 404 });
     expect(s.observed[0].bytes).toBeGreaterThan(4);
@@ -108,7 +105,7 @@ describe('RequestObserver.wrapServer', () => {
       'GET /site/slow HTTP/1.1\r\nHost: a\r\n\r\nGET /site/fast HTTP/1.1\r\nHost: a\r\n\r\n',
     );
     const answers = () => received.match(/HTTP\/1\.1 200/g)?.length ?? 0;
-    await until(() => s.observed.length === 2 && answers() === 2);
+    await eventually('both answers counted', () => s.observed.length === 2 && answers() === 2);
     socket.destroy();
     expect(answers()).toBe(2);
     const fast = s.logged.find((entry) => entry.url === '/site/fast');
@@ -122,7 +119,8 @@ describe('RequestObserver.wrapServer', () => {
     });
     server = s.server;
     await expect(fetch(`${s.url}/site/cut`)).rejects.toThrow();
-    await new Promise((r) => setTimeout(r, 50));
+    await eventually('the cut answer counted', () => s.observed.length > 0);
+    await new Promise((r) => setTimeout(r, 50)); // and not counted again
     expect(s.observed).toHaveLength(1);
     expect(s.observed[0].kind).toBe('site');
   });

@@ -181,9 +181,9 @@ describe('site routes', () => {
   });
 
   it('answers an expiring tape with 410 once its time is up, reading the tape again once', async () => {
-    const soon = await t.addSite({ 'index.html': 'x' }, { kind: 'active', expiresInMs: 300 });
+    const soon = await t.addSite({ 'index.html': 'x' }, { kind: 'active', expiresInMs: 1000 });
     expect((await get(`/site/${soon.tape}/`)).statusCode).toBe(200);
-    await new Promise((r) => setTimeout(r, 350));
+    await new Promise((r) => setTimeout(r, 1050));
     // The chain now says what the clock said: expired.
     t.source.tapes.get(soon.tape)!.status = { kind: 'expired' };
     const calls = t.source.statusReads;
@@ -193,10 +193,10 @@ describe('site routes', () => {
   });
 
   it('keeps serving a tape extended while its old expiry was cached', async () => {
-    const extended = await t.addSite({ 'index.html': 'x' }, { kind: 'active', expiresInMs: 300 });
+    const extended = await t.addSite({ 'index.html': 'x' }, { kind: 'active', expiresInMs: 1000 });
     expect((await get(`/site/${extended.tape}/`)).statusCode).toBe(200);
     t.source.tapes.get(extended.tape)!.status = { kind: 'active', expiresInMs: 3_600_000 };
-    await new Promise((r) => setTimeout(r, 350));
+    await new Promise((r) => setTimeout(r, 1050));
     expect((await get(`/site/${extended.tape}/`)).statusCode).toBe(200);
   });
 

@@ -8,6 +8,7 @@ import { encodeManifest } from './manifest';
 import { ObjectReader, ObjectReaderOptions, TrackRef } from './object-reader';
 import { IntegrityError, TrackNotFoundError } from './track-errors';
 import { SegmentingHasher } from './track-layout';
+import { eventually } from '../../test/support/eventually';
 
 const S = 256 * 1024;
 const C = CHUNK_BYTES;
@@ -168,8 +169,7 @@ describe('ObjectReader with a streamed object', () => {
     stream.pause();
     expect(openFiles()).toBe(before + 1); // the second segment's file
     stream.destroy();
-    await new Promise((r) => setTimeout(r, 50));
-    expect(openFiles()).toBe(before);
+    await eventually('the segment file closed', () => openFiles() === before);
   });
 
   it('keeps backpressure across segments for a slow consumer', async () => {

@@ -120,20 +120,6 @@ export function gatewayGet(gw: GatewayProcess, path: string, host?: string): Pro
   });
 }
 
-/** Polls `probe` until it returns true (or `timeoutMs` passes, then fails with `what`). */
-export async function eventually(
-  what: string,
-  probe: () => Promise<boolean>,
-  timeoutMs = 60_000,
-): Promise<number> {
-  const started = Date.now();
-  for (;;) {
-    if (await probe()) return Date.now() - started;
-    if (Date.now() - started > timeoutMs) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 /** A path of a site URL: every segment percent-encoded (spaces, `+`, non-ASCII). */
 export function sitePath(name: string): string {
   return name.split('/').map(encodeURIComponent).join('/');

@@ -12,6 +12,7 @@ import { startRedis, RedisServer } from '../../../test/support/metering-redis';
 import { S3BackendNoSuchUploadError, S3BackendSlowDownError } from '../s3-backend';
 import { SharedMultipartStore } from './shared-multipart-store';
 import { SharedSpoolLedger } from './shared-spool-ledger';
+import { eventually } from '../../../test/support/eventually';
 
 const TAPE = 'GegjFWW8SVeSTqsyo9ZkEzCQY2mY55T2AUazk4kjfYyT';
 
@@ -183,7 +184,7 @@ describe('SharedMultipartStore and SharedSpoolLedger (a real redis-server, a buc
     const held = await a.ledger.reserve(TAPE, 60);
     await expect(b.ledger.reserve(TAPE, 50)).rejects.toBeInstanceOf(S3BackendSlowDownError);
     held.release();
-    await new Promise((r) => setTimeout(r, 20));
+    await eventually('the hold released', async () => (await a.ledger.totalBytes()) === 0);
     const again = await b.ledger.reserve(TAPE, 90);
     // Never released (its replica died): given back once it lapses.
     void again;

@@ -7,6 +7,7 @@ import { StorageConfig } from '../../config/storage.config';
 import { bodyOf, newTestStore } from '../../../test/support/tracks';
 import { commitmentOfBuffer } from '../commitment';
 import { TrackGarbageCollector } from './track-gc.service';
+import { eventually } from '../../../test/support/eventually';
 
 const GENESIS = 1_600_000_000;
 
@@ -91,9 +92,7 @@ describe('TrackGarbageCollector', () => {
     const closed = await upload();
     chain.live.delete(closed.track);
     sut.onApplicationBootstrap();
-    for (let i = 0; i < 100 && sut.stats().passes === 0; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await eventually('a scheduled pass ran', () => sut.stats().passes > 0);
     await sut.onModuleDestroy();
     expect(sut.stats()).toMatchObject({ enabled: true, passes: expect.any(Number) });
     expect(sut.stats().passes).toBeGreaterThan(0);

@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { CHUNK_BYTES, commitmentOfBuffer } from '../commitment';
 import { IntegrityError, TrackStoreUnavailableError } from '../track-errors';
 import { RemoteBytes, RemoteRangeOptions, RemoteRangeStream } from './remote-range-stream';
+import { eventually } from '../../../test/support/eventually';
 
 const SIZE = 3 * CHUNK_BYTES + 1000;
 const data = Buffer.alloc(SIZE);
@@ -106,7 +107,7 @@ describe('RemoteRangeStream', () => {
       },
     };
     await collect(open({ fetch: remote(data).fetch, fill }));
-    for (let i = 0; i < 100 && !admitted; i++) await new Promise((r) => setTimeout(r, 10));
+    await eventually('the fill admitted', () => admitted !== undefined);
     expect(admitted?.equals(chunkHashes)).toBe(true);
     expect(readFileSync(temp).equals(data)).toBe(true);
     rmSync(temp);
@@ -174,7 +175,7 @@ describe('RemoteRangeStream', () => {
     expect(error).toBeUndefined();
     expect(bytes.equals(data)).toBe(true);
     expect(admitted).toBe(false); // the client had every byte while the admission waited
-    for (let i = 0; i < 100 && !release; i++) await new Promise((r) => setTimeout(r, 10));
+    await eventually('the admission waiting', () => release !== undefined);
     release();
     expect(admitted).toBe(true);
   });

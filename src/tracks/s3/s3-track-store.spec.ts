@@ -9,6 +9,7 @@ import { CHUNK_BYTES, commitmentOfBuffer } from '../commitment';
 import { IntegrityError, TrackNotFoundError, TrackStoreUnavailableError } from '../track-errors';
 import { INLINE_CHUNK_LIST_CHUNKS, S3TrackStore } from './s3-track-store';
 import { TrackCache } from './track-cache';
+import { eventually } from '../../../test/support/eventually';
 
 /**
  * An in-memory stand-in for the bucket, answering the commands the store sends the way S3 does
@@ -100,9 +101,7 @@ describe('S3TrackStore (against an in-memory bucket)', () => {
   }
   /** Fills are admitted after the read that made them ended. */
   async function cached(store: S3TrackStore, tracks = 1): Promise<void> {
-    for (let i = 0; i < 100 && store.cacheReport().tracks < tracks; i++) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await eventually('the fill admitted', () => store.cacheReport().tracks >= tracks);
     expect(store.cacheReport().tracks).toBe(tracks);
   }
   async function read(store: S3TrackStore, start = 0, end = data.length - 1): Promise<Buffer> {
@@ -177,9 +176,7 @@ describe('S3TrackStore (against an in-memory bucket)', () => {
     const reader = newStore('r');
     await reader.init();
     expect((await read(reader, 70_000, 80_000)).equals(data.subarray(70_000, 80_001))).toBe(true);
-    for (let i = 0; i < 50 && reader.cacheReport().tracks === 0; i++) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await eventually('the reader cached the track', () => reader.cacheReport().tracks > 0);
     bucket.down = true;
     expect((await read(reader, 150_000, 160_000)).equals(data.subarray(150_000, 160_001))).toBe(
       true,

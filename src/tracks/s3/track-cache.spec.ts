@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TrackCache } from './track-cache';
+import { eventually } from '../../../test/support/eventually';
 
 const hex = (n: number) => n.toString(16).padStart(64, '0');
 
@@ -26,9 +27,10 @@ describe('TrackCache', () => {
     await admit(cache, 4, 100);
     expect(cache.bytes).toBe(300);
     expect(cache.lookup(hex(2))).toBeUndefined();
-    await new Promise((r) => setTimeout(r, 50));
-    expect(existsSync(cache.dataPath(hex(2)))).toBe(false);
-    expect(existsSync(cache.chunksPath(hex(2)))).toBe(false);
+    await eventually(
+      "the evicted track's files removed",
+      () => !existsSync(cache.dataPath(hex(2))) && !existsSync(cache.chunksPath(hex(2))),
+    );
     expect(cache.lookup(hex(1))).toBe(100);
   });
 
