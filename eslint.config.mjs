@@ -24,7 +24,7 @@ const ROOMS = {
   tracks: ['chain', 'config', 'health', 'shared-state'],
   site: ['chain', 'config', 'domains', 'http', 'metering', 'tracks'],
   object: ['chain', 'config', 'http', 'metering', 'tracks'],
-  upload: ['chain', 'config', 'health', 'http', 'metering', 'tracks'],
+  upload: ['chain', 'config', 'health', 'http', 'metering', 'observability', 'tracks'],
   s3: ['chain', 'config', 'credentials', 'domains', 'http', 'metering', 'observability', 'shared-state', 'tracks'],
   admin: ['config', 'domains', 'http', 'observability'],
   cli: ['chain', 'config', 'credentials', 'localnet', 'tracks', 'upload'],

@@ -9,6 +9,7 @@ import { CliUser, keyValues } from './support/cli-process';
 import { removeSite, writeSite } from './support/cli-site';
 import { DnssecLab } from './support/dnssec-lab';
 import { GatewayProcess, REPO_ROOT, startGateway } from './support/gateway-process';
+import { metricsText, sample } from './support/metrics-text';
 
 /**
  * Issue 17, the operator half, on real processes: the built gateway (metrics, /livez and the
@@ -98,18 +99,6 @@ async function linesOf(
     if (lines.length >= count || Date.now() > deadline) return lines;
     await new Promise((r) => setTimeout(r, 50));
   }
-}
-
-async function metricsText(gw: GatewayProcess): Promise<string> {
-  const res = await fetch(`${gw.adminUrl}/metrics`);
-  expect(res.status).toBe(200);
-  return res.text();
-}
-
-/** The value of one sample line (`name{labels} value`), 0 when absent. */
-function sample(text: string, name: string, labels: string): number {
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}}`));
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
 describe('operator observability and HTTPS (issue 17)', () => {

@@ -4,6 +4,8 @@ import { SegmentingHasher } from '../src/tracks/track-layout';
 import { commitmentToHex } from '../src/tracks/commitment';
 import { signUpload } from '../src/upload/upload-auth';
 import { ObjectFixture, SEGMENT_BYTES, startObjectFixture } from './support/object-fixture';
+import { eventually } from './support/eventually';
+import { metricsText, sample } from './support/metrics-text';
 import { TestTape, WrittenTrack } from './support/upload-client';
 
 /**
@@ -92,9 +94,17 @@ async function newTrack(tape: TestTape = fx.tape) {
   return { track, bytes };
 }
 
-/** Waits until the gateway has taken the held uploads (their slots are counted). */
-async function settle() {
-  await new Promise((r) => setTimeout(r, 300));
+async function inProgress(): Promise<number> {
+  return sample(await metricsText(fx.gw), 'tape_uploads_in_progress');
+}
+
+/** Waits until the gateway holds `count` upload slots (its uploads in progress metric). */
+async function settle(count: number) {
+  await eventually(`${count} uploads in progress`, async () => (await inProgress()) === count);
+}
+
+async function refusals(scope: 'client' | 'tape'): Promise<number> {
+  return sample(await metricsText(fx.gw), 'tape_upload_slot_refusals_total', `scope="${scope}"`);
 }
 
 function expectRefused(reply: Reply, scope: 'client' | 'tape') {
@@ -107,12 +117,15 @@ function expectRefused(reply: Reply, scope: 'client' | 'tape') {
 describe('concurrent uploads', () => {
   it('per client: the N+1th upload gets 429; a finished or aborted upload frees its slot', async () => {
     const tracks = await Promise.all([newTrack(), newTrack(), newTrack(), newTrack()]);
+    const before = await inProgress();
+    const refusedBefore = await refusals('client');
     const held = tracks.slice(0, PER_CLIENT).map((t) => openUpload(t.track, t.bytes, '127.0.0.1'));
-    await settle();
+    await settle(before + PER_CLIENT);
     const extra = tracks[PER_CLIENT];
     const refused = openUpload(extra.track, extra.bytes, '127.0.0.1', extra.bytes.length);
     refused.finish();
     expectRefused(await refused.reply, 'client');
+    expect(await refusals('client')).toBe(refusedBefore + 1);
 
     held[0].finish();
     expect((await held[0].reply).status).toBe(200);
@@ -121,7 +134,7 @@ describe('concurrent uploads', () => {
     expect((await retry.reply).status).toBe(200);
 
     held[1].abort();
-    await settle();
+    await settle(before + PER_CLIENT - 2);
     const last = tracks[PER_CLIENT + 1];
     const after = openUpload(last.track, last.bytes, '127.0.0.1', 0);
     after.finish();
@@ -130,15 +143,18 @@ describe('concurrent uploads', () => {
 
   it('per tape: another client is refused once the tape has its limit in progress; other tapes are not', async () => {
     const tracks = await Promise.all([newTrack(), newTrack(), newTrack(), newTrack()]);
+    const before = await inProgress();
+    const refusedBefore = await refusals('tape');
     const held = [
       openUpload(tracks[0].track, tracks[0].bytes, '127.0.0.1'),
       openUpload(tracks[1].track, tracks[1].bytes, '127.0.0.1'),
       openUpload(tracks[2].track, tracks[2].bytes, '127.0.0.2'),
     ];
-    await settle();
+    await settle(before + 3);
     const refused = openUpload(tracks[3].track, tracks[3].bytes, '127.0.0.2', 0);
     refused.finish();
     expectRefused(await refused.reply, 'tape');
+    expect(await refusals('tape')).toBe(refusedBefore + 1);
 
     const otherTape = await fx.client.createTape(fx.wallet, 1 << 20, 10);
     const elsewhere = await newTrack(otherTape);

@@ -9,6 +9,12 @@ import type { RouteKind } from './route-kind';
 
 export type ListenerName = 'main' | 's3' | 'admin' | 'rpc';
 
+/** What the upload room reports of its slots (`storage.uploads.*`), read when scraped. */
+export interface UploadSlotsReport {
+  inProgress: number;
+  refused: { client: number; tape: number };
+}
+
 /**
  * The gateway app's metrics, in its own registry (tests run several apps in one process);
  * `/metrics` serves it merged with the process registry. Labels are bounded: listener, route
@@ -48,6 +54,31 @@ export class GatewayMetrics {
     bytes: number,
   ): void {
     this.http.observe(listener, kind, status, seconds, bytes);
+  }
+
+  /** Uploads in progress and the uploads refused for want of a slot (the upload room calls it). */
+  registerUploads(report: () => UploadSlotsReport): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'tape_uploads_in_progress',
+      help: 'Uploads holding a slot: their body is being received, stored or certified.',
+      registers,
+      collect() {
+        this.set(report().inProgress);
+      },
+    });
+    new Counter({
+      name: 'tape_upload_slot_refusals_total',
+      help: 'Uploads refused with 429 because the client or the tape had its limit in progress.',
+      labelNames: ['scope'] as const,
+      registers,
+      collect() {
+        const { refused } = report();
+        this.reset();
+        this.inc({ scope: 'client' }, refused.client);
+        this.inc({ scope: 'tape' }, refused.tape);
+      },
+    });
   }
 
   /** The Prometheus text of this app and of the process. */

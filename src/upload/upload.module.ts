@@ -4,6 +4,8 @@ import { HealthModule } from '../health/health.module';
 import { GatewayIdentity } from '../chain/gateway-identity';
 import { HealthRegistry } from '../health/health-registry';
 import { MeteringModule } from '../metering/metering.module';
+import { GatewayMetrics } from '../observability/gateway-metrics';
+import { ObservabilityModule } from '../observability/observability.module';
 import { TrackGcModule } from '../tracks/gc/track-gc.module';
 import { TracksModule } from '../tracks/tracks.module';
 import { CertificationBatcher } from './certification-batcher';
@@ -13,7 +15,14 @@ import { UploadSlots } from './upload-slots';
 
 /** `PUT /upload/{track}`: the write side of the data plane (docs/uploads.md). */
 @Module({
-  imports: [TracksModule, TrackGcModule, MeteringModule, HealthModule, ChainModule],
+  imports: [
+    TracksModule,
+    TrackGcModule,
+    MeteringModule,
+    HealthModule,
+    ChainModule,
+    ObservabilityModule,
+  ],
   controllers: [UploadController],
   providers: [UploadService, CertificationBatcher, UploadSlots],
 })
@@ -21,10 +30,13 @@ export class UploadModule implements OnModuleInit {
   constructor(
     private readonly health: HealthRegistry,
     private readonly identity: GatewayIdentity,
+    private readonly metrics: GatewayMetrics,
+    private readonly slots: UploadSlots,
   ) {}
 
   onModuleInit(): void {
     // A reader is healthy: it serves; /healthz says which role it has.
     this.health.registerDetail('role', () => this.identity.role);
+    this.metrics.registerUploads(() => this.slots.stats());
   }
 }

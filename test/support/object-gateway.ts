@@ -14,6 +14,8 @@ export const REPO = findRepoRoot(__dirname);
 export interface ObjectGateway {
   url: string;
   port: number;
+  /** The admin listener (`/metrics`). */
+  adminUrl: string;
   rpcUrl: string;
   dataDir: string;
   pid: number;
@@ -98,6 +100,7 @@ export async function startObjectGateway(
   return {
     url,
     port,
+    adminUrl: `http://127.0.0.1:${env.TAPE_ADMIN_PORT}`,
     rpcUrl: `http://127.0.0.1:${env.TAPE_LOCALNET_PORT}`,
     dataDir,
     pid: gateway.pid,
