@@ -23,6 +23,7 @@ import {
   tapeWithCredential,
   TapeWithCredential,
 } from './support/s3-tape-lab';
+import { eventually } from './support/eventually';
 
 /**
  * Writes through the S3 endpoint of a real gateway: streamed bodies, concurrent writes of one
@@ -209,9 +210,9 @@ describe('writes', () => {
     socket.write(requestHead('PUT', path, signed.rawHeaders));
     socket.write(randomBytes(9 * 1024 * 1024));
     // The body is being spooled (more than one segment already) when the client vanishes.
-    await waitFor(() => spoolFiles().length >= 2);
+    await eventually('two bodies spooled', () => spoolFiles().length >= 2);
     socket.destroy();
-    await waitFor(() => spoolFiles().length === 0);
+    await eventually('the spool emptied', () => spoolFiles().length === 0);
     expect(storedTracks()).toBe(tracksBefore);
     expect(await names(site)).not.toContain('dropped.bin');
     // The gateway carries on.
@@ -227,12 +228,4 @@ function countFiles(dir: string): number {
     count += entry.isDirectory() ? countFiles(join(dir, entry.name)) : 1;
   }
   return count;
-}
-
-async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
