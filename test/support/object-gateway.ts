@@ -1,8 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TrackStoreStats } from '../../src/tracks/track-store';
 import { freePort } from './free-port';
 import { findRepoRoot } from './gateway-process';
 import { spawnNodeChild } from './node-child';
@@ -21,8 +20,6 @@ export interface ObjectGateway {
   pid: number;
   child: ChildProcess;
   logs(): string;
-  /** The track store's counters, read inside the process (needs `storeStats: true`). */
-  storeStats(): Promise<TrackStoreStats>;
   /** SIGTERM by PID; removes the data directory unless it was given. */
   stop(): Promise<number | null>;
 }
@@ -35,29 +32,7 @@ export interface ObjectGatewayOptions {
   dataDir?: string;
   /** Extra `node` flags (`--cpu-prof` when profiling). */
   nodeArgs?: string[];
-  /** Let `storeStats()` ask the process for its TrackStore counters (benchmarks). */
-  storeStats?: boolean;
 }
-
-/**
- * Loaded before `dist/main.js` only when `storeStats` is asked for: benchmarks read the track
- * store's own counters (bytes read from storage) by sending the process SIGUSR2.
- */
-const STORE_STATS_PRELOAD = `
-{
-  const { FileTrackStore } = require(${JSON.stringify(join(REPO, 'dist', 'tracks', 'file-track-store.js'))});
-  const init = FileTrackStore.prototype.init;
-  let store;
-  FileTrackStore.prototype.init = function () {
-    store = this;
-    return init.call(this);
-  };
-  process.on('SIGUSR2', () => {
-    if (!store) return;
-    store.stats().then((stats) => process.stdout.write('TRACK_STORE_STATS ' + JSON.stringify(stats) + '\\n'));
-  });
-}
-`;
 
 /**
  * The built gateway (`node dist/main.js`, after `npm run build`) with the local network
@@ -67,8 +42,6 @@ export async function startObjectGateway(
   options: ObjectGatewayOptions = {},
 ): Promise<ObjectGateway> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'tape-object-'));
-  const preload = join(dataDir, 'store-stats-preload.js');
-  if (options.storeStats) writeFileSync(preload, STORE_STATS_PRELOAD);
   const port = await freePort();
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
@@ -86,11 +59,7 @@ export async function startObjectGateway(
   delete env.TAPE_GATEWAY_CONFIG;
   const gateway = spawnNodeChild({
     name: 'gateway',
-    nodeFlags: [
-      ...GATEWAY_NODE_FLAGS,
-      ...(options.nodeArgs ?? []),
-      ...(options.storeStats ? ['--require', preload] : []),
-    ],
+    nodeFlags: [...GATEWAY_NODE_FLAGS, ...(options.nodeArgs ?? [])],
     entry: join(REPO, 'dist', 'main.js'),
     cwd: REPO,
     env,
@@ -106,21 +75,6 @@ export async function startObjectGateway(
     pid: gateway.pid,
     child: gateway.child,
     logs: gateway.logs,
-    storeStats: () => {
-      const from = gateway.logs().length;
-      process.kill(gateway.pid, 'SIGUSR2');
-      return new Promise((resolve, reject) => {
-        const deadline = Date.now() + 5000;
-        const poll = () => {
-          const line = /TRACK_STORE_STATS (.+)\n/.exec(gateway.logs().slice(from))?.[1];
-          if (line) return resolve(JSON.parse(line) as TrackStoreStats);
-          if (Date.now() > deadline)
-            return reject(new Error('no TrackStore stats from the gateway'));
-          setTimeout(poll, 10);
-        };
-        poll();
-      });
-    },
     stop: async () => {
       const code = await gateway.stop();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
