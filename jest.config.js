@@ -14,6 +14,7 @@ module.exports = {
       testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/tools/**/*.spec.ts'],
       transform: { '^.+\\.ts$': tsJest },
       testEnvironment: 'node',
+      setupFilesAfterEnv: ['<rootDir>/test/support/jest-worker-setup.ts'],
     },
     {
       displayName: 'e2e',
@@ -21,7 +22,10 @@ module.exports = {
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       transform: { '^.+\\.ts$': tsJest },
       testEnvironment: 'node',
-      setupFilesAfterEnv: ['<rootDir>/test/support/jest-e2e-setup.ts'],
+      setupFilesAfterEnv: [
+        '<rootDir>/test/support/jest-worker-setup.ts',
+        '<rootDir>/test/support/jest-e2e-setup.ts',
+      ],
     },
     {
       displayName: 'program',
@@ -29,6 +33,7 @@ module.exports = {
       testMatch: ['<rootDir>/program/test/**/*.spec.ts'],
       transform: { '^.+\\.ts$': tsJest },
       testEnvironment: 'node',
+      setupFilesAfterEnv: ['<rootDir>/test/support/jest-worker-setup.ts'],
     },
   ],
 };
