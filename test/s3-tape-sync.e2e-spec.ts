@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { splitFileIntoTracks } from '../src/tracks/track-layout';
 import { awsCli, rclone } from './support/s3-cli';
-import { eventually } from './support/eventually';
+import { ACROSS_PROCESSES, eventually } from './support/eventually';
 import {
   gatewayGet,
   sitePath,
@@ -130,7 +130,7 @@ describe('aws s3 sync publishes a site on a tape', () => {
     const waited = await eventually(
       'the new index.html on the site',
       async () => (await served('')).body.toString().includes('version 2'),
-      { timeoutMs: 60_000, everyMs: 250 },
+      ACROSS_PROCESSES,
     );
     expect(waited).toBeLessThan(60_000);
   });
@@ -147,7 +147,7 @@ describe('aws s3 sync publishes a site on a tape', () => {
         const res = await served('c++/x+y.txt');
         return res.status === 404 && res.body.toString().includes('not here');
       },
-      { timeoutMs: 60_000, everyMs: 250 },
+      ACROSS_PROCESSES,
     );
   });
 

@@ -11,7 +11,7 @@ import { RedisServer, startRedis } from './support/metering-redis';
 import { RoundRobin, startRoundRobin } from './support/nginx-round-robin';
 import { awsCli, rclone } from './support/s3-cli';
 import { failure, sdkClient } from './support/s3-sdk-client';
-import { eventually } from './support/eventually';
+import { ACROSS_PROCESSES, eventually } from './support/eventually';
 import { sitePath } from './support/s3-tape-lab';
 import { siteGet } from './support/site-http';
 
@@ -221,7 +221,7 @@ describe('replicas share state: two writers, Redis and Ceph RGW behind nginx', (
             const res = await siteGet(reader.url, `/site/${tape}/${sitePath(name)}`);
             return res.status === 200 && res.body.equals(data);
           },
-          { timeoutMs: 60_000, everyMs: 250 },
+          ACROSS_PROCESSES,
         );
       }
     }
@@ -246,7 +246,7 @@ describe('replicas share state: two writers, Redis and Ceph RGW behind nginx', (
         const [a, b] = await Promise.all([gcStats(writerA), gcStats(writerB)]);
         return a.recentPasses.length > 0 && b.recentPasses.length > 0;
       },
-      { timeoutMs: 60_000, everyMs: 250 },
+      ACROSS_PROCESSES,
     );
     const [a, b] = await Promise.all([gcStats(writerA), gcStats(writerB)]);
     const windows = [...a.recentPasses, ...b.recentPasses].sort(
@@ -285,7 +285,7 @@ describe('replicas share state: two writers, Redis and Ceph RGW behind nginx', (
       async () => {
         return (await fetch(`${writerA.url}/healthz`)).status === 200;
       },
-      { timeoutMs: 60_000, everyMs: 250 },
+      ACROSS_PROCESSES,
     );
     const fresh = await issue(operatorB, tape);
     const again = sdkClient(writerA.s3Url, fresh.id, fresh.secret);

@@ -45,19 +45,24 @@ function expectRefused(reply: PutReply, status: number, code: string) {
   expect([reply.status, reply.body.error?.code]).toEqual([status, code]);
 }
 
-/** Nothing of the track in the store, no temporary file left, not certified on chain. */
-function nothingOnDisk(track: WrittenTrack): boolean {
-  return (
-    !existsSync(storedTrackPath(fx.gw.dataDir, ownCommitment(track))) &&
-    readdirSync(join(fx.gw.dataDir, 'tracks', '.tmp')).every((f) => !f.endsWith('.part'))
-  );
+/** What the gateway keeps on disk of `track`: its stored file, and upload temporaries. */
+function keptOnDisk(track: WrittenTrack): { stored: boolean; parts: string[] } {
+  return {
+    stored: existsSync(storedTrackPath(fx.gw.dataDir, ownCommitment(track))),
+    parts: readdirSync(join(fx.gw.dataDir, 'tracks', '.tmp')).filter((f) => f.endsWith('.part')),
+  };
 }
 
+function nothingOnDisk(track: WrittenTrack): boolean {
+  const kept = keptOnDisk(track);
+  return !kept.stored && kept.parts.length === 0;
+}
+
+/** Nothing of the track in the store, no temporary file left, not certified on chain. */
 async function expectNothingKept(track: WrittenTrack) {
-  expect(existsSync(storedTrackPath(fx.gw.dataDir, ownCommitment(track)))).toBe(false);
-  expect(
-    readdirSync(join(fx.gw.dataDir, 'tracks', '.tmp')).filter((f) => f.endsWith('.part')),
-  ).toEqual([]);
+  const kept = keptOnDisk(track);
+  expect(kept.stored).toBe(false);
+  expect(kept.parts).toEqual([]);
   expect((await fx.client.chain.reader.getTrack(track.address))?.certified).toBe(false);
 }
 

@@ -15,3 +15,6 @@ export async function eventually(
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
+
+/** For waits across other processes (a replica, a client's sync, a reconnect): up to a minute. */
+export const ACROSS_PROCESSES = { timeoutMs: 60_000, everyMs: 250 };
