@@ -8,7 +8,7 @@ import { roomImports } from './tools/eslint/room-imports.mjs';
  * upload, s3, admin) never import each other; only the entry points wire everything.
  */
 const ROOMS = {
-  '(root)': ['admin', 'chain', 'cli', 'config', 'domains', 'health', 'http', 'localnet', 'logging', 'metering', 'object', 'observability', 's3', 'site', 'startup', 'tracks', 'upload'],
+  '(root)': ['admin', 'chain', 'cli', 'config', 'domains', 'health', 'http', 'localnet', 'logging', 'metering', 'object', 'observability', 's3', 'site', 'startup', 'tracks', 'upload', 'versions'],
   startup: [],
   config: [],
   logging: [],
@@ -22,12 +22,13 @@ const ROOMS = {
   domains: ['chain', 'config'],
   metering: ['config', 'health', 'http'],
   tracks: ['chain', 'config', 'health', 'shared-state'],
-  site: ['chain', 'config', 'domains', 'http', 'metering', 'tracks'],
-  object: ['chain', 'config', 'http', 'metering', 'tracks'],
-  upload: ['chain', 'config', 'health', 'http', 'metering', 'observability', 'tracks'],
-  s3: ['chain', 'config', 'credentials', 'domains', 'http', 'metering', 'observability', 'shared-state', 'tracks'],
+  versions: ['chain', 'tracks'],
+  site: ['chain', 'config', 'domains', 'http', 'metering', 'tracks', 'versions'],
+  object: ['chain', 'config', 'http', 'metering', 'tracks', 'versions'],
+  upload: ['chain', 'config', 'health', 'http', 'metering', 'observability', 'tracks', 'versions'],
+  s3: ['chain', 'config', 'credentials', 'domains', 'http', 'metering', 'observability', 'shared-state', 'tracks', 'versions'],
   admin: ['config', 'domains', 'http', 'observability'],
-  cli: ['chain', 'config', 'credentials', 'localnet', 'tracks', 'upload'],
+  cli: ['chain', 'config', 'credentials', 'localnet', 'tracks', 'upload', 'versions'],
 };
 
 export default tseslint.config(

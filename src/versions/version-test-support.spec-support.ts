@@ -1,0 +1,47 @@
+import { createHash } from 'node:crypto';
+import { VersionEntry } from './version-entry';
+import { BuiltVersion } from './version-builder';
+import { VersionNodeSource } from './version-reader';
+
+/** A node source over a map of stored tracks, counting reads; it checks lengths like a store. */
+export class MemoryNodeSource extends VersionNodeSource {
+  readonly tracks = new Map<string, Buffer>();
+  reads = 0;
+
+  add(version: BuiltVersion): this {
+    this.tracks.set(version.rootCommitment.toString('hex'), version.rootBytes);
+    for (const n of version.nodes) this.tracks.set(n.commitment.toString('hex'), n.bytes);
+    return this;
+  }
+
+  async read(commitment: Buffer, bytes: number): Promise<Buffer> {
+    this.reads++;
+    const found = this.tracks.get(commitment.toString('hex'));
+    if (found === undefined || found.length !== bytes)
+      throw new Error(`track ${commitment.toString('hex')} not stored`);
+    return found;
+  }
+}
+
+/** A blob entry whose commitment is derived from its name and a revision (no bytes needed). */
+export function fakeEntry(name: string, revision = 0, size = 1000): VersionEntry {
+  const commitment = createHash('sha256').update(`${name}#${revision}`).digest();
+  return {
+    name,
+    commitment,
+    size,
+    contentType: 'text/html; charset=utf-8',
+    metadata: Buffer.alloc(0),
+    location: { kind: 'blob' },
+  };
+}
+
+/** `count` realistic site paths, deterministic. */
+export function sitePaths(count: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const dir = `docs/section-${String(i % 97).padStart(2, '0')}/part-${Math.floor(i / 97) % 31}`;
+    out.push(`${dir}/page-${i}.html`);
+  }
+  return out;
+}
