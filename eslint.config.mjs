@@ -26,7 +26,7 @@ const ROOMS = {
   object: ['chain', 'config', 'http', 'metering', 'tracks'],
   upload: ['chain', 'config', 'health', 'http', 'metering', 'observability', 'tracks'],
   s3: ['chain', 'config', 'credentials', 'domains', 'http', 'metering', 'observability', 'shared-state', 'tracks'],
-  admin: ['config', 'domains', 'http', 'observability'],
+  admin: ['chain', 'config', 'domains', 'http', 'observability'],
   cli: ['chain', 'config', 'credentials', 'localnet', 'tracks', 'upload'],
 };
 
