@@ -1,6 +1,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
+import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port';
@@ -94,5 +97,49 @@ function accepts(port: number): Promise<boolean> {
       resolve(true);
     });
     socket.once('error', () => resolve(false));
+  });
+}
+
+export interface TlsAnswer {
+  status: number;
+  body: string;
+  headers: IncomingHttpHeaders;
+  /** The certificate Caddy presented for `host`. */
+  cert: PeerCertificate;
+}
+
+/**
+ * HTTPS through Caddy for `host` (SNI and Host), verifying against Caddy's root CA, from a chosen
+ * loopback address. Rejects when the handshake fails: Caddy has no certificate for the name.
+ */
+export function getTls(
+  caddy: CaddyProcess,
+  host: string,
+  localAddress = '127.0.0.1',
+  path = '/',
+): Promise<TlsAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      {
+        host: '127.0.0.1',
+        port: caddy.httpsPort,
+        servername: host,
+        path,
+        localAddress,
+        agent: false,
+        ca: caddy.rootCa(),
+        headers: { host },
+      },
+      (res) => {
+        const cert = (res.socket as TLSSocket).getPeerCertificate();
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body, headers: res.headers, cert }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end();
   });
 }
