@@ -14,8 +14,10 @@ export interface CaddyOptions {
   gateway: string;
   /** The gateway's admin listener (the on-demand TLS ask endpoint). */
   admin: string;
-  /** The gateway's `gateway.site.subdomain_suffix`. */
+  /** The gateway's `gateway.site.subdomain_suffix`, without a port. */
   siteSuffix: string;
+  /** A port chosen beforehand (when the gateway's config must name it); default a free one. */
+  httpsPort?: number;
 }
 
 export interface CaddyProcess {
@@ -34,7 +36,7 @@ export interface CaddyProcess {
 export async function startCaddy(options: CaddyOptions): Promise<CaddyProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'tape-caddy-'));
   const httpPort = await freePort();
-  const httpsPort = await freePort();
+  const httpsPort = options.httpsPort ?? (await freePort());
   const globals = [
     'local_certs',
     'skip_install_trust',
