@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BrowserContext } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { HeadlessChromium, launchChromium } from './support/browser';
-import { CaddyProcess, startCaddy } from './support/caddy-process';
+import { CaddyProcess, startCaddyFor } from './support/caddy-process';
 import { CliUser, keyValues } from './support/cli-process';
 import { removeSite, writeSite } from './support/cli-site';
 import { freePort } from './support/free-port';
@@ -73,12 +73,7 @@ describe('hostname isolation in headless Chromium on a shared suffix (issue 34, 
         },
       },
     });
-    caddy = await startCaddy({
-      gateway: `127.0.0.1:${gw.port}`,
-      admin: `127.0.0.1:${gw.adminPort}`,
-      siteSuffix: SUFFIX,
-      httpsPort,
-    });
+    caddy = await startCaddyFor(gw, { siteSuffix: SUFFIX, httpsPort });
     chromium = await launchChromium({
       args: [
         `--host-resolver-rules=MAP *.${SUFFIX} 127.0.0.1, MAP *.tenant-a.net 127.0.0.1, MAP *.tenant-b.net 127.0.0.1`,
@@ -96,8 +91,11 @@ describe('hostname isolation in headless Chromium on a shared suffix (issue 34, 
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  /** A fresh browser context (its own cookie jar and storage) recording every Set-Cookie. */
-  async function newContext(): Promise<BrowserContext> {
+  /**
+   * Runs `body` with a page of a fresh browser context (its own cookie jar and storage), which
+   * records every Set-Cookie it receives; the context is closed afterwards.
+   */
+  async function withPage(body: (page: Page, context: BrowserContext) => Promise<void>) {
     const context = await chromium.context();
     context.on('response', (response) => {
       setCookieReads.push(
@@ -106,13 +104,15 @@ describe('hostname isolation in headless Chromium on a shared suffix (issue 34, 
           .then((v) => (v === null ? null : `${response.url()}: ${v}`)),
       );
     });
-    return context;
+    try {
+      await body(await context.newPage(), context);
+    } finally {
+      await context.close();
+    }
   }
 
-  it('keeps localStorage and IndexedDB per site', async () => {
-    const context = await newContext();
-    try {
-      const page = await context.newPage();
+  it('keeps localStorage and IndexedDB per site', () =>
+    withPage(async (page) => {
       const planted = await runTenantProbe(page, `${sub('a')}/#plant=secret-a-storage`);
       expect(planted).toMatchObject({
         origin: sub('a'),
@@ -128,15 +128,10 @@ describe('hostname isolation in headless Chromium on a shared suffix (issue 34, 
         stored: 'secret-a-storage',
         idb: 'secret-a-storage',
       });
-    } finally {
-      await context.close();
-    }
-  });
+    }));
 
-  it('lets a site’s service worker control only that site', async () => {
-    const context = await newContext();
-    try {
-      const page = await context.newPage();
+  it('lets a site’s service worker control only that site', () =>
+    withPage(async (page) => {
       const planted = await runTenantProbe(page, `${sub('a')}/#plant=secret-a-sw`);
       expect(planted.swScope).toBe(`${sub('a')}/`);
       // It works: A's worker answers A's /controlled itself.
@@ -157,28 +152,18 @@ describe('hostname isolation in headless Chromium on a shared suffix (issue 34, 
         registrations: [],
         hijack: 'error SecurityError',
       });
-    } finally {
-      await context.close();
-    }
-  });
+    }));
 
-  it('sets no cookies: every cookie in the jar was set by a tenant script', async () => {
-    const context = await newContext();
-    try {
-      const page = await context.newPage();
+  it('sets no cookies: every cookie in the jar was set by a tenant script', () =>
+    withPage(async (page, context) => {
       await runTenantProbe(page, `${sub('a')}/`);
       await runTenantProbe(page, `${domain(DOMAIN_A)}/`);
       expect(await context.cookies()).toEqual([]);
       expect(await setCookies()).toEqual([]);
-    } finally {
-      await context.close();
-    }
-  });
+    }));
 
-  it('does NOT stop cookie tossing under a shared suffix: A’s Domain=example.test cookie reaches B', async () => {
-    const context = await newContext();
-    try {
-      const page = await context.newPage();
+  it('does NOT stop cookie tossing under a shared suffix: A’s Domain=example.test cookie reaches B', () =>
+    withPage(async (page) => {
       const sentToB: Promise<string | null>[] = [];
       page.on('request', (request) => {
         if (request.url().startsWith(sub('b'))) sentToB.push(request.headerValue('cookie'));
@@ -195,15 +180,10 @@ describe('hostname isolation in headless Chromium on a shared suffix (issue 34, 
       expect(await Promise.all(sentToB)).toContain(`tossed-${SUFFIX}=secret-a`);
       // The gateway itself still set nothing.
       expect(await setCookies()).toEqual([]);
-    } finally {
-      await context.close();
-    }
-  });
+    }));
 
-  it('with a registrable domain per tenant, the browser refuses the tossed cookie', async () => {
-    const context = await newContext();
-    try {
-      const page = await context.newPage();
+  it('with a registrable domain per tenant, the browser refuses the tossed cookie', () =>
+    withPage(async (page, context) => {
       const planted = await runTenantProbe(
         page,
         `${domain(DOMAIN_A)}/#plant=secret-a&toss=net,${DOMAIN_B},tenant-b.net`,
@@ -214,8 +194,5 @@ describe('hostname isolation in headless Chromium on a shared suffix (issue 34, 
       expect((await context.cookies()).map((c) => `${c.name}@${c.domain}`)).toEqual([
         `secret@${DOMAIN_A}`,
       ]);
-    } finally {
-      await context.close();
-    }
-  });
+    }));
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { getTls, startCaddy, CaddyProcess } from './support/caddy-process';
+import { getTls, startCaddyFor, CaddyProcess } from './support/caddy-process';
 import { CliUser, keyValues } from './support/cli-process';
 import { removeSite, writeSite } from './support/cli-site';
 import { DnssecLab } from './support/dnssec-lab';
@@ -111,11 +111,7 @@ describe('operator observability and HTTPS (issue 17)', () => {
         },
       },
     });
-    caddy = await startCaddy({
-      gateway: `127.0.0.1:${gw.port}`,
-      admin: `127.0.0.1:${gw.adminPort}`,
-      siteSuffix: SUFFIX,
-    });
+    caddy = await startCaddyFor(gw, { siteSuffix: SUFFIX });
   });
 
   afterAll(async () => {

@@ -1,6 +1,6 @@
 import { Keypair } from '@solana/web3.js';
 import { labelFromAddress } from '../src/chain/tape-label';
-import { getTls, startCaddy, CaddyProcess } from './support/caddy-process';
+import { getTls, startCaddyFor, CaddyProcess } from './support/caddy-process';
 import { CliUser, keyValues } from './support/cli-process';
 import { removeSite, writeSite } from './support/cli-site';
 import { ACROSS_PROCESSES, eventually } from './support/eventually';
@@ -50,11 +50,7 @@ describe('on-demand TLS asks the gateway, which checks the chain (issue 34, find
     liveHost = `${live.label}.${SUFFIX}`;
     siteDir = writeSite({ 'index.html': '<!doctype html><title>t</title><h1>live site</h1>' });
     await user.ok(['deploy', `${siteDir}/index.html`]);
-    caddy = await startCaddy({
-      gateway: `127.0.0.1:${gw.port}`,
-      admin: `127.0.0.1:${gw.adminPort}`,
-      siteSuffix: SUFFIX,
-    });
+    caddy = await startCaddyFor(gw, { siteSuffix: SUFFIX });
   });
 
   afterAll(async () => {

@@ -91,6 +91,18 @@ export async function startCaddy(options: CaddyOptions): Promise<CaddyProcess> {
   return { httpsPort, rootCa: () => readFileSync(rootPath, 'utf8'), logs: () => output, stop };
 }
 
+/** Caddy in front of a gateway started by `startGateway`: its main and admin listeners. */
+export function startCaddyFor(
+  gw: { port: number; adminPort: number },
+  options: Omit<CaddyOptions, 'gateway' | 'admin'>,
+): Promise<CaddyProcess> {
+  return startCaddy({
+    ...options,
+    gateway: `127.0.0.1:${gw.port}`,
+    admin: `127.0.0.1:${gw.adminPort}`,
+  });
+}
+
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
