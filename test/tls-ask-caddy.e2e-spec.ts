@@ -74,6 +74,10 @@ describe('on-demand TLS asks the gateway, which checks the chain (issue 34, find
     expect(page.status).toBe(200);
     expect(page.body).toContain('live site');
     expect(page.cert.subjectaltname).toBe(`DNS:${liveHost}`);
+    // The log line the first test looks for is the one Caddy writes for an issued certificate.
+    await eventually('Caddy logged the certificate', () =>
+      /certificate obtained successfully/.test(caddy.logs()),
+    );
   });
 
   it('gets no certificate for the label of an expired tape', async () => {
