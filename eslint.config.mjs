@@ -27,7 +27,7 @@ const ROOMS = {
   object: ['chain', 'config', 'http', 'metering', 'tracks', 'versions'],
   upload: ['chain', 'config', 'health', 'http', 'metering', 'observability', 'tracks', 'versions'],
   s3: ['chain', 'config', 'credentials', 'domains', 'http', 'metering', 'observability', 'shared-state', 'tracks', 'versions'],
-  admin: ['config', 'domains', 'http', 'observability'],
+  admin: ['chain', 'config', 'domains', 'http', 'observability'],
   cli: ['chain', 'config', 'credentials', 'localnet', 'tracks', 'upload', 'versions'],
 };
 

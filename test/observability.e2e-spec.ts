@@ -1,10 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { PeerCertificate, TLSSocket } from 'node:tls';
-import { startCaddy, CaddyProcess } from './support/caddy-process';
+import { getTls, startCaddyFor, CaddyProcess } from './support/caddy-process';
 import { CliUser, keyValues } from './support/cli-process';
 import { removeSite, writeSite } from './support/cli-site';
 import { DnssecLab } from './support/dnssec-lab';
@@ -38,39 +36,6 @@ function get(port: number, host: string, path = '/', localAddress = '127.0.0.1')
         let body = '';
         res.on('data', (d: Buffer) => (body += d.toString()));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-/** HTTPS through Caddy for `host` (SNI and Host), verifying against Caddy's root CA. */
-function getTls(
-  caddy: CaddyProcess,
-  host: string,
-  localAddress: string,
-  path = '/',
-): Promise<Answer & { cert: PeerCertificate }> {
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(
-      {
-        host: '127.0.0.1',
-        port: caddy.httpsPort,
-        servername: host,
-        path,
-        localAddress,
-        agent: false,
-        ca: caddy.rootCa(),
-        headers: { host },
-      },
-      (res) => {
-        const cert = (res.socket as TLSSocket).getPeerCertificate();
-        let body = '';
-        res.on('data', (d: Buffer) => (body += d.toString()));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, body, headers: res.headers, cert }),
-        );
       },
     );
     req.on('error', reject);
@@ -146,11 +111,7 @@ describe('operator observability and HTTPS (issue 17)', () => {
         },
       },
     });
-    caddy = await startCaddy({
-      gateway: `127.0.0.1:${gw.port}`,
-      admin: `127.0.0.1:${gw.adminPort}`,
-      siteSuffix: SUFFIX,
-    });
+    caddy = await startCaddyFor(gw, { siteSuffix: SUFFIX });
   });
 
   afterAll(async () => {

@@ -26,7 +26,20 @@ describe('gateway listener config (issue 17)', () => {
   });
 
   it('puts the admin listener on loopback port 9464 unless configured', () => {
-    expect(validateConfig({}).gateway.admin).toEqual({ host: '127.0.0.1', port: 9464 });
+    expect(validateConfig({}).gateway.admin).toMatchObject({ host: '127.0.0.1', port: 9464 });
     expect(validateConfig({ gateway: { admin: { port: 0 } } }).gateway.admin.port).toBe(0);
+  });
+
+  it('bounds the TLS ask endpoint by default and refuses nonsense limits naming the key', () => {
+    expect(validateConfig({}).gateway.admin.tls_ask).toEqual({
+      cache_entries: 10_000,
+      refused_ttl_secs: 60,
+      approved_ttl_secs: 300,
+      lookups_per_minute: 30,
+      lookup_burst: 20,
+    });
+    expect(() =>
+      validateConfig({ gateway: { admin: { tls_ask: { lookups_per_minute: 0 } } } }),
+    ).toThrow('gateway.admin.tls_ask.lookups_per_minute');
   });
 });

@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsNumber, IsString, Max, Min, ValidateNested } from 'class-validator';
+import { TlsAskConfig } from './tls-ask.config';
 
 /**
  * `gateway.admin.*`: the operator listener (Prometheus `/metrics`, `/livez`, the TLS `ask`
@@ -14,6 +15,10 @@ export class AdminConfig {
   @Min(0)
   @Max(65535)
   port = 9464;
+
+  @ValidateNested()
+  @Type(() => TlsAskConfig)
+  tls_ask = new TlsAskConfig();
 }
 
 /** `gateway.*` listener settings. */

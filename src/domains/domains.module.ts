@@ -22,7 +22,7 @@ const RESOLV_CONF = '/etc/resolv.conf';
     TxtBindingService,
     HostRouter,
   ],
-  exports: [HostRouter, TxtBindingService],
+  exports: [HostRouter, TxtBindingService, Clock],
 })
 export class DomainsModule {}
 

@@ -7,7 +7,7 @@ import { commitmentToHex, etagOf } from '../tracks/commitment';
 import { TrackRef } from '../tracks/object-reader';
 import { ObjectHeaders, objectHeaders } from './object-route-headers';
 import { objectErrors } from './object-errors';
-import { TtlCache } from './ttl-cache';
+import { TtlCache } from '../chain/ttl-cache';
 
 /** A certified track, ready to serve: what the chain records and the headers it implies. */
 export interface ServableTrack {

@@ -81,6 +81,33 @@ export class GatewayMetrics {
     });
   }
 
+  /**
+   * TLS asks refused, by reason (the admin room calls it): operators alert on `rate-limited`
+   * (something is asking for many new names) and `unavailable` (the chain cannot be read).
+   */
+  registerTlsAsks(report: () => { approved: number; refused: Record<string, number> }): void {
+    const registers = [this.registry];
+    new Counter({
+      name: 'tape_tls_ask_approvals_total',
+      help: 'On-demand TLS asks approved: names that serve an active tape or an operator domain.',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(report().approved);
+      },
+    });
+    new Counter({
+      name: 'tape_tls_ask_refusals_total',
+      help: 'On-demand TLS asks refused, by reason (invalid, no-site, no-tape, expired, rate-limited, unavailable).',
+      labelNames: ['reason'] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const [reason, count] of Object.entries(report().refused)) this.inc({ reason }, count);
+      },
+    });
+  }
+
   /** The Prometheus text of this app and of the process. */
   async text(): Promise<string> {
     return Registry.merge([processRegistry, this.registry]).metrics();

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PublicKey } from '@solana/web3.js';
 import { NameRecord, TapeRecord, TrackKind } from '../chain/account-layouts';
 import { ChainReader } from '../chain/chain-reader';
+import { tapeLife } from '../chain/tape-life';
 import { ObjectReader } from '../tracks/object-reader';
 import { readWhole } from './site-body-cache';
 import { SiteObject, SiteRead, SiteSource, TapeStatus } from './site-source';
@@ -46,13 +47,7 @@ export class ChainSiteSource extends SiteSource {
     record: TapeRecord | null,
     clock: { genesisTime: number; epochSecs: number; now: number },
   ): TapeStatus {
-    if (!record) return { kind: 'unknown' };
-    // The program's rule (docs/program.md): active while current_epoch < expiry_epoch, that
-    // is until the expiry epoch starts.
-    const endsAt = clock.genesisTime + record.expiryEpoch * clock.epochSecs;
-    return endsAt > clock.now
-      ? { kind: 'active', expiresInMs: (endsAt - clock.now) * 1000 }
-      : { kind: 'expired' };
+    return tapeLife(record, { ...clock, epochDurationSecs: clock.epochSecs }, clock.now);
   }
 }
 

@@ -1,3 +1,5 @@
+import type { TapeLife } from '../chain/tape-life';
+
 /**
  * What the site routes read from the outside world, behind one port (the DI token) so the name
  * cache can be tested with a deliberately simple fake: a tape's status and some of its names,
@@ -18,13 +20,8 @@ export interface SiteObject {
   contentType: string;
 }
 
-export type TapeStatus =
-  | {
-      kind: 'active';
-      /** Milliseconds until the reservation ends (chain clock). */ expiresInMs: number;
-    }
-  | { kind: 'expired' }
-  | { kind: 'unknown' };
+/** Active (and for how long), expired, or no such tape: the program's rule, src/chain/tape-life.ts. */
+export type TapeStatus = TapeLife;
 
 export interface SiteRead {
   /** The tape's status, when it was asked for. */

@@ -1,6 +1,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
+import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port';
@@ -11,8 +14,10 @@ export interface CaddyOptions {
   gateway: string;
   /** The gateway's admin listener (the on-demand TLS ask endpoint). */
   admin: string;
-  /** The gateway's `gateway.site.subdomain_suffix`. */
+  /** The gateway's `gateway.site.subdomain_suffix`, without a port. */
   siteSuffix: string;
+  /** A port chosen beforehand (when the gateway's config must name it); default a free one. */
+  httpsPort?: number;
 }
 
 export interface CaddyProcess {
@@ -31,7 +36,7 @@ export interface CaddyProcess {
 export async function startCaddy(options: CaddyOptions): Promise<CaddyProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'tape-caddy-'));
   const httpPort = await freePort();
-  const httpsPort = await freePort();
+  const httpsPort = options.httpsPort ?? (await freePort());
   const globals = [
     'local_certs',
     'skip_install_trust',
@@ -86,6 +91,18 @@ export async function startCaddy(options: CaddyOptions): Promise<CaddyProcess> {
   return { httpsPort, rootCa: () => readFileSync(rootPath, 'utf8'), logs: () => output, stop };
 }
 
+/** Caddy in front of a gateway started by `startGateway`: its main and admin listeners. */
+export function startCaddyFor(
+  gw: { port: number; adminPort: number },
+  options: Omit<CaddyOptions, 'gateway' | 'admin'>,
+): Promise<CaddyProcess> {
+  return startCaddy({
+    ...options,
+    gateway: `127.0.0.1:${gw.port}`,
+    admin: `127.0.0.1:${gw.adminPort}`,
+  });
+}
+
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
@@ -94,5 +111,49 @@ function accepts(port: number): Promise<boolean> {
       resolve(true);
     });
     socket.once('error', () => resolve(false));
+  });
+}
+
+export interface TlsAnswer {
+  status: number;
+  body: string;
+  headers: IncomingHttpHeaders;
+  /** The certificate Caddy presented for `host`. */
+  cert: PeerCertificate;
+}
+
+/**
+ * HTTPS through Caddy for `host` (SNI and Host), verifying against Caddy's root CA, from a chosen
+ * loopback address. Rejects when the handshake fails: Caddy has no certificate for the name.
+ */
+export function getTls(
+  caddy: CaddyProcess,
+  host: string,
+  localAddress = '127.0.0.1',
+  path = '/',
+): Promise<TlsAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      {
+        host: '127.0.0.1',
+        port: caddy.httpsPort,
+        servername: host,
+        path,
+        localAddress,
+        agent: false,
+        ca: caddy.rootCa(),
+        headers: { host },
+      },
+      (res) => {
+        const cert = (res.socket as TLSSocket).getPeerCertificate();
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body, headers: res.headers, cert }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end();
   });
 }
