@@ -1,0 +1,193 @@
+import { commitmentOfBuffer } from '../tracks/commitment';
+import { encodeManifest } from '../tracks/manifest';
+import { packFiles } from './pack-writer';
+import { buildVersion, BuiltVersion } from './version-builder';
+import { CertificationError, VersionCertifier } from './version-certifier';
+import { VersionEntry } from './version-entry';
+import { VersionHoldings } from './version-holdings';
+import { encodeNode, encodeRoot } from './version-nodes';
+
+/** Holdings over a map of tracks; `drop` forgets one. */
+class MemoryHoldings extends VersionHoldings {
+  readonly tracks = new Map<string, Buffer>();
+  put(bytes: Buffer): Buffer {
+    const c = commitmentOfBuffer(bytes).commitment;
+    this.tracks.set(c.toString('hex'), bytes);
+    return c;
+  }
+  putVersion(v: BuiltVersion): void {
+    this.put(v.rootBytes);
+    for (const n of v.nodes) this.put(n.bytes);
+  }
+  async readTrack(commitment: Buffer, bytes: number): Promise<Buffer> {
+    const b = this.tracks.get(commitment.toString('hex'));
+    if (b === undefined || b.length !== bytes) throw new Error('not held');
+    return b;
+  }
+  async holds(commitment: Buffer, bytes: number): Promise<boolean> {
+    return this.tracks.get(commitment.toString('hex'))?.length === bytes;
+  }
+}
+
+function site(holdings: MemoryHoldings, settings = '{"spa_fallback":true}') {
+  const small = [
+    { name: '_site.json', bytes: Buffer.from(settings) },
+    { name: 'app.css', bytes: Buffer.from('body{}') },
+    { name: 'index.html', bytes: Buffer.from('<h1>hi</h1>') },
+  ];
+  const { packs, placements } = packFiles(small);
+  for (const p of packs) holdings.put(p.bytes);
+  const entries: VersionEntry[] = small.map((f) => {
+    const at = placements.get(f.name)!;
+    return {
+      name: f.name,
+      commitment: commitmentOfBuffer(f.bytes).commitment,
+      size: f.bytes.length,
+      contentType: 'text/plain',
+      metadata: Buffer.alloc(0),
+      location: {
+        kind: 'packed',
+        pack: packs[at.pack].commitment,
+        packSize: packs[at.pack].bytes.length,
+        offset: at.offset,
+      },
+    };
+  });
+  const big = Buffer.alloc(100_000, 7);
+  entries.push({
+    name: 'big.bin',
+    commitment: holdings.put(big),
+    size: big.length,
+    contentType: 'application/octet-stream',
+    metadata: Buffer.alloc(0),
+    location: { kind: 'blob' },
+  });
+  const seg = Buffer.alloc(70_000, 9);
+  const segC = holdings.put(seg);
+  const manifest = encodeManifest({
+    type: 'tape-manifest',
+    version: 1,
+    size: seg.length,
+    segment_bytes: 65536 * 2,
+    segments: [{ size: seg.length, commitment: segC.toString('hex') }],
+  });
+  entries.push({
+    name: 'movie.mp4',
+    commitment: holdings.put(manifest),
+    size: seg.length,
+    contentType: 'video/mp4',
+    metadata: Buffer.alloc(0),
+    location: { kind: 'stream', manifestBytes: manifest.length },
+  });
+  return { entries, settings: Buffer.from(settings), packBytes: packs[0].bytes.length, segC };
+}
+
+function newCertifier() {
+  const holdings = new MemoryHoldings();
+  return { holdings, sut: new VersionCertifier(holdings) };
+}
+
+describe('VersionCertifier', () => {
+  it('certifies a version whose bytes are all held, and counts its tracks once each', async () => {
+    const { holdings, sut } = newCertifier();
+    const { entries, settings, packBytes } = site(holdings);
+    const v = buildVersion(entries, settings);
+    holdings.putVersion(v);
+    const certified = await sut.certify(
+      { commitment: v.rootCommitment, bytes: v.rootBytes.length },
+      undefined,
+    );
+    const manifestBytes =
+      entries[4].location.kind === 'stream' ? entries[4].location.manifestBytes : 0;
+    expect(certified.versionBytes).toBe(
+      v.rootBytes.length + packBytes + 100_000 + manifestBytes + 70_000,
+    );
+    expect(certified.addedBytes).toBe(certified.versionBytes);
+    const again = await sut.certify(
+      { commitment: v.rootCommitment, bytes: v.rootBytes.length },
+      certified.tracks,
+    );
+    expect(again.addedBytes).toBe(0);
+  });
+
+  it('refuses a version referencing bytes the gateway does not hold, naming the file', async () => {
+    const { holdings, sut } = newCertifier();
+    const { entries, settings, segC } = site(holdings);
+    const v = buildVersion(entries, settings);
+    holdings.putVersion(v);
+    holdings.tracks.delete(segC.toString('hex'));
+    await expect(
+      sut.certify({ commitment: v.rootCommitment, bytes: v.rootBytes.length }, undefined),
+    ).rejects.toThrow(/"movie.mp4": a segment of it is not held/);
+  });
+
+  it('refuses a packed file whose range does not hash to its commitment', async () => {
+    const { holdings, sut } = newCertifier();
+    const { entries, settings } = site(holdings);
+    const lying = entries.map((e) =>
+      e.name === 'app.css'
+        ? { ...e, commitment: commitmentOfBuffer(Buffer.from('evil')).commitment }
+        : e,
+    );
+    const v = buildVersion(lying, settings);
+    holdings.putVersion(v);
+    await expect(
+      sut.certify({ commitment: v.rootCommitment, bytes: v.rootBytes.length }, undefined),
+    ).rejects.toThrow(/"app.css": its range of the pack does not match/);
+  });
+
+  it('refuses settings that are not the bytes of _site.json', async () => {
+    const { holdings, sut } = newCertifier();
+    const { entries } = site(holdings);
+    const v = buildVersion(entries, Buffer.from('{"spa_fallback":false}'));
+    holdings.putVersion(v);
+    await expect(
+      sut.certify({ commitment: v.rootCommitment, bytes: v.rootBytes.length }, undefined),
+    ).rejects.toThrow(CertificationError);
+  });
+
+  it('refuses a root that decodes but is not the canonical tree of its entries, and a hidden name', async () => {
+    const { holdings, sut } = newCertifier();
+    const entries = Array.from({ length: 300 }, (_, i) => {
+      const bytes = Buffer.from(`file ${i}`);
+      return {
+        name: `f${i}.txt`,
+        commitment: holdings.put(bytes),
+        size: bytes.length,
+        contentType: 'text/plain',
+        metadata: Buffer.alloc(0),
+        location: { kind: 'blob' as const },
+      };
+    });
+    const canonical = buildVersion(entries);
+    // All 300 entries in the root's top: decodable, but the canonical tree cuts them.
+    const sorted = [...entries].sort((a, b) =>
+      Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)),
+    );
+    const flat = encodeRoot({
+      ...canonical.root,
+      names: { tree: 'names', level: 0, entries: sorted },
+    });
+    const c = holdings.put(flat);
+    await expect(sut.certify({ commitment: c, bytes: flat.length }, undefined)).rejects.toThrow(
+      /not the canonical tree/,
+    );
+
+    const hidden = Buffer.from(
+      encodeNode({ tree: 'names', level: 0, entries: [{ ...entries[0], name: 'a/.env' }] }),
+    );
+    const root = Buffer.concat([
+      Buffer.from('tape-version-v1'),
+      Buffer.alloc(8, 0),
+      Buffer.alloc(8, 0),
+      Buffer.alloc(4, 0),
+      hidden,
+      encodeNode({ tree: 'commits', level: 0, entries: [] }),
+    ]);
+    root.writeUInt32LE(1, 15);
+    const rc = holdings.put(root);
+    await expect(sut.certify({ commitment: rc, bytes: root.length }, undefined)).rejects.toThrow(
+      /hidden name/,
+    );
+  });
+});

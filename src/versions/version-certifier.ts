@@ -1,0 +1,176 @@
+import { commitmentOfBuffer } from '../tracks/commitment';
+import { decodeManifest } from '../tracks/manifest';
+import { buildVersion } from './version-builder';
+import { VersionEntry, VersionFormatError } from './version-entry';
+import { MAX_SETTINGS_BYTES, VersionRoot } from './version-nodes';
+import { VersionHoldings } from './version-holdings';
+import { VersionNodeSource, VersionReader } from './version-reader';
+import { SegmentsOf, TrackSizes, publishSizes, versionTracks } from './version-tracks';
+
+export const SETTINGS_NAME = '_site.json';
+
+/** A version the storage authority may sign for: what Publish will carry. */
+export interface Certified {
+  root: VersionRoot;
+  tracks: TrackSizes;
+  versionBytes: number;
+  addedBytes: number;
+}
+
+/** Why a version is not certified: the first problem found, for the publisher's one-line error. */
+export class CertificationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CertificationError';
+  }
+}
+
+export interface VersionRef {
+  commitment: Buffer;
+  bytes: number;
+}
+
+/**
+ * Checks a version as a whole before the storage authority signs its Publish: canonical nodes
+ * and trees, no hidden name, every referenced byte held and verified (each packed file's range
+ * against the file's own commitment), settings equal to the version's `_site.json`; then its
+ * bytes and the bytes it adds to `base` (the tape's current version, whose tracks are passed in).
+ */
+export class VersionCertifier {
+  constructor(private readonly holdings: VersionHoldings) {}
+
+  async certify(version: VersionRef, base: TrackSizes | undefined): Promise<Certified> {
+    const source = new HoldingsNodeSource(this.holdings);
+    const reader = new VersionReader(source);
+    try {
+      const root = await reader.root(version.commitment, version.bytes);
+      const entries: VersionEntry[] = [];
+      for await (const entry of reader.entries(root)) entries.push(entry);
+      if (!buildVersion(entries, root.settings).rootCommitment.equals(version.commitment)) {
+        throw new CertificationError('the version is not the canonical tree of its entries');
+      }
+      const packs = new Map<string, Buffer>();
+      for (const entry of entries) await this.checkBytes(entry, packs);
+      await this.checkSettings(entries, root.settings, packs);
+      const tracks = await versionTracks(reader, { ...version, node: root }, (e) =>
+        this.segmentsOf(e),
+      );
+      return { root, tracks, ...publishSizes(tracks, base) };
+    } catch (err) {
+      if (err instanceof VersionFormatError) throw new CertificationError(err.message);
+      throw err;
+    }
+  }
+
+  /** The tracks of a version certified before (the base of the next one). */
+  async tracksOf(version: VersionRef): Promise<TrackSizes> {
+    const reader = new VersionReader(new HoldingsNodeSource(this.holdings));
+    const root = await reader.root(version.commitment, version.bytes);
+    return versionTracks(reader, { ...version, node: root }, (e) => this.segmentsOf(e));
+  }
+
+  private async checkBytes(entry: VersionEntry, packs: Map<string, Buffer>): Promise<void> {
+    const loc = entry.location;
+    const name = JSON.stringify(entry.name.slice(0, 200));
+    if (loc.kind === 'blob') {
+      if (!(await this.holdings.holds(entry.commitment, entry.size))) {
+        throw new CertificationError(`${name}: its bytes are not held by the gateway`);
+      }
+    } else if (loc.kind === 'stream') {
+      for (const segment of await this.segmentsOf(entry)) {
+        if (!(await this.holdings.holds(segment.commitment, segment.size))) {
+          throw new CertificationError(`${name}: a segment of it is not held by the gateway`);
+        }
+      }
+    } else {
+      const bytes = (await this.packBytes(loc.pack, loc.packSize, packs)).subarray(
+        loc.offset,
+        loc.offset + entry.size,
+      );
+      if (!commitmentOfBuffer(bytes).commitment.equals(entry.commitment)) {
+        throw new CertificationError(
+          `${name}: its range of the pack does not match its commitment`,
+        );
+      }
+    }
+  }
+
+  private async checkSettings(
+    entries: VersionEntry[],
+    settings: Buffer,
+    packs: Map<string, Buffer>,
+  ): Promise<void> {
+    const file = entries.find((e) => e.name === SETTINGS_NAME);
+    let expected: Buffer = Buffer.alloc(0);
+    if (file !== undefined && file.size <= MAX_SETTINGS_BYTES)
+      expected = await this.wholeFile(file, packs);
+    if (!expected.equals(settings)) {
+      throw new CertificationError(
+        `the version's settings are not the bytes of its ${SETTINGS_NAME}`,
+      );
+    }
+  }
+
+  private async wholeFile(entry: VersionEntry, packs: Map<string, Buffer>): Promise<Buffer> {
+    const loc = entry.location;
+    if (loc.kind === 'packed') {
+      return (await this.packBytes(loc.pack, loc.packSize, packs)).subarray(
+        loc.offset,
+        loc.offset + entry.size,
+      );
+    }
+    if (loc.kind === 'blob') return this.holdings.readTrack(entry.commitment, entry.size);
+    throw new CertificationError(`${SETTINGS_NAME} cannot be a streamed object`);
+  }
+
+  private async packBytes(
+    pack: Buffer,
+    packSize: number,
+    packs: Map<string, Buffer>,
+  ): Promise<Buffer> {
+    const key = pack.toString('hex');
+    let bytes = packs.get(key);
+    if (bytes === undefined) {
+      bytes = await this.holdings.readTrack(pack, packSize).catch(() => {
+        throw new CertificationError(`pack ${key} is not held by the gateway`);
+      });
+      packs.set(key, bytes);
+    }
+    return bytes;
+  }
+
+  private readonly segmentsOf: SegmentsOf = async (entry) => {
+    if (entry.location.kind !== 'stream') return [];
+    const name = JSON.stringify(entry.name.slice(0, 200));
+    const bytes = await this.holdings
+      .readTrack(entry.commitment, entry.location.manifestBytes)
+      .catch(() => {
+        throw new CertificationError(`${name}: its segment manifest is not held by the gateway`);
+      });
+    const manifest = decodeManifest(bytes);
+    if (manifest.size !== entry.size) {
+      throw new CertificationError(
+        `${name}: its segment manifest is for ${manifest.size} bytes, not ${entry.size}`,
+      );
+    }
+    return manifest.segments.map((s) => ({
+      commitment: Buffer.from(s.commitment, 'hex'),
+      size: s.size,
+    }));
+  };
+}
+
+/** Nodes through the holdings: a node the gateway does not hold fails certification. */
+class HoldingsNodeSource extends VersionNodeSource {
+  constructor(private readonly holdings: VersionHoldings) {
+    super();
+  }
+
+  read(commitment: Buffer, bytes: number): Promise<Buffer> {
+    return this.holdings.readTrack(commitment, bytes).catch(() => {
+      throw new CertificationError(
+        `manifest node ${commitment.toString('hex')} is not held by the gateway`,
+      );
+    });
+  }
+}
