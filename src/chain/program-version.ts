@@ -26,6 +26,11 @@ export function formatProgramVersion(v: ProgramVersion): string {
   return `${v.major}.${v.minor}.${v.patch}`;
 }
 
+/** The version as text, null for none (JSON output). */
+export function programVersionText(v: ProgramVersion | null): string | null {
+  return v ? formatProgramVersion(v) : null;
+}
+
 /** Negative when `a` is older than `b`, 0 when equal, positive when newer. */
 export function compareProgramVersions(a: ProgramVersion, b: ProgramVersion): number {
   return a.major - b.major || a.minor - b.minor || a.patch - b.patch;
