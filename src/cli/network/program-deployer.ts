@@ -82,7 +82,8 @@ const WRITE_CONCURRENCY = 16;
  * a buffer account (37 + ELF bytes) at an address seeded from the payer, the program id, the
  * authority and the ELF's hash, InitializeBuffer, Write in chunks that fill a transaction (sent
  * concurrently; unconfirmed ones re-sent), then DeployWithMaxDataLen with the program account
- * created in the same transaction, or Upgrade when the program exists with other bytes.
+ * created in the same transaction, or Upgrade when the program exists with other bytes and the
+ * new build's version is newer (docs/program.md, "The version"; `allowDowngrade` overrides).
  *
  * Every step reads the chain first, so running the same deploy again after an interruption
  * finds the buffer, writes only the chunks whose bytes differ, and finishes; a program that
