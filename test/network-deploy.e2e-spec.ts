@@ -10,10 +10,9 @@ import {
   VersionedTransaction,
 } from '@solana/web3.js';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { closeConnectionSocket } from '../src/chain/close-connection';
+import { embeddedProgramVersion, programVersionText } from '../src/chain/program-version';
 import { readKeypair, writeKeypair } from '../src/chain/keypair-file';
 import {
   BUFFER_METADATA_SIZE,
@@ -25,7 +24,8 @@ import {
 import { CliUser } from './support/cli-process';
 import { REPO_ROOT } from './support/gateway-process';
 import { LocalnetClient } from './support/localnet-client';
-import { LocalnetProcess, startLocalnetProcess } from './support/localnet-process';
+import { LocalnetProcess } from './support/localnet-process';
+import { NetworkOperator, startNetworkOperator } from './support/network-operator';
 import { RpcRequest, startRpcFaultProxy } from './support/rpc-fault-proxy';
 import { buildLoggingProgram } from './support/sbf-program';
 
@@ -37,6 +37,8 @@ interface DeployJson {
   upgrade_authority: string | null;
   final: boolean;
   elf: { path: string; bytes: number };
+  version: string | null;
+  previous_version: string | null;
   max_data_len: number;
   buffer: string | null;
   chunks: { total: number; written: number; resumed: number };
@@ -45,6 +47,9 @@ interface DeployJson {
 }
 
 const ELF = readFileSync(join(REPO_ROOT, 'program', 'tape.so'));
+/** The committed build's version, and one newer (an upgrade must be newer). */
+const VERSION = embeddedProgramVersion(ELF)!;
+const NEWER = `${VERSION.major + 1}.0.0`;
 const SIGNATURE_FEE = 5000;
 
 /** A loader Write (variant 1) inside a sendTransaction: the chunks a deploy streams. */
@@ -62,6 +67,7 @@ function isBufferWrite(request: RpcRequest): boolean {
  * committed program/tape.so under a fresh program id, as an operator would on devnet.
  */
 describe('tape network deploy', () => {
+  let lab: NetworkOperator;
   let net: LocalnetProcess;
   let operator: CliUser;
   let payer: Keypair;
@@ -70,28 +76,15 @@ describe('tape network deploy', () => {
   const figures: string[] = [];
 
   beforeAll(async () => {
-    net = await startLocalnetProcess({ slotMs: 50 });
-    operator = new CliUser({ url: 'http://127.0.0.1:9', rpcUrl: net.rpcUrl });
-    await operator.ok(['keygen']);
-    await operator.ok(['airdrop', '--sol', '1000', '--tokens', '1']);
-    payer = readKeypair(join(operator.configDir, 'id.json'));
-    connection = new Connection(net.rpcUrl, 'confirmed');
-    dir = mkdtempSync(join(tmpdir(), 'network-deploy-'));
+    lab = await startNetworkOperator(1000);
+    ({ net, operator, payer, connection, dir } = lab);
   });
   afterAll(async () => {
     if (figures.length > 0) console.log(figures.join('\n'));
-    operator?.cleanup();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    if (connection) closeConnectionSocket(connection);
-    await net?.stop();
+    await lab?.stop();
   });
 
-  const programKeypair = () => {
-    const keypair = Keypair.generate();
-    const path = join(dir, `${keypair.publicKey.toBase58()}.json`);
-    writeKeypair(path, keypair);
-    return { id: keypair.publicKey, path };
-  };
+  const programKeypair = () => lab.programKeypair();
   const deploy = (args: string[]) => operator.json<DeployJson>(['network', 'deploy', ...args]);
   /** The program's bytes in its program data account (the ELF, then zeros up to the max length). */
   const programBytes = async (id: PublicKey) => {
@@ -268,7 +261,7 @@ describe('tape network deploy', () => {
       `  with --with-compute-unit-price ${PRICE}: ${priority} lamports of priority fees`,
     );
 
-    const other = buildLoggingProgram('upgraded by tape network deploy');
+    const other = buildLoggingProgram('upgraded by tape network deploy', NEWER);
     const otherPath = join(dir, 'other.so');
     writeFileSync(otherPath, other);
     const up = await deploy(['--program', otherPath, '--program-id', id.toBase58()]);
@@ -276,6 +269,8 @@ describe('tape network deploy', () => {
       action: 'upgraded',
       max_data_len: 2 * ELF.length,
       upgrade_authority: payer.publicKey.toBase58(),
+      version: NEWER,
+      previous_version: programVersionText(VERSION),
     });
     const code = await programBytes(id);
     expect(code.subarray(0, other.length).equals(other)).toBe(true);
@@ -330,7 +325,7 @@ describe('tape network deploy', () => {
     expect(await call(id)).toContain('Program log: Error: unexpected end of data');
 
     const otherPath = join(dir, 'authority-upgrade.so');
-    writeFileSync(otherPath, buildLoggingProgram('upgraded by another authority'));
+    writeFileSync(otherPath, buildLoggingProgram('upgraded by another authority', NEWER));
     expect(
       await operator.fails([
         'network',

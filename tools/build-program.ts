@@ -12,6 +12,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { linkSbf } from './sbf-link/link';
+import { embeddedProgramVersion, formatProgramVersion } from '../src/chain/program-version';
 
 const CLANG = 'clang-19';
 
@@ -37,6 +38,8 @@ export const CLANG_FLAGS = [
 export interface ProgramBuild {
   elf: Buffer;
   sha256: string;
+  /** The version program/src/version.c embeds (major.minor.patch). */
+  version: string;
   sources: string[];
 }
 
@@ -86,7 +89,20 @@ export function buildProgram(root = repoRoot()): ProgramBuild {
       return { name: file.replace(/\.c$/, '.o'), bytes: readFileSync(out) };
     });
     const elf = linkSbf(objects);
-    return { elf, sha256: createHash('sha256').update(elf).digest('hex'), sources };
+    // `tape network deploy` refuses to replace a versioned program with an unversioned build:
+    // a build without its version would be undeployable over every later one.
+    const version = embeddedProgramVersion(elf);
+    if (!version) {
+      throw new Error(
+        'the linked program has no version: program/src/version.c must define tape_program_version as "tape-program-version=<major>.<minor>.<patch>"',
+      );
+    }
+    return {
+      elf,
+      sha256: createHash('sha256').update(elf).digest('hex'),
+      version: formatProgramVersion(version),
+      sources,
+    };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -96,7 +112,7 @@ function main(): void {
   const check = process.argv.includes('--check');
   const paths = programPaths();
   const build = buildProgram(paths.root);
-  const summary = `${build.elf.length} bytes, sha256 ${build.sha256} (${clangVersion()})`;
+  const summary = `version ${build.version}, ${build.elf.length} bytes, sha256 ${build.sha256} (${clangVersion()})`;
   if (!check) {
     writeFileSync(paths.elf, build.elf);
     console.log(`program/tape.so: ${summary}`);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sbfElfProblem } from './sbf-elf';
+import { sbfElfLength, sbfElfProblem, sbfElfSections } from './sbf-elf';
 
 const tapeElf = readFileSync(join(__dirname, '..', '..', 'program', 'tape.so'));
 
@@ -24,5 +24,28 @@ describe('sbfElfProblem', () => {
     expect(header((b) => b.writeUInt16LE(1, 16))).toBe(
       'not a shared object (ELF type must be ET_DYN)',
     );
+  });
+});
+
+describe('sbfElfSections and sbfElfLength', () => {
+  it("list the committed program's sections and find its length behind a program data account's zeros", () => {
+    expect(sbfElfSections(tapeElf)?.map((s) => s.name)).toEqual([
+      '',
+      '.text',
+      '.rodata',
+      '.dynsym',
+      '.dynstr',
+      '.rel.dyn',
+      '.dynamic',
+      '.shstrtab',
+    ]);
+    expect(sbfElfLength(tapeElf)).toBe(tapeElf.length);
+    const padded = Buffer.concat([tapeElf, Buffer.alloc(tapeElf.length)]);
+    expect(sbfElfLength(padded)).toBe(tapeElf.length);
+  });
+
+  it('refuse headers that point past the bytes', () => {
+    expect(sbfElfLength(tapeElf.subarray(0, tapeElf.length - 1))).toBeNull();
+    expect(sbfElfSections(Buffer.from('not an ELF'))).toBeNull();
   });
 });

@@ -21,3 +21,62 @@ export function sbfElfProblem(bytes: Buffer): string | null {
   if (bytes.readUInt16LE(16) !== ET_DYN) return 'not a shared object (ELF type must be ET_DYN)';
   return null;
 }
+
+const SHT_NOBITS = 8;
+
+export interface ElfSection {
+  name: string;
+  offset: number;
+  size: number;
+}
+
+/**
+ * The sections of a 64-bit little-endian ELF (names from its section-name table), or null when
+ * its headers do not fit in `bytes`. Enough to find `.rodata` in a program read back from a
+ * program data account (where the ELF is followed by zeros up to the account's length).
+ */
+export function sbfElfSections(bytes: Buffer): ElfSection[] | null {
+  if (sbfElfProblem(bytes) !== null) return null;
+  const shoff = Number(bytes.readBigUInt64LE(40));
+  const shentsize = bytes.readUInt16LE(58);
+  const shnum = bytes.readUInt16LE(60);
+  const shstrndx = bytes.readUInt16LE(62);
+  if (shentsize < 64 || shstrndx >= shnum || shoff + shnum * shentsize > bytes.length) {
+    return null;
+  }
+  const raw = Array.from({ length: shnum }, (_, i) => {
+    const at = shoff + i * shentsize;
+    return {
+      nameOffset: bytes.readUInt32LE(at),
+      type: bytes.readUInt32LE(at + 4),
+      offset: Number(bytes.readBigUInt64LE(at + 24)),
+      size: Number(bytes.readBigUInt64LE(at + 32)),
+    };
+  });
+  if (raw.some((s) => s.type !== SHT_NOBITS && s.offset + s.size > bytes.length)) return null;
+  const names = raw[shstrndx];
+  return raw.map((s) => {
+    const start = names.offset + s.nameOffset;
+    const end = bytes.indexOf(0, start);
+    return {
+      name: end < 0 || end > names.offset + names.size ? '' : bytes.toString('latin1', start, end),
+      offset: s.offset,
+      size: s.type === SHT_NOBITS ? 0 : s.size,
+    };
+  });
+}
+
+/**
+ * How many bytes of `bytes` the ELF at its start occupies (its headers, program headers,
+ * sections and section headers), or null when they do not fit: a deployed program's ELF
+ * without the zeros its program data account adds.
+ */
+export function sbfElfLength(bytes: Buffer): number | null {
+  const sections = sbfElfSections(bytes);
+  if (!sections) return null;
+  const phoff = Number(bytes.readBigUInt64LE(32));
+  const phEnd = phoff + bytes.readUInt16LE(54) * bytes.readUInt16LE(56);
+  const shEnd = Number(bytes.readBigUInt64LE(40)) + bytes.readUInt16LE(58) * bytes.readUInt16LE(60);
+  const length = Math.max(ELF_HEADER_SIZE, phEnd, shEnd, ...sections.map((s) => s.offset + s.size));
+  return length <= bytes.length ? length : null;
+}

@@ -21,6 +21,7 @@ import { InfoCommand } from './commands/info.command';
 import { KeygenCommand } from './commands/keygen.command';
 import { NetworkDeployCommand } from './commands/network-deploy.command';
 import { NetworkInitCommand } from './commands/network-init.command';
+import { NetworkStatusCommand } from './commands/network-status.command';
 import { NetworkCommand } from './commands/network.command';
 import { ObjectLsCommand } from './commands/object-ls.command';
 import { ObjectRmCommand } from './commands/object-rm.command';
@@ -29,6 +30,7 @@ import { ResizeCommand } from './commands/resize.command';
 import { SiteDeployer } from './deploy/site-deployer';
 import { NetworkInitializer } from './network/network-initializer';
 import { ProgramDeployer } from './network/program-deployer';
+import { ProgramStatusReader } from './network/program-status';
 import { Printer, StdioPrinter } from './output/printer';
 import { CliConfigStore } from './session/cli-config-store';
 import { CliEnvironment } from './session/cli-environment';
@@ -81,10 +83,12 @@ import { ProgramName } from './program-name';
     GatewayCredentialsListCommand,
     GatewayCredentialsRevokeCommand,
     ProgramDeployer,
+    ProgramStatusReader,
     NetworkInitializer,
     NetworkCommand,
     NetworkDeployCommand,
     NetworkInitCommand,
+    NetworkStatusCommand,
   ],
 })
 export class CliModule {}

@@ -1,6 +1,7 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { PRIVATE_DIRECTORY_MODE } from './private-files';
 
 /**
  * Creates a directory and its missing parents, like `mkdir -p`, one level at a time.
@@ -9,11 +10,14 @@ import { dirname, resolve } from 'node:path';
  * path under a filesystem that refuses new entries with ENOENT (`/proc/...`: it retries the
  * parent for ever), so a data or config directory set there hung the gateway or the CLI. Here
  * each missing level is created once, and a refusal is a clear error naming that level.
+ *
+ * New levels are owner-only unless `mode` says otherwise: every directory the project makes
+ * holds private state (private-files.ts).
  */
-export function makeDirectory(path: string, mode?: number): void {
+export function makeDirectory(path: string, mode = PRIVATE_DIRECTORY_MODE): void {
   for (const dir of missingLevels(path, statIfAny)) {
     try {
-      mkdirSync(dir, mode === undefined ? undefined : { mode });
+      mkdirSync(dir, { mode });
     } catch (err) {
       if (codeOf(err) !== 'EEXIST') throw refused(dir, err);
     }
@@ -21,7 +25,10 @@ export function makeDirectory(path: string, mode?: number): void {
 }
 
 /** `makeDirectory`, without blocking the event loop. */
-export async function makeDirectoryAsync(path: string, mode?: number): Promise<void> {
+export async function makeDirectoryAsync(
+  path: string,
+  mode = PRIVATE_DIRECTORY_MODE,
+): Promise<void> {
   const stats = new Map<string, Awaited<ReturnType<typeof stat>> | undefined>();
   // The levels are few: stat them up front, then walk them synchronously.
   for (let dir = resolve(path); ; dir = dirname(dir)) {
@@ -34,7 +41,7 @@ export async function makeDirectoryAsync(path: string, mode?: number): Promise<v
   }
   for (const dir of missingLevels(path, (p) => stats.get(p))) {
     try {
-      await mkdir(dir, mode === undefined ? undefined : { mode });
+      await mkdir(dir, { mode });
     } catch (err) {
       if (codeOf(err) !== 'EEXIST') throw refused(dir, err);
     }

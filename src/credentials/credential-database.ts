@@ -1,5 +1,4 @@
 import Database from 'better-sqlite3';
-import { chmodSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CredentialCipher } from './credential-cipher';
 import {
@@ -12,6 +11,7 @@ import {
   RevokeOutcome,
 } from './credential-registry';
 import { makeDirectory } from '../config/directories';
+import { openPrivateDatabase } from '../config/private-files';
 
 export const CREDENTIALS_FILE = 's3-credentials.sqlite';
 export const OPERATOR_KEY_FILE = 's3-credentials.key';
@@ -44,8 +44,7 @@ export class CredentialDatabase {
     makeDirectory(dir);
     const cipher = CredentialCipher.fromKeyFile(keyFile ?? join(dir, OPERATOR_KEY_FILE));
     const path = join(dir, CREDENTIALS_FILE);
-    const db = new Database(path);
-    chmodSync(path, 0o600);
+    const db = openPrivateDatabase(path);
     db.pragma('busy_timeout = 5000');
     db.pragma('journal_mode = WAL');
     db.exec(`CREATE TABLE IF NOT EXISTS credentials (

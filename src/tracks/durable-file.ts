@@ -1,4 +1,5 @@
 import { FileHandle, open } from 'node:fs/promises';
+import { PRIVATE_FILE_MODE } from '../config/private-files';
 
 /** Small file primitives the track store needs for atomic, durable writes and bounded reads. */
 
@@ -36,7 +37,7 @@ export async function writeAll(handle: FileHandle, bytes: Buffer): Promise<void>
 }
 
 export async function writeDurably(path: string, bytes: Buffer): Promise<void> {
-  const handle = await open(path, 'wx', 0o644);
+  const handle = await open(path, 'wx', PRIVATE_FILE_MODE);
   try {
     await writeAll(handle, bytes);
     await handle.sync();

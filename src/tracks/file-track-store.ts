@@ -47,6 +47,7 @@ import {
 } from './track-store';
 import { VerifiedRangeStream } from './verified-range-stream';
 import { makeDirectoryAsync } from '../config/directories';
+import { PRIVATE_FILE_MODE } from '../config/private-files';
 
 /** Temporary files older than this are leftovers of a crash, not a put in progress. */
 const STALE_TEMP_MS = 60 * 60 * 1000;
@@ -147,7 +148,7 @@ export class FileTrackStore extends TrackStore {
     const tmpChunks = join(this.tmpDir, `${paths.hex}.chunks.${suffix}`);
     let handle: FileHandle | undefined;
     try {
-      handle = await open(tmpData, 'wx', 0o644);
+      handle = await open(tmpData, 'wx', PRIVATE_FILE_MODE);
       const file = handle;
       const digest = await hashTrackBody(paths.hex, size, body, (bytes) => writeAll(file, bytes));
       await file.sync();

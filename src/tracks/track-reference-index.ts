@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { openPrivateDatabase } from '../config/private-files';
 import type { ClaimOutcome, TrackClaim, TrackReference, TrackRole } from './track-store';
 
 interface Row {
@@ -38,7 +39,7 @@ export class TrackReferenceIndex {
   >;
 
   constructor(path: string) {
-    this.db = new Database(path);
+    this.db = openPrivateDatabase(path);
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('journal_mode = WAL');
     this.db.exec(`CREATE TABLE IF NOT EXISTS refs (

@@ -11,7 +11,9 @@ export type ProxyDecision =
   /** Never answer (a request lost with its connection). */
   | 'hold'
   /** Drop the connection without an answer (a node or proxy that went away mid-request). */
-  | 'reset';
+  | 'reset'
+  /** Answer JSON-RPC "Method not found" (-32601), as a node without the method does. */
+  | 'unknown-method';
 
 export interface RpcRequest {
   method: string;
@@ -46,6 +48,12 @@ export async function startRpcFaultProxy(
     if (decision === 'hold') return;
     if (decision === 'reset') {
       res.socket?.destroy();
+      return;
+    }
+    if (decision === 'unknown-method') {
+      res.setHeader('content-type', 'application/json');
+      const error = { code: -32601, message: 'Method not found' };
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: parsed.id, error }));
       return;
     }
     if (decision === 'drop' && parsed.method === 'sendTransaction') {

@@ -1,15 +1,17 @@
 import { Keypair, PublicKey } from '@solana/web3.js';
-import { readFileSync } from 'node:fs';
 import { Option, SubCommand } from 'nest-commander';
 import { toChainError } from '../../chain/chain-error';
 import { readKeypair } from '../../chain/keypair-file';
-import { sbfElfProblem } from '../../chain/sbf-elf';
+import { probeLocalNetwork } from '../../chain/local-network';
+import { programVersionText } from '../../chain/program-version';
 import { tapeProgramElfPath } from '../../localnet/svm/tape-program-elf';
 import { CliError } from '../cli-error';
 import { parseSize } from '../input/size-parser';
 import { keyValueLines } from '../output/key-value-lines';
 import { formatSol } from '../output/units';
 import { DeployResult, ProgramDeployer } from '../network/program-deployer';
+import { readProgramFile } from '../network/program-file';
+import { upgradeAuthoritySource } from '../network/upgrade-policy';
 import { PlainWriteProgress, TerminalWriteProgress } from '../network/write-progress';
 import { CommandContext } from '../session/command-context';
 import { GlobalOptions, TapeSession } from '../session/tape-session';
@@ -21,6 +23,7 @@ interface NetworkDeployOptions extends GlobalOptions {
   upgradeAuthority?: string;
   maxLen?: number;
   final?: boolean;
+  allowDowngrade?: boolean;
 }
 
 @SubCommand({
@@ -54,7 +57,8 @@ export class NetworkDeployCommand extends TapeCommand {
 
   @Option({
     flags: '--upgrade-authority <keypair>',
-    description: 'keypair that may upgrade the program (default: the wallet, -k)',
+    description:
+      'keypair that may upgrade the program: required on every cluster but the local network (there the default is the wallet, -k)',
   })
   parseUpgradeAuthority(value: string): string {
     return value;
@@ -76,14 +80,23 @@ export class NetworkDeployCommand extends TapeCommand {
     return true;
   }
 
+  @Option({
+    flags: '--allow-downgrade',
+    description:
+      'replace the deployed program even with a build whose version is not newer than its own',
+  })
+  parseAllowDowngrade(): boolean {
+    return true;
+  }
+
   async run(_args: string[], options: NetworkDeployOptions = {}): Promise<void> {
     const session = this.session(options);
     const path = options.program ?? tapeProgramElfPath();
-    const elf = readProgram(path);
+    const elf = readProgramFile(path);
     const programKeypair = options.programKeypair ? readKeypair(options.programKeypair) : null;
     const programId = this.programId(session, programKeypair);
     const payer = session.wallet();
-    const authority = options.upgradeAuthority ? readKeypair(options.upgradeAuthority) : payer;
+    const authority = await this.upgradeAuthority(session, options.upgradeAuthority, payer);
     const rpc = session.chain.rpc.connection;
     const terminal = this.printer.terminal();
     const progress = terminal
@@ -102,6 +115,7 @@ export class NetworkDeployCommand extends TapeCommand {
         authority,
         maxDataLen: options.maxLen,
         final: options.final === true,
+        allowDowngrade: options.allowDowngrade === true,
         computeUnitPrice: session.computeUnitPrice,
         progress,
       });
@@ -117,6 +131,18 @@ export class NetworkDeployCommand extends TapeCommand {
       throw err instanceof CliError ? err : toChainError(err, session.rpcUrl);
     });
     this.print(session.json, path, result, spent, rent);
+  }
+
+  /** The wallet on the local network; elsewhere only a keypair named by --upgrade-authority. */
+  private async upgradeAuthority(
+    session: TapeSession,
+    given: string | undefined,
+    payer: Keypair,
+  ): Promise<Keypair> {
+    const network =
+      given === undefined ? await probeLocalNetwork(session.rpcUrl) : { local: true as const };
+    const source = upgradeAuthoritySource(network, session.rpcUrl, given);
+    return source === 'wallet' ? payer : readKeypair(source.keypairFile);
   }
 
   /** The id is the program keypair's; `--program-id` (or the configured id) must agree with it. */
@@ -146,6 +172,8 @@ export class NetworkDeployCommand extends TapeCommand {
         upgrade_authority: authority,
         final: authority === null,
         elf: { path, bytes: result.elfLength },
+        version: programVersionText(result.version),
+        previous_version: programVersionText(result.previousVersion),
         max_data_len: result.maxDataLen,
         buffer: result.buffer?.toBase58() ?? null,
         chunks: {
@@ -168,6 +196,7 @@ export class NetworkDeployCommand extends TapeCommand {
         ['action', result.action + (result.madeFinal ? ', made final' : '')],
         ['program data', `${result.programData.toBase58()} (room for ${result.maxDataLen} bytes)`],
         ['ELF', `${path} (${result.elfLength} bytes): ${chunks}`],
+        ['version', describeVersions(result)],
         ['upgrade authority', authority ?? 'none (final: the program can never change)'],
         [
           'rent',
@@ -179,17 +208,9 @@ export class NetworkDeployCommand extends TapeCommand {
   }
 }
 
-function readProgram(path: string): Buffer {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new CliError(
-      code === 'ENOENT' ? `no program at ${path}` : `cannot read ${path}: ${code ?? ''}`,
-    );
-  }
-  const problem = sbfElfProblem(bytes);
-  if (problem) throw new CliError(`${path} is not a Solana program: ${problem}`);
-  return bytes;
+/** `1.1.0 (was 1.0.0)` after an upgrade; `none` for a build without one. */
+function describeVersions(result: DeployResult): string {
+  const now = programVersionText(result.version) ?? 'none';
+  if (result.action !== 'upgraded') return now;
+  return `${now} (was ${programVersionText(result.previousVersion) ?? 'none'})`;
 }

@@ -1,21 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import { AccountInfo, Connection, Keypair, PublicKey, SystemProgram } from '@solana/web3.js';
+import {
+  embeddedProgramVersion,
+  formatProgramVersion,
+  ProgramVersion,
+} from '../../chain/program-version';
 import { ResendingSender, TransactionJob } from '../../chain/resending-sender';
 import { ResendingSenders } from '../../chain/resending-senders';
 import { PackOptions } from '../../chain/transaction-packer';
 import {
-  decodeLoaderState,
   deployWithMaxDataLen,
   PROGRAM_ACCOUNT_SIZE,
   programDataAddress,
-  PROGRAMDATA_METADATA_SIZE,
   setAuthority,
   UPGRADEABLE_LOADER_ID,
   upgradeProgram,
 } from '../../chain/upgradeable-loader';
 import { CliError } from '../cli-error';
 import { assertDeployFunds } from './deploy-funds';
+import { DeployedProgram, holdsElf, readDeployedProgram } from './deployed-program';
 import { BufferRpc, fillProgramBuffer, uniqueSigners, writeChunkSize } from './program-buffer';
+import { downgradeRefusal } from './upgrade-policy';
 import { ProgramWriteProgress } from './write-progress';
 
 /** The RPC calls a deploy makes (web3.js's Connection has them all). */
@@ -36,6 +41,8 @@ export interface DeployRequest {
   maxDataLen?: number;
   /** Drop the upgrade authority once the program holds these bytes. */
   final: boolean;
+  /** Replace the program even with a build whose version is not newer. */
+  allowDowngrade: boolean;
   computeUnitPrice?: number;
   concurrency?: number;
   progress: ProgramWriteProgress;
@@ -59,14 +66,13 @@ export interface DeployResult {
   chunksResumed: number;
   /** True when this run dropped the upgrade authority. */
   madeFinal: boolean;
+  /** The version the ELF embeds; the one the program ran before this run (null: none or new). */
+  version: ProgramVersion | null;
+  previousVersion: ProgramVersion | null;
 }
 
-/** A deployed program: its upgrade authority, its room, whether it holds the ELF at hand. */
-interface ExistingProgram {
-  authority: PublicKey | null;
-  capacity: number;
-  same: boolean;
-}
+/** A deployed program, and whether it holds the ELF at hand. */
+type ExistingProgram = DeployedProgram & { same: boolean };
 
 /** Write transactions in flight at once. */
 const WRITE_CONCURRENCY = 16;
@@ -76,7 +82,8 @@ const WRITE_CONCURRENCY = 16;
  * a buffer account (37 + ELF bytes) at an address seeded from the payer, the program id, the
  * authority and the ELF's hash, InitializeBuffer, Write in chunks that fill a transaction (sent
  * concurrently; unconfirmed ones re-sent), then DeployWithMaxDataLen with the program account
- * created in the same transaction, or Upgrade when the program exists with other bytes.
+ * created in the same transaction, or Upgrade when the program exists with other bytes and the
+ * new build's version is newer (docs/program.md, "The version"; `allowDowngrade` overrides).
  *
  * Every step reads the chain first, so running the same deploy again after an interruption
  * finds the buffer, writes only the chunks whose bytes differ, and finishes; a program that
@@ -90,7 +97,8 @@ export class ProgramDeployer {
     const { rpc, programId, elf } = req;
     const programData = programDataAddress(programId);
     const [program, data] = await rpc.getMultipleAccountsInfo([programId, programData]);
-    const existing = this.existingProgram(req, program, data);
+    const deployed = readDeployedProgram(programId, program, data);
+    const existing = deployed && { ...deployed, same: holdsElf(deployed, elf) };
     const result: DeployResult = {
       action: 'deployed',
       programId,
@@ -103,6 +111,8 @@ export class ProgramDeployer {
       chunksWritten: 0,
       chunksResumed: 0,
       madeFinal: false,
+      version: embeddedProgramVersion(elf),
+      previousVersion: existing?.version ?? null,
     };
     if (result.maxDataLen < elf.length) {
       throw new CliError(
@@ -194,37 +204,6 @@ export class ProgramDeployer {
     result.madeFinal = true;
   }
 
-  /** The program as the chain has it, or null when its address holds no program yet. */
-  private existingProgram(
-    req: DeployRequest,
-    program: AccountInfo<Buffer> | null,
-    data: AccountInfo<Buffer> | null,
-  ): ExistingProgram | null {
-    const id = req.programId.toBase58();
-    if (!program || (program.owner.equals(SystemProgram.programId) && program.data.length === 0)) {
-      return null;
-    }
-    if (!program.owner.equals(UPGRADEABLE_LOADER_ID)) {
-      throw new CliError(
-        `${id} is an account of ${program.owner.toBase58()}, not a program of the BPF Upgradeable Loader`,
-      );
-    }
-    const state = decodeLoaderState(program.data);
-    if (state.kind !== 'program' || !data) {
-      throw new CliError(`${id} is a loader account but not a deployed program (${state.kind})`);
-    }
-    const header = decodeLoaderState(data.data);
-    if (header.kind !== 'programData') {
-      throw new CliError(`the program data of ${id} is not readable (${header.kind})`);
-    }
-    const code = data.data.subarray(PROGRAMDATA_METADATA_SIZE);
-    const same =
-      code.length >= req.elf.length &&
-      code.subarray(0, req.elf.length).equals(req.elf) &&
-      code.subarray(req.elf.length).every((b) => b === 0);
-    return { authority: header.upgradeAuthority, capacity: code.length, same };
-  }
-
   private assertUpgradeable(req: DeployRequest, existing: ExistingProgram): void {
     const id = req.programId.toBase58();
     if (!existing.authority) {
@@ -241,6 +220,18 @@ export class ProgramDeployer {
       throw new CliError(
         `the new program is ${req.elf.length} bytes but program ${id} has room for ${existing.capacity} (the max length it was deployed with); deploy it under a new program id with a larger --max-len`,
       );
+    }
+    const refusal = downgradeRefusal(
+      req.programId,
+      existing.version,
+      embeddedProgramVersion(req.elf),
+    );
+    if (refusal && !req.allowDowngrade) throw new CliError(refusal);
+    if (refusal) {
+      const was = existing.version
+        ? `version ${formatProgramVersion(existing.version)}`
+        : 'an unversioned build';
+      req.progress.step(`replacing ${was} with a build that is not newer (--allow-downgrade)`);
     }
   }
 

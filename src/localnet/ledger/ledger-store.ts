@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { LEDGER_SCHEMA } from './ledger-schema';
 import { makeDirectory } from '../../config/directories';
+import { openPrivateDatabase } from '../../config/private-files';
 
 /** One account as the ledger keeps it. `rentEpoch` is Solana's u64 (u64::MAX = rent exempt). */
 export interface StoredAccount {
@@ -79,7 +80,7 @@ export class LedgerStore {
 
   constructor(dataDir: string) {
     makeDirectory(dataDir);
-    this.db = new Database(join(dataDir, 'ledger.sqlite'));
+    this.db = openPrivateDatabase(join(dataDir, 'ledger.sqlite'));
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     // Checkpoints run from the block timer (`checkpoint`), not inside a transaction's commit.

@@ -6,6 +6,13 @@ import { failure, JsonRpcDispatcher } from './json-rpc-dispatcher';
 import { toJsonText } from './json-text';
 import { RpcError } from './rpc-error';
 
+/**
+ * A client that trickles its headers or body does not hold a socket for ever. Fixed, not
+ * configurable; docs/operator.md ("Timeouts") states them.
+ */
+export const RPC_HEADERS_TIMEOUT_MS = 20_000;
+export const RPC_REQUEST_TIMEOUT_MS = 60_000;
+
 export interface JsonRpcHttpServerOptions {
   /** Bodies above this are refused with 413 before they are parsed. */
   maxRequestBodyBytes: number;
@@ -42,9 +49,8 @@ export class JsonRpcHttpServer {
       }
     });
     this.server.keepAliveTimeout = 65_000;
-    // A client that trickles its headers or body does not hold a socket for ever.
-    this.server.headersTimeout = 20_000;
-    this.server.requestTimeout = 60_000;
+    this.server.headersTimeout = RPC_HEADERS_TIMEOUT_MS;
+    this.server.requestTimeout = RPC_REQUEST_TIMEOUT_MS;
   }
 
   async listen(port: number, host: string): Promise<number> {

@@ -14,6 +14,7 @@ import { PartDigester, StoredPartRecord, toPartInfo } from './stored-part';
 import { SpoolBudget, SpoolHold } from './spool-budget';
 import { sweepOldEntries } from './spool-sweep';
 import { makeDirectoryAsync } from '../../config/directories';
+import { PRIVATE_DIRECTORY_MODE } from '../../config/private-files';
 
 interface StoredPart extends StoredPartRecord {
   file: string;
@@ -128,7 +129,7 @@ export class MultipartSpool extends MultipartStore implements OnModuleInit, OnMo
     });
     try {
       const dir = this.uploadDir(record.uploadId);
-      await mkdir(dir, { recursive: false });
+      await mkdir(dir, { recursive: false, mode: PRIVATE_DIRECTORY_MODE });
       await writeJsonAtomically(join(dir, 'upload.json'), record);
     } catch (error) {
       this.open.delete(record.uploadId);

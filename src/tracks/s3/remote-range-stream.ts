@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { FileHandle, open, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
+import { PRIVATE_FILE_MODE } from '../../config/private-files';
 import { CHUNK_BYTES, CHUNK_HASH_BYTES } from '../commitment';
 import { IntegrityError, TrackStoreUnavailableError } from '../track-errors';
 import { RangeReadCounters } from '../verified-range-stream';
@@ -72,7 +73,7 @@ export class RemoteRangeStream extends Readable {
   override _construct(callback: (error?: Error | null) => void): void {
     // A cache that cannot take the fill (disk full, directory gone) never fails the read.
     const fillFile = this.options.fill
-      ? open(this.options.fill.tempPath, 'w', 0o644).catch(() => undefined)
+      ? open(this.options.fill.tempPath, 'w', PRIVATE_FILE_MODE).catch(() => undefined)
       : undefined;
     this.fetchWithList().then(
       async ({ body, hashes }) => {

@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
+import { PRIVATE_FILE_MODE } from '../../config/private-files';
 import type { TrackS3Config } from '../../config/storage.config';
 import { ByteLru } from '../byte-lru';
 import {
@@ -211,7 +212,7 @@ export class S3TrackStore extends TrackStore {
       const temp = this.cache.tempPath(hex, `${randomBytes(6).toString('hex')}.put`);
       let digest: TrackDigest;
       try {
-        const file = await open(temp, 'w', 0o644);
+        const file = await open(temp, 'w', PRIVATE_FILE_MODE);
         try {
           digest = await hashTrackBody(hex, size, body, async (bytes) => {
             await file.write(bytes);
