@@ -281,3 +281,46 @@ describe('ObjectReader with a blob', () => {
     expect(() => object.tracksTouched(-1, 2)).toThrow(RangeError);
   });
 });
+
+describe('ObjectReader with a packed file', () => {
+  async function newPack() {
+    const { store, root } = newTestStore();
+    const css = Buffer.from('body { color: red }');
+    const html = randomBytes(40_000);
+    const pack = Buffer.concat([css, Buffer.alloc(C - css.length), html]);
+    const packCommitment = await putBytes(store, pack);
+    const ref = (file: Buffer, offset: number): TrackRef => ({
+      kind: 'packed',
+      commitment: commitmentOfBuffer(file).commitment,
+      size: file.length,
+      pack: packCommitment,
+      packSize: pack.length,
+      offset,
+    });
+    return { sut: new ObjectReader(store), root, packCommitment, css, html, ref };
+  }
+
+  it('serves its range of the pack under its own commitment as ETag', async () => {
+    const { sut, css, html, ref } = await newPack();
+    for (const [file, offset] of [
+      [css, 0],
+      [html, C],
+    ] as const) {
+      const object = await sut.open(ref(file, offset));
+      expect(object.etag).toBe(`"${commitmentToHex(commitmentOfBuffer(file).commitment)}"`);
+      expect(object.size).toBe(file.length);
+      expect((await drain(object.read(0, file.length - 1))).bytes.equals(file)).toBe(true);
+      expect((await drain(object.read(5, 9))).bytes.equals(file.subarray(5, 10))).toBe(true);
+    }
+  });
+
+  it('refuses a range whose bytes are not the file the ETag names, and a damaged pack', async () => {
+    const { sut, root, packCommitment, css, html, ref } = await newPack();
+    await expect(
+      sut.open({ ...ref(css, 0), commitment: commitmentOfBuffer(html).commitment }),
+    ).rejects.toBeInstanceOf(IntegrityError);
+    corruptByte(dataPath(root, packCommitment), C + 10);
+    await expect(sut.open(ref(html, C))).rejects.toBeInstanceOf(IntegrityError);
+    await expect(sut.open({ ...ref(css, 0), offset: C * 2 })).rejects.toBeInstanceOf(RangeError);
+  });
+});

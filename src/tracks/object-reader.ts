@@ -5,6 +5,7 @@ import {
   COMMITMENT_BYTES,
   assertRangeInside,
   assertTrackSize,
+  commitmentOfBuffer,
   commitmentToHex,
   etagOf,
 } from './commitment';
@@ -17,10 +18,20 @@ import { TrackStore } from './track-store';
  * A track as the chain records it. `size` is the payload size: for a manifest track, the whole
  * object's size (docs/program.md), not the manifest's own length.
  */
-export interface TrackRef {
-  kind: 'blob' | 'manifest';
+export type TrackRef = { kind: 'blob' | 'manifest'; commitment: Buffer; size: number } | PackedRef;
+
+/**
+ * A small file inside a pack track (docs/versions.md, "Packs"): `commitment` is the file's own
+ * (its ETag), its bytes are `offset .. offset + size` of the pack, which never cross one of the
+ * pack's 64 KiB chunks.
+ */
+export interface PackedRef {
+  kind: 'packed';
   commitment: Buffer;
   size: number;
+  pack: Buffer;
+  packSize: number;
+  offset: number;
 }
 
 export interface ObjectReaderOptions {
@@ -79,6 +90,7 @@ export class ObjectReader {
   async open(ref: TrackRef): Promise<OpenedObject> {
     checkRef(ref);
     if (ref.kind === 'manifest') return this.openStreamed(ref, await this.segmentTable(ref));
+    if (ref.kind === 'packed') return hotObject(ref, await this.packedBytes(ref));
     if (ref.size <= this.options.hotObjectMaxBytes) return hotObject(ref, await this.hotBytes(ref));
     // Everything but the chunks themselves is checked now, while an error can still be a status.
     const stored = await this.store.storedSize(ref.commitment);
@@ -172,6 +184,34 @@ export class ObjectReader {
     })) as Buffer;
   }
 
+  /**
+   * A packed file: its range of the pack, verified chunk by chunk against the pack's commitment
+   * by the store, then as a whole against the file's own commitment (the ETag it is served
+   * with), so the tag always names the bytes sent. Cached like any hot object.
+   */
+  private async packedBytes(ref: PackedRef): Promise<Buffer> {
+    const key = `packed:${commitmentToHex(ref.commitment)}:${ref.size}`;
+    const cached = this.hot.get(key);
+    if (cached) return cached;
+    return (await this.once(key, async () => {
+      const bytes =
+        ref.size === 0
+          ? Buffer.alloc(0)
+          : await readAll(
+              this.store.openRange(ref.pack, ref.packSize, ref.offset, ref.offset + ref.size - 1),
+              ref.size,
+            );
+      if (!commitmentOfBuffer(bytes).commitment.equals(ref.commitment)) {
+        throw new IntegrityError(
+          commitmentToHex(ref.commitment),
+          `its range of pack ${commitmentToHex(ref.pack)} holds other bytes`,
+        );
+      }
+      this.hot.set(key, bytes);
+      return bytes;
+    })) as Buffer;
+  }
+
   private async segmentTable(ref: TrackRef): Promise<SegmentTable> {
     const hex = commitmentToHex(ref.commitment);
     const key = `manifest:${hex}:${ref.size}`;
@@ -235,7 +275,16 @@ function hotObject(ref: TrackRef, bytes: Buffer): OpenedObject {
 }
 
 function checkRef(ref: TrackRef): void {
-  if (ref.kind !== 'blob' && ref.kind !== 'manifest') throw new RangeError('unknown track kind');
+  if (ref.kind !== 'blob' && ref.kind !== 'manifest' && ref.kind !== 'packed') {
+    throw new RangeError('unknown track kind');
+  }
+  if (ref.kind === 'packed') {
+    assertTrackSize(ref.packSize);
+    assertTrackSize(ref.offset);
+    if (ref.offset + ref.size > ref.packSize || ref.pack.length !== COMMITMENT_BYTES) {
+      throw new RangeError('a packed file lies inside its pack');
+    }
+  }
   if (!Buffer.isBuffer(ref.commitment) || ref.commitment.length !== COMMITMENT_BYTES) {
     throw new RangeError(`a commitment is ${COMMITMENT_BYTES} bytes`);
   }
