@@ -289,7 +289,7 @@ describe('ObjectReader with a packed file', () => {
     const html = randomBytes(40_000);
     const pack = Buffer.concat([css, Buffer.alloc(C - css.length), html]);
     const packCommitment = await putBytes(store, pack);
-    const ref = (file: Buffer, offset: number): TrackRef => ({
+    const ref = (file: Buffer, offset: number): PackedRef => ({
       kind: 'packed',
       commitment: commitmentOfBuffer(file).commitment,
       size: file.length,
