@@ -5,7 +5,7 @@ import { bodyOf, drain, newTestStore, putBytes } from '../../test/support/tracks
 import { CHUNK_BYTES, commitmentOfBuffer, commitmentToHex } from './commitment';
 import { FileTrackStore } from './file-track-store';
 import { encodeManifest } from './manifest';
-import { ObjectReader, ObjectReaderOptions, TrackRef } from './object-reader';
+import { ObjectReader, ObjectReaderOptions, PackedRef, TrackRef } from './object-reader';
 import { IntegrityError, TrackNotFoundError } from './track-errors';
 import { SegmentingHasher } from './track-layout';
 import { eventually } from '../../test/support/eventually';
