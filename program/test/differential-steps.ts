@@ -1,7 +1,7 @@
 import { AccountMeta, PublicKey, TransactionInstruction } from '@solana/web3.js';
 import { decodeName } from '../../src/chain/account-layouts';
 import { MIB, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/program-ids';
-import { encodeInstructionData, Tag } from '../../src/chain/tape-instructions';
+import { encodeInstructionData, Tag } from '../../src/chain/tape-instruction-data';
 import { GENESIS, SOL } from './differential-state';
 import { CONTENT_TYPES, NAMES, Universe } from './differential-universe';
 import { ProgramHost } from './program-host';

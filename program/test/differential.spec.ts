@@ -1,7 +1,7 @@
 import { PublicKey } from '@solana/web3.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Tag } from '../../src/chain/tape-instructions';
+import { Tag } from '../../src/chain/tape-instruction-data';
 import { GENESIS, randomStartingState } from './differential-state';
 import { Step, StepGenerator } from './differential-steps';
 import { Universe } from './differential-universe';

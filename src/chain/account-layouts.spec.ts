@@ -1,7 +1,7 @@
 import { PublicKey } from '@solana/web3.js';
 import { decodeName, encodeName, nameSize, NameRecord, TrackKind } from './account-layouts';
 import { LayoutError } from './byte-codec';
-import { decodeInstructionData, encodeInstructionData, Tag } from './tape-instructions';
+import { decodeInstructionData, encodeInstructionData, Tag } from './tape-instruction-data';
 
 const tape = new PublicKey(Buffer.alloc(32, 1));
 const track = new PublicKey(Buffer.alloc(32, 2));

@@ -1,6 +1,6 @@
 import { ComputeBudgetProgram, PublicKey, TransactionInstruction } from '@solana/web3.js';
 import { ASSOCIATED_TOKEN_PROGRAM_ID, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from './program-ids';
-import { Tag } from './tape-instructions';
+import { Tag } from './tape-instruction-data';
 
 /** Solana's cap on the compute-unit limit of one transaction. */
 export const MAX_TRANSACTION_COMPUTE_UNITS = 1_400_000;

@@ -2,7 +2,7 @@ import { encodeTape, TAPE_SIZE } from '../../../src/chain/account-layouts';
 import { TapeErrorCode } from '../../../src/chain/program-errors';
 import { SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../../src/chain/program-ids';
 import { resizeCost, storageCost } from '../../../src/chain/storage-pricing';
-import { TapeInstructionData, Tag } from '../../../src/chain/tape-instructions';
+import { TapeInstructionData, Tag } from '../../../src/chain/tape-instruction-data';
 import { createProgramAccount, expectPayerHolds, rentShortfall } from './program-account-lifecycle';
 import {
   checkStoragePayment,

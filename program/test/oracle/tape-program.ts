@@ -6,7 +6,7 @@ import {
   decodeInstructionData,
   Tag,
   TapeInstructionData,
-} from '../../../src/chain/tape-instructions';
+} from '../../../src/chain/tape-instruction-data';
 import { InstructionFailure, InvokeContext, NativeProgram } from './native-program';
 import { initConfig } from './init-config';
 import { removeName, setName } from './name-instructions';

@@ -8,7 +8,7 @@ import {
 } from '../../../src/chain/account-layouts';
 import { TapeErrorCode } from '../../../src/chain/program-errors';
 import { SYSTEM_PROGRAM_ID } from '../../../src/chain/program-ids';
-import { TapeInstructionData, Tag } from '../../../src/chain/tape-instructions';
+import { TapeInstructionData, Tag } from '../../../src/chain/tape-instruction-data';
 import { AccountView } from './native-program';
 import {
   closeProgramAccount,
