@@ -1,5 +1,5 @@
 import { AccountMeta, PublicKey, TransactionInstruction } from '@solana/web3.js';
-import { decodeName } from '../../src/chain/account-layouts';
+import { decodeName, decodeTape, TapeRecord } from '../../src/chain/account-layouts';
 import { MIB, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/program-ids';
 import { encodeInstructionData, Tag } from '../../src/chain/tape-instruction-data';
 import { GENESIS, SOL } from './differential-state';
@@ -114,7 +114,9 @@ export class StepGenerator {
       ro(u.config),
       ro(TOKEN_PROGRAM_ID),
     ];
-    const tag = rng.pick([0, 1, 1, 2, 3, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 8, 8, 9, 9]) as Tag;
+    const tag = rng.pick([
+      0, 1, 1, 2, 3, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 8, 8, 9, 9, 10, 10, 10, 10,
+    ]) as Tag;
     switch (tag) {
       case Tag.InitConfig: {
         const epochDurationSecs = rng.pick([0, 1, 3600]);
@@ -258,7 +260,50 @@ export class StepGenerator {
         const text = `ReleaseTrack(${u.label(track)}, by ${u.label(signer)})`;
         return { ix: ix(keys, Buffer.from([tag])), text };
       }
+      case Tag.Publish:
+        return this.publish(state, t, signer);
     }
+  }
+
+  /**
+   * Publish, most often as a careful publisher would send it: the tape's current version, a
+   * byte count its previous version and the added bytes can hold; sometimes stale or wrong.
+   */
+  private publish(
+    state: ProgramHost,
+    t: number,
+    signer: PublicKey,
+  ): { ix: TransactionInstruction; text: string } {
+    const { rng, u } = this;
+    const current = tapeOf(state, u.tapes[t]);
+    const version = current?.version ?? 0;
+    const before = version === 0 ? 0 : (current?.versionBytes ?? 0);
+    const expectedVersion = rng.chance(0.8)
+      ? version
+      : rng.pick([0, 1, version + 1, Math.max(version - 1, 0), MAX_SAFE]);
+    const root = rng.chance(0.95) ? rng.pick(u.commitments) : Buffer.alloc(32);
+    const addedBytes = this.value(SIZES);
+    // Valid: at most the previous bytes plus the added ones, at least the added ones.
+    const dropped = rng.int(Math.min(before, 5_000) + 1);
+    const versionBytes = rng.chance(0.85)
+      ? before + addedBytes - dropped
+      : rng.pick([Math.max(addedBytes - 1, 0), before + addedBytes + 1, this.value(SIZES)]);
+    const authority = rng.chance(0.85) ? u.storageAuthority : rng.pick([u.admin, signer]);
+    const keys = [ro(signer, true), ro(authority, true), w(u.tapes[t]), ro(u.config)];
+    const data = Buffer.concat([
+      Buffer.from([Tag.Publish]),
+      u64(expectedVersion),
+      root,
+      u64(versionBytes),
+      u64(addedBytes),
+    ]);
+    const text =
+      `Publish(tape${t}, expected ${expectedVersion}, ${versionBytes}B of which ${addedBytes}B new, ` +
+      `by ${u.label(signer)} and ${u.label(authority)})`;
+    return {
+      ix: new TransactionInstruction({ programId: u.pdas.programId, keys, data }),
+      text,
+    };
   }
 
   /** Sometimes a hostile variant: flags dropped, accounts missing or swapped, data broken. */
@@ -301,7 +346,7 @@ export class StepGenerator {
         data = Buffer.concat([data, Buffer.from([rng.int(256)])]);
         notes.push('a trailing byte');
       } else if (roll === 2) {
-        data = Buffer.concat([Buffer.from([rng.range(10, 255)]), data.subarray(1)]);
+        data = Buffer.concat([Buffer.from([rng.range(11, 255)]), data.subarray(1)]);
         notes.push(`tag ${data[0]}`);
       } else {
         data = rng.bytes(rng.int(12));
@@ -327,6 +372,17 @@ function trackOf(state: ProgramHost, name: PublicKey): PublicKey | undefined {
   if (!account) return undefined;
   try {
     return decodeName(account.data).track;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The tape record at `address`, if it holds one. */
+function tapeOf(state: ProgramHost, address: PublicKey): TapeRecord | undefined {
+  const account = state.getAccount(address);
+  if (!account) return undefined;
+  try {
+    return decodeTape(account.data);
   } catch {
     return undefined;
   }

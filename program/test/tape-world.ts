@@ -252,6 +252,25 @@ export class TapeWorld<H extends ProgramHost = ProgramHost> {
     });
   }
 
+  /** Publish of a version of `t` (root from `body`), signed by its authority and the storage authority. */
+  publishIx(
+    t: TapeOwner,
+    expectedVersion: number,
+    versionBytes: number,
+    addedBytes: number,
+    over: { root?: Buffer; signer?: PublicKey; storageAuthority?: PublicKey } = {},
+  ) {
+    return this.ix.publish({
+      signer: over.signer ?? t.authority,
+      storageAuthority: over.storageAuthority ?? this.storageAuthority,
+      tape: t.tape,
+      expectedVersion,
+      root: over.root ?? commitmentOf(`root of version ${expectedVersion + 1}`),
+      versionBytes,
+      addedBytes,
+    });
+  }
+
   /**
    * SetName as any client could send it, past the builder's own refusal of hidden names (the
    * program must refuse them itself).

@@ -62,6 +62,8 @@ export const COMPUTE_UNITS: ComputeUnitTable = {
     // The stored name (up to 1,024 bytes) is validated and hashed again.
     [Tag.RemoveName]: tapeCost(26_500, 3),
     [Tag.ReleaseTrack]: tapeCost(4_000, 2),
+    // Tape and config.
+    [Tag.Publish]: tapeCost(4_600, 2),
   },
   // A 1,024-byte name of two-byte characters is validated twice when rewritten (~38 CU/byte),
   // and checked for hidden segments (~7 CU/byte).

@@ -14,6 +14,7 @@ export enum Tag {
   CertifyTrack = 7,
   RemoveName = 8,
   ReleaseTrack = 9,
+  Publish = 10,
 }
 
 export type TapeInstructionData =
@@ -32,7 +33,18 @@ export type TapeInstructionData =
   | { tag: Tag.SetName; name: string; contentType: string; metadata?: Buffer }
   | { tag: Tag.CertifyTrack }
   | { tag: Tag.RemoveName }
-  | { tag: Tag.ReleaseTrack };
+  | { tag: Tag.ReleaseTrack }
+  | {
+      tag: Tag.Publish;
+      /** The version this one replaces (compare-and-swap); 0 for a tape's first. */
+      expectedVersion: number;
+      /** Commitment of the new version's root manifest node (never all zeros). */
+      root: Buffer;
+      /** Unique bytes the new version references. */
+      versionBytes: number;
+      /** Of those, the bytes the version it replaces does not reference. */
+      addedBytes: number;
+    };
 
 export function encodeInstructionData(d: TapeInstructionData): Buffer {
   const w = new ByteWriter().u8(d.tag);
@@ -64,6 +76,9 @@ export function encodeInstructionData(d: TapeInstructionData): Buffer {
     case Tag.CertifyTrack:
     case Tag.RemoveName:
     case Tag.ReleaseTrack:
+      break;
+    case Tag.Publish:
+      w.u64(d.expectedVersion).bytes(d.root).u64(d.versionBytes).u64(d.addedBytes);
       break;
   }
   return w.done();
@@ -117,6 +132,15 @@ export function decodeInstructionData(data: Buffer): TapeInstructionData {
     case Tag.RemoveName:
     case Tag.ReleaseTrack:
       out = { tag };
+      break;
+    case Tag.Publish:
+      out = {
+        tag,
+        expectedVersion: r.u64n(),
+        root: r.bytes(32),
+        versionBytes: r.u64n(),
+        addedBytes: r.u64n(),
+      };
       break;
     default:
       throw new LayoutError(`unknown instruction tag ${String(tag)}`);

@@ -190,6 +190,33 @@ export class TapeInstructions {
     });
   }
 
+  /**
+   * Switches the tape to a new version if it is still at `expectedVersion` (else the program
+   * answers 6012, `VersionConflictError`). `storageAuthority` signs: its signature certifies
+   * that the gateway holds every byte the version references. `signer` is the tape's
+   * authority or its delegate.
+   */
+  publish(a: {
+    signer: PublicKey;
+    storageAuthority: PublicKey;
+    tape: PublicKey;
+    expectedVersion: number;
+    root: Buffer;
+    versionBytes: number;
+    addedBytes: number;
+  }): TransactionInstruction {
+    return this.ix(
+      [ro(a.signer, true), ro(a.storageAuthority, true), w(a.tape), ro(this.pdas.config())],
+      {
+        tag: Tag.Publish,
+        expectedVersion: a.expectedVersion,
+        root: a.root,
+        versionBytes: a.versionBytes,
+        addedBytes: a.addedBytes,
+      },
+    );
+  }
+
   private paymentAccounts(a: {
     payer: PublicKey;
     tape: PublicKey;

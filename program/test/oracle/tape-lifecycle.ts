@@ -1,4 +1,4 @@
-import { encodeTape, TAPE_SIZE } from '../../../src/chain/account-layouts';
+import { encodeTape, NO_VERSION, TAPE_SIZE } from '../../../src/chain/account-layouts';
 import { TapeErrorCode } from '../../../src/chain/program-errors';
 import { SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../../src/chain/program-ids';
 import { resizeCost, storageCost } from '../../../src/chain/storage-pricing';
@@ -63,6 +63,8 @@ export function createTape(call: TapeInvocation, data: Data<Tag.CreateTape>): vo
     createdAt: call.now,
     nameCount: 0,
     trackCount: 0,
+    payer: payer.pubkey,
+    ...NO_VERSION,
   });
 }
 
