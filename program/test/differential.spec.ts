@@ -95,6 +95,8 @@ describe('TapeProgram: differential, native oracle vs program/tape.so', () => {
     if (SEQUENCES >= 100) expect(instructions).toBeGreaterThan(steps / 2);
     // The generator reaches every instruction's success path, not only its refusals.
     if (SEQUENCES >= MIN_SEQUENCES_FOR_SHARES) expect(tally.belowMinimumShare()).toEqual([]);
+    // What the client requests covers what every successful instruction used.
+    expect(tally.overBudget.slice(0, 10)).toEqual([]);
   });
 });
 
