@@ -49,15 +49,7 @@ uint64_t publish(Call *c, const IxData *d) {
     return fail3(ERR_INVALID_ARGUMENT,
                  "version_bytes exceeds the previous version's bytes plus added_bytes", NULL, NULL);
   }
-  if (kept > record.capacity || record.used > record.capacity - kept) {
-    Text detail;
-    text_clear(&detail);
-    text_str(&detail, "tape has ");
-    text_difference(&detail, record.capacity, record.used);
-    text_str(&detail, " bytes free, kept versions need ");
-    text_u64(&detail, kept);
-    return fail(ERR_INSUFFICIENT_CAPACITY, &detail);
-  }
+  TRY(expect_room(&record, kept, "kept versions need"));
 
   /* The current root moves to prev_root, whose bytes it is about to overwrite: copy it first. */
   uint8_t previous_root[32];

@@ -4,6 +4,7 @@ import { Tag, TapeInstructionData } from '../../../src/chain/tape-instruction-da
 import {
   checkedAdd,
   expectActive,
+  expectRoom,
   expectTapeSigner,
   fail,
   MAX_STORED_U64,
@@ -48,12 +49,7 @@ export function publish(
       "version_bytes exceeds the previous version's bytes plus added_bytes",
     );
   }
-  if (BigInt(record.used) + kept > BigInt(record.capacity)) {
-    fail(
-      TapeErrorCode.InsufficientCapacity,
-      `tape has ${record.capacity - record.used} bytes free, kept versions need ${kept}`,
-    );
-  }
+  expectRoom(record, kept, 'kept versions need');
 
   tape.view.data = encodeTape({
     ...record,
