@@ -1,8 +1,9 @@
 import { AccountMeta, PublicKey, TransactionInstruction } from '@solana/web3.js';
-import { decodeName, decodeTape, TapeRecord } from '../../src/chain/account-layouts';
+import { decodeName } from '../../src/chain/account-layouts';
 import { MIB, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/program-ids';
 import { encodeInstructionData, Tag } from '../../src/chain/tape-instruction-data';
 import { GENESIS, SOL } from './differential-state';
+import { publishStep } from './differential-publish';
 import { CONTENT_TYPES, NAMES, Universe } from './differential-universe';
 import { ProgramHost } from './program-host';
 import { Prng } from './prng';
@@ -261,49 +262,8 @@ export class StepGenerator {
         return { ix: ix(keys, Buffer.from([tag])), text };
       }
       case Tag.Publish:
-        return this.publish(state, t, signer);
+        return publishStep({ u, rng, state, t, signer, size: () => this.value(SIZES) });
     }
-  }
-
-  /**
-   * Publish, most often as a careful publisher would send it: the tape's current version, a
-   * byte count its previous version and the added bytes can hold; sometimes stale or wrong.
-   */
-  private publish(
-    state: ProgramHost,
-    t: number,
-    signer: PublicKey,
-  ): { ix: TransactionInstruction; text: string } {
-    const { rng, u } = this;
-    const current = tapeOf(state, u.tapes[t]);
-    const version = current?.version ?? 0;
-    const before = version === 0 ? 0 : (current?.versionBytes ?? 0);
-    const expectedVersion = rng.chance(0.8)
-      ? version
-      : rng.pick([0, 1, version + 1, Math.max(version - 1, 0), MAX_SAFE]);
-    const root = rng.chance(0.95) ? rng.pick(u.commitments) : Buffer.alloc(32);
-    const addedBytes = this.value(SIZES);
-    // Valid: at most the previous bytes plus the added ones, at least the added ones.
-    const dropped = rng.int(Math.min(before, 5_000) + 1);
-    const versionBytes = rng.chance(0.85)
-      ? before + addedBytes - dropped
-      : rng.pick([Math.max(addedBytes - 1, 0), before + addedBytes + 1, this.value(SIZES)]);
-    const authority = rng.chance(0.85) ? u.storageAuthority : rng.pick([u.admin, signer]);
-    const keys = [ro(signer, true), ro(authority, true), w(u.tapes[t]), ro(u.config)];
-    const data = Buffer.concat([
-      Buffer.from([Tag.Publish]),
-      u64(expectedVersion),
-      root,
-      u64(versionBytes),
-      u64(addedBytes),
-    ]);
-    const text =
-      `Publish(tape${t}, expected ${expectedVersion}, ${versionBytes}B of which ${addedBytes}B new, ` +
-      `by ${u.label(signer)} and ${u.label(authority)})`;
-    return {
-      ix: new TransactionInstruction({ programId: u.pdas.programId, keys, data }),
-      text,
-    };
   }
 
   /** Sometimes a hostile variant: flags dropped, accounts missing or swapped, data broken. */
@@ -372,17 +332,6 @@ function trackOf(state: ProgramHost, name: PublicKey): PublicKey | undefined {
   if (!account) return undefined;
   try {
     return decodeName(account.data).track;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The tape record at `address`, if it holds one. */
-function tapeOf(state: ProgramHost, address: PublicKey): TapeRecord | undefined {
-  const account = state.getAccount(address);
-  if (!account) return undefined;
-  try {
-    return decodeTape(account.data);
   } catch {
     return undefined;
   }
