@@ -216,6 +216,7 @@ describe('tape CLI', () => {
         objects: '0',
         epochs: created.epochs,
         delegate: 'none',
+        version: 'none',
         URL: `http://${created.label}.localhost:8080/`,
       });
       expect(info.expires).toMatch(/^~.* UTC \(in about \d+ minutes?\)$/);
@@ -224,8 +225,11 @@ describe('tape CLI', () => {
       expect(extended.epochs).toBe(`active=${active} expiry=${expiry + 10}`);
       expect(extended.cost).toBe('0.01 storage tokens');
       await u.ok(['extend', '--duration', '30s']);
-      const afterDuration = await u.json<{ expiry_epoch: number; capacity: number }>(['info']);
+      const afterDuration = await u.json<Record<string, unknown>>(['info']);
       expect(afterDuration.expiry_epoch).toBe(expiry + 20);
+      // The tape records who paid its rent; no version is published yet.
+      expect(afterDuration).toMatchObject({ version: 0, root: null, kept_bytes: 0 });
+      expect(afterDuration.payer).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
 
       const resized = keyValues(await u.ok(['resize', '--add', '1m']));
       expect(resized.capacity).toBe(`${524288 + 1048576} bytes (1.5 MiB)`);

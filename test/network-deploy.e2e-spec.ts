@@ -420,7 +420,7 @@ describe('tape network deploy', () => {
         expect(
           await poor.fails(['network', 'deploy', '--program-keypair', programKeypair().path]),
         ).toMatch(
-          /^insufficient funds: this deploy needs about [01]\.\d+ SOL \(buffer 0\.3\d+, program data 0\.6\d+, program 0\.00114, fees 0\.000\d+\); payer \w+ has 0\.1 SOL$/,
+          /^insufficient funds: this deploy needs about [01]\.\d+ SOL \(buffer 0\.\d+, program data 0\.\d+, program 0\.00114, fees 0\.000\d+\); payer \w+ has 0\.1 SOL$/,
         );
       } finally {
         poor.cleanup();

@@ -15,7 +15,7 @@ import {
   mintTo,
 } from '../src/chain/spl-token-instructions';
 import { decodeTokenAccount } from '../src/chain/spl-token-layouts';
-import { Tag } from '../src/chain/tape-instructions';
+import { Tag } from '../src/chain/tape-instruction-data';
 import { CliUser, keyValues } from './support/cli-process';
 import { removeSite, writeSite } from './support/cli-site';
 import { GatewayProcess, startGateway } from './support/gateway-process';

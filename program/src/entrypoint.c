@@ -1,14 +1,14 @@
 /*
  * The tape program (docs/program.md): decode the data, count the accounts, log the
  * instruction's name, run it. Malformed data and missing accounts are Solana's own errors;
- * everything else is a program error (6000-6010) logged by the instruction.
+ * everything else is a program error (6000-6012) logged by the instruction.
  */
 #include "errors.h"
 #include "input.h"
 #include "instructions.h"
 
 /* Accounts each instruction needs at least (docs/program.md, "Instructions"). */
-static const uint8_t REQUIRED_ACCOUNTS[IX_COUNT] = {5, 8, 6, 6, 2, 6, 7, 3, 5, 4};
+static const uint8_t REQUIRED_ACCOUNTS[IX_COUNT] = {5, 8, 6, 6, 2, 6, 7, 3, 5, 4, 4};
 
 static uint64_t reject(uint64_t error, const Text *detail) {
   Text line;
@@ -41,6 +41,8 @@ static uint64_t run(Call *c, const IxData *d) {
       return remove_name(c);
     case IX_RELEASE_TRACK:
       return release_track(c);
+    case IX_PUBLISH:
+      return publish(c, d);
     default:
       return SOL_ERROR_INVALID_INSTRUCTION_DATA;
   }

@@ -4,6 +4,7 @@ static const char *const MESSAGES[] = {
     "insufficient capacity", "tape expired",      "unauthorized signer", "insufficient funds",
     "invalid argument",      "track not certified", "track in use",      "account mismatch",
     "already exists",        "account not found", "invalid account data", "invalid name",
+    "version conflict",
 };
 
 uint64_t fail(uint64_t code, const Text *detail) {

@@ -16,6 +16,7 @@ enum {
   ERR_ACCOUNT_NOT_FOUND = 6009,
   ERR_INVALID_ACCOUNT_DATA = 6010,
   ERR_INVALID_NAME = 6011,
+  ERR_VERSION_CONFLICT = 6012,
 };
 
 /* Logs `Error: <message>` and `Detail: <detail>`, returns the code. */

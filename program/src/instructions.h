@@ -1,4 +1,4 @@
-/* The ten instructions (docs/program.md): each checks everything before its first effect. */
+/* The eleven instructions (docs/program.md): each checks everything before its first effect. */
 #pragma once
 
 #include "invocation.h"
@@ -13,6 +13,7 @@ uint64_t certify_track(Call *c);
 uint64_t release_track(Call *c);
 uint64_t set_name(Call *c, const IxData *d);
 uint64_t remove_name(Call *c);
+uint64_t publish(Call *c, const IxData *d);
 
 /* The outcome of one name fewer pointing at a track, computed while checking. */
 typedef struct {

@@ -213,6 +213,19 @@ uint64_t expect_active(const TapeRecord *tape, uint64_t current_epoch) {
   return 0;
 }
 
+uint64_t expect_room(const TapeRecord *tape, uint64_t needed, const char *what) {
+  if (needed <= tape->capacity && tape->used <= tape->capacity - needed) return 0;
+  Text detail;
+  text_clear(&detail);
+  text_str(&detail, "tape has ");
+  text_difference(&detail, tape->capacity, tape->used);
+  text_str(&detail, " bytes free, ");
+  text_str(&detail, what);
+  text_str(&detail, " ");
+  text_u64(&detail, needed);
+  return fail(ERR_INSUFFICIENT_CAPACITY, &detail);
+}
+
 uint64_t checked_add(uint64_t a, uint64_t b, uint64_t max, const char *what, uint64_t *out) {
   if (a > max || b > max - a) return fail3(ERR_INVALID_ARGUMENT, what, " overflows", NULL);
   *out = a + b;

@@ -69,6 +69,8 @@ uint64_t call_name(Call *c, uint64_t index, const uint8_t *tape, Account **accou
 /* The tape's authority, or its delegate when it has one. */
 uint64_t expect_tape_signer(const TapeRecord *tape, const Account *signer);
 uint64_t expect_active(const TapeRecord *tape, uint64_t current_epoch);
+/* used + `needed` within capacity, compared exactly; `what` names the need ("track needs"). */
+uint64_t expect_room(const TapeRecord *tape, uint64_t needed, const char *what);
 /* a + b for a stored counter, refused past `max`. */
 uint64_t checked_add(uint64_t a, uint64_t b, uint64_t max, const char *what, uint64_t *out);
 /* a - b for a stored counter; below zero the account is inconsistent. */

@@ -6,7 +6,7 @@ static const uint8_t ZERO_KEY[SOL_PUBKEY_BYTES] = {0};
 
 static const char *const IX_NAMES[IX_COUNT] = {
     "InitConfig", "CreateTape", "ExtendTape", "ResizeTape",   "SetDelegate",
-    "WriteTrack", "SetName",    "CertifyTrack", "RemoveName", "ReleaseTrack",
+    "WriteTrack", "SetName",    "CertifyTrack", "RemoveName", "ReleaseTrack", "Publish",
 };
 
 const char *ix_name(uint64_t tag) { return IX_NAMES[tag]; }
@@ -44,6 +44,15 @@ void decode_tape(Reader *r, const uint8_t *data, uint64_t len, TapeRecord *out) 
   out->created_at = rd_i64n(r);
   out->name_count = rd_u32(r);
   out->track_count = rd_u32(r);
+  out->payer = rd_bytes(r, SOL_PUBKEY_BYTES);
+  out->version = rd_u64n(r);
+  out->root = rd_bytes(r, 32);
+  out->version_bytes = rd_u64n(r);
+  out->published_at = rd_i64n(r);
+  out->prev_version = rd_u64n(r);
+  out->prev_root = rd_bytes(r, 32);
+  out->prev_version_bytes = rd_u64n(r);
+  out->kept_bytes = rd_u64n(r);
   rd_end(r);
 }
 
@@ -132,6 +141,15 @@ void encode_tape(uint8_t *out, const TapeRecord *t) {
   w_u64(&w, (uint64_t)t->created_at);
   w_u32(&w, t->name_count);
   w_u32(&w, t->track_count);
+  w_bytes(&w, t->payer, SOL_PUBKEY_BYTES);
+  w_u64(&w, t->version);
+  w_bytes(&w, t->root != NULL ? t->root : ZERO_KEY, 32);
+  w_u64(&w, t->version_bytes);
+  w_u64(&w, (uint64_t)t->published_at);
+  w_u64(&w, t->prev_version);
+  w_bytes(&w, t->prev_root != NULL ? t->prev_root : ZERO_KEY, 32);
+  w_u64(&w, t->prev_version_bytes);
+  w_u64(&w, t->kept_bytes);
 }
 
 void encode_track_fixed(uint8_t *out, const TrackRecord *t) {
@@ -202,6 +220,12 @@ void decode_ix(Reader *r, const uint8_t *data, uint64_t len, IxData *out) {
       out->name = rd_str(r, 2, &out->name_len);
       out->content_type = rd_str(r, 1, &out->content_type_len);
       rd_optional_bytes16(r, &out->metadata, &out->metadata_len);
+      break;
+    case IX_PUBLISH:
+      out->expected_version = rd_u64n(r);
+      out->root = rd_bytes(r, 32);
+      out->version_bytes = rd_u64n(r);
+      out->added_bytes = rd_u64n(r);
       break;
     case IX_CERTIFY_TRACK:
     case IX_REMOVE_NAME:

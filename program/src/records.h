@@ -6,7 +6,7 @@
 enum { TAG_CONFIG = 1, TAG_TAPE = 2, TAG_TRACK = 3, TAG_NAME = 4 };
 
 #define CONFIG_SIZE 154
-#define TAPE_SIZE 114
+#define TAPE_SIZE 258
 #define TRACK_FIXED_SIZE 88
 #define NAME_FIXED_SIZE 117
 #define MAX_NAME_BYTES 1024
@@ -34,6 +34,19 @@ typedef struct {
   int64_t created_at;
   uint64_t name_count;
   uint64_t track_count;
+  /* Who paid the tape's rent at CreateTape: the only account rent may ever go back to. */
+  const uint8_t *payer;
+  /* The current version (0: none published), its root and bytes; NULL roots are stored as zeros. */
+  uint64_t version;
+  const uint8_t *root;
+  uint64_t version_bytes;
+  int64_t published_at;
+  /* The version before it, kept for rollback and garbage collection. */
+  uint64_t prev_version;
+  const uint8_t *prev_root;
+  uint64_t prev_version_bytes;
+  /* Unique bytes of the kept versions (current and previous). */
+  uint64_t kept_bytes;
 } TapeRecord;
 
 typedef struct {
@@ -70,7 +83,7 @@ void decode_tape(Reader *r, const uint8_t *data, uint64_t len, TapeRecord *out);
 void decode_track(Reader *r, const uint8_t *data, uint64_t len, TrackRecord *out);
 void decode_name(Reader *r, const uint8_t *data, uint64_t len, NameRecord *out);
 
-/* Encoders write the whole record; a tape with no delegate stores zeros in its place. */
+/* Encoders write the whole record; a tape with no delegate (or a NULL root) stores zeros in its place. */
 void encode_config(uint8_t *out, const ConfigRecord *c);
 void encode_tape(uint8_t *out, const TapeRecord *t);
 /* The track's fixed part only: its content type is written once, when it is created. */
@@ -88,7 +101,8 @@ enum {
   IX_CERTIFY_TRACK = 7,
   IX_REMOVE_NAME = 8,
   IX_RELEASE_TRACK = 9,
-  IX_COUNT = 10,
+  IX_PUBLISH = 10,
+  IX_COUNT = 11,
 };
 
 typedef struct {
@@ -116,6 +130,11 @@ typedef struct {
   /* SetName's optional tail */
   const uint8_t *metadata;
   uint64_t metadata_len;
+  /* Publish */
+  uint64_t expected_version;
+  const uint8_t *root;
+  uint64_t version_bytes;
+  uint64_t added_bytes;
 } IxData;
 
 void decode_ix(Reader *r, const uint8_t *data, uint64_t len, IxData *out);

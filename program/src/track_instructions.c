@@ -31,15 +31,7 @@ uint64_t write_track(Call *c, const IxData *d) {
   if (!account_is_vacant(track)) {
     return fail3(ERR_INVALID_ACCOUNT_DATA, "track address is in use", NULL, NULL);
   }
-  if (d->size > record.capacity || record.used > record.capacity - d->size) {
-    Text detail;
-    text_clear(&detail);
-    text_str(&detail, "tape has ");
-    text_difference(&detail, record.capacity, record.used);
-    text_str(&detail, " bytes free, track needs ");
-    text_u64(&detail, d->size);
-    return fail(ERR_INSUFFICIENT_CAPACITY, &detail);
-  }
+  TRY(expect_room(&record, d->size, "track needs"));
   uint64_t track_count;
   TRY(checked_add(record.track_count, 1, MAX_U32, "track count", &track_count));
   uint64_t space = TRACK_FIXED_SIZE + d->content_type_len;

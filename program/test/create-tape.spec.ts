@@ -1,5 +1,5 @@
 import { Keypair, PublicKey } from '@solana/web3.js';
-import { TAPE_SIZE } from '../../src/chain/account-layouts';
+import { NO_VERSION, TAPE_SIZE } from '../../src/chain/account-layouts';
 import { TapeErrorCode } from '../../src/chain/program-errors';
 import {
   DEFAULT_TAPE_PROGRAM_ID,
@@ -56,6 +56,9 @@ describe.each(HOSTS)('%s host', (_host, newHost) => {
         createdAt: GENESIS + 7 * EPOCH_SECS,
         nameCount: 0,
         trackCount: 0,
+        // Rent goes back only to whoever paid it; no version yet.
+        payer,
+        ...NO_VERSION,
       });
     });
 

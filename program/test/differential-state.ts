@@ -5,6 +5,8 @@ import {
   encodeName,
   encodeTape,
   encodeTrack,
+  NO_VERSION,
+  TapeRecord,
   TrackKind,
 } from '../../src/chain/account-layouts';
 import { DEFAULT_TAPE_PROGRAM_ID, MIB, TOKEN_PROGRAM_ID } from '../../src/chain/program-ids';
@@ -28,6 +30,29 @@ const program = (data: Buffer): HostAccount => ({
   data,
   executable: false,
 });
+
+/** No version, a few published ones, or the counters at their limits. */
+function randomVersion(u: Universe, rng: Prng): typeof NO_VERSION {
+  if (rng.chance(0.4)) return NO_VERSION;
+  const version = rng.chance(0.9) ? rng.range(1, 3) : MAX_SAFE;
+  const versionBytes = rng.pick([0, 5, 400, 1_000, MAX_SAFE]);
+  const prev: Pick<TapeRecord, 'prevVersion' | 'prevRoot' | 'prevVersionBytes'> =
+    version === 1
+      ? { prevVersion: 0, prevRoot: NO_VERSION.prevRoot, prevVersionBytes: 0 }
+      : {
+          prevVersion: version - 1,
+          prevRoot: rng.pick(u.commitments),
+          prevVersionBytes: rng.pick([0, 5, 1_000]),
+        };
+  return {
+    version,
+    root: rng.pick(u.commitments),
+    versionBytes,
+    publishedAt: GENESIS,
+    ...prev,
+    keptBytes: versionBytes + rng.pick([0, 5]),
+  };
+}
 
 /**
  * A random network to start a sequence from, written as account bytes (faster than running
@@ -158,6 +183,8 @@ export function randomStartingState(u: Universe, rng: Prng): StartingState {
           createdAt: GENESIS,
           nameCount: consistent ? names : rng.pick([0, MAX_U32]),
           trackCount: consistent ? tracks.length : rng.pick([0, MAX_U32]),
+          payer: rng.pick(u.payers),
+          ...randomVersion(u, rng),
         }),
       ),
     );

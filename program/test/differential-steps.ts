@@ -1,8 +1,9 @@
 import { AccountMeta, PublicKey, TransactionInstruction } from '@solana/web3.js';
 import { decodeName } from '../../src/chain/account-layouts';
 import { MIB, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/program-ids';
-import { encodeInstructionData, Tag } from '../../src/chain/tape-instructions';
+import { encodeInstructionData, Tag } from '../../src/chain/tape-instruction-data';
 import { GENESIS, SOL } from './differential-state';
+import { publishStep } from './differential-publish';
 import { CONTENT_TYPES, NAMES, Universe } from './differential-universe';
 import { ProgramHost } from './program-host';
 import { Prng } from './prng';
@@ -114,7 +115,9 @@ export class StepGenerator {
       ro(u.config),
       ro(TOKEN_PROGRAM_ID),
     ];
-    const tag = rng.pick([0, 1, 1, 2, 3, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 8, 8, 9, 9]) as Tag;
+    const tag = rng.pick([
+      0, 1, 1, 2, 3, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 8, 8, 9, 9, 10, 10, 10, 10,
+    ]) as Tag;
     switch (tag) {
       case Tag.InitConfig: {
         const epochDurationSecs = rng.pick([0, 1, 3600]);
@@ -258,6 +261,8 @@ export class StepGenerator {
         const text = `ReleaseTrack(${u.label(track)}, by ${u.label(signer)})`;
         return { ix: ix(keys, Buffer.from([tag])), text };
       }
+      case Tag.Publish:
+        return publishStep({ u, rng, state, t, signer, size: () => this.value(SIZES) });
     }
   }
 
@@ -301,7 +306,7 @@ export class StepGenerator {
         data = Buffer.concat([data, Buffer.from([rng.int(256)])]);
         notes.push('a trailing byte');
       } else if (roll === 2) {
-        data = Buffer.concat([Buffer.from([rng.range(10, 255)]), data.subarray(1)]);
+        data = Buffer.concat([Buffer.from([rng.range(11, 255)]), data.subarray(1)]);
         notes.push(`tag ${data[0]}`);
       } else {
         data = rng.bytes(rng.int(12));

@@ -1,9 +1,9 @@
 import { PublicKey } from '@solana/web3.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Tag } from '../../src/chain/tape-instructions';
 import { GENESIS, randomStartingState } from './differential-state';
 import { Step, StepGenerator } from './differential-steps';
+import { DifferentialTally, MIN_SEQUENCES_FOR_SHARES } from './differential-tally';
 import { Universe } from './differential-universe';
 import { NativeHost } from './native-host';
 import { HostAccount, HostOutcome, ProgramHost } from './program-host';
@@ -32,7 +32,7 @@ describe('TapeProgram: differential, native oracle vs program/tape.so', () => {
     const u = new Universe();
     const native = new NativeHost();
     const svm = new SvmHost();
-    const units = new Map<string, number[]>();
+    const tally = new DifferentialTally();
     const outcomes = new Map<string, number>();
     let resetMs = 0;
     let instructions = 0;
@@ -73,10 +73,7 @@ describe('TapeProgram: differential, native oracle vs program/tape.so', () => {
           if (outcome) fail(outcome);
           const kind = got.error === null ? 'ok' : JSON.stringify(got.error);
           outcomes.set(kind, (outcomes.get(kind) ?? 0) + 1);
-          if (got.error === null && got.computeUnits !== undefined) {
-            const tag = Tag[step.ix.data[0]] ?? 'unknown';
-            units.set(tag, [...(units.get(tag) ?? []), got.computeUnits]);
-          }
+          tally.record(step.ix, got, `${step.text} (DIFF_SEED=${seed} DIFF_SEQUENCES=1)`);
         }
         const accounts = compareAccounts(u, native, svm);
         if (accounts) fail(accounts);
@@ -84,18 +81,22 @@ describe('TapeProgram: differential, native oracle vs program/tape.so', () => {
     }
 
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const table = summarize(units);
+    const table = tally.summary();
     console.log(
       `differential: ${SEQUENCES} sequences, ${instructions} instructions in ${seconds.toFixed(1)} s ` +
         `(DIFF_SEED=${BASE_SEED}; host resets ${resetMs.toFixed(0)} ms in all)\n` +
         `outcomes: ${JSON.stringify(Object.fromEntries(outcomes))}\n` +
-        `compute units of successful instructions: ${JSON.stringify(table)}`,
+        `per instruction kind: ${JSON.stringify(table)}`,
     );
     if (process.env.RECORD_CU === '1')
       writeFileSync(CU_FILE, `${JSON.stringify(table, null, 2)}\n`);
     // Every sequence ran at least one step, and most steps are instructions.
     expect(steps).toBeGreaterThanOrEqual(SEQUENCES);
     if (SEQUENCES >= 100) expect(instructions).toBeGreaterThan(steps / 2);
+    // The generator reaches every instruction's success path, not only its refusals.
+    if (SEQUENCES >= MIN_SEQUENCES_FOR_SHARES) expect(tally.belowMinimumShare()).toEqual([]);
+    // What the client requests covers what every successful instruction used.
+    expect(tally.overBudget.slice(0, 10)).toEqual([]);
   });
 });
 
@@ -182,20 +183,4 @@ function report(
     `first difference: ${difference}`,
     `svm transaction logs:\n  ${svm.lastLogLines.join('\n  ')}`,
   ].join('\n');
-}
-
-function summarize(
-  units: Map<string, number[]>,
-): Record<string, { count: number; median: number; max: number }> {
-  const table: Record<string, { count: number; median: number; max: number }> = {};
-  for (const tag of Object.values(Tag).filter((v) => typeof v === 'string')) {
-    const values = (units.get(tag) ?? []).sort((x, y) => x - y);
-    if (values.length === 0) continue;
-    table[tag] = {
-      count: values.length,
-      median: values[Math.floor(values.length / 2)],
-      max: values[values.length - 1],
-    };
-  }
-  return table;
 }

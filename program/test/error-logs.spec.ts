@@ -116,6 +116,11 @@ const CASES: Record<string, Case> = {
       'a name segment starts with "." (hidden files and .well-known/ are never published)',
     ),
   },
+  VersionConflict: {
+    kind: custom(TapeErrorCode.VersionConflict),
+    build: ({ world, owner }) => world.publishIx(owner, 3, 10, 10),
+    logs: programError(6012, 'Publish', 'tape is at version 0, not 3'),
+  },
   'InvalidInstructionData (unknown tag)': {
     kind: 'InvalidInstructionData',
     build: ({ world, owner }) => withData(world.writeTrackIx(owner, 'z'), Buffer.from([42])),

@@ -6,6 +6,7 @@ import { Account } from 'litesvm/dist/internal';
 import type { LiteSvm } from 'litesvm/dist/internal';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { TAPE_SIZE } from '../../src/chain/account-layouts';
 import { DEFAULT_TAPE_PROGRAM_ID, SYSTEM_PROGRAM_ID } from '../../src/chain/program-ids';
 import { rentExempt } from './oracle/test-ledger';
 import {
@@ -156,7 +157,7 @@ function emptyAccount(): Account {
 
 /** The native ledger's rent (3480 lamports/byte-year x 2 years) must be the SVM's. */
 function checkRent(svm: LiteSVM): void {
-  for (const length of [0, 114, 10_240]) {
+  for (const length of [0, TAPE_SIZE, 10_240]) {
     const svmRent = Number(svm.minimumBalanceForRentExemption(BigInt(length)));
     if (svmRent !== rentExempt(length)) {
       throw new Error(

@@ -13,7 +13,8 @@ import { associatedTokenAddress, TapePdas } from '../../src/chain/pdas';
 import { TapeErrorCode } from '../../src/chain/program-errors';
 import { DEFAULT_TAPE_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/program-ids';
 import { decodeTokenAccount, encodeMint, MINT_SIZE } from '../../src/chain/spl-token-layouts';
-import { encodeInstructionData, Tag, TapeInstructions } from '../../src/chain/tape-instructions';
+import { TapeInstructions } from '../../src/chain/tape-instructions';
+import { encodeInstructionData, Tag } from '../../src/chain/tape-instruction-data';
 import { alter, withData } from './oracle/instruction-alter';
 import { rentExempt } from './oracle/test-ledger';
 import { tokenAccount } from './token-accounts';
@@ -248,6 +249,25 @@ export class TapeWorld<H extends ProgramHost = ProgramHost> {
       contentType: over.contentType ?? 'text/html',
       previousTrack: over.previousTrack,
       metadata: over.metadata,
+    });
+  }
+
+  /** Publish of a version of `t` (root from `body`), signed by its authority and the storage authority. */
+  publishIx(
+    t: TapeOwner,
+    expectedVersion: number,
+    versionBytes: number,
+    addedBytes: number,
+    over: { root?: Buffer; signer?: PublicKey; storageAuthority?: PublicKey } = {},
+  ) {
+    return this.ix.publish({
+      signer: over.signer ?? t.authority,
+      storageAuthority: over.storageAuthority ?? this.storageAuthority,
+      tape: t.tape,
+      expectedVersion,
+      root: over.root ?? commitmentOf(`root of version ${expectedVersion + 1}`),
+      versionBytes,
+      addedBytes,
     });
   }
 

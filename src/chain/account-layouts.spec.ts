@@ -1,7 +1,17 @@
 import { PublicKey } from '@solana/web3.js';
-import { decodeName, encodeName, nameSize, NameRecord, TrackKind } from './account-layouts';
+import {
+  decodeName,
+  decodeTape,
+  encodeName,
+  encodeTape,
+  nameSize,
+  NameRecord,
+  TAPE_SIZE,
+  TapeRecord,
+  TrackKind,
+} from './account-layouts';
 import { LayoutError } from './byte-codec';
-import { decodeInstructionData, encodeInstructionData, Tag } from './tape-instructions';
+import { decodeInstructionData, encodeInstructionData, Tag } from './tape-instruction-data';
 
 const tape = new PublicKey(Buffer.alloc(32, 1));
 const track = new PublicKey(Buffer.alloc(32, 2));
@@ -82,5 +92,57 @@ describe('SetName instruction data', () => {
       contentType: 't',
       metadata,
     });
+  });
+});
+
+describe('Tape account layout', () => {
+  const tapeRecord: TapeRecord = {
+    authority: tape,
+    delegate: null,
+    capacity: 1_000,
+    used: 0,
+    activeEpoch: 1,
+    expiryEpoch: 9,
+    createdAt: 1_700_000_000,
+    nameCount: 0,
+    trackCount: 0,
+    payer: track,
+    version: 2,
+    root: Buffer.alloc(32, 5),
+    versionBytes: 300,
+    publishedAt: 1_700_000_100,
+    prevVersion: 1,
+    prevRoot: Buffer.alloc(32, 6),
+    prevVersionBytes: 200,
+    keptBytes: 400,
+  };
+
+  it('appends payer and the version fields after the counts, in the documented order', () => {
+    const data = encodeTape(tapeRecord);
+    expect(data.length).toBe(TAPE_SIZE);
+    expect(data.subarray(114, 146)).toEqual(track.toBuffer());
+    expect(data.readBigUInt64LE(146)).toBe(2n);
+    expect(data.subarray(154, 186)).toEqual(Buffer.alloc(32, 5));
+    expect(data.readBigUInt64LE(250)).toBe(400n);
+    expect(decodeTape(data)).toEqual(tapeRecord);
+  });
+
+  it('refuses a tape record of the earlier 114-byte layout', () => {
+    expect(() => decodeTape(encodeTape(tapeRecord).subarray(0, 114))).toThrow(LayoutError);
+  });
+});
+
+describe('Publish instruction data', () => {
+  it('is the expected version, the root and two byte counts', () => {
+    const d = {
+      tag: Tag.Publish as const,
+      expectedVersion: 3,
+      root: Buffer.alloc(32, 7),
+      versionBytes: 500,
+      addedBytes: 20,
+    };
+    const data = encodeInstructionData(d);
+    expect(data.length).toBe(1 + 8 + 32 + 8 + 8);
+    expect(decodeInstructionData(data)).toEqual(d);
   });
 });

@@ -45,6 +45,22 @@ export interface TapeRecord {
   createdAt: number;
   nameCount: number;
   trackCount: number;
+  /** Who paid the tape's rent at CreateTape: rent only ever goes back to this account. */
+  payer: PublicKey;
+  /** The current version, counting from 1 per tape; 0 while none is published. */
+  version: number;
+  /** Commitment of the current version's root manifest node; 32 zero bytes when none. */
+  root: Buffer;
+  /** Unique bytes the current version references, as the storage authority certified. */
+  versionBytes: number;
+  /** Unix time of the last Publish (0 before the first). */
+  publishedAt: number;
+  /** The version before the current one, kept for rollback and garbage collection. */
+  prevVersion: number;
+  prevRoot: Buffer;
+  prevVersionBytes: number;
+  /** Unique bytes of the kept versions (current and previous), charged against capacity. */
+  keptBytes: number;
 }
 
 export interface TrackRecord {
@@ -75,7 +91,31 @@ export interface NameRecord {
 }
 
 export const CONFIG_SIZE = 154;
-export const TAPE_SIZE = 114;
+export const TAPE_SIZE = 258;
+
+/** The version fields of a tape that has published none (what CreateTape writes). */
+export const NO_VERSION: Readonly<
+  Pick<
+    TapeRecord,
+    | 'version'
+    | 'root'
+    | 'versionBytes'
+    | 'publishedAt'
+    | 'prevVersion'
+    | 'prevRoot'
+    | 'prevVersionBytes'
+    | 'keptBytes'
+  >
+> = {
+  version: 0,
+  root: Buffer.alloc(32),
+  versionBytes: 0,
+  publishedAt: 0,
+  prevVersion: 0,
+  prevRoot: Buffer.alloc(32),
+  prevVersionBytes: 0,
+  keptBytes: 0,
+};
 /** Offset of the `tape` field in track and name accounts (for getProgramAccounts memcmp). */
 export const TAPE_FIELD_OFFSET = 1;
 
@@ -131,6 +171,15 @@ export function encodeTape(t: TapeRecord): Buffer {
     .i64(t.createdAt)
     .u32(t.nameCount)
     .u32(t.trackCount)
+    .pubkey(t.payer)
+    .u64(t.version)
+    .bytes(t.root)
+    .u64(t.versionBytes)
+    .i64(t.publishedAt)
+    .u64(t.prevVersion)
+    .bytes(t.prevRoot)
+    .u64(t.prevVersionBytes)
+    .u64(t.keptBytes)
     .done();
 }
 
@@ -149,6 +198,15 @@ export function decodeTape(data: Buffer): TapeRecord {
     createdAt: r.i64n(),
     nameCount: r.u32(),
     trackCount: r.u32(),
+    payer: r.pubkey(),
+    version: r.u64n(),
+    root: r.bytes(32),
+    versionBytes: r.u64n(),
+    publishedAt: r.i64n(),
+    prevVersion: r.u64n(),
+    prevRoot: r.bytes(32),
+    prevVersionBytes: r.u64n(),
+    keptBytes: r.u64n(),
   };
   r.end();
   return t;

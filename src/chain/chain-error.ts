@@ -20,6 +20,27 @@ export class ChainError extends Error {
   }
 }
 
+/**
+ * Publish lost its compare-and-swap: another publisher switched the tape's version first. The
+ * caller rebases its change on `currentVersion` (the tape's version when the program refused;
+ * null if the logs did not say) and publishes again.
+ */
+export class VersionConflictError extends ChainError {
+  constructor(
+    readonly currentVersion: number | null,
+    logs: string[] = [],
+  ) {
+    super('program', 'version conflict', TapeErrorCode.VersionConflict, logs);
+    this.name = 'VersionConflictError';
+  }
+
+  /** Reads the version the program names in its `Detail:` line. */
+  static fromLogs(logs: string[]): VersionConflictError {
+    const detail = logs.map((l) => /Detail: tape is at version (\d+),/.exec(l)).find(Boolean);
+    return new VersionConflictError(detail ? Number(detail[1]) : null, logs);
+  }
+}
+
 /** Maps web3.js and RPC failures to ChainError (program errors by their Custom code). */
 export function toChainError(err: unknown, rpcUrl: string): ChainError {
   if (err instanceof ChainError) return err;
@@ -30,6 +51,7 @@ export function toChainError(err: unknown, rpcUrl: string): ChainError {
   );
   if (custom) {
     const code = custom[1] ? Number(custom[1]) : parseInt(custom[2], 16);
+    if (code === Number(TapeErrorCode.VersionConflict)) return VersionConflictError.fromLogs(logs);
     const message = tapeErrorMessage(code);
     if (message) return new ChainError('program', message, code, logs);
   }

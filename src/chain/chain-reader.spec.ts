@@ -7,6 +7,7 @@ import {
   NetworkConfig,
   TapeRecord,
   TrackKind,
+  NO_VERSION,
 } from './account-layouts';
 import { ChainError } from './chain-error';
 import { ChainReader } from './chain-reader';
@@ -28,6 +29,8 @@ const tapeRecord: TapeRecord = {
   createdAt: GENESIS,
   nameCount: 2,
   trackCount: 2,
+  payer: Keypair.generate().publicKey,
+  ...NO_VERSION,
 };
 
 function nameRecord(name: string): NameRecord {

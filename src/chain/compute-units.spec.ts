@@ -15,7 +15,8 @@ import {
   DEFAULT_TAPE_PROGRAM_ID,
   TOKEN_PROGRAM_ID,
 } from './program-ids';
-import { Tag, TapeInstructions } from './tape-instructions';
+import { TapeInstructions } from './tape-instructions';
+import { Tag } from './tape-instruction-data';
 
 const key = () => Keypair.generate().publicKey;
 const raw = (programId = key(), data = Buffer.alloc(0)) =>

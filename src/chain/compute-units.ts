@@ -1,6 +1,6 @@
 import { ComputeBudgetProgram, PublicKey, TransactionInstruction } from '@solana/web3.js';
 import { ASSOCIATED_TOKEN_PROGRAM_ID, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from './program-ids';
-import { Tag } from './tape-instructions';
+import { Tag } from './tape-instruction-data';
 
 /** Solana's cap on the compute-unit limit of one transaction. */
 export const MAX_TRANSACTION_COMPUTE_UNITS = 1_400_000;
@@ -23,21 +23,40 @@ export interface ComputeUnitTable {
   computeBudget: number;
 }
 
+/** What `sol_try_find_program_address` charges per bump it tries. */
+export const PDA_TRY_UNITS = 1_500;
+
 /**
- * `sol_try_find_program_address` costs 1,500 CU per bump it tries: one try for half of all
- * seeds, two for a quarter, and so on. Each PDA an instruction derives is budgeted 8 tries (a
- * seed needs more once in 256); the writer re-sends a transaction that still runs out with the
- * 1.4 M maximum.
+ * Bumps budgeted for an instruction that derives `pdas` PDAs. Each try succeeds with
+ * probability 1/2 (the hash lands off the curve), so the tries of `pdas` derivations exceed T
+ * with the probability that T fair coin flips give fewer than `pdas` heads. The budget is the
+ * least T where that is at most 1 in 1,000 instructions, and never fewer than 8 tries per PDA
+ * (what earlier builds budgeted): one PDA gets 10 (8 failed once in 256, as the differential
+ * test's SetDelegate did with 9), two get 16, six get 48. The writer re-sends a transaction
+ * that still runs out with the 1.4 M maximum.
  */
-export const PDA_DERIVATION_ALLOWANCE = 8 * 1_500;
+export function derivationTries(pdas: number): number {
+  const tailAtMost = 1 / 1_000;
+  for (let tries = pdas; ; tries++) {
+    let fewerHeads = 0;
+    let ways = 1; // C(tries, heads)
+    for (let heads = 0; heads < pdas; heads++) {
+      fewerHeads += ways;
+      ways = (ways * (tries - heads)) / (heads + 1);
+    }
+    if (fewerHeads / 2 ** tries <= tailAtMost) return Math.max(tries, 8 * pdas);
+  }
+}
 
 /**
  * A tape instruction's worst case: what program/tape.so measured on its longest path apart
- * from PDA derivations (docs/program.md, "Compute units"), a quarter more, plus the allowance
- * of every PDA it derives.
+ * from PDA derivations (docs/program.md, "Compute units"), a quarter more, plus the tries
+ * budgeted for the PDAs it derives.
  */
 function tapeCost(measuredWithoutDerivations: number, derivations: number): number {
-  return Math.ceil(measuredWithoutDerivations * 1.25) + derivations * PDA_DERIVATION_ALLOWANCE;
+  return (
+    Math.ceil(measuredWithoutDerivations * 1.25) + derivationTries(derivations) * PDA_TRY_UNITS
+  );
 }
 
 /**
@@ -50,18 +69,20 @@ export const COMPUTE_UNITS: ComputeUnitTable = {
     // Config PDA.
     [Tag.InitConfig]: tapeCost(8_000, 1),
     // Config, tape and the payer's token account; a lamport gift at the tape adds 3 CPIs.
-    [Tag.CreateTape]: tapeCost(12_500, 3),
-    [Tag.ExtendTape]: tapeCost(7_000, 3),
-    [Tag.ResizeTape]: tapeCost(7_000, 3),
-    [Tag.SetDelegate]: tapeCost(2_500, 1),
+    [Tag.CreateTape]: tapeCost(12_800, 3),
+    [Tag.ExtendTape]: tapeCost(7_400, 3),
+    [Tag.ResizeTape]: tapeCost(7_400, 3),
+    [Tag.SetDelegate]: tapeCost(3_000, 1),
     // Tape, config and the track (twice when it exists); a gift adds 3 CPIs.
-    [Tag.WriteTrack]: tapeCost(10_500, 4),
+    [Tag.WriteTrack]: tapeCost(11_000, 4),
     // Tape, track, config, name (twice when it exists), previous track.
-    [Tag.SetName]: tapeCost(14_500, 6),
-    [Tag.CertifyTrack]: tapeCost(3_200, 2),
+    [Tag.SetName]: tapeCost(15_200, 6),
+    [Tag.CertifyTrack]: tapeCost(3_300, 2),
     // The stored name (up to 1,024 bytes) is validated and hashed again.
-    [Tag.RemoveName]: tapeCost(26_500, 3),
-    [Tag.ReleaseTrack]: tapeCost(4_000, 2),
+    [Tag.RemoveName]: tapeCost(27_100, 3),
+    [Tag.ReleaseTrack]: tapeCost(4_500, 2),
+    // Tape and config.
+    [Tag.Publish]: tapeCost(4_600, 2),
   },
   // A 1,024-byte name of two-byte characters is validated twice when rewritten (~38 CU/byte),
   // and checked for hidden segments (~7 CU/byte).

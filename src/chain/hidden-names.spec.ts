@@ -1,7 +1,8 @@
 import { Keypair } from '@solana/web3.js';
 import { HIDDEN_NAME_RULE, HiddenNameError, isHiddenName } from './hidden-names';
 import { DEFAULT_TAPE_PROGRAM_ID } from './program-ids';
-import { decodeInstructionData, Tag, TapeInstructions } from './tape-instructions';
+import { TapeInstructions } from './tape-instructions';
+import { decodeInstructionData, Tag } from './tape-instruction-data';
 
 const key = () => Keypair.generate().publicKey;
 

@@ -15,6 +15,7 @@ export enum TapeErrorCode {
   AccountNotFound = 6009,
   InvalidAccountData = 6010,
   InvalidName = 6011,
+  VersionConflict = 6012,
 }
 
 export const TAPE_ERROR_MESSAGES: Record<TapeErrorCode, string> = {
@@ -30,6 +31,7 @@ export const TAPE_ERROR_MESSAGES: Record<TapeErrorCode, string> = {
   [TapeErrorCode.AccountNotFound]: 'account not found',
   [TapeErrorCode.InvalidAccountData]: 'invalid account data',
   [TapeErrorCode.InvalidName]: 'invalid name',
+  [TapeErrorCode.VersionConflict]: 'version conflict',
 };
 
 /** Thrown by the native program; carries the code a Solana node reports as `{"Custom": code}`. */

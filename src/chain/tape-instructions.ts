@@ -1,132 +1,9 @@
 import { AccountMeta, PublicKey, TransactionInstruction } from '@solana/web3.js';
-import { ByteReader, ByteWriter, LayoutError } from './byte-codec';
-import { TrackKind, trackKind } from './account-layouts';
+import { TrackKind } from './account-layouts';
 import { HiddenNameError, isHiddenName } from './hidden-names';
 import { associatedTokenAddress, TapePdas } from './pdas';
 import { SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from './program-ids';
-
-/** Instruction tags: the first byte of instruction data (docs/program.md, "Instructions"). */
-export enum Tag {
-  InitConfig = 0,
-  CreateTape = 1,
-  ExtendTape = 2,
-  ResizeTape = 3,
-  SetDelegate = 4,
-  WriteTrack = 5,
-  SetName = 6,
-  CertifyTrack = 7,
-  RemoveName = 8,
-  ReleaseTrack = 9,
-}
-
-export type TapeInstructionData =
-  | {
-      tag: Tag.InitConfig;
-      epochDurationSecs: number;
-      genesisTime: number;
-      pricePerMibEpoch: bigint;
-      storageAuthority: PublicKey;
-    }
-  | { tag: Tag.CreateTape; capacity: number; epochs: number }
-  | { tag: Tag.ExtendTape; epochs: number }
-  | { tag: Tag.ResizeTape; addBytes: number }
-  | { tag: Tag.SetDelegate; delegate: PublicKey | null }
-  | { tag: Tag.WriteTrack; commitment: Buffer; size: number; kind: TrackKind; contentType: string }
-  | { tag: Tag.SetName; name: string; contentType: string; metadata?: Buffer }
-  | { tag: Tag.CertifyTrack }
-  | { tag: Tag.RemoveName }
-  | { tag: Tag.ReleaseTrack };
-
-export function encodeInstructionData(d: TapeInstructionData): Buffer {
-  const w = new ByteWriter().u8(d.tag);
-  switch (d.tag) {
-    case Tag.InitConfig:
-      w.u64(d.epochDurationSecs).i64(d.genesisTime).u64(d.pricePerMibEpoch);
-      w.pubkey(d.storageAuthority);
-      break;
-    case Tag.CreateTape:
-      w.u64(d.capacity).u64(d.epochs);
-      break;
-    case Tag.ExtendTape:
-      w.u64(d.epochs);
-      break;
-    case Tag.ResizeTape:
-      w.u64(d.addBytes);
-      break;
-    case Tag.SetDelegate:
-      w.u8(d.delegate ? 1 : 0).pubkey(d.delegate ?? PublicKey.default);
-      break;
-    case Tag.WriteTrack:
-      w.bytes(d.commitment).u64(d.size).u8(d.kind).str(d.contentType, 1);
-      break;
-    case Tag.SetName:
-      w.str(d.name, 2).str(d.contentType, 1);
-      // Optional tail: absent unless there is metadata (what the CLI and older clients send).
-      if (d.metadata && d.metadata.length > 0) w.u16(d.metadata.length).bytes(d.metadata);
-      break;
-    case Tag.CertifyTrack:
-    case Tag.RemoveName:
-    case Tag.ReleaseTrack:
-      break;
-  }
-  return w.done();
-}
-
-export function decodeInstructionData(data: Buffer): TapeInstructionData {
-  const r = new ByteReader(data);
-  const tag = r.u8() as Tag;
-  let out: TapeInstructionData;
-  switch (tag) {
-    case Tag.InitConfig:
-      out = {
-        tag,
-        epochDurationSecs: r.u64n(),
-        genesisTime: r.i64n(),
-        pricePerMibEpoch: r.u64(),
-        storageAuthority: r.pubkey(),
-      };
-      break;
-    case Tag.CreateTape:
-      out = { tag, capacity: r.u64n(), epochs: r.u64n() };
-      break;
-    case Tag.ExtendTape:
-      out = { tag, epochs: r.u64n() };
-      break;
-    case Tag.ResizeTape:
-      out = { tag, addBytes: r.u64n() };
-      break;
-    case Tag.SetDelegate: {
-      const has = r.u8();
-      const key = r.pubkey();
-      out = { tag, delegate: has ? key : null };
-      break;
-    }
-    case Tag.WriteTrack:
-      out = {
-        tag,
-        commitment: r.bytes(32),
-        size: r.u64n(),
-        kind: trackKind(r.u8()),
-        contentType: r.str(1),
-      };
-      break;
-    case Tag.SetName: {
-      const setName: TapeInstructionData = { tag, name: r.str(2), contentType: r.str(1) };
-      if (r.remaining > 0) setName.metadata = r.bytes(r.u16());
-      out = setName;
-      break;
-    }
-    case Tag.CertifyTrack:
-    case Tag.RemoveName:
-    case Tag.ReleaseTrack:
-      out = { tag };
-      break;
-    default:
-      throw new LayoutError(`unknown instruction tag ${String(tag)}`);
-  }
-  r.end();
-  return out;
-}
+import { encodeInstructionData, Tag, TapeInstructionData } from './tape-instruction-data';
 
 const w = (pubkey: PublicKey, isSigner = false): AccountMeta => ({
   pubkey,
@@ -311,6 +188,33 @@ export class TapeInstructions {
     return this.ix([w(a.receiver, true), ro(a.signer, true), w(a.tape), w(a.track)], {
       tag: Tag.ReleaseTrack,
     });
+  }
+
+  /**
+   * Switches the tape to a new version if it is still at `expectedVersion` (else the program
+   * answers 6012, `VersionConflictError`). `storageAuthority` signs: its signature certifies
+   * that the gateway holds every byte the version references. `signer` is the tape's
+   * authority or its delegate.
+   */
+  publish(a: {
+    signer: PublicKey;
+    storageAuthority: PublicKey;
+    tape: PublicKey;
+    expectedVersion: number;
+    root: Buffer;
+    versionBytes: number;
+    addedBytes: number;
+  }): TransactionInstruction {
+    return this.ix(
+      [ro(a.signer, true), ro(a.storageAuthority, true), w(a.tape), ro(this.pdas.config())],
+      {
+        tag: Tag.Publish,
+        expectedVersion: a.expectedVersion,
+        root: a.root,
+        versionBytes: a.versionBytes,
+        addedBytes: a.addedBytes,
+      },
+    );
   }
 
   private paymentAccounts(a: {

@@ -15,7 +15,8 @@ import {
   MAX_TRANSACTION_COMPUTE_UNITS,
 } from './compute-units';
 import { randomInstruction, seeded } from './random-instructions.spec-support';
-import { Tag, TapeInstructions } from './tape-instructions';
+import { TapeInstructions } from './tape-instructions';
+import { Tag } from './tape-instruction-data';
 import {
   PACKET_DATA_SIZE,
   PackedTransaction,

@@ -1,5 +1,11 @@
 import { Keypair, PublicKey } from '@solana/web3.js';
-import { NetworkConfig, TapeRecord, TrackKind, TrackRecord } from '../chain/account-layouts';
+import {
+  NetworkConfig,
+  TapeRecord,
+  TrackKind,
+  TrackRecord,
+  NO_VERSION,
+} from '../chain/account-layouts';
 import { ChainError } from '../chain/chain-error';
 import { ChainReader } from '../chain/chain-reader';
 import { ApiError } from '../http/api-error';
@@ -24,6 +30,8 @@ function newTestResolver() {
     createdAt: GENESIS,
     nameCount: 0,
     trackCount: 0,
+    payer: Keypair.generate().publicKey,
+    ...NO_VERSION,
   };
   const calls = { getTrack: 0, getTape: 0 };
   let failing = false;

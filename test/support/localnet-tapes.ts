@@ -10,7 +10,8 @@ import {
   TrackRecord,
 } from '../../src/chain/account-layouts';
 import { DEFAULT_TAPE_PROGRAM_ID } from '../../src/chain/program-ids';
-import { encodeInstructionData, Tag, TapeInstructions } from '../../src/chain/tape-instructions';
+import { TapeInstructions } from '../../src/chain/tape-instructions';
+import { encodeInstructionData, Tag } from '../../src/chain/tape-instruction-data';
 import { LocalnetClient } from './localnet-client';
 
 export interface TestTape {

@@ -4,7 +4,7 @@ import { LayoutError } from '../../../src/chain/byte-codec';
 import { TapeErrorCode } from '../../../src/chain/program-errors';
 import { SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../../src/chain/program-ids';
 import { decodeMint, decodeTokenAccount } from '../../../src/chain/spl-token-layouts';
-import { TapeInstructionData, Tag } from '../../../src/chain/tape-instructions';
+import { TapeInstructionData, Tag } from '../../../src/chain/tape-instruction-data';
 import { AccountView } from './native-program';
 import { createProgramAccount, expectPayerHolds, rentShortfall } from './program-account-lifecycle';
 import { fail, isVacant, TapeInvocation } from './tape-invocation';

@@ -9,7 +9,7 @@ import {
 import { HIDDEN_NAME_RULE, isHiddenName } from '../../../src/chain/hidden-names';
 import { TapeErrorCode } from '../../../src/chain/program-errors';
 import { SYSTEM_PROGRAM_ID } from '../../../src/chain/program-ids';
-import { TapeInstructionData, Tag } from '../../../src/chain/tape-instructions';
+import { TapeInstructionData, Tag } from '../../../src/chain/tape-instruction-data';
 import {
   closeProgramAccount,
   createProgramAccount,

@@ -159,6 +159,17 @@ export function expectActive(tape: TapeRecord, currentEpoch: number): void {
   }
 }
 
+/** `used + needed` within capacity, compared exactly; `what` names the need ("track needs"). */
+export function expectRoom(tape: TapeRecord, needed: number | bigint, what: string): void {
+  const { used, capacity } = tape;
+  if (BigInt(used) + BigInt(needed) > BigInt(capacity)) {
+    fail(
+      TapeErrorCode.InsufficientCapacity,
+      `tape has ${capacity - used} bytes free, ${what} ${needed}`,
+    );
+  }
+}
+
 /** `a + b` for a stored counter, checked in exact arithmetic so no sum can wrap or lose bits. */
 export function checkedAdd(a: number, b: number, max: number, what: string): number {
   if (BigInt(a) + BigInt(b) > BigInt(max)) fail(TapeErrorCode.InvalidArgument, `${what} overflows`);

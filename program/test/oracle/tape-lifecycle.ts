@@ -1,8 +1,8 @@
-import { encodeTape, TAPE_SIZE } from '../../../src/chain/account-layouts';
+import { encodeTape, NO_VERSION, TAPE_SIZE } from '../../../src/chain/account-layouts';
 import { TapeErrorCode } from '../../../src/chain/program-errors';
 import { SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../../src/chain/program-ids';
 import { resizeCost, storageCost } from '../../../src/chain/storage-pricing';
-import { TapeInstructionData, Tag } from '../../../src/chain/tape-instructions';
+import { TapeInstructionData, Tag } from '../../../src/chain/tape-instruction-data';
 import { createProgramAccount, expectPayerHolds, rentShortfall } from './program-account-lifecycle';
 import {
   checkStoragePayment,
@@ -63,6 +63,8 @@ export function createTape(call: TapeInvocation, data: Data<Tag.CreateTape>): vo
     createdAt: call.now,
     nameCount: 0,
     trackCount: 0,
+    payer: payer.pubkey,
+    ...NO_VERSION,
   });
 }
 

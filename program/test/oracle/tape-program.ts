@@ -6,11 +6,12 @@ import {
   decodeInstructionData,
   Tag,
   TapeInstructionData,
-} from '../../../src/chain/tape-instructions';
+} from '../../../src/chain/tape-instruction-data';
 import { InstructionFailure, InvokeContext, NativeProgram } from './native-program';
 import { initConfig } from './init-config';
 import { removeName, setName } from './name-instructions';
 import { ProgramAddressCache } from './program-address-cache';
+import { publish } from './publish';
 import { createTape, extendTape, resizeTape, setDelegate } from './tape-lifecycle';
 import { TapeInvocation } from './tape-invocation';
 import { TapeSeeds } from './tape-seeds';
@@ -28,6 +29,7 @@ const REQUIRED_ACCOUNTS: Record<Tag, number> = {
   [Tag.CertifyTrack]: 3,
   [Tag.RemoveName]: 5,
   [Tag.ReleaseTrack]: 4,
+  [Tag.Publish]: 4,
 };
 
 /**
@@ -91,6 +93,8 @@ function run(call: TapeInvocation, data: TapeInstructionData): void {
       return removeName(call);
     case Tag.ReleaseTrack:
       return releaseTrack(call);
+    case Tag.Publish:
+      return publish(call, data);
   }
 }
 

@@ -8,7 +8,7 @@ import {
 } from '../../../src/chain/account-layouts';
 import { TapeErrorCode } from '../../../src/chain/program-errors';
 import { SYSTEM_PROGRAM_ID } from '../../../src/chain/program-ids';
-import { TapeInstructionData, Tag } from '../../../src/chain/tape-instructions';
+import { TapeInstructionData, Tag } from '../../../src/chain/tape-instruction-data';
 import { AccountView } from './native-program';
 import {
   closeProgramAccount,
@@ -20,6 +20,7 @@ import {
   checkedAdd,
   checkedSub,
   expectActive,
+  expectRoom,
   expectTapeSigner,
   fail,
   isVacant,
@@ -50,13 +51,7 @@ export function writeTrack(call: TapeInvocation, data: WriteTrackData): void {
     return;
   }
   if (!isVacant(track)) fail(TapeErrorCode.InvalidAccountData, 'track address is in use');
-  const { used, capacity } = tape.record;
-  if (BigInt(used) + BigInt(data.size) > BigInt(capacity)) {
-    fail(
-      TapeErrorCode.InsufficientCapacity,
-      `tape has ${capacity - used} bytes free, track needs ${data.size}`,
-    );
-  }
+  expectRoom(tape.record, data.size, 'track needs');
   const trackCount = checkedAdd(tape.record.trackCount, 1, MAX_U32, 'track count');
   const space = trackSize(data.contentType);
   expectPayerHolds(payer, rentShortfall(call, space, track.lamports), 'track rent');
@@ -72,7 +67,7 @@ export function writeTrack(call: TapeInvocation, data: WriteTrackData): void {
     createdAt: call.now,
     contentType: data.contentType,
   });
-  tape.view.data = encodeTape({ ...tape.record, used: used + data.size, trackCount });
+  tape.view.data = encodeTape({ ...tape.record, used: tape.record.used + data.size, trackCount });
 }
 
 /** Accounts: storage_authority s, config, track w. Idempotent. */

@@ -1,4 +1,5 @@
 import { Command } from 'nest-commander';
+import { TapeRecord } from '../../chain/account-layouts';
 import { labelFromAddress } from '../../chain/tape-label';
 import { keyValueLines } from '../output/key-value-lines';
 import { epochDurationValue, epochStart, epochsValue, expiresValue } from '../output/tape-lines';
@@ -39,6 +40,12 @@ export class InfoCommand extends TapeCommand {
         expires_at: isoTime(epochStart(record.expiryEpoch, config)),
         authority: record.authority.toBase58(),
         delegate: record.delegate?.toBase58() ?? null,
+        payer: record.payer.toBase58(),
+        version: record.version,
+        root: record.version > 0 ? record.root.toString('hex') : null,
+        version_bytes: record.versionBytes,
+        kept_bytes: record.keptBytes,
+        published_at: record.version > 0 ? isoTime(record.publishedAt) : null,
         url,
       });
       return;
@@ -56,8 +63,15 @@ export class InfoCommand extends TapeCommand {
         ['epoch duration', epochDurationValue(config)],
         ['expires', expiresValue(record.expiryEpoch, config, now)],
         ['delegate', record.delegate?.toBase58() ?? 'none'],
+        ['version', versionValue(record)],
         ['URL', url],
       ]),
     );
   }
+}
+
+/** The published version, as `tape info` prints it. */
+function versionValue(record: TapeRecord): string {
+  if (record.version === 0) return 'none';
+  return `${record.version} (published ${isoTime(record.publishedAt)})`;
 }

@@ -1,5 +1,5 @@
 import { Keypair } from '@solana/web3.js';
-import { TapeRecord } from '../../chain/account-layouts';
+import { TapeRecord, NO_VERSION } from '../../chain/account-layouts';
 import { parseSize } from '../input/size-parser';
 import { assertCanPay, assertCapacity, assertTapeActive, deployLamports } from './deploy-preflight';
 import { DeployPlan } from './deploy-planner';
@@ -14,6 +14,8 @@ const tape = (over: Partial<TapeRecord> = {}): TapeRecord => ({
   createdAt: 0,
   nameCount: 0,
   trackCount: 0,
+  payer: Keypair.generate().publicKey,
+  ...NO_VERSION,
   ...over,
 });
 

@@ -38,6 +38,7 @@ function describeChainError(err: ChainError): string {
     case TapeErrorCode.AccountNotFound:
     case TapeErrorCode.InvalidAccountData:
     case TapeErrorCode.InvalidName:
+    case TapeErrorCode.VersionConflict:
     case undefined:
       return err.message;
   }

@@ -1,5 +1,5 @@
 import { Keypair } from '@solana/web3.js';
-import { TapeRecord } from '../../chain/account-layouts';
+import { TapeRecord, NO_VERSION } from '../../chain/account-layouts';
 import { ChainReader } from '../../chain/chain-reader';
 import { GatewayIdentity } from '../../chain/gateway-identity';
 import { labelFromAddress } from '../../chain/tape-label';
@@ -39,6 +39,8 @@ function newTestDirectory(overrides: Partial<TapeRecord> = {}) {
     createdAt: 1_700_000_000,
     nameCount: 0,
     trackCount: 0,
+    payer: Keypair.generate().publicKey,
+    ...NO_VERSION,
     ...overrides,
   };
   const chain = new FakeChain(record);

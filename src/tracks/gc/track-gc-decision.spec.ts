@@ -1,5 +1,5 @@
 import { Keypair, PublicKey } from '@solana/web3.js';
-import { TapeRecord, TrackKind, TrackRecord } from '../../chain/account-layouts';
+import { TapeRecord, TrackKind, TrackRecord, NO_VERSION } from '../../chain/account-layouts';
 import { TrackGcConfig } from '../../config/storage.config';
 import type { TrackReference } from '../track-store';
 import { ChainFacts, judgeReference } from './track-gc-decision';
@@ -28,6 +28,8 @@ function newTestWorld() {
     createdAt: 0,
     nameCount: 0,
     trackCount: 1,
+    payer: Keypair.generate().publicKey,
+    ...NO_VERSION,
   });
   const trackRecord = (certified = true, owner: PublicKey = tape): TrackRecord => ({
     tape: owner,
