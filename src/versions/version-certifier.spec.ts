@@ -1,33 +1,11 @@
 import { commitmentOfBuffer } from '../tracks/commitment';
 import { encodeManifest } from '../tracks/manifest';
 import { packFiles } from './pack-writer';
-import { buildVersion, BuiltVersion } from './version-builder';
+import { buildVersion } from './version-builder';
 import { CertificationError, VersionCertifier } from './version-certifier';
 import { VersionEntry } from './version-entry';
-import { VersionHoldings } from './version-holdings';
+import { MemoryHoldings } from './version-test-support.spec-support';
 import { encodeNode, encodeRoot } from './version-nodes';
-
-/** Holdings over a map of tracks; `drop` forgets one. */
-class MemoryHoldings extends VersionHoldings {
-  readonly tracks = new Map<string, Buffer>();
-  put(bytes: Buffer): Buffer {
-    const c = commitmentOfBuffer(bytes).commitment;
-    this.tracks.set(c.toString('hex'), bytes);
-    return c;
-  }
-  putVersion(v: BuiltVersion): void {
-    this.put(v.rootBytes);
-    for (const n of v.nodes) this.put(n.bytes);
-  }
-  async readTrack(commitment: Buffer, bytes: number): Promise<Buffer> {
-    const b = this.tracks.get(commitment.toString('hex'));
-    if (b === undefined || b.length !== bytes) throw new Error('not held');
-    return b;
-  }
-  async holds(commitment: Buffer, bytes: number): Promise<boolean> {
-    return this.tracks.get(commitment.toString('hex'))?.length === bytes;
-  }
-}
 
 function site(holdings: MemoryHoldings, settings = '{"spa_fallback":true}') {
   const small = [

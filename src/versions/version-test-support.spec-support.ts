@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { VersionEntry } from './version-entry';
 import { BuiltVersion } from './version-builder';
+import { VersionHoldings } from './version-holdings';
+import { commitmentOfBuffer } from '../tracks/commitment';
 import { VersionNodeSource } from './version-reader';
 
 /** A node source over a map of stored tracks, counting reads; it checks lengths like a store. */
@@ -44,4 +46,26 @@ export function sitePaths(count: number): string[] {
     out.push(`${dir}/page-${i}.html`);
   }
   return out;
+}
+
+/** Holdings over a map of tracks, stored by their commitment. */
+export class MemoryHoldings extends VersionHoldings {
+  readonly tracks = new Map<string, Buffer>();
+  put(bytes: Buffer): Buffer {
+    const c = commitmentOfBuffer(bytes).commitment;
+    this.tracks.set(c.toString('hex'), bytes);
+    return c;
+  }
+  putVersion(v: BuiltVersion): void {
+    this.put(v.rootBytes);
+    for (const n of v.nodes) this.put(n.bytes);
+  }
+  async readTrack(commitment: Buffer, bytes: number): Promise<Buffer> {
+    const b = this.tracks.get(commitment.toString('hex'));
+    if (b === undefined || b.length !== bytes) throw new Error('not held');
+    return b;
+  }
+  async holds(commitment: Buffer, bytes: number): Promise<boolean> {
+    return this.tracks.get(commitment.toString('hex'))?.length === bytes;
+  }
 }
