@@ -17,7 +17,7 @@ const ROOMS = {
   'shared-state': ['config', 'health'],
   observability: ['chain', 'config', 'domains', 'http', 'logging', 'metering', 'tracks'],
   chain: ['config', 'health', 'observability'],
-  localnet: ['chain', 'config', 'observability'],
+  localnet: ['chain', 'config', 'http', 'observability'],
   credentials: ['config', 'shared-state'],
   domains: ['chain', 'config'],
   metering: ['config', 'health', 'http'],

@@ -88,6 +88,15 @@ export class LocalnetConfig {
   @Max(1024 * 1024 * 1024)
   rpc_ws_max_buffered_bytes = 32 * 1024 * 1024;
 
+  /**
+   * Open connections one client address may hold on the JSON-RPC listener, and as many on the
+   * PubSub one; past it a new connection is closed at once. 0 turns the cap off.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  rpc_max_connections_per_address = 128;
+
   /** Faucet requests (airdrops and storage tokens) one client address may make at once. */
   @IsInt()
   @Min(1)

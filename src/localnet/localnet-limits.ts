@@ -26,6 +26,7 @@ export function localnetLimits(c: LocalnetConfig): LocalnetLimits {
       maxInflightResponseBytes: c.rpc_max_inflight_response_bytes,
       maxProgramAccounts: c.rpc_max_program_accounts,
       maxWsBufferedBytes: c.rpc_ws_max_buffered_bytes,
+      maxConnectionsPerAddress: c.rpc_max_connections_per_address,
     },
     faucetRateLimits: {
       perIp: { burst: c.faucet_ip_burst, perMinute: c.faucet_ip_per_minute },

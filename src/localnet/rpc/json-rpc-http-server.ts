@@ -1,5 +1,6 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { capConnectionsPerAddress, ConnectionCapOptions } from '../../http/connection-cap';
 import { observeRpcRequest } from '../../observability/process-metrics';
 import { clientAddress } from './client-address';
 import { failure, JsonRpcDispatcher } from './json-rpc-dispatcher';
@@ -18,6 +19,8 @@ export interface JsonRpcHttpServerOptions {
   maxRequestBodyBytes: number;
   /** Anything that escaped the dispatcher (it should not): logged, the request answered 500. */
   onInternalError: (method: string, err: unknown) => void;
+  /** Open connections per client address (`localnet.rpc_max_connections_per_address`). */
+  connectionCap: ConnectionCapOptions;
 }
 
 /**
@@ -51,6 +54,7 @@ export class JsonRpcHttpServer {
     this.server.keepAliveTimeout = 65_000;
     this.server.headersTimeout = RPC_HEADERS_TIMEOUT_MS;
     this.server.requestTimeout = RPC_REQUEST_TIMEOUT_MS;
+    capConnectionsPerAddress(this.server, options.connectionCap);
   }
 
   async listen(port: number, host: string): Promise<number> {

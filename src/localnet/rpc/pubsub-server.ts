@@ -1,6 +1,7 @@
 import bs58 from 'bs58';
-import { IncomingMessage } from 'node:http';
+import { createServer, IncomingMessage, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { capConnectionsPerAddress } from '../../http/connection-cap';
 import { RawData, WebSocket, WebSocketServer } from 'ws';
 import { Bank, CommittedTransaction, SlotEvent } from '../bank/bank';
 import { LedgerStore, StoredAccount } from '../ledger/ledger-store';
@@ -38,6 +39,7 @@ const EMPTY_ACCOUNT: StoredAccount = {
  */
 export class PubsubServer {
   private server?: WebSocketServer;
+  private http?: Server;
   private readonly subscriptions = new Map<number, Subscription>();
   private readonly bySignature = new Map<string, Set<number>>();
   private readonly byAccount = new Map<string, Set<number>>();
@@ -61,14 +63,19 @@ export class PubsubServer {
   }
 
   async listen(port: number, host: string): Promise<number> {
+    // Our own HTTP server (as ws makes for `port`), to cap connections per client address on it.
+    const http = (this.http = createServer((_req, res) =>
+      res.writeHead(426).end('Upgrade Required'),
+    ));
+    capConnectionsPerAddress(http, { maxPerAddress: this.limits.maxConnectionsPerAddress });
     const server = new WebSocketServer({
-      port,
-      host,
+      server: http,
       maxPayload: this.limits.maxRequestBodyBytes,
     });
     await new Promise<void>((resolve, reject) => {
-      server.once('listening', () => resolve());
-      server.once('error', reject);
+      http.once('listening', () => resolve());
+      http.once('error', reject);
+      http.listen(port, host);
     });
     server.on('connection', (ws: WebSocket, req: IncomingMessage) =>
       this.guarded('connection', () => this.accept(ws, clientAddress(req.socket.remoteAddress))),
@@ -84,6 +91,8 @@ export class PubsubServer {
     if (!server) return;
     for (const client of server.clients) client.terminate();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    const http = this.http;
+    if (http) await new Promise<void>((resolve) => http.close(() => resolve()));
   }
 
   private accept(ws: WebSocket, clientIp: string): void {

@@ -19,4 +19,6 @@ export interface RpcLimits {
   maxProgramAccounts: number;
   /** Bytes queued on one WebSocket (a client that does not read) before it is dropped. */
   maxWsBufferedBytes: number;
+  /** Open connections one client address may hold on each listener (HTTP, PubSub); 0: no cap. */
+  maxConnectionsPerAddress: number;
 }

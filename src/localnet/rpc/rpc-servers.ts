@@ -54,6 +54,10 @@ export async function startRpcServers(deps: {
       {
         maxRequestBodyBytes: limits.maxRequestBodyBytes,
         onInternalError: internalError,
+        connectionCap: {
+          maxPerAddress: limits.maxConnectionsPerAddress,
+          onRefused: (r) => log({ event: 'connections_refused', listener: 'rpc', ...r }),
+        },
       },
     );
     const rpcPort = await http.listen(deps.port, deps.host);
