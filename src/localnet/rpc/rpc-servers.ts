@@ -58,6 +58,7 @@ export async function startRpcServers(deps: {
           maxPerAddress: limits.maxConnectionsPerAddress,
           onRefused: (r) => log({ event: 'connections_refused', listener: 'rpc', ...r }),
         },
+        responseTimeoutMs: limits.responseTimeoutMs,
       },
     );
     const rpcPort = await http.listen(deps.port, deps.host);
