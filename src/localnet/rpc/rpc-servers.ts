@@ -8,7 +8,7 @@ import { ClusterMethods } from './cluster-methods';
 import { FaucetMethods } from './faucet-methods';
 import { JsonRpcDispatcher } from './json-rpc-dispatcher';
 import { JsonRpcHttpServer } from './json-rpc-http-server';
-import { PubsubServer } from './pubsub-server';
+import { PubsubServer } from './pubsub/pubsub-server';
 import { ResponsePool } from './response-pool';
 import { RpcLimits } from './rpc-limits';
 import { TransactionHistory } from './transaction-history';
@@ -62,7 +62,7 @@ export async function startRpcServers(deps: {
       },
     );
     const rpcPort = await http.listen(deps.port, deps.host);
-    const pubsub = new PubsubServer(bank, ledger, internalError, limits, pool);
+    const pubsub = new PubsubServer(bank, ledger, internalError, limits, pool, log);
     try {
       const wsPort = await pubsub.listen(rpcPort + 1, deps.host);
       return {
