@@ -1,11 +1,11 @@
-import { Context, KeyedAccountInfo } from '@solana/web3.js';
+import { Context, Keypair, KeyedAccountInfo, PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { AccountTag } from '../src/chain/account-layouts';
 import { DEFAULT_TAPE_PROGRAM_ID } from '../src/chain/program-ids';
 import { ACROSS_PROCESSES, eventually } from './support/eventually';
 import { LocalnetClient } from './support/localnet-client';
 import { LocalnetProcess, startLocalnetProcess } from './support/localnet-process';
-import { TapeFixture } from './support/localnet-tapes';
+import { TapeFixture, TestTape } from './support/localnet-tapes';
 
 type Seen = Array<{ pubkey: string; tag: number; owner: string; slot: number }>;
 
@@ -43,6 +43,12 @@ describe('local network programSubscribe through web3.js onProgramAccountChange'
     await net?.stop();
   });
 
+  const writeTrack = async (payer: Keypair, tape: TestTape): Promise<PublicKey> => {
+    const w = tapes.writeTrackIx(payer.publicKey, tape.keypair.publicKey, tape.address, 1000);
+    await client.send([w.ix], [payer, tape.keypair]);
+    return w.track;
+  };
+
   it('notifies a write to an account that passes the memcmp filter, not one that does not', async () => {
     const tapeWrites: Seen = [];
     const trackWrites: Seen = [];
@@ -68,13 +74,7 @@ describe('local network programSubscribe through web3.js onProgramAccountChange'
     expect(created.slot).toBeGreaterThan(0);
 
     // A track is a program account too, with another tag: only the Track subscriber hears it.
-    const { ix, track } = tapes.writeTrackIx(
-      payer.publicKey,
-      tape.keypair.publicKey,
-      tape.address,
-      1000,
-    );
-    await client.send([ix], [payer, tape.keypair]);
+    const track = await writeTrack(payer, tape);
     await eventually('the track notified', () =>
       trackWrites.some((w) => w.pubkey === track.toBase58()),
     );
@@ -87,13 +87,7 @@ describe('local network programSubscribe through web3.js onProgramAccountChange'
     await client.connection.removeProgramAccountChangeListener(tapeSub);
     const heard = tapeWrites.length;
     const other = await tapes.createTape(payer);
-    const { ix: second, track: secondTrack } = tapes.writeTrackIx(
-      payer.publicKey,
-      other.keypair.publicKey,
-      other.address,
-      1000,
-    );
-    await client.send([second], [payer, other.keypair]);
+    const secondTrack = await writeTrack(payer, other);
     await eventually('the second track notified', () =>
       trackWrites.some((w) => w.pubkey === secondTrack.toBase58()),
     );

@@ -63,21 +63,7 @@ describe('local network PubSub: subscribers that never read, and per-address cap
     });
     client = new LocalnetClient(net.rpcUrl, net.wsUrl);
     payer = await client.funded(200);
-    const account = Keypair.generate();
-    const space = 10 * MiB;
-    await client.send(
-      [
-        SystemProgram.createAccount({
-          fromPubkey: payer.publicKey,
-          newAccountPubkey: account.publicKey,
-          lamports: await client.connection.getMinimumBalanceForRentExemption(space),
-          space,
-          programId: SystemProgram.programId,
-        }),
-      ],
-      [payer, account],
-    );
-    big = account.publicKey;
+    big = await client.systemAccount(payer, 10 * MiB);
   }, 120_000);
 
   afterAll(async () => {
