@@ -26,12 +26,12 @@ describe('openFilesLimit', () => {
 describe('descriptorLimitWarning', () => {
   it('warns under 1024 descriptors when one address may hold more than the gateway can spare', () => {
     const config = new AppConfig();
-    config.gateway.max_connections_per_address = 200;
+    config.gateway.max_connections_per_address = 250;
     const warning = descriptorLimitWarning(1024, listenerCaps(config));
-    // main, s3, admin (200 each), rpc and pubsub (128 each: localnet's own), plus 256 reserved.
+    // main, s3, admin (250 each), rpc 128 and pubsub 16 (localnet's own), plus 256 reserved.
     expect(warning).toContain('ulimit -n) is 1024');
-    expect(warning).toContain('at least 1112');
-    expect(descriptorLimitWarning(1112, listenerCaps(config))).toBeUndefined();
+    expect(warning).toContain('at least 1150');
+    expect(descriptorLimitWarning(1150, listenerCaps(config))).toBeUndefined();
   });
 
   it('is quiet with the defaults under 1024, and with no local network fewer listeners count', () => {

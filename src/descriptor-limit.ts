@@ -39,8 +39,10 @@ export function listenerCaps(config: AppConfig): { listener: string; perAddress:
   if (config.gateway.admin.port !== 0) caps.push({ listener: 'admin', perAddress: gateway });
   // Embedded only without an RPC of its own (src/embedded-network.ts).
   if (!config.chain.rpc_url) {
-    const rpc = config.localnet.rpc_max_connections_per_address;
-    caps.push({ listener: 'rpc', perAddress: rpc }, { listener: 'pubsub', perAddress: rpc });
+    caps.push(
+      { listener: 'rpc', perAddress: config.localnet.rpc_max_connections_per_address },
+      { listener: 'pubsub', perAddress: config.localnet.rpc_ws_max_connections_per_address },
+    );
   }
   return caps;
 }
@@ -73,7 +75,8 @@ export function descriptorLimitWarning(
     `address may hold ${perClient} connections (${listeners}) and the gateway keeps ` +
     `${RESERVED_DESCRIPTORS} for itself, ${needed} in all. Raise the limit (systemd ` +
     `LimitNOFILE=, docker --ulimit nofile=, ulimit -n) to at least ${needed}, or lower ` +
-    'gateway.max_connections_per_address / localnet.rpc_max_connections_per_address ' +
+    'gateway.max_connections_per_address / localnet.rpc_max_connections_per_address / ' +
+    'localnet.rpc_ws_max_connections_per_address ' +
     '(docs/operator.md, "Connection limits")'
   );
 }

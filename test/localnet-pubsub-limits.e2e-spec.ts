@@ -12,8 +12,8 @@ const WRITES = 8;
 /** Each role its own client address: the web3.js client keeps 127.0.0.1's connections. */
 const STALLED_FROM = '127.0.0.2';
 const CAPPED_FROM = '127.0.0.3';
-const CONNECTIONS_PER_IP = 16;
-const SUBSCRIPTIONS_PER_IP = 20;
+const CONNECTIONS_PER_ADDRESS = 16;
+const SUBSCRIPTIONS_PER_ADDRESS = 20;
 /**
  * Peak RSS growth allowed while 16 stalled sockets are subscribed to a 10 MiB account that is
  * rewritten 8 times (docs/localnet.md, "WebSocket"). One notification is ~14 MB of base64; the
@@ -57,8 +57,8 @@ describe('local network PubSub: subscribers that never read, and per-address cap
     net = await startLocalnetProcess({
       slotMs: 100,
       env: {
-        TAPE__LOCALNET__RPC_WS_MAX_CONNECTIONS_PER_IP: String(CONNECTIONS_PER_IP),
-        TAPE__LOCALNET__RPC_WS_MAX_SUBSCRIPTIONS_PER_IP: String(SUBSCRIPTIONS_PER_IP),
+        TAPE__LOCALNET__RPC_WS_MAX_CONNECTIONS_PER_ADDRESS: String(CONNECTIONS_PER_ADDRESS),
+        TAPE__LOCALNET__RPC_WS_MAX_SUBSCRIPTIONS_PER_ADDRESS: String(SUBSCRIPTIONS_PER_ADDRESS),
       },
     });
     client = new LocalnetClient(net.rpcUrl, net.wsUrl);
@@ -141,24 +141,29 @@ describe('local network PubSub: subscribers that never read, and per-address cap
       return { ws, closed };
     };
     const conns = [];
-    for (let i = 0; i < CONNECTIONS_PER_IP; i++) conns.push(await open());
-    const extra = await open();
-    expect(await extra.closed).toBe(1013);
+    for (let i = 0; i < CONNECTIONS_PER_ADDRESS; i++) conns.push(await open());
+    // One more is closed at accept, before the WebSocket handshake, and the refusal logged.
+    await expect(open()).rejects.toThrow();
+    await eventually('the refusal logged', () =>
+      /"event":"connections_refused","listener":"pubsub","address":"127\.0\.0\.3"/.test(net.logs()),
+    );
     // The others stay open; subscriptions count over all of them.
     const answers: Array<{ id: number; result?: number; error?: { message: string } }> = [];
     for (const c of conns) c.ws.on('message', (m: Buffer) => answers.push(JSON.parse(String(m))));
-    for (let i = 0; i <= SUBSCRIPTIONS_PER_IP; i++) {
+    for (let i = 0; i <= SUBSCRIPTIONS_PER_ADDRESS; i++) {
       conns[i % conns.length].ws.send(
         JSON.stringify({ jsonrpc: '2.0', id: i, method: 'slotSubscribe' }),
       );
     }
     await eventually('every subscription answered', () =>
-      [...Array(SUBSCRIPTIONS_PER_IP + 1).keys()].every((id) => answers.some((a) => a.id === id)),
+      [...Array(SUBSCRIPTIONS_PER_ADDRESS + 1).keys()].every((id) =>
+        answers.some((a) => a.id === id),
+      ),
     );
-    const refused = answers.filter((a) => a.error && a.id <= SUBSCRIPTIONS_PER_IP);
+    const refused = answers.filter((a) => a.error && a.id <= SUBSCRIPTIONS_PER_ADDRESS);
     expect(refused).toHaveLength(1);
     expect(refused[0].error?.message).toBe(
-      `too many subscriptions from this address (max ${SUBSCRIPTIONS_PER_IP})`,
+      `too many subscriptions from this address (max ${SUBSCRIPTIONS_PER_ADDRESS})`,
     );
     // A closed connection gives its place back: the next one answers (a refused one is closed
     // without an answer).
