@@ -48,6 +48,8 @@ export class HealthRegistry {
   /** The probes' and warnings' results (each bounded by `timeoutMs`), every detail's snapshot. */
   async check(timeoutMs = 2000): Promise<HealthReport> {
     const checks: Record<string, string> = {};
+    // Reported in registration order, probes first, whichever answers first.
+    for (const name of [...this.probes.keys(), ...this.warnings.keys()]) checks[name] = '';
     let degraded = false;
     await Promise.all([
       ...[...this.probes].map(async ([name, probe]) => {
