@@ -47,6 +47,9 @@ describe('KeyBalance', () => {
         `(an hour of expected fees, gateway.key_balance): fund ${key}`,
     );
     await expect(sut.assertCanPay()).resolves.toBeUndefined(); // it can still pay for a write
+    // The first reading (start-up's) below the threshold is a warning naming the key.
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0][0]).toMatchObject({ event: 'key_balance_low', key });
   });
 
   it('refuses a write it cannot pay for, and takes it once funded, without a restart', async () => {
