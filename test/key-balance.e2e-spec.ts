@@ -111,6 +111,20 @@ describe('the storage-authority key runs dry', () => {
     expect(sample(metrics, 'tape_health_check_ok', 'check="key-balance"')).toBe(0);
     expect(sample(metrics, 'tape_health_check_ok', 'check="chain"')).toBe(1);
 
+    // The gateway's own part: an upload is refused before any chain read or body byte.
+    const [direct, directSecs] = await timed(() =>
+      fetch(`${lab.gw.url}/upload/${Keypair.generate().publicKey.toBase58()}`, {
+        method: 'PUT',
+        headers: { 'content-length': '5' },
+        body: 'bytes',
+      }),
+    );
+    expect(direct.status).toBe(507);
+    expect(((await direct.json()) as { error: { code: string } }).error.code).toBe('key_unfunded');
+    console.log(`PUT /upload answered 507 after ${(directSecs * 1000).toFixed(0)} ms`);
+    expect(directSecs).toBeLessThan(1);
+
+    // The whole deploy (CLI start-up, planning, its WriteTrack transactions, the refused upload).
     const [refusal, deploySecs] = await timed(() =>
       owner.owner.fails(['deploy', join(site, 'index.html')]),
     );
