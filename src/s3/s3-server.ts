@@ -245,6 +245,19 @@ export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
       request.raw.socket?.destroy();
       return;
     }
+    // A 5xx refusal says why in the log (an InternalError was logged with its cause already).
+    if (error.status >= 500 && error.code !== 'InternalError') {
+      this.logger.warn({
+        event: 'error_answer',
+        msg: `S3 ${request.method} ${request.url} answered ${error.status} ${error.code}: ${error.message}`,
+        method: request.method,
+        url: request.url,
+        status: error.status,
+        code: error.code,
+        error: error.message,
+        id: request.id,
+      });
+    }
     this.commonHeaders(request, reply);
     reply.code(error.status);
     for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);

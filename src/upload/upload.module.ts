@@ -3,6 +3,7 @@ import { ChainModule } from '../chain/chain.module';
 import { HealthModule } from '../health/health.module';
 import { GatewayIdentity } from '../chain/gateway-identity';
 import { HealthRegistry } from '../health/health-registry';
+import { KeyBalanceModule } from '../chain/key-balance/key-balance.module';
 import { MeteringModule } from '../metering/metering.module';
 import { GatewayMetrics } from '../observability/gateway-metrics';
 import { ObservabilityModule } from '../observability/observability.module';
@@ -22,6 +23,7 @@ import { UploadSlots } from './upload-slots';
     HealthModule,
     ChainModule,
     ObservabilityModule,
+    KeyBalanceModule,
   ],
   controllers: [UploadController],
   providers: [UploadService, CertificationBatcher, UploadSlots],

@@ -6,6 +6,8 @@ import { ChainError } from '../chain/chain-error';
 import { ChainReader } from '../chain/chain-reader';
 import { parseAddress } from '../chain/tape-label';
 import { StorageConfig } from '../config/storage.config';
+import { KeyBalance } from '../chain/key-balance/key-balance';
+import { StorageAuthorityUnfundedError } from '../chain/key-balance/key-unfunded-error';
 import { commitmentFromHex, commitmentToHex, isCommitmentHex } from '../tracks/commitment';
 import { decodeManifest, MAX_MANIFEST_BYTES } from '../tracks/manifest';
 import { TrackClaim, TrackStore } from '../tracks/track-store';
@@ -52,6 +54,7 @@ export class UploadService {
     private readonly certifier: CertificationBatcher,
     private readonly storage: StorageConfig,
     private readonly slots: UploadSlots,
+    private readonly balance: KeyBalance,
   ) {}
 
   /** One upload, holding a client slot and a tape slot until it ends (storage.uploads). */
@@ -78,6 +81,8 @@ export class UploadService {
     if (!address) throw uploadErrors.badRequest('malformed track address');
     if (req.contentLength === undefined)
       throw uploadErrors.badRequest('Content-Length is required');
+    // Before any chain read or body byte: a key that cannot pay would fail the certification.
+    await this.read(() => this.balance.assertCanPay());
     const trackKey = new PublicKey(address);
     const track = await this.read(() => this.chain.getTrack(trackKey));
     if (!track) throw uploadErrors.notFound('no such track on chain');
@@ -237,6 +242,7 @@ export class UploadService {
     try {
       return await call();
     } catch (err) {
+      if (err instanceof StorageAuthorityUnfundedError) throw uploadErrors.unfunded(err.message);
       if (err instanceof ChainError && err.kind !== 'program') {
         throw uploadErrors.unavailable(err.message);
       }

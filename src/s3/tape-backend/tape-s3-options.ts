@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { ObservabilityModule } from '../../observability/observability.module';
 import { ChainModule } from '../../chain/chain.module';
+import { KeyBalanceModule } from '../../chain/key-balance/key-balance.module';
 import { GatewayConfig } from '../../config/app-config';
 import { S3Config } from '../../config/s3.config';
 import { StorageConfig } from '../../config/storage.config';
@@ -61,6 +62,7 @@ export function tapeS3Options(): S3ModuleOptions {
       SharedStateModule,
       ChainModule,
       ObservabilityModule,
+      KeyBalanceModule,
       CredentialsModule.forRoot(),
     ],
     providers: [
