@@ -1,4 +1,14 @@
-import { Controller, Optional, Param, Post, Put, Req, Res, UseGuards } from '@nestjs/common';
+import {
+  Controller,
+  HttpCode,
+  Optional,
+  Param,
+  Post,
+  Put,
+  Req,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PeerRequest } from '../metering/client-ip';
 import { Metered } from '../metering/metered.decorator';
@@ -53,6 +63,7 @@ export class VersionUploadController {
   }
 
   @Post(':tape/missing')
+  @HttpCode(200)
   async missing(
     @RequestHeaders(INPUT) headers: UploadHeaders,
     @Param('tape') tape: string,
