@@ -11,7 +11,7 @@ import { TrackStore } from '../tracks/track-store';
 import { CertificationError, VersionCertifier } from '../versions/version-certifier';
 import { publishErrors } from './publish-errors';
 import { PublishBody } from './publish-request';
-import { chainRead, isTapeWriter, TapeWriterAccess } from './tape-writer-access';
+import { chainRead, isTapeWriter, requireActive, TapeWriterAccess } from './tape-writer-access';
 import { SignedHeaders } from './upload-auth';
 import { uploadErrors } from './upload-error';
 import { requestMessage } from './version-request-auth';
@@ -108,8 +108,7 @@ export class PublishService {
         "the gateway's key is neither the tape's authority nor its delegate",
       );
     }
-    const epoch = await chainRead(() => this.chain.currentEpoch());
-    if (epoch >= tape.expiryEpoch) throw uploadErrors.gone('tape expired');
+    await requireActive(this.chain, tape);
     const certified = await this.certify(tape, root, expectedVersion);
     const [signature] = await this.writer.send(
       [this.publishInstruction(tapeAddress, key, certified)],

@@ -4,7 +4,7 @@ import type { TapeRecord } from '../chain/account-layouts';
 import { ChainError } from '../chain/chain-error';
 import { ChainReader } from '../chain/chain-reader';
 import { parseAddress } from '../chain/tape-label';
-import { SignedHeaders, verifySigned } from './upload-auth';
+import { SignedCheck, SignedHeaders, verifySigned } from './upload-auth';
 import { uploadErrors } from './upload-error';
 
 /** A tape a signed request may write to, as the chain had it when the request was checked. */
@@ -34,21 +34,31 @@ export class TapeWriterAccess {
     const address = new PublicKey(parsed);
     const tape = await chainRead(() => this.chain.getTape(address));
     if (!tape) throw uploadErrors.notFound('no such tape on chain');
-    const auth = verifySigned(headers, messageAt);
-    if (!auth.ok) {
-      throw auth.reason === 'malformed'
-        ? uploadErrors.badRequest('missing or malformed X-Tape-Signer/Timestamp/Signature')
-        : uploadErrors.unauthorized(
-            auth.reason === 'stale' ? 'stale timestamp' : 'signature does not match',
-          );
-    }
-    if (!isTapeWriter(tape, auth.signer)) {
-      throw uploadErrors.forbidden("the signer is neither the tape's authority nor its delegate");
-    }
-    const epoch = await chainRead(() => this.chain.currentEpoch());
-    if (epoch >= tape.expiryEpoch) throw uploadErrors.gone('tape expired');
-    return { address, tape, signer: auth.signer };
+    const signer = requireTapeWriter(tape, verifySigned(headers, messageAt));
+    await requireActive(this.chain, tape);
+    return { address, tape, signer };
   }
+}
+
+/** The signer of a checked request, when it may write the tape (else 400, 401 or 403). */
+export function requireTapeWriter(tape: TapeRecord, auth: SignedCheck): PublicKey {
+  if (!auth.ok) {
+    throw auth.reason === 'malformed'
+      ? uploadErrors.badRequest('missing or malformed X-Tape-Signer/Timestamp/Signature')
+      : uploadErrors.unauthorized(
+          auth.reason === 'stale' ? 'stale timestamp' : 'signature does not match',
+        );
+  }
+  if (!isTapeWriter(tape, auth.signer)) {
+    throw uploadErrors.forbidden("the signer is neither the tape's authority nor its delegate");
+  }
+  return auth.signer;
+}
+
+/** 410 once the tape has expired (chain time, docs/program.md). */
+export async function requireActive(chain: ChainReader, tape: TapeRecord): Promise<void> {
+  const epoch = await chainRead(() => chain.currentEpoch());
+  if (epoch >= tape.expiryEpoch) throw uploadErrors.gone('tape expired');
 }
 
 export function isTapeWriter(tape: TapeRecord, signer: PublicKey): boolean {

@@ -13,7 +13,7 @@ import { CertificationBatcher } from './certification-batcher';
 import { uploadErrors } from './upload-error';
 import { UploadSlots } from './upload-slots';
 import { putClaimed } from './claimed-put';
-import { chainRead, isTapeWriter } from './tape-writer-access';
+import { chainRead, requireActive, requireTapeWriter } from './tape-writer-access';
 
 export interface UploadRequest {
   track: string;
@@ -81,19 +81,8 @@ export class UploadService {
       commitment: commitmentToHex(part.commitment),
       size: part.size,
     };
-    const auth = verifyUpload(claim, req);
-    if (!auth.ok) {
-      throw auth.reason === 'malformed'
-        ? uploadErrors.badRequest('missing or malformed X-Tape-Signer/Timestamp/Signature')
-        : uploadErrors.unauthorized(
-            auth.reason === 'stale' ? 'stale timestamp' : 'signature does not match',
-          );
-    }
-    if (!isTapeWriter(tape, auth.signer)) {
-      throw uploadErrors.forbidden("the signer is neither the tape's authority nor its delegate");
-    }
-    const epoch = await this.read(() => this.chain.currentEpoch());
-    if (epoch >= tape.expiryEpoch) throw uploadErrors.gone('tape expired');
+    requireTapeWriter(tape, verifyUpload(claim, req));
+    await requireActive(this.chain, tape);
 
     await this.storeBytes(
       {
