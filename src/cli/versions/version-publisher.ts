@@ -127,7 +127,12 @@ export class VersionPublisher {
       root: v.built.rootCommitment.toString('hex'),
       expected_version: v.expectedVersion,
       fee_payer: v.wallet.publicKey.toBase58(),
-    })) as { transaction: string; version_bytes: number; added_bytes: number };
+    })) as {
+      transaction: string;
+      version_bytes: number;
+      added_bytes: number;
+      last_valid_block_height: number;
+    };
     const tx = Transaction.from(Buffer.from(answer.transaction, 'base64'));
     checkPublishTransaction(tx, {
       feePayer: v.wallet.publicKey,
@@ -154,7 +159,8 @@ export class VersionPublisher {
         {
           signature: sig,
           blockhash: tx.recentBlockhash!,
-          lastValidBlockHeight: tx.lastValidBlockHeight!,
+          // The wire format has no expiry height: the gateway's answer says it.
+          lastValidBlockHeight: answer.last_valid_block_height,
         },
         this.rpc.commitment,
       );
