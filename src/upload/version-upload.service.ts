@@ -29,6 +29,7 @@ export interface VersionUploadResult {
 
 /** At most this many commitments per `missing` question (a 1,000-file site asks once). */
 export const MAX_MISSING_QUERY = 4096;
+const MISSING_LOOKUPS_AT_ONCE = 32;
 
 /**
  * The bytes of versions (docs/uploads.md, "Version bytes"): any track a version may reference
@@ -95,8 +96,13 @@ export class VersionUploadService {
     );
     const commitments = parseMissingQuery(body);
     const lacking: string[] = [];
-    for (const hex of commitments) {
-      if (!(await this.store.has(commitmentFromHex(hex)))) lacking.push(hex);
+    // A shared store answers each question with a round trip: ask a few at once.
+    for (let i = 0; i < commitments.length; i += MISSING_LOOKUPS_AT_ONCE) {
+      const batch = commitments.slice(i, i + MISSING_LOOKUPS_AT_ONCE);
+      const held = await Promise.all(batch.map((hex) => this.store.has(commitmentFromHex(hex))));
+      batch.forEach((hex, j) => {
+        if (!held[j]) lacking.push(hex);
+      });
     }
     return lacking;
   }
