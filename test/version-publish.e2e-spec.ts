@@ -3,7 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { VersionConflictError } from '../src/chain/chain-error';
 import { GatewayClient } from '../src/cli/deploy/gateway-client';
 import { UploadSigner } from '../src/cli/deploy/upload-signer';
-import { GatewayRefusalError, VersionPublisher } from '../src/cli/versions/version-publisher';
+import {
+  errorOf,
+  GatewayRefusalError,
+  VersionPublisher,
+} from '../src/cli/versions/version-publisher';
 import { commitmentOfBuffer } from '../src/tracks/commitment';
 import { encodeRoot } from '../src/versions/version-nodes';
 import { requestMessage, versionUploadMessage } from '../src/upload/version-request-auth';
@@ -344,15 +348,4 @@ async function postPublish(tape: TestTape, root: Buffer, expected: number) {
     { bytes: body },
   );
   return { status: reply.status, error: errorOf(reply.body) };
-}
-
-function errorOf(body: Buffer): { code?: string; message?: string } {
-  try {
-    return (
-      (JSON.parse(body.toString('utf8')) as { error?: { code?: string; message?: string } })
-        .error ?? {}
-    );
-  } catch {
-    return {};
-  }
 }

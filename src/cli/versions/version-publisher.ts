@@ -204,7 +204,8 @@ export class VersionPublisher {
   }
 }
 
-function errorOf(body: Buffer): { code?: string; message?: string } {
+/** The gateway's error body (`{"error":{code,message}}`), or nothing when it is not one. */
+export function errorOf(body: Buffer): { code?: string; message?: string } {
   try {
     return (
       (JSON.parse(body.toString('utf8')) as { error?: { code?: string; message?: string } })
