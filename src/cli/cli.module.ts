@@ -4,6 +4,7 @@ import { LazyConfigModule } from '../config/lazy-config.module';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { AirdropCommand } from './commands/airdrop.command';
 import { BalanceCommand } from './commands/balance.command';
+import { CompletionCommand } from './commands/completion.command';
 import { ConfigGetCommand } from './commands/config-get.command';
 import { ConfigSetCommand } from './commands/config-set.command';
 import { ConfigCommand } from './commands/config.command';
@@ -26,6 +27,7 @@ import { ObjectLsCommand } from './commands/object-ls.command';
 import { ObjectRmCommand } from './commands/object-rm.command';
 import { ObjectCommand } from './commands/object.command';
 import { ResizeCommand } from './commands/resize.command';
+import { CompletionScripts } from './completion/completion-scripts';
 import { SiteDeployer } from './deploy/site-deployer';
 import { NetworkInitializer } from './network/network-initializer';
 import { ProgramDeployer } from './network/program-deployer';
@@ -85,6 +87,8 @@ import { ProgramName } from './program-name';
     NetworkCommand,
     NetworkDeployCommand,
     NetworkInitCommand,
+    CompletionScripts,
+    CompletionCommand,
   ],
 })
 export class CliModule {}
