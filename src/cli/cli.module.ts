@@ -21,7 +21,9 @@ import { GatewayCommand } from './commands/gateway.command';
 import { InfoCommand } from './commands/info.command';
 import { KeygenCommand } from './commands/keygen.command';
 import { NetworkDeployCommand } from './commands/network-deploy.command';
+import { NetworkFundCommand } from './commands/network-fund.command';
 import { NetworkInitCommand } from './commands/network-init.command';
+import { NetworkMintCommand } from './commands/network-mint.command';
 import { NetworkCommand } from './commands/network.command';
 import { ObjectLsCommand } from './commands/object-ls.command';
 import { ObjectRmCommand } from './commands/object-rm.command';
@@ -29,6 +31,7 @@ import { ObjectCommand } from './commands/object.command';
 import { ResizeCommand } from './commands/resize.command';
 import { CompletionScripts } from './completion/completion-scripts';
 import { SiteDeployer } from './deploy/site-deployer';
+import { WalletFunding } from './funding/wallet-funding';
 import { NetworkInitializer } from './network/network-initializer';
 import { ProgramDeployer } from './network/program-deployer';
 import { Printer, StdioPrinter } from './output/printer';
@@ -89,6 +92,9 @@ import { ProgramName } from './program-name';
     NetworkInitCommand,
     CompletionScripts,
     CompletionCommand,
+    WalletFunding,
+    NetworkFundCommand,
+    NetworkMintCommand,
   ],
 })
 export class CliModule {}
