@@ -7,7 +7,7 @@ import { LAMPORTS_PER_SIGNATURE } from '../../chain/program-ids';
 import { createAssociatedTokenAccountIdempotent, mintTo } from '../../chain/spl-token-instructions';
 import { decodeMint } from '../../chain/spl-token-layouts';
 import { CliError } from '../cli-error';
-import { formatSol, formatSolApprox, formatTokens } from '../output/units';
+import { formatSol, formatTokens } from '../output/units';
 import { TapeSession } from '../session/tape-session';
 import { airdropRoute, MintFacts, tokenGrant } from './airdrop-plan';
 
@@ -133,7 +133,7 @@ export class WalletFunding {
     const needed = lamports + LAMPORTS_PER_SIGNATURE;
     if (balance < needed) {
       throw new CliError(
-        `insufficient funds: sending ${formatSol(lamports)} SOL needs about ${formatSolApprox(needed)} SOL; wallet ${payer.publicKey.toBase58()} has ${formatSol(balance)} SOL`,
+        `insufficient funds: sending ${formatSol(lamports)} SOL needs ${formatSol(needed)} SOL with its fee; wallet ${payer.publicKey.toBase58()} has ${formatSol(balance)} SOL`,
       );
     }
     const transfer = SystemProgram.transfer({
