@@ -44,37 +44,37 @@ export class CliSettings {
   /** The RPC URL, monikers expanded (validated by the caller). */
   rpcUrl(): ResolvedSetting {
     const r = this.first([
-      ['flag', '-u', this.flags.url],
-      ['env', 'TAPE_RPC_URL', this.env.rpcUrl],
-      ['config', this.configFile, this.stored('url')],
-      ['solana-cli', `json_rpc_url in ${this.solanaFile}`, this.solana().jsonRpcUrl],
-      ['default', 'built-in', DEFAULT_RPC_URL],
+      ['flag', '-u', () => this.flags.url],
+      ['env', 'TAPE_RPC_URL', () => this.env.rpcUrl],
+      ['config', this.configFile, () => this.stored('url')],
+      ['solana-cli', `json_rpc_url in ${this.solanaFile}`, () => this.solana().jsonRpcUrl],
+      ['default', 'built-in', () => DEFAULT_RPC_URL],
     ]);
     return { ...r, value: expandRpcMoniker(r.value) };
   }
 
   gatewayUrl(): ResolvedSetting {
     return this.first([
-      ['env', 'TAPE_GATEWAY', this.env.gatewayUrl],
-      ['config', this.configFile, this.stored('gateway')],
-      ['default', 'built-in', DEFAULT_GATEWAY_URL],
+      ['env', 'TAPE_GATEWAY', () => this.env.gatewayUrl],
+      ['config', this.configFile, () => this.stored('gateway')],
+      ['default', 'built-in', () => DEFAULT_GATEWAY_URL],
     ]);
   }
 
   siteDomain(): ResolvedSetting {
     return this.first([
-      ['env', 'TAPE_SITE_DOMAIN', this.env.siteDomain],
-      ['config', this.configFile, this.stored('site_domain')],
-      ['default', 'built-in', DEFAULT_SITE_DOMAIN],
+      ['env', 'TAPE_SITE_DOMAIN', () => this.env.siteDomain],
+      ['config', this.configFile, () => this.stored('site_domain')],
+      ['default', 'built-in', () => DEFAULT_SITE_DOMAIN],
     ]);
   }
 
   programId(): ResolvedSetting {
     return this.first([
-      ['flag', '--program-id', this.flags.programId],
-      ['env', 'TAPE_PROGRAM_ID', this.env.programId],
-      ['config', this.configFile, this.stored('program_id')],
-      ['default', 'built-in', DEFAULT_TAPE_PROGRAM_ID.toBase58()],
+      ['flag', '--program-id', () => this.flags.programId],
+      ['env', 'TAPE_PROGRAM_ID', () => this.env.programId],
+      ['config', this.configFile, () => this.stored('program_id')],
+      ['default', 'built-in', () => DEFAULT_TAPE_PROGRAM_ID.toBase58()],
     ]);
   }
 
@@ -84,7 +84,7 @@ export class CliSettings {
       this.flags.keypair,
       this.store.defaultKeypairPath,
       this.env,
-      this.stored('keypair'),
+      this.flags.keypair === undefined ? this.stored('keypair') : undefined,
     );
     const [source, origin] = WALLET_ORIGINS[found.source](this.configFile, this.solanaFile);
     return { value: found.path, source, origin, note: found.note, exists: existsSync(found.path) };
@@ -116,8 +116,10 @@ export class CliSettings {
     }
   }
 
-  private first(candidates: [SettingSource, string, string | undefined][]): ResolvedSetting {
-    for (const [source, origin, value] of candidates) {
+  /** The first candidate with a value; later ones are not even read (a broken file that is overridden does not matter). */
+  private first(candidates: [SettingSource, string, () => string | undefined][]): ResolvedSetting {
+    for (const [source, origin, read] of candidates) {
+      const value = read();
       if (value !== undefined) return { value, source, origin };
     }
     throw new Error('CliSettings: no default');

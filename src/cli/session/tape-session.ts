@@ -188,7 +188,7 @@ export class TapeSession {
       this.options.keypair,
       this.store.defaultKeypairPath,
       this.env,
-      this.store.get('keypair'),
+      this.options.keypair === undefined ? this.store.get('keypair') : undefined,
     );
     return this.walletLocation;
   }
