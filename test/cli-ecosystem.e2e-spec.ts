@@ -6,7 +6,8 @@ import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CliUser, keyValues } from './support/cli-process';
-import { GatewayProcess, startGateway } from './support/gateway-process';
+import { eventually } from './support/eventually';
+import { GatewayProcess, REPO_ROOT, startGateway } from './support/gateway-process';
 
 /**
  * The `tape` CLI among Solana's tools (issue 36): persistent settings with their precedence,
@@ -16,6 +17,7 @@ import { GatewayProcess, startGateway } from './support/gateway-process';
  */
 const TEST_TIMEOUT_MS = 300_000;
 const DEVNET = 'https://api.devnet.solana.com';
+const EPOCH_SECS = 10;
 const DEVNET_GENESIS = 'EtWTRABZaYq6iMfeYKouRu166VL2xqa1wcaSToNPCuqx';
 /** Either way the answer names devnet's URL: no internet here; with it, no such tape there. */
 const ON_DEVNET =
@@ -36,7 +38,8 @@ describe('tape in the Solana ecosystem', () => {
   };
 
   beforeAll(async () => {
-    gw = await startGateway();
+    // 10-second epochs, so a tape of 10 epochs reaches its warning window (its last tenth) in a test.
+    gw = await startGateway({ config: { localnet: { epoch_duration_secs: EPOCH_SECS } } });
   });
   afterAll(async () => {
     cleanups.forEach((c) => c());
@@ -293,6 +296,37 @@ describe('tape in the Solana ecosystem', () => {
         /^insufficient funds: sending 100 SOL needs 100\.000005 SOL with its fee; wallet \S+ has 2\.5 SOL$/,
       );
       expect(await operator.fails(['network', 'fund', 'nope'])).toMatch(/^bad public key 'nope'/);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it.concurrent(
+    'tape info and tape deploy warn in the last tenth of a short reservation',
+    async () => {
+      const { u } = user({ TAPE_RPC_URL: gw.rpcUrl });
+      await u.fundedWallet();
+      // 10 epochs of 10 s: 100 s reserved, so the warning starts 10 s before the expiry.
+      await u.ok(['create', '--capacity', '1m', '--epochs', '10']);
+      const first = await u.run(['info']);
+      expect(first.stderr).not.toMatch(/warning/);
+      const { expires_at: expiresAt } = await u.json<{ expires_at: string }>(['info']);
+      const warnFrom = Date.parse(expiresAt) - (EPOCH_SECS * 10 * 1000) / 10;
+      // The chain clock follows wall time: wait for the window (a condition, not a sleep).
+      await eventually('the warning window', () => Date.now() >= warnFrom + 500, {
+        timeoutMs: 150_000,
+        everyMs: 250,
+      });
+      const warning =
+        /^warning: tape \S+ expires in (less than a minute|about \d+ seconds?) \(~.* UTC\); extend it before then \(tape extend --duration <time>\): an expired tape cannot be extended and its site stops \(410 Gone\)$/m;
+      const info = await u.run(['info']);
+      expect(info.code).toBe(0);
+      expect(info.stderr).toMatch(warning);
+      expect(keyValues(info.stdout).status).toBe('active');
+      const deploy = await u.run([
+        'deploy',
+        join(REPO_ROOT, 'examples', 'hello-site', 'index.html'),
+      ]);
+      expect(deploy.stderr).toMatch(warning);
     },
     TEST_TIMEOUT_MS,
   );
