@@ -13,6 +13,7 @@ const Sequencer = require('@jest/test-sequencer').default;
 const ESTIMATE_S = {
   'test/cli-deploy.e2e-spec.ts': 144,
   'test/cli.e2e-spec.ts': 112,
+  'test/cli-ecosystem.e2e-spec.ts': 100, // half of it waits for a tape's warning window
   'test/cli-busy-gateway.e2e-spec.ts': 90,
   'test/network-program-id.e2e-spec.ts': 89,
   'test/network-deploy.e2e-spec.ts': 85,
@@ -65,6 +66,7 @@ const CPU_BOUND = new Set([
   'test/cli-package.e2e-spec.ts',
   'test/cli-deploy.e2e-spec.ts',
   'test/cli.e2e-spec.ts',
+  'test/cli-ecosystem.e2e-spec.ts',
   'test/network-program-id.e2e-spec.ts',
   'test/network-deploy.e2e-spec.ts',
   'program/test/differential.spec.ts',

@@ -19,6 +19,8 @@ have ceph-osd || need+=(ceph-osd)
 have radosgw || need+=(radosgw)
 have ceph || need+=(ceph-common)
 have caddy || need+=(caddy)
+have zsh || need+=(zsh)
+have fish || need+=(fish)
 have promtool || need+=(prometheus)
 have systemd-analyze || need+=(systemd)
 if [ ${#need[@]} -gt 0 ]; then

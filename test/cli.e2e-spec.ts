@@ -371,10 +371,15 @@ describe('tape CLI', () => {
       await u.ok(['create', '--capacity', '1k', '--epochs', '1']);
       await new Promise((r) => setTimeout(r, (EPOCH_SECS + 1) * 1000));
       expect((await u.json<{ status: string }>(['info'])).status).toBe('expired');
-      expect(await u.fails(['extend', '--duration', '1h'])).toMatch(
-        /^tape expired at epoch \d+: an expired tape cannot be extended/,
+      expect((await u.run(['info'])).stderr).toMatch(
+        /^warning: tape \S+ expired .*: it cannot be extended, resized or written to.*tape object rm <name>/m,
       );
-      expect(await u.fails(['resize', '--add', '1k'])).toMatch(/^tape expired/);
+      expect(await u.fails(['extend', '--duration', '1h'])).toMatch(
+        /^tape \S+ expired .*\(epoch \d+, ~.* UTC\): it cannot be extended/,
+      );
+      expect(await u.fails(['resize', '--add', '1k'])).toMatch(
+        /^tape \S+ expired .*: it cannot be extended, resized/,
+      );
     },
     TEST_TIMEOUT_MS,
   );

@@ -397,29 +397,33 @@ describe('chain.program_id on the embedded network, faucets and priority fees', 
     );
   });
 
-  it('refuses the faucet on any other network, without ever asking it for funds', async () => {
+  it('never asks mainnet or an unknown node for funds; asks devnet only for SOL', async () => {
     const u = user();
     await u.ok(['keygen']);
-    expect(await u.fails(['airdrop', '-u', 'devnet'])).toBe(
-      'the faucet exists only on a local network; https://api.devnet.solana.com is not one (api.devnet.solana.com is a public cluster)',
-    );
     expect(await u.fails(['airdrop', '-u', 'm'])).toMatch(
-      /^the faucet exists only on a local network; https:\/\/api\.mainnet-beta\.solana\.com is not one/,
+      /^mainnet-beta has no faucet \(https:\/\/api\.mainnet-beta\.solana\.com\): /,
     );
     const devnetLike = await startForeignNode('EtWTRABZaYq6iMfeYKouRu166VL2xqa1wcaSToNPCuqx');
+    const mainnetLike = await startForeignNode('5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d');
     const private_ = await startForeignNode(Keypair.generate().publicKey.toBase58());
     try {
-      expect(await u.fails(['airdrop', '-u', devnetLike.url])).toBe(
-        `the faucet exists only on a local network; ${devnetLike.url} is not one (its genesis hash is devnet's)`,
+      // devnet's faucet is asked for SOL (this node has none), never the local faucet method.
+      expect(await u.fails(['airdrop', '-u', devnetLike.url])).toMatch(
+        /^the devnet faucet did not give 1 SOL: .*Method not found.* \(nothing was received;/,
       );
+      expect(devnetLike.methods).toContain('requestAirdrop');
       expect(devnetLike.methods).not.toContain('tape_requestStorageTokens');
+      expect(await u.fails(['airdrop', '-u', mainnetLike.url])).toMatch(
+        new RegExp(`^mainnet-beta has no faucet \\(${mainnetLike.url}\\)`),
+      );
       expect(await u.fails(['airdrop', '-u', private_.url])).toBe(
         `the faucet exists only on a local network; ${private_.url} is not one (it has no local-network faucet)`,
       );
-      for (const node of [devnetLike, private_])
+      for (const node of [mainnetLike, private_])
         expect(node.methods).not.toContain('requestAirdrop');
     } finally {
       devnetLike.server.close();
+      mainnetLike.server.close();
       private_.server.close();
     }
   });

@@ -37,6 +37,44 @@ export class ChainFaucet {
     return signature;
   }
 
+  /**
+   * A public cluster's faucet (devnet, testnet): `requestAirdrop`, then the signature's status
+   * polled over HTTP until it is confirmed (no WebSocket needed), for at most `timeoutMs`.
+   * Those faucets rate-limit and cap each request; their refusal comes back as a ChainError.
+   */
+  async requestClusterAirdrop(
+    owner: PublicKey,
+    lamports: number,
+    timeoutMs = 60_000,
+    pollMs = 500,
+  ): Promise<string> {
+    const signature = await this.rpc.call((c) => c.requestAirdrop(owner, lamports));
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { value } = await this.rpc.call((c) => c.getSignatureStatuses([signature]));
+      const status = value[0];
+      if (status?.err) {
+        throw new ChainError(
+          'transaction',
+          `the airdrop ${signature} failed: ${JSON.stringify(status.err)}`,
+        );
+      }
+      if (
+        status?.confirmationStatus === 'confirmed' ||
+        status?.confirmationStatus === 'finalized'
+      ) {
+        return signature;
+      }
+      if (Date.now() >= deadline) {
+        throw new ChainError(
+          'timeout',
+          `the airdrop ${signature} was not confirmed within ${Math.round(timeoutMs / 1000)} s (${this.rpc.url})`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+  }
+
   private async confirm(signature: string): Promise<void> {
     await this.rpc.call((c) => c.confirmTransaction(signature, this.rpc.commitment));
   }

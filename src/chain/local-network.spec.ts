@@ -27,6 +27,7 @@ describe('probeLocalNetwork', () => {
     expect(await probeLocalNetwork('https://api.devnet.solana.com', byHost.post)).toEqual({
       local: false,
       reason: 'api.devnet.solana.com is a public cluster',
+      cluster: 'devnet',
     });
     expect(byHost.asked).toEqual([]);
 
@@ -36,6 +37,7 @@ describe('probeLocalNetwork', () => {
     expect(await probeLocalNetwork('https://rpc.example.com', byGenesis.post)).toEqual({
       local: false,
       reason: "its genesis hash is mainnet-beta's",
+      cluster: 'mainnet-beta',
     });
     expect(byGenesis.asked).toEqual(['getGenesisHash']);
   });

@@ -17,7 +17,12 @@ const PUBLIC_RPC_HOSTS = new Set([
 /** JSON-RPC "invalid params": what the local network answers a faucet call with no arguments. */
 const INVALID_PARAMS = -32602;
 
-export type NetworkKind = { local: true } | { local: false; reason: string };
+/** A public cluster by name: what its faucet (if any) and its explorers call it. */
+export type PublicCluster = 'mainnet-beta' | 'devnet' | 'testnet';
+
+/** `cluster` names the public cluster when the URL or the genesis hash says which one it is. */
+export type NetworkKind =
+  { local: true } | { local: false; reason: string; cluster?: PublicCluster };
 
 /**
  * Decides whether `rpcUrl` is the project's local network, before any faucet request is sent
@@ -35,10 +40,14 @@ export async function probeLocalNetwork(
   post: (body: unknown) => Promise<unknown> = (body) => postJson(rpcUrl, body),
 ): Promise<NetworkKind> {
   const host = new URL(rpcUrl).hostname;
-  if (PUBLIC_RPC_HOSTS.has(host)) return { local: false, reason: `${host} is a public cluster` };
+  if (PUBLIC_RPC_HOSTS.has(host)) {
+    const cluster = /^api\.(.+)\.solana\.com$/.exec(host)![1] as PublicCluster;
+    return { local: false, reason: `${host} is a public cluster`, cluster };
+  }
   const genesis = rpcResult(await post(request('getGenesisHash', [])));
   if (typeof genesis === 'string' && PUBLIC_CLUSTER_GENESIS[genesis]) {
-    return { local: false, reason: `its genesis hash is ${PUBLIC_CLUSTER_GENESIS[genesis]}'s` };
+    const cluster = PUBLIC_CLUSTER_GENESIS[genesis] as PublicCluster;
+    return { local: false, reason: `its genesis hash is ${cluster}'s`, cluster };
   }
   const reply = await post(request('tape_requestStorageTokens', []));
   const code = (reply as { error?: { code?: unknown } } | null)?.error?.code;

@@ -4,6 +4,7 @@ import { LazyConfigModule } from '../config/lazy-config.module';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { AirdropCommand } from './commands/airdrop.command';
 import { BalanceCommand } from './commands/balance.command';
+import { CompletionCommand } from './commands/completion.command';
 import { ConfigGetCommand } from './commands/config-get.command';
 import { ConfigSetCommand } from './commands/config-set.command';
 import { ConfigCommand } from './commands/config.command';
@@ -20,14 +21,18 @@ import { GatewayCommand } from './commands/gateway.command';
 import { InfoCommand } from './commands/info.command';
 import { KeygenCommand } from './commands/keygen.command';
 import { NetworkDeployCommand } from './commands/network-deploy.command';
+import { NetworkFundCommand } from './commands/network-fund.command';
 import { NetworkInitCommand } from './commands/network-init.command';
 import { NetworkStatusCommand } from './commands/network-status.command';
+import { NetworkMintCommand } from './commands/network-mint.command';
 import { NetworkCommand } from './commands/network.command';
 import { ObjectLsCommand } from './commands/object-ls.command';
 import { ObjectRmCommand } from './commands/object-rm.command';
 import { ObjectCommand } from './commands/object.command';
 import { ResizeCommand } from './commands/resize.command';
+import { CompletionScripts } from './completion/completion-scripts';
 import { SiteDeployer } from './deploy/site-deployer';
+import { WalletFunding } from './funding/wallet-funding';
 import { NetworkInitializer } from './network/network-initializer';
 import { ProgramDeployer } from './network/program-deployer';
 import { ProgramStatusReader } from './network/program-status';
@@ -89,6 +94,11 @@ import { ProgramName } from './program-name';
     NetworkDeployCommand,
     NetworkInitCommand,
     NetworkStatusCommand,
+    CompletionScripts,
+    CompletionCommand,
+    WalletFunding,
+    NetworkFundCommand,
+    NetworkMintCommand,
   ],
 })
 export class CliModule {}

@@ -22,11 +22,11 @@ export class ProgramName implements OnModuleInit {
     this.program
       .option(
         '-k, --keypair <path>',
-        "signing keypair file (default: id.json in the config directory, else the Solana CLI's keypair)",
+        "signing keypair file (default: config keypair, id.json in the config directory, else the Solana CLI's keypair)",
       )
       .option(
         '-u, --url <rpc_url>',
-        'chain RPC endpoint or moniker: localhost, devnet, testnet, mainnet-beta (l, d, t, m); default: TAPE_RPC_URL or http://127.0.0.1:8899',
+        "chain RPC endpoint or moniker: localhost, devnet, testnet, mainnet-beta (l, d, t, m); default: TAPE_RPC_URL, config url, the Solana CLI's json_rpc_url, or http://127.0.0.1:8899",
       )
       .option('--tape <address>', 'the tape to act on (default: the active tape)')
       .option('--json', 'print the result as JSON')

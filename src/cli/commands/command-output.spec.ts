@@ -142,7 +142,9 @@ describe('describeError', () => {
     ).toBe('insufficient capacity (fix: tape resize --add <size>)');
     expect(
       describeError(new ChainError('program', 'tape expired', TapeErrorCode.TapeExpired)),
-    ).toBe('tape expired (fix: tape extend --duration <time>)');
+    ).toMatch(
+      /^tape expired: it cannot be extended, resized or written to, .*tape object rm <name>.*tape create /,
+    );
     expect(
       describeError(
         new ChainError('program', 'unauthorized signer', TapeErrorCode.UnauthorizedSigner),

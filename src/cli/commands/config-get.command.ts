@@ -3,40 +3,52 @@ import { CliError } from '../cli-error';
 import { keyValueLines } from '../output/key-value-lines';
 import { CONFIG_KEYS, ConfigKey } from '../session/cli-config-store';
 import { GlobalOptions } from '../session/tape-session';
-import { CONFIG_DEFAULTS, parseConfigKey } from './config-keys';
+import { originText, parseConfigKey } from './config-keys';
 import { TapeCommand } from './tape-command';
 
 @SubCommand({
   name: 'get',
   arguments: '[key]',
-  argsDescription: { key: 'site_domain, active_tape or program_id; all settings when omitted' },
-  description: 'show a CLI setting (or all of them)',
+  argsDescription: { key: `${CONFIG_KEYS.join(', ')}; all settings when omitted` },
+  description: 'show the value each setting has for this command line, and where it comes from',
 })
 export class ConfigGetCommand extends TapeCommand {
   async run([keyText]: string[], options: GlobalOptions = {}): Promise<void> {
     const session = this.session(options);
-    const stored = session.store.read();
     const keys: ConfigKey[] = keyText === undefined ? [...CONFIG_KEYS] : [parseConfigKey(keyText)];
-    const values = Object.fromEntries(
-      keys.map((k) => [k, stored[k] ?? CONFIG_DEFAULTS[k] ?? null]),
-    );
+    // The value every other command would use: flag > environment > config.json > Solana CLI > default.
+    const resolved = keys.map((key) => ({ key, setting: session.settings.resolve(key) }));
     if (session.json) {
+      const values = Object.fromEntries(
+        resolved.map(({ key, setting }) => [key, setting?.value ?? null]),
+      );
+      const sources = Object.fromEntries(
+        resolved.map(({ key, setting }) => [
+          key,
+          setting ? { source: setting.source, origin: setting.origin } : null,
+        ]),
+      );
       this.printer.json(
-        keyText === undefined ? { config_dir: session.store.dir, ...values } : values,
+        keyText === undefined
+          ? { config_dir: session.store.dir, ...values, sources }
+          : { ...values, ...(sources[keys[0]] ?? { source: null, origin: null }) },
       );
       return;
     }
     if (keyText !== undefined) {
-      // One key: just the value, for scripts (`$(tape config get site_domain)`).
-      const value = values[keys[0]];
-      if (value === null) throw new CliError(`${keys[0]} is not set`);
-      this.printer.line(value);
+      // One key: just the value, for scripts (`$(tape config get url)`).
+      const setting = resolved[0].setting;
+      if (!setting) throw new CliError(`${keys[0]} is not set`);
+      this.printer.line(setting.value);
       return;
     }
     this.printer.lines(
       keyValueLines([
         ['config_dir', session.store.dir],
-        ...keys.map((k): [string, string] => [k, values[k] ?? '(not set)']),
+        ...resolved.map(({ key, setting }): [string, string] => [
+          key,
+          setting ? `${setting.value} (${originText(setting)})` : '(not set)',
+        ]),
       ]),
     );
   }

@@ -3,17 +3,31 @@ import { CliError } from '../cli-error';
 import { parsePublicKey } from '../input/key-parser';
 import { printable } from '../input/size-parser';
 import { CONFIG_KEYS, ConfigKey } from '../session/cli-config-store';
-import { DEFAULT_SITE_DOMAIN } from '../session/cli-environment';
+import { ResolvedSetting } from '../session/cli-settings';
+import { expandRpcMoniker } from '../session/rpc-url';
 import { parseSiteDomain } from '../session/site-url';
+import { expandHome } from '../session/solana-cli-config';
+import { parseHttpUrl } from '../session/tape-session';
 
 export function parseConfigKey(text: string): ConfigKey {
   if ((CONFIG_KEYS as readonly string[]).includes(text)) return text as ConfigKey;
   throw new CliError(`unknown config key '${printable(text)}' (known: ${CONFIG_KEYS.join(', ')})`);
 }
 
-/** Values are checked when set, so a typo fails now rather than at the next deploy. */
-export function parseConfigValue(key: ConfigKey, value: string): string {
+/**
+ * Values are checked when set, so a typo fails now rather than at the next deploy. `url` takes
+ * the Solana CLI's monikers and is kept expanded, as `solana config set --url devnet` keeps it;
+ * `keypair` is kept as an absolute path (`~` expanded).
+ */
+export function parseConfigValue(key: ConfigKey, value: string, homeDir: string): string {
   switch (key) {
+    case 'url':
+      return parseHttpUrl(expandRpcMoniker(value.trim()), 'RPC URL');
+    case 'gateway':
+      return parseHttpUrl(value.trim(), 'gateway URL');
+    case 'keypair':
+      if (value.trim() === '') throw new CliError('bad keypair path: it is empty');
+      return expandHome(value.trim(), homeDir);
     case 'site_domain':
       return parseSiteDomain(value);
     case 'active_tape': {
@@ -26,6 +40,7 @@ export function parseConfigValue(key: ConfigKey, value: string): string {
   }
 }
 
-export const CONFIG_DEFAULTS: Partial<Record<ConfigKey, string>> = {
-  site_domain: DEFAULT_SITE_DOMAIN,
-};
+/** `(from TAPE_RPC_URL)`, `(default)`: where `tape config get` found a value. */
+export function originText(setting: ResolvedSetting): string {
+  return setting.source === 'default' ? 'default' : `from ${setting.origin}`;
+}

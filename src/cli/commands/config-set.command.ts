@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { SubCommand } from 'nest-commander';
+import { CONFIG_KEYS } from '../session/cli-config-store';
 import { GlobalOptions } from '../session/tape-session';
 import { parseConfigKey, parseConfigValue } from './config-keys';
 import { TapeCommand } from './tape-command';
@@ -6,16 +8,27 @@ import { TapeCommand } from './tape-command';
 @SubCommand({
   name: 'set',
   arguments: '<key> <value>',
-  argsDescription: { key: 'site_domain, active_tape or program_id', value: 'the new value' },
-  description: 'set a CLI setting',
+  argsDescription: {
+    key: CONFIG_KEYS.join(', '),
+    value: 'the new value (url also takes localhost, devnet, testnet, mainnet-beta)',
+  },
+  description: 'set a CLI setting (kept in config.json of the config directory)',
 })
 export class ConfigSetCommand extends TapeCommand {
   async run([keyText, valueText]: string[], options: GlobalOptions = {}): Promise<void> {
     const key = parseConfigKey(keyText);
-    const value = parseConfigValue(key, valueText);
+    const value = parseConfigValue(key, valueText, this.ctx.env.homeDir);
     const session = this.session(options);
     session.store.set(key, value);
     if (session.json) this.printer.json({ [key]: value });
     else this.printer.line(`${key}: ${value}`);
+    if (key === 'keypair' && !existsSync(value)) {
+      this.printer.note(`${value} does not exist yet (create it: tape keygen)`);
+    }
+    // A flag or variable still wins over the file: say so rather than let it look ignored.
+    const effective = session.settings.resolve(key);
+    if (effective && (effective.source === 'flag' || effective.source === 'env')) {
+      this.printer.note(`note: ${effective.origin} overrides it here (${effective.value})`);
+    }
   }
 }

@@ -3,6 +3,7 @@ import { storageCost } from '../../chain/storage-pricing';
 import { transactionFee } from '../../chain/priority-fee';
 import { CliError } from '../cli-error';
 import { parseDuration, parseEpochs } from '../input/duration-parser';
+import { expiredMessage } from '../output/expiry-notice';
 import { keyValueLines } from '../output/key-value-lines';
 import { epochStart, epochsValue, expiresValue } from '../output/tape-lines';
 import { formatTokens, isoTime } from '../output/units';
@@ -43,9 +44,7 @@ export class ExtendCommand extends TapeCommand {
       reader.currentEpoch(),
     ]);
     if (currentEpoch >= tape.record.expiryEpoch) {
-      throw new CliError(
-        `tape expired at epoch ${tape.record.expiryEpoch}: an expired tape cannot be extended (reserve a new one: tape create)`,
-      );
+      throw new CliError(expiredMessage(tape.address, tape.record, config, now));
     }
     const epochs = epochsToAdd(options, config);
     const tokens = storageCost(tape.record.capacity, epochs, config.pricePerMibEpoch);

@@ -1,6 +1,7 @@
 import { Command } from 'nest-commander';
 import { TapeRecord } from '../../chain/account-layouts';
 import { labelFromAddress } from '../../chain/tape-label';
+import { expiredMessage, expiryWarning } from '../output/expiry-notice';
 import { keyValueLines } from '../output/key-value-lines';
 import { epochDurationValue, epochStart, epochsValue, expiresValue } from '../output/tape-lines';
 import { formatBytes, isoTime } from '../output/units';
@@ -24,6 +25,12 @@ export class InfoCommand extends TapeCommand {
     const label = labelFromAddress(address);
     const status = currentEpoch < record.expiryEpoch ? 'active' : 'expired';
     const url = session.siteUrl(label);
+    // On stderr, so the output (and --json) keeps its shape: expiring soon, or what is left to do.
+    const warning =
+      status === 'expired'
+        ? `warning: ${expiredMessage(address, record, config, now)}`
+        : expiryWarning(address, record, config, now);
+    if (warning) this.printer.note(warning);
     if (session.json) {
       this.printer.json({
         tape: address.toBase58(),

@@ -2,6 +2,7 @@ import { Command, Option } from 'nest-commander';
 import { transactionFee } from '../../chain/priority-fee';
 import { resizeCost } from '../../chain/storage-pricing';
 import { CliError } from '../cli-error';
+import { expiredMessage } from '../output/expiry-notice';
 import { parseSize } from '../input/size-parser';
 import { keyValueLines } from '../output/key-value-lines';
 import { formatBytes, formatTokens } from '../output/units';
@@ -36,9 +37,8 @@ export class ResizeCommand extends TapeCommand {
       reader.currentEpoch(),
     ]);
     if (currentEpoch >= tape.record.expiryEpoch) {
-      throw new CliError(
-        'tape expired: an expired tape cannot be resized (reserve a new one: tape create)',
-      );
+      const now = await reader.chainTime();
+      throw new CliError(expiredMessage(tape.address, tape.record, config, now));
     }
     if (tape.record.capacity + add > Number.MAX_SAFE_INTEGER)
       throw new CliError('resize: capacity would be too large');

@@ -25,7 +25,7 @@ export abstract class TapeCommand extends CommandRunner {
   @Option({
     flags: '-k, --keypair <path>',
     description:
-      "signing keypair file (Solana CLI format); default: id.json in the config directory, else the Solana CLI's keypair",
+      "signing keypair file (Solana CLI format); default: config keypair, id.json in the config directory, else the Solana CLI's keypair",
   })
   parseKeypair(value: string): string {
     return value;
@@ -34,7 +34,7 @@ export abstract class TapeCommand extends CommandRunner {
   @Option({
     flags: '-u, --url <rpc_url>',
     description:
-      'chain RPC endpoint, or localhost, devnet, testnet, mainnet-beta (l, d, t, m); default: TAPE_RPC_URL or http://127.0.0.1:8899',
+      "chain RPC endpoint, or localhost, devnet, testnet, mainnet-beta (l, d, t, m); default: TAPE_RPC_URL, config url, the Solana CLI's json_rpc_url, or http://127.0.0.1:8899",
   })
   parseUrl(value: string): string {
     return value;

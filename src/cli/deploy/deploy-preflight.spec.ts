@@ -20,10 +20,18 @@ const tape = (over: Partial<TapeRecord> = {}): TapeRecord => ({
 });
 
 describe('deploy preflight', () => {
-  it('refuses an expired tape with the extend hint', () => {
+  it('refuses an expired tape, saying what is still possible (not tape extend)', () => {
     expect(() => assertTapeActive(tape(), 19)).not.toThrow();
-    expect(() => assertTapeActive(tape(), 20)).toThrow(
-      'tape expired (fix: tape extend --duration <time>)',
+    const address = Keypair.generate().publicKey;
+    const clock = { genesisTime: 0, epochDurationSecs: 3600 };
+    expect(() =>
+      assertTapeActive(tape(), 20, { address, clock, nowUnix: 20 * 3600 + 7200 }),
+    ).toThrow(
+      `tape ${address.toBase58()} expired about 2 hours ago (epoch 20, ~1970-01-01 20:00 UTC): ` +
+        'it cannot be extended, resized or written to, and its site answers 410 Gone; ' +
+        'tape object rm <name> still removes its names (their rent comes back to the wallet). ' +
+        'To publish the site again, reserve a new tape and deploy there: ' +
+        'tape create --capacity <size> --duration <time>, then tape deploy',
     );
   });
 

@@ -4,14 +4,22 @@ import { priorityFeesAtMost } from '../../chain/priority-fee';
 import { LAMPORTS_PER_SIGNATURE } from '../../chain/program-ids';
 import { PackOptions } from '../../chain/transaction-packer';
 import { CliError } from '../cli-error';
+import { expiredMessage } from '../output/expiry-notice';
 import { formatSolApprox, sizeArgumentCovering } from '../output/units';
 import { DeployTransactions } from './deploy-executor';
 import { DeployPlan } from './deploy-planner';
 
-/** Checks made before a deploy signs anything: each failure is one line with its fix. */
-export function assertTapeActive(tape: TapeRecord, currentEpoch: number): void {
+/**
+ * Checks made before a deploy signs anything: each failure is one line with its fix. An expired
+ * tape cannot be extended, so the line says what is still possible (docs/cli.md, "Expiry").
+ */
+export function assertTapeActive(
+  tape: TapeRecord,
+  currentEpoch: number,
+  when?: { address: PublicKey; clock: Parameters<typeof expiredMessage>[2]; nowUnix: number },
+): void {
   if (currentEpoch >= tape.expiryEpoch) {
-    throw new CliError('tape expired (fix: tape extend --duration <time>)');
+    throw new CliError(expiredMessage(when?.address, tape, when?.clock, when?.nowUnix));
   }
 }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { labelFromAddress } from '../../chain/tape-label';
 import { formatBytes } from '../output/units';
+import { expiryWarning } from '../output/expiry-notice';
 import { Printer } from '../output/printer';
 import { TapeSession } from '../session/tape-session';
 import {
@@ -63,7 +64,14 @@ export class SiteDeployer {
     const tape = await session.loadTape();
     const chain = session.chain;
     const { reader } = chain;
-    assertTapeActive(tape.record, await reader.currentEpoch());
+    const [clock, nowUnix, currentEpoch] = await Promise.all([
+      reader.networkConfig(),
+      reader.chainTime(),
+      reader.currentEpoch(),
+    ]);
+    assertTapeActive(tape.record, currentEpoch, { address: tape.address, clock, nowUnix });
+    const warning = expiryWarning(tape.address, tape.record, clock, nowUnix);
+    if (warning) this.printer.note(warning);
     const signer = session.tapeSigner(tape);
     const payer = session.wallet();
     const gateway = session.gateway();

@@ -166,7 +166,7 @@ describe('TrackUploader', () => {
   it.each([
     [422, /^r\.txt changed during the deploy/],
     [403, /^unauthorized signer: /],
-    [410, /^tape expired \(fix: tape extend --duration <time>\)$/],
+    [410, /^tape \S+ expired: it cannot be extended, resized or written to.*tape create/],
     [400, /refused r\.txt: 400 x: nope$/],
   ])('turns a %d into one clear line', async (status, message) => {
     const gw = await fakeGateway(tape, () => status);

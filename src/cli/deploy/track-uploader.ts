@@ -1,6 +1,7 @@
 import { Keypair, PublicKey } from '@solana/web3.js';
 import { UPLOAD_HEADERS } from '../../upload/upload-auth';
 import { commitmentToHex } from '../../tracks/commitment';
+import { expiredMessage } from '../output/expiry-notice';
 import { formatDuration } from '../output/units';
 import { CliError } from '../cli-error';
 import { PlannedTrack } from './deploy-planner';
@@ -175,7 +176,7 @@ export class TrackUploader {
       case 403:
         return `unauthorized signer: the gateway says ${this.signer.publicKey.toBase58()} cannot write to tape ${this.tape.toBase58()}`;
       case 410:
-        return 'tape expired (fix: tape extend --duration <time>)';
+        return expiredMessage(this.tape);
       case 422:
         return `${label} changed during the deploy (its bytes no longer match); run tape deploy again`;
       default:

@@ -2,6 +2,7 @@ import { ChainError } from '../../chain/chain-error';
 import { KeypairFileError } from '../../chain/keypair-file';
 import { TapeErrorCode } from '../../chain/program-errors';
 import { CliError } from '../cli-error';
+import { expiredMessage } from './expiry-notice';
 
 /**
  * One line for any error that ends a command: no stack trace, the cause in words, and the fix
@@ -25,7 +26,7 @@ function describeChainError(err: ChainError): string {
     case TapeErrorCode.InsufficientCapacity:
       return 'insufficient capacity (fix: tape resize --add <size>)';
     case TapeErrorCode.TapeExpired:
-      return 'tape expired (fix: tape extend --duration <time>)';
+      return expiredMessage();
     case TapeErrorCode.UnauthorizedSigner:
       return "unauthorized signer: the keypair used is neither the tape's keypair nor its delegate (pass the tape's keypair with -k)";
     case TapeErrorCode.InsufficientFunds:

@@ -2,7 +2,10 @@ import { NetworkConfig } from '../../chain/account-layouts';
 import { formatDuration, formatRelative, formatUtc } from './units';
 
 /** Unix time at which an epoch starts (the program's clock: genesis + epoch × duration). */
-export function epochStart(epoch: number, config: NetworkConfig): number {
+export function epochStart(
+  epoch: number,
+  config: Pick<NetworkConfig, 'genesisTime' | 'epochDurationSecs'>,
+): number {
   return config.genesisTime + epoch * config.epochDurationSecs;
 }
 

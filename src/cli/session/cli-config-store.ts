@@ -8,7 +8,14 @@ import { CliEnvironment } from './cli-environment';
 import { makeDirectory } from '../../config/directories';
 
 /** Keys `tape config set|get` accepts, and how each value is checked. */
-export const CONFIG_KEYS = ['site_domain', 'active_tape', 'program_id'] as const;
+export const CONFIG_KEYS = [
+  'url',
+  'gateway',
+  'keypair',
+  'site_domain',
+  'active_tape',
+  'program_id',
+] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
 export type CliConfigValues = Partial<Record<ConfigKey, string>>;
@@ -89,7 +96,7 @@ export class CliConfigStore {
     renameSync(tmp, this.configPath);
   }
 
-  private get configPath(): string {
+  get configPath(): string {
     return join(this.dir, 'config.json');
   }
 }

@@ -15,13 +15,8 @@ import { GatewayClient } from '../deploy/gateway-client';
 import { Printer } from '../output/printer';
 import { withChainWatchdog } from './chain-watchdog';
 import { CliConfigStore } from './cli-config-store';
-import {
-  CliEnvironment,
-  DEFAULT_GATEWAY_URL,
-  DEFAULT_RPC_URL,
-  DEFAULT_SITE_DOMAIN,
-} from './cli-environment';
-import { expandRpcMoniker } from './rpc-url';
+import { CliEnvironment } from './cli-environment';
+import { CliSettings, ResolvedSetting } from './cli-settings';
 import { parseSiteDomain, siteUrl } from './site-url';
 import { locateWallet, WalletLocation } from './wallet-location';
 
@@ -45,7 +40,9 @@ export interface LoadedTape {
 /** What `start` resolves from a command's global options. */
 interface Invocation {
   options: GlobalOptions;
+  settings: CliSettings;
   rpcUrl: string;
+  rpcUrlSetting: ResolvedSetting;
   computeUnitPrice?: number;
 }
 
@@ -73,14 +70,21 @@ export class TapeSession {
 
   /** Takes this invocation's options; a bad `-u` or compute-unit price fails here. */
   start(options: GlobalOptions): this {
-    // -u takes the Solana CLI's monikers too: localhost, devnet, testnet, mainnet-beta (l, d, t, m).
-    const url = expandRpcMoniker(options.url ?? this.env.rpcUrl ?? DEFAULT_RPC_URL);
-    const rpcUrl = parseHttpUrl(url, 'RPC URL');
+    const settings = new CliSettings(this.store, this.env, {
+      url: options.url,
+      keypair: options.keypair,
+      tape: options.tape,
+      programId: options.programId,
+    });
+    // -u > TAPE_RPC_URL > config url > the Solana CLI's json_rpc_url > localhost; monikers too:
+    // localhost, devnet, testnet, mainnet-beta (l, d, t, m).
+    const rpcUrlSetting = settings.rpcUrl();
+    const rpcUrl = parseHttpUrl(rpcUrlSetting.value, settingLabel('RPC URL', rpcUrlSetting));
     const computeUnitPrice =
       options.withComputeUnitPrice === undefined
         ? undefined
         : parseComputeUnitPrice(options.withComputeUnitPrice);
-    this.invocation = { options, rpcUrl, computeUnitPrice };
+    this.invocation = { options, settings, rpcUrl, rpcUrlSetting, computeUnitPrice };
     // Nothing resolved for other options is kept (OnDemandChain refuses a second chain).
     this.chainServices = this.walletKeypair = this.walletLocation = undefined;
     return this;
@@ -97,6 +101,11 @@ export class TapeSession {
 
   get rpcUrl(): string {
     return this.started.rpcUrl;
+  }
+
+  /** Every setting of this invocation with where it came from (`tape config get`). */
+  get settings(): CliSettings {
+    return this.started.settings;
   }
 
   /** Priority fee in micro-lamports per compute unit (`--with-compute-unit-price`); none by default. */
@@ -141,21 +150,33 @@ export class TapeSession {
 
   /** The chain services for `chainConfig()`, connected on first use (one Connection per command). */
   get chain(): ChainServices {
-    this.chainServices ??= this.onDemandChain.connect(this.chainConfig());
+    if (!this.chainServices) {
+      const url = this.started.rpcUrlSetting;
+      // A fallback is named once, like the Solana CLI's keypair: the chain is not the one asked for.
+      if (url.source === 'solana-cli') {
+        this.printer.note(`using the Solana CLI's RPC URL ${this.rpcUrl} (${url.origin})`);
+      }
+      this.chainServices = this.onDemandChain.connect(this.chainConfig());
+    }
     return this.chainServices;
   }
 
+  /** TAPE_GATEWAY > config gateway > http://127.0.0.1:8080. */
   get gatewayUrl(): string {
-    return parseHttpUrl(this.env.gatewayUrl ?? DEFAULT_GATEWAY_URL, 'gateway URL (TAPE_GATEWAY)');
+    const gateway = this.settings.gatewayUrl();
+    return parseHttpUrl(gateway.value, settingLabel('gateway URL', gateway));
   }
 
   gateway(): GatewayClient {
     return new GatewayClient(this.gatewayUrl);
   }
 
-  /** The path `tape keygen` writes: `-k`, else tape's own `id.json` (never a fallback). */
+  /**
+   * The path `tape keygen` writes: `-k`, else the config key `keypair`, else tape's own
+   * `id.json` (never a Solana CLI file).
+   */
   get keypairPath(): string {
-    return this.options.keypair ?? this.store.defaultKeypairPath;
+    return this.options.keypair ?? this.store.get('keypair') ?? this.store.defaultKeypairPath;
   }
 
   /**
@@ -167,6 +188,7 @@ export class TapeSession {
       this.options.keypair,
       this.store.defaultKeypairPath,
       this.env,
+      this.options.keypair === undefined ? this.store.get('keypair') : undefined,
     );
     return this.walletLocation;
   }
@@ -247,8 +269,7 @@ export class TapeSession {
   }
 
   siteDomain(): string {
-    const raw = this.env.siteDomain ?? this.store.get('site_domain') ?? DEFAULT_SITE_DOMAIN;
-    return parseSiteDomain(raw);
+    return parseSiteDomain(this.settings.siteDomain().value);
   }
 
   siteUrl(label: string): string {
@@ -278,6 +299,13 @@ export function parseComputeUnitPrice(text: string): number {
     );
   }
   return Number(trimmed);
+}
+
+/** `RPC URL (TAPE_RPC_URL)`: what a bad value is called, with where it came from. */
+function settingLabel(what: string, setting: ResolvedSetting): string {
+  return setting.source === 'flag' || setting.source === 'default'
+    ? what
+    : `${what} (${setting.origin})`;
 }
 
 export function parseHttpUrl(text: string, what: string): string {

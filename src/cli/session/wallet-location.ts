@@ -1,10 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { CliEnvironment } from './cli-environment';
+import { readSolanaCliConfig } from './solana-cli-config';
 
 /** Where the signing wallet comes from, in the order the CLI looks. */
-export type WalletSource = 'option' | 'tape' | 'solana-cli-config' | 'solana-default';
+export type WalletSource = 'option' | 'config' | 'tape' | 'solana-cli-config' | 'solana-default';
 
 export interface WalletLocation {
   path: string;
@@ -17,7 +17,8 @@ export interface WalletLocation {
 }
 
 /**
- * The wallet keypair of a command: `-k`, else tape's own `<config dir>/id.json`, else the
+ * The wallet keypair of a command: `-k`, else the config key `keypair` (`tape config set
+ * keypair <path>`), else tape's own `<config dir>/id.json`, else the
  * Solana CLI's configured keypair (`keypair_path` in `~/.config/solana/cli/config.yml`), else
  * the Solana CLI's default `~/.config/solana/id.json`, so someone who already uses Solana signs
  * with the wallet they know. When none exists the answer is tape's own path, for the
@@ -27,8 +28,10 @@ export function locateWallet(
   explicit: string | undefined,
   tapeDefault: string,
   env: CliEnvironment,
+  fromConfig?: string,
 ): WalletLocation {
   if (explicit !== undefined) return { path: explicit, source: 'option' };
+  if (fromConfig !== undefined) return { path: fromConfig, source: 'config' };
   if (existsSync(tapeDefault)) return { path: tapeDefault, source: 'tape' };
   const solanaDir = env.solanaConfigDir;
   const configFile = join(solanaDir, 'cli', 'config.yml');
@@ -57,24 +60,5 @@ export function locateWallet(
  * must not stop tape from working).
  */
 export function configuredKeypairPath(configFile: string, home: string): string | undefined {
-  let text: string;
-  try {
-    text = readFileSync(configFile, 'utf8');
-  } catch {
-    return undefined;
-  }
-  let parsed: unknown;
-  try {
-    parsed = parseYaml(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const value = (parsed as Record<string, unknown>).keypair_path;
-  if (typeof value !== 'string' || value.trim() === '') return undefined;
-  const path = value.trim();
-  if (path === '~') return home;
-  if (path.startsWith('~/')) return join(home, path.slice(2));
-  // The Solana CLI opens a relative path from the working directory; so does this.
-  return isAbsolute(path) ? path : resolve(path);
+  return readSolanaCliConfig(configFile, home).keypairPath;
 }

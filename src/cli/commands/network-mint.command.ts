@@ -1,0 +1,53 @@
+import { SubCommand } from 'nest-commander';
+import { WalletFunding } from '../funding/wallet-funding';
+import { parseTokens } from '../input/amount-parser';
+import { parsePublicKey } from '../input/key-parser';
+import { keyValueLines } from '../output/key-value-lines';
+import { formatTokens } from '../output/units';
+import { CommandContext } from '../session/command-context';
+import { GlobalOptions } from '../session/tape-session';
+import { balanceText } from './funding-lines';
+import { TapeCommand } from './tape-command';
+
+@SubCommand({
+  name: 'mint',
+  arguments: '<pubkey> <amount>',
+  argsDescription: {
+    pubkey: 'the wallet to give storage tokens to',
+    amount: 'storage tokens, e.g. 1000 or 2.5',
+  },
+  description:
+    "mint storage tokens to a wallet (the wallet running it must hold the storage token's mint authority)",
+})
+export class NetworkMintCommand extends TapeCommand {
+  constructor(
+    ctx: CommandContext,
+    private readonly funding: WalletFunding,
+  ) {
+    super(ctx);
+  }
+
+  async run([pubkey, amountText]: string[], options: GlobalOptions = {}): Promise<void> {
+    const to = parsePublicKey(pubkey, 'public key');
+    const amount = parseTokens(amountText);
+    const session = this.session(options);
+    const r = await this.funding.mint(session, to, amount);
+    if (session.json) {
+      this.printer.json({
+        to: r.to.toBase58(),
+        minted_tokens: amount,
+        signature: r.signature,
+        balance: { lamports: r.balance.lamports, tokens: r.balance.tokens },
+      });
+      return;
+    }
+    this.printer.lines(
+      keyValueLines([
+        ['to', r.to.toBase58()],
+        ['minted', `${formatTokens(amount)} storage tokens`],
+        ['balance', balanceText(r.balance)],
+        ['signature', r.signature],
+      ]),
+    );
+  }
+}
