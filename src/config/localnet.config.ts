@@ -1,4 +1,4 @@
-import { IsInt, IsIP, IsString, Max, Min } from 'class-validator';
+import { IsArray, IsInt, IsIP, IsString, Max, Min } from 'class-validator';
 
 /** `localnet.*`: the embedded Solana-compatible network. */
 export class LocalnetConfig {
@@ -107,6 +107,14 @@ export class LocalnetConfig {
   @Min(0)
   @Max(1_000_000)
   rpc_ws_max_connections_per_address = 16;
+
+  /**
+   * Client addresses the JSON-RPC and PubSub connection caps never apply to: loopback by default,
+   * as for the faucet (the gateway, the CLI and tests on the same host). Set [] to cap them too.
+   */
+  @IsArray()
+  @IsIP(undefined, { each: true })
+  rpc_connection_cap_exempt_ips: string[] = ['127.0.0.1', '::1'];
 
   /** Subscriptions of one client address over all its WebSocket connections; past it -32600. */
   @IsInt()

@@ -1,5 +1,15 @@
 import { Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsNumber, IsString, Max, Min, ValidateNested } from 'class-validator';
+import {
+  IsArray,
+  IsBoolean,
+  IsInt,
+  IsIP,
+  IsNumber,
+  IsString,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 import { TlsAskConfig } from './tls-ask.config';
 
 /**
@@ -89,4 +99,13 @@ export class ServerConfig {
   @IsInt()
   @Min(0)
   max_connections_per_address = 128;
+
+  /**
+   * Client addresses the connection cap never applies to: loopback by default (the CLI on the
+   * gateway's host deploys at a concurrency of 128, several at once in CI; a local process can
+   * exhaust the gateway by other means anyway). Set [] to cap loopback too.
+   */
+  @IsArray()
+  @IsIP(undefined, { each: true })
+  connection_cap_exempt_ips: string[] = ['127.0.0.1', '::1'];
 }

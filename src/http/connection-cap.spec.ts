@@ -88,6 +88,16 @@ describe('capConnectionsPerAddress', () => {
     expect(viaProxy.some((s) => s.closed)).toBe(false);
   });
 
+  it('does not cap the exempt addresses (loopback by default), and still caps the others', async () => {
+    const { port, accepted } = await newTestServer({ maxPerAddress: 1, exemptIps: ['127.0.0.1'] });
+    const local = [await open(port), await open(port), await open(port)];
+    await eventually('all three local ones reached the HTTP server', () => accepted() === 3);
+    expect(local.some((s) => s.closed)).toBe(false);
+    await open(port, '127.0.0.5');
+    const second = await open(port, '127.0.0.5');
+    await eventually('the second from 127.0.0.5 is closed', () => second.closed);
+  });
+
   it('is off with a cap of 0', async () => {
     const { port, accepted } = await newTestServer({ maxPerAddress: 0 });
     await Promise.all([open(port), open(port), open(port)]);

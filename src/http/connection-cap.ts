@@ -11,6 +11,12 @@ export interface ConnectionCapOptions {
    */
   exempt?: (address: string) => boolean;
   /**
+   * Peer addresses never capped, exactly as written (IPv4-mapped forms match their IPv4 one):
+   * by default loopback, the same host's processes (the CLI, a reverse proxy, the gateway's own
+   * RPC client), which can exhaust the process by other means anyway.
+   */
+  exemptIps?: readonly string[];
+  /**
    * Told about refused connections: the first one at once, then at most once a minute with the
    * count since (a flood is one log line a minute, not one per socket).
    */
@@ -38,12 +44,14 @@ export function capConnectionsPerAddress(server: Server, options: ConnectionCapO
   if (max <= 0) return;
   const open = new Map<string, number>();
   const report = refusalReporter(options.onRefused);
+  const exemptIps = new Set(options.exemptIps ?? []);
   // First of the 'connection' listeners: a refused socket never reaches the HTTP server's.
   server.prependListener('connection', (socket: Socket) => {
     const address = socket.remoteAddress;
     // No address (a socket already reset by its peer): nothing to count, Node drops it.
     if (!address || options.exempt?.(address)) return;
     const key = connectionKey(address);
+    if (exemptIps.has(address) || exemptIps.has(key)) return;
     const count = open.get(key) ?? 0;
     if (count >= max) {
       socket.destroy();
@@ -75,6 +83,7 @@ export function capGatewayListener(
   capConnectionsPerAddress(server, {
     maxPerAddress,
     exempt,
+    exemptIps: gateway.connection_cap_exempt_ips,
     onRefused: ({ address, refused }) =>
       warn({ event: 'connections_refused', listener, address, refused, cap: maxPerAddress }),
   });

@@ -28,6 +28,7 @@ export function localnetLimits(c: LocalnetConfig): LocalnetLimits {
       maxWsBufferedBytes: c.rpc_ws_max_buffered_bytes,
       maxConnectionsPerAddress: c.rpc_max_connections_per_address,
       maxWsConnectionsPerAddress: c.rpc_ws_max_connections_per_address,
+      connectionCapExemptIps: c.rpc_connection_cap_exempt_ips,
       maxWsSubscriptionsPerAddress: c.rpc_ws_max_subscriptions_per_address,
       responseTimeoutMs: c.rpc_response_timeout_secs * 1000,
     },

@@ -23,6 +23,8 @@ export interface RpcLimits {
   maxConnectionsPerAddress: number;
   /** Open connections one client address may hold on the PubSub listener; 0: no cap. */
   maxWsConnectionsPerAddress: number;
+  /** Client addresses neither connection cap applies to (loopback by default). */
+  connectionCapExemptIps?: readonly string[];
   /** Subscriptions one client address may hold over all its WebSocket connections. */
   maxWsSubscriptionsPerAddress: number;
   /** Milliseconds an HTTP answer may take to be written out before its connection is closed. */

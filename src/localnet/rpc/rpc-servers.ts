@@ -56,6 +56,7 @@ export async function startRpcServers(deps: {
         onInternalError: internalError,
         connectionCap: {
           maxPerAddress: limits.maxConnectionsPerAddress,
+          exemptIps: limits.connectionCapExemptIps,
           onRefused: (r) => log({ event: 'connections_refused', listener: 'rpc', ...r }),
         },
         responseTimeoutMs: limits.responseTimeoutMs,

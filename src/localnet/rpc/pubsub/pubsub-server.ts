@@ -62,6 +62,7 @@ export class PubsubServer {
     ));
     capConnectionsPerAddress(http, {
       maxPerAddress: this.limits.maxWsConnectionsPerAddress,
+      exemptIps: this.limits.connectionCapExemptIps,
       onRefused: (r) => this.log({ event: 'connections_refused', listener: 'pubsub', ...r }),
     });
     const server = new WebSocketServer({
