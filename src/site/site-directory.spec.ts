@@ -49,6 +49,19 @@ class FakeSource extends SiteSource {
     };
   }
 
+  // This tape never publishes a version (site-directory-versions.spec.ts covers those).
+  async readVersion(): Promise<(SiteObject | null)[]> {
+    throw new Error('no versions here');
+  }
+
+  async versionSettings(): Promise<Buffer> {
+    throw new Error('no versions here');
+  }
+
+  async pointers(tapes: readonly string[]): Promise<null[]> {
+    return tapes.map(() => null);
+  }
+
   async readWhole(o: SiteObject): Promise<Buffer> {
     this.bodyReads++;
     const found = this.objects.find((x) => x.commitmentHex === o.commitmentHex);
