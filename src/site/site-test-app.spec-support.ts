@@ -22,7 +22,15 @@ import { commitmentOfBuffer } from '../tracks/commitment';
 import { TrackStore } from '../tracks/track-store';
 import { rewriteTarget } from '../http/target-rewrite';
 import { SiteModule } from './site.module';
-import { SiteObject, SiteRead, SiteSource, TapeStatus } from './site-source';
+import {
+  NO_VERSION,
+  SiteObject,
+  SitePointer,
+  SiteRead,
+  SiteSource,
+  TapeStatus,
+} from './site-source';
+import { TapePointerFeed } from '../chain/tape-pointer-feed';
 import { labelFromAddress } from '../chain/tape-label';
 
 /** Stands in for ChainModule: the test's site source reads no chain. */
@@ -51,6 +59,19 @@ export class MemorySiteSource extends SiteSource {
       status: withStatus ? (site?.status ?? { kind: 'unknown' }) : undefined,
       objects: names.map((name) => site?.objects.find((o) => o.name === name) ?? null),
     };
+  }
+
+  // Tapes of this app serve their names; versions are in site-directory-versions.spec.ts.
+  async readVersion(): Promise<(SiteObject | null)[]> {
+    throw new Error('no versions in the site test app');
+  }
+
+  async versionSettings(): Promise<Buffer> {
+    throw new Error('no versions in the site test app');
+  }
+
+  async pointers(tapes: readonly string[]): Promise<SitePointer[]> {
+    return tapes.map(() => NO_VERSION);
   }
 
   async readWhole(object: SiteObject): Promise<Buffer> {
@@ -109,6 +130,9 @@ export async function newSiteTestApp(
   })
     .overrideProvider(SiteSource)
     .useValue(source)
+    // No chain to subscribe to: pointers never change here.
+    .overrideProvider(TapePointerFeed)
+    .useValue({ watch: () => ({ close: () => undefined }) })
     // The site source is in memory: no chain behind it, no RPC connection to open.
     .overrideModule(ChainModule)
     .useModule(NoChainModule)
