@@ -216,6 +216,7 @@ describe('site versions: served from the pointer, atomic, fresh on every gateway
     let polling = true;
     const mixes: string[] = [];
     const seen = new Set<string>();
+    const loads = new Set<GatewayProcess>();
     const poll = async (gw: GatewayProcess) => {
       while (polling) {
         const index = await site(gw, '/');
@@ -228,9 +229,12 @@ describe('site versions: served from the pointer, atomic, fresh on every gateway
           if (r.status !== 200 || !asset.includes(`.${hash(r.body)}.`))
             mixes.push(`${asset} (${r.status}) under index of version ${version}`);
         }
+        loads.add(gw);
       }
     };
     const pollers = [poll(writer), poll(reader)];
+    // Each poller has loaded version 1 at least once before the switch.
+    await eventually('both pollers loaded a page', () => loads.size === 2);
 
     await publish(v2, { version: 1, site: v1 });
     const confirmedAt = Date.now();
@@ -246,8 +250,11 @@ describe('site versions: served from the pointer, atomic, fresh on every gateway
         ).then(() => Date.now() - confirmedAt),
       ),
     );
+    // Through the subscription, or polls where the node refuses programSubscribe.
+    const how = (gw: GatewayProcess) =>
+      gw.logs().includes('programSubscribe refused') ? 'polls' : 'subscription';
     console.log(
-      `version 2 served ${served[0]} ms (writer) and ${served[1]} ms (reader) after Publish was confirmed`,
+      `version 2 served ${served[0]} ms (writer, ${how(writer)}) and ${served[1]} ms (reader, ${how(reader)}) after Publish was confirmed`,
     );
     polling = false;
     await Promise.all(pollers);
