@@ -169,7 +169,7 @@ function parse(data: WebSocket.RawData): PubSubMessage | undefined {
         : Buffer.from(data);
     const text = bytes.toString('utf8');
     const message: unknown = JSON.parse(text);
-    return typeof message === 'object' && message !== null ? (message) : undefined;
+    return typeof message === 'object' && message !== null ? message : undefined;
   } catch {
     return undefined;
   }

@@ -1,4 +1,4 @@
-import { parseOriginList } from './origin';
+import { testDirectoryOptions } from './site-directory-options.spec-support';
 import { SiteDirectory } from './site-directory';
 import { SiteTarget } from './site-routing';
 import {
@@ -74,18 +74,7 @@ function newVersionedDirectory() {
   const clock = { ms: 0 };
   const warnings: string[] = [];
   const sut = new SiteDirectory(source, {
-    defaults: {
-      spaFallback: false,
-      maxAgeSecs: 60,
-      corsOrigins: parseOriginList([], false),
-      connectOrigins: parseOriginList([], false),
-      pathSandbox: 'sandbox allow-scripts',
-    },
-    tenantOverrides: true,
-    allowAnyOrigin: false,
-    nameCacheSecs: 60,
-    now: () => clock.ms,
-    warn: (m) => warnings.push(m),
+    ...testDirectoryOptions(clock, warnings),
     schedule: (run) => setImmediate(run),
   });
   const resolve = async (rawPath: string) => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { parseOriginList } from './origin';
 import { SiteDirectory, SiteDirectoryOptions } from './site-directory';
+import { testDirectoryOptions } from './site-directory-options.spec-support';
 import { SiteSnapshot } from './site-snapshots';
 import { SiteTarget } from './site-routing';
 import { SiteObject, SiteRead, SiteSource, TapeStatus } from './site-source';
@@ -75,18 +75,7 @@ function newTestDirectory(overrides: Partial<SiteDirectoryOptions> = {}) {
   const clock = { ms: 0 };
   const warnings: string[] = [];
   const sut = new SiteDirectory(source, {
-    defaults: {
-      spaFallback: false,
-      maxAgeSecs: 60,
-      corsOrigins: parseOriginList(['https://gateway-reader.example'], false),
-      connectOrigins: parseOriginList(['https://api.example'], false),
-      pathSandbox: 'sandbox allow-scripts',
-    },
-    tenantOverrides: true,
-    allowAnyOrigin: false,
-    nameCacheSecs: 60,
-    now: () => clock.ms,
-    warn: (m) => warnings.push(m),
+    ...testDirectoryOptions(clock, warnings),
     ...overrides,
   });
   const advanceSecs = (s: number) => (clock.ms += s * 1000);

@@ -1,3 +1,4 @@
+import { PointerAnnouncements } from './pointer-announcements';
 import { SiteBatchLoader } from './site-batch-loader';
 import { SiteNameCache } from './site-name-cache';
 import { parseSitePath, SiteFilePath } from './site-path';
@@ -53,9 +54,8 @@ const DEFAULT_MAX_SITES = 10_000;
 const DEFAULT_MAX_NAMES = 100_000;
 /** Paths remembered per snapshot with their answer, at most (a safety net; see `route`). */
 const ROUTE_MEMO_LIMIT = 4096;
-/** A pointer read older than the one announced is read again this often, this many times. */
+/** A pointer read older than the one announced is read again after this long. */
 const STALE_POINTER_RETRY_MS = 100;
-const STALE_POINTER_RETRIES = 50;
 
 export class SiteDirectory {
   private readonly sites: SiteSnapshots;
@@ -64,8 +64,7 @@ export class SiteDirectory {
   /** Loads names of published versions, keyed by root commitment (hex) instead of tape. */
   private readonly versionLoader: SiteBatchLoader;
   private readonly staleIfErrorMs: number;
-  /** Versions announced by the chain and not yet read back, per tape (with retries left). */
-  private readonly announced = new Map<string, { version: number; retries: number }>();
+  private readonly announced = new PointerAnnouncements();
 
   constructor(
     private readonly source: SiteSource,
@@ -201,7 +200,12 @@ export class SiteDirectory {
       snapshot.version === pointer.version &&
       (pointer.version === 0 || snapshot.root.equals(pointer.root));
     if (same) return;
-    this.announced.set(tape, { version: pointer.version, retries: STALE_POINTER_RETRIES });
+    this.announced.announce(tape, pointer.version);
+    this.reload(tape);
+  }
+
+  /** Forgets the tape's snapshot and reads it again in the background (its names stay). */
+  private reload(tape: string): void {
     this.sites.forget(tape);
     this.loader.load(tape, [], true).catch(() => undefined);
   }
@@ -274,7 +278,9 @@ export class SiteDirectory {
         settings,
         read.pointer,
       );
-      this.checkAnnounced(tape, snapshot.version);
+      if (this.announced.behind(tape, snapshot.version)) {
+        setTimeout(() => this.reload(tape), STALE_POINTER_RETRY_MS).unref();
+      }
     }
     // Names live as long as their site's answers (an unknown tape's misses only 5 s: it may be
     // created in a moment).
@@ -294,21 +300,6 @@ export class SiteDirectory {
     const objects = await this.source.readVersion(Buffer.from(rootHex, 'hex'), names);
     const now = this.options.now();
     names.forEach((name, i) => this.names.set(rootHex, name, objects[i], now, Infinity));
-  }
-
-  /** A pointer read that is older than the chain announced is read again, a few times. */
-  private checkAnnounced(tape: string, version: number): void {
-    const announced = this.announced.get(tape);
-    if (announced === undefined) return;
-    if (version >= announced.version || announced.retries <= 0) {
-      this.announced.delete(tape);
-      return;
-    }
-    announced.retries--;
-    setTimeout(() => {
-      this.sites.forget(tape);
-      this.loader.load(tape, [], true).catch(() => undefined);
-    }, STALE_POINTER_RETRY_MS).unref();
   }
 
   /** After a failed read: what was read recently enough is served a little longer (logged). */

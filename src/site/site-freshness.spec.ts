@@ -35,8 +35,6 @@ function newTestFreshness() {
   return { sut, feed, changes, polls: () => polls };
 }
 
-const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe('SiteFreshness', () => {
   it('passes each notified pointer to the directory (version 0: the names serve)', () => {
     const { sut, feed, changes } = newTestFreshness();
@@ -50,21 +48,26 @@ describe('SiteFreshness', () => {
   });
 
   it('polls the cached tapes while the subscription is down, and stops once it is up', async () => {
-    const { sut, feed, changes, polls } = newTestFreshness();
-    sut.onApplicationBootstrap();
-    // Not yet acknowledged: polled.
-    await wait(60);
-    expect(polls()).toBeGreaterThanOrEqual(2);
-    expect(changes[0]).toEqual([TAPE, { version: 3, root: ROOT }]);
-    feed.handlers!.state(true); // one catch-up poll, then none
-    await wait(30);
-    const up = polls();
-    await wait(60);
-    expect(polls()).toBe(up);
-    expect(sut.subscribed).toBe(true);
-    feed.handlers!.state(false); // lost: polled again
-    await wait(60);
-    expect(polls()).toBeGreaterThan(up);
-    sut.onModuleDestroy();
+    jest.useFakeTimers();
+    try {
+      const { sut, feed, changes, polls } = newTestFreshness();
+      sut.onApplicationBootstrap();
+      // Not yet acknowledged: polled every pollMs.
+      await jest.advanceTimersByTimeAsync(25);
+      expect(polls()).toBe(2);
+      expect(changes[0]).toEqual([TAPE, { version: 3, root: ROOT }]);
+      feed.handlers!.state(true); // one catch-up poll, then none
+      await jest.advanceTimersByTimeAsync(100);
+      expect(polls()).toBe(3);
+      expect(sut.subscribed).toBe(true);
+      feed.handlers!.state(false); // lost: polled again
+      await jest.advanceTimersByTimeAsync(25);
+      expect(polls()).toBe(5);
+      sut.onModuleDestroy();
+      await jest.advanceTimersByTimeAsync(100);
+      expect(polls()).toBe(5);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });
