@@ -43,6 +43,12 @@ export class SiteFreshness implements OnApplicationBootstrap, OnModuleDestroy {
         ),
       state: (up) => {
         this.up = up;
+        // Operators see which way new versions arrive (docs/site.md, "Sites from versions").
+        if (up) this.logger.log('tape pointers: by subscription');
+        else
+          this.logger.warn(
+            `tape pointers: subscription lost, polled every ${this.options.pollMs} ms`,
+          );
         // Back up: one catch-up poll for what changed while nobody was listening.
         if (up) void this.poll();
         else this.schedule();

@@ -48,9 +48,13 @@ import { SiteService } from './site.service';
     },
     {
       provide: SiteFreshness,
-      inject: [TapePointerFeed, SiteDirectory, SiteSource],
-      useFactory: (feed: TapePointerFeed, directory: SiteDirectory, source: SiteSource) =>
-        new SiteFreshness(feed, directory, source, { pollMs: POINTER_POLL_MS }),
+      inject: [TapePointerFeed, SiteDirectory, SiteSource, SiteConfig],
+      useFactory: (
+        feed: TapePointerFeed,
+        directory: SiteDirectory,
+        source: SiteSource,
+        site: SiteConfig,
+      ) => new SiteFreshness(feed, directory, source, { pollMs: site.pointer_poll_ms }),
     },
     {
       provide: SiteBodyCache,
@@ -69,9 +73,6 @@ import { SiteService } from './site.service';
   ],
 })
 export class SiteModule {}
-
-/** Pointer polls while the subscription is down: a new version is served within 2 s. */
-const POINTER_POLL_MS = 1000;
 
 function createSiteDirectory(source: SiteSource, site: SiteConfig): SiteDirectory {
   const logger = new Logger('site');
