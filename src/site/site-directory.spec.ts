@@ -3,7 +3,8 @@ import { SiteDirectory, SiteDirectoryOptions } from './site-directory';
 import { testDirectoryOptions } from './site-directory-options.spec-support';
 import { SiteSnapshot } from './site-snapshots';
 import { SiteTarget } from './site-routing';
-import { SiteObject, SiteRead, SiteSource, TapeStatus } from './site-source';
+import { SiteObject, SiteRead, TapeStatus } from './site-source';
+import { NamesOnlySource } from './names-only-source.spec-support';
 
 const TAPE = 'TapeAddress1111111111111111111111111111111';
 
@@ -26,7 +27,7 @@ function object(
 }
 
 /** A chain and store in memory that records its reads and can be made slow or failing. */
-class FakeSource extends SiteSource {
+class FakeSource extends NamesOnlySource {
   status: TapeStatus = { kind: 'active', expiresInMs: 3_600_000 };
   objects: (SiteObject & { body: Buffer })[] = [];
   /** Every read: the names asked for, and whether the tape's status was. */
@@ -47,19 +48,6 @@ class FakeSource extends SiteSource {
       status: withStatus ? this.status : undefined,
       objects: names.map((n) => this.objects.find((o) => o.name === n) ?? null),
     };
-  }
-
-  // This tape never publishes a version (site-directory-versions.spec.ts covers those).
-  async readVersion(): Promise<(SiteObject | null)[]> {
-    throw new Error('no versions here');
-  }
-
-  async versionSettings(): Promise<Buffer> {
-    throw new Error('no versions here');
-  }
-
-  async pointers(tapes: readonly string[]): Promise<null[]> {
-    return tapes.map(() => null);
   }
 
   async readWhole(o: SiteObject): Promise<Buffer> {

@@ -22,14 +22,8 @@ import { commitmentOfBuffer } from '../tracks/commitment';
 import { TrackStore } from '../tracks/track-store';
 import { rewriteTarget } from '../http/target-rewrite';
 import { SiteModule } from './site.module';
-import {
-  NO_VERSION,
-  SiteObject,
-  SitePointer,
-  SiteRead,
-  SiteSource,
-  TapeStatus,
-} from './site-source';
+import { SiteObject, SiteRead, SiteSource, TapeStatus } from './site-source';
+import { NamesOnlySource } from './names-only-source.spec-support';
 import { TapePointerFeed } from '../chain/tape-pointer-feed';
 import { labelFromAddress } from '../chain/tape-label';
 
@@ -38,7 +32,7 @@ import { labelFromAddress } from '../chain/tape-label';
 class NoChainModule {}
 
 /** Tapes and their objects in memory (the chain's part); bytes go to the real track store. */
-export class MemorySiteSource extends SiteSource {
+export class MemorySiteSource extends NamesOnlySource {
   readonly tapes = new Map<string, { status: TapeStatus; objects: SiteObject[] }>();
   /** Every read: the names asked for, and whether the tape's status was. */
   readonly reads: { tape: string; names: readonly string[]; withStatus: boolean }[] = [];
@@ -59,19 +53,6 @@ export class MemorySiteSource extends SiteSource {
       status: withStatus ? (site?.status ?? { kind: 'unknown' }) : undefined,
       objects: names.map((name) => site?.objects.find((o) => o.name === name) ?? null),
     };
-  }
-
-  // Tapes of this app serve their names; versions are in site-directory-versions.spec.ts.
-  async readVersion(): Promise<(SiteObject | null)[]> {
-    throw new Error('no versions in the site test app');
-  }
-
-  async versionSettings(): Promise<Buffer> {
-    throw new Error('no versions in the site test app');
-  }
-
-  async pointers(tapes: readonly string[]): Promise<SitePointer[]> {
-    return tapes.map(() => NO_VERSION);
   }
 
   async readWhole(object: SiteObject): Promise<Buffer> {
