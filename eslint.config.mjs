@@ -8,16 +8,35 @@ import { roomImports } from './tools/eslint/room-imports.mjs';
  * upload, s3, admin) never import each other; only the entry points wire everything.
  */
 const ROOMS = {
-  '(root)': ['admin', 'chain', 'cli', 'config', 'domains', 'health', 'http', 'localnet', 'logging', 'metering', 'object', 'observability', 's3', 'site', 'startup', 'tracks', 'upload', 'versions'],
+  '(root)': [
+    'admin',
+    'chain',
+    'cli',
+    'config',
+    'domains',
+    'health',
+    'http',
+    'localnet',
+    'logging',
+    'metering',
+    'object',
+    'observability',
+    's3',
+    'site',
+    'startup',
+    'tracks',
+    'upload',
+    'versions',
+  ],
   startup: [],
   config: [],
   logging: [],
   health: [],
   http: ['config'],
   'shared-state': ['config', 'health'],
-  observability: ['chain', 'config', 'domains', 'http', 'logging', 'metering', 'tracks'],
+  observability: ['chain', 'config', 'domains', 'health', 'http', 'logging', 'metering', 'tracks'],
   chain: ['config', 'health', 'observability'],
-  localnet: ['chain', 'config', 'observability'],
+  localnet: ['chain', 'config', 'http', 'observability'],
   credentials: ['config', 'shared-state'],
   domains: ['chain', 'config'],
   metering: ['config', 'health', 'http'],
@@ -26,22 +45,48 @@ const ROOMS = {
   site: ['chain', 'config', 'domains', 'http', 'metering', 'tracks', 'versions'],
   object: ['chain', 'config', 'http', 'metering', 'tracks', 'versions'],
   upload: ['chain', 'config', 'health', 'http', 'metering', 'observability', 'tracks', 'versions'],
-  s3: ['chain', 'config', 'credentials', 'domains', 'http', 'metering', 'observability', 'shared-state', 'tracks', 'versions'],
+  s3: [
+    'chain',
+    'config',
+    'credentials',
+    'domains',
+    'http',
+    'metering',
+    'observability',
+    'shared-state',
+    'tracks',
+    'versions',
+  ],
   admin: ['chain', 'config', 'domains', 'http', 'observability'],
   cli: ['chain', 'config', 'credentials', 'localnet', 'tracks', 'upload', 'versions'],
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'dist-bench/**', 'dist-tools/**', 'node_modules/**', 'bin/**', '*.js', '*.mjs'] },
+  {
+    ignores: [
+      'dist/**',
+      'dist-bench/**',
+      'dist-tools/**',
+      'node_modules/**',
+      'bin/**',
+      '*.js',
+      '*.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
-    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
     rules: {
       eqeqeq: ['error', 'always'],
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/switch-exhaustiveness-check': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/no-extraneous-class': 'off',
       // Byte codecs compare raw numbers with enum tags on purpose.
@@ -52,7 +97,10 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-argument': 'off',
       '@typescript-eslint/no-unsafe-call': 'off',
       '@typescript-eslint/no-unsafe-return': 'off',
-      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true, allowNullish: true }],
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        { allowNumber: true, allowBoolean: true, allowNullish: true },
+      ],
     },
   },
   {
@@ -64,7 +112,18 @@ export default tseslint.config(
     // Services return answers; only controllers, edges and listeners see Fastify.
     files: ['src/**/*.service.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['fastify', 'fastify/*', '@fastify/*'], message: 'a service returns an answer; the controller writes it (docs/architecture.md)' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['fastify', 'fastify/*', '@fastify/*'],
+              message:
+                'a service returns an answer; the controller writes it (docs/architecture.md)',
+            },
+          ],
+        },
+      ],
     },
   },
 );

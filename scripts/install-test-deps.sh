@@ -19,6 +19,8 @@ have ceph-osd || need+=(ceph-osd)
 have radosgw || need+=(radosgw)
 have ceph || need+=(ceph-common)
 have caddy || need+=(caddy)
+have promtool || need+=(prometheus)
+have systemd-analyze || need+=(systemd)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo

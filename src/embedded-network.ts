@@ -38,12 +38,14 @@ export async function embedLocalNetwork(
     // Genesis deploys the tape program at the configured id (chain.program_id, TAPE_PROGRAM_ID).
     programId: config.chain.program_id ? new PublicKey(config.chain.program_id) : undefined,
     ...localnetLimits(config.localnet),
-    // Internal errors of the RPC (a handler that threw) are the gateway's to see; the rest is
-    // the local network's routine (listening, dropped transactions) and stays at debug.
-    log: (event) =>
-      event.event === 'rpc_internal_error'
-        ? logger.error(event, undefined, 'localnet')
-        : logger.debug(event, 'localnet'),
+    // Internal errors of the RPC (a handler that threw) are the gateway's to see, and so is a
+    // WebSocket client dropped for not reading (a hostile or broken client of the RPC port);
+    // the rest is the local network's routine (listening, dropped transactions): debug.
+    log: (event) => {
+      if (event.event === 'rpc_internal_error') logger.error(event, undefined, 'localnet');
+      else if (event.event === 'pubsub_client_dropped') logger.warn(event, 'localnet');
+      else logger.debug(event, 'localnet');
+    },
   });
   config.chain.rpc_url = network.rpcUrl;
   config.chain.ws_url = network.wsUrl;

@@ -3,6 +3,8 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { AppModule } from './app.module';
 import { sendFrameworkError, writeClientError } from './http/framework-errors';
 import { applyListenerTimeouts, watchBodyIdle } from './http/listener-timeouts';
+import { capGatewayListener } from './http/connection-cap';
+import { TrustedProxies } from './metering/trusted-proxies';
 import { AppConfig } from './config/app-config';
 import { JsonLogger } from './logging/json-logger';
 import { RequestObserver } from './observability/request-observer';
@@ -32,6 +34,14 @@ export async function createGatewayApp(
   // Request bodies are streams handed to their route (uploads); no body is buffered by default.
   const fastify = adapter.getInstance();
   applyListenerTimeouts(fastify.server, config.gateway);
+  const trusted = TrustedProxies.parse(config.gateway.metering.trusted_proxies);
+  capGatewayListener(
+    fastify.server,
+    config.gateway,
+    'main',
+    (event) => logger.warn(event, 'gateway'),
+    (address) => trusted.containsAddress(address),
+  );
   // A hook, not a `request` listener: the site edge expects to be the server's only one.
   fastify.addHook('onRequest', (request, _reply, done) => {
     watchBodyIdle(request.raw, config.gateway.body_idle_timeout_ms);

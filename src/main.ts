@@ -10,6 +10,7 @@ import { JsonLogger } from './logging/json-logger';
 import { keepRunningOnUnhandledRejections } from './logging/unhandled-rejections';
 import { GATEWAY_NODE_FLAGS, missingNodeFlags } from './node-flags';
 import { anchorTickShape } from './http/shape-anchors';
+import { descriptorLimitWarning, listenerCaps, openFilesLimit } from './descriptor-limit';
 
 async function main(): Promise<void> {
   // Before startup's garbage collections (src/http/shape-anchors.ts).
@@ -34,6 +35,9 @@ async function main(): Promise<void> {
       'gateway',
     );
   }
+  // Before the local network is embedded: it sets chain.rpc_url, and its listeners count here.
+  const lowLimit = descriptorLimitWarning(openFilesLimit(), listenerCaps(config));
+  if (lowLimit) logger.warn(lowLimit, 'gateway');
   const network = await embedLocalNetwork(config, logger);
   const app = await createGatewayApp(config, logger);
   await app.listen(config.gateway.port, config.gateway.host);

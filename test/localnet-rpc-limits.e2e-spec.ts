@@ -93,21 +93,7 @@ describe('local network JSON-RPC: hostile requests are refused and the gateway s
     const port = Number(new URL(gw.rpcUrl).port);
     client = new LocalnetClient(gw.rpcUrl, `ws://127.0.0.1:${port + 1}`);
     const payer = await client.funded(200);
-    const account = Keypair.generate();
-    const space = 10 * MiB;
-    await client.send(
-      [
-        SystemProgram.createAccount({
-          fromPubkey: payer.publicKey,
-          newAccountPubkey: account.publicKey,
-          lamports: await client.connection.getMinimumBalanceForRentExemption(space),
-          space,
-          programId: SystemProgram.programId,
-        }),
-      ],
-      [payer, account],
-    );
-    big = account.publicKey;
+    big = await client.systemAccount(payer, 10 * MiB);
   }, 120_000);
 
   afterAll(async () => {

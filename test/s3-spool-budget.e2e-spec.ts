@@ -29,13 +29,17 @@ import {
  * declare its length (411 otherwise); the parts of every open upload of a tape, plus the part
  * arriving, must fit the tape's free capacity (507); all tapes together stay within
  * gateway.s3.max_spool_bytes (503 SlowDown); a body longer than it declared is cut off. In every
- * refusal nothing is left in the spool.
+ * refusal nothing is left in the spool. Issue 34, finding 3: one tape holds at most its share of
+ * the spool (gateway.s3.spool_share_per_tape), so other tapes still write.
  */
 jest.setTimeout(180_000);
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
 const SPOOL_CAP = 12 * MiB;
+/** gateway.s3.spool_share_per_tape here: one tape holds at most 9 MiB of the 12. */
+const SHARE = 0.75;
+const TAPE_SHARE = SPOOL_CAP * SHARE;
 
 let lab: TapeS3Lab;
 let dataDir: string;
@@ -135,7 +139,7 @@ beforeAll(async () => {
     dataDir,
     config: {
       localnet: { slot_ms: 100 },
-      gateway: { s3: { max_spool_bytes: SPOOL_CAP } },
+      gateway: { s3: { max_spool_bytes: SPOOL_CAP, spool_share_per_tape: SHARE } },
     },
   });
   [roomy, other] = [await tapeWithCredential(lab), await tapeWithCredential(lab)];
@@ -203,18 +207,19 @@ describe('multipart spool budget', () => {
   });
 
   it('the parts of every open upload of a tape count together against its free capacity', async () => {
-    const tight = await tapeWithCredential(lab, { capacity: '10m' });
+    const tight = await tapeWithCredential(lab, { capacity: '8m' });
     const first = await create(tight, 'a.bin');
     const second = await create(tight, 'b.bin');
-    expect((await putPart(tight, 'a.bin', first, 1, randomBytes(6 * MiB))).status).toBe(200);
-    // On its own the part fits (10 MiB free); with the first upload's 6 MiB it does not.
-    const refused = await putPart(tight, 'b.bin', second, 1, randomBytes(6 * MiB));
+    expect((await putPart(tight, 'a.bin', first, 1, randomBytes(4.5 * MiB))).status).toBe(200);
+    // On its own the part fits (8 MiB free); with the first upload's 4.5 MiB it does not (and
+    // both together stay within the tape's 9 MiB share of the spool).
+    const refused = await putPart(tight, 'b.bin', second, 1, randomBytes(4.5 * MiB));
     expect(codeOf(refused)).toEqual([507, 'InsufficientStorage']);
     expect(refused.body).toContain('multipart upload in progress');
     expect(uploadFiles(second)).toEqual(['upload.json']);
     // Aborting the first upload gives its room back.
     await abort(tight, 'a.bin', first);
-    expect((await putPart(tight, 'b.bin', second, 1, randomBytes(6 * MiB))).status).toBe(200);
+    expect((await putPart(tight, 'b.bin', second, 1, randomBytes(4.5 * MiB))).status).toBe(200);
     await abort(tight, 'b.bin', second);
   });
 
@@ -238,8 +243,8 @@ describe('multipart spool budget', () => {
     expect(res.status).toBe(400);
     expect(res.body).toMatch(/<Code>(InvalidRequest|IncompleteBody|EntityTooLarge)<\/Code>/);
     expect(uploadFiles(uploadId)).toEqual(['upload.json']);
-    // The refused part gave its budget back: the whole cap is available again.
-    expect((await putPart(roomy, 'liar.bin', uploadId, 1, randomBytes(SPOOL_CAP))).status).toBe(
+    // The refused part gave its budget back: the tape's whole share is available again.
+    expect((await putPart(roomy, 'liar.bin', uploadId, 1, randomBytes(TAPE_SHARE))).status).toBe(
       200,
     );
     await abort(roomy, 'liar.bin', uploadId);
@@ -300,5 +305,25 @@ describe('multipart spool budget', () => {
       200,
     );
     await abort(other, 'waiting.bin', waiting);
+  });
+
+  it('one tape past its share of the spool is 503 SlowDown while another tape still writes', async () => {
+    const greedy = await create(roomy, 'greedy.bin');
+    expect((await putPart(roomy, 'greedy.bin', greedy, 1, randomBytes(5 * MiB))).status).toBe(200);
+    // 10 MiB would fit the gateway's 12 MiB, not the tape's 9 MiB share.
+    const refused = await putPart(roomy, 'greedy.bin', greedy, 2, randomBytes(5 * MiB));
+    expect(codeOf(refused)).toEqual([503, 'SlowDown']);
+    expect(refused.body).toContain('spool_share_per_tape');
+    expect(refused.headers['retry-after']).toBeDefined();
+    const polite = await create(other, 'polite.bin');
+    expect((await putPart(other, 'polite.bin', polite, 1, randomBytes(3 * MiB))).status).toBe(200);
+    // Aborting gives the tape its share back.
+    await abort(roomy, 'greedy.bin', greedy);
+    const again = await create(roomy, 'greedy.bin');
+    expect((await putPart(roomy, 'greedy.bin', again, 1, randomBytes(TAPE_SHARE))).status).toBe(
+      200,
+    );
+    await abort(roomy, 'greedy.bin', again);
+    await abort(other, 'polite.bin', polite);
   });
 });

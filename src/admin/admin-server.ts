@@ -2,6 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { applyListenerTimeouts } from '../http/listener-timeouts';
+import { capGatewayListener } from '../http/connection-cap';
 import { GatewayConfig } from '../config/app-config';
 import { GatewayMetrics } from '../observability/gateway-metrics';
 import { RequestObserver } from '../observability/request-observer';
@@ -42,6 +43,7 @@ export class AdminServer implements OnApplicationShutdown {
     });
     // The gateway's listener timeouts (gateway.request_timeout_ms, headers_timeout_ms, …).
     applyListenerTimeouts(server, this.gateway);
+    capGatewayListener(server, this.gateway, 'admin', (event) => this.logger.warn(event));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => {

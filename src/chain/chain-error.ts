@@ -41,6 +41,16 @@ export class VersionConflictError extends ChainError {
   }
 }
 
+/** The message of a transaction its fee payer could not pay for (fees or rent). */
+export const INSUFFICIENT_FUNDS = 'insufficient funds (SOL for fees and rent)';
+
+/** A transaction refused because its fee payer holds too little SOL. */
+export function isInsufficientFunds(err: unknown): boolean {
+  return (
+    err instanceof ChainError && err.kind === 'transaction' && err.message === INSUFFICIENT_FUNDS
+  );
+}
+
 /** Maps web3.js and RPC failures to ChainError (program errors by their Custom code). */
 export function toChainError(err: unknown, rpcUrl: string): ChainError {
   if (err instanceof ChainError) return err;
@@ -64,12 +74,7 @@ export function toChainError(err: unknown, rpcUrl: string): ChainError {
     return new ChainError('timeout', `transaction not confirmed in time (${rpcUrl})`);
   }
   if (/insufficient funds|InsufficientFundsForFee|Attempt to debit an account/i.test(text)) {
-    return new ChainError(
-      'transaction',
-      'insufficient funds (SOL for fees and rent)',
-      undefined,
-      logs,
-    );
+    return new ChainError('transaction', INSUFFICIENT_FUNDS, undefined, logs);
   }
   return new ChainError('rpc', firstLine(text), undefined, logs);
 }

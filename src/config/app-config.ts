@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { ValidateNested } from 'class-validator';
 import { ChainConfig } from './chain.config';
+import { KeyBalanceConfig } from './key-balance.config';
 import { LocalnetConfig } from './localnet.config';
 import { MeteringConfig } from './metering.config';
 import { S3Config } from './s3.config';
@@ -22,6 +23,10 @@ export class GatewayConfig extends ServerConfig {
   @ValidateNested()
   @Type(() => S3Config)
   s3 = new S3Config();
+
+  @ValidateNested()
+  @Type(() => KeyBalanceConfig)
+  key_balance = new KeyBalanceConfig();
 }
 
 /** The whole validated configuration: YAML file, then environment overrides. */

@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { ConfigModule as NestConfigModule } from '@nestjs/config';
 import { AppConfig, GatewayConfig } from './app-config';
 import { ChainConfig } from './chain.config';
+import { KeyBalanceConfig } from './key-balance.config';
 import { loadConfig } from './config-loader';
 import { LocalnetConfig } from './localnet.config';
 import { MeteringConfig } from './metering.config';
@@ -26,6 +27,7 @@ export class ConfigModule {
         { provide: SiteConfig, useValue: config.gateway.site },
         { provide: MeteringConfig, useValue: config.gateway.metering },
         { provide: S3Config, useValue: config.gateway.s3 },
+        { provide: KeyBalanceConfig, useValue: config.gateway.key_balance },
         { provide: ChainConfig, useValue: config.chain },
         { provide: StorageConfig, useValue: config.storage },
         { provide: LocalnetConfig, useValue: config.localnet },
@@ -36,6 +38,7 @@ export class ConfigModule {
         SiteConfig,
         MeteringConfig,
         S3Config,
+        KeyBalanceConfig,
         ChainConfig,
         StorageConfig,
         LocalnetConfig,

@@ -88,6 +88,41 @@ export class LocalnetConfig {
   @Max(1024 * 1024 * 1024)
   rpc_ws_max_buffered_bytes = 32 * 1024 * 1024;
 
+  /**
+   * Open connections one client address may hold on the JSON-RPC listener; past it a new
+   * connection is closed at once. 0 turns the cap off. (PubSub: the key below.)
+   */
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  rpc_max_connections_per_address = 128;
+
+  /**
+   * Open connections one client address may hold on the PubSub (WebSocket) listener; past it a
+   * new connection is closed at once. 0 turns the cap off. Lower than the JSON-RPC one: with
+   * `rpc_ws_max_buffered_bytes` it bounds the notification bytes one address can make the node
+   * hold (16 × 32 MiB), and a client library needs one socket.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  rpc_ws_max_connections_per_address = 16;
+
+  /** Subscriptions of one client address over all its WebSocket connections; past it -32600. */
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  rpc_ws_max_subscriptions_per_address = 1000;
+
+  /**
+   * Seconds an HTTP JSON-RPC answer may take to reach its client once it is written; then the
+   * connection is closed and its bytes (and its share of the in-flight budget) are released.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  rpc_response_timeout_secs = 60;
+
   /** Faucet requests (airdrops and storage tokens) one client address may make at once. */
   @IsInt()
   @Min(1)

@@ -1,4 +1,4 @@
-import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IsInt, IsNumber, IsOptional, IsString, Max, Min } from 'class-validator';
 
 /** `gateway.s3.*`: the S3-compatible listener. */
 export class S3Config {
@@ -48,6 +48,17 @@ export class S3Config {
   @Min(1)
   max_spool_bytes = 10 * 1024 * 1024 * 1024;
 
+  /**
+   * The part of `max_spool_bytes` one tape may hold (0..1): past it the tape's own writes are
+   * answered `503 SlowDown`, so one tenant cannot take the spool from all others. The default
+   * (half of 10 GiB) still takes one PutObject of `max_object_bytes` (5 GiB); a lower share needs
+   * a larger spool for objects that big.
+   */
+  @IsNumber()
+  @Min(0.01)
+  @Max(1)
+  spool_share_per_tape = 0.5;
+
   /** Multipart uploads in progress per tape (created, neither completed nor aborted). */
   @IsInt()
   @Min(1)
@@ -57,6 +68,14 @@ export class S3Config {
   @IsInt()
   @Min(1)
   upload_expiry_hours = 7 * 24;
+
+  /**
+   * Multipart uploads that received no part for this long (since they began or since their last
+   * part) are removed and their spool given back, well before `upload_expiry_hours`.
+   */
+  @IsInt()
+  @Min(1)
+  upload_idle_hours = 24;
 
   /**
    * Completed multipart uploads remembered (for upload_expiry_hours) so that a retried

@@ -80,4 +80,13 @@ export class ServerConfig {
   @IsInt()
   @Min(1000)
   keep_alive_timeout_ms = 65_000;
+
+  /**
+   * Open connections one client address (an IPv6 /64) may hold on each listener (main, S3,
+   * admin); past it a new connection is closed as soon as it is accepted. Trusted proxies
+   * (`gateway.metering.trusted_proxies`) are not capped. 0 turns the cap off.
+   */
+  @IsInt()
+  @Min(0)
+  max_connections_per_address = 128;
 }

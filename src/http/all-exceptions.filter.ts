@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorAnswer, logErrorAnswer } from './error-answer';
 import { sendErrorBody } from './error-reply';
 
@@ -12,10 +12,16 @@ export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('http');
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const http = host.switchToHttp();
+    const reply = http.getResponse<FastifyReply>();
     if (reply.sent) return;
     const answer = errorAnswer(exception);
-    logErrorAnswer(this.logger, answer);
+    const request = http.getRequest<FastifyRequest | undefined>();
+    logErrorAnswer(this.logger, answer, {
+      method: request?.method,
+      url: request?.url,
+      route: request?.routeOptions?.url,
+    });
     sendErrorBody(reply, answer.status, answer.body);
   }
 }

@@ -9,5 +9,8 @@ export class ApiError extends HttpException {
     message: string,
   ) {
     super(errorBody(code, message), status);
+    // HttpException would name an object body after the class ("Api Error"): logs and traces
+    // must say what failed.
+    this.message = message;
   }
 }

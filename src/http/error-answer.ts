@@ -5,8 +5,20 @@ import { codeForStatus, ErrorBody, errorBody } from './error-body';
 export interface ErrorAnswer {
   status: number;
   body: ErrorBody;
-  /** `error` for an unexpected failure (its stack), `warn` for a 5xx refusal, else nothing. */
-  log: { level: 'error' | 'warn'; message: string } | null;
+  /**
+   * `error` for an unexpected failure (what it was, and its stack), `warn` for a 5xx refusal,
+   * else nothing (4xx answers are the client's business; the access log has them).
+   */
+  log: { level: 'error' | 'warn'; message: string; stack?: string } | null;
+}
+
+/** The request an answer went to, as the error log names it. */
+export interface AnsweredRequest {
+  method?: string;
+  /** The target as received (the logger redacts credentials in it). */
+  url?: string;
+  /** The matched route's pattern (`/upload/:track`), when there is one. */
+  route?: string;
 }
 
 /**
@@ -18,10 +30,11 @@ export interface ErrorAnswer {
 export function errorAnswer(exception: unknown): ErrorAnswer {
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
+    const body = httpExceptionBody(exception, status);
     return {
       status,
-      body: httpExceptionBody(exception, status),
-      log: status >= 500 ? { level: 'warn', message: exception.message } : null,
+      body,
+      log: status >= 500 ? { level: 'warn', message: body.error.message } : null,
     };
   }
   if (isFrameworkError(exception)) {
@@ -33,8 +46,8 @@ export function errorAnswer(exception: unknown): ErrorAnswer {
     body: errorBody('internal_error', 'internal error'),
     log: {
       level: 'error',
-      message:
-        exception instanceof Error ? (exception.stack ?? exception.message) : String(exception),
+      message: exception instanceof Error ? exception.message : String(exception),
+      stack: exception instanceof Error ? exception.stack : undefined,
     },
   };
 }
@@ -60,8 +73,31 @@ function isFrameworkError(e: unknown): e is { statusCode: number; message: strin
   );
 }
 
-/** Logs what `errorAnswer` says to log: an unexpected failure as an error, a 5xx refusal as a warning. */
-export function logErrorAnswer(logger: Logger, answer: ErrorAnswer): void {
-  if (answer.log?.level === 'error') logger.error(answer.log.message);
-  else if (answer.log) logger.warn(answer.log.message);
+/**
+ * Logs what `errorAnswer` says to log, as one line that names what failed and why: the
+ * request's method, route and target, the status, the stable code, and the failure's message
+ * (an unexpected failure's own, with its stack as `trace`; the client saw only "internal
+ * error"). The JSON logger's redactor applies to every field.
+ */
+export function logErrorAnswer(
+  logger: Logger,
+  answer: ErrorAnswer,
+  request: AnsweredRequest = {},
+): void {
+  const log = answer.log;
+  if (!log) return;
+  const { code } = answer.body.error;
+  const where = [request.method, request.route ?? request.url].filter(Boolean).join(' ');
+  const line = {
+    event: 'error_answer',
+    msg: `${where || 'request'} answered ${answer.status} ${code}: ${log.message}`,
+    method: request.method,
+    route: request.route,
+    url: request.url,
+    status: answer.status,
+    code,
+    error: log.message,
+  };
+  if (log.level === 'error') logger.error(line, log.stack);
+  else logger.warn(line);
 }

@@ -26,6 +26,10 @@ export function localnetLimits(c: LocalnetConfig): LocalnetLimits {
       maxInflightResponseBytes: c.rpc_max_inflight_response_bytes,
       maxProgramAccounts: c.rpc_max_program_accounts,
       maxWsBufferedBytes: c.rpc_ws_max_buffered_bytes,
+      maxConnectionsPerAddress: c.rpc_max_connections_per_address,
+      maxWsConnectionsPerAddress: c.rpc_ws_max_connections_per_address,
+      maxWsSubscriptionsPerAddress: c.rpc_ws_max_subscriptions_per_address,
+      responseTimeoutMs: c.rpc_response_timeout_secs * 1000,
     },
     faucetRateLimits: {
       perIp: { burst: c.faucet_ip_burst, perMinute: c.faucet_ip_per_minute },

@@ -28,6 +28,13 @@ describe('TrustedProxies', () => {
     expect(contains('198.51.101.1')).toBe(false);
   });
 
+  it('takes a socket address as text (the connection cap exempts proxies by it)', () => {
+    const proxies = TrustedProxies.parse(['10.0.0.0/8']);
+    expect(proxies.containsAddress('::ffff:10.1.1.1')).toBe(true);
+    expect(proxies.containsAddress('11.1.1.1')).toBe(false);
+    expect(proxies.containsAddress('')).toBe(false);
+  });
+
   it('masks host bits written into a range and treats /0 as everything', () => {
     expect(TrustedProxies.parse(['10.1.2.3/8']).contains(parseIp('10.9.9.9')!)).toBe(true);
     expect(TrustedProxies.parse(['0.0.0.0/0']).contains(parseIp('8.8.8.8')!)).toBe(true);

@@ -40,6 +40,12 @@ export class TrustedProxies {
     return this.v4.length === 0 && this.v6.length === 0;
   }
 
+  /** `contains` for an address as text (a socket's `remoteAddress`); false when it is none. */
+  containsAddress(address: string): boolean {
+    const ip = parseIp(address);
+    return ip !== undefined && this.contains(ip);
+  }
+
   contains(ip: IpAddress): boolean {
     if (ip.family === 4) {
       for (const range of this.v4) if ((ip.v4 & range.mask) >>> 0 === range.network) return true;

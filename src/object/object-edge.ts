@@ -17,6 +17,8 @@ import { ObjectService } from './object.service';
 import { TrackResolver } from './track-resolver';
 
 const OBJECT_PREFIX = '/object/';
+/** The route as the error log names it (the Nest route of the same path has this pattern). */
+const OBJECT_ROUTE = '/object/:track';
 
 /**
  * A client that accepts nothing for this long loses its connection, like nginx's send_timeout:
@@ -75,13 +77,13 @@ export class ObjectEdge implements EdgeRoute, OnModuleInit {
       if (decision instanceof Promise) {
         decision.then(
           (d) => this.admitted(req, res, address, d),
-          (err: unknown) => this.refuse(res, [], err),
+          (err: unknown) => this.refuse(req, res, [], err),
         );
       } else {
         this.admitted(req, res, address, decision);
       }
     } catch (err) {
-      this.refuse(res, [], err);
+      this.refuse(req, res, [], err);
     }
     return true;
   }
@@ -95,7 +97,7 @@ export class ObjectEdge implements EdgeRoute, OnModuleInit {
     const head: string[] = [];
     appendRateLimitHeaders(head, decision);
     if (decision.allowed) void this.respond(req, res, address, head);
-    else this.refuse(res, head, this.gate.error(decision));
+    else this.refuse(req, res, head, this.gate.error(decision));
   }
 
   /** Answers `GET|HEAD /object/{address}` on `res`, after `head` (raw name/value pairs). */
@@ -110,14 +112,14 @@ export class ObjectEdge implements EdgeRoute, OnModuleInit {
       answer = await this.objects.answer(req, address);
       if (answer.bytes > 0) await this.charge(req, head, answer);
     } catch (err) {
-      return this.refuse(res, head, err);
+      return this.refuse(req, res, head, err);
     }
     try {
       this.write(res, head, answer);
     } catch (err) {
       // A header Node refuses (nothing was sent): the body is released, the answer a logged 500.
       if (answer.body instanceof Readable) answer.body.destroy();
-      this.refuse(res, [], err);
+      this.refuse(req, res, [], err);
     }
   }
 
@@ -147,9 +149,9 @@ export class ObjectEdge implements EdgeRoute, OnModuleInit {
   }
 
   /** A refusal or failure as the stable error body, never cached; once headers are out, a cut. */
-  private refuse(res: ServerResponse, head: string[], err: unknown): void {
+  private refuse(req: IncomingMessage, res: ServerResponse, head: string[], err: unknown): void {
     const answer = errorAnswer(err);
-    logErrorAnswer(this.logger, answer);
+    logErrorAnswer(this.logger, answer, { method: req.method, url: req.url, route: OBJECT_ROUTE });
     if (res.headersSent) {
       res.destroy();
       return;

@@ -3,6 +3,8 @@ import { Counter, Gauge, Registry } from 'prom-client';
 import { TxtBindingService } from '../domains/txt-binding.service';
 import { MeteringService } from '../metering/metering.service';
 import { TrackStore } from '../tracks/track-store';
+import { HealthRegistry } from '../health/health-registry';
+import { registerHealthChecks, registerKeyBalance, KeyBalanceReport } from './health-metrics';
 import { HttpStats } from './http-stats';
 import { enableDefaultMetrics, processRegistry, setRpcRequestObserver } from './process-metrics';
 import type { RouteKind } from './route-kind';
@@ -32,6 +34,7 @@ export class GatewayMetrics {
     @Optional() metering?: MeteringService,
     @Optional() store?: TrackStore,
     @Optional() bindings?: TxtBindingService,
+    @Optional() health?: HealthRegistry,
   ) {
     enableDefaultMetrics();
     const registers = [this.registry];
@@ -43,6 +46,12 @@ export class GatewayMetrics {
     if (metering) registerMetering(registers, metering);
     if (store) registerTrackStore(registers, store);
     if (bindings) registerBindings(registers, bindings);
+    if (health) registerHealthChecks(registers, () => health.check());
+  }
+
+  /** The storage-authority key's balance and threshold (the key-balance room calls it). */
+  registerKeyBalance(report: () => Promise<KeyBalanceReport>): void {
+    registerKeyBalance([this.registry], report);
   }
 
   /** One answered request. */
@@ -119,6 +128,14 @@ export class GatewayMetrics {
 }
 
 function registerMetering(registers: Registry[], metering: MeteringService): void {
+  new Gauge({
+    name: 'tape_metering_store_healthy',
+    help: 'Whether the metering store answers (0: Redis is down and requests are served unmetered).',
+    registers,
+    collect() {
+      this.set(metering.stats().healthy ? 1 : 0);
+    },
+  });
   new Counter({
     name: 'tape_metering_refusals_total',
     help: 'Requests (and object byte charges) refused by metering, by budget.',

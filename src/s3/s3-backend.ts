@@ -276,6 +276,12 @@ export class S3BackendInsufficientCapacityError extends S3BackendError {
   }
 }
 
+/**
+ * The gateway cannot pay for the write: its key is short of SOL. 507 with the message naming
+ * the key (no client retries a 507; this lasts until the operator funds the key).
+ */
+export class S3BackendUnpaidError extends S3BackendError {}
+
 /** The tape's reservation ended: 403 `tape expired (fix: tape extend --duration <time>)`. */
 export class S3BackendTapeExpiredError extends S3BackendError {
   constructor(detail = '') {

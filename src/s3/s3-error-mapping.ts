@@ -9,6 +9,7 @@ import {
   S3BackendNoSuchUploadError,
   S3BackendSlowDownError,
   S3BackendTapeExpiredError,
+  S3BackendUnpaidError,
 } from './s3-backend';
 import { S3Error } from './s3-error';
 
@@ -57,6 +58,9 @@ export function backendErrorToS3(
   }
   if (error instanceof S3BackendInsufficientCapacityError) {
     return new S3Error('InsufficientStorage', insufficientCapacityMessage(error.message));
+  }
+  if (error instanceof S3BackendUnpaidError) {
+    return new S3Error('InsufficientStorage', error.message);
   }
   if (error instanceof S3BackendTapeExpiredError) {
     return new S3Error('AccessDenied', tapeExpiredMessage(error.message));

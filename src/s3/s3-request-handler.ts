@@ -100,7 +100,20 @@ export class S3RequestHandler {
       uploadId: address?.query.get('uploadId'),
     });
     if (mapped) return mapped;
-    this.logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    // The client sees only "internal error": the log says what failed, where, and the stack.
+    const message = error instanceof Error ? error.message : String(error);
+    const path = address?.rawPath;
+    this.logger.error(
+      {
+        event: 'error_answer',
+        msg: `S3 ${path ?? 'request'} answered 500 InternalError: ${message}`,
+        path,
+        status: 500,
+        code: 'InternalError',
+        error: message,
+      },
+      error instanceof Error ? error.stack : undefined,
+    );
     return new S3Error('InternalError', 'we encountered an internal error; please try again');
   }
 

@@ -10,9 +10,11 @@ import { randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { applyListenerTimeouts, watchBodyIdle } from '../http/listener-timeouts';
+import { capGatewayListener } from '../http/connection-cap';
 import { arrivedWhileLingering, lingerAfterAnswer } from '../http/lingering-close';
 import { GatewayConfig } from '../config/app-config';
 import { MeteringConfig } from '../config/metering.config';
+import { TrustedProxies } from '../metering/trusted-proxies';
 import { S3Config } from '../config/s3.config';
 import { RequestObserver } from '../observability/request-observer';
 import { originFormTarget } from '../http/request-target';
@@ -79,6 +81,7 @@ export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
 
   private build(): FastifyInstance {
     const trusted = this.metering.trusted_proxies;
+    const proxies = TrustedProxies.parse(trusted);
     const app = Fastify({
       logger: false,
       trustProxy: trusted.length > 0 ? trusted : false,
@@ -101,6 +104,13 @@ export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
         // Any other Expect value: Node would answer 417 on its own; S3 ignores the header.
         server.on('checkExpectation', handler);
         applyListenerTimeouts(server, this.gateway);
+        capGatewayListener(
+          server,
+          this.gateway,
+          's3',
+          (event) => this.logger.warn(event),
+          (address) => proxies.containsAddress(address),
+        );
         server.setTimeout(this.config.idle_timeout_ms);
         return server;
       },
@@ -234,6 +244,19 @@ export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
     if (reply.sent) {
       request.raw.socket?.destroy();
       return;
+    }
+    // A 5xx refusal says why in the log (an InternalError was logged with its cause already).
+    if (error.status >= 500 && error.code !== 'InternalError') {
+      this.logger.warn({
+        event: 'error_answer',
+        msg: `S3 ${request.method} ${request.url} answered ${error.status} ${error.code}: ${error.message}`,
+        method: request.method,
+        url: request.url,
+        status: error.status,
+        code: error.code,
+        error: error.message,
+        id: request.id,
+      });
     }
     this.commonHeaders(request, reply);
     reply.code(error.status);

@@ -3,6 +3,7 @@ import { PublicKey } from '@solana/web3.js';
 import { ChainWriter } from '../chain/chain-writer';
 import { TapeInstructions } from '../chain/tape-instructions';
 import { GatewayIdentity } from '../chain/gateway-identity';
+import { KeyBalance } from '../chain/key-balance/key-balance';
 
 interface Waiter {
   track: PublicKey;
@@ -29,6 +30,7 @@ export class CertificationBatcher {
     private readonly writer: ChainWriter,
     private readonly ix: TapeInstructions,
     private readonly identity: GatewayIdentity,
+    private readonly balance: KeyBalance,
   ) {}
 
   certify(track: PublicKey): Promise<void> {
@@ -58,8 +60,10 @@ export class CertificationBatcher {
       await this.writer.send(instructions, [this.identity.keypair], { ordered: false });
       for (const w of batch) w.resolve();
     } catch (err) {
-      this.logger.warn(`certifying ${unique.size} tracks failed: ${(err as Error).message}`);
-      for (const w of batch) w.reject(err as Error);
+      // Refused for want of SOL: the refusal that names the key to fund, not the chain's text.
+      const reason = (await this.balance.explain(err)) as Error;
+      this.logger.warn(`certifying ${unique.size} tracks failed: ${reason.message}`);
+      for (const w of batch) w.reject(reason);
     }
   }
 }

@@ -62,9 +62,32 @@ export type UploadAuthFailure = 'malformed' | 'stale' | 'bad-signature';
 /** Checks the signature and freshness; who may sign for the tape is the caller's check. */
 export function verifyUpload(
   claim: Omit<UploadClaim, 'timestamp'>,
-  headers: { signer?: string; timestamp?: string; signature?: string },
+  headers: SignedHeaders,
   now = Date.now(),
-): { ok: true; signer: PublicKey } | { ok: false; reason: UploadAuthFailure } {
+): SignedCheck {
+  return verifySigned(headers, (timestamp) => uploadMessage({ ...claim, timestamp }), now);
+}
+
+/** The signature headers of a request, as the edge read them. */
+export interface SignedHeaders {
+  signer?: string;
+  timestamp?: string;
+  signature?: string;
+}
+
+export type SignedCheck =
+  { ok: true; signer: PublicKey } | { ok: false; reason: UploadAuthFailure };
+
+/**
+ * The one check of every signed writer request (uploads, version uploads, publish): the
+ * headers' form, the timestamp within the skew, and the Ed25519 signature over the message the
+ * route builds for that timestamp.
+ */
+export function verifySigned(
+  headers: SignedHeaders,
+  messageAt: (timestamp: number) => Buffer,
+  now = Date.now(),
+): SignedCheck {
   const { signer, timestamp, signature } = headers;
   if (!signer || !timestamp || !signature || !/^\d{1,16}$/.test(timestamp)) {
     return { ok: false, reason: 'malformed' };
@@ -80,14 +103,13 @@ export function verifyUpload(
   if (sig.length !== 64) return { ok: false, reason: 'malformed' };
   const ts = Number(timestamp);
   if (Math.abs(now - ts) > UPLOAD_CLOCK_SKEW_MS) return { ok: false, reason: 'stale' };
-  const message = uploadMessage({ ...claim, timestamp: ts });
   // Node's native Ed25519 verifies in microseconds; tweetnacl takes milliseconds per upload.
   const publicKey = createPublicKey({
     key: Buffer.concat([ED25519_SPKI_PREFIX, key.toBuffer()]),
     format: 'der',
     type: 'spki',
   });
-  if (!verify(null, message, publicKey, sig)) {
+  if (!verify(null, messageAt(ts), publicKey, sig)) {
     return { ok: false, reason: 'bad-signature' };
   }
   return { ok: true, signer: key };

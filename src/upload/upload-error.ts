@@ -16,6 +16,11 @@ export const uploadErrors = {
   tooLarge: (message: string) => new ApiError(413, 'payload_too_large', message),
   mismatch: (message: string) => new ApiError(422, 'commitment_mismatch', message),
   unavailable: (message: string) => new ApiError(503, 'unavailable', message),
+  /**
+   * 507: the gateway's key cannot pay for the certification. Not 503: clients (the CLI) retry
+   * a 503 for minutes, and this lasts until an operator funds the key the message names.
+   */
+  unfunded: (message: string) => new ApiError(507, 'key_unfunded', message),
   reader: () =>
     new ApiError(
       503,

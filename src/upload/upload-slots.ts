@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { StorageConfig } from '../config/storage.config';
+import { UploadSlotsFullError } from './upload-error';
 
 export type SlotScope = 'client' | 'tape';
 
@@ -43,6 +44,28 @@ export class UploadSlots {
       if (left <= 0) map.delete(key);
       else map.set(key, left);
     };
+  }
+
+  /**
+   * Runs `work` holding a client slot, and a tape slot once `work` names its tape through
+   * `holdTape` (before it reads any body byte); every slot is given back when it ends.
+   */
+  async holding<T>(
+    client: string,
+    work: (holdTape: (tape: string) => void) => Promise<T>,
+  ): Promise<T> {
+    const releases: (() => void)[] = [];
+    const hold = (scope: SlotScope, key: string) => {
+      const slot = this.acquire(scope, key);
+      if (typeof slot !== 'function') throw new UploadSlotsFullError(slot);
+      releases.push(slot);
+    };
+    try {
+      hold('client', client);
+      return await work((tape) => hold('tape', tape));
+    } finally {
+      for (const release of releases) release();
+    }
   }
 
   stats() {

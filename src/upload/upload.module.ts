@@ -3,6 +3,7 @@ import { ChainModule } from '../chain/chain.module';
 import { HealthModule } from '../health/health.module';
 import { GatewayIdentity } from '../chain/gateway-identity';
 import { HealthRegistry } from '../health/health-registry';
+import { KeyBalanceModule } from '../chain/key-balance/key-balance.module';
 import { MeteringModule } from '../metering/metering.module';
 import { GatewayMetrics } from '../observability/gateway-metrics';
 import { ObservabilityModule } from '../observability/observability.module';
@@ -12,8 +13,20 @@ import { CertificationBatcher } from './certification-batcher';
 import { UploadController } from './upload.controller';
 import { UploadService } from './upload.service';
 import { UploadSlots } from './upload-slots';
+import { TrackStore } from '../tracks/track-store';
+import { StoreVersionHoldings } from '../versions/store-version-holdings';
+import { VersionCertifier } from '../versions/version-certifier';
+import { PublishController } from './publish.controller';
+import { PublishService } from './publish.service';
+import { TapeWriterAccess } from './tape-writer-access';
+import { VersionBaseTracks } from './version-base-tracks';
+import { VersionUploadController } from './version-upload.controller';
+import { VersionUploadService } from './version-upload.service';
 
-/** `PUT /upload/{track}`: the write side of the data plane (docs/uploads.md). */
+/**
+ * `PUT /upload/{track}`, and the bytes and Publish of versions: the write side of the data
+ * plane (docs/uploads.md).
+ */
 @Module({
   imports: [
     TracksModule,
@@ -22,9 +35,25 @@ import { UploadSlots } from './upload-slots';
     HealthModule,
     ChainModule,
     ObservabilityModule,
+    KeyBalanceModule,
   ],
-  controllers: [UploadController],
-  providers: [UploadService, CertificationBatcher, UploadSlots],
+  controllers: [UploadController, VersionUploadController, PublishController],
+  providers: [
+    UploadService,
+    CertificationBatcher,
+    UploadSlots,
+    TapeWriterAccess,
+    VersionUploadService,
+    PublishService,
+    VersionBaseTracks,
+    {
+      provide: VersionCertifier,
+      useFactory: (store: TrackStore) => new VersionCertifier(new StoreVersionHoldings(store)),
+      inject: [TrackStore],
+    },
+  ],
+  // The S3 endpoint's group commit publishes with the gateway's own keys (publishOwn).
+  exports: [PublishService, VersionUploadService],
 })
 export class UploadModule implements OnModuleInit {
   constructor(

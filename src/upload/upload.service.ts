@@ -1,24 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { PublicKey } from '@solana/web3.js';
 import type { Readable } from 'node:stream';
-import { TapeRecord, TrackKind, TrackRecord } from '../chain/account-layouts';
-import { ChainError } from '../chain/chain-error';
+import { TrackKind, TrackRecord } from '../chain/account-layouts';
 import { ChainReader } from '../chain/chain-reader';
 import { parseAddress } from '../chain/tape-label';
 import { StorageConfig } from '../config/storage.config';
+import { KeyBalance } from '../chain/key-balance/key-balance';
 import { commitmentFromHex, commitmentToHex, isCommitmentHex } from '../tracks/commitment';
 import { decodeManifest, MAX_MANIFEST_BYTES } from '../tracks/manifest';
 import { TrackClaim, TrackStore } from '../tracks/track-store';
-import {
-  TrackCommitmentMismatchError,
-  TrackSizeMismatchError,
-  TrackStoreError,
-  TrackStoreUnavailableError,
-} from '../tracks/track-errors';
 import { verifyUpload } from './upload-auth';
 import { CertificationBatcher } from './certification-batcher';
-import { uploadErrors, UploadSlotsFullError } from './upload-error';
+import { uploadErrors } from './upload-error';
 import { UploadSlots } from './upload-slots';
+import { putClaimed } from './claimed-put';
+import { chainRead, requireActive, requireTapeWriter } from './tape-writer-access';
 
 export interface UploadRequest {
   track: string;
@@ -52,22 +48,12 @@ export class UploadService {
     private readonly certifier: CertificationBatcher,
     private readonly storage: StorageConfig,
     private readonly slots: UploadSlots,
+    private readonly balance: KeyBalance,
   ) {}
 
   /** One upload, holding a client slot and a tape slot until it ends (storage.uploads). */
-  async upload(req: UploadRequest): Promise<UploadResult> {
-    const releases: (() => void)[] = [];
-    const hold = (scope: 'client' | 'tape', key: string) => {
-      const slot = this.slots.acquire(scope, key);
-      if (typeof slot !== 'function') throw new UploadSlotsFullError(slot);
-      releases.push(slot);
-    };
-    try {
-      hold('client', req.client);
-      return await this.uploadHolding(req, (tape) => hold('tape', tape));
-    } finally {
-      for (const release of releases) release();
-    }
+  upload(req: UploadRequest): Promise<UploadResult> {
+    return this.slots.holding(req.client, (holdTape) => this.uploadHolding(req, holdTape));
   }
 
   private async uploadHolding(
@@ -78,6 +64,8 @@ export class UploadService {
     if (!address) throw uploadErrors.badRequest('malformed track address');
     if (req.contentLength === undefined)
       throw uploadErrors.badRequest('Content-Length is required');
+    // Before any chain read or body byte: a key that cannot pay would fail the certification.
+    await this.read(() => this.balance.assertCanPay());
     const trackKey = new PublicKey(address);
     const track = await this.read(() => this.chain.getTrack(trackKey));
     if (!track) throw uploadErrors.notFound('no such track on chain');
@@ -97,19 +85,8 @@ export class UploadService {
       commitment: commitmentToHex(part.commitment),
       size: part.size,
     };
-    const auth = verifyUpload(claim, req);
-    if (!auth.ok) {
-      throw auth.reason === 'malformed'
-        ? uploadErrors.badRequest('missing or malformed X-Tape-Signer/Timestamp/Signature')
-        : uploadErrors.unauthorized(
-            auth.reason === 'stale' ? 'stale timestamp' : 'signature does not match',
-          );
-    }
-    if (!isWriter(tape, auth.signer)) {
-      throw uploadErrors.forbidden("the signer is neither the tape's authority nor its delegate");
-    }
-    const epoch = await this.read(() => this.chain.currentEpoch());
-    if (epoch >= tape.expiryEpoch) throw uploadErrors.gone('tape expired');
+    requireTapeWriter(tape, verifyUpload(claim, req));
+    await requireActive(this.chain, tape);
 
     await this.storeBytes(
       {
@@ -159,38 +136,26 @@ export class UploadService {
     return { kind: 'blob', commitment: track.commitment, size: track.size };
   }
 
-  /**
-   * Records which track the bytes belong to (before looking for them: the collector's safety
-   * rests on it, docs/tracks.md), then stores them. A reference this upload created is
-   * withdrawn when the bytes are refused.
-   */
+  /** Stores the bytes under their track's reference; segments within the track's reservation. */
   private async storeBytes(
     claim: TrackClaim,
     body: Readable,
     maxOwnerSegmentBytes: number | undefined,
   ): Promise<void> {
-    const claimed = await this.store.claim(claim, { maxOwnerSegmentBytes });
-    if (!claimed.accepted) {
-      throw uploadErrors.tooLarge(
-        `the segments uploaded for this track would pass its ${maxOwnerSegmentBytes} bytes reserved on chain`,
-      );
-    }
-    try {
-      await this.store.put(claim.commitment, claim.size, body);
-    } catch (err) {
-      if (claimed.inserted) await this.store.unclaim(claim, claimed.recordedAt);
-      if (err instanceof TrackCommitmentMismatchError) {
-        throw uploadErrors.mismatch('the bytes do not match the commitment; nothing was kept');
-      }
-      if (err instanceof TrackSizeMismatchError) {
-        throw uploadErrors.badRequest(`size mismatch: ${err.message}`);
-      }
-      if (err instanceof TrackStoreUnavailableError) {
-        throw uploadErrors.unavailable('the track store cannot be reached; try again');
-      }
-      if (err instanceof TrackStoreError) throw uploadErrors.badRequest(err.message);
-      throw err;
-    }
+    await putClaimed(
+      this.store,
+      claim,
+      body,
+      maxOwnerSegmentBytes === undefined
+        ? undefined
+        : {
+            maxOwnerSegmentBytes,
+            overBudget: () =>
+              uploadErrors.tooLarge(
+                `the segments uploaded for this track would pass its ${maxOwnerSegmentBytes} bytes reserved on chain`,
+              ),
+          },
+    );
   }
 
   /** A manifest certifies only when it describes the track and all its segments are stored. */
@@ -233,20 +198,9 @@ export class UploadService {
     await this.store.release(track.commitment, [{ ...reference, role: 'track' }], Date.now() + 1);
   }
 
-  private async read<T>(call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (err) {
-      if (err instanceof ChainError && err.kind !== 'program') {
-        throw uploadErrors.unavailable(err.message);
-      }
-      throw err;
-    }
+  private read<T>(call: () => Promise<T>): Promise<T> {
+    return chainRead(call);
   }
-}
-
-function isWriter(tape: TapeRecord, signer: PublicKey): boolean {
-  return tape.authority.equals(signer) || (tape.delegate?.equals(signer) ?? false);
 }
 
 async function readAll(stream: Readable): Promise<Buffer> {

@@ -34,6 +34,8 @@ export interface GatewayOptions {
   rpcUrl?: string;
   /** Node flags; default the ones `npm start` passes (GATEWAY_NODE_FLAGS). */
   nodeFlags?: readonly string[];
+  /** The gateway's descriptor limit (`ulimit -n`); default this process's. */
+  maxOpenFiles?: number;
 }
 
 export interface GatewayProcess {
@@ -84,6 +86,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     nodeFlags: options.nodeFlags ?? GATEWAY_NODE_FLAGS,
     entry: join(REPO_ROOT, 'dist', 'main.js'),
     env,
+    maxOpenFiles: options.maxOpenFiles,
   });
   const url = `http://127.0.0.1:${port}`;
   // Generous: with two test files on the 2 cores, a reader's first /healthz (its store probed)

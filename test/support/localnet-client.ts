@@ -4,6 +4,7 @@ import {
   LAMPORTS_PER_SOL,
   PublicKey,
   sendAndConfirmTransaction,
+  SystemProgram,
   Transaction,
   TransactionInstruction,
 } from '@solana/web3.js';
@@ -107,6 +108,24 @@ export class LocalnetClient {
     }).add(...instructions);
     tx.sign(...signers);
     return tx.serialize().toString('base64');
+  }
+
+  /** A new System account of `space` zero bytes, rent-exempt, paid by `payer`. */
+  async systemAccount(payer: Keypair, space: number): Promise<PublicKey> {
+    const account = Keypair.generate();
+    await this.send(
+      [
+        SystemProgram.createAccount({
+          fromPubkey: payer.publicKey,
+          newAccountPubkey: account.publicKey,
+          lamports: await this.connection.getMinimumBalanceForRentExemption(space),
+          space,
+          programId: SystemProgram.programId,
+        }),
+      ],
+      [payer, account],
+    );
+    return account.publicKey;
   }
 
   /** sendAndConfirmTransaction from web3.js, unchanged. */

@@ -71,6 +71,11 @@ export interface NodeChildOptions {
   entry: string | { code: string };
   env: NodeJS.ProcessEnv;
   cwd?: string;
+  /**
+   * The child's descriptor limit (`ulimit -n`, soft and hard), set by `prlimit`, which execs the
+   * child in its place (same PID): as a gateway runs under a low limit.
+   */
+  maxOpenFiles?: number;
 }
 
 export interface NodeChild {
@@ -112,7 +117,10 @@ export function spawnNodeChild(options: NodeChildOptions): NodeChild {
   // TAPE_CHILD_NODE_FLAGS: extra flags for every child, for profiling a benchmark's processes
   // (`--cpu-prof --cpu-prof-dir=…`, which NODE_OPTIONS does not take).
   const extra = process.env.TAPE_CHILD_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...extra, ...(options.nodeFlags ?? []), ...entry], {
+  const argv = [process.execPath, ...extra, ...(options.nodeFlags ?? []), ...entry];
+  const limit = options.maxOpenFiles;
+  const command = limit === undefined ? argv : ['prlimit', `--nofile=${limit}:${limit}`, ...argv];
+  const child = spawn(command[0], command.slice(1), {
     cwd: options.cwd,
     env: options.env,
     stdio: ['ignore', 'pipe', 'pipe'],

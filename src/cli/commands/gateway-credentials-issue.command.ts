@@ -1,5 +1,6 @@
 import { Option, SubCommand } from 'nest-commander';
 import { addressFromLabel, labelFromAddress, parseAddress } from '../../chain/tape-label';
+import { AppConfig } from '../../config/app-config';
 import { CliError } from '../cli-error';
 import { printable } from '../input/size-parser';
 import { keyValueLines } from '../output/key-value-lines';
@@ -49,7 +50,33 @@ export class GatewayCredentialsIssueCommand extends GatewayOperatorCommand {
     this.printer.note(
       'the secret is shown only this once; the tape owner must also run: tape delegate <gateway key> (see tape gateway key)',
     );
+    for (const line of syncExample(bucket, s3Endpoint(this.gatewayConfig()))) {
+      this.printer.note(line);
+    }
   }
+}
+
+/**
+ * How to publish a directory with the credential (docs/s3.md, "Syncing a site"). Plain
+ * `aws s3 sync` uploads a file whose size or modification time changed (newer than the
+ * object's LastModified); rclone with `--update --use-server-modtime` does the same from the
+ * listing alone. `--size-only` would skip a file edited to the same size: never advise it.
+ */
+export function syncExample(bucket: string, endpoint: string): string[] {
+  return [
+    'sync a site (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY to the two values above):',
+    `  aws s3 sync ./site s3://${bucket} --delete --endpoint-url ${endpoint}`,
+    `  rclone sync ./site :s3:${bucket} --update --use-server-modtime --s3-provider Other --s3-env-auth --s3-endpoint ${endpoint}`,
+    'both upload every file changed since its last upload (newer than the object, or of another size); --size-only would skip a file edited to the same size',
+  ];
+}
+
+/** The S3 listener's URL as this machine reaches it (a wildcard address means loopback). */
+function s3Endpoint(config: AppConfig): string {
+  const host = config.gateway.host;
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  const literal = reachable.includes(':') ? `[${reachable}]` : reachable;
+  return `http://${literal}:${config.gateway.s3.port}`;
 }
 
 /** A base58 tape address, or a tape label (what the bucket is called). */

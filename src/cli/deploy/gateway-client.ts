@@ -97,6 +97,20 @@ export class GatewayClient {
     return { status: reply.status, code, message, retryAfter: reply.retryAfter };
   }
 
+  /**
+   * Any other request of the gateway's writer API (version bytes, `missing`, publish): the
+   * status and the reply's bytes (at most 64 KiB kept); rejects only when unreachable.
+   */
+  exchange(
+    method: 'PUT' | 'POST',
+    path: string,
+    headers: Record<string, string>,
+    body: UploadBody,
+  ): Promise<{ status: number; body: Buffer; retryAfter?: string }> {
+    const size = 'bytes' in body ? body.bytes.length : body.size;
+    return this.request(method, path, { ...headers, 'content-length': String(size) }, body);
+  }
+
   close(): void {
     this.agent.destroy();
   }

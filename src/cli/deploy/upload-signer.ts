@@ -26,7 +26,12 @@ export class UploadSigner {
   }
 
   headers(claim: Omit<UploadClaim, 'timestamp'>, now = Date.now()): Record<string, string> {
-    const signature = sign(null, uploadMessage({ ...claim, timestamp: now }), this.key);
+    return this.signed((timestamp) => uploadMessage({ ...claim, timestamp }), now);
+  }
+
+  /** The signature headers over the message a route builds for the timestamp (version requests). */
+  signed(messageAt: (timestamp: number) => Buffer, now = Date.now()): Record<string, string> {
+    const signature = sign(null, messageAt(now), this.key);
     return {
       [UPLOAD_HEADERS.signer]: this.signer,
       [UPLOAD_HEADERS.timestamp]: String(now),

@@ -13,20 +13,11 @@ import { AccountEncoding, dataSliceParam, encodeAccount, encodingParam } from '.
 import { ACCOUNT_JSON_OVERHEAD, base64Length, ResponseBudget } from './response-budget';
 import { RpcError, SolanaErrorCode } from './rpc-error';
 import { RpcCall, RpcHandlers, withContext } from './rpc-handler';
-import {
-  configParam,
-  decodeBase58,
-  decodeBase64,
-  pubkeyParam,
-  required,
-  RpcParams,
-  shown,
-} from './rpc-params';
+import { parseFilters } from './account-filters';
+import { configParam, pubkeyParam, required, RpcParams } from './rpc-params';
 import { uiTokenAmount } from './token-account-parsing';
 
 const MAX_MULTIPLE_ACCOUNTS = 100;
-const MAX_FILTERS = 4;
-const MAX_MEMCMP_BYTES = 128;
 
 type KeyedAccount = { pubkey: Buffer; account: StoredAccount };
 
@@ -220,45 +211,4 @@ function isTokenAccount(account: StoredAccount): boolean {
   return (
     account.owner.equals(TOKEN_PROGRAM_ID.toBuffer()) && account.data.length === TOKEN_ACCOUNT_SIZE
   );
-}
-
-/** getProgramAccounts filters: `{ dataSize }` and `{ memcmp: { offset, bytes, encoding? } }`. */
-export function parseFilters(value: unknown): AccountFilter[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw RpcError.invalidParams('filters must be a list');
-  if (value.length > MAX_FILTERS) {
-    throw RpcError.invalidParams(`Too many filters provided; max ${MAX_FILTERS}`);
-  }
-  return value.map((f: unknown): AccountFilter => {
-    const filter = f as {
-      dataSize?: unknown;
-      memcmp?: { offset?: unknown; bytes?: unknown; encoding?: unknown };
-    };
-    if (typeof filter !== 'object' || filter === null)
-      throw RpcError.invalidParams('invalid filter');
-    if (filter.dataSize !== undefined) {
-      if (
-        typeof filter.dataSize !== 'number' ||
-        !Number.isSafeInteger(filter.dataSize) ||
-        filter.dataSize < 0
-      ) {
-        throw RpcError.invalidParams('dataSize must be a non-negative integer');
-      }
-      return { dataSize: filter.dataSize };
-    }
-    const m = filter.memcmp;
-    if (!m || typeof m !== 'object')
-      throw RpcError.invalidParams('unknown filter: expected dataSize or memcmp');
-    if (typeof m.offset !== 'number' || !Number.isSafeInteger(m.offset) || m.offset < 0) {
-      throw RpcError.invalidParams('memcmp offset must be a non-negative integer');
-    }
-    if (typeof m.bytes !== 'string') throw RpcError.invalidParams('memcmp bytes must be a string');
-    const encoding = m.encoding ?? 'base58';
-    if (encoding !== 'base58' && encoding !== 'base64') {
-      throw RpcError.invalidParams(`unknown memcmp encoding \`${shown(encoding)}\``);
-    }
-    const bytes = encoding === 'base58' ? decodeBase58(m.bytes) : decodeBase64(m.bytes);
-    if (bytes.length > MAX_MEMCMP_BYTES) throw RpcError.invalidParam('filter bytes too large');
-    return { memcmp: { offset: m.offset, bytes } };
-  });
 }

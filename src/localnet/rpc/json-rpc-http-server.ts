@@ -1,5 +1,6 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { capConnectionsPerAddress, ConnectionCapOptions } from '../../http/connection-cap';
 import { observeRpcRequest } from '../../observability/process-metrics';
 import { clientAddress } from './client-address';
 import { failure, JsonRpcDispatcher } from './json-rpc-dispatcher';
@@ -18,6 +19,14 @@ export interface JsonRpcHttpServerOptions {
   maxRequestBodyBytes: number;
   /** Anything that escaped the dispatcher (it should not): logged, the request answered 500. */
   onInternalError: (method: string, err: unknown) => void;
+  /** Open connections per client address (`localnet.rpc_max_connections_per_address`). */
+  connectionCap: ConnectionCapOptions;
+  /**
+   * Milliseconds an answer may take to reach its client once it is written. Node's timeouts
+   * cover the request only: without this, a client that never reads holds its answer's bytes
+   * (and their share of the in-flight budget) for as long as it keeps the connection open.
+   */
+  responseTimeoutMs: number;
 }
 
 /**
@@ -51,6 +60,7 @@ export class JsonRpcHttpServer {
     this.server.keepAliveTimeout = 65_000;
     this.server.headersTimeout = RPC_HEADERS_TIMEOUT_MS;
     this.server.requestTimeout = RPC_REQUEST_TIMEOUT_MS;
+    capConnectionsPerAddress(this.server, options.connectionCap);
   }
 
   async listen(port: number, host: string): Promise<number> {
@@ -127,10 +137,18 @@ export class JsonRpcHttpServer {
       res.writeHead(200, { 'content-length': 0 }).end();
       return;
     }
-    // The bytes stay counted until the client has them (or is gone): a client that does not
-    // read holds its share of the pool, not more.
-    if (res.destroyed || res.closed) this.dispatcher.release(reply.held);
-    else res.once('close', () => this.dispatcher.release(reply.held));
+    // The bytes stay counted until the client has them, is gone or runs out of time: a client
+    // that does not read holds its share of the pool, and not for longer than the deadline.
+    if (res.destroyed || res.closed) {
+      this.dispatcher.release(reply.held);
+      return;
+    }
+    const deadline = setTimeout(() => res.destroy(), this.options.responseTimeoutMs);
+    deadline.unref();
+    res.once('close', () => {
+      clearTimeout(deadline);
+      this.dispatcher.release(reply.held);
+    });
     this.send(res, 200, reply.text);
   }
 

@@ -19,4 +19,12 @@ export interface RpcLimits {
   maxProgramAccounts: number;
   /** Bytes queued on one WebSocket (a client that does not read) before it is dropped. */
   maxWsBufferedBytes: number;
+  /** Open connections one client address may hold on the JSON-RPC listener; 0: no cap. */
+  maxConnectionsPerAddress: number;
+  /** Open connections one client address may hold on the PubSub listener; 0: no cap. */
+  maxWsConnectionsPerAddress: number;
+  /** Subscriptions one client address may hold over all its WebSocket connections. */
+  maxWsSubscriptionsPerAddress: number;
+  /** Milliseconds an HTTP answer may take to be written out before its connection is closed. */
+  responseTimeoutMs: number;
 }

@@ -8,7 +8,7 @@ import { ClusterMethods } from './cluster-methods';
 import { FaucetMethods } from './faucet-methods';
 import { JsonRpcDispatcher } from './json-rpc-dispatcher';
 import { JsonRpcHttpServer } from './json-rpc-http-server';
-import { PubsubServer } from './pubsub-server';
+import { PubsubServer } from './pubsub/pubsub-server';
 import { ResponsePool } from './response-pool';
 import { RpcLimits } from './rpc-limits';
 import { TransactionHistory } from './transaction-history';
@@ -54,10 +54,15 @@ export async function startRpcServers(deps: {
       {
         maxRequestBodyBytes: limits.maxRequestBodyBytes,
         onInternalError: internalError,
+        connectionCap: {
+          maxPerAddress: limits.maxConnectionsPerAddress,
+          onRefused: (r) => log({ event: 'connections_refused', listener: 'rpc', ...r }),
+        },
+        responseTimeoutMs: limits.responseTimeoutMs,
       },
     );
     const rpcPort = await http.listen(deps.port, deps.host);
-    const pubsub = new PubsubServer(bank, ledger, internalError, limits, pool);
+    const pubsub = new PubsubServer(bank, ledger, internalError, limits, pool, log);
     try {
       const wsPort = await pubsub.listen(rpcPort + 1, deps.host);
       return {

@@ -1,17 +1,27 @@
 import { ChainError } from '../../chain/chain-error';
 import { TapeErrorCode } from '../../chain/program-errors';
+import { StorageAuthorityUnfundedError } from '../../chain/key-balance/key-unfunded-error';
 import {
   S3BackendAccessDeniedError,
   S3BackendInsufficientCapacityError,
   S3BackendTapeExpiredError,
+  S3BackendUnpaidError,
 } from '../s3-backend';
-import { insufficientCapacityMessage } from '../s3-error-mapping';
+import { backendErrorToS3, insufficientCapacityMessage } from '../s3-error-mapping';
 import { chainWriteError, TapeWriteFailedError } from './chain-write-errors';
 
 const KEY = 'hR2uCbBrhccHRDcCKbTqPc9SQ2GLuWLcHomiLiFM8n9';
 const program = (code: TapeErrorCode, message: string) => new ChainError('program', message, code);
 
 describe('chainWriteError', () => {
+  it('a write the gateway key cannot pay for is a 507 naming the key, which clients do not retry', () => {
+    const unpaid = chainWriteError(new StorageAuthorityUnfundedError(KEY, 0, 5000), KEY);
+    expect(unpaid).toBeInstanceOf(S3BackendUnpaidError);
+    const s3 = backendErrorToS3(unpaid, {});
+    expect([s3?.status, s3?.code]).toEqual([507, 'InsufficientStorage']);
+    expect(s3?.message).toContain(`the gateway's operator must fund ${KEY}`);
+  });
+
   it('a full tape found by the program is the S3 "insufficient capacity" refusal', () => {
     const error = chainWriteError(
       program(TapeErrorCode.InsufficientCapacity, 'insufficient capacity'),

@@ -1,10 +1,12 @@
 import { ChainError } from '../../chain/chain-error';
 import { TapeErrorCode } from '../../chain/program-errors';
+import { StorageAuthorityUnfundedError } from '../../chain/key-balance/key-unfunded-error';
 import {
   S3BackendAccessDeniedError,
   S3BackendError,
   S3BackendInsufficientCapacityError,
   S3BackendTapeExpiredError,
+  S3BackendUnpaidError,
 } from '../s3-backend';
 
 /** A chain write failed for a reason that is not the client's (answered 500, logged). */
@@ -21,6 +23,8 @@ export function notDelegatedMessage(gatewayKey: string): string {
  * the reservation ended, the owner revoked the delegation): the program is the last word.
  */
 export function chainWriteError(error: unknown, gatewayKey: string): Error {
+  if (error instanceof StorageAuthorityUnfundedError)
+    return new S3BackendUnpaidError(error.message);
   if (!(error instanceof ChainError) || error.kind !== 'program') return error as Error;
   if (error.is(TapeErrorCode.InsufficientCapacity) || error.message === 'insufficient capacity') {
     return new S3BackendInsufficientCapacityError('the tape program refused the write');

@@ -21,7 +21,6 @@ async function newSpool(dataDir = mkdtempSync(join(tmpdir(), 'tape-mp-')), s3 = 
     s3,
   );
   await spool.onModuleInit();
-  spool.onModuleDestroy();
   return { spool, budget, dataDir };
 }
 
@@ -244,5 +243,64 @@ describe('MultipartSpool', () => {
     // Another tape has a limit of its own.
     const other = { tapeAddress: 'other', key: 'k', contentType: undefined, metadata: {} };
     expect(await spool.create(other, 3)).not.toBeNull();
+  });
+
+  it('removes uploads idle (no part) for upload_idle_hours, long before their expiry', async () => {
+    const s3 = Object.assign(new S3Config(), { upload_idle_hours: 2 });
+    const { spool, budget, dataDir } = await newSpool(undefined, s3);
+    const idle = await begin(spool, {
+      tapeAddress: TAPE,
+      key: 'i',
+      contentType: undefined,
+      metadata: {},
+    });
+    await spool.writePart(idle, 1, ...part(budget, 300));
+    const hour = 60 * 60 * 1000;
+    expect(await spool.removeExpired(Date.now() + hour)).toBe(0);
+    expect(await spool.removeExpired(Date.now() + 2 * hour + 60_000)).toBe(1);
+    expect([spool.openUploads(TAPE), budget.totalBytes]).toEqual([0, 0]);
+
+    // Found at start-up: its last activity is its directory's last change, not its start.
+    const kept = await begin(spool, {
+      tapeAddress: TAPE,
+      key: 'k',
+      contentType: undefined,
+      metadata: {},
+    });
+    await spool.writePart(kept, 1, ...part(budget, 200));
+    const { spool: restarted, budget: rebuilt } = await newSpool(dataDir, s3);
+    expect(await restarted.removeExpired(Date.now() + hour)).toBe(0);
+    expect(rebuilt.totalBytes).toBe(200);
+    expect(await restarted.removeExpired(Date.now() + 2 * hour + 60_000)).toBe(1);
+    expect(rebuilt.totalBytes).toBe(0);
+  });
+
+  it('removes every upload of one tape, giving back its budget, and keeps the others', async () => {
+    const { spool, budget } = await newSpool();
+    const OTHER = 'TapeB111111111111111111111111111111111111111';
+    const mine = await begin(spool, {
+      tapeAddress: TAPE,
+      key: 'a',
+      contentType: undefined,
+      metadata: {},
+    });
+    await begin(spool, { tapeAddress: TAPE, key: 'b', contentType: undefined, metadata: {} });
+    const theirs = await begin(spool, {
+      tapeAddress: OTHER,
+      key: 'a',
+      contentType: undefined,
+      metadata: {},
+    });
+    await spool.writePart(mine, 1, ...part(budget, 500));
+    await spool.writePart(theirs, 1, Readable.from([randomBytes(50)]), budget.reserve(OTHER, 50));
+    expect((await spool.openTapes()).sort()).toEqual([TAPE, OTHER].sort());
+    expect(await spool.removeTapeUploads(TAPE)).toBe(2);
+    expect([spool.openUploads(TAPE), budget.tapeBytes(TAPE), budget.totalBytes]).toEqual([
+      0, 0, 50,
+    ]);
+    expect(await spool.openTapes()).toEqual([OTHER]);
+    await expect(spool.get(TAPE, 'a', mine.uploadId)).rejects.toBeInstanceOf(
+      S3BackendNoSuchUploadError,
+    );
   });
 });

@@ -1,7 +1,7 @@
-import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -21,13 +21,13 @@ interface StoredPart extends StoredPartRecord {
 }
 
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
-/** How often uploads past `gateway.s3.upload_expiry_hours` are looked for while running. */
-const EXPIRY_SWEEP_MS = 60 * 60 * 1000;
 
 /** What this process knows of an open upload: its tape and the budget its parts hold. */
 interface OpenUpload {
   tapeAddress: string;
   initiated: number;
+  /** When it began or last stored a part (ms): `upload_idle_hours` counts from here. */
+  active: number;
   parts: Map<number, SpoolHold>;
 }
 
@@ -37,19 +37,19 @@ interface OpenUpload {
  * by rename) only once the part's bytes are complete. So a restart loses nothing acknowledged,
  * and a part cut off mid-body leaves no record. The part ETag is the hex SHA-256 of its bytes.
  *
- * Every stored part holds its bytes in the SpoolBudget until its upload is completed, aborted or
- * expires; the holds are rebuilt from disk at start-up.
+ * Every stored part holds its bytes in the SpoolBudget until its upload is completed, aborted,
+ * expires, idles or its tape ends (MultipartSweeper); the holds are rebuilt from disk at start-up.
  */
 @Injectable()
-export class MultipartSpool extends MultipartStore implements OnModuleInit, OnModuleDestroy {
+export class MultipartSpool extends MultipartStore implements OnModuleInit {
   readonly dir: string;
   private readonly logger = new Logger('s3-multipart');
   private readonly open = new Map<string, OpenUpload>();
   private readonly expiryMs: number;
+  private readonly idleMs: number;
   /** Completed uploads remembered, by id, oldest first (the value: when, in ms). */
   private readonly completedAt = new Map<string, number>();
   private readonly completedKept: number;
-  private sweeper: NodeJS.Timeout | undefined;
   private readonly completions = new NameLocks();
 
   constructor(
@@ -60,6 +60,7 @@ export class MultipartSpool extends MultipartStore implements OnModuleInit, OnMo
     super();
     this.dir = resolve(storage.data_dir, 's3-multipart');
     this.expiryMs = s3.upload_expiry_hours * 60 * 60 * 1000;
+    this.idleMs = s3.upload_idle_hours * 60 * 60 * 1000;
     this.completedKept = s3.completed_uploads_kept;
   }
 
@@ -80,12 +81,6 @@ export class MultipartSpool extends MultipartStore implements OnModuleInit, OnMo
     for (const [id, at] of completed) this.completedAt.set(id, at);
     await this.forgetCompletedBeyondLimit();
     await this.removeExpired();
-    this.sweeper = setInterval(() => void this.removeExpired(), EXPIRY_SWEEP_MS);
-    this.sweeper.unref();
-  }
-
-  onModuleDestroy(): void {
-    clearInterval(this.sweeper);
   }
 
   /** Uploads in progress on a tape (as this process knows them). */
@@ -95,11 +90,14 @@ export class MultipartSpool extends MultipartStore implements OnModuleInit, OnMo
     return count;
   }
 
-  /** Removes the uploads begun more than `upload_expiry_hours` ago, giving back their budget. */
+  async openTapes(): Promise<string[]> {
+    return [...new Set([...this.open.values()].map((u) => u.tapeAddress))];
+  }
+
   async removeExpired(now = Date.now()): Promise<number> {
     let removed = 0;
     for (const [uploadId, upload] of [...this.open]) {
-      if (now - upload.initiated <= this.expiryMs) continue;
+      if (now - upload.initiated <= this.expiryMs && now - upload.active <= this.idleMs) continue;
       await this.removeId(uploadId);
       removed++;
     }
@@ -109,6 +107,12 @@ export class MultipartSpool extends MultipartStore implements OnModuleInit, OnMo
     }
     if (removed > 0) this.logger.log({ event: 'expired-uploads', removed });
     return removed;
+  }
+
+  async removeTapeUploads(tapeAddress: string): Promise<number> {
+    const ids = [...this.open].filter(([, u]) => u.tapeAddress === tapeAddress).map(([id]) => id);
+    for (const id of ids) await this.removeId(id);
+    return ids.length;
   }
 
   async create(
@@ -122,9 +126,11 @@ export class MultipartSpool extends MultipartStore implements OnModuleInit, OnMo
       uploadId: randomBytes(16).toString('hex'),
       initiated: new Date().toISOString(),
     };
+    const initiated = Date.parse(record.initiated);
     this.open.set(record.uploadId, {
       tapeAddress: record.tapeAddress,
-      initiated: Date.parse(record.initiated),
+      initiated,
+      active: initiated,
       parts: new Map(),
     });
     try {
@@ -256,6 +262,7 @@ export class MultipartSpool extends MultipartStore implements OnModuleInit, OnMo
     }
     open.parts.get(partNumber)?.release();
     open.parts.set(partNumber, hold);
+    open.active = Date.now();
     if (previous && previous.file !== file) await rm(join(dir, previous.file), { force: true });
     return toPartInfo(part);
   }
@@ -317,12 +324,18 @@ export class MultipartSpool extends MultipartStore implements OnModuleInit, OnMo
     open?.parts.forEach((hold) => hold.release());
   }
 
-  /** Starts counting an upload found on disk: its stored parts hold their bytes. */
+  /**
+   * Starts counting an upload found on disk: its stored parts hold their bytes. Its last activity
+   * is its directory's last change (a part's record is renamed into it when the part is stored).
+   */
   private async index(upload: MultipartUpload): Promise<OpenUpload> {
     const parts = await this.storedParts(upload).catch(() => [] as StoredPart[]);
+    const initiated = Date.parse(upload.initiated);
+    const changed = await stat(this.uploadDir(upload.uploadId)).catch(() => undefined);
     const open: OpenUpload = {
       tapeAddress: upload.tapeAddress,
-      initiated: Date.parse(upload.initiated),
+      initiated,
+      active: Math.max(initiated, changed?.mtimeMs ?? 0),
       parts: new Map(
         parts.map((p) => [p.partNumber, this.budget.hold(upload.tapeAddress, p.size)]),
       ),

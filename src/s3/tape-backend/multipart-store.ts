@@ -33,6 +33,16 @@ export interface CompletedUpload {
 export abstract class MultipartStore {
   /** Uploads in progress on a tape. */
   abstract openUploads(tapeAddress: string): number | Promise<number>;
+  /** The tapes that have uploads in progress (for the sweep of ended tapes). */
+  abstract openTapes(): Promise<string[]>;
+  /**
+   * Removes, giving back their spool, the uploads begun more than `upload_expiry_hours` ago or
+   * idle (no part) for `upload_idle_hours`, and forgets completions older than the expiry.
+   * Returns how many uploads in progress were removed.
+   */
+  abstract removeExpired(now?: number): Promise<number>;
+  /** Removes every upload in progress of a tape (its tape expired or is gone). */
+  abstract removeTapeUploads(tapeAddress: string): Promise<number>;
   /**
    * Begins an upload unless its tape already has `maxOpenPerTape` in progress (null then): the
    * count and the insert are one step, so uploads created at once (on any replica) never pass

@@ -5,6 +5,7 @@ import { ChainReader } from '../../chain/chain-reader';
 import { ChainWriter } from '../../chain/chain-writer';
 import { GatewayIdentity } from '../../chain/gateway-identity';
 import { TapeInstructions } from '../../chain/tape-instructions';
+import { KeyBalance } from '../../chain/key-balance/key-balance';
 import { fitsAlone } from '../../chain/transaction-packer';
 import {
   S3BackendAccessDeniedError,
@@ -53,6 +54,7 @@ export class ObjectPublisher {
     private readonly identity: GatewayIdentity,
     /** Names' write locks: this process's, or every writer's (replicas). */
     readonly locks: ObjectWriteLocks,
+    private readonly balance: KeyBalance,
   ) {}
 
   /**
@@ -223,7 +225,7 @@ export class ObjectPublisher {
         parallel ? { ordered: false, concurrency: REMOVE_CONCURRENCY } : {},
       );
     } catch (error) {
-      throw chainWriteError(error, this.key.toBase58());
+      throw chainWriteError(await this.balance.explain(error), this.key.toBase58());
     }
   }
 

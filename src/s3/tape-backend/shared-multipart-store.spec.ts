@@ -53,7 +53,9 @@ describe('SharedMultipartStore and SharedSpoolLedger (a real redis-server, a buc
   let n = 0;
 
   /** Two replicas over one Redis prefix and one bucket. */
-  const twoReplicas = (options: { limit?: number; holdMs?: number } = {}) => {
+  const twoReplicas = (
+    options: { limit?: number; tapeLimit?: number; holdMs?: number; idleMs?: number } = {},
+  ) => {
     const prefix = `mp${n++}:`;
     const bucket = new MemoryBucket();
     const replicas = [0, 1].map(() => {
@@ -63,6 +65,7 @@ describe('SharedMultipartStore and SharedSpoolLedger (a real redis-server, a buc
         redis,
         prefix,
         options.limit ?? 1e9,
+        options.tapeLimit ?? options.limit ?? 1e9,
         options.holdMs ?? 60_000,
       );
       const store = new SharedMultipartStore({
@@ -73,6 +76,7 @@ describe('SharedMultipartStore and SharedSpoolLedger (a real redis-server, a buc
         objectPrefix: 'tracks/multipart/',
         ledger,
         expiryMs: 3_600_000,
+        idleMs: options.idleMs ?? 3_600_000,
         completedKept: 10,
       });
       return { ledger, store };
@@ -191,5 +195,55 @@ describe('SharedMultipartStore and SharedSpoolLedger (a real redis-server, a buc
     await new Promise((r) => setTimeout(r, 250));
     await b.ledger.reserve(TAPE, 90);
     expect(await a.ledger.totalBytes()).toBe(90);
+  });
+
+  it('holds one tape to its share over both replicas while another tape still writes', async () => {
+    const { a, b } = twoReplicas({ limit: 1000, tapeLimit: 400 });
+    const OTHER = 'TapeB111111111111111111111111111111111111111';
+    const held = await a.ledger.reserve(TAPE, 400);
+    const refused = b.ledger.reserve(TAPE, 1);
+    await expect(refused).rejects.toBeInstanceOf(S3BackendSlowDownError);
+    await expect(b.ledger.reserve(TAPE, 1)).rejects.toThrow(/holds 400 of the 400 bytes/);
+    expect((await b.ledger.reserve(OTHER, 400)).bytes).toBe(400);
+    held.release();
+    await eventually('the hold released', async () => (await a.ledger.tapeBytes(TAPE)) === 0);
+    expect((await b.ledger.reserve(TAPE, 400)).bytes).toBe(400);
+  });
+
+  it('removes idle uploads and every upload of an ended tape on any replica, with their budget', async () => {
+    const { a, b, bucket } = twoReplicas({ idleMs: 60_000 });
+    const OTHER = 'TapeB111111111111111111111111111111111111111';
+    const begin = async (tapeAddress: string, key: string) =>
+      (await a.store.create({ tapeAddress, key, contentType: undefined, metadata: {} }, 10))!;
+    const idle = await begin(TAPE, 'idle');
+    const busy = await begin(TAPE, 'busy');
+    const other = await begin(OTHER, 'x');
+    for (const [upload, bytes] of [
+      [idle, 10],
+      [busy, 20],
+      [other, 30],
+    ] as const) {
+      const hold = await a.ledger.reserve(upload.tapeAddress, bytes);
+      await a.store.writePart(upload, 1, Readable.from([randomBytes(bytes)]), hold);
+    }
+    expect((await b.store.openTapes()).sort()).toEqual([TAPE, OTHER].sort());
+    // Seen from the other replica: nothing is idle half a minute on, all three two minutes on.
+    expect(await b.store.removeExpired(Date.now() + 30_000)).toBe(0);
+    expect(await b.ledger.totalBytes()).toBe(60);
+    expect(await b.store.removeExpired(Date.now() + 120_000)).toBe(3);
+    expect([await b.ledger.totalBytes(), bucket.objects.size]).toEqual([0, 0]);
+
+    const again = await begin(OTHER, 'y');
+    await a.store.writePart(
+      again,
+      1,
+      Readable.from([randomBytes(7)]),
+      await a.ledger.reserve(OTHER, 7),
+    );
+    expect(await b.store.removeTapeUploads(OTHER)).toBe(1);
+    expect([await b.ledger.totalBytes(), await b.store.openUploads(OTHER)]).toEqual([0, 0]);
+    await expect(a.store.get(OTHER, 'y', again.uploadId)).rejects.toBeInstanceOf(
+      S3BackendNoSuchUploadError,
+    );
   });
 });

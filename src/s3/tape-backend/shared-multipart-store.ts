@@ -4,7 +4,7 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import { Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -31,39 +31,53 @@ export interface SharedMultipartOptions {
   objectPrefix: string;
   ledger: SharedSpoolLedger;
   expiryMs: number;
+  /** Uploads with no part for this long are removed (`upload_idle_hours`). */
+  idleMs: number;
   completedKept: number;
 }
 
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
-/** How often each replica looks for uploads past `gateway.s3.upload_expiry_hours`. */
-const EXPIRY_SWEEP_MS = 60 * 60 * 1000;
 
-/** KEYS: record, parts. ARGV: part number, part JSON. The part it replaced, '' if none, or -1 when the upload is gone. */
+/**
+ * KEYS: record, parts, active. ARGV: part number, part JSON, upload id, now (ms). The part it
+ * replaced, '' if none, or -1 when the upload is gone.
+ */
 const SET_PART_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 local old = redis.call('HGET', KEYS[2], ARGV[1]) or ''
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
 return old
 `;
 
 /**
- * KEYS: record, open, open:<tape>. ARGV: record JSON, start (ms), upload id, the tape's limit.
- * 1 when created, 0 when the tape already has that many uploads in progress.
+ * KEYS: record, open, open:<tape>, active. ARGV: record JSON, start (ms), upload id, the tape's
+ * limit. 1 when created, 0 when the tape already has that many uploads in progress.
  */
 const CREATE_SCRIPT = `
 if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[4]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
 redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3])
+redis.call('ZADD', KEYS[4], ARGV[2], ARGV[3])
 return 1
 `;
 
 interface MultipartCommands {
-  tapeMpuSetPart(record: string, parts: string, n: string, json: string): Promise<string | number>;
+  tapeMpuSetPart(
+    record: string,
+    parts: string,
+    active: string,
+    n: string,
+    json: string,
+    id: string,
+    now: string,
+  ): Promise<string | number>;
   tapeMpuCreate(
     record: string,
     open: string,
     tapeOpen: string,
+    active: string,
     json: string,
     at: string,
     id: string,
@@ -81,6 +95,7 @@ interface MultipartCommands {
  *   <prefix>mpu:<id>:done      the completed upload's answer (JSON)
  *   <prefix>mpu:open           sorted set of open uploads by start (for expiry)
  *   <prefix>mpu:open:<tape>    the same, per tape (max_uploads_per_tape, listing)
+ *   <prefix>mpu:active         sorted set of open uploads by their last part (upload_idle_hours)
  *   <prefix>mpu:completed      sorted set of completed uploads by completion
  *   bucket: <objectPrefix><id>/<n>-<random>   one part's bytes
  *
@@ -90,45 +105,51 @@ interface MultipartCommands {
  * bytes are hashed again as they are concatenated into the spool, and the object's commitment
  * is what gets published.
  */
-export class SharedMultipartStore extends MultipartStore implements OnModuleInit, OnModuleDestroy {
+export class SharedMultipartStore extends MultipartStore {
   private readonly logger = new Logger('s3-multipart');
-  private sweeper?: NodeJS.Timeout;
   private readonly completions = new NameLocks();
   private readonly completionLock: RedisMutex;
 
   constructor(private readonly options: SharedMultipartOptions) {
     super();
-    options.redis.defineCommand('tapeMpuSetPart', { numberOfKeys: 2, lua: SET_PART_SCRIPT });
-    options.redis.defineCommand('tapeMpuCreate', { numberOfKeys: 3, lua: CREATE_SCRIPT });
+    options.redis.defineCommand('tapeMpuSetPart', { numberOfKeys: 3, lua: SET_PART_SCRIPT });
+    options.redis.defineCommand('tapeMpuCreate', { numberOfKeys: 4, lua: CREATE_SCRIPT });
     this.completionLock = new RedisMutex(options.redis);
-  }
-
-  onModuleInit(): void {
-    this.sweeper = setInterval(() => {
-      this.removeExpired().catch((err: Error) =>
-        this.logger.warn({ msg: 'multipart expiry sweep failed', error: err.message }),
-      );
-    }, EXPIRY_SWEEP_MS);
-    this.sweeper.unref();
-  }
-
-  onModuleDestroy(): void {
-    clearInterval(this.sweeper);
   }
 
   async openUploads(tapeAddress: string): Promise<number> {
     return this.redis.zcard(this.key(`open:${tapeAddress}`));
   }
 
-  /** Removes uploads begun, and forgets completions made, more than the expiry ago. */
+  async openTapes(): Promise<string[]> {
+    const ids = await this.redis.zrange(this.key('open'), '0', '-1');
+    const tapes = new Set<string>();
+    for (let i = 0; i < ids.length; i += 1000) {
+      const records = await this.redis.mget(
+        ...ids.slice(i, i + 1000).map((id) => this.recordKey(id)),
+      );
+      for (const r of records) if (r) tapes.add((JSON.parse(r) as MultipartUpload).tapeAddress);
+    }
+    return [...tapes];
+  }
+
   async removeExpired(now = Date.now()): Promise<number> {
     const cutoff = String(now - this.options.expiryMs);
-    const open = await this.redis.zrangebyscore(this.key('open'), '-inf', cutoff);
+    const old = await this.redis.zrangebyscore(this.key('open'), '-inf', cutoff);
+    const idleCutoff = String(now - this.options.idleMs);
+    const idle = await this.redis.zrangebyscore(this.key('active'), '-inf', idleCutoff);
+    const open = [...new Set([...old, ...idle])];
     for (const id of open) await this.removeId(id);
     const done = await this.redis.zrangebyscore(this.key('completed'), '-inf', cutoff);
     for (const id of done) await this.removeId(id);
     if (open.length > 0) this.logger.log({ event: 'expired-uploads', removed: open.length });
     return open.length;
+  }
+
+  async removeTapeUploads(tapeAddress: string): Promise<number> {
+    const ids = await this.redis.zrange(this.key(`open:${tapeAddress}`), '0', '-1');
+    for (const id of ids) await this.removeId(id);
+    return ids.length;
   }
 
   async create(
@@ -144,6 +165,7 @@ export class SharedMultipartStore extends MultipartStore implements OnModuleInit
       this.recordKey(record.uploadId),
       this.key('open'),
       this.key(`open:${record.tapeAddress}`),
+      this.key('active'),
       JSON.stringify(record),
       String(Date.parse(record.initiated)),
       record.uploadId,
@@ -192,6 +214,7 @@ export class SharedMultipartStore extends MultipartStore implements OnModuleInit
       .set(this.doneKey(upload.uploadId), JSON.stringify(record))
       .zrem(this.key('open'), upload.uploadId)
       .zrem(this.key(`open:${upload.tapeAddress}`), upload.uploadId)
+      .zrem(this.key('active'), upload.uploadId)
       .zadd(this.key('completed'), now.getTime(), upload.uploadId)
       .exec();
     await this.removeParts(upload.uploadId);
@@ -260,8 +283,11 @@ export class SharedMultipartStore extends MultipartStore implements OnModuleInit
     const previous = await this.commands.tapeMpuSetPart(
       this.recordKey(upload.uploadId),
       this.partsKey(upload.uploadId),
+      this.key('active'),
       String(partNumber),
       JSON.stringify(part),
+      upload.uploadId,
+      String(Date.now()),
     );
     if (previous === -1) {
       // Aborted (or expired) meanwhile: keep nothing.
@@ -327,6 +353,7 @@ export class SharedMultipartStore extends MultipartStore implements OnModuleInit
       .multi()
       .del(this.recordKey(uploadId), this.doneKey(uploadId))
       .zrem(this.key('open'), uploadId)
+      .zrem(this.key('active'), uploadId)
       .zrem(this.key('completed'), uploadId)
       .exec();
     if (record) await this.redis.zrem(this.key(`open:${record.tapeAddress}`), uploadId);

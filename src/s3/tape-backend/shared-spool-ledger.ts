@@ -1,7 +1,7 @@
 import type Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { S3BackendSlowDownError } from '../s3-backend';
-import type { SpoolHold } from './spool-budget';
+import { SpoolHold, tapeShareMessage } from './spool-budget';
 import { SpoolLedger } from './spool-ledger';
 
 /** Frees one hold (a local function of the scripts below). KEYS: holds, expiring, total. */
@@ -27,16 +27,19 @@ end
 `;
 
 /**
- * ARGV: prefix, now, id, tape, bytes, expires, limit. Frees holds whose body outlived its
- * request first (a replica that died mid-body), then reserves; -1 when past the limit.
+ * ARGV: prefix, now, id, tape, bytes, expires, limit, tape limit. Frees holds whose body outlived
+ * its request first (a replica that died mid-body), then reserves; -1 when past the gateways'
+ * limit, -2 past the tape's share (the tape's bytes held are then in the second reply).
  */
 const RESERVE_SCRIPT = `${FREE}
 local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[2], 'LIMIT', 0, 100)
 for _, id in ipairs(expired) do free(ARGV[1], id) end
+local tapeHeld = tonumber(redis.call('GET', ARGV[1] .. 'spool:tape:' .. ARGV[4]) or '0')
+if tapeHeld + tonumber(ARGV[5]) > tonumber(ARGV[8]) then return {-2, tapeHeld} end
 local total = tonumber(redis.call('GET', KEYS[3]) or '0')
-if total + tonumber(ARGV[5]) > tonumber(ARGV[7]) then return -1 end
+if total + tonumber(ARGV[5]) > tonumber(ARGV[7]) then return {-1, total} end
 add(ARGV[1], ARGV[3], ARGV[4], ARGV[5], ARGV[6])
-return total + tonumber(ARGV[5])
+return {0, total + tonumber(ARGV[5])}
 `;
 
 /** ARGV: prefix, id. */
@@ -57,7 +60,7 @@ return 1
 `;
 
 interface LedgerCommands {
-  tapeSpoolReserve(a: string, b: string, c: string, ...argv: string[]): Promise<number>;
+  tapeSpoolReserve(a: string, b: string, c: string, ...argv: string[]): Promise<[number, number]>;
   tapeSpoolRelease(a: string, b: string, c: string, ...argv: string[]): Promise<number>;
   tapeSpoolKeep(a: string, b: string, c: string, ...argv: string[]): Promise<number>;
 }
@@ -77,13 +80,15 @@ export interface SharedSpoolHold extends SpoolHold {
  *
  * A body's hold lapses `holdMs` (the listener's request timeout) after it was taken, so a
  * replica that dies mid-body gives its holds back; a stored part's hold (`part:<upload>:<n>`)
- * lasts until its upload is completed, aborted or expires, whichever replica does it.
+ * lasts until its upload is completed, aborted or removed (expired, idle, its tape ended),
+ * whichever replica does it. One tape holds at most `tapeLimit` of the `limit`.
  */
 export class SharedSpoolLedger extends SpoolLedger {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly limit: number,
+    private readonly tapeLimit: number,
     private readonly holdMs: number,
     private readonly onError: (err: Error) => void = () => undefined,
   ) {
@@ -97,7 +102,7 @@ export class SharedSpoolLedger extends SpoolLedger {
   async reserve(tapeAddress: string, bytes: number): Promise<SharedSpoolHold> {
     const id = `body:${randomBytes(12).toString('hex')}`;
     const now = Date.now();
-    const total = await this.commands.tapeSpoolReserve(
+    const [outcome, held] = await this.commands.tapeSpoolReserve(
       ...this.keys,
       this.prefix,
       String(now),
@@ -106,10 +111,12 @@ export class SharedSpoolLedger extends SpoolLedger {
       String(bytes),
       String(now + this.holdMs),
       String(this.limit),
+      String(this.tapeLimit),
     );
-    if (total === -1) {
+    if (outcome === -2) throw new S3BackendSlowDownError(tapeShareMessage(held, this.tapeLimit));
+    if (outcome === -1) {
       throw new S3BackendSlowDownError(
-        `the gateways hold their ${this.limit} bytes for uploads in progress`,
+        `the gateways hold ${held} of their ${this.limit} bytes for uploads in progress`,
       );
     }
     return this.handle(id, tapeAddress, bytes);

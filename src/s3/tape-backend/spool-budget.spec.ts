@@ -6,8 +6,13 @@ import { SpoolBudget } from './spool-budget';
 const A = 'TapeA111111111111111111111111111111111111111';
 const B = 'TapeB111111111111111111111111111111111111111';
 
-function newBudget(maxSpoolBytes: number) {
-  return new SpoolBudget(Object.assign(new S3Config(), { max_spool_bytes: maxSpoolBytes }));
+function newBudget(maxSpoolBytes: number, share = 1) {
+  return new SpoolBudget(
+    Object.assign(new S3Config(), {
+      max_spool_bytes: maxSpoolBytes,
+      spool_share_per_tape: share,
+    }),
+  );
 }
 
 describe('SpoolBudget', () => {
@@ -39,5 +44,25 @@ describe('SpoolBudget', () => {
     budget.hold(A, 1500);
     expect(budget.totalBytes).toBe(1500);
     expect(() => budget.reserve(A, 1)).toThrow(S3BackendSlowDownError);
+  });
+
+  it('refuses one tape past its share of the spool (SlowDown) while other tapes still write', () => {
+    // Issue 34, finding 3: one tenant held the whole spool and every other tenant got 503s.
+    const budget = newBudget(1000, 0.4);
+    budget.reserve(A, 300);
+    const held = budget.reserve(A, 100);
+    expect(() => budget.reserve(A, 1)).toThrow(/spool_share_per_tape/);
+    expect(() => budget.reserve(A, 1)).toThrow(S3BackendSlowDownError);
+    expect(budget.reserve(B, 400).bytes).toBe(400);
+    held.release();
+    expect(budget.reserve(A, 100).bytes).toBe(100);
+    expect([budget.tapeBytes(A), budget.tapeBytes(B)]).toEqual([400, 400]);
+  });
+
+  it('defaults to half of the spool per tape: one PutObject of max_object_bytes still fits', () => {
+    const config = new S3Config();
+    const budget = new SpoolBudget(config);
+    expect(budget.tapeLimit).toBe(config.max_spool_bytes / 2);
+    expect(budget.tapeLimit).toBeGreaterThanOrEqual(config.max_object_bytes);
   });
 });

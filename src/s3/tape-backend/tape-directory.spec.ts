@@ -3,10 +3,13 @@ import { TapeRecord, NO_VERSION } from '../../chain/account-layouts';
 import { ChainReader } from '../../chain/chain-reader';
 import { GatewayIdentity } from '../../chain/gateway-identity';
 import { labelFromAddress } from '../../chain/tape-label';
+import { BalanceSource } from '../../chain/key-balance/balance-source';
+import { KeyBalance } from '../../chain/key-balance/key-balance';
 import {
   S3BackendAccessDeniedError,
   S3BackendInsufficientCapacityError,
   S3BackendTapeExpiredError,
+  S3BackendUnpaidError,
 } from '../s3-backend';
 import { TapeDirectory } from './tape-directory';
 
@@ -23,6 +26,14 @@ class FakeChain {
 
   async currentEpoch(): Promise<number> {
     return this.epoch;
+  }
+}
+
+/** The gateway key's balance, as the test sets it. */
+class FakeBalance extends BalanceSource {
+  lamports_ = 1_000_000_000;
+  async lamports(): Promise<number> {
+    return this.lamports_;
   }
 }
 
@@ -44,16 +55,36 @@ function newTestDirectory(overrides: Partial<TapeRecord> = {}) {
     ...overrides,
   };
   const chain = new FakeChain(record);
-  const sut = new TapeDirectory(chain as unknown as ChainReader, gateway);
+  const funds = new FakeBalance();
+  let now = 0;
+  const balance = new KeyBalance(
+    funds,
+    gateway,
+    { thresholdLamports: 18_000_000, perTransactionLamports: 5000, refreshMs: 30_000 },
+    () => now,
+  );
+  const sut = new TapeDirectory(chain as unknown as ChainReader, gateway, balance);
+  const later = (ms: number) => (now += ms);
   const bucket = {
     name: labelFromAddress(tape),
     tapeAddress: tape.toBase58(),
     createdAt: new Date(),
   };
-  return { sut, chain, bucket, gateway, tape };
+  return { sut, chain, bucket, gateway, tape, funds, later };
 }
 
 describe('TapeDirectory', () => {
+  it('refuses a write the gateway key cannot pay for, naming the key; takes it once funded', async () => {
+    const { sut, bucket, gateway, funds, later, tape } = newTestDirectory();
+    funds.lamports_ = 4999;
+    const refusal = await sut.writable(bucket).catch((e: unknown) => e);
+    expect(refusal).toBeInstanceOf(S3BackendUnpaidError);
+    expect((refusal as Error).message).toContain(`must fund ${gateway.publicKey.toBase58()}`);
+    funds.lamports_ = 20_000_000;
+    later(1000); // a short key is read again after a second, not after refresh_secs
+    expect((await sut.writable(bucket)).address.equals(tape)).toBe(true);
+  });
+
   it('finds a tape by its label, and nothing for a label of no tape or no label at all', async () => {
     const { sut, chain, tape } = newTestDirectory();
     const found = await sut.findByLabel(labelFromAddress(tape));

@@ -4,13 +4,14 @@ import { TapeRecord } from '../../chain/account-layouts';
 import { ChainReader } from '../../chain/chain-reader';
 import { GatewayIdentity } from '../../chain/gateway-identity';
 import { addressFromLabel, labelFromAddress } from '../../chain/tape-label';
+import { KeyBalance } from '../../chain/key-balance/key-balance';
 import {
   S3BackendAccessDeniedError,
   S3BackendInsufficientCapacityError,
   S3BackendTapeExpiredError,
   S3Bucket,
 } from '../s3-backend';
-import { notDelegatedMessage } from './chain-write-errors';
+import { chainWriteError, notDelegatedMessage } from './chain-write-errors';
 
 /** A bucket resolved to its tape, with the record as read from the chain. */
 export interface TapeBucket {
@@ -32,6 +33,7 @@ export class TapeDirectory {
   constructor(
     private readonly chain: ChainReader,
     private readonly identity: GatewayIdentity,
+    private readonly balance: KeyBalance,
   ) {}
 
   get gatewayKey(): string {
@@ -63,9 +65,18 @@ export class TapeDirectory {
    * to this gateway, or too full for the bytes. The check uses the record the request's bucket
    * lookup just read (at most LOOKUP_CACHE_MS old); a refusal is confirmed on a fresh read, so an
    * owner who has just delegated or resized is never turned away by a stale record. The program
-   * checks all of this again when the write lands.
+   * checks all of this again when the write lands. Last, a gateway whose key cannot pay for
+   * the transaction refuses at once, naming the key (the write would fail on chain anyway).
    */
   async writable(bucket: S3Bucket, adding = 0): Promise<TapeBucket> {
+    const tape = await this.writableTape(bucket, adding);
+    await this.balance.assertCanPay().catch((err: unknown) => {
+      throw chainWriteError(err, this.gatewayKey);
+    });
+    return tape;
+  }
+
+  private async writableTape(bucket: S3Bucket, adding: number): Promise<TapeBucket> {
     const cached = await this.find(bucket.tapeAddress);
     if (cached && (await this.writeRefusal(cached, adding)) === null) return cached;
     const fresh = await this.read(bucket.tapeAddress);

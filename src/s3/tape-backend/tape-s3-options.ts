@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { ObservabilityModule } from '../../observability/observability.module';
 import { ChainModule } from '../../chain/chain.module';
+import { KeyBalanceModule } from '../../chain/key-balance/key-balance.module';
 import { GatewayConfig } from '../../config/app-config';
 import { S3Config } from '../../config/s3.config';
 import { StorageConfig } from '../../config/storage.config';
@@ -17,7 +18,9 @@ import { S3RequestMeter } from '../s3-request-meter';
 import type { S3ModuleOptions } from '../s3.module';
 import { GatewayS3CredentialStore } from './gateway-s3-credential-store';
 import { MeteringS3RequestMeter } from './metering-s3-request-meter';
+import { ChainEndedTapes, EndedTapes } from './ended-tapes';
 import { MultipartSpool } from './multipart-spool';
+import { MultipartSweeper } from './multipart-sweeper';
 import { MultipartStore } from './multipart-store';
 import { ObjectPublisher } from './object-publisher';
 import {
@@ -29,7 +32,7 @@ import { ObjectCommitter } from './object-committer';
 import { ObjectSpool } from './object-spool';
 import { SharedMultipartStore } from './shared-multipart-store';
 import { SharedSpoolLedger } from './shared-spool-ledger';
-import { SpoolBudget } from './spool-budget';
+import { SpoolBudget, tapeSpoolLimit } from './spool-budget';
 import { LocalSpoolLedger, SpoolLedger } from './spool-ledger';
 import { TapeDirectory } from './tape-directory';
 import { TapeMultipartUploads } from './tape-multipart-uploads';
@@ -59,6 +62,7 @@ export function tapeS3Options(): S3ModuleOptions {
       SharedStateModule,
       ChainModule,
       ObservabilityModule,
+      KeyBalanceModule,
       CredentialsModule.forRoot(),
     ],
     providers: [
@@ -91,6 +95,7 @@ export function tapeS3Options(): S3ModuleOptions {
             shared.redis!,
             shared.prefix,
             s3.max_spool_bytes,
+            tapeSpoolLimit(s3),
             gateway.request_timeout_ms,
             (err) => logger.warn({ msg: 'spool hold not released', error: err.message }),
           );
@@ -116,10 +121,13 @@ export function tapeS3Options(): S3ModuleOptions {
             objectPrefix: `${tracks.prefix}multipart/`,
             ledger: ledger as SharedSpoolLedger,
             expiryMs: s3.upload_expiry_hours * 60 * 60 * 1000,
+            idleMs: s3.upload_idle_hours * 60 * 60 * 1000,
             completedKept: s3.completed_uploads_kept,
           });
         },
       },
+      { provide: EndedTapes, useClass: ChainEndedTapes },
+      MultipartSweeper,
       ObjectCommitter,
       TapeObjectReads,
       TapeObjectWrites,

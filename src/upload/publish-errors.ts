@@ -1,0 +1,26 @@
+import { ApiError } from '../http/api-error';
+
+/** Errors of `POST /publish/{tape}` beyond the uploads' own (docs/uploads.md, "Publish"). */
+export const publishErrors = {
+  /** The compare-and-swap would fail: the client re-plans on `current` and asks again. */
+  conflict: (current: number, expected: number) =>
+    new ApiError(
+      409,
+      'version_conflict',
+      `version conflict: tape is at version ${current}, not ${expected}`,
+    ),
+  /** The certifier's one-line reason (a missing byte names its file). */
+  notCertified: (reason: string) => new ApiError(422, 'not_certified', reason),
+  capacity: (free: number, kept: number) =>
+    new ApiError(
+      413,
+      'payload_too_large',
+      `insufficient capacity: tape has ${free} bytes free, kept versions need ${kept}`,
+    ),
+};
+
+/** Reads the tape's current version back from a 409's message (the client's side). */
+export function conflictVersionOf(message: string | undefined): number | null {
+  const found = /tape is at version (\d+),/.exec(message ?? '');
+  return found ? Number(found[1]) : null;
+}

@@ -1,0 +1,206 @@
+import { Keypair, PublicKey, Transaction } from '@solana/web3.js';
+import type { TapeRecord } from '../chain/account-layouts';
+import { ChainReader } from '../chain/chain-reader';
+import { ChainRpc } from '../chain/chain-rpc';
+import { ChainWriter } from '../chain/chain-writer';
+import { ComputeUnitEstimator } from '../chain/compute-units';
+import { GatewayIdentity } from '../chain/gateway-identity';
+import { TapeInstructions } from '../chain/tape-instructions';
+import { Tag } from '../chain/tape-instruction-data';
+import { ApiError } from '../http/api-error';
+import { commitmentOfBuffer } from '../tracks/commitment';
+import { TrackStore } from '../tracks/track-store';
+import { buildVersion } from '../versions/version-builder';
+import { VersionCertifier } from '../versions/version-certifier';
+import { VersionEntry } from '../versions/version-entry';
+import { MemoryHoldings } from '../versions/version-test-support.spec-support';
+import { PublishService } from './publish.service';
+import { TapeWriterAccess } from './tape-writer-access';
+import { VersionBaseTracks } from './version-base-tracks';
+
+const PROGRAM = new PublicKey('TapeProgram11111111111111111111111111111111');
+
+function blobEntry(holdings: MemoryHoldings, name: string, text: string): VersionEntry {
+  const bytes = Buffer.from(text.repeat(70_000 / text.length + 1));
+  return {
+    name,
+    commitment: holdings.put(bytes),
+    size: bytes.length,
+    contentType: 'text/plain',
+    metadata: Buffer.alloc(0),
+    location: { kind: 'blob' },
+  };
+}
+
+function newTestService(tapeFields: Partial<TapeRecord> = {}) {
+  const holdings = new MemoryHoldings();
+  const authority = Keypair.generate();
+  const gateway = Keypair.generate();
+  const tapeAddress = Keypair.generate().publicKey;
+  const tape = {
+    authority: authority.publicKey,
+    delegate: null,
+    capacity: 10 << 20,
+    used: 0,
+    expiryEpoch: 100,
+    version: 0,
+    root: Buffer.alloc(32),
+    versionBytes: 0,
+    keptBytes: 0,
+    ...tapeFields,
+  } as unknown as TapeRecord;
+  const access = {
+    authorize: async () => ({ address: tapeAddress, tape, signer: authority.publicKey }),
+  } as unknown as TapeWriterAccess;
+  const chain = {
+    getTape: async () => tape,
+    currentEpoch: async () => 1,
+  } as unknown as ChainReader;
+  const rpc = {
+    commitment: 'confirmed',
+    call: async (f: (c: unknown) => Promise<unknown>) =>
+      f({
+        getLatestBlockhash: async () => ({
+          blockhash: Keypair.generate().publicKey.toBase58(),
+          lastValidBlockHeight: 99,
+        }),
+      }),
+  } as unknown as ChainRpc;
+  const sent: unknown[] = [];
+  const writer = {
+    packing: { computeUnits: new ComputeUnitEstimator(PROGRAM) },
+    send: async (...args: unknown[]) => {
+      sent.push(args);
+      return ['sig'];
+    },
+  } as unknown as ChainWriter;
+  const store = {
+    storedSize: async (c: Buffer) => holdings.tracks.get(c.toString('hex'))?.length,
+  } as unknown as TrackStore;
+  const certifier = new VersionCertifier(holdings);
+  const sut = new PublishService(
+    access,
+    chain,
+    rpc,
+    writer,
+    new TapeInstructions(PROGRAM),
+    new GatewayIdentity(gateway),
+    certifier,
+    new VersionBaseTracks(certifier, store),
+    store,
+  );
+  return { sut, holdings, tape, authority, gateway, tapeAddress, sent };
+}
+
+const body = (root: Buffer, expected: number, feePayer: PublicKey) =>
+  Buffer.from(
+    JSON.stringify({
+      root: root.toString('hex'),
+      expected_version: expected,
+      fee_payer: feePayer.toBase58(),
+    }),
+  );
+
+async function refusal(p: Promise<unknown>): Promise<{ status: number; message: string }> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(err instanceof ApiError)) throw new Error(`expected an ApiError, got ${String(err)}`);
+  return {
+    status: err.getStatus(),
+    message: (err.getResponse() as { error: { message: string } }).error.message,
+  };
+}
+
+describe('PublishService', () => {
+  it('certifies, then returns Publish signed by the storage authority only, the wallet paying', async () => {
+    const { sut, holdings, gateway, authority } = newTestService();
+    const v = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
+    holdings.putVersion(v);
+    const wallet = Keypair.generate().publicKey;
+    const answer = await sut.cosign('t', {}, body(v.rootCommitment, 0, wallet));
+    const tx = Transaction.from(Buffer.from(answer.transaction, 'base64'));
+    expect(tx.feePayer?.equals(wallet)).toBe(true);
+    const signed = tx.signatures.filter((s) => s.signature !== null).map((s) => s.publicKey);
+    expect(signed.map((k) => k.toBase58())).toEqual([gateway.publicKey.toBase58()]);
+    const publish = tx.instructions.find((ix) => ix.programId.equals(PROGRAM))!;
+    expect(publish.data[0]).toBe(Tag.Publish);
+    expect(publish.keys[0].pubkey.equals(authority.publicKey)).toBe(true);
+    const bytes = v.rootBytes.length + 70_001;
+    expect(answer).toMatchObject({ version: 1, version_bytes: bytes, added_bytes: bytes });
+  });
+
+  it('counts added bytes against the current version, whose tracks it reads once', async () => {
+    const { sut, holdings, tape } = newTestService();
+    const a = blobEntry(holdings, 'a.txt', 'a');
+    const v1 = buildVersion([a]);
+    holdings.putVersion(v1);
+    Object.assign(tape, { version: 1, root: v1.rootCommitment, versionBytes: 1 });
+    const v2 = buildVersion([a, blobEntry(holdings, 'b.txt', 'b')]);
+    holdings.putVersion(v2);
+    const answer = await sut.cosign(
+      't',
+      {},
+      body(v2.rootCommitment, 1, Keypair.generate().publicKey),
+    );
+    expect(answer.added_bytes).toBe(v2.rootBytes.length + 70_001);
+  });
+
+  it('answers 409 on a stale expected version, naming the current one', async () => {
+    const { sut, holdings } = newTestService({ version: 3 });
+    const v = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
+    expect(
+      await refusal(sut.cosign('t', {}, body(v.rootCommitment, 2, Keypair.generate().publicKey))),
+    ).toEqual({
+      status: 409,
+      message: 'version conflict: tape is at version 3, not 2',
+    });
+  });
+
+  it("answers 422 with the certifier's reason", async () => {
+    const { sut, holdings } = newTestService();
+    const entry = blobEntry(holdings, 'gone.bin', 'g');
+    holdings.tracks.delete(entry.commitment.toString('hex'));
+    const v = buildVersion([entry]);
+    holdings.putVersion(v);
+    expect(
+      await refusal(sut.cosign('t', {}, body(v.rootCommitment, 0, Keypair.generate().publicKey))),
+    ).toEqual({
+      status: 422,
+      message: '"gone.bin": its bytes are not held by the gateway',
+    });
+  });
+
+  it('answers 413 when the kept versions would pass the capacity', async () => {
+    const { sut, holdings } = newTestService({ capacity: 1000 });
+    const v = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
+    holdings.putVersion(v);
+    const { status, message } = await refusal(
+      sut.cosign('t', {}, body(v.rootCommitment, 0, Keypair.generate().publicKey)),
+    );
+    expect([status, message]).toEqual([413, expect.stringMatching(/^insufficient capacity/)]);
+  });
+
+  it("never lets the gateway's key pay a tenant's fee (403)", async () => {
+    const { sut, gateway } = newTestService();
+    const root = commitmentOfBuffer(Buffer.from('x')).commitment;
+    expect((await refusal(sut.cosign('t', {}, body(root, 0, gateway.publicKey)))).status).toBe(403);
+  });
+
+  it('publishOwn signs and sends with the gateway key when it is the delegate', async () => {
+    const { sut, holdings, tape, gateway, tapeAddress, sent } = newTestService();
+    Object.assign(tape, { delegate: gateway.publicKey });
+    const v = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
+    holdings.putVersion(v);
+    const done = await sut.publishOwn(tapeAddress, v.rootCommitment, 0);
+    expect(done).toMatchObject({ expectedVersion: 0, signature: 'sig' });
+    expect((sent[0] as [unknown, Keypair[]])[1]).toEqual([gateway]);
+  });
+
+  it('publishOwn refuses a tape the gateway key may not write (403)', async () => {
+    const { sut, holdings, tapeAddress } = newTestService();
+    const v = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
+    expect((await refusal(sut.publishOwn(tapeAddress, v.rootCommitment, 0))).status).toBe(403);
+  });
+});

@@ -1,0 +1,165 @@
+import { Injectable } from '@nestjs/common';
+import { PublicKey, Transaction } from '@solana/web3.js';
+import type { TapeRecord } from '../chain/account-layouts';
+import { ChainReader } from '../chain/chain-reader';
+import { ChainRpc } from '../chain/chain-rpc';
+import { ChainWriter } from '../chain/chain-writer';
+import { GatewayIdentity } from '../chain/gateway-identity';
+import { TapeInstructions } from '../chain/tape-instructions';
+import { withComputeBudget } from '../chain/transaction-packer';
+import { TrackStore } from '../tracks/track-store';
+import { CertificationError, VersionCertifier } from '../versions/version-certifier';
+import { publishErrors } from './publish-errors';
+import { PublishBody } from './publish-request';
+import { chainRead, isTapeWriter, requireActive, TapeWriterAccess } from './tape-writer-access';
+import { SignedHeaders } from './upload-auth';
+import { uploadErrors } from './upload-error';
+import { requestMessage } from './version-request-auth';
+import { VersionBaseTracks } from './version-base-tracks';
+
+/** What Publish will carry, once the gateway certified the version. */
+export interface CertifiedPublish {
+  root: Buffer;
+  expectedVersion: number;
+  versionBytes: number;
+  addedBytes: number;
+}
+
+/** `POST /publish/{tape}`'s answer: the Publish transaction, signed by the storage authority only. */
+export interface CosignedPublish {
+  transaction: string;
+  root: string;
+  expected_version: number;
+  version: number;
+  version_bytes: number;
+  added_bytes: number;
+  last_valid_block_height: number;
+}
+
+/**
+ * Publishing a version (docs/versions.md, "The pointer and Publish"): the gateway certifies it
+ * from its own store against the tape's current version, then signs Publish as the storage
+ * authority. A tenant's publisher gets the transaction partially signed and adds its own
+ * signatures (`cosign`); the gateway's own writes (the S3 endpoint) sign and send it whole
+ * (`publishOwn`).
+ */
+@Injectable()
+export class PublishService {
+  constructor(
+    private readonly access: TapeWriterAccess,
+    private readonly chain: ChainReader,
+    private readonly rpc: ChainRpc,
+    private readonly writer: ChainWriter,
+    private readonly ix: TapeInstructions,
+    private readonly identity: GatewayIdentity,
+    private readonly certifier: VersionCertifier,
+    private readonly bases: VersionBaseTracks,
+    private readonly store: TrackStore,
+  ) {}
+
+  async cosign(tapeText: string, headers: SignedHeaders, raw: Buffer): Promise<CosignedPublish> {
+    const { address, tape, signer } = await this.access.authorize(tapeText, headers, (timestamp) =>
+      requestMessage({ route: 'publish', tape: tapeText, body: raw, timestamp }),
+    );
+    const body = PublishBody.parse(raw);
+    // The storage authority's signature must never make the gateway pay a tenant's fees.
+    if (body.feePayer.equals(this.identity.publicKey)) {
+      throw uploadErrors.forbidden("the fee payer cannot be the gateway's key");
+    }
+    const certified = await this.certify(tape, body.root, body.expectedVersion);
+    const instructions = withComputeBudget(
+      [this.publishInstruction(address, signer, certified)],
+      this.writer.packing,
+    ).transactionInstructions;
+    const { blockhash, lastValidBlockHeight } = await chainRead(() =>
+      this.rpc.call((c) => c.getLatestBlockhash(this.rpc.commitment)),
+    );
+    const tx = new Transaction({ feePayer: body.feePayer, blockhash, lastValidBlockHeight });
+    tx.add(...instructions);
+    tx.partialSign(this.identity.keypair);
+    return {
+      transaction: tx
+        .serialize({ requireAllSignatures: false, verifySignatures: false })
+        .toString('base64'),
+      root: certified.root.toString('hex'),
+      expected_version: certified.expectedVersion,
+      version: certified.expectedVersion + 1,
+      version_bytes: certified.versionBytes,
+      added_bytes: certified.addedBytes,
+      last_valid_block_height: lastValidBlockHeight,
+    };
+  }
+
+  /**
+   * Certifies and publishes with the gateway's own keys: the tape's delegate (or authority) and
+   * the storage authority are the gateway key, which also pays the fee. A lost compare-and-swap
+   * rejects with VersionConflictError (the caller re-plans on the new current version).
+   */
+  async publishOwn(
+    tapeAddress: PublicKey,
+    root: Buffer,
+    expectedVersion: number,
+  ): Promise<CertifiedPublish & { signature: string }> {
+    const tape = await chainRead(() => this.chain.getTape(tapeAddress));
+    if (!tape) throw uploadErrors.notFound('no such tape on chain');
+    const key = this.identity.publicKey;
+    if (!isTapeWriter(tape, key)) {
+      throw uploadErrors.forbidden(
+        "the gateway's key is neither the tape's authority nor its delegate",
+      );
+    }
+    await requireActive(this.chain, tape);
+    const certified = await this.certify(tape, root, expectedVersion);
+    const [signature] = await this.writer.send(
+      [this.publishInstruction(tapeAddress, key, certified)],
+      [this.identity.keypair],
+    );
+    return { ...certified, signature };
+  }
+
+  /** The checks Publish relies on the storage authority for, plus the program's own up front. */
+  private async certify(
+    tape: TapeRecord,
+    root: Buffer,
+    expectedVersion: number,
+  ): Promise<CertifiedPublish> {
+    if (expectedVersion !== tape.version) {
+      throw publishErrors.conflict(tape.version, expectedVersion);
+    }
+    const bytes = await this.store.storedSize(root);
+    if (bytes === undefined) {
+      throw publishErrors.notCertified('the version root is not held by the gateway');
+    }
+    const base = tape.version === 0 ? undefined : await this.bases.tracksOf(tape.root);
+    let sizes;
+    try {
+      sizes = await this.certifier.certify({ commitment: root, bytes }, base);
+    } catch (err) {
+      if (err instanceof CertificationError) throw publishErrors.notCertified(err.message);
+      throw err;
+    }
+    const before = tape.version === 0 ? 0 : tape.versionBytes;
+    const kept = before + sizes.addedBytes;
+    if (tape.used + kept > tape.capacity) {
+      throw publishErrors.capacity(Math.max(0, tape.capacity - tape.used), kept);
+    }
+    return {
+      root,
+      expectedVersion,
+      versionBytes: sizes.versionBytes,
+      addedBytes: sizes.addedBytes,
+    };
+  }
+
+  private publishInstruction(tape: PublicKey, signer: PublicKey, c: CertifiedPublish) {
+    return this.ix.publish({
+      signer,
+      storageAuthority: this.identity.publicKey,
+      tape,
+      expectedVersion: c.expectedVersion,
+      root: c.root,
+      versionBytes: c.versionBytes,
+      addedBytes: c.addedBytes,
+    });
+  }
+}
