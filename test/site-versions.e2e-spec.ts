@@ -1,9 +1,15 @@
-import { Keypair } from '@solana/web3.js';
+import { Keypair, PublicKey } from '@solana/web3.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { ChainRpc } from '../src/chain/chain-rpc';
+import { GatewayClient } from '../src/cli/deploy/gateway-client';
+import { VersionPublisher } from '../src/cli/versions/version-publisher';
 import { commitmentOfBuffer } from '../src/tracks/commitment';
+import { FileTrackStore } from '../src/tracks/file-track-store';
+import { VersionSite } from './support/version-site';
 import { versionedTrackAddress } from '../src/object/versioned-track';
 import { ACROSS_PROCESSES, eventually } from './support/eventually';
 import { GatewayProcess, startGateway } from './support/gateway-process';
@@ -272,5 +278,52 @@ describe('site versions: served from the pointer, atomic, fresh on every gateway
       `${reader.url}/object/${versionedTrackAddress(tape.address, oldIndex)}`,
     );
     expect(old.status).toBe(200);
+  });
+
+  it("serves a version published through the writer's upload and publish routes, as tape deploy will", async () => {
+    const gateway = new GatewayClient(writer.url);
+    const files = new VersionSite(8 * 1024 * 1024);
+    files.write('index.html', '<!doctype html><title>version 3</title>');
+    files.write('notes.txt', 'new in version 3');
+    const planned = await files.plan(['index.html', 'notes.txt'], {
+      entries: v2.entries,
+      settings: v2.built.root.settings,
+    });
+    const rpc = new ChainRpc(client.connection, writer.rpcUrl, 'confirmed');
+    const publisher = new VersionPublisher(gateway, rpc, fixture.ix, {
+      concurrency: 4,
+      segmentBytes: 8 * 1024 * 1024,
+      storageAuthority: new PublicKey((await gateway.uploadConfig()).storageAuthority),
+    });
+    try {
+      await publisher.publish({
+        tape: tape.address,
+        tapeSigner: tape.keypair,
+        wallet: payer,
+        expectedVersion: 2,
+        pathOf: (file) => files.path(file.name),
+        ...planned,
+      });
+    } finally {
+      gateway.close();
+    }
+    // The reader is fed what the writer was sent: the new pack, the nodes and the root.
+    const store = new FileTrackStore(join(reader.dataDir, 'tracks'), {
+      indexPath: join(work, 'reader-v3.sqlite'),
+    });
+    const added = [planned.built.rootBytes, ...planned.built.nodes.map((n) => n.bytes)];
+    for (const bytes of [...added, ...planned.plan.packs.map((p) => p.bytes)]) {
+      const c = commitmentOfBuffer(bytes).commitment;
+      if (!(await store.has(c))) await store.put(c, bytes.length, Readable.from([bytes]));
+    }
+    for (const gw of [writer, reader]) {
+      await eventually('version 3 served', async () => {
+        const r = await site(gw, '/notes.txt');
+        return r.headers['x-tape-version'] === '3' && r.text === 'new in version 3';
+      });
+      expect((await site(gw, '/')).text).toBe('<!doctype html><title>version 3</title>');
+      // What version 3 kept from version 2 is still served, with its ETag.
+      expect((await site(gw, '/media/logo.png')).body.equals(LOGO.bytes)).toBe(true);
+    }
   });
 });
