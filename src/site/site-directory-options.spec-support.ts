@@ -1,5 +1,5 @@
 import { parseOriginList } from './origin';
-import { SiteDirectoryOptions } from './site-directory';
+import { SiteDirectoryOptions } from './site-directory-options';
 
 /** The directory options of the directory specs: gateway defaults, a clock the test moves. */
 export function testDirectoryOptions(

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { SiteDirectory, SiteDirectoryOptions } from './site-directory';
+import { SiteDirectory } from './site-directory';
+import { SiteDirectoryOptions } from './site-directory-options';
 import { testDirectoryOptions } from './site-directory-options.spec-support';
 import { SiteSnapshot } from './site-snapshots';
 import { SiteTarget } from './site-routing';

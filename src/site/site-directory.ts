@@ -2,7 +2,14 @@ import { PointerAnnouncements } from './pointer-announcements';
 import { SiteBatchLoader } from './site-batch-loader';
 import { SiteNameCache } from './site-name-cache';
 import { parseSitePath, SiteFilePath } from './site-path';
-import { GatewaySiteDefaults, SitePolicy } from './site-policy';
+import {
+  DEFAULT_MAX_NAMES,
+  DEFAULT_MAX_SITES,
+  DEFAULT_STALE_IF_ERROR_SECS,
+  DEFAULT_UNKNOWN_TTL_SECS,
+  SiteDirectoryOptions,
+} from './site-directory-options';
+import { SitePolicy } from './site-policy';
 import { namesOfPath, routeSitePath, SiteTarget } from './site-routing';
 import { SETTINGS_FILE } from './site-settings';
 import { SiteSnapshot, SiteSnapshots } from './site-snapshots';
@@ -30,28 +37,6 @@ import { SitePointer, SiteRead, SiteSource } from './site-source';
  * synchronous.
  */
 
-export interface SiteDirectoryOptions {
-  defaults: GatewaySiteDefaults;
-  tenantOverrides: boolean;
-  allowAnyOrigin: boolean;
-  nameCacheSecs: number;
-  /** How long "no such tape" is remembered (a tape created a moment later shows up soon). */
-  unknownTtlSecs?: number;
-  staleIfErrorSecs?: number;
-  maxSites?: number;
-  /** Names (hits and misses) remembered across all sites. */
-  maxNames?: number;
-  /** Milliseconds, monotonic. */
-  now: () => number;
-  warn: (message: string) => void;
-  /** When the misses gathered so far are sent (tests may send them at once). */
-  schedule?: (run: () => void) => void;
-}
-
-const DEFAULT_UNKNOWN_TTL_SECS = 5;
-const DEFAULT_STALE_IF_ERROR_SECS = 600;
-const DEFAULT_MAX_SITES = 10_000;
-const DEFAULT_MAX_NAMES = 100_000;
 /** Paths remembered per snapshot with their answer, at most (a safety net; see `route`). */
 const ROUTE_MEMO_LIMIT = 4096;
 /** A pointer read older than the one announced is read again after this long. */
