@@ -116,12 +116,10 @@ export class SiteSnapshots {
   ): Promise<SiteSnapshot> {
     const previous = this.entries.get(tape);
     const versioned = status.kind === 'active' && pointer.version > 0;
-    const settings =
-      status.kind !== 'active'
-        ? {}
-        : versioned
-          ? await this.versionSettingsOf(tape, pointer, previous)
-          : await this.settingsOf(tape, settingsFile, previous);
+    let settings: Settings = {};
+    if (versioned) settings = await this.versionSettingsOf(tape, pointer, previous);
+    else if (status.kind === 'active')
+      settings = await this.settingsOf(tape, settingsFile, previous);
     const now = this.options.now();
     let policy =
       settings.overrides === undefined
