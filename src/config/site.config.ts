@@ -128,6 +128,15 @@ export class SiteConfig {
   @Max(3600)
   name_cache_secs = 60;
 
+  /**
+   * While the chain's subscription to tape pointers is down, the pointers of the sites in memory
+   * are read this often (docs/site.md, "Sites from versions").
+   */
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  pointer_poll_ms = 500;
+
   /** Objects up to this size are kept whole (and compressed) in the LRU; larger ones stream. */
   @IsInt()
   @Min(0)

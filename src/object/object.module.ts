@@ -4,6 +4,8 @@ import { ChainReader } from '../chain/chain-reader';
 import { EdgeRoutesModule } from '../http/edge-routes';
 import { MeteringModule } from '../metering/metering.module';
 import { TracksModule } from '../tracks/tracks.module';
+import { StoreVersionNodes } from '../versions/store-version-nodes';
+import { VersionsModule } from '../versions/versions.module';
 import { ObjectController } from './object.controller';
 import { ObjectEdge } from './object-edge';
 import { ObjectService } from './object.service';
@@ -19,13 +21,14 @@ const COLLECT_EVERY_BYTES = 8 * 1024 * 1024;
  * plane and metering (its guard and byte budget).
  */
 @Module({
-  imports: [TracksModule, MeteringModule, ChainModule, EdgeRoutesModule],
+  imports: [TracksModule, VersionsModule, MeteringModule, ChainModule, EdgeRoutesModule],
   controllers: [ObjectController],
   providers: [
     {
       provide: TrackResolver,
-      useFactory: (chain: ChainReader) => new TrackResolver(chain),
-      inject: [ChainReader],
+      useFactory: (chain: ChainReader, versions: StoreVersionNodes) =>
+        new TrackResolver(chain, {}, versions),
+      inject: [ChainReader, StoreVersionNodes],
     },
     {
       provide: StreamedBytesCollector,

@@ -1,5 +1,5 @@
 import { PublicKey } from '@solana/web3.js';
-import { TrackKind, TrackRecord } from '../chain/account-layouts';
+import { TapeRecord, TrackKind, TrackRecord } from '../chain/account-layouts';
 import { ChainError } from '../chain/chain-error';
 import { ChainReader } from '../chain/chain-reader';
 import { parseAddress } from '../chain/tape-label';
@@ -8,6 +8,11 @@ import { TrackRef } from '../tracks/object-reader';
 import { ObjectHeaders, objectHeaders } from './object-route-headers';
 import { objectErrors } from './object-errors';
 import { TtlCache } from '../chain/ttl-cache';
+import { IntegrityError, TrackStoreError } from '../tracks/track-errors';
+import { VersionFormatError } from '../versions/version-entry';
+import { StoreVersionNodes } from '../versions/store-version-nodes';
+import { CommitEntry } from '../versions/version-nodes';
+import { parseVersionedTrack, VersionedTrack } from './versioned-track';
 
 /** A certified track, ready to serve: what the chain records and the headers it implies. */
 export interface ServableTrack {
@@ -62,6 +67,8 @@ export class TrackResolver {
   constructor(
     private readonly chain: ChainReader,
     options: Partial<TrackResolverOptions> = {},
+    /** Files of published versions (64-byte addresses); without it those are 404. */
+    private readonly versions?: StoreVersionNodes,
   ) {
     this.options = { ...DEFAULT_TRACK_RESOLVER_OPTIONS, ...options };
     this.tracks = new TtlCache(this.options.maxTracks, this.options.now);
@@ -81,8 +88,11 @@ export class TrackResolver {
     let track = this.tracks.get(text);
     if (!track) {
       const address = parseAddress(text);
-      if (!address) throw objectErrors.invalidAddress();
-      track = await this.tracks.getOrLoad(address, () => this.loadTrack(address));
+      const versioned = address ? null : parseVersionedTrack(text);
+      if (!address && !versioned) throw objectErrors.invalidAddress();
+      track = await this.tracks.getOrLoad(text, () =>
+        versioned ? this.loadVersioned(text, versioned) : this.loadTrack(address!),
+      );
     }
     const tape = await this.tapes.getOrLoad(track.tape, () => this.loadTape(track.tape));
     if (this.options.now() >= tape.expiresAt) throw objectErrors.tapeExpired();
@@ -99,6 +109,11 @@ export class TrackResolver {
   }
 
   private async loadTape(tape: string): Promise<TapeState> {
+    return (await this.readTape(tape)).state;
+  }
+
+  /** The tape's record and expiry (cached as the tape's state): one read of the tape account. */
+  private async readTape(tape: string): Promise<{ record: TapeRecord; state: TapeState }> {
     const [record, config, chainNow] = await this.read(() =>
       Promise.all([
         this.chain.getTape(new PublicKey(tape)),
@@ -111,7 +126,38 @@ export class TrackResolver {
     const expiryStartsAt = config.genesisTime + record.expiryEpoch * config.epochDurationSecs;
     const state = { expiresAt: this.options.now() + (expiryStartsAt - chainNow) * 1000 };
     this.tapes.set(tape, state, this.options.tapeTtlMs);
-    return state;
+    return { record, state };
+  }
+
+  /**
+   * A file of a published version: certified when a version the tape keeps (the current one or
+   * the one before it, docs/versions.md) holds its commitment, looked up in that version's
+   * commits tree (verified nodes from the store). Cached only as long as the tape's pointer,
+   * since a version stops being kept two Publishes later.
+   */
+  private async loadVersioned(address: string, wanted: VersionedTrack): Promise<ServableTrack> {
+    if (!this.versions) throw objectErrors.notFound();
+    const { record } = await this.readTape(wanted.tape);
+    const roots = [];
+    if (record.version > 0) roots.push(record.root);
+    if (record.prevVersion > 0) roots.push(record.prevRoot);
+    let entry: CommitEntry | undefined;
+    try {
+      for (const root of roots) {
+        const version = await this.versions.root(root);
+        entry = await this.versions.reader().lookupCommitment(version, wanted.commitment);
+        if (entry) break;
+      }
+    } catch (err) {
+      if (err instanceof VersionFormatError || err instanceof IntegrityError)
+        throw objectErrors.integrityFailure();
+      if (err instanceof TrackStoreError) throw objectErrors.contentMissing();
+      throw err;
+    }
+    if (!entry) throw objectErrors.notCertified();
+    const track = servableEntry(address, wanted.tape, entry);
+    this.tracks.set(address, track, this.options.tapeTtlMs);
+    return track;
   }
 
   private async read<T>(call: () => Promise<T>): Promise<T> {
@@ -122,6 +168,26 @@ export class TrackResolver {
       throw err;
     }
   }
+}
+
+function servableEntry(address: string, tape: string, entry: CommitEntry): ServableTrack {
+  const etag = etagOf(entry.commitment);
+  const loc = entry.location;
+  return {
+    address,
+    tape,
+    ref:
+      loc.kind === 'packed'
+        ? { ...loc, commitment: entry.commitment, size: entry.size }
+        : {
+            kind: loc.kind === 'stream' ? 'manifest' : 'blob',
+            commitment: entry.commitment,
+            size: entry.size,
+          },
+    commitmentHex: commitmentToHex(entry.commitment),
+    etag,
+    headers: objectHeaders(entry.contentType, etag),
+  };
 }
 
 function servable(address: string, record: TrackRecord): ServableTrack {

@@ -4,19 +4,30 @@ import { NameRecord, TapeRecord, TrackKind } from '../chain/account-layouts';
 import { ChainReader } from '../chain/chain-reader';
 import { tapeLife } from '../chain/tape-life';
 import { ObjectReader } from '../tracks/object-reader';
+import { StoreVersionNodes } from '../versions/store-version-nodes';
 import { readWhole } from './site-body-cache';
-import { SiteObject, SiteRead, SiteSource, TapeStatus } from './site-source';
+import {
+  NO_VERSION,
+  SiteObject,
+  SitePointer,
+  SiteRead,
+  SiteSource,
+  TapeStatus,
+} from './site-source';
+import { versionObjects } from './version-objects';
 
 /**
  * The site source of a running gateway: the tape record and the names a path needs in one
  * getMultipleAccounts of their addresses (the network config and the chain clock are cached by
- * the reader), bytes through the verifying object reader.
+ * the reader), names of a published version from its verified nodes in the track store, bytes
+ * through the verifying object reader.
  */
 @Injectable()
 export class ChainSiteSource extends SiteSource {
   constructor(
     private readonly chain: ChainReader,
     private readonly reader: ObjectReader,
+    private readonly nodes: StoreVersionNodes,
   ) {
     super();
   }
@@ -30,8 +41,22 @@ export class ChainSiteSource extends SiteSource {
     ]);
     return {
       status: withStatus ? this.statusOf(read.tape, status!) : undefined,
+      pointer: withStatus ? pointerOf(read.tape) : undefined,
       objects: read.names.map((record) => (record ? siteObject(record) : null)),
     };
+  }
+
+  async readVersion(root: Buffer, names: readonly string[]): Promise<(SiteObject | null)[]> {
+    return versionObjects(this.nodes.reader(), await this.nodes.root(root), names);
+  }
+
+  async versionSettings(root: Buffer): Promise<Buffer> {
+    return (await this.nodes.root(root)).settings;
+  }
+
+  async pointers(tapes: readonly string[]): Promise<(SitePointer | null)[]> {
+    const records = await this.chain.getTapes(tapes.map((t) => new PublicKey(t)));
+    return records.map((record) => (record ? pointerOf(record) : null));
   }
 
   readWhole(object: SiteObject): Promise<Buffer> {
@@ -49,6 +74,10 @@ export class ChainSiteSource extends SiteSource {
   ): TapeStatus {
     return tapeLife(record, { ...clock, epochDurationSecs: clock.epochSecs }, clock.now);
   }
+}
+
+function pointerOf(record: TapeRecord | null): SitePointer {
+  return record && record.version > 0 ? { version: record.version, root: record.root } : NO_VERSION;
 }
 
 function siteObject(record: NameRecord): SiteObject {

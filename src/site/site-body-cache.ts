@@ -3,7 +3,7 @@ import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import { ByteLru } from '../tracks/byte-lru';
 import { ObjectReader } from '../tracks/object-reader';
 import { Coding } from './content-coding';
-import { SiteObject } from './site-source';
+import { SiteObject, trackRefOf } from './site-source';
 
 const brotli = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
@@ -92,11 +92,7 @@ export class SiteBodyCache {
 
 /** The whole verified payload of an object, through the object reader. */
 export async function readWhole(reader: ObjectReader, object: SiteObject): Promise<Buffer> {
-  const opened = await reader.open({
-    kind: object.kind,
-    commitment: object.commitment,
-    size: object.size,
-  });
+  const opened = await reader.open(trackRefOf(object));
   if (opened.bytes) return opened.bytes;
   if (opened.size === 0) return Buffer.alloc(0);
   const parts: Buffer[] = [];

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
-import { parseOriginList } from './origin';
-import { SiteDirectory, SiteDirectoryOptions } from './site-directory';
+import { SiteDirectory } from './site-directory';
+import { SiteDirectoryOptions } from './site-directory-options';
+import { testDirectoryOptions } from './site-directory-options.spec-support';
 import { SiteSnapshot } from './site-snapshots';
 import { SiteTarget } from './site-routing';
-import { SiteObject, SiteRead, SiteSource, TapeStatus } from './site-source';
+import { SiteObject, SiteRead, TapeStatus } from './site-source';
+import { NamesOnlySource } from './names-only-source.spec-support';
 
 const TAPE = 'TapeAddress1111111111111111111111111111111';
 
@@ -26,7 +28,7 @@ function object(
 }
 
 /** A chain and store in memory that records its reads and can be made slow or failing. */
-class FakeSource extends SiteSource {
+class FakeSource extends NamesOnlySource {
   status: TapeStatus = { kind: 'active', expiresInMs: 3_600_000 };
   objects: (SiteObject & { body: Buffer })[] = [];
   /** Every read: the names asked for, and whether the tape's status was. */
@@ -62,18 +64,7 @@ function newTestDirectory(overrides: Partial<SiteDirectoryOptions> = {}) {
   const clock = { ms: 0 };
   const warnings: string[] = [];
   const sut = new SiteDirectory(source, {
-    defaults: {
-      spaFallback: false,
-      maxAgeSecs: 60,
-      corsOrigins: parseOriginList(['https://gateway-reader.example'], false),
-      connectOrigins: parseOriginList(['https://api.example'], false),
-      pathSandbox: 'sandbox allow-scripts',
-    },
-    tenantOverrides: true,
-    allowAnyOrigin: false,
-    nameCacheSecs: 60,
-    now: () => clock.ms,
-    warn: (m) => warnings.push(m),
+    ...testDirectoryOptions(clock, warnings),
     ...overrides,
   });
   const advanceSecs = (s: number) => (clock.ms += s * 1000);

@@ -1,11 +1,19 @@
+import { PointerAnnouncements } from './pointer-announcements';
 import { SiteBatchLoader } from './site-batch-loader';
 import { SiteNameCache } from './site-name-cache';
 import { parseSitePath, SiteFilePath } from './site-path';
-import { GatewaySiteDefaults, SitePolicy } from './site-policy';
+import {
+  DEFAULT_MAX_NAMES,
+  DEFAULT_MAX_SITES,
+  DEFAULT_STALE_IF_ERROR_SECS,
+  DEFAULT_UNKNOWN_TTL_SECS,
+  SiteDirectoryOptions,
+} from './site-directory-options';
+import { SitePolicy } from './site-policy';
 import { namesOfPath, routeSitePath, SiteTarget } from './site-routing';
 import { SETTINGS_FILE } from './site-settings';
 import { SiteSnapshot, SiteSnapshots } from './site-snapshots';
-import { SiteRead, SiteSource } from './site-source';
+import { SitePointer, SiteRead, SiteSource } from './site-source';
 
 /**
  * Name resolution for sites, cached per name: the gateway never lists a tape. A request reads
@@ -20,40 +28,28 @@ import { SiteRead, SiteSource } from './site-source';
  * once 3/4 of its lifetime has passed, so its requests never wait on the chain. When the chain
  * cannot be reached, what was read keeps being served for up to `staleIfErrorSecs` (logged).
  *
+ * A tape with a published version (docs/versions.md) is served from that version instead: its
+ * snapshot is its pointer, and its names are cached per root commitment, immutable, so they never
+ * need reading again and a request can only ever see names of its snapshot's version. The
+ * pointer is refreshed when the chain says it changed (`pointerChanged`, site-freshness.ts).
+ *
  * `lookup` and `route` return the answer itself (no promise) on a hit: the hot path stays
  * synchronous.
  */
 
-export interface SiteDirectoryOptions {
-  defaults: GatewaySiteDefaults;
-  tenantOverrides: boolean;
-  allowAnyOrigin: boolean;
-  nameCacheSecs: number;
-  /** How long "no such tape" is remembered (a tape created a moment later shows up soon). */
-  unknownTtlSecs?: number;
-  staleIfErrorSecs?: number;
-  maxSites?: number;
-  /** Names (hits and misses) remembered across all sites. */
-  maxNames?: number;
-  /** Milliseconds, monotonic. */
-  now: () => number;
-  warn: (message: string) => void;
-  /** When the misses gathered so far are sent (tests may send them at once). */
-  schedule?: (run: () => void) => void;
-}
-
-const DEFAULT_UNKNOWN_TTL_SECS = 5;
-const DEFAULT_STALE_IF_ERROR_SECS = 600;
-const DEFAULT_MAX_SITES = 10_000;
-const DEFAULT_MAX_NAMES = 100_000;
 /** Paths remembered per snapshot with their answer, at most (a safety net; see `route`). */
 const ROUTE_MEMO_LIMIT = 4096;
+/** A pointer read older than the one announced is read again after this long. */
+const STALE_POINTER_RETRY_MS = 100;
 
 export class SiteDirectory {
   private readonly sites: SiteSnapshots;
   private readonly names: SiteNameCache;
   private readonly loader: SiteBatchLoader;
+  /** Loads names of published versions, keyed by root commitment (hex) instead of tape. */
+  private readonly versionLoader: SiteBatchLoader;
   private readonly staleIfErrorMs: number;
+  private readonly announced = new PointerAnnouncements();
 
   constructor(
     private readonly source: SiteSource,
@@ -68,6 +64,10 @@ export class SiteDirectory {
     this.names = new SiteNameCache(options.maxNames ?? DEFAULT_MAX_NAMES);
     this.loader = new SiteBatchLoader(
       (tape, names, withSite) => this.fetch(tape, names, withSite),
+      options.schedule,
+    );
+    this.versionLoader = new SiteBatchLoader(
+      (rootHex, names) => this.fetchVersion(rootHex, names),
       options.schedule,
     );
   }
@@ -90,7 +90,10 @@ export class SiteDirectory {
       }
       return entry.snapshot;
     }
-    const names = rawPath === undefined ? [] : this.namesToPrefetch(tape, rawPath, now);
+    // A tape last seen with a version has no names worth reading with its pointer.
+    const versioned = entry !== undefined && entry.snapshot.version > 0;
+    const names =
+      rawPath === undefined || versioned ? [] : this.namesToPrefetch(tape, rawPath, now);
     return this.loader.load(tape, names, true).then(
       () => this.loadedSite(tape),
       (err: Error) => this.loadedSite(tape, err),
@@ -111,10 +114,11 @@ export class SiteDirectory {
     if (!path.ok)
       return path.hidden ? { kind: 'not-found' } : { kind: 'bad-path', reason: path.reason };
     const names = namesOfPath(path, snapshot.policy.spaFallback);
+    const owner = namesOwner(snapshot);
     const missing: string[] = [];
     const ageing: string[] = [];
     for (const name of names) {
-      const entry = this.names.use(snapshot.tape, name);
+      const entry = this.names.use(owner, name);
       if (entry === undefined || now >= entry.freshUntil) missing.push(name);
       else if (now >= entry.refreshAt) ageing.push(name);
     }
@@ -125,14 +129,15 @@ export class SiteDirectory {
     const decideLoaded = (error?: Error) => {
       const later = this.options.now();
       for (const name of names) {
-        const entry = this.names.get(snapshot.tape, name);
+        const entry = this.names.get(owner, name);
         if (entry === undefined || (error !== undefined && later >= entry.freshUntil)) {
           throw error ?? new Error(`site ${snapshot.tape}: the name cache is too small`);
         }
       }
       return this.decide(snapshot, rawPath, path, names, later);
     };
-    return this.loader.load(snapshot.tape, missing.concat(ageing), false).then(
+    const loader = snapshot.version > 0 ? this.versionLoader : this.loader;
+    return loader.load(owner, missing.concat(ageing), false).then(
       () => decideLoaded(),
       (error: Error) => decideLoaded(error),
     );
@@ -160,6 +165,36 @@ export class SiteDirectory {
     this.names.forget(tape);
   }
 
+  /** Tapes with a snapshot in memory: those whose pointers are worth watching. */
+  cachedTapes(): string[] {
+    return this.sites.tapes();
+  }
+
+  /**
+   * The chain says the tape's pointer is now `pointer` (a notification, or a poll). A snapshot
+   * of another version (or of a tape that did not exist) is forgotten at once and read again in
+   * the background, so the next request is served the new version. A read that still returns an
+   * older version (an RPC node behind its notifications) is repeated until it does not.
+   */
+  pointerChanged(tape: string, pointer: SitePointer): void {
+    const entry = this.sites.get(tape);
+    if (entry === undefined) return;
+    const snapshot = entry.snapshot;
+    const same =
+      snapshot.status !== 'unknown' &&
+      snapshot.version === pointer.version &&
+      (pointer.version === 0 || snapshot.root.equals(pointer.root));
+    if (same) return;
+    this.announced.announce(tape, pointer.version);
+    this.reload(tape);
+  }
+
+  /** Forgets the tape's snapshot and reads it again in the background (its names stay). */
+  private reload(tape: string): void {
+    this.sites.forget(tape);
+    this.loader.load(tape, [], true).catch(() => undefined);
+  }
+
   private decide(
     snapshot: SiteSnapshot,
     rawPath: string,
@@ -167,12 +202,13 @@ export class SiteDirectory {
     names: string[],
     now: number,
   ): SiteTarget {
+    const owner = namesOwner(snapshot);
     let refreshAt = Infinity;
     for (const name of names) {
-      refreshAt = Math.min(refreshAt, this.names.get(snapshot.tape, name)?.refreshAt ?? -Infinity);
+      refreshAt = Math.min(refreshAt, this.names.get(owner, name)?.refreshAt ?? -Infinity);
     }
     const target = routeSitePath(
-      (name) => this.names.get(snapshot.tape, name)?.object ?? undefined,
+      (name) => this.names.get(owner, name)?.object ?? undefined,
       snapshot.policy.spaFallback,
       path,
     );
@@ -221,7 +257,15 @@ export class SiteDirectory {
     let snapshot = this.sites.get(tape)?.snapshot;
     if (withSite) {
       const settings = withSettings ? (read.objects[0] ?? undefined) : undefined;
-      snapshot = await this.sites.store(tape, read.status ?? { kind: 'unknown' }, settings);
+      snapshot = await this.sites.store(
+        tape,
+        read.status ?? { kind: 'unknown' },
+        settings,
+        read.pointer,
+      );
+      if (this.announced.behind(tape, snapshot.version)) {
+        setTimeout(() => this.reload(tape), STALE_POINTER_RETRY_MS).unref();
+      }
     }
     // Names live as long as their site's answers (an unknown tape's misses only 5 s: it may be
     // created in a moment).
@@ -231,6 +275,16 @@ export class SiteDirectory {
     );
     const now = this.options.now();
     names.forEach((name, i) => this.names.set(tape, name, objects[i], now, ttlMs));
+  }
+
+  /**
+   * Names of a published version: immutable, so kept until the cache needs the room. A failed
+   * read stores nothing (the request is answered 503; the next one tries again).
+   */
+  private async fetchVersion(rootHex: string, names: string[]): Promise<void> {
+    const objects = await this.source.readVersion(Buffer.from(rootHex, 'hex'), names);
+    const now = this.options.now();
+    names.forEach((name, i) => this.names.set(rootHex, name, objects[i], now, Infinity));
   }
 
   /** After a failed read: what was read recently enough is served a little longer (logged). */
@@ -254,4 +308,13 @@ export class SiteDirectory {
       );
     }
   }
+}
+
+/**
+ * Whose names a snapshot reads: the tape's (its Name accounts, refreshed by age) or, for a
+ * published version, its root's (immutable). A root in hex is 64 characters, a tape address at
+ * most 44: the two never share a key.
+ */
+function namesOwner(snapshot: SiteSnapshot): string {
+  return snapshot.version > 0 ? snapshot.rootHex : snapshot.tape;
 }

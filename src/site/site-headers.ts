@@ -62,13 +62,15 @@ export function varyFor(policy: SitePolicy, compressible: boolean): string | und
  * sandbox beside the site's policy (path-isolation.ts).
  */
 export function securityHeaders(policy: SitePolicy, shared: boolean): Record<string, string> {
-  return {
+  const headers: Record<string, string> = {
     'cache-control': policy.cacheControl,
     'x-content-type-options': 'nosniff',
     'content-security-policy': shared
       ? policy.sharedOriginContentSecurityPolicy
       : policy.contentSecurityPolicy,
   };
+  if (policy.version !== undefined) headers['x-tape-version'] = policy.version;
+  return headers;
 }
 
 export function representationHeaders(

@@ -27,6 +27,11 @@ export interface SitePolicy {
   corsAny: boolean;
   /** Origins allowed to read, in normal form. */
   corsOrigins: ReadonlySet<string>;
+  /**
+   * `X-Tape-Version` of every answer of a site served from a published version (the version
+   * number, counting from 1 per tape); absent for a tape served from its names.
+   */
+  version?: string;
 }
 
 export interface GatewaySiteDefaults {

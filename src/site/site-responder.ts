@@ -29,7 +29,7 @@ import {
   SiteRequest,
 } from './site-answer';
 import { fileNameOf } from './site-path';
-import { SiteObject } from './site-source';
+import { SiteObject, trackRefOf } from './site-source';
 
 /** What is known about one object's answers within one snapshot (memoised in it). */
 export interface Prepared {
@@ -109,7 +109,9 @@ export class SiteResponder {
    * (refusals and failures) never.
    */
   page(page: BuiltInPage, policy?: SitePolicy, extra?: HeaderSet): SiteAnswer {
-    return pageAnswer(page, policy?.cacheControl, extra);
+    const version = policy?.version;
+    const headers = version === undefined ? extra : { ...extra, 'x-tape-version': version };
+    return pageAnswer(page, policy?.cacheControl, headers);
   }
 
   /**
@@ -249,11 +251,7 @@ export class SiteResponder {
   }
 
   private open(object: SiteObject): Promise<OpenedObject> {
-    return this.reader.open({
-      kind: object.kind,
-      commitment: object.commitment,
-      size: object.size,
-    });
+    return this.reader.open(trackRefOf(object));
   }
 
   /** Storage failed the object (missing or failing its commitment): 502, never its bytes. */

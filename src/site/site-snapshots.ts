@@ -6,15 +6,24 @@ import {
   SETTINGS_FILE,
   SiteOverrides,
 } from './site-settings';
-import { SiteObject, SiteSource, TapeStatus } from './site-source';
+import { NO_VERSION, SiteObject, SitePointer, SiteSource, TapeStatus } from './site-source';
 
 export type SiteStatus = TapeStatus['kind'];
 
-/** What is known about one tape as a site, between two reads of it. */
+/**
+ * What is known about one tape as a site, between two reads of it. A snapshot *is* a pointer:
+ * everything memoised in it (routes, prepared headers) and every name it reads belongs to its
+ * one version, so no answer mixes two versions.
+ */
 export interface SiteSnapshot {
   readonly tape: string;
   readonly status: SiteStatus;
   readonly policy: SitePolicy;
+  /** The published version served (0: none, the tape's Name accounts serve). */
+  readonly version: number;
+  /** Its root's commitment, and in hex (the key of its names in the name cache); '' for 0. */
+  readonly root: Buffer;
+  readonly rootHex: string;
   /** Clock time at which an active tape's reservation ends. */
   readonly expiresAt: number;
   /**
@@ -37,6 +46,11 @@ export interface SiteEntry {
   refreshAt: number;
   freshUntil: number;
   /** Commitment of the `_site.json` whose problems were last logged (log once per version). */
+  warnedSettings?: string;
+}
+
+interface Settings {
+  overrides?: SiteOverrides;
   warnedSettings?: string;
 }
 
@@ -75,6 +89,11 @@ export class SiteSnapshots {
     this.entries.delete(tape);
   }
 
+  /** Tapes with an entry, the one read longest ago first. */
+  tapes(): string[] {
+    return [...this.entries.keys()];
+  }
+
   /**
    * How long what was read under `policy` is used: min(site max-age, name_cache_secs), at least
    * one second (so `max_age_secs: 0` still protects the RPC node); an unknown tape briefly.
@@ -85,24 +104,35 @@ export class SiteSnapshots {
     return secs * 1000;
   }
 
-  /** A new snapshot from what the chain said (reading `_site.json`'s bytes when there is one). */
+  /**
+   * A new snapshot from what the chain said: `_site.json`'s bytes are read from its Name
+   * account's track, or for a published version from the version's root (its settings).
+   */
   async store(
     tape: string,
     status: TapeStatus,
     settingsFile: SiteObject | undefined,
+    pointer: SitePointer = NO_VERSION,
   ): Promise<SiteSnapshot> {
     const previous = this.entries.get(tape);
-    const settings =
-      status.kind === 'active' ? await this.settingsOf(tape, settingsFile, previous) : {};
+    const versioned = status.kind === 'active' && pointer.version > 0;
+    let settings: Settings = {};
+    if (versioned) settings = await this.versionSettingsOf(tape, pointer, previous);
+    else if (status.kind === 'active')
+      settings = await this.settingsOf(tape, settingsFile, previous);
     const now = this.options.now();
-    const policy =
+    let policy =
       settings.overrides === undefined
         ? this.defaultPolicy
         : buildSitePolicy(this.options.defaults, settings.overrides);
+    if (versioned) policy = { ...policy, version: String(pointer.version) };
     const snapshot: SiteSnapshot = {
       tape,
       status: status.kind,
       policy,
+      version: versioned ? pointer.version : 0,
+      root: versioned ? pointer.root : NO_VERSION.root,
+      rootHex: versioned ? pointer.root.toString('hex') : '',
       expiresAt: status.kind === 'active' ? now + status.expiresInMs : -Infinity,
       prepared: new Map(),
       routes: new Map(),
@@ -128,11 +158,31 @@ export class SiteSnapshots {
     return true;
   }
 
+  /** A version's settings are its `_site.json` bytes, kept in its root (docs/versions.md). */
+  private async versionSettingsOf(
+    tape: string,
+    pointer: SitePointer,
+    previous: SiteEntry | undefined,
+  ): Promise<Settings> {
+    if (!this.options.tenantOverrides) return {};
+    // No catch: a root that cannot be read is a failed read of the site, served stale or 503.
+    const bytes = await this.source.versionSettings(pointer.root);
+    if (bytes.length === 0) return {};
+    const parsed = parseSiteSettings(bytes, this.options.allowAnyOrigin);
+    return this.warnOnce(
+      tape,
+      parsed.overrides,
+      parsed.warnings,
+      pointer.root.toString('hex'),
+      previous,
+    );
+  }
+
   private async settingsOf(
     tape: string,
     file: SiteObject | undefined,
     previous: SiteEntry | undefined,
-  ): Promise<{ overrides?: SiteOverrides; warnedSettings?: string }> {
+  ): Promise<Settings> {
     if (!file || !this.options.tenantOverrides) return {};
     const warnings: string[] = [];
     let overrides: SiteOverrides | undefined;
@@ -152,9 +202,20 @@ export class SiteSnapshots {
         warnings.push(`${SETTINGS_FILE} could not be read (${(err as Error).message}): ignored`);
       }
     }
-    if (warnings.length > 0 && previous?.warnedSettings !== file.commitmentHex) {
+    return this.warnOnce(tape, overrides, warnings, file.commitmentHex, previous);
+  }
+
+  /** Problems of one settings file are logged once per version of it (`key`). */
+  private warnOnce(
+    tape: string,
+    overrides: SiteOverrides | undefined,
+    warnings: string[],
+    key: string,
+    previous: SiteEntry | undefined,
+  ): Settings {
+    if (warnings.length > 0 && previous?.warnedSettings !== key) {
       for (const warning of warnings) this.options.warn(`site ${tape}: ${warning}`);
-      return { overrides, warnedSettings: file.commitmentHex };
+      return { overrides, warnedSettings: key };
     }
     return { overrides };
   }

@@ -23,6 +23,8 @@ import { TrackStore } from '../tracks/track-store';
 import { rewriteTarget } from '../http/target-rewrite';
 import { SiteModule } from './site.module';
 import { SiteObject, SiteRead, SiteSource, TapeStatus } from './site-source';
+import { NamesOnlySource } from './names-only-source.spec-support';
+import { TapePointerFeed } from '../chain/tape-pointer-feed';
 import { labelFromAddress } from '../chain/tape-label';
 
 /** Stands in for ChainModule: the test's site source reads no chain. */
@@ -30,7 +32,7 @@ import { labelFromAddress } from '../chain/tape-label';
 class NoChainModule {}
 
 /** Tapes and their objects in memory (the chain's part); bytes go to the real track store. */
-export class MemorySiteSource extends SiteSource {
+export class MemorySiteSource extends NamesOnlySource {
   readonly tapes = new Map<string, { status: TapeStatus; objects: SiteObject[] }>();
   /** Every read: the names asked for, and whether the tape's status was. */
   readonly reads: { tape: string; names: readonly string[]; withStatus: boolean }[] = [];
@@ -109,6 +111,9 @@ export async function newSiteTestApp(
   })
     .overrideProvider(SiteSource)
     .useValue(source)
+    // No chain to subscribe to: pointers never change here.
+    .overrideProvider(TapePointerFeed)
+    .useValue({ watch: () => ({ close: () => undefined }) })
     // The site source is in memory: no chain behind it, no RPC connection to open.
     .overrideModule(ChainModule)
     .useModule(NoChainModule)

@@ -1,5 +1,8 @@
 import { Logger, Module } from '@nestjs/common';
 import { ChainModule } from '../chain/chain.module';
+import { TapeInstructions } from '../chain/tape-instructions';
+import { pubSubUrlOf, TapePointerFeed, WsTapePointerFeed } from '../chain/tape-pointer-feed';
+import { ChainConfig } from '../config/chain.config';
 import { ConfigError } from '../config/config-loader';
 import { SiteConfig } from '../config/site.config';
 import { DomainsModule } from '../domains/domains.module';
@@ -7,11 +10,13 @@ import { EdgeRoutesModule } from '../http/edge-routes';
 import { MeteringModule } from '../metering/metering.module';
 import { ObjectReader } from '../tracks/object-reader';
 import { TracksModule } from '../tracks/tracks.module';
+import { VersionsModule } from '../versions/versions.module';
 import { ChainSiteSource } from './chain-site-source';
 import { OriginList, parseOriginList } from './origin';
 import { pathSandboxPolicy } from './path-isolation';
 import { SiteBodyCache } from './site-body-cache';
 import { SiteDirectory } from './site-directory';
+import { SiteFreshness } from './site-freshness';
 import { SiteResponder } from './site-responder';
 import { SiteEdge } from './site-edge';
 import { SiteSource } from './site-source';
@@ -24,10 +29,33 @@ import { SiteService } from './site.service';
  * host router and metering.
  */
 @Module({
-  imports: [TracksModule, DomainsModule, MeteringModule, ChainModule, EdgeRoutesModule],
+  imports: [
+    TracksModule,
+    VersionsModule,
+    DomainsModule,
+    MeteringModule,
+    ChainModule,
+    EdgeRoutesModule,
+  ],
   providers: [
     { provide: SiteSource, useClass: ChainSiteSource },
     { provide: SiteDirectory, useFactory: createSiteDirectory, inject: [SiteSource, SiteConfig] },
+    {
+      provide: TapePointerFeed,
+      inject: [ChainConfig, TapeInstructions],
+      useFactory: (chain: ChainConfig, ix: TapeInstructions) =>
+        new WsTapePointerFeed(chain.ws_url ?? pubSubUrlOf(chain.rpc_url!), ix.programId),
+    },
+    {
+      provide: SiteFreshness,
+      inject: [TapePointerFeed, SiteDirectory, SiteSource, SiteConfig],
+      useFactory: (
+        feed: TapePointerFeed,
+        directory: SiteDirectory,
+        source: SiteSource,
+        site: SiteConfig,
+      ) => new SiteFreshness(feed, directory, source, { pollMs: site.pointer_poll_ms }),
+    },
     {
       provide: SiteBodyCache,
       useFactory: (reader: ObjectReader, site: SiteConfig) =>

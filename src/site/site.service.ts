@@ -193,7 +193,8 @@ export class SiteService {
       case 'not-found':
         return this.responder.page(PAGES.notFound, policy);
       case 'bad-path':
-        return this.responder.page(PAGES.badPath);
+        // Never cached (a 400), but of the site: a versioned site's says which version.
+        return this.responder.page(PAGES.badPath, policy);
     }
   }
 

@@ -1,0 +1,94 @@
+import { Keypair } from '@solana/web3.js';
+import bs58 from 'bs58';
+import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { NetworkConfig, NO_VERSION, TapeRecord } from '../chain/account-layouts';
+import { ChainReader } from '../chain/chain-reader';
+import { commitmentOfBuffer } from '../tracks/commitment';
+import { ApiError } from '../http/api-error';
+import { StoreVersionNodes } from '../versions/store-version-nodes';
+import { buildVersion, BuiltVersion } from '../versions/version-builder';
+import { fakeEntry } from '../versions/version-test-support.spec-support';
+import { newTestStore } from '../../test/support/tracks';
+import { TrackResolver } from './track-resolver';
+import { parseVersionedTrack, versionedTrackAddress } from './versioned-track';
+
+describe('versioned track addresses', () => {
+  it('are base58 of tape || commitment, and parse back; nothing else parses', () => {
+    const tape = Keypair.generate().publicKey;
+    const commitment = randomBytes(32);
+    const address = versionedTrackAddress(tape, commitment);
+    expect(bs58.decode(address)).toEqual(new Uint8Array([...tape.toBytes(), ...commitment]));
+    expect(parseVersionedTrack(address)).toEqual({ tape: tape.toBase58(), commitment });
+    expect(parseVersionedTrack(tape.toBase58())).toBeNull(); // a 32-byte account address
+    expect(parseVersionedTrack(`${address}1`)).toBeNull();
+    expect(parseVersionedTrack(address.replace(/.$/, '0'))).toBeNull(); // not base58
+    expect(parseVersionedTrack(bs58.encode(randomBytes(63)))).toBeNull();
+  });
+});
+
+describe('TrackResolver: files of published versions', () => {
+  const GENESIS = 1_700_000_000;
+
+  async function newVersionedResolver() {
+    const { store } = newTestStore();
+    const nodes = new StoreVersionNodes(store);
+    const tapeKey = Keypair.generate().publicKey;
+    const tape: TapeRecord = {
+      authority: tapeKey,
+      delegate: null,
+      capacity: 1 << 20,
+      used: 0,
+      activeEpoch: 0,
+      expiryEpoch: 100,
+      createdAt: GENESIS,
+      nameCount: 0,
+      trackCount: 0,
+      payer: tapeKey,
+      ...NO_VERSION,
+    };
+    const chain = {
+      getTape: async () => ({ ...tape }),
+      networkConfig: async () => ({ genesisTime: GENESIS, epochDurationSecs: 60 }) as NetworkConfig,
+      chainTime: async () => GENESIS,
+    } as unknown as ChainReader;
+    let now = 0;
+    const sut = new TrackResolver(chain, { tapeTtlMs: 5_000, now: () => now }, nodes);
+    const publish = async (version: BuiltVersion) => {
+      for (const bytes of [version.rootBytes, ...version.nodes.map((n) => n.bytes)]) {
+        const c = commitmentOfBuffer(bytes).commitment;
+        if (!(await store.has(c))) await store.put(c, bytes.length, Readable.from([bytes]));
+      }
+      tape.prevVersion = tape.version;
+      tape.prevRoot = tape.root;
+      tape.version += 1;
+      tape.root = version.rootCommitment;
+    };
+    const address = (name: string, revision = 0) =>
+      versionedTrackAddress(tapeKey, fakeEntry(name, revision).commitment);
+    const refusal = (text: string) =>
+      sut.resolve(text).then(
+        () => 'served',
+        (err: ApiError) => `${err.getStatus()} ${err.code}`,
+      );
+    return { sut, publish, address, refusal, advance: (ms: number) => (now += ms) };
+  }
+
+  it('serves a commitment of the current or the previous version, refuses any other (400)', async () => {
+    const { sut, publish, address, refusal, advance } = await newVersionedResolver();
+    expect(await refusal(address('a.html'))).toBe('400 track_not_certified'); // no version yet
+    await publish(buildVersion([fakeEntry('a.html'), fakeEntry('b.css')]));
+    advance(6_000);
+    const track = await sut.resolve(address('a.html'));
+    expect(track.ref).toMatchObject({ kind: 'blob', size: 1000 });
+    expect(track.etag).toBe(`"${fakeEntry('a.html').commitment.toString('hex')}"`);
+    expect(track.headers.representation['cache-control']).toContain('immutable');
+    await publish(buildVersion([fakeEntry('a.html', 1)]));
+    advance(6_000);
+    expect(await refusal(address('b.css'))).toBe('served'); // in the previous version
+    await publish(buildVersion([fakeEntry('a.html', 2)]));
+    advance(6_000);
+    expect(await refusal(address('b.css'))).toBe('400 track_not_certified'); // kept no more
+    expect(await refusal(address('a.html', 7))).toBe('400 track_not_certified');
+  });
+});

@@ -1,0 +1,236 @@
+import { testDirectoryOptions } from './site-directory-options.spec-support';
+import { SiteDirectory } from './site-directory';
+import { SiteTarget } from './site-routing';
+import {
+  NO_VERSION,
+  SiteObject,
+  SitePointer,
+  SiteRead,
+  SiteSource,
+  TapeStatus,
+} from './site-source';
+import { versionObjects } from './version-objects';
+import { SiteResponder } from './site-responder';
+import { SiteBodyCache } from './site-body-cache';
+import { PAGES } from './site-pages';
+import { ObjectReader } from '../tracks/object-reader';
+import { buildVersion, BuiltVersion } from '../versions/version-builder';
+import { VersionReader } from '../versions/version-reader';
+import { fakeEntry, MemoryNodeSource } from '../versions/version-test-support.spec-support';
+
+const TAPE = 'TapeAddress1111111111111111111111111111111';
+
+/** A chain whose tape points at versions held in memory; reads are recorded. */
+class VersionedSource extends SiteSource {
+  status: TapeStatus = { kind: 'active', expiresInMs: 3_600_000 };
+  pointer: SitePointer = NO_VERSION;
+  readonly nodes = new MemoryNodeSource();
+  readonly reads: { names: readonly string[]; withStatus: boolean }[] = [];
+  readonly versionReads: string[][] = [];
+  /** While set, pointer reads wait on it (a read in flight when the pointer moves). */
+  gate: Promise<void> | null = null;
+
+  publish(version: BuiltVersion): SitePointer {
+    this.nodes.add(version);
+    this.pointer = { version: this.pointer.version + 1, root: version.rootCommitment };
+    return this.pointer;
+  }
+
+  async read(_tape: string, names: readonly string[], withStatus: boolean): Promise<SiteRead> {
+    this.reads.push({ names, withStatus });
+    const pointer = this.pointer;
+    if (this.gate) await this.gate;
+    // A versioned tape has no Name accounts.
+    return {
+      status: this.status,
+      pointer: withStatus ? pointer : undefined,
+      objects: names.map(() => null),
+    };
+  }
+
+  async readVersion(root: Buffer, names: readonly string[]): Promise<(SiteObject | null)[]> {
+    this.versionReads.push([...names]);
+    const reader = new VersionReader(this.nodes);
+    const bytes = this.nodes.tracks.get(root.toString('hex'))!.length;
+    return versionObjects(reader, await reader.root(root, bytes), names);
+  }
+
+  async versionSettings(root: Buffer): Promise<Buffer> {
+    const bytes = this.nodes.tracks.get(root.toString('hex'))!.length;
+    return (await new VersionReader(this.nodes).root(root, bytes)).settings;
+  }
+
+  async pointers(tapes: readonly string[]): Promise<SitePointer[]> {
+    return tapes.map(() => this.pointer);
+  }
+
+  async readWhole(): Promise<Buffer> {
+    throw new Error('settings of a version come from its root');
+  }
+}
+
+function newVersionedDirectory() {
+  const source = new VersionedSource();
+  const clock = { ms: 0 };
+  const warnings: string[] = [];
+  const sut = new SiteDirectory(source, {
+    ...testDirectoryOptions(clock, warnings),
+    schedule: (run) => setImmediate(run),
+  });
+  const resolve = async (rawPath: string) => {
+    const snapshot = await sut.lookup(TAPE, rawPath);
+    return { snapshot, target: await sut.route(snapshot, rawPath) };
+  };
+  const advanceSecs = (s: number) => (clock.ms += s * 1000);
+  return { sut, source, warnings, resolve, advanceSecs };
+}
+
+/** `200 name <commitment prefix>`, or the kind of answer. */
+function answer(target: SiteTarget): string {
+  return target.kind === 'object'
+    ? `${target.status} ${target.object.name} ${target.object.commitmentHex.slice(0, 8)}`
+    : target.kind;
+}
+
+const revision = (name: string, r: number) =>
+  fakeEntry(name, r).commitment.toString('hex').slice(0, 8);
+const settled = () => new Promise((r) => setImmediate(r));
+
+describe('SiteDirectory: a tape with a published version', () => {
+  it('resolves paths in the version the pointer names, with X-Tape-Version in its policy', async () => {
+    const { source, resolve } = newVersionedDirectory();
+    source.publish(
+      buildVersion(
+        [
+          fakeEntry('index.html'),
+          fakeEntry('docs/index.html'),
+          fakeEntry('about.html'),
+          fakeEntry('404.html'),
+        ],
+        Buffer.from('{"max_age_secs": 30, "spa_fallback": true}'),
+      ),
+    );
+    const root = await resolve('/');
+    expect(root.snapshot.version).toBe(1);
+    expect(root.snapshot.policy.version).toBe('1');
+    expect(answer(root.target)).toBe(`200 index.html ${revision('index.html', 0)}`);
+    // _site.json's settings come from the root: max-age 30 and the fallback.
+    expect(root.snapshot.policy.cacheControl).toBe('public, max-age=30, must-revalidate');
+    expect(answer((await resolve('/docs')).target)).toBe('add-slash');
+    expect(answer((await resolve('/about')).target)).toBe(
+      `200 about.html ${revision('about.html', 0)}`,
+    );
+    expect(answer((await resolve('/app/route')).target)).toBe(
+      `200 index.html ${revision('index.html', 0)}`,
+    );
+    expect(answer((await resolve('/x.png')).target)).toBe(
+      `404 404.html ${revision('404.html', 0)}`,
+    );
+    expect(answer((await resolve('/.well-known/acme-challenge/t')).target)).toBe('not-found');
+  });
+
+  it("keeps a version's names for good (immutable): no read after the first, synchronous hits", async () => {
+    const { sut, source, resolve, advanceSecs } = newVersionedDirectory();
+    source.publish(buildVersion([fakeEntry('index.html'), fakeEntry('404.html')]));
+    const first = await resolve('/');
+    const versionReads = source.versionReads.length;
+    advanceSecs(40); // past 3/4 of the snapshot's life: it is refreshed in the background
+    const again = sut.lookup(TAPE, '/');
+    expect(again).toBe(first.snapshot);
+    const target = sut.route(first.snapshot, '/');
+    expect(target).not.toBeInstanceOf(Promise);
+    await settled();
+    expect(source.versionReads.length).toBe(versionReads);
+  });
+
+  it('never mixes versions: a snapshot answers from its own version after the pointer moved', async () => {
+    const { sut, source, resolve } = newVersionedDirectory();
+    source.publish(buildVersion([fakeEntry('index.html', 1), fakeEntry('app.1.js')]));
+    const old = await resolve('/');
+    const next = source.publish(buildVersion([fakeEntry('index.html', 2), fakeEntry('app.2.js')]));
+    sut.pointerChanged(TAPE, next);
+    // A request that already holds the old snapshot finishes in version 1, whole.
+    expect(answer(await sut.route(old.snapshot, '/app.1.js'))).toBe(
+      `200 app.1.js ${revision('app.1.js', 0)}`,
+    );
+    expect(answer(await sut.route(old.snapshot, '/'))).toBe(
+      `200 index.html ${revision('index.html', 1)}`,
+    );
+    // Every later request is in version 2, whole.
+    const now = await resolve('/');
+    expect([now.snapshot.version, now.snapshot.policy.version]).toEqual([2, '2']);
+    expect(answer(now.target)).toBe(`200 index.html ${revision('index.html', 2)}`);
+    expect(answer(await sut.route(now.snapshot, '/app.1.js'))).toBe('not-found');
+    expect(now.snapshot.routes).not.toBe(old.snapshot.routes);
+    expect(now.snapshot.prepared).not.toBe(old.snapshot.prepared);
+  });
+
+  it('ignores a notification of the pointer it already serves', async () => {
+    const { sut, source, resolve } = newVersionedDirectory();
+    const pointer = source.publish(buildVersion([fakeEntry('index.html')]));
+    const first = await resolve('/');
+    const reads = source.reads.length;
+    sut.pointerChanged(TAPE, pointer);
+    expect(sut.lookup(TAPE, '/')).toBe(first.snapshot);
+    expect(source.reads.length).toBe(reads);
+  });
+
+  it('reads the pointer again when a read in flight returned an older version than announced', async () => {
+    const { sut, source, resolve } = newVersionedDirectory();
+    source.publish(buildVersion([fakeEntry('index.html', 1)]));
+    await resolve('/');
+    // The RPC node is behind the notification: the next read still says version 1.
+    let open!: () => void;
+    source.gate = new Promise((r) => (open = r));
+    sut.pointerChanged(TAPE, { version: 2, root: Buffer.alloc(32, 7) });
+    const stale = sut.lookup(TAPE, '/');
+    const next = source.publish(buildVersion([fakeEntry('index.html', 2)]));
+    source.pointer = { version: 1, root: source.pointer.root }; // what the lagging node says
+    source.gate = null;
+    open();
+    expect((await stale).version).toBe(1);
+    source.pointer = next; // the node catches up
+    let version = 1;
+    for (let i = 0; i < 50 && version !== 2; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      version = (await sut.lookup(TAPE, '/')).version;
+    }
+    expect(version).toBe(2);
+  });
+
+  it('a tape without a version is served from its names, without X-Tape-Version', async () => {
+    const { source, resolve } = newVersionedDirectory();
+    source.pointer = NO_VERSION;
+    const { snapshot, target } = await resolve('/');
+    expect([snapshot.version, snapshot.policy.version, target.kind]).toEqual([
+      0,
+      undefined,
+      'not-found',
+    ]);
+    expect(source.versionReads).toEqual([]);
+  });
+
+  it('puts X-Tape-Version on its answers: files, 304s, redirects and its 404 page', async () => {
+    const { source, resolve } = newVersionedDirectory();
+    source.publish(buildVersion([fakeEntry('index.html')]));
+    source.publish(buildVersion([fakeEntry('index.html', 2)]));
+    const { snapshot, target } = await resolve('/');
+    const reader = {} as ObjectReader;
+    const responder = new SiteResponder(reader, new SiteBodyCache(reader, 1 << 20, 1 << 16));
+    if (target.kind !== 'object') throw new Error('no object');
+    const p = responder.prepared({ snapshot, object: target.object, status: 200, shared: false });
+    expect(p.identity.full['x-tape-version']).toBe('2');
+    expect(p.identity.notModified['x-tape-version']).toBe('2');
+    const redirect = responder.redirect(snapshot.policy, '/docs/', true);
+    expect(headerOf(redirect.headers, 'x-tape-version')).toBe('2');
+    const notFound = responder.page(PAGES.notFound, snapshot.policy);
+    expect(headerOf(notFound.headers, 'x-tape-version')).toBe('2');
+    // The gateway's own pages (no site) carry none.
+    expect(headerOf(responder.page(PAGES.noSite).headers, 'x-tape-version')).toBeUndefined();
+  });
+});
+
+function headerOf(list: readonly string[], name: string): string | undefined {
+  for (let i = 0; i < list.length; i += 2) if (list[i] === name) return list[i + 1];
+  return undefined;
+}
