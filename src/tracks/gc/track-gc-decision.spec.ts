@@ -3,6 +3,7 @@ import { TapeRecord, TrackKind, TrackRecord, NO_VERSION } from '../../chain/acco
 import { TrackGcConfig } from '../../config/storage.config';
 import type { TrackReference } from '../track-store';
 import { ChainFacts, judgeReference } from './track-gc-decision';
+import { versionOwner } from './version-owner';
 
 const config = Object.assign(new TrackGcConfig(), {
   expired_grace_secs: 100,
@@ -104,5 +105,110 @@ describe('judgeReference', () => {
     expect(judge(old, facts(trackRecord(true), active))).toBe('live');
     // Its manifest track closed: the segment goes with it.
     expect(judge(old, facts(null, active))).toBe('track-closed');
+  });
+});
+
+describe('judgeReference: a version owner (a certified version’s tracks)', () => {
+  const V1 = Buffer.alloc(32, 0xa1);
+  const V2 = Buffer.alloc(32, 0xa2);
+  const V3 = Buffer.alloc(32, 0xa3);
+
+  function newVersionWorld(
+    gc: Pick<
+      TrackGcConfig,
+      'expired_grace_secs' | 'pending_grace_secs' | 'orphan_segment_age_secs'
+    > = config,
+  ) {
+    const tape = Keypair.generate().publicKey;
+    const tapeRecord = (
+      pointer: Partial<TapeRecord>,
+      expiryEpoch = currentEpoch + 5,
+    ): TapeRecord => ({
+      authority: Keypair.generate().publicKey,
+      delegate: null,
+      capacity: 1 << 20,
+      used: 0,
+      activeEpoch: 0,
+      expiryEpoch,
+      createdAt: 0,
+      nameCount: 0,
+      trackCount: 0,
+      payer: Keypair.generate().publicKey,
+      ...NO_VERSION,
+      ...pointer,
+    });
+    const ref = (root: Buffer, ageMs = 3_600_000): TrackReference => ({
+      track: versionOwner(tape, root),
+      tape: tape.toBase58(),
+      role: 'track',
+      size: 10,
+      recordedAt: NOW_MS - ageMs,
+    });
+    // No track account is read for a version owner: only its tape.
+    const facts = (tp: TapeRecord | null): ChainFacts => ({
+      tracks: new Map(),
+      tapes: new Map([[tape.toBase58(), tp]]),
+      chainNow,
+      genesisTime: GENESIS,
+      epochDurationSecs: EPOCH,
+    });
+    const judge = (r: TrackReference, f: ChainFacts) => judgeReference(r, f, gc, NOW_MS);
+    return { tapeRecord, ref, facts, judge };
+  }
+
+  /** Version 3 published over version 2 over version 1. */
+  const atV3 = { version: 3, root: V3, prevVersion: 2, prevRoot: V2 };
+
+  it('keeps the current and the previous version, drops the one before', () => {
+    const { tapeRecord, ref, facts, judge } = newVersionWorld();
+    const tape = facts(tapeRecord(atV3));
+    expect([V3, V2, V1].map((root) => judge(ref(root), tape))).toEqual([
+      'live',
+      'live',
+      'version-dropped',
+    ]);
+  });
+
+  it('keeps any version reference recorded within the pending grace (Publish not confirmed yet)', () => {
+    const { tapeRecord, ref, facts, judge } = newVersionWorld();
+    expect(judge(ref(V1, 59_000), facts(tapeRecord(atV3)))).toBe('live');
+    expect(judge(ref(V1, 59_000), facts(null))).toBe('live');
+    expect(judge(ref(V1, 60_000), facts(tapeRecord(atV3)))).toBe('version-dropped');
+  });
+
+  it('drops a version never published (certified, then the Publish lost or never sent)', () => {
+    const { tapeRecord, ref, facts, judge } = newVersionWorld();
+    expect(judge(ref(V1), facts(tapeRecord({})))).toBe('version-dropped');
+    // A tape at version 1 has no previous version: the zero prev_root keeps nothing.
+    expect(judge(ref(Buffer.alloc(32)), facts(tapeRecord({ version: 1, root: V1 })))).toBe(
+      'version-dropped',
+    );
+  });
+
+  it('drops the versions of a closed tape, and of one expired past the grace', () => {
+    const { tapeRecord, ref, facts, judge } = newVersionWorld();
+    expect(judge(ref(V3), facts(null))).toBe('version-dropped');
+    const recently = (chainNow - 50 - GENESIS) / EPOCH;
+    expect(judge(ref(V3), facts(tapeRecord(atV3, recently)))).toBe('live');
+    const longAgo = (chainNow - 101 - GENESIS) / EPOCH;
+    expect(judge(ref(V3), facts(tapeRecord(atV3, longAgo)))).toBe('tape-expired');
+  });
+
+  it('is judged against the tape the owner names, not a same root on another tape', () => {
+    const { tapeRecord, ref, facts, judge } = newVersionWorld();
+    const other = Keypair.generate().publicKey.toBase58();
+    const foreign = { ...ref(V3), track: versionOwner(other, V3) };
+    // The other tape is not among the facts (absent = closed): its version is not kept here.
+    expect(judge(foreign, facts(tapeRecord(atV3)))).toBe('version-dropped');
+  });
+
+  it('with the default settings, a dropped version’s bytes stay one pending grace (1 h)', () => {
+    const defaults = new TrackGcConfig();
+    expect(defaults.pending_grace_secs).toBe(3600);
+    const { tapeRecord, ref, facts, judge } = newVersionWorld(defaults);
+    const tape = facts(tapeRecord(atV3));
+    expect(judge(ref(V1, 3_599_000), tape)).toBe('live');
+    expect(judge(ref(V1, 3_600_000), tape)).toBe('version-dropped');
+    expect(judge(ref(V2, 30 * 24 * 3_600_000), tape)).toBe('live');
   });
 });

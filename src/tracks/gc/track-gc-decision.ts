@@ -1,6 +1,7 @@
 import type { TapeRecord, TrackRecord } from '../../chain/account-layouts';
 import type { TrackGcConfig } from '../../config/storage.config';
 import type { TrackReference } from '../track-store';
+import { parseVersionOwner, VersionOwner } from './version-owner';
 
 /** What the chain says about the accounts a batch of references names. */
 export interface ChainFacts {
@@ -20,7 +21,9 @@ export type ReferenceVerdict =
   /** The tape expired longer ago than the grace period. */
   | 'tape-expired'
   /** A segment whose manifest track was never certified, older than the orphan age. */
-  | 'orphan-segment';
+  | 'orphan-segment'
+  /** A version owner whose root is neither the tape's current nor its previous version. */
+  | 'version-dropped';
 
 /**
  * Whether one reference still keeps its bytes. Pure: the collector reads the chain once per
@@ -38,17 +41,55 @@ export function judgeReference(
   decidedAt: number,
 ): ReferenceVerdict {
   const ageMs = decidedAt - ref.recordedAt;
+  const version = parseVersionOwner(ref.track);
+  if (version) return judgeVersionReference(version, ageMs, chain, config);
   const track = chain.tracks.get(ref.track) ?? null;
   if (!track || track.tape.toBase58() !== ref.tape) {
     return ageMs >= config.pending_grace_secs * 1000 ? 'track-closed' : 'live';
   }
   const tape = chain.tapes.get(ref.tape) ?? null;
-  if (tape) {
-    const expiredAt = chain.genesisTime + tape.expiryEpoch * chain.epochDurationSecs;
-    if (chain.chainNow - expiredAt > config.expired_grace_secs) return 'tape-expired';
-  }
+  if (tape && expiredLongAgo(tape, chain, config)) return 'tape-expired';
   if (ref.role === 'segment' && !track.certified) {
     return ageMs >= config.orphan_segment_age_secs * 1000 ? 'orphan-segment' : 'live';
   }
   return 'live';
+}
+
+/**
+ * A certified version's track (recorded by the publish service under a version owner): kept
+ * while the version is one the tape keeps, its current `root` or its `prev_root`. Within the
+ * pending grace it is kept whatever the chain says: the gateway records it when it certifies,
+ * before the Publish is sent, let alone confirmed (and an RPC node may lag).
+ */
+function judgeVersionReference(
+  version: VersionOwner,
+  ageMs: number,
+  chain: ChainFacts,
+  config: Pick<TrackGcConfig, 'expired_grace_secs' | 'pending_grace_secs'>,
+): ReferenceVerdict {
+  if (ageMs < config.pending_grace_secs * 1000) return 'live';
+  const tape = chain.tapes.get(version.tape) ?? null;
+  if (!tape) return 'version-dropped';
+  if (expiredLongAgo(tape, chain, config)) return 'tape-expired';
+  return keepsVersion(tape, version.root) ? 'live' : 'version-dropped';
+}
+
+/** Whether the tape's pointer names this root as its current or previous version. */
+export function keepsVersion(
+  tape: Pick<TapeRecord, 'version' | 'root' | 'prevVersion' | 'prevRoot'>,
+  root: Buffer,
+): boolean {
+  return (
+    (tape.version > 0 && tape.root.equals(root)) ||
+    (tape.prevVersion > 0 && tape.prevRoot.equals(root))
+  );
+}
+
+function expiredLongAgo(
+  tape: TapeRecord,
+  chain: ChainFacts,
+  config: Pick<TrackGcConfig, 'expired_grace_secs'>,
+): boolean {
+  const expiredAt = chain.genesisTime + tape.expiryEpoch * chain.epochDurationSecs;
+  return chain.chainNow - expiredAt > config.expired_grace_secs;
 }

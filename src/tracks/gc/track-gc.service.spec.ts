@@ -1,12 +1,13 @@
 import { Keypair, PublicKey } from '@solana/web3.js';
 import { randomBytes } from 'node:crypto';
-import { TapeRecord, TrackKind, TrackRecord } from '../../chain/account-layouts';
+import { NO_VERSION, TapeRecord, TrackKind, TrackRecord } from '../../chain/account-layouts';
 import type { ChainReader } from '../../chain/chain-reader';
 import { GatewayIdentity, GatewayRole } from '../../chain/gateway-identity';
 import { StorageConfig } from '../../config/storage.config';
 import { bodyOf, newTestStore } from '../../../test/support/tracks';
 import { commitmentOfBuffer } from '../commitment';
 import { TrackGarbageCollector } from './track-gc.service';
+import { versionOwner } from './version-owner';
 import { eventually } from '../../../test/support/eventually';
 
 const GENESIS = 1_600_000_000;
@@ -14,7 +15,10 @@ const GENESIS = 1_600_000_000;
 /** A chain where tests open and close track accounts; every tape is active. */
 class FakeChain {
   readonly live = new Map<string, TrackRecord>();
+  /** Tapes' pointers by address; any other tape is active with no version. */
+  readonly pointers = new Map<string, Partial<TapeRecord>>();
   trackReads: number[] = [];
+  tapeReads: string[][] = [];
   onRead?: () => Promise<void>;
 
   async getTracks(addresses: PublicKey[]): Promise<(TrackRecord | null)[]> {
@@ -23,7 +27,15 @@ class FakeChain {
     return addresses.map((a) => this.live.get(a.toBase58()) ?? null);
   }
   async getTapes(addresses: PublicKey[]): Promise<(TapeRecord | null)[]> {
-    return addresses.map(() => ({ expiryEpoch: 1e12 }) as TapeRecord);
+    this.tapeReads.push(addresses.map((a) => a.toBase58()));
+    return addresses.map(
+      (a) =>
+        ({
+          expiryEpoch: 1e12,
+          ...NO_VERSION,
+          ...this.pointers.get(a.toBase58()),
+        }) as TapeRecord,
+    );
   }
   async networkConfig() {
     return { genesisTime: GENESIS, epochDurationSecs: 10 };
@@ -148,5 +160,46 @@ describe('TrackGarbageCollector', () => {
     expect(passes.map((p) => p.checked)).toEqual([2, 2, 1]);
     expect(chain.trackReads.every((n) => n <= 2)).toBe(true);
     for (const u of all) expect(await store.has(u.commitment)).toBe(false);
+  });
+
+  it("keeps what the tape's kept versions reference, reading the tape and no track account", async () => {
+    const { sut, store, chain, tape } = newTestCollector();
+    const stored = async (bytes: Buffer) => {
+      const { commitment } = commitmentOfBuffer(bytes);
+      await store.put(commitment, bytes.length, bodyOf(bytes));
+      return commitment;
+    };
+    const shared = await stored(randomBytes(4000));
+    const roots = [Buffer.alloc(32, 1), Buffer.alloc(32, 2), Buffer.alloc(32, 3)];
+    const own: Buffer[] = [];
+    for (const root of roots) {
+      own.push(await stored(randomBytes(1000)));
+      for (const commitment of [shared, own.at(-1)!]) {
+        await store.claim({
+          commitment,
+          track: versionOwner(tape, root),
+          tape: tape.toBase58(),
+          role: 'track',
+          size: 1000,
+        });
+      }
+    }
+    chain.pointers.set(tape.toBase58(), {
+      version: 3,
+      root: roots[2],
+      prevVersion: 2,
+      prevRoot: roots[1],
+    });
+    const pass = await sut.runPass();
+    expect(pass).toMatchObject({ checked: 4, deleted: 1, kept: 1, referencesDropped: 2 });
+    expect(pass.byReason['version-dropped']).toBe(2);
+    expect(await Promise.all([shared, ...own].map((c) => store.has(c)))).toEqual([
+      true,
+      false,
+      true,
+      true,
+    ]);
+    expect(chain.trackReads).toEqual([0]);
+    expect(chain.tapeReads).toEqual([[tape.toBase58()]]);
   });
 });

@@ -12,6 +12,7 @@ import { StorageConfig } from '../../config/storage.config';
 import { TrackReference, TrackStore } from '../track-store';
 import { GcLease, GcLeaseHandle, LocalGcLease } from './gc-lease';
 import { ChainFacts, judgeReference, ReferenceVerdict } from './track-gc-decision';
+import { parseVersionOwner } from './version-owner';
 
 /** One pass's counts (also the JSON log line). */
 export interface TrackGcPass {
@@ -211,10 +212,26 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
     }
   }
 
-  /** The track and tape accounts of these references: getMultipleAccounts, no listing. */
+  /**
+   * The track and tape accounts of these references: getMultipleAccounts, no listing. A version
+   * owner names no account: its tape (whose pointer says which versions are kept) is read instead.
+   */
   private async readChain(refs: TrackReference[]): Promise<ChainFacts> {
-    const trackAddresses = [...new Set(refs.map((r) => r.track))];
-    const tapeAddresses = [...new Set(refs.map((r) => r.tape))];
+    const trackAddresses = new Set<string>();
+    const tapeAddresses = new Set<string>();
+    for (const ref of refs) {
+      const version = parseVersionOwner(ref.track);
+      if (version) tapeAddresses.add(version.tape);
+      else trackAddresses.add(ref.track);
+      tapeAddresses.add(ref.tape);
+    }
+    return this.readAccounts([...trackAddresses], [...tapeAddresses]);
+  }
+
+  private async readAccounts(
+    trackAddresses: string[],
+    tapeAddresses: string[],
+  ): Promise<ChainFacts> {
     const [tracks, tapes, config, chainNow] = await Promise.all([
       this.chain.getTracks(trackAddresses.map((a) => new PublicKey(a))),
       this.chain.getTapes(tapeAddresses.map((a) => new PublicKey(a))),
@@ -249,7 +266,7 @@ function emptyPass(): TrackGcPass {
     deleted: 0,
     deletedBytes: 0,
     kept: 0,
-    byReason: { 'track-closed': 0, 'tape-expired': 0, 'orphan-segment': 0 },
+    byReason: { 'track-closed': 0, 'tape-expired': 0, 'orphan-segment': 0, 'version-dropped': 0 },
     wrapped: false,
     ms: 0,
   };
