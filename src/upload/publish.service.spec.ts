@@ -9,11 +9,13 @@ import { TapeInstructions } from '../chain/tape-instructions';
 import { Tag } from '../chain/tape-instruction-data';
 import { ApiError } from '../http/api-error';
 import { commitmentOfBuffer } from '../tracks/commitment';
-import { TrackStore } from '../tracks/track-store';
+import { versionOwner } from '../tracks/gc/version-owner';
+import { TrackClaim, TrackStore } from '../tracks/track-store';
 import { buildVersion } from '../versions/version-builder';
 import { VersionCertifier } from '../versions/version-certifier';
 import { VersionEntry } from '../versions/version-entry';
 import { MemoryHoldings } from '../versions/version-test-support.spec-support';
+import { KeptVersionReferences } from './kept-version-references';
 import { PublishService } from './publish.service';
 import { TapeWriterAccess } from './tape-writer-access';
 import { VersionBaseTracks } from './version-base-tracks';
@@ -74,8 +76,18 @@ function newTestService(tapeFields: Partial<TapeRecord> = {}) {
       return ['sig'];
     },
   } as unknown as ChainWriter;
+  // The reference index as a map: (commitment, owner, role) -> the claim, refreshed in place.
+  const references = new Map<string, TrackClaim & { recordedAt: number }>();
+  let clock = 1_000;
   const store = {
     storedSize: async (c: Buffer) => holdings.tracks.get(c.toString('hex'))?.length,
+    has: async (c: Buffer) => holdings.tracks.has(c.toString('hex')),
+    claim: async (claim: TrackClaim) => {
+      const key = `${claim.commitment.toString('hex')}|${claim.track}|${claim.role}`;
+      const inserted = !references.has(key);
+      references.set(key, { ...claim, recordedAt: ++clock });
+      return { accepted: true, inserted, recordedAt: clock };
+    },
   } as unknown as TrackStore;
   const certifier = new VersionCertifier(holdings);
   const sut = new PublishService(
@@ -88,8 +100,9 @@ function newTestService(tapeFields: Partial<TapeRecord> = {}) {
     certifier,
     new VersionBaseTracks(certifier, store),
     store,
+    new KeptVersionReferences(store),
   );
-  return { sut, holdings, tape, authority, gateway, tapeAddress, sent };
+  return { sut, holdings, tape, authority, gateway, tapeAddress, sent, references };
 }
 
 const body = (root: Buffer, expected: number, feePayer: PublicKey) =>
@@ -129,6 +142,58 @@ describe('PublishService', () => {
     expect(publish.keys[0].pubkey.equals(authority.publicKey)).toBe(true);
     const bytes = v.rootBytes.length + 70_001;
     expect(answer).toMatchObject({ version: 1, version_bytes: bytes, added_bytes: bytes });
+  });
+
+  it("records each of the version's tracks under its version owner before answering", async () => {
+    const { sut, holdings, tapeAddress, references } = newTestService();
+    const a = blobEntry(holdings, 'a.txt', 'a');
+    const v = buildVersion([a]);
+    holdings.putVersion(v);
+    await sut.cosign('t', {}, body(v.rootCommitment, 0, Keypair.generate().publicKey));
+    const owner = versionOwner(tapeAddress, v.rootCommitment);
+    expect(owner).toBe(`version:${tapeAddress.toBase58()}:${v.rootCommitment.toString('hex')}`);
+    const rows = [...references.values()].map((r) => ({
+      commitment: r.commitment.toString('hex'),
+      track: r.track,
+      tape: r.tape,
+      role: r.role,
+      size: r.size,
+    }));
+    expect(rows.sort((x, y) => x.commitment.localeCompare(y.commitment))).toEqual(
+      [
+        { commitment: v.rootCommitment.toString('hex'), size: v.rootBytes.length },
+        { commitment: a.commitment.toString('hex'), size: 70_001 },
+      ]
+        .map((t) => ({ ...t, track: owner, tape: tapeAddress.toBase58(), role: 'track' }))
+        .sort((x, y) => x.commitment.localeCompare(y.commitment)),
+    );
+  });
+
+  it('certifying the same version again records nothing new, only refreshes the time', async () => {
+    const { sut, holdings, tape, gateway, tapeAddress, references } = newTestService();
+    Object.assign(tape, { delegate: gateway.publicKey });
+    const v = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
+    holdings.putVersion(v);
+    await sut.cosign('t', {}, body(v.rootCommitment, 0, Keypair.generate().publicKey));
+    const first = new Map([...references].map(([k, r]) => [k, r.recordedAt]));
+    await sut.publishOwn(tapeAddress, v.rootCommitment, 0);
+    expect([...references.keys()].sort()).toEqual([...first.keys()].sort());
+    for (const [key, row] of references) expect(row.recordedAt).toBeGreaterThan(first.get(key)!);
+  });
+
+  it('refuses (422) a version whose bytes were collected between certifying and recording', async () => {
+    const { sut, holdings } = newTestService();
+    const a = blobEntry(holdings, 'a.txt', 'a');
+    const v = buildVersion([a]);
+    holdings.putVersion(v);
+    const hex = a.commitment.toString('hex');
+    // The certifier reads the bytes (holdings.get); the look after the claims finds them gone.
+    const has = holdings.tracks.has.bind(holdings.tracks);
+    holdings.tracks.has = (k: string) => k !== hex && has(k);
+    const { status, message } = await refusal(
+      sut.cosign('t', {}, body(v.rootCommitment, 0, Keypair.generate().publicKey)),
+    );
+    expect([status, message]).toEqual([422, expect.stringContaining(`track ${hex}`)]);
   });
 
   it('counts added bytes against the current version, whose tracks it reads once', async () => {

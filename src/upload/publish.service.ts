@@ -9,6 +9,7 @@ import { TapeInstructions } from '../chain/tape-instructions';
 import { withComputeBudget } from '../chain/transaction-packer';
 import { TrackStore } from '../tracks/track-store';
 import { CertificationError, VersionCertifier } from '../versions/version-certifier';
+import { KeptVersionReferences } from './kept-version-references';
 import { publishErrors } from './publish-errors';
 import { PublishBody } from './publish-request';
 import { chainRead, isTapeWriter, requireActive, TapeWriterAccess } from './tape-writer-access';
@@ -55,6 +56,7 @@ export class PublishService {
     private readonly certifier: VersionCertifier,
     private readonly bases: VersionBaseTracks,
     private readonly store: TrackStore,
+    private readonly kept: KeptVersionReferences,
   ) {}
 
   async cosign(tapeText: string, headers: SignedHeaders, raw: Buffer): Promise<CosignedPublish> {
@@ -66,7 +68,7 @@ export class PublishService {
     if (body.feePayer.equals(this.identity.publicKey)) {
       throw uploadErrors.forbidden("the fee payer cannot be the gateway's key");
     }
-    const certified = await this.certify(tape, body.root, body.expectedVersion);
+    const certified = await this.certify(address, tape, body.root, body.expectedVersion);
     const instructions = withComputeBudget(
       [this.publishInstruction(address, signer, certified)],
       this.writer.packing,
@@ -109,7 +111,7 @@ export class PublishService {
       );
     }
     await requireActive(this.chain, tape);
-    const certified = await this.certify(tape, root, expectedVersion);
+    const certified = await this.certify(tapeAddress, tape, root, expectedVersion);
     const [signature] = await this.writer.send(
       [this.publishInstruction(tapeAddress, key, certified)],
       [this.identity.keypair],
@@ -117,8 +119,13 @@ export class PublishService {
     return { ...certified, signature };
   }
 
-  /** The checks Publish relies on the storage authority for, plus the program's own up front. */
+  /**
+   * The checks Publish relies on the storage authority for, plus the program's own up front;
+   * then the version's tracks are recorded under its version owner, before anyone can send the
+   * Publish, so the collector keeps them for as long as the tape keeps the version.
+   */
   private async certify(
+    address: PublicKey,
     tape: TapeRecord,
     root: Buffer,
     expectedVersion: number,
@@ -143,6 +150,7 @@ export class PublishService {
     if (tape.used + kept > tape.capacity) {
       throw publishErrors.capacity(Math.max(0, tape.capacity - tape.used), kept);
     }
+    await this.kept.record(address, root, sizes.tracks);
     return {
       root,
       expectedVersion,

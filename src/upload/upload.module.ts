@@ -17,6 +17,7 @@ import { TrackStore } from '../tracks/track-store';
 import { StoreVersionHoldings } from '../versions/store-version-holdings';
 import { VersionCertifier } from '../versions/version-certifier';
 import { PublishController } from './publish.controller';
+import { KeptVersionReferences } from './kept-version-references';
 import { PublishService } from './publish.service';
 import { TapeWriterAccess } from './tape-writer-access';
 import { VersionBaseTracks } from './version-base-tracks';
@@ -45,6 +46,7 @@ import { VersionUploadService } from './version-upload.service';
     TapeWriterAccess,
     VersionUploadService,
     PublishService,
+    KeptVersionReferences,
     VersionBaseTracks,
     {
       provide: VersionCertifier,
