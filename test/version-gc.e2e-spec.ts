@@ -1,0 +1,239 @@
+import { PublicKey } from '@solana/web3.js';
+import { randomBytes } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
+import { GatewayClient } from '../src/cli/deploy/gateway-client';
+import { UploadSigner } from '../src/cli/deploy/upload-signer';
+import { errorOf, VersionPublisher } from '../src/cli/versions/version-publisher';
+import { commitmentOfBuffer } from '../src/tracks/commitment';
+import { versionUploadMessage } from '../src/upload/version-request-auth';
+import { eventually } from './support/eventually';
+import { ObjectFixture, startObjectFixture } from './support/object-fixture';
+import { rawRequest, storedTrackPath } from './support/object-http';
+import { TestTape } from './support/upload-client';
+import { VersionSite } from './support/version-site';
+
+/**
+ * The collector keeps exactly what a tape's kept versions reference (docs/tracks.md, "Garbage
+ * collection"): its current version and the one before. Three versions of a site, each changing
+ * one file; then v1's own root, nodes and pack go, v2's and v3's bytes all stay. A tenant who
+ * stages the same bytes as another tenant's live file and abandons them takes nothing from it.
+ *
+ * The gateway runs a pass every 300 ms. The pending grace is 3 s, not 0: a version's references
+ * are recorded when it is certified, before its Publish is confirmed, and only the grace keeps
+ * its new bytes through a pass that reads the chain in between (the unit specs check the
+ * default, one hour).
+ */
+const SEGMENT = 256 * 1024;
+const GRACE_SECS = 3;
+let fx: ObjectFixture;
+let gateway: GatewayClient;
+let publisher: VersionPublisher;
+const site = new VersionSite(SEGMENT);
+
+beforeAll(async () => {
+  fx = await startObjectFixture({
+    capacity: 16 << 20,
+    env: {
+      TAPE__STORAGE__SEGMENT_BYTES: String(SEGMENT),
+      TAPE__STORAGE__GC__INTERVAL_MS: '300',
+      TAPE__STORAGE__GC__PENDING_GRACE_SECS: String(GRACE_SECS),
+    },
+  });
+  gateway = new GatewayClient(fx.gw.url);
+  const config = await gateway.uploadConfig();
+  publisher = new VersionPublisher(gateway, fx.client.chain.rpc, fx.client.chain.ix, {
+    concurrency: 8,
+    segmentBytes: SEGMENT,
+    storageAuthority: new PublicKey(config.storageAuthority),
+  });
+}, 120_000);
+
+afterAll(async () => {
+  gateway?.close();
+  await fx?.stop();
+});
+
+type Planned = Awaited<ReturnType<VersionSite['plan']>>;
+
+/** Every track a planned version references, by hex, with what it is. */
+function tracksOf(v: Planned): Map<string, string> {
+  const tracks = new Map<string, string>([[v.built.rootCommitment.toString('hex'), 'root']]);
+  for (const n of v.built.nodes) tracks.set(n.commitment.toString('hex'), 'node');
+  for (const e of v.plan.entries) {
+    const loc = e.location;
+    if (loc.kind === 'packed') tracks.set(loc.pack.toString('hex'), 'pack');
+    else if (loc.kind === 'blob') tracks.set(e.commitment.toString('hex'), 'blob');
+    else throw new Error('this site has no streamed file');
+  }
+  return tracks;
+}
+
+function stored(hex: string): boolean {
+  return existsSync(storedTrackPath(fx.gw.dataDir, Buffer.from(hex, 'hex')));
+}
+
+/** Bytes on disk of these tracks (data and chunk list). */
+function bytesOnDisk(hexes: Iterable<string>): number {
+  let total = 0;
+  for (const hex of hexes) {
+    const path = storedTrackPath(fx.gw.dataDir, Buffer.from(hex, 'hex'));
+    for (const p of [path, `${path}.chunks`]) if (existsSync(p)) total += statSync(p).size;
+  }
+  return total;
+}
+
+interface GcStats {
+  passes: number;
+  deleted: number;
+  lastPass?: { byReason: Record<string, number> };
+}
+
+async function gcStats(): Promise<GcStats> {
+  const res = await rawRequest(`${fx.gw.url}/healthz`);
+  return (JSON.parse(res.body.toString()) as { track_gc: GcStats }).track_gc;
+}
+
+/** Resolves once `count` whole passes that started after this call have ended. */
+async function passesAfterNow(count: number): Promise<void> {
+  const start = (await gcStats()).passes;
+  // The pass running at `start` may have begun earlier: one more than asked.
+  await eventually(
+    `${count} collector passes`,
+    async () => (await gcStats()).passes >= start + count + 1,
+    { timeoutMs: 30_000, everyMs: 100 },
+  );
+}
+
+async function publish(tape: TestTape, v: Planned, expected: number) {
+  return publisher.publish({
+    tape: tape.address,
+    tapeSigner: tape.keypair,
+    wallet: fx.wallet,
+    expectedVersion: expected,
+    pathOf: (file) => site.path(file.name),
+    ...v,
+  });
+}
+
+/** One signed `PUT /upload/{tape}/{commitment}`: bytes staged, no version names them. */
+async function stage(tape: TestTape, bytes: Buffer) {
+  const commitment = commitmentOfBuffer(bytes).commitment.toString('hex');
+  const address = tape.address.toBase58();
+  const headers = new UploadSigner(tape.keypair).signed((timestamp) =>
+    versionUploadMessage({ tape: address, commitment, size: bytes.length, timestamp }),
+  );
+  const reply = await gateway.exchange(
+    'PUT',
+    `upload/${address}/${commitment}`,
+    { ...headers, 'content-type': 'application/octet-stream' },
+    { bytes },
+  );
+  return { status: reply.status, error: errorOf(reply.body), commitment };
+}
+
+/** Waits until every reference recorded up to `since` (unix ms) is past the pending grace. */
+async function graceOver(since: number): Promise<void> {
+  await eventually('the pending grace is over', () => Date.now() > since + GRACE_SECS * 1000, {
+    timeoutMs: GRACE_SECS * 1000 + 5_000,
+    everyMs: 100,
+  });
+}
+
+describe('garbage collection of versions', () => {
+  let v1: Planned;
+  let v2: Planned;
+  let v3: Planned;
+  let v1OnlyPack: Buffer;
+
+  it('keeps the bytes of the current and previous versions, and deletes what only v1 held', async () => {
+    // 577 files of 7,000 bytes: 9 per 64 KiB chunk fill one 4 MiB pack with 576, so the last
+    // file is alone in a second pack; 578 names also make manifest nodes below the root.
+    site.write('index.html', '<!doctype html><title>v1</title>');
+    const names = ['index.html'];
+    for (let i = 0; i < 577; i++) {
+      const name = `n/${String(i).padStart(3, '0')}.txt`;
+      site.write(name, randomBytes(7000));
+      names.push(name);
+    }
+    v1 = await site.plan(names);
+    const alone = v1.plan.packs.find(
+      (p) =>
+        v1.plan.entries.filter(
+          (e) => e.location.kind === 'packed' && e.location.pack.equals(p.commitment),
+        ).length === 1,
+    );
+    const aloneName = v1.plan.entries.find(
+      (e) => e.location.kind === 'packed' && alone && e.location.pack.equals(alone.commitment),
+    )?.name;
+    expect(aloneName).toBe('n/576.txt');
+    v1OnlyPack = alone!.bytes;
+    expect(v1.built.nodes.length).toBeGreaterThan(0);
+    await publish(fx.tape, v1, 0);
+
+    // v2 changes the file alone in its pack: v1's second pack is v1's alone.
+    site.write('n/576.txt', randomBytes(7000));
+    v2 = await site.plan(['n/576.txt'], v1.plan);
+    await publish(fx.tape, v2, 1);
+    // v3 changes index.html.
+    site.write('index.html', '<!doctype html><title>v3</title>');
+    v3 = await site.plan(['index.html'], v2.plan);
+    await publish(fx.tape, v3, 2);
+    const v3At = Date.now();
+
+    const tape = (await fx.client.chain.reader.getTape(fx.tape.address))!;
+    expect([tape.version, tape.prevVersion]).toEqual([3, 2]);
+
+    const t1 = tracksOf(v1);
+    const kept = new Map([...tracksOf(v2), ...tracksOf(v3)]);
+    const v1Only = [...t1].filter(([hex]) => !kept.has(hex));
+    const all = new Set([...t1.keys(), ...kept.keys()]);
+    const kinds = v1Only.map(([, kind]) => kind);
+    expect(new Set(kinds)).toEqual(new Set(['root', 'node', 'pack']));
+    const before = bytesOnDisk(all);
+    const v1OnlyBytes = bytesOnDisk(v1Only.map(([hex]) => hex));
+    expect(v1Only.every(([hex]) => stored(hex))).toBe(true);
+
+    await eventually('v1-only tracks collected', () => v1Only.every(([hex]) => !stored(hex)), {
+      timeoutMs: 30_000,
+      everyMs: 100,
+    });
+    // Past the grace, only the version references keep v2's and v3's bytes: two more passes.
+    await graceOver(v3At);
+    await passesAfterNow(2);
+    const after = bytesOnDisk(all);
+    console.log(
+      `tape bytes on disk (data + chunk lists of its 3 versions' ${all.size} tracks): before ${before}, after ${after}; ` +
+        `v1-only tracks deleted: ${v1Only.length} (${kinds.filter((k) => k === 'node').length} nodes, ${kinds.filter((k) => k === 'pack').length} pack, root), ${before - after} bytes`,
+    );
+    const missing = [...kept].filter(([hex]) => !stored(hex));
+    expect(missing).toEqual([]);
+    expect(before - after).toBe(v1OnlyBytes);
+  });
+
+  it("a tenant staging the same bytes as another's live pack, then abandoning them, takes nothing", async () => {
+    const walletB = await fx.client.fundedWallet();
+    const tapeB = await fx.client.createTape(walletB, 8 << 20, 10);
+    const livePack = v3.plan.packs[0];
+    expect(tracksOf(v3).get(livePack.commitment.toString('hex'))).toBe('pack');
+    const staged = await stage(tapeB, livePack.bytes);
+    expect(staged.status).toBe(200);
+    // v1's own pack is gone already: B's upload brings it back, held by B's staging alone.
+    const abandoned = commitmentOfBuffer(v1OnlyPack).commitment.toString('hex');
+    expect(stored(abandoned)).toBe(false);
+    expect((await stage(tapeB, v1OnlyPack)).status).toBe(200);
+    const stagedAt = Date.now();
+    expect(stored(abandoned)).toBe(true);
+
+    // B never publishes: past the grace its staging references are dead, and they go.
+    await eventually("B's abandoned bytes collected", () => !stored(abandoned), {
+      timeoutMs: 30_000,
+      everyMs: 100,
+    });
+    await graceOver(stagedAt);
+    await passesAfterNow(2);
+    // A's pack, which B staged too, stays: A's current version references it.
+    expect(stored(livePack.commitment.toString('hex'))).toBe(true);
+    const kept = new Map([...tracksOf(v2), ...tracksOf(v3)]);
+    expect([...kept].filter(([hex]) => !stored(hex))).toEqual([]);
+  });
+});
