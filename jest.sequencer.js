@@ -47,6 +47,7 @@ const ESTIMATE_S = {
   'test/s3-metadata-checksums.e2e-spec.ts': 16,
   'test/localnet-durability.e2e-spec.ts': 15,
   'test/upload-expiry.e2e-spec.ts': 14,
+  'test/version-gc.e2e-spec.ts': 14,
   'test/access-log-redaction.e2e-spec.ts': 14,
   'test/chain-rpc-faults.e2e-spec.ts': 14,
   'src/cli/deploy/track-uploader.spec.ts': 13,
