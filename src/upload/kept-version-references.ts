@@ -24,7 +24,27 @@ const AT_ONCE = 32;
 export class KeptVersionReferences {
   constructor(private readonly store: TrackStore) {}
 
-  async record(tape: PublicKey, root: Buffer, tracks: TrackSizes): Promise<void> {
+  /** A version just certified: claims its tracks, then checks each is still held. */
+  record(tape: PublicKey, root: Buffer, tracks: TrackSizes): Promise<void> {
+    return this.claimAll(tape, root, tracks, true);
+  }
+
+  /**
+   * The tape's current version, the base of the one being certified: it stays kept (as the
+   * previous version) after the Publish. Its references are recorded again in case this store
+   * never recorded them (the version was certified by another writer, or before versions had
+   * references); what this store does not hold it cannot keep, so nothing is looked for.
+   */
+  refresh(tape: PublicKey, root: Buffer, tracks: TrackSizes): Promise<void> {
+    return this.claimAll(tape, root, tracks, false);
+  }
+
+  private async claimAll(
+    tape: PublicKey,
+    root: Buffer,
+    tracks: TrackSizes,
+    look: boolean,
+  ): Promise<void> {
     const owner = versionOwner(tape, root);
     const entries = [...tracks];
     for (let i = 0; i < entries.length; i += AT_ONCE) {
@@ -40,6 +60,7 @@ export class KeptVersionReferences {
           }),
         ),
       );
+      if (!look) continue;
       const held = await Promise.all(batch.map(([hex]) => this.store.has(commitmentFromHex(hex))));
       const gone = batch.find((_, j) => !held[j]);
       if (gone) {

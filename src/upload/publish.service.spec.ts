@@ -169,6 +169,26 @@ describe('PublishService', () => {
     );
   });
 
+  it("records the current version's tracks again under its own owner: it stays kept as the previous one", async () => {
+    const { sut, holdings, tape, tapeAddress, references } = newTestService();
+    const a = blobEntry(holdings, 'a.txt', 'a');
+    const v1 = buildVersion([a]);
+    holdings.putVersion(v1);
+    Object.assign(tape, { version: 1, root: v1.rootCommitment, versionBytes: 1 });
+    const v2 = buildVersion([a, blobEntry(holdings, 'b.txt', 'b')]);
+    holdings.putVersion(v2);
+    await sut.cosign('t', {}, body(v2.rootCommitment, 1, Keypair.generate().publicKey));
+    const owned = (root: Buffer) =>
+      [...references.values()]
+        .filter((r) => r.track === versionOwner(tapeAddress, root))
+        .map((r) => r.commitment.toString('hex'))
+        .sort();
+    expect(owned(v1.rootCommitment)).toEqual(
+      [v1.rootCommitment, a.commitment].map((c) => c.toString('hex')).sort(),
+    );
+    expect(owned(v2.rootCommitment)).toHaveLength(3);
+  });
+
   it('certifying the same version again records nothing new, only refreshes the time', async () => {
     const { sut, holdings, tape, gateway, tapeAddress, references } = newTestService();
     Object.assign(tape, { delegate: gateway.publicKey });

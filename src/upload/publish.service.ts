@@ -121,8 +121,9 @@ export class PublishService {
 
   /**
    * The checks Publish relies on the storage authority for, plus the program's own up front;
-   * then the version's tracks are recorded under its version owner, before anyone can send the
-   * Publish, so the collector keeps them for as long as the tape keeps the version.
+   * then the version's tracks (and the current version's, which the Publish keeps as the
+   * previous one) are recorded under their version owners, before anyone can send the Publish,
+   * so the collector keeps them for as long as the tape keeps each version.
    */
   private async certify(
     address: PublicKey,
@@ -151,6 +152,7 @@ export class PublishService {
       throw publishErrors.capacity(Math.max(0, tape.capacity - tape.used), kept);
     }
     await this.kept.record(address, root, sizes.tracks);
+    if (base) await this.kept.refresh(address, tape.root, base);
     return {
       root,
       expectedVersion,
