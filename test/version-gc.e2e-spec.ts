@@ -1,22 +1,25 @@
 import { PublicKey } from '@solana/web3.js';
 import { randomBytes } from 'node:crypto';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { GatewayClient } from '../src/cli/deploy/gateway-client';
 import { UploadSigner } from '../src/cli/deploy/upload-signer';
 import { errorOf, VersionPublisher } from '../src/cli/versions/version-publisher';
+import { versionedTrackAddress } from '../src/object/versioned-track';
 import { commitmentOfBuffer } from '../src/tracks/commitment';
 import { versionUploadMessage } from '../src/upload/version-request-auth';
 import { eventually } from './support/eventually';
 import { ObjectFixture, startObjectFixture } from './support/object-fixture';
 import { rawRequest, storedTrackPath } from './support/object-http';
+import { siteGet } from './support/site-http';
 import { TestTape } from './support/upload-client';
 import { VersionSite } from './support/version-site';
 
 /**
  * The collector keeps exactly what a tape's kept versions reference (docs/tracks.md, "Garbage
  * collection"): its current version and the one before. Three versions of a site, each changing
- * one file; then v1's own root, nodes and pack go, v2's and v3's bytes all stay. A tenant who
- * stages the same bytes as another tenant's live file and abandons them takes nothing from it.
+ * one file; then v1's own root, nodes and pack go, v2's and v3's bytes all stay and serve (every
+ * file of v3 by the site route, v2's own file by its /object address). A tenant who stages the
+ * same bytes as another tenant's live file and abandons them takes nothing from it.
  *
  * The gateway runs a pass every 300 ms. The pending grace is 3 s, not 0: a version's references
  * are recorded when it is certified, before its Publish is confirmed, and only the grace keeps
@@ -175,6 +178,7 @@ describe('garbage collection of versions', () => {
     v2 = await site.plan(['n/576.txt'], v1.plan);
     await publish(fx.tape, v2, 1);
     // v3 changes index.html.
+    const v2Index = readFileSync(site.path('index.html'));
     site.write('index.html', '<!doctype html><title>v3</title>');
     v3 = await site.plan(['index.html'], v2.plan);
     await publish(fx.tape, v3, 2);
@@ -208,6 +212,24 @@ describe('garbage collection of versions', () => {
     const missing = [...kept].filter(([hex]) => !stored(hex));
     expect(missing).toEqual([]);
     expect(before - after).toBe(v1OnlyBytes);
+
+    // Served: every file of v3 by the site route, v2's own file (its index.html) by its address.
+    const address = fx.tape.address.toBase58();
+    for (let i = 0; i < names.length; i += 16) {
+      const answers = await Promise.all(
+        names.slice(i, i + 16).map(async (name) => {
+          const r = await siteGet(fx.gw.url, `/site/${address}/${name}`);
+          const same = r.body.equals(readFileSync(site.path(name)));
+          return [name, r.status, r.headers['x-tape-version'], same];
+        }),
+      );
+      for (const a of answers) expect(a).toEqual([a[0], 200, '3', true]);
+    }
+    const v2Own = await fetch(
+      `${fx.gw.url}/object/${versionedTrackAddress(fx.tape.address, commitmentOfBuffer(v2Index).commitment)}`,
+    );
+    expect(v2Own.status).toBe(200);
+    expect(Buffer.from(await v2Own.arrayBuffer()).equals(v2Index)).toBe(true);
   });
 
   it("a tenant staging the same bytes as another's live pack, then abandoning them, takes nothing", async () => {
@@ -231,8 +253,10 @@ describe('garbage collection of versions', () => {
     });
     await graceOver(stagedAt);
     await passesAfterNow(2);
-    // A's pack, which B staged too, stays: A's current version references it.
+    // A's pack, which B staged too, stays: A's current version references it, and serves.
     expect(stored(livePack.commitment.toString('hex'))).toBe(true);
+    const index = await siteGet(fx.gw.url, `/site/${fx.tape.address.toBase58()}/index.html`);
+    expect([index.status, index.text]).toEqual([200, '<!doctype html><title>v3</title>']);
     const kept = new Map([...tracksOf(v2), ...tracksOf(v3)]);
     expect([...kept].filter(([hex]) => !stored(hex))).toEqual([]);
   });
