@@ -1,6 +1,7 @@
 import Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { startRedis, RedisServer } from '../../test/support/metering-redis';
+import { versionOwner } from './gc/version-owner';
 import { RedisTrackReferences } from './redis-track-references';
 import type { TrackClaim } from './track-store';
 
@@ -98,5 +99,18 @@ describe('RedisTrackReferences (a real redis-server): every writer records into 
     const refused = await b.claim(claimOf(randomBytes(32), 'm', 'segment', 50), 100);
     expect(refused.accepted).toBe(false);
     expect((await b.claim(claimOf(randomBytes(32), 'm', 'segment', 40), 100)).accepted).toBe(true);
+  });
+
+  it('keeps a version owner whole through its fields, and drops it like any other', async () => {
+    const [a, b] = twoReplicas();
+    const blob = randomBytes(32);
+    const owner = versionOwner(TAPE, randomBytes(32));
+    await a.claim(claimOf(blob, owner));
+    const [listed] = await b.list(undefined, 1);
+    expect(listed.references).toEqual([
+      expect.objectContaining({ track: owner, tape: TAPE, role: 'track', size: 10 }),
+    ]);
+    await b.drop(blob, listed.references, Date.now() + 1000);
+    expect(await a.list(undefined, 1)).toEqual([]);
   });
 });
