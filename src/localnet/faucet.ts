@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import {
   ComputeBudgetProgram,
   Keypair,
@@ -33,7 +34,13 @@ export class FaucetRefusal extends Error {}
  */
 export class Faucet {
   /** Makes every faucet transaction unique, so two equal grants in one slot are not replays. */
-  private sequence = 0;
+  /**
+   * Makes each faucet transaction unique (its compute-unit limit), so two equal requests within
+   * one blockhash are two transactions. It starts at random: recent blockhashes survive a
+   * restart, and a counter from 0 repeated the first transactions of the last run ("already
+   * processed").
+   */
+  private sequence = randomInt(1_000_000);
 
   constructor(
     private readonly bank: Bank,
