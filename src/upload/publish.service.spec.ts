@@ -16,6 +16,7 @@ import { VersionCertifier } from '../versions/version-certifier';
 import { VersionEntry } from '../versions/version-entry';
 import { MemoryHoldings } from '../versions/version-test-support.spec-support';
 import { KeptVersionReferences } from './kept-version-references';
+import { CertificationGate } from './certification-gate';
 import { PublishService } from './publish.service';
 import { TapeWriterAccess } from './tape-writer-access';
 import { VersionBaseTracks } from './version-base-tracks';
@@ -101,6 +102,7 @@ function newTestService(tapeFields: Partial<TapeRecord> = {}) {
     new VersionBaseTracks(certifier, store),
     store,
     new KeptVersionReferences(store),
+    new CertificationGate(),
   );
   return { sut, holdings, tape, authority, gateway, tapeAddress, sent, references };
 }

@@ -9,6 +9,7 @@ import { TapeInstructions } from '../chain/tape-instructions';
 import { withComputeBudget } from '../chain/transaction-packer';
 import { TrackStore } from '../tracks/track-store';
 import { CertificationError, VersionCertifier } from '../versions/version-certifier';
+import { CertificationGate } from './certification-gate';
 import { KeptVersionReferences } from './kept-version-references';
 import { publishErrors } from './publish-errors';
 import { PublishBody } from './publish-request';
@@ -57,6 +58,7 @@ export class PublishService {
     private readonly bases: VersionBaseTracks,
     private readonly store: TrackStore,
     private readonly kept: KeptVersionReferences,
+    private readonly gate: CertificationGate,
   ) {}
 
   async cosign(tapeText: string, headers: SignedHeaders, raw: Buffer): Promise<CosignedPublish> {
@@ -125,7 +127,18 @@ export class PublishService {
    * previous one) are recorded under their version owners, before anyone can send the Publish,
    * so the collector keeps them for as long as the tape keeps each version.
    */
-  private async certify(
+  private certify(
+    address: PublicKey,
+    tape: TapeRecord,
+    root: Buffer,
+    expectedVersion: number,
+  ): Promise<CertifiedPublish> {
+    return this.gate.run(address.toBase58(), () =>
+      this.certifyNow(address, tape, root, expectedVersion),
+    );
+  }
+
+  private async certifyNow(
     address: PublicKey,
     tape: TapeRecord,
     root: Buffer,

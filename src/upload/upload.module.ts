@@ -18,6 +18,7 @@ import { StoreVersionHoldings } from '../versions/store-version-holdings';
 import { VersionCertifier } from '../versions/version-certifier';
 import { PublishController } from './publish.controller';
 import { KeptVersionReferences } from './kept-version-references';
+import { CertificationGate } from './certification-gate';
 import { PublishService } from './publish.service';
 import { TapeWriterAccess } from './tape-writer-access';
 import { VersionBaseTracks } from './version-base-tracks';
@@ -48,6 +49,7 @@ import { VersionUploadService } from './version-upload.service';
     PublishService,
     KeptVersionReferences,
     VersionBaseTracks,
+    { provide: CertificationGate, useFactory: () => new CertificationGate() },
     {
       provide: VersionCertifier,
       useFactory: (store: TrackStore) => new VersionCertifier(new StoreVersionHoldings(store)),
