@@ -45,7 +45,7 @@ export interface VersionPublisherOptions {
 
 /** Commitments per `missing` question: its answer stays well under the client's 64 KiB. */
 const MISSING_BATCH = 512;
-/** Tries of one upload the gateway refused for a moment (429, 503). */
+/** Tries of one request the gateway refused for a moment (429, 503): about 8 s in all. */
 const UPLOAD_TRIES = 6;
 
 /**
@@ -188,19 +188,29 @@ export class VersionPublisher {
     payload: unknown,
   ): Promise<unknown> {
     const body = Buffer.from(JSON.stringify(payload), 'utf8');
-    const headers = signer.signed((timestamp) => requestMessage({ route, tape, body, timestamp }));
-    const reply = await this.gateway.exchange(
-      'POST',
-      path,
-      { ...headers, 'content-type': 'application/json' },
-      { bytes: body },
-    );
-    if (reply.status === 200) return JSON.parse(reply.body.toString('utf8')) as unknown;
-    const error = errorOf(reply.body);
-    if (reply.status === 409 && error.code === 'version_conflict') {
-      throw new VersionConflictError(conflictVersionOf(error.message));
+    for (let attempt = 1; ; attempt++) {
+      const headers = signer.signed((timestamp) =>
+        requestMessage({ route, tape, body, timestamp }),
+      );
+      const reply = await this.gateway.exchange(
+        'POST',
+        path,
+        { ...headers, 'content-type': 'application/json' },
+        { bytes: body },
+      );
+      if (reply.status === 200) return JSON.parse(reply.body.toString('utf8')) as unknown;
+      const error = errorOf(reply.body);
+      if (reply.status === 409 && error.code === 'version_conflict') {
+        throw new VersionConflictError(conflictVersionOf(error.message));
+      }
+      // 429: another version of this tape is being certified (the gate runs one per tape); 503:
+      // the gateway is busy. Asked again, a Publish that lost meanwhile answers 409 above.
+      if ((reply.status === 429 || reply.status === 503) && attempt < UPLOAD_TRIES) {
+        await new Promise((r) => setTimeout(r, 250 * 2 ** (attempt - 1)));
+        continue;
+      }
+      throw refusal(route, reply.status, reply.body);
     }
-    throw refusal(route, reply.status, reply.body);
   }
 }
 
