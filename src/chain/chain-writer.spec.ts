@@ -115,12 +115,29 @@ describe('ChainWriter', () => {
     expect(tx.signatures.map((s) => s.publicKey.toBase58())).toEqual([payer.publicKey.toBase58()]);
     expect(tx.verifySignatures()).toBe(true);
     expect(tx.instructions[0].programId.equals(ComputeBudgetProgram.programId)).toBe(true);
-    expect(ComputeBudgetInstruction.decodeSetComputeUnitLimit(tx.instructions[0]).units).toBe(
+    const estimate =
       sut.packing.computeUnits.estimate(tx.instructions[0]) +
-        sut.packing.computeUnits.estimate(tx.instructions[1]) +
-        sut.packing.computeUnits.estimate(tx.instructions[2]),
-    );
+      sut.packing.computeUnits.estimate(tx.instructions[1]) +
+      sut.packing.computeUnits.estimate(tx.instructions[2]);
+    // The estimate, plus what tells this write from an identical one (below).
+    const units = ComputeBudgetInstruction.decodeSetComputeUnitLimit(tx.instructions[0]).units;
+    expect(units).toBeGreaterThanOrEqual(estimate);
+    expect(units).toBeLessThan(estimate + 65_536);
     expect(tx.instructions).toHaveLength(3);
+  });
+
+  it('makes two separate writes of the same instructions two transactions, even under one blockhash', async () => {
+    // S3's PUT k, DELETE k, PUT k: the second PUT must not be the first's transaction again
+    // (the node would refuse it as already processed and nothing would happen).
+    const { sut, sent } = newTestWriter();
+    const same = extendTape(1);
+    await sut.send([same], [payer]);
+    await sut.send([same], [payer]);
+    // Whatever the blockhash, the messages differ: in the compute-unit limit alone.
+    const limit = (i: number) =>
+      ComputeBudgetInstruction.decodeSetComputeUnitLimit(sent[i].instructions[0]).units;
+    expect(limit(1)).not.toBe(limit(0));
+    expect(sent[0].instructions.slice(1)).toEqual(sent[1].instructions.slice(1));
   });
 
   it('adds the configured compute-unit price to every transaction', async () => {

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import {
   Commitment,
   ComputeBudgetProgram,
@@ -107,7 +108,7 @@ export class ChainWriter {
     signers: Keypair[],
   ): Promise<string> {
     const used = signersOf(instructions, signers);
-    let current = instructions;
+    let current = withUniqueLimit(instructions);
     let raised = false;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -160,11 +161,11 @@ export class ChainWriter {
   }
 
   /**
-   * Sends the signed transaction. The same instructions signed by the same keys with the same
-   * blockhash are the same transaction (one signature): two identical writes built within one
-   * blockhash's life (an S3 client retrying, two deploys of one file) send it twice, and the
-   * node refuses the second as already processed. That transaction is ours and it was taken:
-   * answered with its signature, it is confirmed (and its own outcome reported) like the first.
+   * Sends the signed transaction. A retry of this write under a blockhash the node still has
+   * is the same transaction (one signature), and the node refuses it as already processed: that
+   * transaction is ours and it was taken, so answered with its signature it is confirmed (and
+   * its own outcome reported) like the first. Separate writes are never the same transaction
+   * (withUniqueLimit).
    */
   private async sendRaw(tx: Transaction, commitment: Commitment | undefined): Promise<string> {
     try {
@@ -213,6 +214,39 @@ function ranOutOfComputeUnits(cause: unknown): boolean {
   ].join('\n');
   return /ComputationalBudgetExceeded|Computational budget exceeded|exceeded CUs meter/.test(text);
 }
+
+/** Compute units a write's limit may be raised by to tell it from an identical earlier one. */
+const UNIQUE_UNITS = 1 << 16;
+let uniqueSequence = randomInt(UNIQUE_UNITS);
+
+/**
+ * Makes this write a transaction of its own. The same instructions signed by the same keys
+ * under the same blockhash are one transaction: a second, separate write of them (S3's PUT k,
+ * DELETE k, PUT k within one blockhash's life) would be refused as already processed and taken
+ * for done while nothing happened. So each write raises its compute-unit limit by a number no
+ * other write of the last 65,536 used (a few more units requested: no fee without a unit
+ * price, 65 lamports at most at 1,000 micro-lamports), and its own retries keep it, so a resend
+ * of what landed is still recognised as ours.
+ */
+function withUniqueLimit(instructions: TransactionInstruction[]): TransactionInstruction[] {
+  uniqueSequence = (uniqueSequence + 1) % UNIQUE_UNITS;
+  const isLimit = (ix: TransactionInstruction) =>
+    ix.programId.equals(ComputeBudgetProgram.programId) && ix.data[0] === LIMIT_TAG;
+  const at = instructions.findIndex(isLimit);
+  if (at < 0) return instructions;
+  const units = instructions[at].data.readUInt32LE(1);
+  // At the maximum, lower instead: the writer raises a limit that ran out back to the maximum.
+  const unique =
+    units + UNIQUE_UNITS <= MAX_TRANSACTION_COMPUTE_UNITS
+      ? units + uniqueSequence
+      : MAX_TRANSACTION_COMPUTE_UNITS - uniqueSequence;
+  const out = [...instructions];
+  out[at] = ComputeBudgetProgram.setComputeUnitLimit({ units: unique });
+  return out;
+}
+
+/** The first data byte of SetComputeUnitLimit. */
+const LIMIT_TAG = ComputeBudgetProgram.setComputeUnitLimit({ units: 0 }).data[0];
 
 /** The same instructions with the limit raised to the most one transaction may request. */
 function withMaximumLimit(instructions: TransactionInstruction[]): TransactionInstruction[] {
