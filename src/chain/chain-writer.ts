@@ -1,8 +1,8 @@
-import { randomInt } from 'node:crypto';
 import {
   Commitment,
   ComputeBudgetProgram,
   Keypair,
+  PublicKey,
   Transaction,
   TransactionExpiredBlockheightExceededError,
   TransactionInstruction,
@@ -60,6 +60,10 @@ class TryFailed extends Error {
  */
 export class ChainWriter {
   private readonly options: ChainWriterOptions;
+  /** Writes sent so far: a write's retries may repeat its transaction, another write may not. */
+  private writes = 0;
+  /** Signatures sent lately, and the write that sent each (see `ownTransaction`). */
+  private readonly recent = new Map<string, { write: number; at: number }>();
 
   constructor(
     private readonly rpc: ChainRpc,
@@ -108,11 +112,12 @@ export class ChainWriter {
     signers: Keypair[],
   ): Promise<string> {
     const used = signersOf(instructions, signers);
-    let current = withUniqueLimit(instructions);
+    const write = ++this.writes;
+    let current = instructions;
     let raised = false;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.tryOnce(current, used);
+        return await this.tryOnce(current, used, write);
       } catch (err) {
         const failure = err as TryFailed;
         if (!raised && failure.stage !== 'prepare' && ranOutOfComputeUnits(failure.cause)) {
@@ -129,19 +134,17 @@ export class ChainWriter {
     }
   }
 
-  private async tryOnce(instructions: TransactionInstruction[], signers: Keypair[]) {
+  private async tryOnce(instructions: TransactionInstruction[], signers: Keypair[], write: number) {
     const connection = this.rpc.connection;
     const commitment = this.rpc.commitment;
     let stage: Stage = 'prepare';
     try {
       const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash(commitment);
-      const tx = new Transaction({
+      const tx = this.ownTransaction(instructions, signers, write, {
         feePayer: signers[0].publicKey,
         blockhash,
         lastValidBlockHeight,
       });
-      tx.add(...instructions);
-      tx.sign(...signers);
       stage = 'send';
       const signature = await this.sendRaw(tx, commitment);
       stage = 'confirm';
@@ -165,7 +168,7 @@ export class ChainWriter {
    * is the same transaction (one signature), and the node refuses it as already processed: that
    * transaction is ours and it was taken, so answered with its signature it is confirmed (and
    * its own outcome reported) like the first. Separate writes are never the same transaction
-   * (withUniqueLimit).
+   * (`ownTransaction`).
    */
   private async sendRaw(tx: Transaction, commitment: Commitment | undefined): Promise<string> {
     try {
@@ -176,6 +179,40 @@ export class ChainWriter {
       const text = err instanceof Error ? err.message : String(err);
       if (!ALREADY_PROCESSED.test(text) || !tx.signature) throw err;
       return bs58.encode(tx.signature);
+    }
+  }
+
+  /**
+   * Signs the write's transaction, made its own. The same instructions signed by the same keys
+   * under the same blockhash are one transaction: a separate write of them (S3's PUT k,
+   * DELETE k, PUT k within one blockhash's life) would be refused as already processed and taken
+   * for done while nothing happened. When the signature is one another write of this writer sent
+   * lately, the compute-unit limit goes up by one unit until it is not (fees unchanged without a
+   * unit price; one unit's price each with one). A retry of the same write keeps its transaction,
+   * so a resend of what landed is still recognised as ours.
+   */
+  private ownTransaction(
+    instructions: TransactionInstruction[],
+    signers: Keypair[],
+    write: number,
+    header: { feePayer: PublicKey; blockhash: string; lastValidBlockHeight: number },
+  ): Transaction {
+    const now = Date.now();
+    for (const [signature, sent] of this.recent) {
+      if (now - sent.at < RECENT_MS && this.recent.size <= RECENT_MAX) break;
+      this.recent.delete(signature);
+    }
+    for (let raise = 0; ; raise++) {
+      const tx = new Transaction(header);
+      tx.add(...withLimitRaisedBy(instructions, raise));
+      tx.sign(...signers);
+      const signature = bs58.encode(tx.signature!);
+      const sent = this.recent.get(signature);
+      if (sent === undefined || sent.write === write) {
+        this.recent.delete(signature);
+        this.recent.set(signature, { write, at: now });
+        return tx;
+      }
     }
   }
 
@@ -215,33 +252,29 @@ function ranOutOfComputeUnits(cause: unknown): boolean {
   return /ComputationalBudgetExceeded|Computational budget exceeded|exceeded CUs meter/.test(text);
 }
 
-/** Compute units a write's limit may be raised by to tell it from an identical earlier one. */
-const UNIQUE_UNITS = 1 << 16;
-let uniqueSequence = randomInt(UNIQUE_UNITS);
+/** How long a sent signature is remembered: longer than a blockhash lives (~60-90 s). */
+const RECENT_MS = 180_000;
+/** Signatures remembered at most (the oldest go first). */
+const RECENT_MAX = 100_000;
 
-/**
- * Makes this write a transaction of its own. The same instructions signed by the same keys
- * under the same blockhash are one transaction: a second, separate write of them (S3's PUT k,
- * DELETE k, PUT k within one blockhash's life) would be refused as already processed and taken
- * for done while nothing happened. So each write raises its compute-unit limit by a number no
- * other write of the last 65,536 used (a few more units requested: no fee without a unit
- * price, 65 lamports at most at 1,000 micro-lamports), and its own retries keep it, so a resend
- * of what landed is still recognised as ours.
- */
-function withUniqueLimit(instructions: TransactionInstruction[]): TransactionInstruction[] {
-  uniqueSequence = (uniqueSequence + 1) % UNIQUE_UNITS;
-  const isLimit = (ix: TransactionInstruction) =>
-    ix.programId.equals(ComputeBudgetProgram.programId) && ix.data[0] === LIMIT_TAG;
-  const at = instructions.findIndex(isLimit);
-  if (at < 0) return instructions;
-  const units = instructions[at].data.readUInt32LE(1);
+/** The instructions with their SetComputeUnitLimit raised by `units` (kept at the maximum). */
+function withLimitRaisedBy(
+  instructions: TransactionInstruction[],
+  units: number,
+): TransactionInstruction[] {
+  if (units === 0) return instructions;
+  const at = instructions.findIndex(
+    (ix) => ix.programId.equals(ComputeBudgetProgram.programId) && ix.data[0] === LIMIT_TAG,
+  );
+  if (at < 0) throw new Error('a transaction without a compute-unit limit cannot be made unique');
+  const limit = instructions[at].data.readUInt32LE(1);
   // At the maximum, lower instead: the writer raises a limit that ran out back to the maximum.
-  const unique =
-    units + UNIQUE_UNITS <= MAX_TRANSACTION_COMPUTE_UNITS
-      ? units + uniqueSequence
-      : MAX_TRANSACTION_COMPUTE_UNITS - uniqueSequence;
+  const raised =
+    limit + units <= MAX_TRANSACTION_COMPUTE_UNITS
+      ? limit + units
+      : MAX_TRANSACTION_COMPUTE_UNITS - units;
   const out = [...instructions];
-  out[at] = ComputeBudgetProgram.setComputeUnitLimit({ units: unique });
+  out[at] = ComputeBudgetProgram.setComputeUnitLimit({ units: raised });
   return out;
 }
 
