@@ -1,6 +1,6 @@
 import { PublicKey } from '@solana/web3.js';
 import { join } from 'node:path';
-import { decodeConfig } from '../chain/account-layouts';
+import { decodeConfig, TAPE_SIZE } from '../chain/account-layouts';
 import { TapePdas } from '../chain/pdas';
 import { DEFAULT_TAPE_PROGRAM_ID } from '../chain/program-ids';
 import { Bank } from './bank/bank';
@@ -65,6 +65,9 @@ export async function startLocalnet(opts: LocalnetOptions): Promise<Localnet> {
     const executor = new SvmExecutor(ledger);
     const faucetKey = loadOrCreateKeypair(join(opts.dataDir, 'faucet-keypair.json'));
     const genesisHash = ledger.getMeta('genesis_hash');
+    if (genesisHash) checkLedgerLayout(ledger, opts.dataDir);
+    // Marked before genesis: a start cut short in between runs genesis again, marked.
+    else ledger.putMeta(LAYOUT_META, String(TAPE_SIZE));
     const bank = genesisHash
       ? new Bank(ledger, executor, genesisHash)
       : runGenesis(ledger, executor, {
@@ -131,6 +134,28 @@ export async function startLocalnet(opts: LocalnetOptions): Promise<Localnet> {
     ledger.close();
     throw err;
   }
+}
+
+/** The byte length of the tape record the ledger was made with (written at genesis). */
+const LAYOUT_META = 'tape_record_bytes';
+
+/** A ledger whose tape records this build cannot read: its data directory must be set aside. */
+export class OldLedgerError extends Error {}
+
+/**
+ * Refuses a ledger made before the tape record grew (the version pointer, 258 bytes; the
+ * ledgers of earlier builds have no layout mark and 114-byte tapes): its tapes would fail to
+ * decode one request at a time. One clear line instead, saying what to do.
+ */
+function checkLedgerLayout(ledger: LedgerStore, dataDir: string): void {
+  const layout = ledger.getMeta(LAYOUT_META);
+  if (layout === String(TAPE_SIZE)) return;
+  throw new OldLedgerError(
+    `the local network's ledger in ${dataDir} was made by an older build (tape records of ` +
+      `${layout ?? 114} bytes; this build's are ${TAPE_SIZE}) and its tapes cannot be read: ` +
+      `start on a fresh data directory (move ${dataDir} aside, or set TAPE_DATA_DIR to a new ` +
+      'one) and create the tapes again (docs/localnet.md, "Upgrading")',
+  );
 }
 
 /** The Config account is written once at genesis; later settings do not change it. */

@@ -1,0 +1,57 @@
+import Database from 'better-sqlite3';
+import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { findRepoRoot } from './support/gateway-process';
+import { startLocalnetProcess } from './support/localnet-process';
+
+/**
+ * A ledger made by a build before the tape record grew (no layout mark in its meta, 114-byte
+ * tapes) is refused at start with one line saying what to do, instead of failing each request
+ * that reads a tape (issue 31: "a clear message on an old data directory").
+ */
+jest.setTimeout(120_000);
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** A data directory whose ledger this build made (started once, then killed). */
+async function ledgerOfThisBuild(): Promise<string> {
+  const net = await startLocalnetProcess();
+  await net.stop('SIGKILL'); // keeps the directory
+  dirs.push(net.dataDir);
+  return net.dataDir;
+}
+
+it('refuses a ledger from before the version pointer with one line saying what to do', async () => {
+  const dataDir = await ledgerOfThisBuild();
+  // The same ledger as an older build left it: no layout mark.
+  const db = new Database(join(dataDir, 'ledger.sqlite'));
+  expect(db.prepare("SELECT value FROM meta WHERE key = 'tape_record_bytes'").get()).toEqual({
+    value: '258',
+  });
+  db.prepare("DELETE FROM meta WHERE key = 'tape_record_bytes'").run();
+  db.close();
+
+  const run = spawnSync(
+    process.execPath,
+    [join(findRepoRoot(__dirname), 'dist', 'localnet', 'standalone.js')],
+    {
+      env: { ...process.env, TAPE_DATA_DIR: dataDir, TAPE_LOCALNET_PORT: '0' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
+  expect(run.status).toBe(1);
+  expect(run.stderr.trim().split('\n').pop()).toBe(
+    `localnet failed to start: the local network's ledger in ${dataDir} was made by an older build ` +
+      "(tape records of 114 bytes; this build's are 258) and its tapes cannot be read: start on a " +
+      `fresh data directory (move ${dataDir} aside, or set TAPE_DATA_DIR to a new one) and create ` +
+      'the tapes again (docs/localnet.md, "Upgrading")',
+  );
+});
+
+it('starts again on a ledger this build made', async () => {
+  const again = await startLocalnetProcess({ dataDir: await ledgerOfThisBuild() });
+  await again.stop();
+});
