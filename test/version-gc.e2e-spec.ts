@@ -2,17 +2,15 @@ import { PublicKey } from '@solana/web3.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { GatewayClient } from '../src/cli/deploy/gateway-client';
-import { UploadSigner } from '../src/cli/deploy/upload-signer';
-import { errorOf, VersionPublisher } from '../src/cli/versions/version-publisher';
+import { VersionPublisher } from '../src/cli/versions/version-publisher';
 import { versionedTrackAddress } from '../src/object/versioned-track';
 import { commitmentOfBuffer } from '../src/tracks/commitment';
-import { versionUploadMessage } from '../src/upload/version-request-auth';
 import { eventually } from './support/eventually';
 import { ObjectFixture, startObjectFixture } from './support/object-fixture';
 import { rawRequest, storedTrackPath } from './support/object-http';
 import { siteGet } from './support/site-http';
 import { TestTape } from './support/upload-client';
-import { VersionSite } from './support/version-site';
+import { putVersionBytes, VersionSite } from './support/version-site';
 
 /**
  * The collector keeps exactly what a tape's kept versions reference (docs/tracks.md, "Garbage
@@ -118,22 +116,6 @@ async function publish(tape: TestTape, v: Planned, expected: number) {
   });
 }
 
-/** One signed `PUT /upload/{tape}/{commitment}`: bytes staged, no version names them. */
-async function stage(tape: TestTape, bytes: Buffer) {
-  const commitment = commitmentOfBuffer(bytes).commitment.toString('hex');
-  const address = tape.address.toBase58();
-  const headers = new UploadSigner(tape.keypair).signed((timestamp) =>
-    versionUploadMessage({ tape: address, commitment, size: bytes.length, timestamp }),
-  );
-  const reply = await gateway.exchange(
-    'PUT',
-    `upload/${address}/${commitment}`,
-    { ...headers, 'content-type': 'application/octet-stream' },
-    { bytes },
-  );
-  return { status: reply.status, error: errorOf(reply.body), commitment };
-}
-
 /** Waits until every reference recorded up to `since` (unix ms) is past the pending grace. */
 async function graceOver(since: number): Promise<void> {
   await eventually('the pending grace is over', () => Date.now() > since + GRACE_SECS * 1000, {
@@ -237,12 +219,12 @@ describe('garbage collection of versions', () => {
     const tapeB = await fx.client.createTape(walletB, 8 << 20, 10);
     const livePack = v3.plan.packs[0];
     expect(tracksOf(v3).get(livePack.commitment.toString('hex'))).toBe('pack');
-    const staged = await stage(tapeB, livePack.bytes);
+    const staged = await putVersionBytes(gateway, tapeB, livePack.bytes);
     expect(staged.status).toBe(200);
     // v1's own pack is gone already: B's upload brings it back, held by B's staging alone.
     const abandoned = commitmentOfBuffer(v1OnlyPack).commitment.toString('hex');
     expect(stored(abandoned)).toBe(false);
-    expect((await stage(tapeB, v1OnlyPack)).status).toBe(200);
+    expect((await putVersionBytes(gateway, tapeB, v1OnlyPack)).status).toBe(200);
     const stagedAt = Date.now();
     expect(stored(abandoned)).toBe(true);
 

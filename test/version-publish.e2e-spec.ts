@@ -10,10 +10,10 @@ import {
 } from '../src/cli/versions/version-publisher';
 import { commitmentOfBuffer } from '../src/tracks/commitment';
 import { encodeRoot } from '../src/versions/version-nodes';
-import { requestMessage, versionUploadMessage } from '../src/upload/version-request-auth';
+import { requestMessage } from '../src/upload/version-request-auth';
 import { ObjectFixture, startObjectFixture } from './support/object-fixture';
 import { TestTape } from './support/upload-client';
-import { VersionSite } from './support/version-site';
+import { putVersionBytes, VersionSite } from './support/version-site';
 
 /**
  * Publishing versions through a real gateway on the embedded network (docs/versions.md): bytes
@@ -221,7 +221,7 @@ describe('publishing site versions', () => {
       metadata: Buffer.alloc(0),
       location: { kind: 'blob' as const },
     };
-    await putSigned(fx.tape, secret);
+    await putVersionBytes(gateway, fx.tape, secret);
     const root = encodeRoot({
       entryCount: 1,
       totalSize: secret.length,
@@ -229,7 +229,7 @@ describe('publishing site versions', () => {
       names: { tree: 'names', level: 0, entries: [entry] },
       commits: { tree: 'commits', level: 0, entries: [entry] },
     });
-    await putSigned(fx.tape, root);
+    await putVersionBytes(gateway, fx.tape, root);
     const reply = await postPublish(fx.tape, commitmentOfBuffer(root).commitment, current.version);
     expect(reply.status).toBe(422);
     expect(reply.error.message).toMatch(/hidden name/);
@@ -296,7 +296,7 @@ describe('capacity', () => {
     let status = 200;
     let message = '';
     for (let i = 0; i < 10 && status === 200; i++) {
-      const reply = await putSigned(tape, randomBytes(SEGMENT));
+      const reply = await putVersionBytes(gateway, tape, randomBytes(SEGMENT));
       status = reply.status;
       message = reply.error?.message ?? '';
       if (status === 200) staged += SEGMENT;
@@ -308,26 +308,10 @@ describe('capacity', () => {
 
   it('refuses a signer that is not the tape authority or delegate (403)', async () => {
     const stranger = { ...fx.tape, keypair: Keypair.generate() };
-    const reply = await putSigned(stranger, Buffer.from('x'));
+    const reply = await putVersionBytes(gateway, stranger, Buffer.from('x'));
     expect([reply.status, reply.error?.code]).toEqual([403, 'forbidden']);
   });
 });
-
-/** One signed `PUT /upload/{tape}/{commitment}`. */
-async function putSigned(tape: TestTape, bytes: Buffer) {
-  const commitment = commitmentOfBuffer(bytes).commitment.toString('hex');
-  const address = tape.address.toBase58();
-  const headers = new UploadSigner(tape.keypair).signed((timestamp) =>
-    versionUploadMessage({ tape: address, commitment, size: bytes.length, timestamp }),
-  );
-  const reply = await gateway.exchange(
-    'PUT',
-    `upload/${address}/${commitment}`,
-    { ...headers, 'content-type': 'application/octet-stream' },
-    { bytes },
-  );
-  return { status: reply.status, error: errorOf(reply.body) };
-}
 
 async function postPublish(tape: TestTape, root: Buffer, expected: number) {
   const address = tape.address.toBase58();

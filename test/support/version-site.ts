@@ -1,7 +1,13 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { GatewayClient } from '../../src/cli/deploy/gateway-client';
+import { UploadSigner } from '../../src/cli/deploy/upload-signer';
+import { errorOf } from '../../src/cli/versions/version-publisher';
+import { commitmentOfBuffer } from '../../src/tracks/commitment';
 import { SegmentingHasher } from '../../src/tracks/track-layout';
+import { versionUploadMessage } from '../../src/upload/version-request-auth';
+import { TestTape } from './upload-client';
 import { BuiltVersion, buildVersion } from '../../src/versions/version-builder';
 import { VersionEntry } from '../../src/versions/version-entry';
 import { ChangedFile, VersionPlan, planVersion } from '../../src/versions/version-planner';
@@ -60,4 +66,20 @@ export class VersionSite {
     );
     return { plan, built: buildVersion(plan.entries, plan.settings) };
   }
+}
+
+/** One signed `PUT /upload/{tape}/{commitment}`: the bytes staged, no version names them yet. */
+export async function putVersionBytes(gateway: GatewayClient, tape: TestTape, bytes: Buffer) {
+  const commitment = commitmentOfBuffer(bytes).commitment.toString('hex');
+  const address = tape.address.toBase58();
+  const headers = new UploadSigner(tape.keypair).signed((timestamp) =>
+    versionUploadMessage({ tape: address, commitment, size: bytes.length, timestamp }),
+  );
+  const reply = await gateway.exchange(
+    'PUT',
+    `upload/${address}/${commitment}`,
+    { ...headers, 'content-type': 'application/octet-stream' },
+    { bytes },
+  );
+  return { status: reply.status, error: errorOf(reply.body), commitment };
 }
