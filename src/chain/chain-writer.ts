@@ -11,7 +11,12 @@ import bs58 from 'bs58';
 import { ChainError, toChainError } from './chain-error';
 import { ChainRpc } from './chain-rpc';
 import { MAX_TRANSACTION_COMPUTE_UNITS } from './compute-units';
-import { PackedTransaction, packInstructions, PackOptions } from './transaction-packer';
+import {
+  PackedTransaction,
+  packInstructions,
+  PackOptions,
+  withLimitRaisedBy,
+} from './transaction-packer';
 
 export interface SendOptions {
   /** Transactions confirmed one after another (true) or several in flight at once (false). */
@@ -256,30 +261,6 @@ function ranOutOfComputeUnits(cause: unknown): boolean {
 const RECENT_MS = 180_000;
 /** Signatures remembered at most (the oldest go first). */
 const RECENT_MAX = 100_000;
-
-/** The instructions with their SetComputeUnitLimit raised by `units` (kept at the maximum). */
-function withLimitRaisedBy(
-  instructions: TransactionInstruction[],
-  units: number,
-): TransactionInstruction[] {
-  if (units === 0) return instructions;
-  const at = instructions.findIndex(
-    (ix) => ix.programId.equals(ComputeBudgetProgram.programId) && ix.data[0] === LIMIT_TAG,
-  );
-  if (at < 0) throw new Error('a transaction without a compute-unit limit cannot be made unique');
-  const limit = instructions[at].data.readUInt32LE(1);
-  // At the maximum, lower instead: the writer raises a limit that ran out back to the maximum.
-  const raised =
-    limit + units <= MAX_TRANSACTION_COMPUTE_UNITS
-      ? limit + units
-      : MAX_TRANSACTION_COMPUTE_UNITS - units;
-  const out = [...instructions];
-  out[at] = ComputeBudgetProgram.setComputeUnitLimit({ units: raised });
-  return out;
-}
-
-/** The first data byte of SetComputeUnitLimit. */
-const LIMIT_TAG = ComputeBudgetProgram.setComputeUnitLimit({ units: 0 }).data[0];
 
 /** The same instructions with the limit raised to the most one transaction may request. */
 function withMaximumLimit(instructions: TransactionInstruction[]): TransactionInstruction[] {

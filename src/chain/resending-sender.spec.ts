@@ -26,6 +26,8 @@ class FakeRpc {
     skipPreflight: boolean;
     transfer: number;
     budget: number[];
+    /** The SetComputeUnitLimit's units. */
+    limit: number;
   }[] = [];
   private readonly statuses = new Map<string, SignatureStatus>();
 
@@ -48,7 +50,16 @@ class FakeRpc {
     const budget = tx.instructions
       .filter((ix) => ix.programId.equals(ComputeBudgetProgram.programId))
       .map((ix) => ix.data[0]);
-    this.sent.push({ signature, skipPreflight: options.skipPreflight === true, transfer, budget });
+    const limit = tx.instructions
+      .find((ix) => ix.programId.equals(ComputeBudgetProgram.programId) && ix.data[0] === 2)!
+      .data.readUInt32LE(1);
+    this.sent.push({
+      signature,
+      skipPreflight: options.skipPreflight === true,
+      transfer,
+      budget,
+      limit,
+    });
     const fate = this.fate(transfer, attempt);
     if (fate !== 'drop') {
       this.statuses.set(signature, {
@@ -127,6 +138,20 @@ describe('ResendingSender', () => {
     expect(resent.every((s) => s.skipPreflight)).toBe(true);
     expect(new Set(rpc.sent.map((s) => s.signature)).size).toBe(12);
     expect(rpc.blockhashes).toBe(2);
+  });
+
+  it('makes separate sends of the same instructions separate transactions; one job keeps its own across rounds', async () => {
+    // `tape object rm a`, a deploy of a, the same rm within one blockhash: the second rm must
+    // not be the first's transaction again (already processed, and its status says done).
+    const { sut, rpc } = newSender(() => (rpc.sent.length === 3 ? 'drop' : 'land'));
+    await sut.sendAll(jobs(1), () => undefined);
+    await sut.sendAll(jobs(1), () => undefined);
+    expect(rpc.sent[1].limit).not.toBe(rpc.sent[0].limit);
+    expect(rpc.sent[1].transfer).toBe(rpc.sent[0].transfer);
+    // A third send, dropped once: its retry is the same write, with the same limit.
+    await sut.sendAll(jobs(1), () => undefined);
+    expect(rpc.sent).toHaveLength(4);
+    expect(rpc.sent[3].limit).toBe(rpc.sent[2].limit);
   });
 
   it('ends with the error of a transaction that executed and failed', async () => {

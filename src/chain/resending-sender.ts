@@ -7,8 +7,9 @@ import {
   TransactionInstruction,
 } from '@solana/web3.js';
 import bs58 from 'bs58';
+import { randomInt } from 'node:crypto';
 import { ChainError, toChainError } from './chain-error';
-import { PackOptions, withComputeBudget } from './transaction-packer';
+import { PackOptions, withComputeBudget, withLimitRaisedBy } from './transaction-packer';
 
 /** The part of web3.js's Connection the sender uses (a test hands in a stand-in). */
 export type SenderRpc = Pick<
@@ -21,6 +22,11 @@ export interface TransactionJob {
   instructions: TransactionInstruction[];
   signers: Keypair[];
 }
+
+/** Units a job's compute-unit limit may be raised by to make it a transaction of its own. */
+const UNIQUE_UNITS = 4096;
+/** The last raise given: distinct within a process, from a random start across processes. */
+let nextRaise = randomInt(UNIQUE_UNITS);
 
 export interface ResendingSenderOptions {
   rpcUrl: string;
@@ -46,6 +52,26 @@ const LEVEL = { processed: 0, confirmed: 1, finalized: 2 } as const;
  * (buffer writes) and for single transactions whose expiry is checked before a re-send.
  */
 export class ResendingSender {
+  /**
+   * Per job, the units its compute-unit limit is raised by, kept across its rounds. Separate
+   * commands of the same instructions (`tape object rm a`, a deploy of a, the same rm again,
+   * within one blockhash's life) would otherwise be one transaction: the node refuses the
+   * second as already processed and its status says done while nothing happened. Raises are
+   * distinct within a process and start at random, so two commands collide 1 time in
+   * UNIQUE_UNITS; fees change only with a unit price (a few lamports).
+   */
+  private readonly raises = new WeakMap<TransactionJob, number>();
+
+  private uniqueUnits(job: TransactionJob): number {
+    let units = this.raises.get(job);
+    if (units === undefined) {
+      nextRaise = (nextRaise + 1) % UNIQUE_UNITS;
+      units = nextRaise;
+      this.raises.set(job, units);
+    }
+    return units;
+  }
+
   private readonly commitment: Commitment;
   /** What counts as landed: the commitment, read as one of the three status levels. */
   private readonly level: keyof typeof LEVEL;
@@ -124,7 +150,7 @@ export class ResendingSender {
     const payer = job.signers[0];
     const { transactionInstructions } = withComputeBudget(job.instructions, this.options.packing);
     const tx = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight });
-    tx.add(...transactionInstructions);
+    tx.add(...withLimitRaisedBy(transactionInstructions, this.uniqueUnits(job)));
     tx.sign(...job.signers);
     return tx;
   }

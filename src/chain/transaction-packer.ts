@@ -181,3 +181,27 @@ export function transactionSize(
 function shortVecLength(n: number): number {
   return n < 0x80 ? 1 : n < 0x4000 ? 2 : 3;
 }
+
+/** The instructions with their SetComputeUnitLimit raised by `units` (kept at the maximum). */
+export function withLimitRaisedBy(
+  instructions: TransactionInstruction[],
+  units: number,
+): TransactionInstruction[] {
+  if (units === 0) return instructions;
+  const at = instructions.findIndex(
+    (ix) => ix.programId.equals(ComputeBudgetProgram.programId) && ix.data[0] === LIMIT_TAG,
+  );
+  if (at < 0) throw new Error('a transaction without a compute-unit limit cannot be made unique');
+  const limit = instructions[at].data.readUInt32LE(1);
+  // At the maximum, lower instead: a limit that ran out is raised back to the maximum.
+  const raised =
+    limit + units <= MAX_TRANSACTION_COMPUTE_UNITS
+      ? limit + units
+      : MAX_TRANSACTION_COMPUTE_UNITS - units;
+  const out = [...instructions];
+  out[at] = ComputeBudgetProgram.setComputeUnitLimit({ units: raised });
+  return out;
+}
+
+/** The first data byte of SetComputeUnitLimit. */
+const LIMIT_TAG = ComputeBudgetProgram.setComputeUnitLimit({ units: 0 }).data[0];
