@@ -50,6 +50,11 @@ export interface ObjectMetadata {
    */
   etag?: string;
   parts?: ObjectParts;
+  /**
+   * When the object was written (unix seconds): a version entry has no time of its own, so the
+   * S3 endpoint keeps its Last-Modified here. Absent (`tape deploy`'s entries): the version's.
+   */
+  modified?: number;
 }
 
 export const NO_METADATA: ObjectMetadata = Object.freeze({ headers: {}, user: {} });

@@ -1,32 +1,33 @@
 import { Injectable } from '@nestjs/common';
 import { pipeline, Readable } from 'node:stream';
-import { ChainReader } from '../../chain/chain-reader';
+import { stagingOwner } from '../../upload/staging';
 import { S3EtagTap } from '../body/s3-etag';
 import { checkWriteCondition, S3WriteCondition } from '../handlers/write-conditions';
 import { ObjectMetadata } from '../object-metadata';
 import { S3BackendInsufficientCapacityError, S3Bucket, S3WriteResult } from '../s3-backend';
-import { encodeObjectMetadata } from './object-metadata-codec';
-import { NamePrecondition, ObjectPublisher } from './object-publisher';
 import { s3EtagOf } from './object-records';
 import { ObjectSpool } from './object-spool';
 import { SpoolLedger } from './spool-ledger';
 import { TapeBucket, TapeDirectory } from './tape-directory';
+import { TapeVersions } from './tape-versions';
+import { VersionCommitGroups } from './version-commit-groups';
+import { WrittenObject } from './object-ops';
 
-/** As long as any S3 ETag kept in a tail: the name is sized before the body is read. */
+/** As long as any S3 ETag kept with an object: its metadata is sized before the body is read. */
 export const PLACEHOLDER_ETAG = `${'0'.repeat(32)}-1`;
 
 /**
  * The steps every write of an object shares (PutObject, a copy across tapes, a completed
  * multipart upload): room on the tape for what the gateway holds, the write condition, and the
- * commit itself (spool -> track store -> chain).
+ * commit itself (spool -> track store -> the tape's next version, docs/s3.md).
  */
 @Injectable()
 export class ObjectCommitter {
   constructor(
-    private readonly chain: ChainReader,
     private readonly tapes: TapeDirectory,
+    private readonly versions: TapeVersions,
     private readonly spool: ObjectSpool,
-    private readonly publisher: ObjectPublisher,
+    private readonly groups: VersionCommitGroups,
     private readonly budget: SpoolLedger,
   ) {}
 
@@ -49,12 +50,17 @@ export class ObjectCommitter {
     }
   }
 
+  /** Refuses early (before a body is read); the check that counts runs in the write's group. */
   async checkCondition(tape: TapeBucket, key: string, condition: S3WriteCondition): Promise<void> {
-    const [current] = await this.chain.getNames(tape.address, [key]);
+    const version = await this.versions.current(tape.address);
+    const current = await this.versions.lookup(version, key);
     checkWriteCondition(condition, current ? s3EtagOf(current) : null, key);
   }
 
-  /** Spool -> track store -> chain. Nothing reaches the store before the body ended whole. */
+  /**
+   * Spool -> track store -> the tape's next version. Nothing reaches the store before the body
+   * ended whole; the answer comes once the version holding the object is confirmed.
+   */
   async commit(
     bucket: S3Bucket,
     tape: TapeBucket,
@@ -67,43 +73,46 @@ export class ObjectCommitter {
     partSizes?: number[],
   ): Promise<S3WriteResult> {
     // S3's ETag (an MD5, the multipart form for a completed upload) is kept with the object for
-    // S3 clients; the commitment stays the track's identity and the site routes' ETag.
+    // S3 clients; the commitment stays the object's identity and the site routes' ETag.
     const etag = new S3EtagTap(partSizes);
     pipeline(body, etag.stream, () => undefined);
     const spooled = await this.spool.spool(etag.stream, declaredSize);
     try {
       // A body of undeclared length (chunked transfer) is checked for room once its size is known.
       if (declaredSize === undefined) await this.tapes.writable(bucket, spooled.size);
-      // The references let the track store's collector keep these bytes while the track lives.
+      // Staged for the tape (docs/uploads.md): the collector keeps the bytes until a version
+      // that names them is certified and recorded under its own owner.
       await this.spool.store(spooled, {
         tape: tape.address.toBase58(),
-        track: this.publisher.trackAddress(tape.address, spooled.commitment).toBase58(),
+        track: stagingOwner(tape.address, tape.record.version),
       });
-      const kept: ObjectMetadata = { ...metadata(), etag: etag.etag() };
-      const done = await this.publisher.publish(
-        tape.address,
-        key,
-        spooled,
-        contentType,
-        preconditionOf(condition, key),
-        encodeObjectMetadata(kept),
-      );
-      return {
-        etag: kept.etag ?? done.commitment.toString('hex'),
-        lastModified: done.lastModified,
-        ...(kept.checksum ? { checksum: kept.checksum } : {}),
-      };
+      const written = await this.groups.submit(tape.address, {
+        kind: 'put',
+        file: {
+          name: key,
+          commitment: spooled.commitment,
+          size: spooled.size,
+          contentType,
+          layout: spooled.manifestBytes
+            ? { kind: 'stream', manifestBytes: spooled.manifestBytes.length }
+            : { kind: 'blob' },
+        },
+        metadata: { ...metadata(), etag: etag.etag() },
+        condition,
+      });
+      return writeResult(written!);
     } finally {
       await this.spool.discard(spooled);
     }
   }
 }
 
-/** The write condition, checked again by the publisher under the name's write lock. */
-export function preconditionOf(
-  condition: S3WriteCondition | undefined,
-  key: string,
-): NamePrecondition | undefined {
-  if (!condition) return undefined;
-  return (current) => checkWriteCondition(condition, current ? s3EtagOf(current) : null, key);
+/** A write's answer: its S3 ETag, the time its version keeps, its checksum. */
+export function writeResult(written: WrittenObject): S3WriteResult {
+  const kept = written.metadata;
+  return {
+    etag: kept.etag ?? written.commitment.toString('hex'),
+    lastModified: new Date((kept.modified ?? 0) * 1000),
+    ...(kept.checksum ? { checksum: kept.checksum } : {}),
+  };
 }

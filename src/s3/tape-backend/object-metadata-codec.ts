@@ -22,6 +22,7 @@ import {
  *         `<hex>-<parts>`)
  *   64    the part sizes: u16 runs, each u16 count and u64 size (equal parts take one run)
  *   65    the parts' checksums: u8 algorithm, u16 count, the raw digests in part order
+ *   80    when the object was written: u64 unix seconds (its S3 Last-Modified)
  *
  * An object without any metadata has no tail at all (encode returns undefined).
  */
@@ -31,6 +32,7 @@ const CHECKSUM_FIELD = 32;
 const ETAG_FIELD = 48;
 const PART_SIZES_FIELD = 64;
 const PART_CHECKSUMS_FIELD = 65;
+const MODIFIED_FIELD = 80;
 const ETAG_PATTERN = /^([0-9a-f]{32})(?:-([1-9]\d{0,4}))?$/;
 
 export function encodeObjectMetadata(m: ObjectMetadata): Buffer | undefined {
@@ -75,6 +77,10 @@ export function encodeObjectMetadata(m: ObjectMetadata): Buffer | undefined {
       for (const c of m.parts.checksums) w.bytes(Buffer.from(c, 'base64'));
     }
   }
+  if (m.modified !== undefined) {
+    w.u8(MODIFIED_FIELD).u64(m.modified);
+    fields++;
+  }
   return fields === 0 ? undefined : w.done();
 }
 
@@ -106,6 +112,8 @@ export function decodeObjectMetadata(tail: Buffer | undefined): ObjectMetadata {
         out.parts = { ...out.parts, sizes: readRuns(r) };
       } else if (field === PART_CHECKSUMS_FIELD) {
         out.parts = { sizes: [], ...out.parts, checksums: readDigests(r) };
+      } else if (field === MODIFIED_FIELD) {
+        out.modified = r.u64n();
       } else {
         return NO_METADATA;
       }

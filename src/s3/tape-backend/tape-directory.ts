@@ -132,11 +132,13 @@ export class TapeDirectory {
   }
 }
 
+/** Room left beside the per-file tracks (`used`) and the kept versions' bytes. */
 export function assertRoom(record: TapeRecord, adding: number): void {
-  const free = Math.max(0, record.capacity - record.used);
+  const taken = record.used + record.keptBytes;
+  const free = Math.max(0, record.capacity - taken);
   if (adding > free) {
     throw new S3BackendInsufficientCapacityError(
-      `${adding} bytes do not fit in the ${free} bytes free (${record.used} of ${record.capacity} used)`,
+      `${adding} bytes do not fit in the ${free} bytes free (${taken} of ${record.capacity} used)`,
     );
   }
 }

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { PublicKey } from '@solana/web3.js';
-import { ChainReader } from '../../chain/chain-reader';
 import { S3Config } from '../../config/s3.config';
 import { ChecksumAlgorithm } from '../body/checksums';
 import { S3WriteCondition } from '../handlers/write-conditions';
@@ -26,10 +25,10 @@ import {
   placeholderChecksum,
 } from './object-metadata-codec';
 import { assertPublishableName, contentTypeForName } from './object-names';
-import { ObjectPublisher } from './object-publisher';
-import { s3EtagOf } from './object-records';
+import { assertEntryFits, s3EtagOf } from './object-records';
 import { SpoolLedger } from './spool-ledger';
 import { TapeBucket, TapeDirectory } from './tape-directory';
+import { TapeVersions } from './tape-versions';
 
 /**
  * Multipart uploads on tapes: parts are held by the multipart store (counted in the tape's spool
@@ -38,22 +37,20 @@ import { TapeBucket, TapeDirectory } from './tape-directory';
 @Injectable()
 export class TapeMultipartUploads {
   constructor(
-    private readonly chain: ChainReader,
     private readonly tapes: TapeDirectory,
+    private readonly versions: TapeVersions,
     private readonly multipart: MultipartStore,
     private readonly committer: ObjectCommitter,
-    private readonly publisher: ObjectPublisher,
     private readonly budget: SpoolLedger,
     private readonly config: S3Config,
   ) {}
 
   async create(bucket: S3Bucket, input: S3CreateMultipartInput): Promise<{ uploadId: string }> {
     assertPublishableName(input.key);
-    const tape = await this.tapes.writable(bucket);
+    await this.tapes.writable(bucket);
     const contentType = contentTypeForName(input.key, input.contentType);
     const algorithm = input.checksum?.algorithm;
-    this.publisher.assertNameFits(
-      tape.address,
+    assertEntryFits(
       input.key,
       contentType,
       encodeObjectMetadata({
@@ -168,7 +165,10 @@ export class TapeMultipartUploads {
     if (!done) return null;
     const result: S3WriteResult = { etag: done.etag, lastModified: new Date(done.lastModified) };
     // The checksum is the object's, kept with its name: answered while the key still holds it.
-    const [current] = await this.chain.getNames(new PublicKey(bucket.tapeAddress), [key]);
+    const current = await this.versions.lookup(
+      await this.versions.current(new PublicKey(bucket.tapeAddress)),
+      key,
+    );
     const kept = current && decodeObjectMetadata(current.metadata);
     if (current && kept && s3EtagOf(current, kept) === done.etag && kept.checksum) {
       result.checksum = kept.checksum;
@@ -187,8 +187,8 @@ export class TapeMultipartUploads {
 
   /**
    * The part boundaries (and the parts' checksums) kept with a completed multipart object, as
-   * much of them as its name can hold: the tail is bounded by the program (1,024 bytes) and the
-   * SetName transaction. Without the checksums when they do not fit, without the layout when it
+   * much of them as its name can hold: the entry's metadata is at most 1,024 bytes
+   * (docs/versions.md, "Entries"). Without the checksums when they do not fit, without the layout when it
    * does not either (GetObjectAttributes and `partNumber` then see one part).
    */
   private partLayout(
@@ -207,11 +207,16 @@ export class TapeMultipartUploads {
     const checksum = want && placeholderChecksum(want.algorithm, want.type);
     return candidates.find((layout) => {
       try {
-        this.publisher.assertNameFits(
-          tape.address,
+        assertEntryFits(
           key,
           contentType,
-          encodeObjectMetadata({ ...kept, checksum, etag: PLACEHOLDER_ETAG, parts: layout }),
+          encodeObjectMetadata({
+            ...kept,
+            checksum,
+            etag: PLACEHOLDER_ETAG,
+            parts: layout,
+            modified: 0,
+          }),
         );
         return true;
       } catch {

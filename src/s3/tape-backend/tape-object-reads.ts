@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Readable } from 'node:stream';
-import { NameRecord, TrackKind } from '../../chain/account-layouts';
-import { ChainReader } from '../../chain/chain-reader';
 import { parseAddress } from '../../chain/tape-label';
 import { ObjectReader } from '../../tracks/object-reader';
+import { VersionEntry } from '../../versions/version-entry';
 import {
   S3BackendInvalidRangeError,
   S3BackendNoSuchKeyError,
@@ -13,15 +12,20 @@ import {
   S3ObjectInfo,
   S3ObjectStream,
 } from '../s3-backend';
-import { toObjectHead, toObjectInfo } from './object-records';
-import { TapeBucket, TapeDirectory } from './tape-directory';
+import { toObjectHead, toObjectInfo, trackRefOf } from './object-records';
+import { TapeDirectory } from './tape-directory';
+import { CurrentVersion, TapeVersions } from './tape-versions';
 
-/** The read side of S3 over tapes: buckets by label, objects from the chain's name records. */
+/**
+ * The read side of S3 over tapes: buckets by label, objects from the tape's current version
+ * (its pointer read fresh, its nodes verified and cached by commitment), bytes through the
+ * verifying object reader.
+ */
 @Injectable()
 export class TapeObjectReads {
   constructor(
-    private readonly chain: ChainReader,
     private readonly tapes: TapeDirectory,
+    private readonly versions: TapeVersions,
     private readonly reader: ObjectReader,
   ) {}
 
@@ -35,23 +39,21 @@ export class TapeObjectReads {
   }
 
   async listObjects(bucket: S3Bucket, prefix: string): Promise<S3ObjectInfo[]> {
-    const tape = await this.tapes.readable(bucket);
-    const names = await this.chain.listNames(tape.address);
-    return names.filter((n) => n.name.startsWith(prefix)).map((n) => toObjectInfo(n));
+    const version = await this.current(bucket);
+    const entries = await this.versions.list(version, prefix);
+    return entries.map((e) => toObjectInfo(e, version.record.publishedAt));
   }
 
   async headObject(bucket: S3Bucket, key: string): Promise<S3ObjectHead> {
-    return toObjectHead(await this.record(await this.tapes.readable(bucket), key));
+    const version = await this.current(bucket);
+    return toObjectHead(await this.entry(version, key), version.record.publishedAt);
   }
 
   async getObject(bucket: S3Bucket, key: string, range?: S3ByteRange): Promise<S3ObjectStream> {
-    const record = await this.record(await this.tapes.readable(bucket), key);
-    const opened = await this.reader.open({
-      kind: record.kind === TrackKind.Manifest ? 'manifest' : 'blob',
-      commitment: record.commitment,
-      size: record.size,
-    });
-    const head = toObjectHead(record);
+    const version = await this.current(bucket);
+    const entry = await this.entry(version, key);
+    const opened = await this.reader.open(trackRefOf(entry));
+    const head = toObjectHead(entry, version.record.publishedAt);
     if (range && (range.start > range.end || range.end >= opened.size)) {
       throw new S3BackendInvalidRangeError('the object changed since its size was read');
     }
@@ -60,9 +62,15 @@ export class TapeObjectReads {
     return { head, body };
   }
 
-  private async record(tape: TapeBucket, key: string): Promise<NameRecord> {
-    const [record] = await this.chain.getNames(tape.address, [key]);
-    if (!record) throw new S3BackendNoSuchKeyError(key);
-    return record;
+  /** The tape's current version; an expired tape is refused (reads follow its site). */
+  private async current(bucket: S3Bucket): Promise<CurrentVersion> {
+    const tape = await this.tapes.readable(bucket);
+    return this.versions.current(tape.address);
+  }
+
+  private async entry(version: CurrentVersion, key: string): Promise<VersionEntry> {
+    const entry = await this.versions.lookup(version, key);
+    if (!entry) throw new S3BackendNoSuchKeyError(key);
+    return entry;
   }
 }

@@ -1,38 +1,33 @@
 import { Injectable } from '@nestjs/common';
-import { NameRecord } from '../../chain/account-layouts';
-import { ChainReader } from '../../chain/chain-reader';
 import { S3Config } from '../../config/s3.config';
 import { ObjectChecksum, ObjectMetadata } from '../object-metadata';
 import {
   BodyChecksum,
-  S3BackendNoSuchKeyError,
+  S3BackendError,
   S3Bucket,
   S3CopyObjectInput,
   S3DeleteOutcome,
   S3PutObjectInput,
   S3WriteResult,
 } from '../s3-backend';
-import { ObjectCommitter, PLACEHOLDER_ETAG, preconditionOf } from './object-committer';
-import {
-  decodeObjectMetadata,
-  encodeObjectMetadata,
-  placeholderChecksum,
-} from './object-metadata-codec';
+import { TapeWriteFailedError } from './chain-write-errors';
+import { ObjectCommitter, PLACEHOLDER_ETAG, writeResult } from './object-committer';
+import { encodeObjectMetadata, placeholderChecksum } from './object-metadata-codec';
 import { assertPublishableName, contentTypeForCopy, contentTypeForName } from './object-names';
-import { ObjectPublisher } from './object-publisher';
+import { assertEntryFits } from './object-records';
 import { SpoolLedger } from './spool-ledger';
 import { TapeDirectory } from './tape-directory';
 import { TapeObjectReads } from './tape-object-reads';
+import { VersionCommitGroups } from './version-commit-groups';
 
 /** PutObject, CopyObject and DeleteObjects on tapes. */
 @Injectable()
 export class TapeObjectWrites {
   constructor(
-    private readonly chain: ChainReader,
     private readonly tapes: TapeDirectory,
     private readonly reads: TapeObjectReads,
     private readonly committer: ObjectCommitter,
-    private readonly publisher: ObjectPublisher,
+    private readonly groups: VersionCommitGroups,
     private readonly budget: SpoolLedger,
     private readonly config: S3Config,
   ) {}
@@ -50,14 +45,14 @@ export class TapeObjectWrites {
       const tape = await this.committer.writableWithSpool(bucket);
       const kept: ObjectMetadata = { headers: input.headers ?? {}, user: input.metadata };
       const algorithm = input.checksum?.algorithm;
-      this.publisher.assertNameFits(
-        tape.address,
+      assertEntryFits(
         input.key,
         contentType,
         encodeObjectMetadata({
           ...kept,
           checksum: algorithm && placeholderChecksum(algorithm),
           etag: PLACEHOLDER_ETAG,
+          modified: 0,
         }),
       );
       // Refused before the body is read too (the check that counts runs again under the lock).
@@ -93,43 +88,35 @@ export class TapeObjectWrites {
     const contentType = input.replace
       ? contentTypeForCopy(input.destinationKey, input.replace.contentType)
       : undefined;
-    const [source] = await this.chain.getNames(tape.address, [input.sourceKey]);
-    if (!source) throw new S3BackendNoSuchKeyError(input.sourceKey);
     // COPY keeps the source's metadata as it is; REPLACE takes the request's headers and
-    // x-amz-meta-*, and keeps the checksum (it belongs to the bytes, which do not change).
+    // x-amz-meta-*, and keeps the checksum and ETag (they belong to the bytes, which do not
+    // change). No bytes move: the copy names the source's bytes where its version has them.
     const replace = input.replace;
-    const metadataOf = (from: NameRecord): Buffer | undefined =>
-      replace
-        ? encodeObjectMetadata({
-            ...decodeObjectMetadata(from.metadata),
-            headers: replace.headers ?? {},
-            user: replace.metadata,
-          })
-        : from.metadata;
-    this.publisher.assertNameFits(
-      tape.address,
-      input.destinationKey,
-      contentType ?? source.contentType,
-      metadataOf(source),
-    );
-    const done = await this.publisher.copy(
-      tape.address,
-      input.sourceKey,
-      input.destinationKey,
+    const written = await this.groups.submit(tape.address, {
+      kind: 'copy',
+      source: input.sourceKey,
+      destination: input.destinationKey,
       contentType,
-      preconditionOf(input.condition, input.destinationKey),
-      metadataOf,
-    );
-    return {
-      etag: decodeObjectMetadata(source.metadata).etag ?? done.commitment.toString('hex'),
-      lastModified: done.lastModified,
-      checksum: decodeObjectMetadata(source.metadata).checksum,
-    };
+      metadata: (source) =>
+        replace ? { ...source, headers: replace.headers ?? {}, user: replace.metadata } : source,
+      condition: input.condition,
+    });
+    return writeResult(written!);
   }
 
   async deleteObjects(bucket: S3Bucket, keys: string[]): Promise<S3DeleteOutcome[]> {
     const tape = await this.tapes.writable(bucket);
-    return this.publisher.remove(tape.address, keys);
+    try {
+      await this.groups.submit(tape.address, { kind: 'delete', names: [...new Set(keys)] });
+      return keys.map((key) => ({ key }));
+    } catch (error) {
+      // One version removes them all or none: every key gets the group's refusal.
+      const typed =
+        error instanceof S3BackendError
+          ? error
+          : new TapeWriteFailedError(error instanceof Error ? error.message : String(error));
+      return keys.map((key) => ({ key, error: typed }));
+    }
   }
 
   /**
@@ -170,7 +157,11 @@ export class TapeObjectWrites {
    */
   private async unsizedReservation(bucket: S3Bucket): Promise<number> {
     const { record } = await this.tapes.writable(bucket);
-    const free = record.capacity - record.used - (await this.budget.tapeBytes(bucket.tapeAddress));
+    const free =
+      record.capacity -
+      record.used -
+      record.keptBytes -
+      (await this.budget.tapeBytes(bucket.tapeAddress));
     return Math.max(0, Math.min(this.config.max_unsized_body_bytes, free));
   }
 }

@@ -7,7 +7,6 @@ import { S3Config } from '../../config/s3.config';
 import { StorageConfig } from '../../config/storage.config';
 import { CredentialsModule } from '../../credentials/credentials.module';
 import { MeteringModule } from '../../metering/metering.module';
-import { RedisMutex } from '../../shared-state/redis-mutex';
 import { SharedState } from '../../shared-state/shared-state';
 import { SharedStateModule } from '../../shared-state/shared-state.module';
 import { trackS3Client } from '../../tracks/s3/s3-track-store';
@@ -22,12 +21,6 @@ import { ChainEndedTapes, EndedTapes } from './ended-tapes';
 import { MultipartSpool } from './multipart-spool';
 import { MultipartSweeper } from './multipart-sweeper';
 import { MultipartStore } from './multipart-store';
-import { ObjectPublisher } from './object-publisher';
-import {
-  LocalObjectWriteLocks,
-  ObjectWriteLocks,
-  SharedObjectWriteLocks,
-} from './object-write-locks';
 import { ObjectCommitter } from './object-committer';
 import { ObjectSpool } from './object-spool';
 import { SharedMultipartStore } from './shared-multipart-store';
@@ -39,6 +32,10 @@ import { TapeMultipartUploads } from './tape-multipart-uploads';
 import { TapeObjectReads } from './tape-object-reads';
 import { TapeObjectWrites } from './tape-object-writes';
 import { TapeS3Backend } from './tape-s3-backend';
+import { TapeVersions } from './tape-versions';
+import { VersionCommitGroups } from './version-commit-groups';
+import { UploadModule } from '../../upload/upload.module';
+import { VersionsModule } from '../../versions/versions.module';
 
 /**
  * Multipart uploads and the spool budget are shared by replicas when they share a Redis
@@ -64,21 +61,17 @@ export function tapeS3Options(): S3ModuleOptions {
       ObservabilityModule,
       KeyBalanceModule,
       CredentialsModule.forRoot(),
+      VersionsModule,
+      // The group commit publishes with the gateway's own keys (PublishService.publishOwn).
+      UploadModule,
     ],
     providers: [
       TapeDirectory,
       SpoolBudget,
       ObjectSpool,
-      ObjectPublisher,
-      {
-        // Writers sharing a Redis lock each name over all of them (whatever the track store).
-        provide: ObjectWriteLocks,
-        inject: [SharedState],
-        useFactory: (shared: SharedState): ObjectWriteLocks =>
-          shared.redis
-            ? new SharedObjectWriteLocks(new RedisMutex(shared.redis), shared.prefix)
-            : new LocalObjectWriteLocks(),
-      },
+      TapeVersions,
+      // Writers need no lock between them: each group publishes with compare-and-swap.
+      VersionCommitGroups,
       {
         provide: SpoolLedger,
         inject: [StorageConfig, S3Config, GatewayConfig, SharedState, SpoolBudget],
