@@ -11,6 +11,7 @@ import { ObjectModule } from './object/object.module';
 import { ObservabilityModule } from './observability/observability.module';
 import { S3Module } from './s3/s3.module';
 import { tapeS3Options } from './s3/tape-backend/tape-s3-options';
+import { S3_VERSION_PUBLISHING } from './s3-version-publishing';
 import { SiteModule } from './site/site.module';
 import { TracksModule } from './tracks/tracks.module';
 import { UploadModule } from './upload/upload.module';
@@ -32,7 +33,7 @@ export class AppModule {
         UploadModule,
         ObjectModule,
         SiteModule,
-        S3Module.forRoot(tapeS3Options()),
+        S3Module.forRoot(tapeS3Options(S3_VERSION_PUBLISHING)),
       ],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
     };

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { pipeline, Readable } from 'node:stream';
-import { stagingOwner } from '../../upload/staging';
 import { S3EtagTap } from '../body/s3-etag';
 import { checkWriteCondition, S3WriteCondition } from '../handlers/write-conditions';
 import { ObjectMetadata } from '../object-metadata';
@@ -12,6 +11,7 @@ import { TapeBucket, TapeDirectory } from './tape-directory';
 import { TapeVersions } from './tape-versions';
 import { VersionCommitGroups } from './version-commit-groups';
 import { WrittenObject } from './object-ops';
+import { VersionPublishing } from './version-publishing';
 
 /** As long as any S3 ETag kept with an object: its metadata is sized before the body is read. */
 export const PLACEHOLDER_ETAG = `${'0'.repeat(32)}-1`;
@@ -29,6 +29,7 @@ export class ObjectCommitter {
     private readonly spool: ObjectSpool,
     private readonly groups: VersionCommitGroups,
     private readonly budget: SpoolLedger,
+    private readonly publishing: VersionPublishing,
   ) {}
 
   /**
@@ -84,7 +85,7 @@ export class ObjectCommitter {
       // that names them is certified and recorded under its own owner.
       await this.spool.store(spooled, {
         tape: tape.address.toBase58(),
-        track: stagingOwner(tape.address, tape.record.version),
+        track: this.publishing.stagingOwner(tape.address, tape.record.version),
       });
       const written = await this.groups.submit(tape.address, {
         kind: 'put',

@@ -122,7 +122,9 @@ function stagedOf(entry: VersionEntry): Staged {
       contentType: entry.contentType,
       metadata: entry.metadata,
       layout:
-        loc.kind === 'stream' ? { kind: 'stream', manifestBytes: loc.manifestBytes } : { kind: 'blob' },
+        loc.kind === 'stream'
+          ? { kind: 'stream', manifestBytes: loc.manifestBytes }
+          : { kind: 'blob' },
     },
     metadata: decodeObjectMetadata(entry.metadata),
   };

@@ -34,7 +34,7 @@ import { TapeObjectWrites } from './tape-object-writes';
 import { TapeS3Backend } from './tape-s3-backend';
 import { TapeVersions } from './tape-versions';
 import { VersionCommitGroups } from './version-commit-groups';
-import { UploadModule } from '../../upload/upload.module';
+import { VersionPublishingWiring } from './version-publishing';
 import { VersionsModule } from '../../versions/versions.module';
 
 /**
@@ -49,9 +49,10 @@ function sharesMultipart(storage: StorageConfig, shared: SharedState): boolean {
 /**
  * The S3 endpoint's ports over tapes, for `S3Module.forRoot(tapeS3Options())` in the gateway:
  * the chain services and GatewayIdentity come from ChainModule, the credential registry from
- * CredentialsModule, the config classes from the global ConfigModule.
+ * CredentialsModule, the config classes from the global ConfigModule; `publishing` wires the
+ * VersionPublishing port (the upload room's Publish, which this room may not import).
  */
-export function tapeS3Options(): S3ModuleOptions {
+export function tapeS3Options(publishing: VersionPublishingWiring): S3ModuleOptions {
   return {
     imports: [
       TracksModule,
@@ -62,8 +63,8 @@ export function tapeS3Options(): S3ModuleOptions {
       KeyBalanceModule,
       CredentialsModule.forRoot(),
       VersionsModule,
-      // The group commit publishes with the gateway's own keys (PublishService.publishOwn).
-      UploadModule,
+      // The group commit publishes with the gateway's own keys (the root wires the port).
+      ...publishing.imports,
     ],
     providers: [
       TapeDirectory,
@@ -72,6 +73,7 @@ export function tapeS3Options(): S3ModuleOptions {
       TapeVersions,
       // Writers need no lock between them: each group publishes with compare-and-swap.
       VersionCommitGroups,
+      publishing.provider,
       {
         provide: SpoolLedger,
         inject: [StorageConfig, S3Config, GatewayConfig, SharedState, SpoolBudget],

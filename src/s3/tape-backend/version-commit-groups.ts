@@ -9,8 +9,6 @@ import { KeyBalance } from '../../chain/key-balance/key-balance';
 import { ApiError } from '../../http/api-error';
 import { ObjectReader } from '../../tracks/object-reader';
 import { TrackStore } from '../../tracks/track-store';
-import { PublishService } from '../../upload/publish.service';
-import { stagingOwner } from '../../upload/staging';
 import { buildVersion, BuiltVersion } from '../../versions/version-builder';
 import { ChangedFile, planVersion, VersionPlan } from '../../versions/version-planner';
 import {
@@ -24,6 +22,7 @@ import {
 import { chainWriteError, notDelegatedMessage, TapeWriteFailedError } from './chain-write-errors';
 import { applyObjectOps, ObjectOp, OpOutcome, WrittenObject } from './object-ops';
 import { TapeVersions } from './tape-versions';
+import { VersionPublishing } from './version-publishing';
 
 /** Writes one Publish carries at most; the rest form the next group. */
 const MAX_GROUP_OPS = 2000;
@@ -68,7 +67,7 @@ export class VersionCommitGroups {
     private readonly versions: TapeVersions,
     private readonly store: TrackStore,
     private readonly reader: ObjectReader,
-    private readonly publisher: PublishService,
+    private readonly publisher: VersionPublishing,
     private readonly identity: GatewayIdentity,
     private readonly balance: KeyBalance,
   ) {}
@@ -110,7 +109,11 @@ export class VersionCommitGroups {
     } catch (error) {
       const refusal = await this.s3Error(error);
       if (!(refusal instanceof S3BackendError) || refusal instanceof TapeWriteFailedError) {
-        this.logger.warn({ msg: 'group commit failed', tape: tape.toBase58(), error: String(error) });
+        this.logger.warn({
+          msg: 'group commit failed',
+          tape: tape.toBase58(),
+          error: String(error),
+        });
       }
       for (const w of batch) w.reject(refusal);
       return;
@@ -127,11 +130,7 @@ export class VersionCommitGroups {
       const record = await this.chain.getTape(tape);
       if (!record) throw new S3BackendAccessDeniedError('the tape no longer exists');
       const base = await this.versions.entries(tape, record);
-      const { change, outcomes } = applyObjectOps(
-        base.entries,
-        ops,
-        Math.floor(Date.now() / 1000),
-      );
+      const { change, outcomes } = applyObjectOps(base.entries, ops, Math.floor(Date.now() / 1000));
       if (change.put.length === 0 && (change.remove ?? []).length === 0) return outcomes;
       const plan = await planVersion(base, change, (file) => this.readSmall(file));
       const built = buildVersion(plan.entries, plan.settings);
@@ -139,7 +138,7 @@ export class VersionCommitGroups {
       try {
         await this.publisher.publishOwn(tape, built.rootCommitment, record.version);
       } catch (error) {
-        if (!isConflict(error) || attempt >= MAX_ATTEMPTS) throw error;
+        if (!this.publisher.isConflict(error) || attempt >= MAX_ATTEMPTS) throw error;
         // A Publish that landed although its answer was lost (a resend) is a success.
         const now = await this.chain.getTape(tape);
         if (!now?.root.equals(built.rootCommitment)) {
@@ -166,7 +165,7 @@ export class VersionCommitGroups {
     plan: VersionPlan,
     built: BuiltVersion,
   ): Promise<void> {
-    const owner = stagingOwner(tape, record.version);
+    const owner = this.publisher.stagingOwner(tape, record.version);
     const tracks = [
       ...plan.packs.map((p) => ({ commitment: p.commitment, bytes: p.bytes })),
       ...built.nodes.map((n) => ({ commitment: n.commitment, bytes: n.bytes })),
@@ -206,12 +205,16 @@ export class VersionCommitGroups {
       const status = error.getStatus();
       if (status === 413) return new S3BackendInsufficientCapacityError(error.message);
       if (status === 403) {
-        return new S3BackendAccessDeniedError(notDelegatedMessage(this.identity.publicKey.toBase58()));
+        return new S3BackendAccessDeniedError(
+          notDelegatedMessage(this.identity.publicKey.toBase58()),
+        );
       }
       if (status === 507) return new S3BackendUnpaidError(error.message);
       if (status === 410) return new S3BackendTapeExpiredError(error.message);
       if (status === 409 || status >= 500) {
-        return new S3BackendSlowDownError(`the tape's version could not be published: ${error.message}`);
+        return new S3BackendSlowDownError(
+          `the tape's version could not be published: ${error.message}`,
+        );
       }
       return new TapeWriteFailedError(`the version was not certified: ${error.message}`);
     }
@@ -220,13 +223,6 @@ export class VersionCommitGroups {
     }
     return chainWriteError(await this.balance.explain(error), this.identity.publicKey.toBase58());
   }
-}
-
-function isConflict(error: unknown): boolean {
-  return (
-    error instanceof VersionConflictError ||
-    (error instanceof ApiError && error.code === 'version_conflict')
-  );
 }
 
 function sleep(ms: number): Promise<void> {
