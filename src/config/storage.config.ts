@@ -20,11 +20,16 @@ export class TrackGcConfig {
   @IsBoolean()
   enabled = true;
 
-  /** Time between the end of one pass and the start of the next. */
+  /**
+   * Time between the end of one pass and the start of the next. Short because a pass costs
+   * little when nothing changed: the tapes it checks whole are the ones that changed here, and
+   * the cursor's page is read from the local index; a dropped version's bytes go within one
+   * interval of the Publish that dropped it (docs/versions.md, "Garbage collection").
+   */
   @IsInt()
   @Min(100)
   @Max(24 * 60 * 60 * 1000)
-  interval_ms = 5 * 60 * 1000;
+  interval_ms = 5 * 1000;
 
   /** Stored blobs examined per pass (their references read with getMultipleAccounts). */
   @IsInt()
@@ -38,8 +43,11 @@ export class TrackGcConfig {
   expired_grace_secs = 7 * 24 * 60 * 60;
 
   /**
-   * A reference recorded less than this long ago is kept even when its track account is absent:
-   * S3 writes store bytes before the WriteTrack, and an RPC node may lag behind the upload.
+   * A reference recorded less than this long ago is kept even when its track account is absent
+   * (S3 writes store bytes before the WriteTrack, and an RPC node may lag behind the upload);
+   * bytes staged on a tape's current version (an upload in progress) and a version certified
+   * but not published yet are kept this long after they were last recorded. A dropped version
+   * and bytes staged on a version the tape has moved past are not: the pointer decides at once.
    */
   @IsInt()
   @Min(0)

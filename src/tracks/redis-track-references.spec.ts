@@ -112,7 +112,7 @@ describe('RedisTrackReferences (a real redis-server): every writer records into 
   it('keeps a version owner whole through its fields, and drops it like any other', async () => {
     const [a, b] = twoReplicas();
     const blob = randomBytes(32);
-    const owner = versionOwner(TAPE, randomBytes(32));
+    const owner = versionOwner(TAPE, 1, randomBytes(32));
     await a.claim(claimOf(blob, owner));
     const [listed] = await b.list(undefined, 1);
     expect(listed.references).toEqual([

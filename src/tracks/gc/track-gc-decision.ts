@@ -1,7 +1,7 @@
 import type { TapeRecord, TrackRecord } from '../../chain/account-layouts';
 import type { TrackGcConfig } from '../../config/storage.config';
 import type { TrackReference } from '../track-store';
-import { parseVersionOwner, VersionOwner } from './version-owner';
+import { parseStagingOwner, parseVersionOwner, StagingOwner, VersionOwner } from './version-owner';
 
 /** What the chain says about the accounts a batch of references names. */
 export interface ChainFacts {
@@ -16,6 +16,12 @@ export interface ChainFacts {
 
 export type ReferenceVerdict =
   | 'live'
+  /**
+   * Live for now, but the chain or the clock will settle it soon: a version certified and not
+   * published yet, bytes staged on the tape's current version. The collector checks the tape
+   * again at its next pass (docs/tracks.md, "Garbage collection": targeted checks).
+   */
+  | 'pending'
   /** The track account is gone (closed), and the reference is older than the pending grace. */
   | 'track-closed'
   /** The tape expired longer ago than the grace period. */
@@ -23,7 +29,16 @@ export type ReferenceVerdict =
   /** A segment whose manifest track was never certified, older than the orphan age. */
   | 'orphan-segment'
   /** A version owner whose root is neither the tape's current nor its previous version. */
-  | 'version-dropped';
+  | 'version-dropped'
+  /** Staged on a version the tape has moved past (published, or published by another writer). */
+  | 'staged-superseded'
+  /** Staged on the tape's current version longer ago than the pending grace. */
+  | 'staged-abandoned';
+
+/** Verdicts that keep the bytes. */
+export function keeps(verdict: ReferenceVerdict): boolean {
+  return verdict === 'live' || verdict === 'pending';
+}
 
 /**
  * Whether one reference still keeps its bytes. Pure: the collector reads the chain once per
@@ -43,6 +58,8 @@ export function judgeReference(
   const ageMs = decidedAt - ref.recordedAt;
   const version = parseVersionOwner(ref.track);
   if (version) return judgeVersionReference(version, ageMs, chain, config);
+  const staged = parseStagingOwner(ref.track);
+  if (staged) return judgeStagedReference(staged, ageMs, chain, config);
   const track = chain.tracks.get(ref.track) ?? null;
   if (!track || track.tape.toBase58() !== ref.tape) {
     return ageMs >= config.pending_grace_secs * 1000 ? 'track-closed' : 'live';
@@ -57,9 +74,11 @@ export function judgeReference(
 
 /**
  * A certified version's track (recorded by the publish service under a version owner): kept
- * while the version is one the tape keeps, its current `root` or its `prev_root`. Within the
- * pending grace it is kept whatever the chain says: the gateway records it when it certifies,
- * before the Publish is sent, let alone confirmed (and an RPC node may lag).
+ * while the tape keeps the version, its current `root` or its `prev_root`. Versions only grow,
+ * so once the tape's version reaches the owner's number the pointer decides for good, at once:
+ * a node that lags shows an older pointer, under which the version is still to come (pending).
+ * Still to come, it is kept for the pending grace after it was certified (the gateway records it
+ * before the Publish is sent, let alone confirmed), then dropped: that Publish never landed.
  */
 function judgeVersionReference(
   version: VersionOwner,
@@ -67,11 +86,50 @@ function judgeVersionReference(
   chain: ChainFacts,
   config: Pick<TrackGcConfig, 'expired_grace_secs' | 'pending_grace_secs'>,
 ): ReferenceVerdict {
-  if (ageMs < config.pending_grace_secs * 1000) return 'live';
+  const withinGrace = ageMs < config.pending_grace_secs * 1000;
+  // Owners recorded before they carried a number: the grace, then the pointer.
+  if (version.version === undefined && withinGrace) return 'live';
   const tape = chain.tapes.get(version.tape) ?? null;
   if (!tape) return 'version-dropped';
   if (expiredLongAgo(tape, chain, config)) return 'tape-expired';
-  return keepsVersion(tape, version.root) ? 'live' : 'version-dropped';
+  if (version.version === undefined) {
+    return keepsVersion(tape, version.root) ? 'live' : 'version-dropped';
+  }
+  if (keepsVersionAt(tape, version.version, version.root)) return 'live';
+  if (tape.version < version.version && withinGrace) return 'pending';
+  return 'version-dropped';
+}
+
+/**
+ * Bytes staged on a tape at `staged.version`: an upload in progress while the tape is still at
+ * that version (kept for the pending grace after the latest upload or `missing` answer). Once
+ * the tape's version passes it, the published version's own references hold what it needs, so
+ * the staged ones go at once (a writer still working on the old base loses its compare-and-swap
+ * anyway, and re-plans: `missing` then stages what it needs again).
+ */
+function judgeStagedReference(
+  staged: StagingOwner,
+  ageMs: number,
+  chain: ChainFacts,
+  config: Pick<TrackGcConfig, 'expired_grace_secs' | 'pending_grace_secs'>,
+): ReferenceVerdict {
+  const tape = chain.tapes.get(staged.tape) ?? null;
+  if (!tape) return 'staged-superseded';
+  if (expiredLongAgo(tape, chain, config)) return 'tape-expired';
+  if (tape.version > staged.version) return 'staged-superseded';
+  return ageMs < config.pending_grace_secs * 1000 ? 'pending' : 'staged-abandoned';
+}
+
+/** Whether the tape's pointer names this root as its current or previous version, at `version`. */
+export function keepsVersionAt(
+  tape: Pick<TapeRecord, 'version' | 'root' | 'prevVersion' | 'prevRoot'>,
+  version: number,
+  root: Buffer,
+): boolean {
+  return (
+    (version > 0 && tape.version === version && tape.root.equals(root)) ||
+    (version > 0 && tape.prevVersion === version && tape.prevRoot.equals(root))
+  );
 }
 
 /** Whether the tape's pointer names this root as its current or previous version. */
