@@ -42,6 +42,7 @@ export class TrackReferenceIndex {
   private readonly exists: Database.Statement;
   private readonly unclaimOne: Database.Statement;
   private readonly tapeBytes: Database.Statement;
+  private readonly tapeHas: Database.Statement;
   private readonly ofTape: Database.Statement;
   private readonly claimTx: Database.Transaction<
     (claim: TrackClaim, limits: ClaimLimits, now: number) => ClaimOutcome
@@ -88,10 +89,11 @@ export class TrackReferenceIndex {
     this.unclaimOne = this.db.prepare(
       `DELETE FROM refs WHERE commitment = ? AND owner = ? AND role = ? AND recorded_at = ?`,
     );
+    this.tapeHas = this.db.prepare(`SELECT 1 FROM refs WHERE tape = ? AND commitment = ? LIMIT 1`);
     // Distinct blobs: a blob two owners of the tape reference is on disk once.
     this.tapeBytes = this.db.prepare(
-      `SELECT COALESCE(SUM(size), 0) AS total, COALESCE(MAX(commitment = ?), 0) AS present FROM
-       (SELECT commitment, MAX(size) AS size FROM refs WHERE tape = ? GROUP BY commitment)`,
+      `SELECT COALESCE(SUM(size), 0) AS total FROM
+       (SELECT MAX(size) AS size FROM refs WHERE tape = ? GROUP BY commitment)`,
     );
     this.ofTape = this.db.prepare(`SELECT * FROM refs WHERE tape = ? ORDER BY commitment`);
     this.claimTx = this.db.transaction(
@@ -106,12 +108,15 @@ export class TrackReferenceIndex {
           };
           if (total + claim.size > max) return refused;
         }
-        if (inserted && limits.maxTapeBytes !== undefined) {
-          const { total, present } = this.tapeBytes.get(claim.commitment, claim.tape) as {
-            total: number;
-            present: number;
-          };
-          if (!present && total + claim.size > limits.maxTapeBytes) return refused;
+        // A blob the tape references already costs nothing more (a redeploy's unchanged files):
+        // only a new one pays for the sum over the tape's blobs.
+        if (
+          inserted &&
+          limits.maxTapeBytes !== undefined &&
+          this.tapeHas.get(claim.tape, claim.commitment) === undefined
+        ) {
+          const { total } = this.tapeBytes.get(claim.tape) as { total: number };
+          if (total + claim.size > limits.maxTapeBytes) return refused;
         }
         this.insert(claim, now);
         return { accepted: true, inserted, recordedAt: now };
