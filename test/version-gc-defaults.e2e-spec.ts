@@ -149,7 +149,7 @@ describe('garbage collection of versions, default settings', () => {
     expect([...tracksOf(a1)].filter((hex) => !stored(hex))).toEqual([]);
   }, 120_000);
 
-  it("publish → drop on a 2 MiB tape: bytes within capacity + the constant at every sample, each dropped version gone within one interval", async () => {
+  it('publish → drop on a 2 MiB tape: bytes within capacity + the constant at every sample, each dropped version gone within one interval', async () => {
     const capacity = 2 << 20;
     const rounds = 14;
     const tape = await fx.client.createTape(fx.wallet, capacity, 10);
