@@ -37,6 +37,7 @@ const ESTIMATE_S = {
   'test/listener-timeouts.e2e-spec.ts': 29,
   'test/browser-site.e2e-spec.ts': 27,
   'test/track-gc.e2e-spec.ts': 25,
+  'test/version-gc-defaults.e2e-spec.ts': 28,
   'test/s3-protocol.e2e-spec.ts': 22,
   'test/domains-gateway.e2e-spec.ts': 19,
   'test/metering-redis.e2e-spec.ts': 19,

@@ -3,7 +3,7 @@ import { VersionConflictError } from './chain/chain-error';
 import { ApiError } from './http/api-error';
 import { VersionPublishing, VersionPublishingWiring } from './s3/tape-backend/version-publishing';
 import { PublishService } from './upload/publish.service';
-import { stagingOwner } from './upload/staging';
+import { stagingOwner } from './tracks/gc/version-owner';
 import { UploadModule } from './upload/upload.module';
 
 /** The S3 group commit's Publish: the upload room's `publishOwn` (docs/versions.md). */

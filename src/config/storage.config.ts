@@ -20,11 +20,16 @@ export class TrackGcConfig {
   @IsBoolean()
   enabled = true;
 
-  /** Time between the end of one pass and the start of the next. */
+  /**
+   * Time between the end of one pass and the start of the next. Short because a pass costs
+   * little when nothing changed: the tapes it checks whole are the ones that changed here, and
+   * the cursor's page is read from the local index; a dropped version's bytes go within one
+   * interval of the Publish that dropped it (docs/versions.md, "Garbage collection").
+   */
   @IsInt()
   @Min(100)
   @Max(24 * 60 * 60 * 1000)
-  interval_ms = 5 * 60 * 1000;
+  interval_ms = 5 * 1000;
 
   /** Stored blobs examined per pass (their references read with getMultipleAccounts). */
   @IsInt()
@@ -38,12 +43,25 @@ export class TrackGcConfig {
   expired_grace_secs = 7 * 24 * 60 * 60;
 
   /**
-   * A reference recorded less than this long ago is kept even when its track account is absent:
-   * S3 writes store bytes before the WriteTrack, and an RPC node may lag behind the upload.
+   * A reference recorded less than this long ago is kept even when its track account is absent
+   * (S3 writes store bytes before the WriteTrack, and an RPC node may lag behind the upload);
+   * bytes staged on a tape's current version (an upload in progress) and a version certified
+   * but not published yet are kept this long after they were last recorded. A dropped version
+   * and bytes staged on a version the tape has moved past are not: the pointer decides at once.
    */
   @IsInt()
   @Min(0)
   pending_grace_secs = 60 * 60;
+
+  /**
+   * Bytes staged on a version the tape has moved past, which no later version of the tape took
+   * in, are kept this long after they were last recorded: the writer lost its compare-and-swap
+   * and is re-planning on the new version (an S3 commit group, a deploy racing S3 writes). They
+   * count against the tape's bound on disk all the while.
+   */
+  @IsInt()
+  @Min(0)
+  rebase_grace_secs = 120;
 
   /** Segments whose manifest track was never certified are collected after this age. */
   @IsInt()

@@ -152,4 +152,30 @@ describe('FileTrackStore: references and release', () => {
     expect(await accepted(3)).toBe(false);
     expect((await store.listReferenced(undefined, 10)).map((b) => b.commitment[0])).toEqual([1, 2]);
   });
+
+  it("bounds a tape's distinct blobs, whoever of its owners references them", async () => {
+    const { store } = newTestStore();
+    const ref = (n: number, track: string, tape = TAPE_A, size = 100): TrackClaim => ({
+      commitment: Buffer.alloc(32, n),
+      track,
+      tape,
+      role: 'segment',
+      size,
+    });
+    const limits = { maxTapeBytes: 250 };
+    await store.claimMany([ref(1, 'version-1', TAPE_A), ref(9, 'other', TAPE_B, 1000)]);
+    expect((await store.claim(ref(2, 'staged', TAPE_A), limits)).accepted).toBe(true);
+    // Blob 1 is the tape's already (its version references it): it costs nothing more.
+    expect((await store.claim(ref(1, 'staged', TAPE_A), limits)).accepted).toBe(true);
+    expect((await store.claim(ref(3, 'staged', TAPE_A), limits)).accepted).toBe(false);
+    // Another tape's blobs count for that tape only.
+    expect((await store.claim(ref(9, 'x', TAPE_A, 1000), limits)).accepted).toBe(false);
+
+    const ofA = await store.referencesOfTape(TAPE_A);
+    expect(ofA.map((b) => [b.commitment[0], b.references.map((r) => r.track).sort()])).toEqual([
+      [1, ['staged', 'version-1']],
+      [2, ['staged']],
+    ]);
+    expect((await store.referencesOfTape(TAPE_B)).map((b) => b.commitment[0])).toEqual([9]);
+  });
 });

@@ -36,6 +36,7 @@ import { TrackNotFoundError } from './track-errors';
 import { hashTrackBody } from './track-body';
 import { TrackReferenceIndex } from './track-reference-index';
 import {
+  ClaimLimits,
   ClaimOutcome,
   ReferencedBlob,
   ReleaseOutcome,
@@ -211,13 +212,21 @@ export class FileTrackStore extends TrackStore {
     });
   }
 
-  async claim(
-    claim: TrackClaim,
-    options: { maxOwnerSegmentBytes?: number } = {},
-  ): Promise<ClaimOutcome> {
+  async claim(claim: TrackClaim, limits: ClaimLimits = {}): Promise<ClaimOutcome> {
     this.paths(claim.commitment);
     await this.init();
-    return this.references().claim(claim, options.maxOwnerSegmentBytes);
+    return this.references().claim(claim, limits);
+  }
+
+  async claimMany(claims: TrackClaim[]): Promise<void> {
+    for (const claim of claims) this.paths(claim.commitment);
+    await this.init();
+    this.references().claimMany(claims);
+  }
+
+  async referencesOfTape(tape: string): Promise<ReferencedBlob[]> {
+    await this.init();
+    return this.references().referencesOfTape(tape);
   }
 
   async unclaim(claim: TrackClaim, recordedAt: number): Promise<void> {

@@ -95,16 +95,24 @@ describe('RedisTrackReferences (a real redis-server): every writer records into 
 
   it("refuses a segment past the owner's limit, counting segments recorded by every writer", async () => {
     const [a, b] = twoReplicas();
-    expect((await a.claim(claimOf(randomBytes(32), 'm', 'segment', 60), 100)).accepted).toBe(true);
-    const refused = await b.claim(claimOf(randomBytes(32), 'm', 'segment', 50), 100);
+    expect(
+      (await a.claim(claimOf(randomBytes(32), 'm', 'segment', 60), { maxOwnerSegmentBytes: 100 }))
+        .accepted,
+    ).toBe(true);
+    const refused = await b.claim(claimOf(randomBytes(32), 'm', 'segment', 50), {
+      maxOwnerSegmentBytes: 100,
+    });
     expect(refused.accepted).toBe(false);
-    expect((await b.claim(claimOf(randomBytes(32), 'm', 'segment', 40), 100)).accepted).toBe(true);
+    expect(
+      (await b.claim(claimOf(randomBytes(32), 'm', 'segment', 40), { maxOwnerSegmentBytes: 100 }))
+        .accepted,
+    ).toBe(true);
   });
 
   it('keeps a version owner whole through its fields, and drops it like any other', async () => {
     const [a, b] = twoReplicas();
     const blob = randomBytes(32);
-    const owner = versionOwner(TAPE, randomBytes(32));
+    const owner = versionOwner(TAPE, 1, randomBytes(32));
     await a.claim(claimOf(blob, owner));
     const [listed] = await b.list(undefined, 1);
     expect(listed.references).toEqual([
@@ -112,5 +120,25 @@ describe('RedisTrackReferences (a real redis-server): every writer records into 
     ]);
     await b.drop(blob, listed.references, Date.now() + 1000);
     expect(await a.list(undefined, 1)).toEqual([]);
+  });
+
+  it("records many at once, lists a tape's blobs, and bounds the tape's distinct bytes", async () => {
+    const [a, b] = twoReplicas();
+    const [one, two, three] = [1, 2, 3].map((n) => Buffer.alloc(32, n));
+    const other = 'Other1111111111111111111111111111111111111';
+    await a.claimMany([claimOf(one, 'v1', 'track', 100), { ...claimOf(three, 'o'), tape: other }]);
+    const limits = { maxTapeBytes: 250 };
+    expect((await b.claim(claimOf(two, 'staged', 'segment', 100), limits)).accepted).toBe(true);
+    expect((await b.claim(claimOf(one, 'staged', 'segment', 100), limits)).accepted).toBe(true);
+    expect((await a.claim(claimOf(three, 'staged', 'segment', 100), limits)).accepted).toBe(false);
+    const ofTape = await a.referencesOfTape(TAPE);
+    expect(ofTape.map((x) => [x.commitment[0], x.references.map((r) => r.track).sort()])).toEqual([
+      [1, ['staged', 'v1']],
+      [2, ['staged']],
+    ]);
+    // The tape's last reference to a blob takes it out of the tape's bytes.
+    await b.drop(two, ofTape[1].references, Date.now() + 1000);
+    expect((await a.claim(claimOf(three, 'staged', 'segment', 100), limits)).accepted).toBe(true);
+    expect((await a.referencesOfTape(other)).map((x) => x.commitment[0])).toEqual([3]);
   });
 });

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { commitmentToHex } from './commitment';
 import { TrackReferences } from './track-references';
 import type {
+  ClaimLimits,
   ClaimOutcome,
   ReferencedBlob,
   TrackClaim,
@@ -11,8 +12,9 @@ import type {
 } from './track-store';
 
 /**
- * KEYS: refs:<hex>, the index, segs:<owner>. ARGV: field, value, role, hex, size, max (-1: none).
- * 1 inserted, 0 refreshed, -1 refused (the owner's segments would pass max).
+ * KEYS: refs:<hex>, the index, segs:<owner>, tape:<tape>. ARGV: field, value, role, hex, size,
+ * max owner segment bytes (-1: none), max tape bytes (-1: none).
+ * 1 inserted, 0 refreshed, -1 refused (the owner's segments or the tape's blobs would pass max).
  */
 const CLAIM_SCRIPT = `
 local exists = redis.call('HEXISTS', KEYS[1], ARGV[1])
@@ -24,16 +26,23 @@ if exists == 0 and ARGV[3] == 'segment' and tonumber(ARGV[6]) >= 0 then
   end
   if total + tonumber(ARGV[5]) > tonumber(ARGV[6]) then return -1 end
 end
+if exists == 0 and tonumber(ARGV[7]) >= 0 and redis.call('HEXISTS', KEYS[4], ARGV[4]) == 0 then
+  local total = 0
+  for _, size in ipairs(redis.call('HVALS', KEYS[4])) do total = total + tonumber(size) end
+  if total + tonumber(ARGV[5]) > tonumber(ARGV[7]) then return -1 end
+end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('ZADD', KEYS[2], 0, ARGV[4])
+redis.call('HSET', KEYS[4], ARGV[4], ARGV[5])
 if ARGV[3] == 'segment' then redis.call('HSET', KEYS[3], ARGV[4], ARGV[5]) end
 if exists == 0 then return 1 end
 return 0
 `;
 
 /**
- * Removes one reference. KEYS as CLAIM. ARGV: field, role, hex, mode, at. Mode 'exact': only when
- * recorded exactly at `at` (unclaim); 'before': only when recorded before `at` (the collector).
+ * Removes one reference. KEYS as CLAIM. ARGV: field, role, hex, mode, at, tape. Mode 'exact':
+ * only when recorded exactly at `at` (unclaim); 'before': only when recorded before `at` (the
+ * collector). The blob leaves tape:<tape> with the tape's last reference to it.
  */
 const DROP_SCRIPT = `
 local value = redis.call('HGET', KEYS[1], ARGV[1])
@@ -45,6 +54,12 @@ if ARGV[4] == 'before' and recorded >= at then return 0 end
 redis.call('HDEL', KEYS[1], ARGV[1])
 if ARGV[2] == 'segment' then redis.call('HDEL', KEYS[3], ARGV[3]) end
 if redis.call('HLEN', KEYS[1]) == 0 then redis.call('ZREM', KEYS[2], ARGV[3]) end
+local prefix = ARGV[6] .. '|'
+local still = false
+for _, v in ipairs(redis.call('HVALS', KEYS[1])) do
+  if string.sub(v, 1, #prefix) == prefix then still = true break end
+end
+if not still then redis.call('HDEL', KEYS[4], ARGV[3]) end
 return 1
 `;
 
@@ -61,8 +76,8 @@ return 0
 `;
 
 interface ReferenceCommands {
-  tapeRefClaim(a: string, b: string, c: string, ...argv: string[]): Promise<number>;
-  tapeRefDrop(a: string, b: string, c: string, ...argv: string[]): Promise<number>;
+  tapeRefClaim(a: string, b: string, c: string, d: string, ...argv: string[]): Promise<number>;
+  tapeRefDrop(a: string, b: string, c: string, d: string, ...argv: string[]): Promise<number>;
   tapeRefFence(a: string, b: string, token: string, ttl: string): Promise<number>;
   tapeRefUnfence(key: string, token: string): Promise<number>;
 }
@@ -77,6 +92,8 @@ const AWAIT_POLL_MS = 50;
  *   <prefix>refs:<hex>           hash: "<owner>|<role>" -> "<tape>|<size>|<recorded ms>"
  *   <prefix>segs:<owner>         hash: segment hex -> size (the owner's segment bytes, for the
  *                                upload limit)
+ *   <prefix>tape:<tape>          hash: hex -> size of every blob the tape's owners reference
+ *                                (the tape's bytes in the store, and its targeted GC check)
  *   <prefix>deleting:<hex>       the deletion fence (set only while no reference exists)
  *
  * Each change is one Lua script, so a claim and the collector's check never interleave.
@@ -89,37 +106,69 @@ export class RedisTrackReferences extends TrackReferences {
     private readonly maxWaitMs = 5 * 60 * 1000,
   ) {
     super();
-    redis.defineCommand('tapeRefClaim', { numberOfKeys: 3, lua: CLAIM_SCRIPT });
-    redis.defineCommand('tapeRefDrop', { numberOfKeys: 3, lua: DROP_SCRIPT });
+    redis.defineCommand('tapeRefClaim', { numberOfKeys: 4, lua: CLAIM_SCRIPT });
+    redis.defineCommand('tapeRefDrop', { numberOfKeys: 4, lua: DROP_SCRIPT });
     redis.defineCommand('tapeRefFence', { numberOfKeys: 2, lua: FENCE_SCRIPT });
     redis.defineCommand('tapeRefUnfence', { numberOfKeys: 1, lua: UNFENCE_SCRIPT });
   }
 
-  async claim(claim: TrackClaim, maxOwnerSegmentBytes?: number): Promise<ClaimOutcome> {
-    const hex = commitmentToHex(claim.commitment);
+  async claim(claim: TrackClaim, limits: ClaimLimits = {}): Promise<ClaimOutcome> {
     const now = Date.now();
-    const result = await this.commands.tapeRefClaim(
+    const result = await this.commands.tapeRefClaim(...this.claimArgs(claim, limits, now));
+    if (result === -1) return { accepted: false, inserted: false, recordedAt: now };
+    return { accepted: true, inserted: result === 1, recordedAt: now };
+  }
+
+  /** One pipeline: one round trip for a version's thousands of tracks. */
+  async claimMany(claims: TrackClaim[]): Promise<void> {
+    const now = Date.now();
+    const pipeline = this.redis.pipeline() as unknown as ReferenceCommands & {
+      exec(): Promise<[Error | null, unknown][] | null>;
+    };
+    for (const claim of claims) void pipeline.tapeRefClaim(...this.claimArgs(claim, {}, now));
+    for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
+  }
+
+  async referencesOfTape(tape: string): Promise<ReferencedBlob[]> {
+    const hexes = (await this.redis.hkeys(this.tapeKey(tape))).sort();
+    return (await this.referencesOf(hexes)).map((blob) => ({
+      ...blob,
+      references: blob.references.filter((r) => r.tape === tape),
+    }));
+  }
+
+  private claimArgs(
+    claim: TrackClaim,
+    limits: ClaimLimits,
+    now: number,
+  ): [string, string, string, string, ...string[]] {
+    const hex = commitmentToHex(claim.commitment);
+    return [
       this.refsKey(hex),
       this.indexKey,
       this.segmentsKey(claim.track),
+      this.tapeKey(claim.tape),
       field(claim.track, claim.role),
       `${claim.tape}|${claim.size}|${now}`,
       claim.role,
       hex,
       String(claim.size),
-      String(maxOwnerSegmentBytes ?? -1),
-    );
-    if (result === -1) return { accepted: false, inserted: false, recordedAt: now };
-    return { accepted: true, inserted: result === 1, recordedAt: now };
+      String(limits.maxOwnerSegmentBytes ?? -1),
+      String(limits.maxTapeBytes ?? -1),
+    ];
   }
 
   async unclaim(claim: TrackClaim, recordedAt: number): Promise<void> {
-    await this.dropOne(claim.commitment, claim.track, claim.role, 'exact', recordedAt);
+    await this.dropOne(claim.commitment, claim, 'exact', recordedAt);
   }
 
   async list(after: Buffer | undefined, limit: number): Promise<ReferencedBlob[]> {
     const from = after ? `(${commitmentToHex(after)}` : '-';
     const hexes = await this.redis.zrangebylex(this.indexKey, from, '+', 'LIMIT', 0, limit);
+    return this.referencesOf(hexes);
+  }
+
+  private async referencesOf(hexes: string[]): Promise<ReferencedBlob[]> {
     const pipeline = this.redis.pipeline();
     for (const hex of hexes) pipeline.hgetall(this.refsKey(hex));
     const rows = (await pipeline.exec()) ?? [];
@@ -136,7 +185,7 @@ export class RedisTrackReferences extends TrackReferences {
   }
 
   async drop(commitment: Buffer, references: TrackReference[], before: number): Promise<void> {
-    for (const r of references) await this.dropOne(commitment, r.track, r.role, 'before', before);
+    for (const r of references) await this.dropOne(commitment, r, 'before', before);
   }
 
   async fenceDeletion(commitment: Buffer, ttlMs: number): Promise<string | null> {
@@ -169,8 +218,7 @@ export class RedisTrackReferences extends TrackReferences {
 
   private async dropOne(
     commitment: Buffer,
-    owner: string,
-    role: TrackRole,
+    ref: { track: string; role: TrackRole; tape: string },
     mode: 'exact' | 'before',
     at: number,
   ): Promise<void> {
@@ -178,12 +226,14 @@ export class RedisTrackReferences extends TrackReferences {
     await this.commands.tapeRefDrop(
       this.refsKey(hex),
       this.indexKey,
-      this.segmentsKey(owner),
-      field(owner, role),
-      role,
+      this.segmentsKey(ref.track),
+      this.tapeKey(ref.tape),
+      field(ref.track, ref.role),
+      ref.role,
       hex,
       mode,
       String(at),
+      ref.tape,
     );
   }
 
@@ -201,6 +251,10 @@ export class RedisTrackReferences extends TrackReferences {
 
   private segmentsKey(owner: string): string {
     return `${this.prefix}segs:${owner}`;
+  }
+
+  private tapeKey(tape: string): string {
+    return `${this.prefix}tape:${tape}`;
   }
 
   private fenceKey(hex: string): string {

@@ -1,7 +1,13 @@
 import { dirname } from 'node:path';
 import { TrackReferenceIndex } from './track-reference-index';
 import { TrackReferences } from './track-references';
-import type { ClaimOutcome, ReferencedBlob, TrackClaim, TrackReference } from './track-store';
+import type {
+  ClaimLimits,
+  ClaimOutcome,
+  ReferencedBlob,
+  TrackClaim,
+  TrackReference,
+} from './track-store';
 import { makeDirectory } from '../config/directories';
 
 /**
@@ -16,8 +22,16 @@ export class SqliteTrackReferences extends TrackReferences {
     super();
   }
 
-  async claim(claim: TrackClaim, maxOwnerSegmentBytes?: number): Promise<ClaimOutcome> {
-    return this.db().claim(claim, maxOwnerSegmentBytes);
+  async claim(claim: TrackClaim, limits?: ClaimLimits): Promise<ClaimOutcome> {
+    return this.db().claim(claim, limits);
+  }
+
+  async claimMany(claims: TrackClaim[]): Promise<void> {
+    this.db().claimMany(claims);
+  }
+
+  async referencesOfTape(tape: string): Promise<ReferencedBlob[]> {
+    return this.db().referencesOfTape(tape);
   }
 
   async unclaim(claim: TrackClaim, recordedAt: number): Promise<void> {

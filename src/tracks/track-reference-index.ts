@@ -1,6 +1,13 @@
 import Database from 'better-sqlite3';
 import { openPrivateDatabase } from '../config/private-files';
-import type { ClaimOutcome, TrackClaim, TrackReference, TrackRole } from './track-store';
+import type {
+  ClaimLimits,
+  ClaimOutcome,
+  ReferencedBlob,
+  TrackClaim,
+  TrackReference,
+  TrackRole,
+} from './track-store';
 
 interface Row {
   commitment: Buffer;
@@ -34,9 +41,13 @@ export class TrackReferenceIndex {
   private readonly count: Database.Statement;
   private readonly exists: Database.Statement;
   private readonly unclaimOne: Database.Statement;
+  private readonly tapeBytes: Database.Statement;
+  private readonly tapeHas: Database.Statement;
+  private readonly ofTape: Database.Statement;
   private readonly claimTx: Database.Transaction<
-    (claim: TrackClaim, max: number | undefined, now: number) => ClaimOutcome
+    (claim: TrackClaim, limits: ClaimLimits, now: number) => ClaimOutcome
   >;
+  private readonly claimManyTx: Database.Transaction<(claims: TrackClaim[], now: number) => void>;
 
   constructor(path: string) {
     this.db = openPrivateDatabase(path);
@@ -51,7 +62,8 @@ export class TrackReferenceIndex {
       recorded_at INTEGER NOT NULL,
       PRIMARY KEY (commitment, owner, role)
     ) WITHOUT ROWID;
-    CREATE INDEX IF NOT EXISTS refs_by_owner ON refs (owner, role);`);
+    CREATE INDEX IF NOT EXISTS refs_by_owner ON refs (owner, role);
+    CREATE INDEX IF NOT EXISTS refs_by_tape ON refs (tape, commitment);`);
     this.upsert = this.db.prepare(
       `INSERT INTO refs (commitment, owner, tape, role, size, recorded_at) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (commitment, owner, role) DO UPDATE SET recorded_at = excluded.recorded_at`,
@@ -77,29 +89,68 @@ export class TrackReferenceIndex {
     this.unclaimOne = this.db.prepare(
       `DELETE FROM refs WHERE commitment = ? AND owner = ? AND role = ? AND recorded_at = ?`,
     );
+    this.tapeHas = this.db.prepare(`SELECT 1 FROM refs WHERE tape = ? AND commitment = ? LIMIT 1`);
+    // Distinct blobs: a blob two owners of the tape reference is on disk once.
+    this.tapeBytes = this.db.prepare(
+      `SELECT COALESCE(SUM(size), 0) AS total FROM
+       (SELECT MAX(size) AS size FROM refs WHERE tape = ? GROUP BY commitment)`,
+    );
+    this.ofTape = this.db.prepare(`SELECT * FROM refs WHERE tape = ? ORDER BY commitment`);
     this.claimTx = this.db.transaction(
-      (claim: TrackClaim, max: number | undefined, now: number): ClaimOutcome => {
+      (claim: TrackClaim, limits: ClaimLimits, now: number): ClaimOutcome => {
+        const refused = { accepted: false, inserted: false, recordedAt: now };
         const inserted =
           this.exists.get(claim.commitment, claim.track, ROLE_CODE[claim.role]) === undefined;
+        const max = limits.maxOwnerSegmentBytes;
         if (inserted && claim.role === 'segment' && max !== undefined) {
           const { total } = this.segmentBytes.get(claim.track, claim.commitment) as {
             total: number;
           };
-          if (total + claim.size > max)
-            return { accepted: false, inserted: false, recordedAt: now };
+          if (total + claim.size > max) return refused;
+        }
+        // A blob the tape references already costs nothing more (a redeploy's unchanged files):
+        // only a new one pays for the sum over the tape's blobs.
+        if (
+          inserted &&
+          limits.maxTapeBytes !== undefined &&
+          this.tapeHas.get(claim.tape, claim.commitment) === undefined
+        ) {
+          const { total } = this.tapeBytes.get(claim.tape) as { total: number };
+          if (total + claim.size > limits.maxTapeBytes) return refused;
         }
         this.insert(claim, now);
         return { accepted: true, inserted, recordedAt: now };
       },
     );
+    this.claimManyTx = this.db.transaction((claims: TrackClaim[], now: number) => {
+      for (const claim of claims) this.insert(claim, now);
+    });
   }
 
   /**
    * Records (or refreshes) a reference. With `maxOwnerSegmentBytes`, a segment is refused
-   * (false, nothing recorded) when the owner's other segments plus this one would pass it.
+   * (false, nothing recorded) when the owner's other segments plus this one would pass it; with
+   * `maxTapeBytes`, a new reference is refused when the distinct blobs the tape's owners
+   * reference plus this one (unless already among them) would pass it.
    */
-  claim(claim: TrackClaim, maxOwnerSegmentBytes?: number, now = Date.now()): ClaimOutcome {
-    return this.claimTx.immediate(claim, maxOwnerSegmentBytes, now);
+  claim(claim: TrackClaim, limits: ClaimLimits = {}, now = Date.now()): ClaimOutcome {
+    return this.claimTx.immediate(claim, limits, now);
+  }
+
+  /** Records (or refreshes) many references in one transaction, with no limit. */
+  claimMany(claims: TrackClaim[], now = Date.now()): void {
+    this.claimManyTx.immediate(claims, now);
+  }
+
+  /** Every blob this tape's owners reference, with those references only (not other tapes'). */
+  referencesOfTape(tape: string): ReferencedBlob[] {
+    const blobs: ReferencedBlob[] = [];
+    for (const row of this.ofTape.all(tape) as Row[]) {
+      const last = blobs[blobs.length - 1];
+      if (last?.commitment.equals(row.commitment)) last.references.push(toReference(row));
+      else blobs.push({ commitment: row.commitment, references: [toReference(row)] });
+    }
+    return blobs;
   }
 
   /** Withdraws a reference this claim inserted, unless another upload refreshed it since. */

@@ -1,4 +1,10 @@
-import type { ClaimOutcome, ReferencedBlob, TrackClaim, TrackReference } from './track-store';
+import type {
+  ClaimLimits,
+  ClaimOutcome,
+  ReferencedBlob,
+  TrackClaim,
+  TrackReference,
+} from './track-store';
 
 /**
  * Port: who references each stored blob (docs/tracks.md, "Garbage collection"), as the S3
@@ -13,11 +19,14 @@ import type { ClaimOutcome, ReferencedBlob, TrackClaim, TrackReference } from '.
  * then finds the bytes absent and writes them again).
  */
 export abstract class TrackReferences {
-  /**
-   * Records (or refreshes) a reference. With `maxOwnerSegmentBytes`, a segment is refused
-   * (accepted false, nothing recorded) when the owner's other segments plus this one pass it.
-   */
-  abstract claim(claim: TrackClaim, maxOwnerSegmentBytes?: number): Promise<ClaimOutcome>;
+  /** Records (or refreshes) a reference, refused (nothing recorded) past one of `limits`. */
+  abstract claim(claim: TrackClaim, limits?: ClaimLimits): Promise<ClaimOutcome>;
+
+  /** Records (or refreshes) many references at once, with no limit. */
+  abstract claimMany(claims: TrackClaim[]): Promise<void>;
+
+  /** Every blob the tape's owners reference, with the tape's references only. */
+  abstract referencesOfTape(tape: string): Promise<ReferencedBlob[]>;
 
   /** Withdraws a reference this claim inserted, unless another upload refreshed it since. */
   abstract unclaim(claim: TrackClaim, recordedAt: number): Promise<void>;

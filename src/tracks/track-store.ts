@@ -38,6 +38,28 @@ export interface TrackClaim {
   size: number;
 }
 
+/**
+ * Limits a claim checks atomically with recording it (refused: nothing recorded).
+ * `maxOwnerSegmentBytes`: the owner's `segment` references, this one included, in bytes.
+ * `maxTapeBytes`: the distinct blobs any owner of the claim's tape references, this one
+ * included, in bytes (the tape's bytes in the store: staged and kept together).
+ */
+export interface ClaimLimits {
+  maxOwnerSegmentBytes?: number;
+  maxTapeBytes?: number;
+}
+
+/**
+ * Limits a claim checks atomically with recording it (refused: nothing recorded).
+ * `maxOwnerSegmentBytes`: the owner's `segment` references, this one included, in bytes.
+ * `maxTapeBytes`: the distinct blobs any owner of the claim's tape references, this one
+ * included, in bytes (the tape's bytes in the store: staged and kept together).
+ */
+export interface ClaimLimits {
+  maxOwnerSegmentBytes?: number;
+  maxTapeBytes?: number;
+}
+
 /** Stored copies that failed verification (for /healthz details; never fails readiness). */
 export interface TrackIntegrityReport {
   corruptTracks: number;
@@ -112,13 +134,22 @@ export abstract class TrackStore {
 
   /**
    * Records that `claim.track` references these bytes (refreshing its time), before they are
-   * put or found already stored. With `maxOwnerSegmentBytes`, refuses (false, nothing recorded)
-   * a segment that would bring the owner's segments past that many bytes.
+   * put or found already stored. Refuses (accepted false, nothing recorded) a claim that would
+   * pass one of `limits` (ClaimLimits).
    */
-  abstract claim(
-    claim: TrackClaim,
-    options?: { maxOwnerSegmentBytes?: number },
-  ): Promise<ClaimOutcome>;
+  abstract claim(claim: TrackClaim, limits?: ClaimLimits): Promise<ClaimOutcome>;
+
+  /**
+   * Records (or refreshes) many references at once, with no limit: one transaction or one round
+   * trip where the index allows (a version's tracks, recorded when it is certified).
+   */
+  abstract claimMany(claims: TrackClaim[]): Promise<void>;
+
+  /**
+   * Every blob the tape's owners reference, each with the tape's references only: the
+   * collector's targeted check of one tape (docs/tracks.md, "Garbage collection").
+   */
+  abstract referencesOfTape(tape: string): Promise<ReferencedBlob[]>;
 
   /** Withdraws a reference `claim` inserted at `recordedAt` (unless refreshed since). */
   abstract unclaim(claim: TrackClaim, recordedAt: number): Promise<void>;

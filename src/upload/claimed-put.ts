@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { ApiError } from '../http/api-error';
-import { TrackClaim, TrackStore } from '../tracks/track-store';
+import { ClaimLimits, TrackClaim, TrackStore } from '../tracks/track-store';
 import {
   TrackCommitmentMismatchError,
   TrackSizeMismatchError,
@@ -12,16 +12,21 @@ import { uploadErrors } from './upload-error';
 /**
  * Records which owner the bytes belong to (before looking for them: the collector's safety
  * rests on it, docs/tracks.md), then stores them, verified while streamed. A reference this
- * upload created is withdrawn when the bytes are refused. With `maxOwnerSegmentBytes`, a claim
- * that would bring the owner's `segment` references past it is refused with `overBudget()`.
+ * upload created is withdrawn when the bytes are refused. A claim past the budget's limits
+ * (ClaimLimits) is refused with `overBudget()`, after `makeRoom()` (when given) was awaited and
+ * the claim tried once more.
  */
 export async function putClaimed(
   store: TrackStore,
   claim: TrackClaim,
   body: Readable,
-  budget?: { maxOwnerSegmentBytes: number; overBudget: () => ApiError },
+  budget?: ClaimLimits & { overBudget: () => ApiError; makeRoom?: () => Promise<unknown> },
 ): Promise<void> {
-  const claimed = await store.claim(claim, { maxOwnerSegmentBytes: budget?.maxOwnerSegmentBytes });
+  let claimed = await store.claim(claim, budget);
+  if (!claimed.accepted && budget?.makeRoom) {
+    await budget.makeRoom();
+    claimed = await store.claim(claim, budget);
+  }
   if (!claimed.accepted) throw budget!.overBudget();
   try {
     await store.put(claim.commitment, claim.size, body);

@@ -9,6 +9,7 @@ import { TapeInstructions } from '../chain/tape-instructions';
 import { Tag } from '../chain/tape-instruction-data';
 import { ApiError } from '../http/api-error';
 import { commitmentOfBuffer } from '../tracks/commitment';
+import { TrackGarbageCollector } from '../tracks/gc/track-gc.service';
 import { versionOwner } from '../tracks/gc/version-owner';
 import { TrackClaim, TrackStore } from '../tracks/track-store';
 import { buildVersion } from '../versions/version-builder';
@@ -80,16 +81,25 @@ function newTestService(tapeFields: Partial<TapeRecord> = {}) {
   // The reference index as a map: (commitment, owner, role) -> the claim, refreshed in place.
   const references = new Map<string, TrackClaim & { recordedAt: number }>();
   let clock = 1_000;
+  const claim = (c: TrackClaim, at: number) => {
+    const key = `${c.commitment.toString('hex')}|${c.track}|${c.role}`;
+    const inserted = !references.has(key);
+    references.set(key, { ...c, recordedAt: at });
+    return { accepted: true, inserted, recordedAt: at };
+  };
+  const claimBatches: number[] = [];
   const store = {
     storedSize: async (c: Buffer) => holdings.tracks.get(c.toString('hex'))?.length,
     has: async (c: Buffer) => holdings.tracks.has(c.toString('hex')),
-    claim: async (claim: TrackClaim) => {
-      const key = `${claim.commitment.toString('hex')}|${claim.track}|${claim.role}`;
-      const inserted = !references.has(key);
-      references.set(key, { ...claim, recordedAt: ++clock });
-      return { accepted: true, inserted, recordedAt: clock };
+    claim: async (c: TrackClaim) => claim(c, ++clock),
+    claimMany: async (claims: TrackClaim[]) => {
+      claimBatches.push(claims.length);
+      const at = ++clock;
+      for (const c of claims) claim(c, at);
     },
   } as unknown as TrackStore;
+  const watched: string[] = [];
+  const gc = { watch: (tape: string) => watched.push(tape) } as unknown as TrackGarbageCollector;
   const certifier = new VersionCertifier(holdings);
   const sut = new PublishService(
     access,
@@ -101,10 +111,21 @@ function newTestService(tapeFields: Partial<TapeRecord> = {}) {
     certifier,
     new VersionBaseTracks(certifier, store),
     store,
-    new KeptVersionReferences(store),
+    new KeptVersionReferences(store, gc),
     new CertificationGate(),
   );
-  return { sut, holdings, tape, authority, gateway, tapeAddress, sent, references };
+  return {
+    sut,
+    holdings,
+    tape,
+    authority,
+    gateway,
+    tapeAddress,
+    sent,
+    references,
+    claimBatches,
+    watched,
+  };
 }
 
 const body = (root: Buffer, expected: number, feePayer: PublicKey) =>
@@ -146,14 +167,16 @@ describe('PublishService', () => {
     expect(answer).toMatchObject({ version: 1, version_bytes: bytes, added_bytes: bytes });
   });
 
-  it("records each of the version's tracks under its version owner before answering", async () => {
-    const { sut, holdings, tapeAddress, references } = newTestService();
+  it("records each of the version's tracks under its version owner before answering, in one batch, and has the collector watch the tape", async () => {
+    const { sut, holdings, tapeAddress, references, claimBatches, watched } = newTestService();
     const a = blobEntry(holdings, 'a.txt', 'a');
     const v = buildVersion([a]);
     holdings.putVersion(v);
     await sut.cosign('t', {}, body(v.rootCommitment, 0, Keypair.generate().publicKey));
-    const owner = versionOwner(tapeAddress, v.rootCommitment);
-    expect(owner).toBe(`version:${tapeAddress.toBase58()}:${v.rootCommitment.toString('hex')}`);
+    const owner = versionOwner(tapeAddress, 1, v.rootCommitment);
+    expect(owner).toBe(`version:${tapeAddress.toBase58()}:1:${v.rootCommitment.toString('hex')}`);
+    expect(claimBatches).toEqual([2]);
+    expect(watched).toEqual([tapeAddress.toBase58()]);
     const rows = [...references.values()].map((r) => ({
       commitment: r.commitment.toString('hex'),
       track: r.track,
@@ -180,15 +203,15 @@ describe('PublishService', () => {
     const v2 = buildVersion([a, blobEntry(holdings, 'b.txt', 'b')]);
     holdings.putVersion(v2);
     await sut.cosign('t', {}, body(v2.rootCommitment, 1, Keypair.generate().publicKey));
-    const owned = (root: Buffer) =>
+    const owned = (version: number, root: Buffer) =>
       [...references.values()]
-        .filter((r) => r.track === versionOwner(tapeAddress, root))
+        .filter((r) => r.track === versionOwner(tapeAddress, version, root))
         .map((r) => r.commitment.toString('hex'))
         .sort();
-    expect(owned(v1.rootCommitment)).toEqual(
+    expect(owned(1, v1.rootCommitment)).toEqual(
       [v1.rootCommitment, a.commitment].map((c) => c.toString('hex')).sort(),
     );
-    expect(owned(v2.rootCommitment)).toHaveLength(3);
+    expect(owned(2, v2.rootCommitment)).toHaveLength(3);
   });
 
   it('certifying the same version again records nothing new, only refreshes the time', async () => {

@@ -164,8 +164,8 @@ export class PublishService {
     if (tape.used + kept > tape.capacity) {
       throw publishErrors.capacity(Math.max(0, tape.capacity - tape.used), kept);
     }
-    await this.kept.record(address, root, sizes.tracks);
-    if (base) await this.kept.refresh(address, tape.root, base);
+    await this.kept.record(address, expectedVersion + 1, root, sizes.tracks);
+    if (base) await this.kept.refresh(address, tape.version, tape.root, base);
     return {
       root,
       expectedVersion,

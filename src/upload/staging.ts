@@ -1,38 +1,20 @@
-import { PublicKey } from '@solana/web3.js';
-import { createHash } from 'node:crypto';
 import type { TapeRecord } from '../chain/account-layouts';
 
 /**
- * Version bytes are uploaded before any version names them, so they belong to no account. Each
- * is recorded in the track store's reference index under a *staging owner*: an address derived
- * from the tape and the version the bytes are staged on, which is never an account. The
- * collector finds no account behind it and keeps the bytes for `storage.gc.pending_grace_secs`
- * (docs/tracks.md, "Garbage collection"); staged references are recorded with the `segment`
- * role, so the index's per-owner sum bounds them atomically (also across writer replicas).
- */
-export function stagingOwner(tape: PublicKey, version: number): string {
-  const v = Buffer.alloc(8);
-  v.writeBigUInt64LE(BigInt(version));
-  const digest = createHash('sha256')
-    .update('tape-staged-v1')
-    .update(tape.toBuffer())
-    .update(v)
-    .digest();
-  return new PublicKey(digest).toBase58();
-}
-
-/**
- * Staged bytes beyond the capacity a tape has left: room for a version's manifest nodes, which
- * the program charges (version bytes) like any other bytes, plus the skew of a retried upload.
+ * What a tape may have in the track store beyond its capacity: room for a version's manifest
+ * nodes, which the program charges (version bytes) like any other bytes, plus the skew of a
+ * retried upload. The documented constant of docs/versions.md, "Garbage collection".
  */
 export const STAGING_SLACK_BYTES = 1024 * 1024;
 
 /**
- * Bytes a tape may stage on its current version: what its capacity has left after the kept
- * versions (`kept_bytes`) and the per-file tracks (`used`), plus the slack. A Publish starts a
- * new staging owner (the version number moves), so bytes staged for a version that was never
- * published stop counting then and are collected after the pending grace.
+ * The most bytes a tape may have in the track store, staged and kept together (docs/uploads.md,
+ * "Version bytes"): every distinct blob any owner of the tape references (its kept versions, a
+ * dropped version not collected yet, bytes staged for the next one, its per-file tracks) counts
+ * once. Version bytes are staged under the tape's staging owner (`staged:<tape>:<version>`,
+ * src/tracks/gc/version-owner.ts) within this bound, checked atomically with the claim, so
+ * stage-then-abandon cannot pile up however often it is repeated.
  */
-export function stagingBudget(tape: Pick<TapeRecord, 'capacity' | 'used' | 'keptBytes'>): number {
-  return Math.max(0, tape.capacity - tape.used - tape.keptBytes) + STAGING_SLACK_BYTES;
+export function tapeStoreBound(tape: Pick<TapeRecord, 'capacity'>): number {
+  return tape.capacity + STAGING_SLACK_BYTES;
 }

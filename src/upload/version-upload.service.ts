@@ -2,10 +2,12 @@ import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import { StorageConfig } from '../config/storage.config';
 import { commitmentFromHex, isCommitmentHex } from '../tracks/commitment';
+import { TrackGarbageCollector } from '../tracks/gc/track-gc.service';
+import { stagingOwner } from '../tracks/gc/version-owner';
 import { MAX_MANIFEST_BYTES } from '../tracks/manifest';
-import { TrackStore } from '../tracks/track-store';
+import { TrackClaim, TrackStore } from '../tracks/track-store';
 import { putClaimed } from './claimed-put';
-import { stagingBudget, stagingOwner } from './staging';
+import { tapeStoreBound } from './staging';
 import { TapeWriterAccess } from './tape-writer-access';
 import { SignedHeaders } from './upload-auth';
 import { uploadErrors } from './upload-error';
@@ -35,7 +37,9 @@ const MISSING_LOOKUPS_AT_ONCE = 32;
  * The bytes of versions (docs/uploads.md, "Version bytes"): any track a version may reference
  * (a blob, a pack, a node or root, a segment manifest, a segment), uploaded before any version
  * names it and without any account on chain. The bytes are verified while streamed and staged
- * for the tape (staging.ts) within what its capacity has left; Publish certifies them later.
+ * for the tape (staging.ts) within its bound in the store; Publish certifies them later. A tape
+ * at its bound first has its dropped versions' and superseded uploads' bytes collected
+ * (`TrackGarbageCollector.collectTape`), then the claim is tried again.
  */
 @Injectable()
 export class VersionUploadService {
@@ -44,6 +48,7 @@ export class VersionUploadService {
     private readonly store: TrackStore,
     private readonly storage: StorageConfig,
     private readonly slots: UploadSlots,
+    private readonly gc: TrackGarbageCollector,
   ) {}
 
   /** One track's bytes, holding a client slot and a tape slot until it ends (storage.uploads). */
@@ -67,7 +72,7 @@ export class VersionUploadService {
       versionUploadMessage({ tape: req.tape, commitment: req.commitment, size, timestamp }),
     );
     holdTape(req.tape);
-    const budget = stagingBudget(tape);
+    const bound = tapeStoreBound(tape);
     await putClaimed(
       this.store,
       {
@@ -79,32 +84,77 @@ export class VersionUploadService {
       },
       req.body,
       {
-        maxOwnerSegmentBytes: budget,
+        maxTapeBytes: bound,
+        makeRoom: () => this.gc.collectTape(req.tape),
         overBudget: () =>
           uploadErrors.tooLarge(
-            `insufficient capacity: the tape can stage ${budget} bytes beside its kept versions; resize it (tape resize) or publish smaller`,
+            `insufficient capacity: the tape's kept versions and staged bytes would pass ${bound} bytes in the gateway's store; resize it (tape resize) or publish smaller`,
           ),
       },
     );
+    this.gc.watch(req.tape);
     return { tape: req.tape, commitment: req.commitment, size, staged: true };
   }
 
-  /** Which of these commitments the gateway's store lacks (the writer uploads only those). */
+  /**
+   * Which of these commitments the gateway's store lacks (the writer uploads only those). Each
+   * one it holds is staged for the tape (a reference under its staging owner, within the tape's
+   * bound) before it is answered as held, so it cannot be collected between this answer and the
+   * Publish: claim, then look again, as every upload does. One the tape's bound cannot take is
+   * answered as lacking (its upload then says why).
+   */
   async missing(tapeText: string, headers: SignedHeaders, body: Buffer): Promise<string[]> {
-    await this.access.authorize(tapeText, headers, (timestamp) =>
+    const { address, tape } = await this.access.authorize(tapeText, headers, (timestamp) =>
       requestMessage({ route: 'missing', tape: tapeText, body, timestamp }),
     );
     const commitments = parseMissingQuery(body);
-    const lacking: string[] = [];
-    // A shared store answers each question with a round trip: ask a few at once.
-    for (let i = 0; i < commitments.length; i += MISSING_LOOKUPS_AT_ONCE) {
-      const batch = commitments.slice(i, i + MISSING_LOOKUPS_AT_ONCE);
-      const held = await Promise.all(batch.map((hex) => this.store.has(commitmentFromHex(hex))));
-      batch.forEach((hex, j) => {
-        if (!held[j]) lacking.push(hex);
-      });
+    const owner = stagingOwner(address, tape.version);
+    const limits = { maxTapeBytes: tapeStoreBound(tape) };
+    const claimOf = (hex: string, size: number): TrackClaim => ({
+      commitment: commitmentFromHex(hex),
+      track: owner,
+      tape: tapeText,
+      role: 'segment',
+      size,
+    });
+    const sizes = await this.lookUp(commitments, (hex) => this.store.storedSize(hex));
+    let refused: TrackClaim[] = [];
+    const claimed: TrackClaim[] = [];
+    for (const hex of commitments) {
+      const size = sizes.get(hex);
+      if (size === undefined) continue;
+      const claim = claimOf(hex, size);
+      ((await this.store.claim(claim, limits)).accepted ? claimed : refused).push(claim);
     }
-    return lacking;
+    if (refused.length > 0) {
+      await this.gc.collectTape(tapeText);
+      const again = refused;
+      refused = [];
+      for (const claim of again) {
+        ((await this.store.claim(claim, limits)).accepted ? claimed : refused).push(claim);
+      }
+    }
+    if (claimed.length > 0) this.gc.watch(tapeText);
+    // Claimed, then looked for again: a pass may have deleted one before the claim.
+    const held = await this.lookUp(
+      claimed.map((c) => c.commitment.toString('hex')),
+      (hex) => this.store.has(hex),
+    );
+    return commitments.filter((hex) => held.get(hex) !== true);
+  }
+
+  /** One question per commitment, a few at once (a shared store answers with a round trip). */
+  private async lookUp<T>(
+    hexes: string[],
+    ask: (commitment: Buffer) => Promise<T>,
+  ): Promise<Map<string, T>> {
+    const answers = new Map<string, T>();
+    for (let i = 0; i < hexes.length; i += MISSING_LOOKUPS_AT_ONCE) {
+      const batch = hexes.slice(i, i + MISSING_LOOKUPS_AT_ONCE);
+      const found = await Promise.all(batch.map((hex) => ask(commitmentFromHex(hex))));
+      batch.forEach((hex, j) => answers.set(hex, found[j]));
+    }
+    return answers;
   }
 
   /** A segment, a pack (4 MiB) or a segment manifest: whichever bound is largest. */

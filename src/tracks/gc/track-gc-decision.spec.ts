@@ -3,7 +3,7 @@ import { TapeRecord, TrackKind, TrackRecord, NO_VERSION } from '../../chain/acco
 import { TrackGcConfig } from '../../config/storage.config';
 import type { TrackReference } from '../track-store';
 import { ChainFacts, judgeReference } from './track-gc-decision';
-import { versionOwner } from './version-owner';
+import { stagingOwner, versionOwner } from './version-owner';
 
 const config = Object.assign(new TrackGcConfig(), {
   expired_grace_secs: 100,
@@ -112,11 +112,13 @@ describe('judgeReference: a version owner (a certified version’s tracks)', () 
   const V1 = Buffer.alloc(32, 0xa1);
   const V2 = Buffer.alloc(32, 0xa2);
   const V3 = Buffer.alloc(32, 0xa3);
+  const V4 = Buffer.alloc(32, 0xa4);
+  const NUMBER = new Map<Buffer, number>([V1, V2, V3, V4].map((v, i) => [v, i + 1]));
 
   function newVersionWorld(
     gc: Pick<
       TrackGcConfig,
-      'expired_grace_secs' | 'pending_grace_secs' | 'orphan_segment_age_secs'
+      'expired_grace_secs' | 'pending_grace_secs' | 'orphan_segment_age_secs' | 'rebase_grace_secs'
     > = config,
   ) {
     const tape = Keypair.generate().publicKey;
@@ -137,14 +139,19 @@ describe('judgeReference: a version owner (a certified version’s tracks)', () 
       ...NO_VERSION,
       ...pointer,
     });
-    const ref = (root: Buffer, ageMs = 3_600_000): TrackReference => ({
-      track: versionOwner(tape, root),
+    const ref = (root: Buffer, ageMs = 3_600_000, version = NUMBER.get(root)!): TrackReference => ({
+      track: versionOwner(tape, version, root),
       tape: tape.toBase58(),
       role: 'track',
       size: 10,
       recordedAt: NOW_MS - ageMs,
     });
-    // No track account is read for a version owner: only its tape.
+    const staged = (version: number, ageMs = 1000): TrackReference => ({
+      ...ref(V1, ageMs),
+      track: stagingOwner(tape, version),
+      role: 'segment',
+    });
+    // No track account is read for a version or staging owner: only its tape.
     const facts = (tp: TapeRecord | null): ChainFacts => ({
       tracks: new Map(),
       tapes: new Map([[tape.toBase58(), tp]]),
@@ -152,8 +159,9 @@ describe('judgeReference: a version owner (a certified version’s tracks)', () 
       genesisTime: GENESIS,
       epochDurationSecs: EPOCH,
     });
-    const judge = (r: TrackReference, f: ChainFacts) => judgeReference(r, f, gc, NOW_MS);
-    return { tapeRecord, ref, facts, judge };
+    const judge = (r: TrackReference, f: ChainFacts, siblings: TrackReference[] = []) =>
+      judgeReference(r, f, gc, NOW_MS, siblings);
+    return { tape, tapeRecord, ref, staged, facts, judge };
   }
 
   /** Version 3 published over version 2 over version 1. */
@@ -169,25 +177,29 @@ describe('judgeReference: a version owner (a certified version’s tracks)', () 
     ]);
   });
 
-  it('keeps any version reference recorded within the pending grace (Publish not confirmed yet)', () => {
+  it('drops a dropped version at once, however recently it was recorded (the pointer decides)', () => {
     const { tapeRecord, ref, facts, judge } = newVersionWorld();
-    expect(judge(ref(V1, 59_000), facts(tapeRecord(atV3)))).toBe('live');
-    expect(judge(ref(V1, 59_000), facts(null))).toBe('live');
-    expect(judge(ref(V1, 60_000), facts(tapeRecord(atV3)))).toBe('version-dropped');
+    expect(judge(ref(V1, 0), facts(tapeRecord(atV3)))).toBe('version-dropped');
+    // The same root at another number is another owner: kept only where the pointer says.
+    expect(judge(ref(V3, 0, 2), facts(tapeRecord(atV3)))).toBe('version-dropped');
+    // A root that lost the compare-and-swap for number 3 to V3.
+    expect(judge(ref(V4, 0, 3), facts(tapeRecord(atV3)))).toBe('version-dropped');
   });
 
-  it('drops a version never published (certified, then the Publish lost or never sent)', () => {
+  it('keeps a version still to come (certified, Publish not landed) for the pending grace only', () => {
     const { tapeRecord, ref, facts, judge } = newVersionWorld();
+    // Certified over version 3 as version 4; the node still shows version 3 (or lags further).
+    expect(judge(ref(V4, 59_000), facts(tapeRecord(atV3)))).toBe('pending');
+    expect(judge(ref(V4, 59_000), facts(tapeRecord({})))).toBe('pending');
+    // Never landed: the grace is over.
+    expect(judge(ref(V4, 60_000), facts(tapeRecord(atV3)))).toBe('version-dropped');
     expect(judge(ref(V1), facts(tapeRecord({})))).toBe('version-dropped');
-    // A tape at version 1 has no previous version: the zero prev_root keeps nothing.
-    expect(judge(ref(Buffer.alloc(32)), facts(tapeRecord({ version: 1, root: V1 })))).toBe(
-      'version-dropped',
-    );
   });
 
   it('drops the versions of a closed tape, and of one expired past the grace', () => {
     const { tapeRecord, ref, facts, judge } = newVersionWorld();
     expect(judge(ref(V3), facts(null))).toBe('version-dropped');
+    expect(judge(ref(V4, 0), facts(null))).toBe('version-dropped');
     const recently = (chainNow - 50 - GENESIS) / EPOCH;
     expect(judge(ref(V3), facts(tapeRecord(atV3, recently)))).toBe('live');
     const longAgo = (chainNow - 101 - GENESIS) / EPOCH;
@@ -197,18 +209,58 @@ describe('judgeReference: a version owner (a certified version’s tracks)', () 
   it('is judged against the tape the owner names, not a same root on another tape', () => {
     const { tapeRecord, ref, facts, judge } = newVersionWorld();
     const other = Keypair.generate().publicKey.toBase58();
-    const foreign = { ...ref(V3), track: versionOwner(other, V3) };
+    const foreign = { ...ref(V3), track: versionOwner(other, 3, V3) };
     // The other tape is not among the facts (absent = closed): its version is not kept here.
     expect(judge(foreign, facts(tapeRecord(atV3)))).toBe('version-dropped');
   });
 
-  it('with the default settings, a dropped version’s bytes stay one pending grace (1 h)', () => {
+  it('judges owners recorded without a number by the grace, then the pointer', () => {
+    const { tape, tapeRecord, facts, judge } = newVersionWorld();
+    const old = (root: Buffer, ageMs: number): TrackReference => ({
+      track: `version:${tape.toBase58()}:${root.toString('hex')}`,
+      tape: tape.toBase58(),
+      role: 'track',
+      size: 10,
+      recordedAt: NOW_MS - ageMs,
+    });
+    expect(judge(old(V1, 59_000), facts(tapeRecord(atV3)))).toBe('live');
+    expect(judge(old(V1, 60_000), facts(tapeRecord(atV3)))).toBe('version-dropped');
+    expect(judge(old(V2, 60_000), facts(tapeRecord(atV3)))).toBe('live');
+  });
+
+  it('keeps staged bytes while the tape is at their version, within the grace', () => {
+    const { tapeRecord, staged, facts, judge } = newVersionWorld();
+    const tape = facts(tapeRecord(atV3));
+    expect(judge(staged(3, 59_000), tape)).toBe('pending');
+    expect(judge(staged(3, 60_000), tape)).toBe('staged-abandoned');
+    // A node that lags (the tape still at 2 there) keeps them too.
+    expect(judge(staged(4, 1000), tape)).toBe('pending');
+  });
+
+  it('drops staged bytes at once when a later version of the tape took them in, or the tape closed', () => {
+    const { tapeRecord, ref, staged, facts, judge } = newVersionWorld();
+    // Staged on 1, published in version 2 (dropped since, or still kept: either way).
+    expect(judge(staged(1, 0), facts(tapeRecord(atV3)), [ref(V2, 0)])).toBe('staged-superseded');
+    expect(judge(staged(3, 0), facts(null))).toBe('staged-superseded');
+  });
+
+  it('keeps staged bytes no later version took in for the rebase grace (a writer re-planning)', () => {
+    const { tapeRecord, ref, staged, facts, judge } = newVersionWorld();
+    const tape = facts(tapeRecord(atV3));
+    expect(judge(staged(2, 119_000), tape)).toBe('pending');
+    expect(judge(staged(2, 120_000), tape)).toBe('staged-superseded');
+    // A version at or before the staging one does not count as taking them in.
+    expect(judge(staged(2, 0), tape, [ref(V2, 0)])).toBe('pending');
+  });
+
+  it('with the default settings, a dropped version goes whatever its age; one never published after 1 h', () => {
     const defaults = new TrackGcConfig();
     expect(defaults.pending_grace_secs).toBe(3600);
     const { tapeRecord, ref, facts, judge } = newVersionWorld(defaults);
     const tape = facts(tapeRecord(atV3));
-    expect(judge(ref(V1, 3_599_000), tape)).toBe('live');
-    expect(judge(ref(V1, 3_600_000), tape)).toBe('version-dropped');
+    expect(judge(ref(V1, 0), tape)).toBe('version-dropped');
+    expect(judge(ref(V4, 3_599_000), tape)).toBe('pending');
+    expect(judge(ref(V4, 3_600_000), tape)).toBe('version-dropped');
     expect(judge(ref(V2, 30 * 24 * 3_600_000), tape)).toBe('live');
   });
 });

@@ -1,7 +1,7 @@
 import type { TapeRecord, TrackRecord } from '../../chain/account-layouts';
 import type { TrackGcConfig } from '../../config/storage.config';
 import type { TrackReference } from '../track-store';
-import { parseVersionOwner, VersionOwner } from './version-owner';
+import { parseStagingOwner, parseVersionOwner, StagingOwner, VersionOwner } from './version-owner';
 
 /** What the chain says about the accounts a batch of references names. */
 export interface ChainFacts {
@@ -16,6 +16,12 @@ export interface ChainFacts {
 
 export type ReferenceVerdict =
   | 'live'
+  /**
+   * Live for now, but the chain or the clock will settle it soon: a version certified and not
+   * published yet, bytes staged on the tape's current version. The collector checks the tape
+   * again at its next pass (docs/tracks.md, "Garbage collection": targeted checks).
+   */
+  | 'pending'
   /** The track account is gone (closed), and the reference is older than the pending grace. */
   | 'track-closed'
   /** The tape expired longer ago than the grace period. */
@@ -23,7 +29,16 @@ export type ReferenceVerdict =
   /** A segment whose manifest track was never certified, older than the orphan age. */
   | 'orphan-segment'
   /** A version owner whose root is neither the tape's current nor its previous version. */
-  | 'version-dropped';
+  | 'version-dropped'
+  /** Staged on a version the tape has moved past (published, or published by another writer). */
+  | 'staged-superseded'
+  /** Staged on the tape's current version longer ago than the pending grace. */
+  | 'staged-abandoned';
+
+/** Verdicts that keep the bytes. */
+export function keeps(verdict: ReferenceVerdict): boolean {
+  return verdict === 'live' || verdict === 'pending';
+}
 
 /**
  * Whether one reference still keeps its bytes. Pure: the collector reads the chain once per
@@ -36,13 +51,19 @@ export function judgeReference(
   chain: ChainFacts,
   config: Pick<
     TrackGcConfig,
-    'expired_grace_secs' | 'pending_grace_secs' | 'orphan_segment_age_secs'
+    'expired_grace_secs' | 'pending_grace_secs' | 'orphan_segment_age_secs' | 'rebase_grace_secs'
   >,
   decidedAt: number,
+  /** The blob's other references: whether a later version of the tape took staged bytes in. */
+  siblings: readonly TrackReference[] = [],
 ): ReferenceVerdict {
   const ageMs = decidedAt - ref.recordedAt;
   const version = parseVersionOwner(ref.track);
   if (version) return judgeVersionReference(version, ageMs, chain, config);
+  const staged = parseStagingOwner(ref.track);
+  if (staged) {
+    return judgeStagedReference(staged, ageMs, chain, config, publishedSince(staged, siblings));
+  }
   const track = chain.tracks.get(ref.track) ?? null;
   if (!track || track.tape.toBase58() !== ref.tape) {
     return ageMs >= config.pending_grace_secs * 1000 ? 'track-closed' : 'live';
@@ -57,9 +78,11 @@ export function judgeReference(
 
 /**
  * A certified version's track (recorded by the publish service under a version owner): kept
- * while the version is one the tape keeps, its current `root` or its `prev_root`. Within the
- * pending grace it is kept whatever the chain says: the gateway records it when it certifies,
- * before the Publish is sent, let alone confirmed (and an RPC node may lag).
+ * while the tape keeps the version, its current `root` or its `prev_root`. Versions only grow,
+ * so once the tape's version reaches the owner's number the pointer decides for good, at once:
+ * a node that lags shows an older pointer, under which the version is still to come (pending).
+ * Still to come, it is kept for the pending grace after it was certified (the gateway records it
+ * before the Publish is sent, let alone confirmed), then dropped: that Publish never landed.
  */
 function judgeVersionReference(
   version: VersionOwner,
@@ -67,11 +90,67 @@ function judgeVersionReference(
   chain: ChainFacts,
   config: Pick<TrackGcConfig, 'expired_grace_secs' | 'pending_grace_secs'>,
 ): ReferenceVerdict {
-  if (ageMs < config.pending_grace_secs * 1000) return 'live';
+  const withinGrace = ageMs < config.pending_grace_secs * 1000;
+  // Owners recorded before they carried a number: the grace, then the pointer.
+  if (version.version === undefined && withinGrace) return 'live';
   const tape = chain.tapes.get(version.tape) ?? null;
   if (!tape) return 'version-dropped';
   if (expiredLongAgo(tape, chain, config)) return 'tape-expired';
-  return keepsVersion(tape, version.root) ? 'live' : 'version-dropped';
+  if (version.version === undefined) {
+    return keepsVersion(tape, version.root) ? 'live' : 'version-dropped';
+  }
+  if (keepsVersionAt(tape, version.version, version.root)) return 'live';
+  if (tape.version < version.version && withinGrace) return 'pending';
+  return 'version-dropped';
+}
+
+/**
+ * Bytes staged on a tape at `staged.version`: an upload in progress while the tape is still at
+ * that version (kept for the pending grace after the latest upload or `missing` answer). Once
+ * the tape's version passes it, bytes a later version of the tape took in are held by that
+ * version's own references, so the staged one goes at once. Bytes no later version took in
+ * belong to a writer that lost its compare-and-swap and is re-planning on the new version (an
+ * S3 commit group, a deploy racing S3 writes): they are kept for the rebase grace after they
+ * were last recorded, so the rebase does not upload them again.
+ */
+function judgeStagedReference(
+  staged: StagingOwner,
+  ageMs: number,
+  chain: ChainFacts,
+  config: Pick<TrackGcConfig, 'expired_grace_secs' | 'pending_grace_secs' | 'rebase_grace_secs'>,
+  published: boolean,
+): ReferenceVerdict {
+  const tape = chain.tapes.get(staged.tape) ?? null;
+  if (!tape) return 'staged-superseded';
+  if (expiredLongAgo(tape, chain, config)) return 'tape-expired';
+  if (tape.version > staged.version) {
+    return !published && ageMs < config.rebase_grace_secs * 1000 ? 'pending' : 'staged-superseded';
+  }
+  return ageMs < config.pending_grace_secs * 1000 ? 'pending' : 'staged-abandoned';
+}
+
+/** Whether a version of the staged tape numbered past the staging one references the blob. */
+function publishedSince(staged: StagingOwner, siblings: readonly TrackReference[]): boolean {
+  return siblings.some((ref) => {
+    const owner = parseVersionOwner(ref.track);
+    return (
+      owner !== undefined &&
+      owner.tape === staged.tape &&
+      (owner.version === undefined || owner.version > staged.version)
+    );
+  });
+}
+
+/** Whether the tape's pointer names this root as its current or previous version, at `version`. */
+export function keepsVersionAt(
+  tape: Pick<TapeRecord, 'version' | 'root' | 'prevVersion' | 'prevRoot'>,
+  version: number,
+  root: Buffer,
+): boolean {
+  return (
+    (version > 0 && tape.version === version && tape.root.equals(root)) ||
+    (version > 0 && tape.prevVersion === version && tape.prevRoot.equals(root))
+  );
 }
 
 /** Whether the tape's pointer names this root as its current or previous version. */

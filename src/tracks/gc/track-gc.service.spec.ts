@@ -7,7 +7,7 @@ import { StorageConfig } from '../../config/storage.config';
 import { bodyOf, newTestStore } from '../../../test/support/tracks';
 import { commitmentOfBuffer } from '../commitment';
 import { TrackGarbageCollector } from './track-gc.service';
-import { versionOwner } from './version-owner';
+import { stagingOwner, versionOwner } from './version-owner';
 import { eventually } from '../../../test/support/eventually';
 
 const GENESIS = 1_600_000_000;
@@ -82,7 +82,7 @@ function newTestCollector(maxPerPass = 1000, role: GatewayRole = 'writer') {
     });
     return { commitment, track, claim, bytes };
   };
-  return { sut, store, chain, upload, tape };
+  return { sut, store, chain, upload, tape, storage };
 }
 
 describe('TrackGarbageCollector', () => {
@@ -172,12 +172,12 @@ describe('TrackGarbageCollector', () => {
     const shared = await stored(randomBytes(4000));
     const roots = [Buffer.alloc(32, 1), Buffer.alloc(32, 2), Buffer.alloc(32, 3)];
     const own: Buffer[] = [];
-    for (const root of roots) {
+    for (const [i, root] of roots.entries()) {
       own.push(await stored(randomBytes(1000)));
       for (const commitment of [shared, own.at(-1)!]) {
         await store.claim({
           commitment,
-          track: versionOwner(tape, root),
+          track: versionOwner(tape, i + 1, root),
           tape: tape.toBase58(),
           role: 'track',
           size: 1000,
@@ -201,5 +201,116 @@ describe('TrackGarbageCollector', () => {
     ]);
     expect(chain.trackReads).toEqual([0]);
     expect(chain.tapeReads).toEqual([[tape.toBase58()]]);
+  });
+
+  describe('targeted checks: a watched tape is checked whole at the next pass', () => {
+    /** Blobs of versions 1..n of one tape, each with one own blob and one shared by all. */
+    async function versions(n: number) {
+      const ctx = newTestCollector(1);
+      const { store, tape } = ctx;
+      // A version still to come, and staged bytes, are kept for the grace.
+      ctx.storage.gc.pending_grace_secs = 3600;
+      ctx.storage.gc.rebase_grace_secs = 120;
+      const stored = async (bytes: Buffer) => {
+        const { commitment } = commitmentOfBuffer(bytes);
+        await store.put(commitment, bytes.length, bodyOf(bytes));
+        return commitment;
+      };
+      const claim = (commitment: Buffer, track: string) =>
+        store.claim({ commitment, track, tape: tape.toBase58(), role: 'track', size: 1000 });
+      const shared = await stored(randomBytes(1000));
+      const roots: Buffer[] = [];
+      const own: Buffer[] = [];
+      for (let i = 1; i <= n; i++) {
+        roots.push(randomBytes(32));
+        own.push(await stored(randomBytes(1000)));
+        for (const c of [shared, own.at(-1)!]) await claim(c, versionOwner(tape, i, roots.at(-1)!));
+      }
+      const pointAt = (version: number) =>
+        ctx.chain.pointers.set(tape.toBase58(), {
+          version,
+          root: roots[version - 1],
+          prevVersion: version - 1,
+          prevRoot: version > 1 ? roots[version - 2] : Buffer.alloc(32),
+        });
+      return { ...ctx, shared, own, roots, claim, pointAt, stored };
+    }
+
+    it("deletes a dropped version's own bytes in one pass, whatever the cursor's page size", async () => {
+      const { sut, store, tape, own, shared, pointAt } = await versions(3);
+      pointAt(3);
+      await new Promise((r) => setTimeout(r, 5));
+      sut.watch(tape.toBase58());
+      // One blob per cursor page: the cursor alone would need four passes to see them all.
+      const pass = await sut.runPass();
+      expect(pass).toMatchObject({ tapesChecked: 1, deleted: 1 });
+      expect(pass.byReason['version-dropped']).toBe(2);
+      expect(await Promise.all([shared, ...own].map((c) => store.has(c)))).toEqual([
+        true,
+        false,
+        true,
+        true,
+      ]);
+      // Settled: no reference waits on the chain, so the tape is not checked again.
+      expect(sut.stats().watchedTapes).toBe(0);
+      expect((await sut.runPass()).tapesChecked).toBe(0);
+    });
+
+    it('keeps checking a tape while a certified version is not published yet, then collects at once', async () => {
+      const { sut, store, tape, own, pointAt, chain } = await versions(3);
+      pointAt(2); // version 3 is certified; its Publish has not landed
+      sut.watch(tape.toBase58());
+      expect((await sut.runPass()).deleted).toBe(0);
+      expect(sut.stats().watchedTapes).toBe(1);
+      pointAt(3); // it lands: version 1 is dropped
+      const reads = chain.tapeReads.length;
+      const pass = await sut.runPass();
+      expect(pass).toMatchObject({ tapesChecked: 1, deleted: 1 });
+      expect(chain.tapeReads.length).toBeGreaterThan(reads);
+      expect(await store.has(own[0])).toBe(false);
+      expect(sut.stats().watchedTapes).toBe(0);
+    });
+
+    it('drops bytes staged on a version the tape moved past; keeps those staged on its current one', async () => {
+      const { sut, store, tape, pointAt, stored, claim, storage } = await versions(2);
+      pointAt(2);
+      storage.gc.rebase_grace_secs = 0;
+      const old = await stored(randomBytes(500));
+      const current = await stored(randomBytes(500));
+      const rebasing = await stored(randomBytes(500));
+      await claim(old, stagingOwner(tape, 1));
+      await claim(current, stagingOwner(tape, 2));
+      await claim(rebasing, stagingOwner(tape, 1));
+      // Version 2 took `old` in: its staged reference goes whatever the rebase grace.
+      await claim(old, versionOwner(tape, 2, randomBytes(32)));
+      // A reference recorded in the pass's own millisecond counts as fresh: let one go by.
+      await new Promise((r) => setTimeout(r, 5));
+      sut.watch(tape.toBase58());
+      const pass = await sut.runPass();
+      expect(pass.byReason['staged-superseded']).toBe(2);
+      expect([await store.has(old), await store.has(current), await store.has(rebasing)]).toEqual([
+        false,
+        true,
+        false,
+      ]);
+      // An upload in progress: the tape is checked again at the next pass.
+      expect(sut.stats().watchedTapes).toBe(1);
+    });
+
+    it('collectTape checks one tape now, outside the passes', async () => {
+      const { sut, store, tape, own, pointAt } = await versions(3);
+      pointAt(3);
+      await new Promise((r) => setTimeout(r, 5));
+      const result = await sut.collectTape(tape.toBase58());
+      expect(result).toMatchObject({ tapesChecked: 1, deleted: 1 });
+      expect(await store.has(own[0])).toBe(false);
+      expect(sut.stats().passes).toBe(0);
+    });
+
+    it('a reader watches nothing', () => {
+      const { sut, tape } = newTestCollector(1, 'reader');
+      sut.watch(tape.toBase58());
+      expect(sut.stats().watchedTapes).toBe(0);
+    });
   });
 });

@@ -11,19 +11,21 @@ import { GatewayIdentity } from '../../chain/gateway-identity';
 import { StorageConfig } from '../../config/storage.config';
 import { TrackReference, TrackStore } from '../track-store';
 import { GcLease, GcLeaseHandle, LocalGcLease } from './gc-lease';
-import { ChainFacts, judgeReference, ReferenceVerdict } from './track-gc-decision';
-import { parseVersionOwner } from './version-owner';
+import { ChainFacts, judgeReference, keeps, ReferenceVerdict } from './track-gc-decision';
+import { parseStagingOwner, parseVersionOwner } from './version-owner';
 
 /** One pass's counts (also the JSON log line). */
 export interface TrackGcPass {
-  /** Blobs examined. */
+  /** Blobs examined (the cursor's page and the targeted tapes' blobs). */
   checked: number;
+  /** Tapes checked whole because they changed (targeted checks, before the cursor's page). */
+  tapesChecked: number;
   referencesDropped: number;
   deleted: number;
   deletedBytes: number;
   /** Blobs with a dead reference that a live or fresh one kept. */
   kept: number;
-  byReason: Record<Exclude<ReferenceVerdict, 'live'>, number>;
+  byReason: Record<Exclude<ReferenceVerdict, 'live' | 'pending'>, number>;
   /** The pass reached the end of the store and starts again from the first blob. */
   wrapped: boolean;
   ms: number;
@@ -46,6 +48,9 @@ export interface TrackGcStats {
   passes: number;
   failedPasses: number;
   checked: number;
+  tapesChecked: number;
+  /** Tapes waiting for a targeted check (a version certified, bytes staged). */
+  watchedTapes: number;
   referencesDropped: number;
   deleted: number;
   deletedBytes: number;
@@ -60,11 +65,14 @@ export interface TrackGcStats {
 const RECENT_PASSES = 20;
 
 /**
- * The track store's garbage collector (docs/tracks.md, "Garbage collection"). Each pass takes
- * the next `max_tracks_per_pass` referenced blobs from the store's index, reads the track and
- * tape accounts they name (getMultipleAccounts, 100 per request), drops the references that
- * are dead, and has the store delete blobs left with none. Listing and deletion stay behind the
- * TrackStore port; this service only decides.
+ * The track store's garbage collector (docs/tracks.md, "Garbage collection"). Each pass first
+ * checks whole the tapes that changed here (`watch`: a version certified, bytes staged), so a
+ * dropped version's bytes go at the first pass after the Publish lands; then it takes the next
+ * `max_tracks_per_pass` referenced blobs from the store's index after a cursor (what changed
+ * elsewhere: track accounts closed, tapes expired, versions published through another gateway).
+ * For both it reads the track and tape accounts the references name (getMultipleAccounts, 100
+ * per request), drops the references that are dead, and has the store delete blobs left with
+ * none. Listing and deletion stay behind the TrackStore port; this service only decides.
  *
  * Only a writer collects: its reference index is the one its uploads fill. A reader's index is
  * empty (it takes no uploads), so a pass there would judge nothing, or, on a store shared with
@@ -77,6 +85,8 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
   private running?: Promise<TrackGcPass>;
   private stopped = false;
   private readonly totals: TrackGcStats;
+  /** Tapes to check whole at the next pass, oldest first. */
+  private readonly watched = new Set<string>();
 
   constructor(
     private readonly store: TrackStore,
@@ -91,6 +101,8 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
       passes: 0,
       failedPasses: 0,
       checked: 0,
+      tapesChecked: 0,
+      watchedTapes: 0,
       referencesDropped: 0,
       deleted: 0,
       deletedBytes: 0,
@@ -114,7 +126,34 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
   }
 
   stats(): TrackGcStats {
-    return { ...this.totals, recentPasses: [...this.totals.recentPasses] };
+    return {
+      ...this.totals,
+      watchedTapes: this.watched.size,
+      recentPasses: [...this.totals.recentPasses],
+    };
+  }
+
+  /**
+   * Checks this tape whole at the next pass, and again at each pass while it has references
+   * that the chain or the clock will settle soon (a version certified but not published yet,
+   * bytes staged on its current version). Called when a version of it is certified or bytes are
+   * staged for it. A reader never collects, so it never watches.
+   */
+  watch(tape: string): void {
+    if (this.runs) this.watched.add(tape);
+  }
+
+  /**
+   * Checks one tape whole now, outside the passes (the store's deletion is safe against a pass
+   * running at the same time): an upload that would pass the tape's bound first has the bytes
+   * of its dropped versions and superseded uploads collected.
+   */
+  async collectTape(tape: string): Promise<TrackGcPass> {
+    if (!this.identity.isWriter) throw new Error('a reader gateway does not collect garbage');
+    const result = emptyPass();
+    const pending = await this.checkTapes([tape], result);
+    if (pending.size > 0) this.watch(tape);
+    return result;
   }
 
   /** One pass now (a pass already running is joined, not doubled). */
@@ -141,6 +180,7 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
    * while another replica holds the lease is skipped, not doubled.
    */
   private async pass(): Promise<TrackGcPass> {
+    const targeted = await this.targetedChecks();
     let lease: GcLeaseHandle | null;
     try {
       lease = await this.lease.acquire();
@@ -152,11 +192,12 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
     }
     if (!lease) {
       this.totals.skippedPasses++;
-      return { ...emptyPass(), skipped: true };
+      this.record(targeted);
+      return { ...targeted, skipped: true };
     }
     const startedAt = Date.now();
     try {
-      return await this.passUnderLease(lease);
+      return await this.passUnderLease(lease, targeted);
     } finally {
       const endedAt = Date.now();
       await lease.release();
@@ -165,15 +206,84 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
     }
   }
 
-  private async passUnderLease(lease: GcLeaseHandle): Promise<TrackGcPass> {
+  /**
+   * The watched tapes (at most `max_tracks_per_pass` of them, oldest first), each checked whole.
+   * Not under the lease: each writer checks what changed through it, and deletion is safe
+   * against another writer's pass (the lease bounds work, the fence keeps claimed bytes).
+   */
+  private async targetedChecks(): Promise<TrackGcPass> {
     const started = Date.now();
-    const decidedAt = started;
-    const limit = this.storage.gc.max_tracks_per_pass;
     const result = emptyPass();
+    const tapes = [...this.watched].slice(0, this.storage.gc.max_tracks_per_pass);
+    if (tapes.length === 0) return result;
+    try {
+      const pending = await this.checkTapes(tapes, result);
+      for (const tape of tapes) {
+        this.watched.delete(tape);
+        if (pending.has(tape)) this.watched.add(tape); // again next pass, behind the others
+      }
+    } catch (err) {
+      this.totals.failedPasses++;
+      this.totals.lastError = (err as Error).message;
+      this.logger.warn({ msg: 'track gc targeted check failed', error: (err as Error).message });
+    }
+    result.ms = Date.now() - started;
+    return result;
+  }
+
+  /** Judges every reference of these tapes; returns the tapes with references still pending. */
+  private async checkTapes(tapes: string[], result: TrackGcPass): Promise<Set<string>> {
+    const decidedAt = Date.now();
+    const blobs = (await Promise.all(tapes.map((t) => this.store.referencesOfTape(t)))).flat();
+    result.tapesChecked += tapes.length;
+    result.checked += blobs.length;
+    const pending = new Set<string>();
+    if (blobs.length === 0) return pending;
+    const facts = await this.readChain(blobs.flatMap((b) => b.references));
+    for (const blob of blobs) {
+      await this.judgeBlob(blob, facts, decidedAt, result, (ref) => pending.add(ref.tape));
+    }
+    return pending;
+  }
+
+  /** Drops a blob's dead references (and the bytes when none is left). */
+  private async judgeBlob(
+    blob: { commitment: Buffer; references: TrackReference[] },
+    facts: ChainFacts,
+    decidedAt: number,
+    result: TrackGcPass,
+    onPending: (ref: TrackReference) => void = () => undefined,
+  ): Promise<void> {
+    const dead: TrackReference[] = [];
+    for (const ref of blob.references) {
+      const verdict = judgeReference(ref, facts, this.storage.gc, decidedAt, blob.references);
+      if (verdict === 'pending') onPending(ref);
+      if (keeps(verdict)) continue;
+      result.byReason[verdict as keyof TrackGcPass['byReason']]++;
+      dead.push(ref);
+    }
+    if (dead.length === 0) return;
+    const outcome = await this.store.release(blob.commitment, dead, decidedAt);
+    result.referencesDropped += dead.length;
+    if (outcome.outcome === 'deleted') {
+      result.deleted++;
+      result.deletedBytes += outcome.bytes;
+    } else if (outcome.outcome === 'kept') {
+      result.kept++;
+    }
+  }
+
+  private async passUnderLease(lease: GcLeaseHandle, targeted: TrackGcPass): Promise<TrackGcPass> {
+    const started = Date.now() - targeted.ms;
+    const decidedAt = Date.now();
+    const limit = this.storage.gc.max_tracks_per_pass;
+    const result = targeted;
     try {
       const blobs = await this.store.listReferenced(await this.lease.cursor(), limit);
-      result.checked = blobs.length;
-      const facts = await this.readChain(blobs.flatMap((b) => b.references));
+      result.checked += blobs.length;
+      // An empty store costs no chain read.
+      const facts =
+        blobs.length > 0 ? await this.readChain(blobs.flatMap((b) => b.references)) : undefined;
       let last: Buffer | undefined;
       for (const blob of blobs) {
         if (!lease.held()) {
@@ -181,22 +291,7 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
           break;
         }
         last = blob.commitment;
-        const dead: TrackReference[] = [];
-        for (const ref of blob.references) {
-          const verdict = judgeReference(ref, facts, this.storage.gc, decidedAt);
-          if (verdict === 'live') continue;
-          result.byReason[verdict]++;
-          dead.push(ref);
-        }
-        if (dead.length === 0) continue;
-        const outcome = await this.store.release(blob.commitment, dead, decidedAt);
-        result.referencesDropped += dead.length;
-        if (outcome.outcome === 'deleted') {
-          result.deleted++;
-          result.deletedBytes += outcome.bytes;
-        } else if (outcome.outcome === 'kept') {
-          result.kept++;
-        }
+        await this.judgeBlob(blob, facts!, decidedAt, result);
       }
       result.wrapped = blobs.length < limit && !result.leaseLost;
       // Lost mid-pass: the next holder goes on after the last blob this pass judged.
@@ -220,8 +315,8 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
     const trackAddresses = new Set<string>();
     const tapeAddresses = new Set<string>();
     for (const ref of refs) {
-      const version = parseVersionOwner(ref.track);
-      if (version) tapeAddresses.add(version.tape);
+      const owner = parseVersionOwner(ref.track) ?? parseStagingOwner(ref.track);
+      if (owner) tapeAddresses.add(owner.tape);
       else trackAddresses.add(ref.track);
       tapeAddresses.add(ref.tape);
     }
@@ -251,6 +346,7 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
     const t = this.totals;
     t.passes++;
     t.checked += pass.checked;
+    t.tapesChecked += pass.tapesChecked;
     t.referencesDropped += pass.referencesDropped;
     t.deleted += pass.deleted;
     t.deletedBytes += pass.deletedBytes;
@@ -262,11 +358,19 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
 function emptyPass(): TrackGcPass {
   return {
     checked: 0,
+    tapesChecked: 0,
     referencesDropped: 0,
     deleted: 0,
     deletedBytes: 0,
     kept: 0,
-    byReason: { 'track-closed': 0, 'tape-expired': 0, 'orphan-segment': 0, 'version-dropped': 0 },
+    byReason: {
+      'track-closed': 0,
+      'tape-expired': 0,
+      'orphan-segment': 0,
+      'version-dropped': 0,
+      'staged-superseded': 0,
+      'staged-abandoned': 0,
+    },
     wrapped: false,
     ms: 0,
   };

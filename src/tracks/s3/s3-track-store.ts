@@ -35,6 +35,7 @@ import { TrackNotFoundError, TrackStoreError, TrackStoreUnavailableError } from 
 import { SqliteTrackReferences } from '../sqlite-track-references';
 import { TrackReferences } from '../track-references';
 import {
+  ClaimLimits,
   ClaimOutcome,
   ReferencedBlob,
   ReleaseOutcome,
@@ -323,12 +324,18 @@ export class S3TrackStore extends TrackStore {
     stream.once('close', () => this.filling.delete(hex));
   }
 
-  async claim(
-    claim: TrackClaim,
-    options: { maxOwnerSegmentBytes?: number } = {},
-  ): Promise<ClaimOutcome> {
+  async claim(claim: TrackClaim, limits: ClaimLimits = {}): Promise<ClaimOutcome> {
     this.hexOf(claim.commitment);
-    return this.index.claim(claim, options.maxOwnerSegmentBytes);
+    return this.index.claim(claim, limits);
+  }
+
+  async claimMany(claims: TrackClaim[]): Promise<void> {
+    for (const claim of claims) this.hexOf(claim.commitment);
+    await this.index.claimMany(claims);
+  }
+
+  async referencesOfTape(tape: string): Promise<ReferencedBlob[]> {
+    return this.index.referencesOfTape(tape);
   }
 
   async unclaim(claim: TrackClaim, recordedAt: number): Promise<void> {
