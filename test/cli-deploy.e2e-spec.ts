@@ -308,7 +308,7 @@ describe('tape deploy', () => {
       await new Promise((r) => setTimeout(r, 4000));
       // Not "tape extend": the program refuses that too. What an expired tape still allows.
       expect(await u.fails(['deploy', join(root, 'index.html')])).toMatch(
-        /^tape \S+ expired .*: it cannot be extended, resized or written to, and its site answers 410 Gone; tape object rm <name> still removes its names .*tape create --capacity <size> --duration <time>, then tape deploy$/,
+        /^tape \S+ expired .*: it cannot be extended, resized or written to, and its site answers 410 Gone; no new version can be published .*tape create --capacity <size> --duration <time>, then tape deploy$/,
       );
     },
     TEST_TIMEOUT_MS,
