@@ -1,5 +1,5 @@
 import { SubCommand } from 'nest-commander';
-import { versionedTrackAddress } from '../../object/versioned-track';
+import bs58 from 'bs58';
 import { tableLines } from '../output/key-value-lines';
 import { GlobalOptions } from '../session/tape-session';
 import { readCurrentVersion } from '../versions/current-version';
@@ -31,7 +31,8 @@ export class ObjectLsCommand extends TapeCommand {
           name: e.name,
           size: e.size,
           content_type: e.contentType,
-          track: versionedTrackAddress(tape.address, e.commitment),
+          // The object's address (docs/object.md, "Objects of versions"): tape || commitment.
+          track: bs58.encode(Buffer.concat([tape.address.toBuffer(), e.commitment])),
           commitment: e.commitment.toString('hex'),
           streamed: e.location.kind === 'stream',
           version: current.version,
