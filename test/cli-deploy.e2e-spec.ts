@@ -2,7 +2,6 @@ import { cpSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { Connection, PublicKey } from '@solana/web3.js';
 import { join } from 'node:path';
-import { DEFAULT_TAPE_PROGRAM_ID } from '../src/chain/program-ids';
 import { GatewayClient } from '../src/cli/deploy/gateway-client';
 import { commitmentOfFile } from '../src/tracks/commitment';
 import { freePort } from './support/free-port';
@@ -108,7 +107,6 @@ describe('tape deploy', () => {
       const gatewayKey = new PublicKey((await gatewayClient.uploadConfig()).gatewayKey);
       gatewayClient.close();
       const chain = new Connection(gw.rpcUrl, 'confirmed');
-      const accountsBefore = (await chain.getProgramAccounts(DEFAULT_TAPE_PROGRAM_ID)).length;
       const [walletBefore, gatewayBefore] = [
         await chain.getBalance(wallet),
         await chain.getBalance(gatewayKey),
@@ -123,7 +121,6 @@ describe('tape deploy', () => {
       expect(walletMoved).toBeGreaterThan(0);
       expect(walletMoved).toBeLessThan(50_000);
       expect(gatewayMoved).toBe(0);
-      expect((await chain.getProgramAccounts(DEFAULT_TAPE_PROGRAM_ID)).length).toBe(accountsBefore);
       expect(first.lines).toEqual([
         'Deployed 7 files (7 uploaded, 0 unchanged)',
         `Tape: ${tape}`,
@@ -357,9 +354,12 @@ describe('tape deploy', () => {
     'an interrupted deploy leaves the old version whole; running it again resumes',
     async () => {
       const { u, label } = await withTape('20m');
-      // Files over 64 KiB are not packed: one upload each, so the interruption lands midway.
+      // Files over 64 KiB are not packed (here streamed: 2 segments and a manifest each), so
+      // the interruption lands midway through the uploads.
       const root = site(generateSite(60, 60 * 70 * 1024, 'v1'));
-      await deploy(u, root);
+      const first = await u.run(['deploy', join(root, 'index.html')]);
+      expect(first.code).toBe(0);
+      const all = Number(/^uploading (\d+) files/m.exec(first.stderr)![1]);
       const before = await objects(u);
       writeSite(generateSite(60, 60 * 70 * 1024, 'v2'), root);
       const interrupted = await u.run(['deploy', join(root, 'index.html')], {
@@ -379,9 +379,10 @@ describe('tape deploy', () => {
       const resumed = await u.run(['deploy', join(root, 'index.html'), '--concurrency', '8']);
       expect(resumed.code).toBe(0);
       expect(resumed.stdout).toMatch(/^Deployed 60 files \(60 uploaded, 0 unchanged\)$/m);
-      // 59 blobs, index.html's pack and the root: what was staged before is not sent again.
+      // What was staged before the interruption is not sent again.
       const sent = Number(/^uploading (\d+) files/m.exec(resumed.stderr)![1]);
-      expect(sent).toBeLessThan(61);
+      console.log(`interrupted deploy: resumed with ${sent} of ${all} tracks to upload`);
+      expect(sent).toBeLessThan(all);
       const v2Index = (await commitmentOfFile(join(root, 'index.html'))).commitment.toString('hex');
       const after = await objects(u);
       expect(after.get('index.html')).toMatchObject({ commitment: v2Index, version: 2 });

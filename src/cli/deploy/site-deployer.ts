@@ -3,6 +3,7 @@ import { PublicKey } from '@solana/web3.js';
 import { readFile } from 'node:fs/promises';
 import { labelFromAddress } from '../../chain/tape-label';
 import { commitmentOfBuffer, commitmentToHex } from '../../tracks/commitment';
+import { VersionEntry } from '../../versions/version-entry';
 import { ChangedFile } from '../../versions/version-planner';
 import { CliError } from '../cli-error';
 import { formatBytes } from '../output/units';
@@ -113,7 +114,7 @@ export class SiteDeployer {
           readSmall: (file) => readSmallFile(pathOf(file), file),
           pathOf,
           check: async ({ base, plan, addedBytes }) => {
-            const changed = plan.added.length + plan.changed.length;
+            const changed = changedFiles(hashed, base.entries);
             progress.step(
               `${changed} changed, ${hashed.length - changed} unchanged` +
                 (plan.removed.length > 0 ? `, ${plan.removed.length} removed` : '') +
@@ -160,6 +161,12 @@ export class SiteDeployer {
       gateway.close();
     }
   }
+}
+
+/** Files whose name the base lacks or holds with other bytes (`--prune` or not). */
+function changedFiles(files: HashedFile[], base: readonly VersionEntry[]): number {
+  const held = new Map(base.map((e) => [e.name, e.commitment]));
+  return files.filter((f) => held.get(f.name)?.equals(f.commitment) !== true).length;
 }
 
 /** A scanned, hashed file as a version entry to write. */
