@@ -137,9 +137,7 @@ export class SiteDeployer {
       );
       progress.endUploads();
       const label = labelFromAddress(tape.address);
-      const changed = outcome.published
-        ? outcome.plan.added.length + outcome.plan.changed.length
-        : 0;
+      const changed = outcome.published ? changedFiles(hashed, outcome.base.entries) : 0;
       return {
         tape: tape.address.toBase58(),
         label,
