@@ -401,7 +401,7 @@ describe('tape CLI', () => {
         ),
       );
       expect(await other.fails(['object', 'rm', 'index.html', '--tape', tape])).toMatch(
-        /^no object named 'index.html'/,
+        new RegExp(`^unauthorized signer: ${otherKey} is not the tape's keypair or its delegate`),
       );
       expect(await other.json(['balance'])).toEqual(before);
       // With the tape's own keypair (-k), the same command works.
