@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { UploadClient } from './support/upload-client';
 import { CliUser, keyValues } from './support/cli-process';
 import { removeSite, writeSite } from './support/cli-site';
 import { GatewayProcess, startGateway } from './support/gateway-process';
@@ -49,6 +50,22 @@ describe('a writer gateway whose RPC drops requests', () => {
       'app.js': 'console.log("faults")',
     });
     await user.ok(['deploy', join(root, 'index.html')]);
+    // A tenant's deploy is a Publish the tenant sends and confirms (the gateway only co-signs):
+    // the gateway's own transactions meet the resets, here the certification of an upload.
+    const client = new UploadClient(writer.url, chainGw.rpcUrl);
+    try {
+      const wallet = await client.fundedWallet();
+      const tape = await client.createTape(wallet, 1 << 20, 10);
+      await client.store(
+        wallet,
+        tape,
+        Buffer.from('certified through resets'),
+        'text/plain',
+        1 << 20,
+      );
+    } finally {
+      client.close();
+    }
 
     // The confirmation path asked for statuses and had them reset at least once.
     expect(proxy.seen.some((r) => r.decision === 'reset')).toBe(true);

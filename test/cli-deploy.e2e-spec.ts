@@ -1,6 +1,8 @@
 import { cpSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { Connection, PublicKey } from '@solana/web3.js';
 import { join } from 'node:path';
+import { GatewayClient } from '../src/cli/deploy/gateway-client';
 import { commitmentOfFile } from '../src/tracks/commitment';
 import { freePort } from './support/free-port';
 import { GatewayProcess, REPO_ROOT, startGateway } from './support/gateway-process';
@@ -15,6 +17,7 @@ interface ListedObject {
   track: string;
   commitment: string;
   streamed: boolean;
+  version: number;
 }
 
 const SEGMENT_BYTES = 64 * 1024;
@@ -44,9 +47,9 @@ describe('tape deploy', () => {
   const withTape = async (capacity = '10m', env: Record<string, string> = {}) => {
     const u = new CliUser(gw, env);
     users.push(u);
-    await u.fundedWallet();
+    const walletKey = await u.fundedWallet();
     const created = keyValues(await u.ok(['create', '--capacity', capacity, '--duration', '1d']));
-    return { u, tape: created['tape address'], label: created.label };
+    return { u, tape: created['tape address'], label: created.label, walletKey };
   };
   const deploy = async (u: CliUser, root: string, extra: string[] = []) => {
     const out = await u.ok(['deploy', join(root, 'index.html'), ...extra]);
@@ -95,11 +98,29 @@ describe('tape deploy', () => {
   it.concurrent(
     'deploys the example site, prints the spec lines, and the printed URL serves it',
     async () => {
-      const { u, tape, label } = await withTape();
+      const { u, tape, label, walletKey } = await withTape();
       const root = site({});
       cpSync(join(REPO_ROOT, 'examples', 'hello-site'), root, { recursive: true });
       writeSite({ '.well-known/security.txt': 'Contact: x', '.env': 'SECRET=1' }, root);
+      const wallet = new PublicKey(walletKey);
+      const gatewayClient = new GatewayClient(gw.url);
+      const gatewayKey = new PublicKey((await gatewayClient.uploadConfig()).gatewayKey);
+      gatewayClient.close();
+      const chain = new Connection(gw.rpcUrl, 'confirmed');
+      const [walletBefore, gatewayBefore] = [
+        await chain.getBalance(wallet),
+        await chain.getBalance(gatewayKey),
+      ];
       const first = await deploy(u, root);
+      const walletMoved = walletBefore - (await chain.getBalance(wallet));
+      const gatewayMoved = gatewayBefore - (await chain.getBalance(gatewayKey));
+      console.log(
+        `tape deploy of 7 files: wallet moved ${walletMoved} lamports, gateway key ${gatewayMoved}`,
+      );
+      // One Publish: fees only (3 signatures, 15,000 lamports), no rent (the smallest is 890,880).
+      expect(walletMoved).toBeGreaterThan(0);
+      expect(walletMoved).toBeLessThan(50_000);
+      expect(gatewayMoved).toBe(0);
       expect(first.lines).toEqual([
         'Deployed 7 files (7 uploaded, 0 unchanged)',
         `Tape: ${tape}`,
@@ -136,8 +157,13 @@ describe('tape deploy', () => {
       expect((await open(url, '/assets/site.css')).type).toMatch(/^text\/css/);
       expect((await open(url, '/.well-known/security.txt')).status).toBe(404);
 
-      const again = await deploy(u, root);
-      expect(again.lines[0]).toBe('Deployed 7 files (0 uploaded, 7 unchanged)');
+      expect((await u.json<{ version: number }>(['info'])).version).toBe(1);
+      const again = await u.run(['deploy', join(root, 'index.html')]);
+      expect(again.stdout.split('\n')[0]).toBe('Deployed 7 files (0 uploaded, 7 unchanged)');
+      expect(again.stderr).toMatch(
+        /^nothing changed: version 1 stays live, nothing was published$/m,
+      );
+      expect((await u.json<{ version: number }>(['info'])).version).toBe(1);
     },
     TEST_TIMEOUT_MS,
   );
@@ -168,10 +194,18 @@ describe('tape deploy', () => {
       expect((await objects(u)).has('d.txt')).toBe(false);
       expect(await u.fails(['object', 'rm', 'd.txt'])).toMatch(/^no object named 'd.txt' on tape /);
       expect((await deploy(u, root)).lines[0]).toBe('Deployed 4 files (1 uploaded, 3 unchanged)');
-      const info = await u.json<{ used: number; objects: number }>(['info']);
-      expect(info.objects).toBe(4);
-      // Replaced and removed tracks were released: only the live bytes count.
-      expect(info.used).toBe(2 + 1 + 2 + 1);
+      const info = await u.json<{ version: number; objects: number; used: number }>(['info']);
+      expect(info).toMatchObject({ version: 5, objects: 4, used: 0 });
+      // Several names removed in one version.
+      expect(await u.ok(['object', 'rm', 'a.txt', 'b.txt'])).toBe('removed a.txt\nremoved b.txt\n');
+      expect(await u.json<{ version: number; objects: number }>(['info'])).toMatchObject({
+        version: 6,
+        objects: 2,
+      });
+      expect(await u.fails(['object', 'rm', 'index.html', 'a.txt'])).toMatch(
+        /^no object named 'a.txt' on tape \S+ \(version 6\); nothing was removed$/,
+      );
+      expect([...(await objects(u)).keys()]).toEqual(['d.txt', 'index.html']);
     },
     TEST_TIMEOUT_MS,
   );
@@ -262,12 +296,14 @@ describe('tape deploy', () => {
         /^no index.html at /,
       );
       expect(await u.fails(['deploy', root])).toMatch(/^no index.html at /);
-      const missing = 1000 + 5000 + 1 - 2048;
-      expect(await u.fails(['deploy', join(root, 'index.html')])).toBe(
-        `insufficient capacity: need ${missing} more bytes (fix: tape resize --add 4k)`,
-      );
+      // One pack of the three files (6,001 bytes) and the root: past 2 KiB by more than 3,953.
+      const refused =
+        /^insufficient capacity: need (\d+) more bytes \(fix: tape resize --add (\d+k)\)$/.exec(
+          await u.fails(['deploy', join(root, 'index.html')]),
+        );
+      expect(Number(refused![1])).toBeGreaterThan(1000 + 5000 + 1 - 2048);
       expect((await objects(u)).size).toBe(0);
-      await u.ok(['resize', '--add', '4k']);
+      await u.ok(['resize', '--add', refused![2]]);
       expect((await deploy(u, root)).lines[0]).toBe('Deployed 3 files (3 uploaded, 0 unchanged)');
     },
     TEST_TIMEOUT_MS,
@@ -288,11 +324,11 @@ describe('tape deploy', () => {
         ),
       );
 
+      // A deploy costs the Publish's fee only: a wallet with no SOL at all cannot pay it.
       const poorKey = join(u.configDir, 'poor.json');
       await u.ok(['keygen', '-k', poorKey]);
-      await u.ok(['airdrop', '-k', poorKey, '--sol', '0.001', '--tokens', '1']);
       expect(await u.fails(['deploy', join(root, 'index.html'), '-k', poorKey])).toMatch(
-        /^insufficient funds: this deploy needs about 0\.\d+ SOL, wallet \S+ has 0\.001 SOL/,
+        /^insufficient funds: this deploy needs about 0\.0000\d+ SOL, wallet \S+ has 0 SOL/,
       );
 
       const dead = `http://127.0.0.1:${await freePort()}`;
@@ -308,45 +344,48 @@ describe('tape deploy', () => {
       await new Promise((r) => setTimeout(r, 4000));
       // Not "tape extend": the program refuses that too. What an expired tape still allows.
       expect(await u.fails(['deploy', join(root, 'index.html')])).toMatch(
-        /^tape \S+ expired .*: it cannot be extended, resized or written to, and its site answers 410 Gone; tape object rm <name> still removes its names .*tape create --capacity <size> --duration <time>, then tape deploy$/,
+        /^tape \S+ expired .*: it cannot be extended, resized or written to, and its site answers 410 Gone; no new version can be published .*tape create --capacity <size> --duration <time>, then tape deploy$/,
       );
     },
     TEST_TIMEOUT_MS,
   );
 
   it.concurrent(
-    'an interrupted deploy leaves the old site; the next deploy finishes the job',
+    'an interrupted deploy leaves the old version whole; running it again resumes',
     async () => {
-      const { u, label } = await withTape('10m');
-      const v1 = generateSite(60, 60 * 200, 'v1');
-      const root = site(v1);
-      await deploy(u, root);
+      const { u, label } = await withTape('20m');
+      // Files over 64 KiB are not packed (here streamed: 2 segments and a manifest each), so
+      // the interruption lands midway through the uploads.
+      const root = site(generateSite(60, 60 * 70 * 1024, 'v1'));
+      const first = await u.run(['deploy', join(root, 'index.html')]);
+      expect(first.code).toBe(0);
+      const all = Number(/^uploading (\d+) files/m.exec(first.stderr)![1]);
       const before = await objects(u);
-      writeSite(generateSite(60, 60 * 200, 'v2'), root);
+      writeSite(generateSite(60, 60 * 70 * 1024, 'v2'), root);
       const interrupted = await u.run(['deploy', join(root, 'index.html')], {
-        // One upload at a time, so the interruption lands in the middle of the uploads.
         env: { TAPE_UPLOAD_CONCURRENCY: '1' },
         onStderr: (text, child) => {
           if (/^uploaded /m.test(text)) child.kill('SIGINT');
         },
       });
       expect(interrupted.code).toBe(130);
-      expect(interrupted.stderr).toContain('interrupted: ');
+      expect(interrupted.stderr).toContain('interrupted: the site is unchanged');
       const during = await objects(u);
-      // The entry is published last, so the live site is still v1.
-      expect(during.get('index.html')!.commitment).toBe(before.get('index.html')!.commitment);
+      // Nothing names the new bytes until the Publish: version 1 is live, every file of it.
+      for (const [name, o] of before) expect(during.get(name)).toEqual(o);
       expect((await open(`http://${label}.localhost:8080/`)).body.toString()).toContain(
         'generated v1',
       );
-      const resumed = await deploy(u, root, ['--concurrency', '8']);
-      expect(resumed.files).toBe(60);
-      // The upload that finished before the interruption may already be certified on chain:
-      // its bytes are not sent again; every other file is.
-      expect(resumed.uploaded).toBeGreaterThanOrEqual(59);
-      expect(resumed.uploaded).toBeLessThanOrEqual(60);
-      // The gateway caches site responses for up to a minute: check the chain, not HTTP.
+      const resumed = await u.run(['deploy', join(root, 'index.html'), '--concurrency', '8']);
+      expect(resumed.code).toBe(0);
+      expect(resumed.stdout).toMatch(/^Deployed 60 files \(60 uploaded, 0 unchanged\)$/m);
+      // What was staged before the interruption is not sent again.
+      const sent = Number(/^uploading (\d+) files/m.exec(resumed.stderr)![1]);
+      console.log(`interrupted deploy: resumed with ${sent} of ${all} tracks to upload`);
+      expect(sent).toBeLessThan(all);
       const v2Index = (await commitmentOfFile(join(root, 'index.html'))).commitment.toString('hex');
-      expect((await objects(u)).get('index.html')!.commitment).toBe(v2Index);
+      const after = await objects(u);
+      expect(after.get('index.html')).toMatchObject({ commitment: v2Index, version: 2 });
       expect((await deploy(u, root)).uploaded).toBe(0);
     },
     TEST_TIMEOUT_MS,
@@ -361,7 +400,8 @@ describe('tape deploy', () => {
         users.push(u);
         await u.fundedWallet();
         await u.ok(['create', '--capacity', '10m', '--duration', '1d']);
-        const root = site(generateSite(100, 100 * 100, 'gone'));
+        // Files over 64 KiB: one upload each (small files would all go in one pack).
+        const root = site(generateSite(40, 40 * 70 * 1024, 'gone'));
         const started = Date.now();
         const run = await u.run(['deploy', join(root, 'index.html')], {
           env: { TAPE_UPLOAD_CONCURRENCY: '1' },
@@ -422,7 +462,10 @@ describe('tape deploy', () => {
         files: 1,
         uploaded: 1,
         unchanged: 0,
+        version: 1,
+        published: true,
       });
+      expect(result.root).toMatch(/^[0-9a-f]{64}$/);
       await u.ok(['config', 'set', 'site_domain', 'sites.example.com']);
       expect((await deploy(u, root)).lines[2]).toBe(`URL:  https://${label}.sites.example.com/`);
     },

@@ -22,6 +22,8 @@ import { CertificationGate } from './certification-gate';
 import { PublishService } from './publish.service';
 import { TapeWriterAccess } from './tape-writer-access';
 import { VersionBaseTracks } from './version-base-tracks';
+import { VersionDownloadController } from './version-download.controller';
+import { VersionDownloadService } from './version-download.service';
 import { VersionUploadController } from './version-upload.controller';
 import { VersionUploadService } from './version-upload.service';
 
@@ -39,13 +41,19 @@ import { VersionUploadService } from './version-upload.service';
     ObservabilityModule,
     KeyBalanceModule,
   ],
-  controllers: [UploadController, VersionUploadController, PublishController],
+  controllers: [
+    UploadController,
+    VersionUploadController,
+    PublishController,
+    VersionDownloadController,
+  ],
   providers: [
     UploadService,
     CertificationBatcher,
     UploadSlots,
     TapeWriterAccess,
     VersionUploadService,
+    VersionDownloadService,
     PublishService,
     KeptVersionReferences,
     VersionBaseTracks,

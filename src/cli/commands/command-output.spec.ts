@@ -38,7 +38,11 @@ const result: DeployResult = {
   unchanged: 9,
   bytesUploaded: 100,
   pruned: 0,
-  released: 0,
+  version: 4,
+  root: 'ab'.repeat(32),
+  published: true,
+  signature: 'sig',
+  addedBytes: 2048,
 };
 
 describe('command output', () => {
@@ -55,6 +59,9 @@ describe('command output', () => {
       'Tape: 9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin',
       'URL:  http://label.localhost:8080/',
     ]);
+    expect(printer.notes).toContain(
+      `published version 4 (root ${'ab'.repeat(8)}…, 2048 bytes added)`,
+    );
     expect((deployer.deploy as jest.Mock).mock.calls[0][1]).toBe('site/index.html');
     expect((deployer.deploy as jest.Mock).mock.calls[0][2]).toEqual({
       prune: true,
@@ -80,7 +87,11 @@ describe('command output', () => {
       unchanged: 9,
       bytes_uploaded: 100,
       pruned: 0,
-      released_tracks: 0,
+      version: 4,
+      root: 'ab'.repeat(32),
+      published: true,
+      added_bytes: 2048,
+      signature: 'sig',
     });
     expect((deployer.deploy as jest.Mock).mock.calls[0][2]).toEqual({
       prune: false,
@@ -143,7 +154,7 @@ describe('describeError', () => {
     expect(
       describeError(new ChainError('program', 'tape expired', TapeErrorCode.TapeExpired)),
     ).toMatch(
-      /^tape expired: it cannot be extended, resized or written to, .*tape object rm <name>.*tape create /,
+      /^tape expired: it cannot be extended, resized or written to, .*no new version can be published.*tape create /,
     );
     expect(
       describeError(

@@ -20,7 +20,8 @@ const DEFAULT_UPLOAD_CONCURRENCY = 128;
   name: 'deploy',
   arguments: '<index_html>',
   argsDescription: { index_html: "path of the site's index.html; its directory is deployed" },
-  description: 'upload a site directory to the tape (only changed files) and publish it',
+  description:
+    'publish a site directory as the next version of the tape (only bytes the gateway lacks are uploaded)',
 })
 export class DeployCommand extends TapeCommand {
   constructor(
@@ -32,7 +33,8 @@ export class DeployCommand extends TapeCommand {
 
   @Option({
     flags: '--prune',
-    description: 'after publishing, remove names the directory no longer has',
+    description:
+      "publish only the directory's files (without it, the current version's other names stay)",
   })
   parsePrune(): boolean {
     return true;
@@ -67,9 +69,10 @@ export class DeployCommand extends TapeCommand {
         ? parseDuration(maxWaitFromEnv, 'max wait (TAPE_UPLOAD_MAX_WAIT)') * 1000
         : DEFAULT_MAX_WAIT_MS);
     const onInterrupt = () => {
-      // Whatever was confirmed stays; nothing half-written is published (the entry goes last).
+      // Nothing names the new version until its Publish: the live site is the one before the
+      // deploy, whole. What was uploaded stays staged, so running the deploy again resumes.
       process.stderr.write(
-        '\ninterrupted: the site is unchanged or has only some files updated; run tape deploy again to finish\n',
+        '\ninterrupted: the site is unchanged (its current version stays live); run tape deploy again to resume\n',
       );
       process.exit(130);
     };
@@ -90,10 +93,20 @@ export class DeployCommand extends TapeCommand {
           unchanged: result.unchanged,
           bytes_uploaded: result.bytesUploaded,
           pruned: result.pruned,
-          released_tracks: result.released,
+          version: result.version,
+          root: result.root,
+          published: result.published,
+          added_bytes: result.addedBytes,
+          signature: result.signature ?? null,
         });
         return;
       }
+      // The spec's three lines on stdout; which version is live, on stderr beside the progress.
+      this.printer.note(
+        result.published
+          ? `published version ${result.version} (root ${result.root.slice(0, 16)}…, ${result.addedBytes} bytes added)`
+          : `nothing changed: version ${result.version} stays live, nothing was published`,
+      );
       this.printer.lines([
         `Deployed ${result.files} files (${result.uploaded} uploaded, ${result.unchanged} unchanged)`,
         `Tape: ${result.tape}`,

@@ -1,11 +1,13 @@
 import { Command } from 'nest-commander';
+import { PublicKey } from '@solana/web3.js';
 import { TapeRecord } from '../../chain/account-layouts';
 import { labelFromAddress } from '../../chain/tape-label';
 import { expiredMessage, expiryWarning } from '../output/expiry-notice';
 import { keyValueLines } from '../output/key-value-lines';
 import { epochDurationValue, epochStart, epochsValue, expiresValue } from '../output/tape-lines';
 import { formatBytes, isoTime } from '../output/units';
-import { GlobalOptions } from '../session/tape-session';
+import { GlobalOptions, TapeSession } from '../session/tape-session';
+import { readCurrentRoot } from '../versions/current-version';
 import { TapeCommand } from './tape-command';
 
 @Command({
@@ -22,6 +24,7 @@ export class InfoCommand extends TapeCommand {
       reader.chainTime(),
       reader.currentEpoch(),
     ]);
+    const objects = await this.objectCount(session, address, record);
     const label = labelFromAddress(address);
     const status = currentEpoch < record.expiryEpoch ? 'active' : 'expired';
     const url = session.siteUrl(label);
@@ -38,8 +41,7 @@ export class InfoCommand extends TapeCommand {
         status,
         capacity: record.capacity,
         used: record.used,
-        objects: record.nameCount,
-        tracks: record.trackCount,
+        objects: objects.count,
         active_epoch: record.activeEpoch,
         expiry_epoch: record.expiryEpoch,
         current_epoch: currentEpoch,
@@ -65,15 +67,43 @@ export class InfoCommand extends TapeCommand {
         ['status', status],
         ['capacity', `${record.capacity} bytes (${formatBytes(record.capacity)})`],
         ['used', `${record.used} bytes (${formatBytes(record.used)}, ${percent}%)`],
-        ['objects', String(record.nameCount)],
+        ['objects', objects.count === null ? `unknown (${objects.why})` : String(objects.count)],
         ['epochs', epochsValue(record.activeEpoch, record.expiryEpoch)],
         ['epoch duration', epochDurationValue(config)],
         ['expires', expiresValue(record.expiryEpoch, config, now)],
         ['delegate', record.delegate?.toBase58() ?? 'none'],
         ['version', versionValue(record)],
+        ...(record.version > 0
+          ? ([
+              ['root', record.root.toString('hex')],
+              ['version bytes', `${record.versionBytes} (kept: ${record.keptBytes})`],
+            ] as Array<[string, string]>)
+          : []),
         ['URL', url],
       ]),
     );
+  }
+
+  /**
+   * Names in the current version: its root's entry count, read from the gateway and checked
+   * against the pointer (only the root is read). Unknown, with the reason, when the gateway
+   * cannot say: the rest of `tape info` comes from the chain alone.
+   */
+  private async objectCount(
+    session: TapeSession,
+    address: PublicKey,
+    record: TapeRecord,
+  ): Promise<{ count: number | null; why?: string }> {
+    if (record.version === 0) return { count: 0 };
+    const gateway = session.gateway();
+    try {
+      const root = await readCurrentRoot(gateway, address, record);
+      return { count: root?.entryCount ?? 0 };
+    } catch (err) {
+      return { count: null, why: (err as Error).message };
+    } finally {
+      gateway.close();
+    }
   }
 }
 

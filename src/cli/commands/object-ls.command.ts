@@ -1,42 +1,54 @@
 import { SubCommand } from 'nest-commander';
-import { TrackKind } from '../../chain/account-layouts';
+import bs58 from 'bs58';
 import { tableLines } from '../output/key-value-lines';
 import { GlobalOptions } from '../session/tape-session';
+import { readCurrentVersion } from '../versions/current-version';
 import { TapeCommand } from './tape-command';
 
 @SubCommand({
   name: 'ls',
-  description: 'list the objects of the tape (TYPE, SIZE, CONTENT-TYPE, NAME)',
+  description: "list the objects of the tape's current version (TYPE, SIZE, CONTENT-TYPE, NAME)",
 })
 export class ObjectLsCommand extends TapeCommand {
   async run(_args: string[], options: GlobalOptions = {}): Promise<void> {
     const session = this.session(options);
-    const tape = session.tapeAddress();
-    const names = await session.chain.reader.listNames(tape);
-    // UTF-8 byte order, as S3 lists keys: stable across locales.
-    names.sort((a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
+    const tape = await session.loadTape();
+    const gateway = session.gateway();
+    let current;
+    try {
+      current = await session.guarded(
+        readCurrentVersion(session.chain.reader, gateway, tape.address, tape.record),
+      );
+    } finally {
+      gateway.close();
+    }
+    // A version lists its names in UTF-8 byte order, as S3 lists keys: stable across locales.
+    const entries = current.entries;
     if (session.json) {
       this.printer.json(
-        names.map((n) => ({
+        entries.map((e) => ({
           type: 'object',
-          name: n.name,
-          size: n.size,
-          content_type: n.contentType,
-          track: n.track.toBase58(),
-          commitment: n.commitment.toString('hex'),
-          streamed: n.kind === TrackKind.Manifest,
+          name: e.name,
+          size: e.size,
+          content_type: e.contentType,
+          // The object's address (docs/object.md, "Objects of versions"): tape || commitment.
+          track: bs58.encode(Buffer.concat([tape.address.toBuffer(), e.commitment])),
+          commitment: e.commitment.toString('hex'),
+          streamed: e.location.kind === 'stream',
+          version: current.version,
         })),
       );
       return;
     }
-    if (names.length === 0) {
-      this.printer.note(`no objects on tape ${tape.toBase58()}`);
+    if (entries.length === 0) {
+      this.printer.note(`no objects on tape ${tape.address.toBase58()}`);
       return;
     }
+    this.printer.note(`version ${current.version}: ${entries.length} objects`);
     this.printer.lines(
       tableLines(
         ['TYPE', 'SIZE', 'CONTENT-TYPE', 'NAME'],
-        names.map((n) => ['object', String(n.size), n.contentType, n.name]),
+        entries.map((e) => ['object', String(e.size), e.contentType, e.name]),
       ),
     );
   }

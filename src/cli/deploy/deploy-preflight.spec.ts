@@ -29,7 +29,7 @@ describe('deploy preflight', () => {
     ).toThrow(
       `tape ${address.toBase58()} expired about 2 hours ago (epoch 20, ~1970-01-01 20:00 UTC): ` +
         'it cannot be extended, resized or written to, and its site answers 410 Gone; ' +
-        'tape object rm <name> still removes its names (their rent comes back to the wallet). ' +
+        'no new version can be published (tape deploy and tape object rm are refused). ' +
         'To publish the site again, reserve a new tape and deploy there: ' +
         'tape create --capacity <size> --duration <time>, then tape deploy',
     );

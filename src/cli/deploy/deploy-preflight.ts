@@ -33,6 +33,15 @@ export function assertCapacity(tape: TapeRecord, newBytes: number): void {
   }
 }
 
+/**
+ * A version's added bytes must fit beside the versions the tape keeps after the Publish: the
+ * current one (which becomes the previous one) and the new one (docs/versions.md, Publish).
+ */
+export function assertVersionCapacity(tape: TapeRecord, addedBytes: number): void {
+  const kept = tape.version > 0 ? tape.versionBytes : 0;
+  assertCapacity({ ...tape, used: tape.used + kept }, addedBytes);
+}
+
 export function assertCanPay(
   wallet: PublicKey,
   balance: number,

@@ -111,6 +111,18 @@ export class GatewayClient {
     return this.request(method, path, { ...headers, 'content-length': String(size) }, body);
   }
 
+  /**
+   * A GET whose answer may be large (a version's manifest): the reply's bytes up to `maxBytes`
+   * (more is an error), or fewer when `enough` says the bytes so far suffice (the rest is not
+   * read); rejects only when unreachable or too large.
+   */
+  get(
+    path: string,
+    options: { maxBytes: number; enough?: (soFar: Buffer) => boolean },
+  ): Promise<{ status: number; body: Buffer }> {
+    return this.request('GET', path, {}, undefined, options);
+  }
+
   close(): void {
     this.agent.destroy();
   }
@@ -120,6 +132,7 @@ export class GatewayClient {
     path: string,
     headers: Record<string, string>,
     body?: UploadBody,
+    large?: { maxBytes: number; enough?: (soFar: Buffer) => boolean },
   ): Promise<{ status: number; body: Buffer; retryAfter?: string }> {
     const url = new URL(path, this.base);
     const transport = url.protocol === 'https:' ? https : http;
@@ -128,14 +141,31 @@ export class GatewayClient {
       const req = transport.request(url, { method, headers, agent: this.agent }, (res) => {
         const chunks: Buffer[] = [];
         let kept = 0;
+        const retryAfter = res.headers['retry-after'];
         res.on('data', (chunk: Buffer) => {
-          // Replies are small JSON; never hold more than 64 KiB of whatever comes back.
-          if (kept < 65536) {
-            chunks.push(chunk);
-            kept += chunk.length;
+          if (large === undefined) {
+            // Replies are small JSON; never hold more than 64 KiB of whatever comes back.
+            if (kept < 65536) {
+              chunks.push(chunk);
+              kept += chunk.length;
+            }
+            return;
+          }
+          chunks.push(chunk);
+          kept += chunk.length;
+          if (kept > large.maxBytes) {
+            res.destroy();
+            reject(
+              new CliError(
+                `the gateway at ${this.baseUrl} sent more than ${large.maxBytes} bytes for ${path}`,
+              ),
+            );
+          } else if (res.statusCode === 200 && large.enough?.(Buffer.concat(chunks)) === true) {
+            const soFar = Buffer.concat(chunks);
+            res.destroy();
+            resolve({ status: 200, body: soFar });
           }
         });
-        const retryAfter = res.headers['retry-after'];
         res.on('end', () =>
           resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), retryAfter }),
         );

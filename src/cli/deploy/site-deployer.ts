@@ -1,23 +1,21 @@
 import { Injectable } from '@nestjs/common';
+import { PublicKey } from '@solana/web3.js';
+import { readFile } from 'node:fs/promises';
 import { labelFromAddress } from '../../chain/tape-label';
+import { commitmentOfBuffer, commitmentToHex } from '../../tracks/commitment';
+import { VersionEntry } from '../../versions/version-entry';
+import { ChangedFile } from '../../versions/version-planner';
+import { CliError } from '../cli-error';
 import { formatBytes } from '../output/units';
 import { expiryWarning } from '../output/expiry-notice';
 import { Printer } from '../output/printer';
 import { TapeSession } from '../session/tape-session';
-import {
-  assertCanPay,
-  assertCapacity,
-  assertTapeActive,
-  deployLamports,
-  deployPriorityFees,
-} from './deploy-preflight';
-import { buildDeployTransactions, executeDeploy } from './deploy-executor';
-import { commitmentsToLookUp, planDeploy } from './deploy-planner';
+import { ChangePublisher } from '../versions/change-publisher';
+import { VersionPublisher } from '../versions/version-publisher';
+import { assertCanPay, assertTapeActive, assertVersionCapacity } from './deploy-preflight';
 import { DeployProgress, PlainProgress, TerminalProgress } from './deploy-progress';
-import { memoizedInstructions } from './memoized-instructions';
-import { hashSiteFiles } from './site-hasher';
+import { HashedFile, hashSiteFiles } from './site-hasher';
 import { scanSite } from './site-scanner';
-import { TrackUploader } from './track-uploader';
 
 export interface DeployOptions {
   prune: boolean;
@@ -32,19 +30,27 @@ export interface DeployResult {
   label: string;
   url: string;
   files: number;
+  /** Files whose name is new or whose bytes changed in the published version. */
   uploaded: number;
   unchanged: number;
+  /** Bytes sent: only the tracks the gateway lacked. */
   bytesUploaded: number;
+  /** Names of the previous version the new one no longer has (`--prune`). */
   pruned: number;
-  released: number;
+  /** The tape's version after the deploy, and whether this deploy published it. */
+  version: number;
+  root: string;
+  published: boolean;
+  signature?: string;
+  /** Bytes the new version added to the tape, as the gateway certified them. */
+  addedBytes: number;
 }
 
-/** Transactions in flight at once: enough to hide confirmation latency, few enough for an RPC. */
-const TX_CONCURRENCY = 16;
-
 /**
- * `tape deploy`: scan, hash, compare with the tape, check everything that can be checked
- * (tape active, signer allowed, capacity, funds, transaction sizes) and only then write.
+ * `tape deploy`: scan, hash, check what can be checked before anything is sent (tape active,
+ * signer allowed, capacity, funds), then publish the directory as one version of the tape's
+ * site (docs/versions.md): planned on the current version, only the bytes the gateway lacks
+ * uploaded, one Publish with compare-and-swap, planned again when another publisher won.
  */
 @Injectable()
 export class SiteDeployer {
@@ -76,79 +82,126 @@ export class SiteDeployer {
     const payer = session.wallet();
     const gateway = session.gateway();
     try {
-      const { segmentBytes } = await gateway.uploadConfig();
+      const config = await gateway.uploadConfig();
       const totalBytes = site.files.reduce((sum, f) => sum + f.size, 0);
-      const hashed = await hashSiteFiles(site.files, segmentBytes);
+      const hashed = await hashSiteFiles(site.files, config.segmentBytes);
       progress.step(
         `hashed ${site.files.length} ${site.files.length === 1 ? 'file' : 'files'} (${formatBytes(totalBytes)})` +
           (site.hidden.length > 0 ? `, skipped ${site.hidden.length} hidden` : ''),
       );
-      const names = await reader.listNames(tape.address);
-      // Deriving an address costs a curve check: each one is derived once per deploy.
-      const ix = memoizedInstructions(chain.ix.programId);
-      const trackAddress = (c: Buffer) => ix.pdas.track(tape.address, c);
-      const wanted = commitmentsToLookUp(hashed, names);
-      const records = await reader.getTracks(wanted.map(trackAddress));
-      const plan = planDeploy({
-        files: hashed,
-        names,
-        tracks: new Map(wanted.map((c, i) => [c.toString('hex'), records[i]])),
-        trackAddress,
-      });
-      assertCapacity(tape.record, plan.newBytes);
-      const txs = buildDeployTransactions(
-        { ix, packing: chain.writer.packing, tape: tape.address, payer, signer },
-        plan,
-        options.prune,
-      );
-      if (txs.count > 0) {
-        const needed =
-          (await deployLamports(plan, txs.count, (n) => chain.costs.rentExempt(n))) +
-          deployPriorityFees(txs, chain.writer.packing);
-        const { lamports } = await reader.getBalances(payer.publicKey);
-        assertCanPay(payer.publicKey, lamports, needed, 'this deploy');
-      }
-      const changed = plan.publish.length + (plan.entry ? 1 : 0);
-      progress.step(`${changed} changed, ${plan.unchanged.length} unchanged`);
-
-      const label = labelFromAddress(tape.address);
-      const url = session.siteUrl(label);
-      const uploader = new TrackUploader(gateway, tape.address, signer, {
+      const byName = new Map(hashed.map((f) => [f.name, f]));
+      const pathOf = (file: ChangedFile) => byName.get(file.name)!.path;
+      const publisher = new VersionPublisher(gateway, chain.rpc, chain.ix, {
         concurrency: options.concurrency,
+        segmentBytes: config.segmentBytes,
+        storageAuthority: storageAuthorityOf(config.storageAuthority, gateway.baseUrl),
         maxWaitMs: options.maxWaitMs,
-        onBytes: (n) => progress.bytesSent(n),
+        onUploads: (tracks, bytes) => progress.startUploads(tracks, bytes),
+        onUploaded: (track) => {
+          progress.bytesSent(track.size);
+          progress.trackUploaded(track.label);
+        },
         onWait: (status, ms) => progress.waiting(status, ms),
       });
-      const { pruned, released } = await session.guarded(
-        executeDeploy(
-          {
-            reader,
-            writer: chain.writer,
-            ix,
-            tape: tape.address,
-            payer,
-            signer,
-            uploader,
-            progress,
-            txConcurrency: TX_CONCURRENCY,
+      const changes = new ChangePublisher(chain, gateway, publisher);
+      const storageAuthority = storageAuthorityOf(config.storageAuthority, gateway.baseUrl);
+      const outcome = await session.guarded(
+        changes.publish({
+          tape: tape.address,
+          tapeSigner: signer,
+          wallet: payer,
+          change: () => ({ put: hashed.map(changedFile), prune: options.prune }),
+          readSmall: (file) => readSmallFile(pathOf(file), file),
+          pathOf,
+          check: async ({ base, plan, addedBytes }) => {
+            const changed = changedFiles(hashed, base.entries);
+            progress.step(
+              `${changed} changed, ${hashed.length - changed} unchanged` +
+                (plan.removed.length > 0 ? `, ${plan.removed.length} removed` : '') +
+                ` (on version ${base.version})`,
+            );
+            assertVersionCapacity(base.record, addedBytes);
+            const { lamports } = await reader.getBalances(payer.publicKey);
+            assertCanPay(
+              payer.publicKey,
+              lamports,
+              changes.publishFee(signer, payer, storageAuthority),
+              'this deploy',
+            );
           },
-          plan,
-          txs,
-        ),
+          onRebase: (lostTo) =>
+            progress.step(
+              `another publisher moved the tape to version ${lostTo ?? 'a newer one'}: planning again on it`,
+            ),
+        }),
       );
+      progress.endUploads();
+      const label = labelFromAddress(tape.address);
+      const changed = outcome.published ? changedFiles(hashed, outcome.base.entries) : 0;
       return {
         tape: tape.address.toBase58(),
         label,
-        url,
-        files: plan.files.length,
+        url: session.siteUrl(label),
+        files: hashed.length,
         uploaded: changed,
-        unchanged: plan.unchanged.length,
-        bytesUploaded: plan.toUpload.reduce((sum, t) => sum + t.size, 0),
-        pruned,
-        released,
+        unchanged: hashed.length - changed,
+        bytesUploaded: outcome.published?.uploadedBytes ?? 0,
+        pruned: outcome.published ? outcome.plan.removed.length : 0,
+        version: outcome.published?.version ?? outcome.base.version,
+        root: commitmentToHex(
+          outcome.published ? outcome.built.rootCommitment : outcome.base.rootCommitment,
+        ),
+        published: outcome.published !== undefined,
+        signature: outcome.published?.signature,
+        addedBytes: outcome.published?.addedBytes ?? 0,
       };
     } finally {
       gateway.close();
     }
+  }
+}
+
+/** Files whose name the base lacks or holds with other bytes (`--prune` or not). */
+function changedFiles(files: HashedFile[], base: readonly VersionEntry[]): number {
+  const held = new Map(base.map((e) => [e.name, e.commitment]));
+  return files.filter((f) => held.get(f.name)?.equals(f.commitment) !== true).length;
+}
+
+/** A scanned, hashed file as a version entry to write. */
+function changedFile(f: HashedFile): ChangedFile {
+  return {
+    name: f.name,
+    commitment: f.commitment,
+    size: f.size,
+    contentType: f.contentType,
+    layout:
+      f.layout.kind === 'blob'
+        ? { kind: 'blob' }
+        : { kind: 'stream', manifestBytes: f.layout.manifestBytes.length },
+  };
+}
+
+/** A small file's bytes for its pack, checked against what was hashed (it may have changed). */
+async function readSmallFile(path: string, file: ChangedFile): Promise<Buffer> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new CliError(`cannot read ${path} (${code}); run tape deploy again`);
+  }
+  if (bytes.length !== file.size || !commitmentOfBuffer(bytes).commitment.equals(file.commitment)) {
+    throw new CliError(`${path} changed since it was read; run tape deploy again`);
+  }
+  return bytes;
+}
+
+function storageAuthorityOf(text: string, gatewayUrl: string): PublicKey {
+  try {
+    return new PublicKey(text);
+  } catch {
+    throw new CliError(
+      `the gateway at ${gatewayUrl} names no storage authority (GET /upload/config): it cannot publish versions`,
+    );
   }
 }

@@ -38,13 +38,13 @@ export function expiryWarning(
 }
 
 /**
- * What an expired tape still allows (docs/program.md): the program refuses ExtendTape,
- * ResizeTape, WriteTrack and SetName on it, but RemoveName, ReleaseTrack and SetDelegate have no
- * expiry check, so names can still be removed (their rent comes back) and the delegate changed.
+ * What an expired tape still allows (docs/program.md): the program refuses ExtendTape and
+ * ResizeTape on it, and gateways certify no Publish for it (410), so neither `tape deploy` nor
+ * `tape object rm` can change its site (a site is a version: docs/versions.md).
  */
 export const EXPIRED_ALLOWS =
   'it cannot be extended, resized or written to, and its site answers 410 Gone; ' +
-  'tape object rm <name> still removes its names (their rent comes back to the wallet). ' +
+  'no new version can be published (tape deploy and tape object rm are refused). ' +
   'To publish the site again, reserve a new tape and deploy there: ' +
   'tape create --capacity <size> --duration <time>, then tape deploy';
 

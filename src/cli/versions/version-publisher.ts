@@ -9,6 +9,13 @@ import type { ChangedFile, VersionPlan } from '../../versions/version-planner';
 import { CliError } from '../cli-error';
 import { runBounded } from '../deploy/bounded-pool';
 import { GatewayClient } from '../deploy/gateway-client';
+import {
+  DEFAULT_MAX_WAIT_MS,
+  WaitBudget,
+  backoffMs,
+  parseRetryAfter,
+  retryAfterWithJitter,
+} from '../deploy/upload-backoff';
 import { UploadSigner } from '../deploy/upload-signer';
 import { checkPublishTransaction } from './publish-transaction-check';
 import { TrackToUpload, tracksToUpload } from './version-tracks-to-upload';
@@ -41,12 +48,16 @@ export interface VersionPublisherOptions {
   concurrency: number;
   segmentBytes: number;
   storageAuthority: PublicKey;
+  /** The longest one request waits on a busy gateway (429, 503) in all (`--max-wait`). */
+  maxWaitMs?: number;
+  /** Progress: the tracks and bytes about to be sent, each track sent, each wait. */
+  onUploads?: (tracks: number, bytes: number) => void;
+  onUploaded?: (track: TrackToUpload) => void;
+  onWait?: (status: number, ms: number) => void;
 }
 
 /** Commitments per `missing` question: its answer stays well under the client's 64 KiB. */
 const MISSING_BATCH = 512;
-/** Tries of one request the gateway refused for a moment (429, 503): about 8 s in all. */
-const UPLOAD_TRIES = 6;
 
 /**
  * Publishes a planned version through a writer gateway (docs/versions.md, "Concurrency"): asks
@@ -70,6 +81,10 @@ export class VersionPublisher {
     const lacking = await this.missing(signer, tape, all);
     const todo = all.filter((t) => lacking.has(t.commitment));
     const data = todo.filter((t) => !t.isRoot);
+    this.options.onUploads?.(
+      todo.length,
+      todo.reduce((sum, t) => sum + t.size, 0),
+    );
     await runBounded(data.length, this.options.concurrency, (i) =>
       this.upload(signer, tape, data[i]),
     );
@@ -99,6 +114,7 @@ export class VersionPublisher {
   }
 
   private async upload(signer: UploadSigner, tape: string, track: TrackToUpload): Promise<void> {
+    const budget = new WaitBudget(this.options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS);
     for (let attempt = 1; ; attempt++) {
       const headers = signer.signed((timestamp) =>
         versionUploadMessage({ tape, commitment: track.commitment, size: track.size, timestamp }),
@@ -109,13 +125,32 @@ export class VersionPublisher {
         { ...headers, 'content-type': 'application/octet-stream' },
         track.body,
       );
-      if (reply.status === 200) return;
-      if ((reply.status === 429 || reply.status === 503) && attempt < UPLOAD_TRIES) {
-        await new Promise((r) => setTimeout(r, 250 * 2 ** (attempt - 1)));
-        continue;
+      if (reply.status === 200) {
+        this.options.onUploaded?.(track);
+        return;
       }
-      throw refusal(`upload of ${track.commitment}`, reply.status, reply.body);
+      if (await this.waited(reply, attempt, budget)) continue;
+      throw refusal(`upload of ${track.label}`, reply.status, reply.body);
     }
+  }
+
+  /**
+   * A gateway that refused for a moment (429, 503) is asked again after what its Retry-After
+   * says, else after an exponential backoff (docs/cli.md, "Busy gateways"), while the request's
+   * wait budget lasts; false when the refusal is final.
+   */
+  private async waited(
+    reply: { status: number; retryAfter?: string },
+    attempt: number,
+    budget: WaitBudget,
+  ): Promise<boolean> {
+    if (reply.status !== 429 && reply.status !== 503) return false;
+    const told = parseRetryAfter(reply.retryAfter, Date.now());
+    const ms = told === undefined ? backoffMs(attempt) : retryAfterWithJitter(told);
+    if (!budget.take(ms)) return false;
+    this.options.onWait?.(reply.status, ms);
+    await new Promise((r) => setTimeout(r, ms));
+    return true;
   }
 
   private async cosignAndSend(
@@ -188,6 +223,7 @@ export class VersionPublisher {
     payload: unknown,
   ): Promise<unknown> {
     const body = Buffer.from(JSON.stringify(payload), 'utf8');
+    const budget = new WaitBudget(this.options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS);
     for (let attempt = 1; ; attempt++) {
       const headers = signer.signed((timestamp) =>
         requestMessage({ route, tape, body, timestamp }),
@@ -205,10 +241,7 @@ export class VersionPublisher {
       }
       // 429: another version of this tape is being certified (the gate runs one per tape); 503:
       // the gateway is busy. Asked again, a Publish that lost meanwhile answers 409 above.
-      if ((reply.status === 429 || reply.status === 503) && attempt < UPLOAD_TRIES) {
-        await new Promise((r) => setTimeout(r, 250 * 2 ** (attempt - 1)));
-        continue;
-      }
+      if (await this.waited(reply, attempt, budget)) continue;
       throw refusal(route, reply.status, reply.body);
     }
   }

@@ -10,6 +10,8 @@ export interface TrackToUpload {
   commitment: string;
   size: number;
   body: UploadBody;
+  /** What it is, for progress lines and errors: a file's name, `pack 1/2`, `node`, `root`. */
+  label: string;
   /** The root goes last: nothing names a version before all its bytes are there. */
   isRoot: boolean;
 }
@@ -28,13 +30,20 @@ export async function tracksToUpload(
   segmentBytes: number,
 ): Promise<TrackToUpload[]> {
   const out = new Map<string, TrackToUpload>();
-  const add = (commitment: Buffer, body: UploadBody, isRoot = false) => {
+  const add = (commitment: Buffer, body: UploadBody, label: string, isRoot = false) => {
     const size = 'bytes' in body ? body.bytes.length : body.size;
     const hex = commitmentToHex(commitment);
-    if (!out.has(hex)) out.set(hex, { commitment: hex, size, body, isRoot });
+    if (!out.has(hex)) out.set(hex, { commitment: hex, size, body, label, isRoot });
   };
-  for (const pack of plan.packs) add(pack.commitment, { bytes: pack.bytes });
-  for (const node of built.nodes) add(node.commitment, { bytes: node.bytes });
+  plan.packs.forEach((pack, i) =>
+    add(pack.commitment, { bytes: pack.bytes }, `pack-${i + 1}-of-${plan.packs.length}`),
+  );
+  for (const node of built.nodes)
+    add(
+      node.commitment,
+      { bytes: node.bytes },
+      `node-${commitmentToHex(node.commitment).slice(0, 12)}`,
+    );
   for (const file of plan.tracks) {
     const path = pathOf(file);
     const layout = await splitFileIntoTracks(path, segmentBytes);
@@ -43,12 +52,14 @@ export async function tracksToUpload(
       throw new CliError(`${path} changed since it was read; run the publish again`);
     }
     if (layout.kind === 'blob') {
-      add(own.commitment, { path, start: 0, size: layout.size });
+      add(own.commitment, { path, start: 0, size: layout.size }, file.name);
       continue;
     }
-    for (const s of layout.segments) add(s.commitment, { path, start: s.offset, size: s.size });
-    add(own.commitment, { bytes: layout.manifestBytes });
+    layout.segments.forEach((s, i) =>
+      add(s.commitment, { path, start: s.offset, size: s.size }, `${file.name}#${i + 1}`),
+    );
+    add(own.commitment, { bytes: layout.manifestBytes }, `${file.name}#manifest`);
   }
-  add(built.rootCommitment, { bytes: built.rootBytes }, true);
+  add(built.rootCommitment, { bytes: built.rootBytes }, 'version-root', true);
   return [...out.values()];
 }
