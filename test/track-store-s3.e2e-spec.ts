@@ -40,7 +40,9 @@ describe('track store on S3 (Ceph RGW): one writer, two readers behind nginx', (
     ),
     'media/big.bin': randomBytes(BIG),
     'media/kill.bin': randomBytes(BIG),
-    'cold/outage.txt': Buffer.from('only read once the store is back'),
+    // Over 64 KiB, so a track of its own: a small file would share a pack (and its cached
+    // chunk) with the files read before the outage.
+    'cold/outage.txt': Buffer.from(`only read once the store is back\n${'.'.repeat(70 * 1024)}`),
   };
   const storeEnv = (c: CephRgw): Record<string, string> => ({
     TAPE__STORAGE__TRACKS__STORE: 's3',

@@ -129,6 +129,20 @@ describe('SiteDirectory: a tape with a published version', () => {
     expect(answer((await resolve('/.well-known/acme-challenge/t')).target)).toBe('not-found');
   });
 
+  it('warns once per version that its _site.json is over the limit, and serves it with the defaults', async () => {
+    const { source, resolve, warnings } = newVersionedDirectory();
+    // A version's root carries no settings for a _site.json over 64 KiB.
+    source.publish(
+      buildVersion([fakeEntry('index.html'), fakeEntry('_site.json', 0, 70_000)], Buffer.alloc(0)),
+    );
+    const first = await resolve('/');
+    expect(answer(first.target)).toBe(`200 index.html ${revision('index.html', 0)}`);
+    expect(first.snapshot.policy.cacheControl).toBe('public, max-age=60, must-revalidate');
+    expect(warnings).toEqual([
+      `site ${TAPE}: _site.json is 70000 bytes, over the 65536-byte limit: ignored`,
+    ]);
+  });
+
   it("keeps a version's names for good (immutable): no read after the first, synchronous hits", async () => {
     const { sut, source, resolve, advanceSecs } = newVersionedDirectory();
     source.publish(buildVersion([fakeEntry('index.html'), fakeEntry('404.html')]));

@@ -167,7 +167,18 @@ export class SiteSnapshots {
     if (!this.options.tenantOverrides) return {};
     // No catch: a root that cannot be read is a failed read of the site, served stale or 503.
     const bytes = await this.source.versionSettings(pointer.root);
-    if (bytes.length === 0) return {};
+    if (bytes.length === 0) {
+      // Empty settings: no `_site.json`, or one over the limit that the root does not carry.
+      const [file] = await this.source.readVersion(pointer.root, [SETTINGS_FILE]);
+      if (!file || file.size <= MAX_SETTINGS_BYTES) return {};
+      return this.warnOnce(
+        tape,
+        undefined,
+        [oversizedSettings(file.size)],
+        pointer.root.toString('hex'),
+        previous,
+      );
+    }
     const parsed = parseSiteSettings(bytes, this.options.allowAnyOrigin);
     return this.warnOnce(
       tape,
@@ -187,9 +198,7 @@ export class SiteSnapshots {
     const warnings: string[] = [];
     let overrides: SiteOverrides | undefined;
     if (file.size > MAX_SETTINGS_BYTES) {
-      warnings.push(
-        `${SETTINGS_FILE} is ${file.size} bytes, over the ${MAX_SETTINGS_BYTES}-byte limit: ignored`,
-      );
+      warnings.push(oversizedSettings(file.size));
     } else {
       try {
         const parsed = parseSiteSettings(
@@ -228,4 +237,9 @@ export class SiteSnapshots {
       this.entries.delete(oldest);
     }
   }
+}
+
+/** The warning for a `_site.json` the gateway ignores for its size. */
+function oversizedSettings(size: number): string {
+  return `${SETTINGS_FILE} is ${size} bytes, over the ${MAX_SETTINGS_BYTES}-byte limit: ignored`;
 }
