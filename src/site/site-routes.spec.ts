@@ -28,7 +28,8 @@ describe('site routes', () => {
       '_site.json': JSON.stringify({ cors_origins: ['https://reader.example'] }),
       healthz: 'site file named healthz',
     }));
-  });
+    // An app and a published version: a few seconds on a busy 2-core machine.
+  }, 30_000);
   afterAll(() => t.close());
 
   const get = (
