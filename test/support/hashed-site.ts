@@ -1,11 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 /**
- * A site as bundlers make them, for atomicity tests and the deploy benchmark: `index.html`
- * names every asset with the SHA-256 of its bytes (`<li data-sha256="…"><a href="/name">`),
- * so a page load can tell whether each asset it fetched belongs to the page's version. Names
- * stay the same from one `seed` to the next and every byte changes, so a redeploy changes every
- * file in place (the harder case for atomicity than new hashed names beside the old ones).
+ * A site as bundlers make them, for atomicity tests and the deploy benchmark: every asset is
+ * named by its content hash (`assets/3/asset-307.<12 hex digits>.woff2`) and `index.html` names
+ * every asset with the SHA-256 of its bytes (`<li data-sha256="…"><a href="/name">`), so a page
+ * load can tell whether each asset it fetched is the one its page was built with. Every byte
+ * changes from one `seed` to the next, so a redeploy changes every file: index.html in place,
+ * each asset under a new name (the previous version's assets stay, as a deploy without
+ * `--prune` keeps them, for pages loaded before the switch).
  *
  * Sizes are mixed as on real sites: most assets small (up to 16 KiB: packed, docs/versions.md
  * "Packs"), every `largeEvery`-th one large (a track of its own), the large ones sharing what
@@ -35,28 +37,30 @@ export function sha256Hex(bytes: Buffer): string {
 export function hashedSite(options: HashedSiteOptions): Record<string, Buffer> {
   const largeEvery = options.largeEvery ?? 10;
   const assets = options.count - 1;
-  const names = Array.from(
+  const stems = Array.from(
     { length: assets },
-    (_, i) => `assets/${Math.floor(i / 100)}/asset-${i}.${EXTS[i % EXTS.length]}`,
+    (_, i) => `assets/${Math.floor(i / 100)}/asset-${i}`,
   );
   const isLarge = (i: number) => i % largeEvery === largeEvery - 1;
   // Small sizes from 256 B to 16 KiB, spread by index (the same for every seed).
   const smallSize = (i: number) => 256 + ((i * 2654435761) % (SMALL_MAX - 256));
-  const smallTotal = names.reduce((sum, _, i) => sum + (isLarge(i) ? 0 : smallSize(i)), 0);
-  const largeCount = names.filter((_, i) => isLarge(i)).length;
+  const smallTotal = stems.reduce((sum, _, i) => sum + (isLarge(i) ? 0 : smallSize(i)), 0);
+  const largeCount = stems.filter((_, i) => isLarge(i)).length;
   const largeSize = Math.max(
     SMALL_MAX * 5,
     Math.floor((options.totalBytes - smallTotal) / Math.max(1, largeCount)),
   );
   const files: Record<string, Buffer> = {};
   const items: string[] = [];
-  names.forEach((name, i) => {
+  stems.forEach((stem, i) => {
     // A readable prefix (the seed), then random bytes: every file differs between seeds.
     const size = isLarge(i) ? largeSize : smallSize(i);
-    const head = Buffer.from(`${options.seed}:${name}\n`);
+    const head = Buffer.from(`${options.seed}:${stem}\n`);
     const bytes = Buffer.concat([head, randomBytes(Math.max(0, size - head.length))]);
+    const sha256 = sha256Hex(bytes);
+    const name = `${stem}.${sha256.slice(0, 12)}.${EXTS[i % EXTS.length]}`;
     files[name] = bytes;
-    items.push(`<li data-sha256="${sha256Hex(bytes)}"><a href="/${name}">${name}</a></li>`);
+    items.push(`<li data-sha256="${sha256}"><a href="/${name}">${name}</a></li>`);
   });
   files['index.html'] = Buffer.from(
     `<!doctype html><title>site ${options.seed}</title>\n<ul>\n${items.join('\n')}\n</ul>\n`,
