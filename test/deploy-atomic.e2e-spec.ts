@@ -45,8 +45,11 @@ describe('tape deploy is atomic: a 1,000-file redeploy through a writer and a re
   let root: string;
 
   const get = (gw: GatewayProcess, path: string) => siteGet(gw.url, `/site/${tape}${path}`);
-  const deploySite = (seed: string) =>
+  /** The site directory holds version `seed` only, as a bundler's fresh output would. */
+  const deploySite = (seed: string) => {
+    rmSync(root, { recursive: true, force: true });
     writeSite(hashedSite({ count: FILES, totalBytes: 6 * 1024 * 1024, seed }), root);
+  };
 
   /**
    * One page load: index.html, then a sample of the assets it names, each checked against it:
