@@ -48,7 +48,7 @@ describe('tape deploy is atomic: a 1,000-file redeploy through a writer and a re
   /** The site directory holds version `seed` only, as a bundler's fresh output would. */
   const deploySite = (seed: string) => {
     rmSync(root, { recursive: true, force: true });
-    writeSite(hashedSite({ count: FILES, totalBytes: 6 * 1024 * 1024, seed }), root);
+    writeSite(hashedSite({ count: FILES, totalBytes: 16 * 1000 * 1000, seed }), root);
   };
 
   /**
