@@ -13,6 +13,8 @@ import {
   commitmentToHex,
   etagOf,
   isCommitmentHex,
+  readBufferBytes,
+  readFileSequentially,
   verifyChunkList,
 } from './commitment';
 
@@ -127,6 +129,39 @@ describe('commitment scheme', () => {
     hasher.digest();
     expect(() => hasher.update(Buffer.from('y'))).toThrow(/after digest/);
     expect(() => hasher.digest()).toThrow(/twice/);
+  });
+});
+
+describe('readFileSequentially', () => {
+  it('reads a file with a buffer no larger than the file, at most 4 MiB', () => {
+    expect(readBufferBytes(0)).toBe(1);
+    expect(readBufferBytes(300)).toBe(301);
+    expect(readBufferBytes(4 * 1024 * 1024)).toBe(4 * 1024 * 1024);
+    expect(readBufferBytes(50 * 1024 * 1024)).toBe(4 * 1024 * 1024);
+  });
+
+  it('hands over every byte, in order, whatever the size', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'read-seq-'));
+    for (const size of [0, 1, 300, CHUNK_BYTES, 4 * 1024 * 1024 + 17]) {
+      const data = randomBytes(size);
+      const file = join(dir, `f${size}`);
+      writeFileSync(file, data);
+      const parts: Buffer[] = [];
+      const alloc = jest.spyOn(Buffer, 'allocUnsafe');
+      let total: number;
+      try {
+        total = await readFileSequentially(file, (bytes) => parts.push(Buffer.from(bytes)));
+        // One buffer, sized for the file.
+        expect(alloc.mock.calls).toEqual([[readBufferBytes(size)]]);
+      } finally {
+        alloc.mockRestore();
+      }
+      expect(total).toBe(size);
+      expect(Buffer.concat(parts).equals(data)).toBe(true);
+      expect((await commitmentOfFile(file)).commitment).toEqual(
+        commitmentOfBuffer(data).commitment,
+      );
+    }
   });
 });
 

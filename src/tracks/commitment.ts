@@ -118,6 +118,16 @@ export async function commitmentOfFile(path: string): Promise<TrackDigest> {
 }
 
 /**
+ * The read buffer for a file of `size` bytes: no larger than the file (plus one byte, so a file
+ * read whole is known to end by the next read), at most FILE_READ_BYTES. A deploy hashes a
+ * thousand small files: a 4 MiB buffer each was 4 GB of allocations and a second of garbage
+ * collection for a 1,000-file site.
+ */
+export function readBufferBytes(size: number): number {
+  return Math.max(1, Math.min(FILE_READ_BYTES, size + 1));
+}
+
+/**
  * Calls `onBytes` with successive views of one reused buffer; the view is only valid during the
  * call (hashers consume it synchronously).
  */
@@ -127,7 +137,7 @@ export async function readFileSequentially(
 ): Promise<number> {
   const handle = await open(path, 'r');
   try {
-    const buffer = Buffer.allocUnsafe(FILE_READ_BYTES);
+    const buffer = Buffer.allocUnsafe(readBufferBytes((await handle.stat()).size));
     let total = 0;
     for (;;) {
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
