@@ -18,6 +18,7 @@ import { VersionEntry } from '../versions/version-entry';
 import { MemoryHoldings } from '../versions/version-test-support.spec-support';
 import { KeptVersionReferences } from './kept-version-references';
 import { CertificationGate } from './certification-gate';
+import { CertifiedVersions } from './certified-versions';
 import { PublishService } from './publish.service';
 import { TapeWriterAccess } from './tape-writer-access';
 import { VersionBaseTracks } from './version-base-tracks';
@@ -113,6 +114,7 @@ function newTestService(tapeFields: Partial<TapeRecord> = {}) {
     store,
     new KeptVersionReferences(store, gc),
     new CertificationGate(),
+    new CertifiedVersions(),
   );
   return {
     sut,

@@ -10,6 +10,7 @@ import { withComputeBudget } from '../chain/transaction-packer';
 import { TrackStore } from '../tracks/track-store';
 import { CertificationError, VersionCertifier } from '../versions/version-certifier';
 import { CertificationGate } from './certification-gate';
+import { CertifiedVersions } from './certified-versions';
 import { KeptVersionReferences } from './kept-version-references';
 import { publishErrors } from './publish-errors';
 import { PublishBody } from './publish-request';
@@ -59,6 +60,7 @@ export class PublishService {
     private readonly store: TrackStore,
     private readonly kept: KeptVersionReferences,
     private readonly gate: CertificationGate,
+    private readonly certified: CertifiedVersions,
   ) {}
 
   async cosign(tapeText: string, headers: SignedHeaders, raw: Buffer): Promise<CosignedPublish> {
@@ -151,10 +153,16 @@ export class PublishService {
     if (bytes === undefined) {
       throw publishErrors.notCertified('the version root is not held by the gateway');
     }
-    const base = tape.version === 0 ? undefined : await this.bases.tracksOf(tape.root);
+    const tapeKey = address.toBase58();
+    // The current version's facts, when this gateway certified it: its nodes and checked
+    // entries are not read again, its tracks are the base, its references are recorded already.
+    const trusted =
+      tape.version === 0 ? undefined : this.certified.trusted(tapeKey, tape.version, tape.root);
+    const base =
+      tape.version === 0 ? undefined : (trusted?.tracks ?? (await this.bases.tracksOf(tape.root)));
     let sizes;
     try {
-      sizes = await this.certifier.certify({ commitment: root, bytes }, base);
+      sizes = await this.certifier.certify({ commitment: root, bytes }, base, trusted);
     } catch (err) {
       if (err instanceof CertificationError) throw publishErrors.notCertified(err.message);
       throw err;
@@ -165,7 +173,8 @@ export class PublishService {
       throw publishErrors.capacity(Math.max(0, tape.capacity - tape.used), kept);
     }
     await this.kept.record(address, expectedVersion + 1, root, sizes.tracks);
-    if (base) await this.kept.refresh(address, tape.version, tape.root, base);
+    if (base && !trusted) await this.kept.refresh(address, tape.version, tape.root, base);
+    this.certified.remember(tapeKey, expectedVersion + 1, sizes.facts);
     return {
       root,
       expectedVersion,

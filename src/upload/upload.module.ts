@@ -19,6 +19,7 @@ import { VersionCertifier } from '../versions/version-certifier';
 import { PublishController } from './publish.controller';
 import { KeptVersionReferences } from './kept-version-references';
 import { CertificationGate } from './certification-gate';
+import { CertifiedVersions } from './certified-versions';
 import { PublishService } from './publish.service';
 import { TapeWriterAccess } from './tape-writer-access';
 import { VersionBaseTracks } from './version-base-tracks';
@@ -57,6 +58,7 @@ import { VersionUploadService } from './version-upload.service';
     PublishService,
     KeptVersionReferences,
     VersionBaseTracks,
+    CertifiedVersions,
     { provide: CertificationGate, useFactory: () => new CertificationGate() },
     {
       provide: VersionCertifier,

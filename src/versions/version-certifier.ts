@@ -1,4 +1,5 @@
 import { commitmentOfBuffer } from '../tracks/commitment';
+import { CertifiedFacts, CertifyingNodeCache, Segments, entryFact } from './certified-facts';
 import { decodeManifest } from '../tracks/manifest';
 import { buildVersion } from './version-builder';
 import { VersionEntry, VersionFormatError } from './version-entry';
@@ -15,6 +16,8 @@ export interface Certified {
   tracks: TrackSizes;
   versionBytes: number;
   addedBytes: number;
+  /** What this certification established: pass it as `trusted` for the tape's next version. */
+  facts: CertifiedFacts;
 }
 
 /** Why a version is not certified: the first problem found, for the publisher's one-line error. */
@@ -39,9 +42,28 @@ export interface VersionRef {
 export class VersionCertifier {
   constructor(private readonly holdings: VersionHoldings) {}
 
-  async certify(version: VersionRef, base: TrackSizes | undefined): Promise<Certified> {
-    const source = new HoldingsNodeSource(this.holdings);
-    const reader = new VersionReader(source);
+  /**
+   * `trusted`: facts of a version this certifier certified before for the same tape and whose
+   * references are kept (the tape's current version, the base): its nodes are not read again and
+   * entries whose bytes it checked (same commitment, size and location) are not checked again.
+   * The whole version is still walked and rebuilt (canonical tree, names), from decoded nodes.
+   */
+  async certify(
+    version: VersionRef,
+    base: TrackSizes | undefined,
+    trusted?: CertifiedFacts,
+  ): Promise<Certified> {
+    const cache = new CertifyingNodeCache(trusted);
+    const reader = new VersionReader(new HoldingsNodeSource(this.holdings), cache);
+    const checked = new Set<string>();
+    const segments = new Map<string, Segments>();
+    const segmentsOf: SegmentsOf = async (entry) => {
+      const key = entry.commitment.toString('hex');
+      let found = segments.get(key) ?? trusted?.segments.get(key);
+      if (found === undefined) found = await this.segmentsOf(entry);
+      if (entry.location.kind === 'stream') segments.set(key, found);
+      return found;
+    };
     try {
       const root = await reader.root(version.commitment, version.bytes);
       const entries: VersionEntry[] = [];
@@ -50,12 +72,21 @@ export class VersionCertifier {
         throw new CertificationError('the version is not the canonical tree of its entries');
       }
       const packs = new Map<string, Buffer>();
-      for (const entry of entries) await this.checkBytes(entry, packs);
+      for (const entry of entries) {
+        const fact = entryFact(entry);
+        if (trusted?.entries.has(fact) !== true) await this.checkBytes(entry, packs, segmentsOf);
+        checked.add(fact);
+      }
       await this.checkSettings(entries, root.settings, packs);
-      const tracks = await versionTracks(reader, { ...version, node: root }, (e) =>
-        this.segmentsOf(e),
-      );
-      return { root, tracks, ...publishSizes(tracks, base) };
+      const tracks = await versionTracks(reader, { ...version, node: root }, segmentsOf);
+      const facts = {
+        root: version.commitment,
+        nodes: cache.seen,
+        entries: checked,
+        segments,
+        tracks,
+      };
+      return { root, tracks, ...publishSizes(tracks, base), facts };
     } catch (err) {
       if (err instanceof VersionFormatError) throw new CertificationError(err.message);
       throw err;
@@ -69,7 +100,11 @@ export class VersionCertifier {
     return versionTracks(reader, { ...version, node: root }, (e) => this.segmentsOf(e));
   }
 
-  private async checkBytes(entry: VersionEntry, packs: Map<string, Buffer>): Promise<void> {
+  private async checkBytes(
+    entry: VersionEntry,
+    packs: Map<string, Buffer>,
+    segmentsOf: SegmentsOf,
+  ): Promise<void> {
     const loc = entry.location;
     const name = JSON.stringify(entry.name.slice(0, 200));
     if (loc.kind === 'blob') {
@@ -77,7 +112,7 @@ export class VersionCertifier {
         throw new CertificationError(`${name}: its bytes are not held by the gateway`);
       }
     } else if (loc.kind === 'stream') {
-      for (const segment of await this.segmentsOf(entry)) {
+      for (const segment of await segmentsOf(entry)) {
         if (!(await this.holdings.holds(segment.commitment, segment.size))) {
           throw new CertificationError(`${name}: a segment of it is not held by the gateway`);
         }

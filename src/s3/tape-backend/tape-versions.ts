@@ -17,6 +17,11 @@ export interface CurrentVersion {
 export interface PlanBase {
   entries: VersionEntry[];
   settings: Buffer;
+  /**
+   * The version's own nodes (commitment hex), when this gateway built and published it: the
+   * next group stores only the nodes it does not share with them.
+   */
+  nodes?: ReadonlySet<string>;
 }
 
 /** Whole entry lists kept for planning, per tape (the last version each tape was planned on). */

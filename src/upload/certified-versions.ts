@@ -1,0 +1,32 @@
+import { Injectable } from '@nestjs/common';
+import { CertifiedFacts } from '../versions/certified-facts';
+
+/** Tapes whose last certified version's facts are kept (one version each). */
+const TAPES_KEPT = 32;
+
+/**
+ * The facts of the last version this gateway certified per tape (docs/versions.md,
+ * "Certification"), so that tape's next version is certified in proportion to what changed.
+ * They are trusted only while that version is the tape's current one at the number it was
+ * certified to become: its references were recorded under that version's owner before its
+ * Publish, so the collector keeps its bytes while the tape keeps it.
+ */
+@Injectable()
+export class CertifiedVersions {
+  private readonly byTape = new Map<string, { version: number; facts: CertifiedFacts }>();
+
+  /** The facts of `root` certified as `version` of `tape`, if this gateway certified it. */
+  trusted(tape: string, version: number, root: Buffer): CertifiedFacts | undefined {
+    const kept = this.byTape.get(tape);
+    if (kept === undefined || kept.version !== version || !kept.facts.root.equals(root)) {
+      return undefined;
+    }
+    return kept.facts;
+  }
+
+  remember(tape: string, version: number, facts: CertifiedFacts): void {
+    this.byTape.delete(tape);
+    this.byTape.set(tape, { version, facts });
+    if (this.byTape.size > TAPES_KEPT) this.byTape.delete(this.byTape.keys().next().value!);
+  }
+}
