@@ -228,6 +228,56 @@ describe('PublishService', () => {
     for (const [key, row] of references) expect(row.recordedAt).toBeGreaterThan(first.get(key)!);
   });
 
+  it("certifies a tape's next version from the facts of the one it certified: no base walk, no second recording of the base", async () => {
+    const { sut, holdings, tape, tapeAddress, references, claimBatches } = newTestService();
+    const a = blobEntry(holdings, 'a.txt', 'a');
+    const v1 = buildVersion([a]);
+    holdings.putVersion(v1);
+    await sut.cosign('t', {}, body(v1.rootCommitment, 0, Keypair.generate().publicKey));
+    Object.assign(tape, { version: 1, root: v1.rootCommitment, versionBytes: 1 });
+    const v2 = buildVersion([a, blobEntry(holdings, 'b.txt', 'b')]);
+    holdings.putVersion(v2);
+    let reads = 0;
+    const readTrack = holdings.readTrack.bind(holdings);
+    holdings.readTrack = (c, n) => {
+      reads++;
+      return readTrack(c, n);
+    };
+    const answer = await sut.cosign(
+      't',
+      {},
+      body(v2.rootCommitment, 1, Keypair.generate().publicKey),
+    );
+    expect(answer.added_bytes).toBe(v2.rootBytes.length + 70_001);
+    // v2's root only: v1's tracks come from its facts, a.txt's holding from its check.
+    expect(reads).toBe(1);
+    expect(claimBatches).toEqual([2, 3]);
+    const owned = [...references.values()].filter(
+      (r) => r.track === versionOwner(tapeAddress, 1, v1.rootCommitment),
+    );
+    expect(owned).toHaveLength(2);
+  });
+
+  it('trusts no facts when the current version is not the one it certified at that number', async () => {
+    const { sut, holdings, tape, claimBatches } = newTestService();
+    const a = blobEntry(holdings, 'a.txt', 'a');
+    const v1 = buildVersion([a]);
+    holdings.putVersion(v1);
+    await sut.cosign('t', {}, body(v1.rootCommitment, 0, Keypair.generate().publicKey));
+    // Another writer's version won at number 1: its tracks are walked and recorded here.
+    const other = buildVersion([blobEntry(holdings, 'o.txt', 'o')]);
+    holdings.putVersion(other);
+    Object.assign(tape, { version: 1, root: other.rootCommitment, versionBytes: 1 });
+    const v2 = buildVersion([a]);
+    const answer = await sut.cosign(
+      't',
+      {},
+      body(v2.rootCommitment, 1, Keypair.generate().publicKey),
+    );
+    expect(answer.added_bytes).toBe(v2.rootBytes.length + 70_001);
+    expect(claimBatches).toEqual([2, 2, 2]);
+  });
+
   it('refuses (422) a version whose bytes were collected between certifying and recording', async () => {
     const { sut, holdings } = newTestService();
     const a = blobEntry(holdings, 'a.txt', 'a');

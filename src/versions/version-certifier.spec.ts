@@ -169,3 +169,138 @@ describe('VersionCertifier', () => {
     );
   });
 });
+
+describe('VersionCertifier, with the facts of the version it certified before', () => {
+  /** Holdings that count reads of whole tracks and holding checks. */
+  function counted() {
+    const { holdings, sut } = newCertifier();
+    let reads = 0;
+    let looks = 0;
+    const readTrack = holdings.readTrack.bind(holdings);
+    const holds = holdings.holds.bind(holdings);
+    holdings.readTrack = (c, n) => {
+      reads++;
+      return readTrack(c, n);
+    };
+    holdings.holds = (c, n) => {
+      looks++;
+      return holds(c, n);
+    };
+    return { holdings, sut, io: () => ({ reads, looks }) };
+  }
+
+  /** 600 blob files (a tree of several nodes) plus the site's packed and streamed files. */
+  function bigSite(holdings: MemoryHoldings) {
+    const { entries, settings } = site(holdings);
+    for (let i = 0; i < 600; i++) {
+      const bytes = Buffer.from(`page ${i}`);
+      entries.push({
+        name: `docs/p${i}.html`,
+        commitment: holdings.put(bytes),
+        size: bytes.length,
+        contentType: 'text/html',
+        metadata: Buffer.alloc(0),
+        location: { kind: 'blob' },
+      });
+    }
+    return { entries, settings };
+  }
+
+  const ref = (v: ReturnType<typeof buildVersion>) => ({
+    commitment: v.rootCommitment,
+    bytes: v.rootBytes.length,
+  });
+
+  it('reads only the new root, the nodes on changed paths and the new bytes; same answer as a full certification', async () => {
+    const { holdings, sut, io } = counted();
+    const { entries, settings } = bigSite(holdings);
+    const v1 = buildVersion(entries, settings);
+    holdings.putVersion(v1);
+    const first = await sut.certify(ref(v1), undefined);
+    expect(first.facts.nodes.size).toBeGreaterThan(v1.nodes.length);
+
+    const extra = Buffer.from('a new page');
+    const added = {
+      ...entries[10],
+      name: 'docs/new.html',
+      commitment: holdings.put(extra),
+      size: extra.length,
+    };
+    const v2 = buildVersion([...entries, added], settings);
+    holdings.putVersion(v2);
+    const before = io();
+    const quick = await sut.certify(ref(v2), first.tracks, first.facts);
+    const spent = { reads: io().reads - before.reads, looks: io().looks - before.looks };
+    const v1Nodes = new Set(v1.nodes.map((n) => n.commitment.toString('hex')));
+    const changedNodes = v2.nodes.filter((n) => !v1Nodes.has(n.commitment.toString('hex')));
+    // Root + changed nodes + the settings file's pack (settings are compared each time).
+    expect(spent.reads).toBeLessThanOrEqual(1 + changedNodes.length + 1);
+    expect(spent.looks).toBe(1);
+
+    const again = new VersionCertifier(holdings);
+    const slow = await again.certify(ref(v2), first.tracks);
+    expect(quick.versionBytes).toBe(slow.versionBytes);
+    expect(quick.addedBytes).toBe(slow.addedBytes);
+    expect([...quick.tracks].sort()).toEqual([...slow.tracks].sort());
+  });
+
+  it('still refuses a new entry that reuses a checked pack at another offset, or a trusted node where it does not belong', async () => {
+    const { holdings, sut } = newCertifier();
+    const { entries, settings } = bigSite(holdings);
+    const v1 = buildVersion(entries, settings);
+    holdings.putVersion(v1);
+    const first = await sut.certify(ref(v1), undefined);
+
+    // Same commitment and pack as app.css, another offset: a new fact, checked, refused.
+    const css = entries.find((e) => e.name === 'app.css')!;
+    if (css.location.kind !== 'packed') throw new Error('app.css is packed');
+    const moved = entries.map((e) =>
+      e.name === 'app.css' && e.location.kind === 'packed'
+        ? { ...e, location: { ...e.location, offset: e.location.offset + 1 } }
+        : e,
+    );
+    const forged = buildVersion(moved, settings);
+    holdings.putVersion(forged);
+    await expect(sut.certify(ref(forged), first.tracks, first.facts)).rejects.toThrow(
+      /"app.css": its range of the pack does not match/,
+    );
+
+    // A trusted node named by a branch that lies about it (another first key): the node
+    // comes from the facts, not the store, and is still checked against the branch.
+    const top = v1.root.names;
+    if (!('branches' in top)) throw new Error('600 names make a branch top');
+    const lying = encodeRoot({
+      ...v1.root,
+      names: {
+        ...top,
+        branches: top.branches.map((b, i) =>
+          i === 1 ? { ...b, key: Buffer.concat([b.key, Buffer.from('~')]) } : b,
+        ),
+      },
+    });
+    expect(first.facts.nodes.has(top.branches[1].child.toString('hex'))).toBe(true);
+    const c = holdings.put(lying);
+    await expect(
+      sut.certify({ commitment: c, bytes: lying.length }, first.tracks, first.facts),
+    ).rejects.toThrow(/does not match the branch that names it/);
+  });
+
+  it('trusts nothing of a fact set whose bytes were not held: a missing new blob is still refused', async () => {
+    const { holdings, sut } = newCertifier();
+    const { entries, settings } = bigSite(holdings);
+    const v1 = buildVersion(entries, settings);
+    holdings.putVersion(v1);
+    const first = await sut.certify(ref(v1), undefined);
+    const missing = {
+      ...entries[20],
+      name: 'docs/missing.html',
+      commitment: commitmentOfBuffer(Buffer.from('never uploaded')).commitment,
+      size: 14,
+    };
+    const v2 = buildVersion([...entries, missing], settings);
+    holdings.putVersion(v2);
+    await expect(sut.certify(ref(v2), first.tracks, first.facts)).rejects.toThrow(
+      /"docs\/missing.html": its bytes are not held/,
+    );
+  });
+});
