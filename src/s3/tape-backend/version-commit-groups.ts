@@ -23,17 +23,14 @@ import { chainWriteError, notDelegatedMessage, TapeWriteFailedError } from './ch
 import { applyObjectOps, ObjectOp, OpOutcome, WrittenObject } from './object-ops';
 import { TapeVersions } from './tape-versions';
 import { VersionPublishing } from './version-publishing';
+import { WriteQueue } from './write-queue';
 
 /** Writes one Publish carries at most; the rest form the next group. */
 const MAX_GROUP_OPS = 2000;
 /** Rebases after lost compare-and-swaps before the group gives up (503 SlowDown, retried). */
 const MAX_ATTEMPTS = 12;
-/**
- * How long a group waits, after its writers were answered, for them to send their next writes
- * (at most as many as were answered). Without it a client with n requests in flight splits into
- * a group of 1 and a group of n - 1 that alternate: twice the rounds.
- */
-const REFILL_WAIT_MS = 25;
+/** How long a group waits, after its writers were answered, for their next writes (WriteQueue). */
+const REFILL_WAIT_MS = 60;
 
 interface Waiting {
   op: ObjectOp;
@@ -42,10 +39,8 @@ interface Waiting {
 }
 
 interface Group {
-  pending: Waiting[];
+  pending: WriteQueue<Waiting>;
   running: boolean;
-  /** Set while the group waits for its answered writers to come back: pending count wanted. */
-  refill?: { wanted: number; done: () => void };
 }
 
 /** Counters for tests and metrics: versions published and writes they carried. */
@@ -85,15 +80,12 @@ export class VersionCommitGroups {
     const key = tape.toBase58();
     let group = this.groups.get(key);
     if (!group) {
-      group = { pending: [], running: false };
+      group = { pending: new WriteQueue<Waiting>(REFILL_WAIT_MS), running: false };
       this.groups.set(key, group);
     }
     const joined = group;
     return new Promise((resolve, reject) => {
       joined.pending.push({ op, resolve, reject });
-      if (joined.refill !== undefined && joined.pending.length >= joined.refill.wanted) {
-        joined.refill.done();
-      }
       if (!joined.running) void this.drain(key, tape, joined);
     });
   }
@@ -102,9 +94,9 @@ export class VersionCommitGroups {
     group.running = true;
     try {
       while (group.pending.length > 0) {
-        const batch = group.pending.splice(0, MAX_GROUP_OPS);
+        const batch = group.pending.take(MAX_GROUP_OPS);
         await this.commit(tape, batch);
-        await refilled(group, batch.length);
+        await group.pending.refilled(batch.length);
       }
     } finally {
       group.running = false;
@@ -194,18 +186,23 @@ export class VersionCommitGroups {
       ...newNodes.map((n) => ({ commitment: n.commitment, bytes: n.bytes })),
       { commitment: built.rootCommitment, bytes: built.rootBytes },
     ];
-    for (const { commitment, bytes } of tracks) {
-      await this.store.claim({
+    // One batch of references (one SQLite transaction or Redis pipeline), then the bytes.
+    await this.store.claimMany(
+      tracks.map(({ commitment, bytes }) => ({
         commitment,
         size: bytes.length,
-        role: 'track',
+        role: 'track' as const,
         track: owner,
         tape: tape.toBase58(),
-      });
-      if (!(await this.store.has(commitment))) {
-        await this.store.put(commitment, bytes.length, Readable.from([bytes]));
-      }
-    }
+      })),
+    );
+    await Promise.all(
+      tracks.map(async ({ commitment, bytes }) => {
+        if (!(await this.store.has(commitment))) {
+          await this.store.put(commitment, bytes.length, Readable.from([bytes]));
+        }
+      }),
+    );
   }
 
   /** A small file's bytes, to pack: stored (and verified) when its body ended. */
@@ -246,20 +243,6 @@ export class VersionCommitGroups {
     }
     return chainWriteError(await this.balance.explain(error), this.identity.publicKey.toBase58());
   }
-}
-
-/** Resolves once `group` holds `answered` pending writes again, or REFILL_WAIT_MS passed. */
-function refilled(group: Group, answered: number): Promise<void> {
-  if (group.pending.length >= answered) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      group.refill = undefined;
-      resolve();
-    };
-    const timer = setTimeout(done, REFILL_WAIT_MS);
-    group.refill = { wanted: answered, done };
-  });
 }
 
 function sleep(ms: number): Promise<void> {
