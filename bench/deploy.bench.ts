@@ -37,6 +37,8 @@ const GOAL_RENT_SOL = 0.01;
 const AWS = '/usr/bin/aws';
 /** aws-cli's default `s3.max_concurrent_requests`. */
 const AWS_IN_FLIGHT = 10;
+/** A Publish the gateway sends for S3 writes carries one signature, its only cost. */
+const LAMPORTS_PER_PUBLISH = 5000;
 
 interface Balances {
   wallet: number;
@@ -166,6 +168,9 @@ async function main(): Promise<void> {
     const deployRent = worst(deployMoved, 'wallet') + worst(deployMoved, 'gatewayKey');
     const syncRent = worst(syncMoved, 'wallet') + worst(syncMoved, 'gatewayKey');
     const goal = (met: boolean) => (met ? 'met' : 'NOT met');
+    const syncRounds = Math.round(
+      median(syncMoved.map((b) => b.gatewayKey)) / LAMPORTS_PER_PUBLISH,
+    );
     process.stdout.write(
       `site: ${FILES} files, ${(BYTES / 1e6).toFixed(1)} MB (mixed sizes); ${RUNS} runs; medians:\n`,
     );
@@ -188,6 +193,12 @@ async function main(): Promise<void> {
         // Each PutObject is answered once its group's version is confirmed (docs/s3.md): with
         // aws-cli's 10 requests in flight, about FILES / 10 Publish rounds one after another.
         `${((median(sync) * 1000) / Math.ceil(FILES / AWS_IN_FLIGHT)).toFixed(0)} ms per round of ${AWS_IN_FLIGHT} PUTs`,
+      ],
+      [
+        'sync rounds (Publishes)',
+        `${syncRounds}`,
+        // From the gateway key's fees: one Publish per group-commit round.
+        `${((median(sync) * 1000) / syncRounds).toFixed(0)} ms per round, ${(FILES / syncRounds).toFixed(1)} PUTs per round (at best ${AWS_IN_FLIGHT})`,
       ],
       [
         'sync / first deploy',
