@@ -30,13 +30,24 @@ export class KeptVersionReferences {
     private readonly gc: TrackGarbageCollector,
   ) {}
 
-  /** A version just certified as `version`: claims its tracks, then checks each is still held. */
-  async record(tape: PublicKey, version: number, root: Buffer, tracks: TrackSizes): Promise<void> {
+  /**
+   * A version just certified as `version`: claims its tracks, then checks each is still held.
+   * `keptBy`: tracks of the tape's current version whose references this store recorded (the
+   * base it certified): they cannot have gone meanwhile, so only the others are looked for.
+   */
+  async record(
+    tape: PublicKey,
+    version: number,
+    root: Buffer,
+    tracks: TrackSizes,
+    keptBy?: TrackSizes,
+  ): Promise<void> {
     const claims = claimsOf(tape, version, root, tracks);
     await this.claimAll(claims);
     this.gc.watch(tape.toBase58());
-    for (let i = 0; i < claims.length; i += LOOKUPS_AT_ONCE) {
-      const batch = claims.slice(i, i + LOOKUPS_AT_ONCE);
+    const looks = claims.filter((c) => keptBy?.has(c.commitment.toString('hex')) !== true);
+    for (let i = 0; i < looks.length; i += LOOKUPS_AT_ONCE) {
+      const batch = looks.slice(i, i + LOOKUPS_AT_ONCE);
       const held = await Promise.all(batch.map((c) => this.store.has(c.commitment)));
       const gone = batch.find((_, j) => !held[j]);
       if (gone) {

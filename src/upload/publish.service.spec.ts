@@ -243,6 +243,12 @@ describe('PublishService', () => {
       reads++;
       return readTrack(c, n);
     };
+    const looked: string[] = [];
+    const has = holdings.tracks.has.bind(holdings.tracks);
+    holdings.tracks.has = (k: string) => {
+      looked.push(k);
+      return has(k);
+    };
     const answer = await sut.cosign(
       't',
       {},
@@ -251,6 +257,14 @@ describe('PublishService', () => {
     expect(answer.added_bytes).toBe(v2.rootBytes.length + 70_001);
     // v2's root only: v1's tracks come from its facts, a.txt's holding from its check.
     expect(reads).toBe(1);
+    // After the claims, only v2's own tracks are looked for: a.txt is kept by v1's references.
+    const b = v2.root.names;
+    expect(looked.sort()).toEqual(
+      [v2.rootCommitment, ...('entries' in b ? b.entries : []).map((e) => e.commitment)]
+        .map((c) => c.toString('hex'))
+        .filter((hex) => hex !== a.commitment.toString('hex'))
+        .sort(),
+    );
     expect(claimBatches).toEqual([2, 3]);
     const owned = [...references.values()].filter(
       (r) => r.track === versionOwner(tapeAddress, 1, v1.rootCommitment),

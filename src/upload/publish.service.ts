@@ -172,7 +172,7 @@ export class PublishService {
     if (tape.used + kept > tape.capacity) {
       throw publishErrors.capacity(Math.max(0, tape.capacity - tape.used), kept);
     }
-    await this.kept.record(address, expectedVersion + 1, root, sizes.tracks);
+    await this.kept.record(address, expectedVersion + 1, root, sizes.tracks, trusted?.tracks);
     if (base && !trusted) await this.kept.refresh(address, tape.version, tape.root, base);
     this.certified.remember(tapeKey, expectedVersion + 1, sizes.facts);
     return {
