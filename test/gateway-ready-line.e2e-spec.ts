@@ -58,6 +58,9 @@ describe('the gateway says where it listens, first (issue 36)', () => {
     // Nest's module and route lines are debug now; the start-up lines held back follow.
     expect(gw.logs()).not.toContain('InstanceLoader');
     expect(gw.logs()).toContain('"context":"s3","event":"listening"');
+    // Nothing on stderr either: Node 22+ warned about whatwg-url's `punycode` (DEP0040) when the
+    // code cache's require was the caller it saw (src/startup/code-cache.ts).
+    expect(gw.logs()).not.toMatch(/Warning/);
   });
 
   it('--log-format pretty: the first line is the ready line itself, then readable lines', async () => {
