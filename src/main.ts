@@ -1,7 +1,6 @@
 // First: every module loaded after it compiles through the code cache.
 import './startup/cached-start';
 import 'reflect-metadata';
-import { GatewayIdentity } from './chain/gateway-identity';
 import { ConfigError, loadConfig } from './config/config-loader';
 import { embedLocalNetwork } from './embedded-network';
 import { AdminServer } from './admin/admin-server';
@@ -9,18 +8,11 @@ import { createGatewayApp } from './gateway-app';
 import { JsonLogger } from './logging/json-logger';
 import { resolveLogFormat } from './logging/log-format';
 import { GATEWAY_USAGE, GatewayArgsError, parseGatewayArgs } from './gateway-args';
-import { readyFields, readyLine } from './ready-line';
-import { KeyBalance } from './chain/key-balance/key-balance';
-import { ChainServices } from './chain/chain.module';
-import { S3Server } from './s3/s3-server';
-import { cliVersion } from './cli/cli-version';
+import { collectReadyInfo, readyFields, readyLine } from './ready-line';
 import { keepRunningOnUnhandledRejections } from './logging/unhandled-rejections';
 import { GATEWAY_NODE_FLAGS, missingNodeFlags } from './node-flags';
 import { anchorTickShape } from './http/shape-anchors';
 import { descriptorLimitWarning, listenerCaps, openFilesLimit } from './descriptor-limit';
-
-/** How long the ready line waits for the key's balance before saying it is unknown. */
-const READY_BALANCE_WAIT_MS = 2000;
 
 let logger: JsonLogger | undefined;
 
@@ -66,20 +58,7 @@ async function main(): Promise<void> {
   const app = await createGatewayApp(config, log);
   await app.listen(config.gateway.port, config.gateway.host);
   const adminUrl = await app.get(AdminServer).listen();
-  const identity = app.get(GatewayIdentity);
-  const info = {
-    version: cliVersion(__dirname),
-    url: `http://${config.gateway.host}:${config.gateway.port}`,
-    siteSuffix: config.gateway.site.subdomain_suffix,
-    s3Url: app.get(S3Server).url,
-    adminUrl,
-    rpcUrl: config.chain.rpc_url ?? '',
-    embedded: network !== null,
-    role: identity.role,
-    programId: app.get(ChainServices).ix.programId.toBase58(),
-    gatewayKey: identity.publicKey.toBase58(),
-    balanceLamports: identity.isWriter ? await balanceForReadyLine(app.get(KeyBalance)) : undefined,
-  };
+  const info = await collectReadyInfo(app, config, { embedded: network !== null, adminUrl });
   log.ready(readyLine(info), readyFields(info));
 
   // Graceful shutdown: stop accepting, let in-flight requests finish (Fastify's close waits for
@@ -102,19 +81,6 @@ async function main(): Promise<void> {
           },
         );
     });
-  }
-}
-
-/** The key's balance if the chain answers within READY_BALANCE_WAIT_MS (never blocks start). */
-async function balanceForReadyLine(balance: KeyBalance): Promise<number | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), READY_BALANCE_WAIT_MS);
-  });
-  try {
-    return await Promise.race([balance.current(), late]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

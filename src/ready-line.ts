@@ -1,4 +1,14 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ChainServices } from './chain/chain.module';
+import { GatewayIdentity } from './chain/gateway-identity';
+import { KeyBalance } from './chain/key-balance/key-balance';
 import { solText } from './chain/key-balance/key-balance-limits';
+import { cliVersion } from './cli/cli-version';
+import { AppConfig } from './config/app-config';
+import { S3Server } from './s3/s3-server';
+
+/** How long the ready line waits for the key's balance before saying it is unknown. */
+const READY_BALANCE_WAIT_MS = 2000;
 
 /** What the ready line reports (src/main.ts gathers it once every listener is bound). */
 export interface ReadyInfo {
@@ -72,5 +82,40 @@ function rpcShown(info: ReadyInfo): string {
     return new URL(info.rpcUrl).origin;
   } catch {
     return 'an RPC endpoint';
+  }
+}
+
+/** What the ready line says, read from the started application (every listener bound). */
+export async function collectReadyInfo(
+  app: NestFastifyApplication,
+  config: AppConfig,
+  listeners: { embedded: boolean; adminUrl?: string },
+): Promise<ReadyInfo> {
+  const identity = app.get(GatewayIdentity);
+  return {
+    version: cliVersion(__dirname),
+    url: `http://${config.gateway.host}:${config.gateway.port}`,
+    siteSuffix: config.gateway.site.subdomain_suffix,
+    s3Url: app.get(S3Server).url,
+    adminUrl: listeners.adminUrl,
+    rpcUrl: config.chain.rpc_url ?? '',
+    embedded: listeners.embedded,
+    role: identity.role,
+    programId: app.get(ChainServices).ix.programId.toBase58(),
+    gatewayKey: identity.publicKey.toBase58(),
+    balanceLamports: identity.isWriter ? await balanceWithin(app.get(KeyBalance)) : undefined,
+  };
+}
+
+/** The key's balance if the chain answers within READY_BALANCE_WAIT_MS (never blocks start). */
+async function balanceWithin(balance: KeyBalance): Promise<number | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), READY_BALANCE_WAIT_MS);
+  });
+  try {
+    return await Promise.race([balance.current(), late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
