@@ -7,6 +7,9 @@ module.exports = {
   // by one: one e2e file keeps about one core busy (README, Development).
   maxWorkers: Math.max(2, availableParallelism() - 1),
   testSequencer: '<rootDir>/jest.sequencer.js',
+  // Unit specs share the 2 cores with e2e files and the processes they start: a spec that takes
+  // 1 s alone can take several under that load. Specs that need longer say so themselves.
+  testTimeout: 20_000,
   projects: [
     {
       displayName: 'unit',

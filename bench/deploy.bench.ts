@@ -90,6 +90,11 @@ async function main(): Promise<void> {
     const awsEnv = awsEnvironment(work);
 
     const floor: number[] = [];
+    // Floors of a redeploy in the same run: a bare Node start, the CLI's start (`--version`
+    // loads every module a command does), one RPC round trip.
+    const nodeStart: number[] = [];
+    const cliStart: number[] = [];
+    const rpcTrip: number[] = [];
     const first: number[] = [];
     const redeploy: number[] = [];
     const unchanged: number[] = [];
@@ -157,6 +162,9 @@ async function main(): Promise<void> {
       const copyStarted = process.hrtime.bigint();
       await run('cp', ['-r', site, join(work, `copy-${i}`)], process.env);
       floor.push(Number(process.hrtime.bigint() - copyStarted) / 1e9);
+      nodeStart.push(await timed(() => run(process.execPath, ['-e', '0'], env)));
+      cliStart.push(await timed(() => run(process.execPath, [CLI_ENTRY, '--version'], env)));
+      rpcTrip.push(await timed(() => chain.getSlot()));
       process.stdout.write(
         `run ${i + 1}/${RUNS}: first deploy ${first[i].toFixed(2)} s, one changed ${redeploy[i].toFixed(2)} s, nothing changed ${unchanged[i].toFixed(2)} s, aws s3 sync ${sync[i].toFixed(2)} s, cp -r ${floor[i].toFixed(2)} s\n`,
       );
@@ -176,6 +184,9 @@ async function main(): Promise<void> {
     );
     const rows: [string, string, string][] = [
       ['cp -r (floor)', `${median(floor).toFixed(2)} s`, ''],
+      ['node -e 0', `${median(nodeStart).toFixed(2)} s`, 'floor of any CLI start'],
+      ['tape --version', `${median(cliStart).toFixed(2)} s`, "the CLI's start-up"],
+      ['one RPC round trip', `${(median(rpcTrip) * 1000).toFixed(0)} ms`, 'getSlot'],
       [
         'first deploy',
         `${median(first).toFixed(2)} s`,
@@ -223,6 +234,9 @@ async function main(): Promise<void> {
         bytes: BYTES,
         runs: RUNS,
         cp_s: floor,
+        node_start_s: nodeStart,
+        cli_start_s: cliStart,
+        rpc_trip_s: rpcTrip,
         first_s: first,
         redeploy_s: redeploy,
         unchanged_s: unchanged,
@@ -325,6 +339,12 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<s
       else resolve(stdout);
     });
   });
+}
+
+async function timed(work: () => Promise<unknown>): Promise<number> {
+  const started = process.hrtime.bigint();
+  await work();
+  return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
 function median(values: number[]): number {

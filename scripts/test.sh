@@ -3,6 +3,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# TAPE_NODE=/path/to/node runs all of it under that Node (e.g. 24, from the npm registry's `node`
+# package: docs/operator.md, "Node versions"): its directory goes first on PATH, so npm, npx,
+# the npm scripts, Jest and every process the tests start use it.
+if [ -n "${TAPE_NODE:-}" ]; then
+  node_dir=$(dirname "$(readlink -f "$TAPE_NODE")")
+  [ -x "$node_dir/node" ] || { echo "TAPE_NODE: no node at $TAPE_NODE" >&2; exit 1; }
+  export PATH="$node_dir:$PATH"
+fi
+echo "node $(node --version) ($(command -v node))"
+
 # Before Jest, lanes at once, as each keeps about one core busy: the Debian packages (downloads
 # and dpkg; minutes on a fresh machine), from the start; on a fresh clone the native addons'
 # build (node-gyp compiling SQLite for better-sqlite3: over 2 min, one C file); ESLint with type
@@ -71,6 +81,10 @@ if [ ! -d node_modules ]; then
   npm install --no-audit --no-fund --ignore-scripts
   start_lane 'the native addons (npm rebuild)' wait bash -c \
     'npm rebuild || { echo "run npm rebuild (or remove node_modules) before npm test again"; exit 1; }'
+elif ! node -e "try { require('node:sqlite') } catch { new (require('better-sqlite3'))(':memory:') }" \
+  2>/dev/null; then
+  # Node 20 (no node:sqlite) with an addon built for another Node (the last run used TAPE_NODE).
+  start_lane 'the native addons (npm rebuild better-sqlite3)' wait npm rebuild better-sqlite3
 fi
 start_lane 'npm run lint' kill npm run lint
 npm run build

@@ -1,34 +1,50 @@
 // First: every module loaded after it compiles through the code cache.
 import './startup/cached-start';
 import 'reflect-metadata';
-import { GatewayIdentity } from './chain/gateway-identity';
 import { ConfigError, loadConfig } from './config/config-loader';
 import { embedLocalNetwork } from './embedded-network';
 import { AdminServer } from './admin/admin-server';
 import { createGatewayApp } from './gateway-app';
 import { JsonLogger } from './logging/json-logger';
+import { resolveLogFormat } from './logging/log-format';
+import { GATEWAY_USAGE, GatewayArgsError, parseGatewayArgs } from './gateway-args';
+import { collectReadyInfo, readyFields, readyLine } from './ready-line';
 import { keepRunningOnUnhandledRejections } from './logging/unhandled-rejections';
 import { GATEWAY_NODE_FLAGS, missingNodeFlags } from './node-flags';
 import { anchorTickShape } from './http/shape-anchors';
 import { descriptorLimitWarning, listenerCaps, openFilesLimit } from './descriptor-limit';
 
+let logger: JsonLogger | undefined;
+
 async function main(): Promise<void> {
   // Before startup's garbage collections (src/http/shape-anchors.ts).
   anchorTickShape();
   let config;
+  let args;
   try {
+    args = parseGatewayArgs(process.argv.slice(2));
     config = loadConfig();
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n`);
-    process.exit(1);
+    if (err instanceof GatewayArgsError) process.stderr.write(GATEWAY_USAGE);
+    process.exit(err instanceof GatewayArgsError ? 2 : 1);
   }
-  const logger = new JsonLogger(config.gateway.log_level);
+  if (args.help) {
+    process.stdout.write(GATEWAY_USAGE);
+    return;
+  }
+  if (args.logFormat) config.gateway.log_format = args.logFormat;
+  logger = new JsonLogger(config.gateway.log_level, {
+    format: resolveLogFormat(config.gateway.log_format, process.stdout.isTTY === true),
+    readyFirst: true,
+  });
+  const log = logger;
   keepRunningOnUnhandledRejections((reason) =>
-    logger.error({ event: 'unhandled_rejection', reason }, undefined, 'gateway'),
+    log.error({ event: 'unhandled_rejection', reason }, undefined, 'gateway'),
   );
   const missing = missingNodeFlags();
   if (missing.length > 0) {
-    logger.warn(
+    log.warn(
       `started without ${missing.join(' ')}: run \`node ${GATEWAY_NODE_FLAGS.join(' ')} dist/main.js\` ` +
         '(as `npm start` does); without it an idle gateway serves about 25% fewer requests per ' +
         'second once traffic comes (docs/operator.md, "Node flags")',
@@ -37,20 +53,13 @@ async function main(): Promise<void> {
   }
   // Before the local network is embedded: it sets chain.rpc_url, and its listeners count here.
   const lowLimit = descriptorLimitWarning(openFilesLimit(), listenerCaps(config));
-  if (lowLimit) logger.warn(lowLimit, 'gateway');
-  const network = await embedLocalNetwork(config, logger);
-  const app = await createGatewayApp(config, logger);
+  if (lowLimit) log.warn(lowLimit, 'gateway');
+  const network = await embedLocalNetwork(config, log);
+  const app = await createGatewayApp(config, log);
   await app.listen(config.gateway.port, config.gateway.host);
-  await app.get(AdminServer).listen();
-  logger.log(
-    {
-      event: 'listening',
-      url: `http://${config.gateway.host}:${config.gateway.port}`,
-      // Tape owners delegate to this key for S3 sync (`tape delegate <key>`).
-      gateway_key: app.get(GatewayIdentity).publicKey.toBase58(),
-    },
-    'gateway',
-  );
+  const adminUrl = await app.get(AdminServer).listen();
+  const info = await collectReadyInfo(app, config, { embedded: network !== null, adminUrl });
+  log.ready(readyLine(info), readyFields(info));
 
   // Graceful shutdown: stop accepting, let in-flight requests finish (Fastify's close waits for
   // them), run every module's shutdown hooks, exit 0. Past the grace period, leave anyway.
@@ -59,7 +68,7 @@ async function main(): Promise<void> {
     process.on(signal, () => {
       if (closing) return;
       closing = true;
-      logger.log({ event: 'shutdown', signal }, 'gateway');
+      log.log({ event: 'shutdown', signal }, 'gateway');
       setTimeout(() => process.exit(1), config.gateway.shutdown_grace_ms).unref();
       app
         .close()
@@ -67,7 +76,7 @@ async function main(): Promise<void> {
         .then(
           () => process.exit(0),
           (err: unknown) => {
-            logger.error(`shutdown failed: ${(err as Error).message}`);
+            log.error(`shutdown failed: ${(err as Error).message}`);
             process.exit(1);
           },
         );
@@ -76,6 +85,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
+  // What start-up held back explains the failure (src/logging/ready-first-stream.ts).
+  logger?.releaseHeld();
   // A config error found while modules start is one line naming the key, like loadConfig's.
   process.stderr.write(
     err instanceof ConfigError

@@ -1,9 +1,9 @@
-import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { findRepoRoot } from './support/gateway-process';
 import { startLocalnetProcess } from './support/localnet-process';
+import { openSqlite } from '../src/config/sqlite';
 
 /**
  * A ledger made by a build before the tape record grew (no layout mark in its meta, 114-byte
@@ -26,7 +26,7 @@ async function ledgerOfThisBuild(): Promise<string> {
 it('refuses a ledger from before the version pointer with one line saying what to do', async () => {
   const dataDir = await ledgerOfThisBuild();
   // The same ledger as an older build left it: no layout mark.
-  const db = new Database(join(dataDir, 'ledger.sqlite'));
+  const db = openSqlite(join(dataDir, 'ledger.sqlite'));
   expect(db.prepare("SELECT value FROM meta WHERE key = 'tape_record_bytes'").get()).toEqual({
     value: '258',
   });

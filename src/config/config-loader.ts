@@ -28,6 +28,7 @@ const NAMED_VARIABLES: Record<string, string> = {
   TAPE_PROGRAM_ID: 'chain.program_id',
   TAPE_REDIS_URL: 'gateway.metering.redis_url',
   TAPE_LOG_LEVEL: 'gateway.log_level',
+  TAPE_LOG_FORMAT: 'gateway.log_format',
 };
 
 /** Variables taken as written: a base58 id of digits only would read as a YAML number. */

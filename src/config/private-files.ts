@@ -1,5 +1,5 @@
-import Database from 'better-sqlite3';
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
+import { openSqlite, SqliteDatabase } from './sqlite';
 
 /**
  * Everything the gateway and the CLI keep on disk is private: the ledger (every account of the
@@ -16,10 +16,10 @@ export const PRIVATE_DIRECTORY_MODE = 0o700;
  * tightened) before SQLite opens it; companions left world-readable by an older build are
  * tightened too.
  */
-export function openPrivateDatabase(path: string): Database.Database {
+export function openPrivateDatabase(path: string): SqliteDatabase {
   closeSync(openSync(path, 'a', PRIVATE_FILE_MODE));
   for (const file of [path, `${path}-wal`, `${path}-shm`]) {
     if (existsSync(file)) chmodSync(file, PRIVATE_FILE_MODE);
   }
-  return new Database(path);
+  return openSqlite(path);
 }

@@ -1,4 +1,4 @@
-import { validateConfig } from './config-loader';
+import { loadConfig, validateConfig } from './config-loader';
 
 describe('gateway listener config (issue 17)', () => {
   const saved = process.env.NODE_ENV;
@@ -13,6 +13,15 @@ describe('gateway listener config (issue 17)', () => {
     process.env.NODE_ENV = 'test';
     expect(validateConfig({}).gateway.access_log).toBe(false);
     expect(validateConfig({ gateway: { access_log: true } }).gateway.access_log).toBe(true);
+  });
+
+  it('logs in the auto format unless TAPE_LOG_FORMAT or gateway.log_format says pretty or json', () => {
+    expect(loadConfig({}).gateway.log_format).toBe('auto');
+    expect(loadConfig({ TAPE_LOG_FORMAT: 'pretty' }).gateway.log_format).toBe('pretty');
+    expect(validateConfig({ gateway: { log_format: 'json' } }).gateway.log_format).toBe('json');
+    expect(() => loadConfig({ TAPE_LOG_FORMAT: 'xml' })).toThrow(
+      'config error: gateway.log_format',
+    );
   });
 
   it('samples 0..1 of requests, every one by default', () => {

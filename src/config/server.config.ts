@@ -3,6 +3,7 @@ import {
   IsArray,
   IsBoolean,
   IsInt,
+  IsIn,
   IsIP,
   IsNumber,
   IsString,
@@ -65,6 +66,14 @@ export class ServerConfig {
 
   @IsString()
   log_level = 'info';
+
+  /**
+   * `TAPE_LOG_FORMAT`, `--log-format`: `json` (one object per line), `pretty` (one readable
+   * line per record) or `auto`: pretty when stdout is a terminal, JSON otherwise
+   * (src/logging/log-format.ts).
+   */
+  @IsIn(['auto', 'pretty', 'json'])
+  log_format: 'auto' | 'pretty' | 'json' = 'auto';
 
   /**
    * Listener timeouts, applied to the gateway's HTTP listener and the S3 listener alike. A request

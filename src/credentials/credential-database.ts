@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { join, resolve } from 'node:path';
 import { CredentialCipher } from './credential-cipher';
 import {
@@ -12,6 +11,7 @@ import {
 } from './credential-registry';
 import { makeDirectory } from '../config/directories';
 import { openPrivateDatabase } from '../config/private-files';
+import type { SqliteDatabase } from '../config/sqlite';
 
 export const CREDENTIALS_FILE = 's3-credentials.sqlite';
 export const OPERATOR_KEY_FILE = 's3-credentials.key';
@@ -34,7 +34,7 @@ interface Row {
  */
 export class CredentialDatabase {
   private constructor(
-    private readonly db: Database.Database,
+    private readonly db: SqliteDatabase,
     private readonly cipher: CredentialCipher,
   ) {}
 

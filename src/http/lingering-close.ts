@@ -32,6 +32,7 @@ export function lingerAfterAnswer(
 ): void {
   const socket = req.socket as Socket | null;
   if (!socket || socket.destroyed) return;
+  closing.add(socket);
   const closeSoon = socket.destroySoon.bind(socket);
   socket.destroySoon = () => {
     if (req.complete || req.destroyed) closeSoon();
@@ -46,19 +47,51 @@ export function lingerAfterAnswer(
 /** How often a lingering socket's caps are checked. */
 const CHECK_MS = 20;
 
-/** Sockets reading out a refused body: they announced `Connection: close`, so no new request. */
-const lingering = new WeakSet<Socket>();
+/** Sockets whose answer says `Connection: close` after a refused body: no new request. */
+const closing = new WeakSet<Socket>();
 
 /**
- * Whether a request arrived on a connection that is lingering: a request pipelined behind the
- * refused body. The listener must drop it unanswered (the client was told the connection closes).
+ * Whether a request arrived on a connection that closes after a refused body: a request
+ * pipelined behind it. The listener must drop it unanswered and unexecuted (the client was told
+ * the connection closes, and sends it again on a new one).
  */
 export function arrivedWhileLingering(req: IncomingMessage): boolean {
-  return lingering.has(req.socket);
+  return closing.has(req.socket);
+}
+
+type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** Per connection: the answer the next pipelined request waits for. */
+const answering = new WeakMap<Socket, Promise<void>>();
+
+/**
+ * A listener's handler that runs pipelined requests one at a time, each once the answer before
+ * it has been sent, and drops those behind a refused body (`arrivedWhileLingering`).
+ *
+ * Node 20 stops parsing a connection while a request body lies unread, so a request pipelined
+ * behind a refused body arrives only once the lingering close reads it out. Node 22 and 24
+ * parse ahead: the pipelined request arrives while the refused one is still being decided,
+ * before anything says the connection closes, and would be executed. Waiting for the answer
+ * before it gives the same outcome on both: dropped when that answer closed the connection,
+ * run otherwise (HTTP/1.1 answers pipelined requests in order anyway).
+ */
+export function answerInOrder(handler: RequestHandler): RequestHandler {
+  return (req, res) => {
+    const socket = req.socket;
+    const before = answering.get(socket);
+    const answered = new Promise<void>((resolve) => res.once('close', () => resolve()));
+    answering.set(socket, answered);
+    const run = () => {
+      // Unanswered: the connection closes after the answer before it (its own close ends it).
+      if (arrivedWhileLingering(req) || socket.destroyed) return;
+      handler(req, res);
+    };
+    if (before) void before.then(run);
+    else run();
+  };
 }
 
 function linger(req: IncomingMessage, socket: Socket, limits: LingerLimits): void {
-  lingering.add(socket);
   // Bytes are counted on the socket: a request nobody consumed is discarded by Node's parser
   // without ever emitting 'data' (IncomingMessage._dump), so only the socket sees them.
   const startedAt = Date.now();

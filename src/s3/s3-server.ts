@@ -11,7 +11,7 @@ import { createServer, IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { applyListenerTimeouts, watchBodyIdle } from '../http/listener-timeouts';
 import { capGatewayListener } from '../http/connection-cap';
-import { arrivedWhileLingering, lingerAfterAnswer } from '../http/lingering-close';
+import { answerInOrder, lingerAfterAnswer } from '../http/lingering-close';
 import { GatewayConfig } from '../config/app-config';
 import { MeteringConfig } from '../config/metering.config';
 import { TrustedProxies } from '../metering/trusted-proxies';
@@ -93,12 +93,9 @@ export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
       // Our own server, to take `Expect: 100-continue` from Node: Node would answer 100 at once,
       // and a client would send a whole part before hearing that the tape is full.
       serverFactory: (fastifyHandler) => {
-        // A request pipelined behind a refused body, on a connection that announced it closes,
-        // is dropped unanswered and unexecuted (src/http/lingering-close.ts).
-        const handler: typeof fastifyHandler = (req, res) => {
-          if (arrivedWhileLingering(req)) req.socket.destroy();
-          else fastifyHandler(req, res);
-        };
+        // Pipelined requests run in order, and one behind a refused body, on a connection that
+        // announced it closes, is dropped unanswered and unexecuted (src/http/lingering-close.ts).
+        const handler = answerInOrder(fastifyHandler);
         const server = createServer(handler);
         server.on('checkContinue', handler);
         // Any other Expect value: Node would answer 417 on its own; S3 ignores the header.

@@ -147,7 +147,10 @@ export function installCodeCache(name: string, dir: string): boolean {
 
 /** The `require` Node gives a module (lib/internal/modules/helpers.js, makeRequireFunction). */
 function requireFor(mod: CjsModule, internals: ModuleInternals): NodeJS.Require {
-  const require = ((id: string) => mod.require(id)) as NodeJS.Require;
+  // Bound, not a closure of ours: Node 22+ warns about deprecated built-ins (`punycode`, DEP0040)
+  // unless the first frame outside Node is in node_modules, and a closure here would be that
+  // frame for every dependency.
+  const require = mod.require.bind(mod) as NodeJS.Require;
   const resolve = ((request: string, options?: unknown) =>
     internals._resolveFilename(request, mod, false, options)) as NodeJS.RequireResolve;
   resolve.paths = (request: string) => internals._resolveLookupPaths(request, mod);

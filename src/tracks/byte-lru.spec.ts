@@ -76,9 +76,14 @@ describe('ByteLru', () => {
       return Number(process.hrtime.bigint() - started);
     };
     run(100); // warm-up: the JIT compiles the paths once
-    const small = Math.min(run(100), run(100));
-    const large = Math.min(run(50_000), run(50_000));
-    expect(large / small).toBeLessThan(5);
+    // Interleaved and the best of four each, so a burst of load on a shared machine hits both.
+    const small: number[] = [];
+    const large: number[] = [];
+    for (let round = 0; round < 4; round++) {
+      small.push(run(100));
+      large.push(run(50_000));
+    }
+    expect(Math.min(...large) / Math.min(...small)).toBeLessThan(5);
   });
 
   it('behaves like a naive reference LRU under random operations', () => {

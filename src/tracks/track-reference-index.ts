@@ -1,5 +1,5 @@
-import Database from 'better-sqlite3';
 import { openPrivateDatabase } from '../config/private-files';
+import type { SqliteDatabase, SqliteStatement, SqliteTransaction } from '../config/sqlite';
 import type {
   ClaimLimits,
   ClaimOutcome,
@@ -30,24 +30,24 @@ const ROLE_NAME: TrackRole[] = ['track', 'segment'];
  * appeared after it looked (docs/tracks.md, "Garbage collection").
  */
 export class TrackReferenceIndex {
-  private readonly db: Database.Database;
-  private readonly upsert: Database.Statement;
-  private readonly segmentBytes: Database.Statement;
-  private readonly page: Database.Statement;
-  private readonly firstPage: Database.Statement;
-  private readonly ofCommitment: Database.Statement;
-  private readonly dropOne: Database.Statement;
-  private readonly dropAll: Database.Statement;
-  private readonly count: Database.Statement;
-  private readonly exists: Database.Statement;
-  private readonly unclaimOne: Database.Statement;
-  private readonly tapeBytes: Database.Statement;
-  private readonly tapeHas: Database.Statement;
-  private readonly ofTape: Database.Statement;
-  private readonly claimTx: Database.Transaction<
+  private readonly db: SqliteDatabase;
+  private readonly upsert: SqliteStatement;
+  private readonly segmentBytes: SqliteStatement;
+  private readonly page: SqliteStatement;
+  private readonly firstPage: SqliteStatement;
+  private readonly ofCommitment: SqliteStatement;
+  private readonly dropOne: SqliteStatement;
+  private readonly dropAll: SqliteStatement;
+  private readonly count: SqliteStatement;
+  private readonly exists: SqliteStatement;
+  private readonly unclaimOne: SqliteStatement;
+  private readonly tapeBytes: SqliteStatement;
+  private readonly tapeHas: SqliteStatement;
+  private readonly ofTape: SqliteStatement;
+  private readonly claimTx: SqliteTransaction<
     (claim: TrackClaim, limits: ClaimLimits, now: number) => ClaimOutcome
   >;
-  private readonly claimManyTx: Database.Transaction<(claims: TrackClaim[], now: number) => void>;
+  private readonly claimManyTx: SqliteTransaction<(claims: TrackClaim[], now: number) => void>;
 
   constructor(path: string) {
     this.db = openPrivateDatabase(path);

@@ -49,17 +49,6 @@ export interface ClaimLimits {
   maxTapeBytes?: number;
 }
 
-/**
- * Limits a claim checks atomically with recording it (refused: nothing recorded).
- * `maxOwnerSegmentBytes`: the owner's `segment` references, this one included, in bytes.
- * `maxTapeBytes`: the distinct blobs any owner of the claim's tape references, this one
- * included, in bytes (the tape's bytes in the store: staged and kept together).
- */
-export interface ClaimLimits {
-  maxOwnerSegmentBytes?: number;
-  maxTapeBytes?: number;
-}
-
 /** Stored copies that failed verification (for /healthz details; never fails readiness). */
 export interface TrackIntegrityReport {
   corruptTracks: number;

@@ -28,6 +28,8 @@ export async function startBenchGateway(name: string): Promise<BenchGateway> {
       TAPE_CONFIG_DIR: join(work, 'config'),
       TAPE_RPC_URL: gateway.rpcUrl,
       TAPE_GATEWAY: gateway.url,
+      // The hash cache (docs/cli.md) starts empty and goes with the run.
+      XDG_CACHE_HOME: join(work, 'cache'),
     },
     stop: async () => {
       await gateway.stop();

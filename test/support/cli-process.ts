@@ -39,6 +39,8 @@ export class CliUser {
     for (const [k, v] of Object.entries({
       ...process.env,
       TAPE_CONFIG_DIR: this.configDir,
+      // The user's own hash cache (docs/cli.md), not the one of whoever runs the tests.
+      XDG_CACHE_HOME: join(this.configDir, 'cache'),
       TAPE_RPC_URL: this.gateway.rpcUrl,
       TAPE_GATEWAY: this.gateway.url,
       TAPE_SITE_DOMAIN: undefined,

@@ -34,6 +34,8 @@ export interface GatewayOptions {
   rpcUrl?: string;
   /** Node flags; default the ones `npm start` passes (GATEWAY_NODE_FLAGS). */
   nodeFlags?: readonly string[];
+  /** Command-line arguments after `dist/main.js` (`--log-format pretty`). */
+  args?: readonly string[];
   /** The gateway's descriptor limit (`ulimit -n`); default this process's. */
   maxOpenFiles?: number;
 }
@@ -49,6 +51,8 @@ export interface GatewayProcess {
   dataDir: string;
   child: ChildProcess;
   logs: () => string;
+  /** Resolves with the first match of `pattern` in the gateway's stdout. */
+  waitForLine: (pattern: RegExp, timeoutMs: number) => Promise<RegExpExecArray>;
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 }
 
@@ -85,6 +89,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     name: 'gateway',
     nodeFlags: options.nodeFlags ?? GATEWAY_NODE_FLAGS,
     entry: join(REPO_ROOT, 'dist', 'main.js'),
+    args: options.args,
     env,
     maxOpenFiles: options.maxOpenFiles,
   });
@@ -102,6 +107,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     dataDir,
     child: gateway.child,
     logs: gateway.logs,
+    waitForLine: gateway.waitForLine,
     stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
       const code = await gateway.stop(signal);
       if (!options.dataDir && signal !== 'SIGKILL')

@@ -69,6 +69,8 @@ export interface NodeChildOptions {
   nodeFlags?: readonly string[];
   /** A script path (a `.ts` one is transpiled on require), or inline JavaScript. */
   entry: string | { code: string };
+  /** Arguments after the entry (the gateway's `--log-format`). */
+  args?: readonly string[];
   env: NodeJS.ProcessEnv;
   cwd?: string;
   /**
@@ -117,7 +119,13 @@ export function spawnNodeChild(options: NodeChildOptions): NodeChild {
   // TAPE_CHILD_NODE_FLAGS: extra flags for every child, for profiling a benchmark's processes
   // (`--cpu-prof --cpu-prof-dir=…`, which NODE_OPTIONS does not take).
   const extra = process.env.TAPE_CHILD_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
-  const argv = [process.execPath, ...extra, ...(options.nodeFlags ?? []), ...entry];
+  const argv = [
+    process.execPath,
+    ...extra,
+    ...(options.nodeFlags ?? []),
+    ...entry,
+    ...(options.args ?? []),
+  ];
   const limit = options.maxOpenFiles;
   const command = limit === undefined ? argv : ['prlimit', `--nofile=${limit}:${limit}`, ...argv];
   const child = spawn(command[0], command.slice(1), {

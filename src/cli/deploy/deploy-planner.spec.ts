@@ -3,8 +3,7 @@ import { createHash } from 'node:crypto';
 import { TrackKind, TrackRecord } from '../../chain/account-layouts';
 import { NamedRecord } from '../../chain/chain-reader';
 import { SegmentingHasher } from '../../tracks/track-layout';
-import { commitmentsToLookUp, planDeploy } from './deploy-planner';
-import { HashedFile } from './site-hasher';
+import { HashedFile, commitmentsToLookUp, planDeploy } from './deploy-planner';
 import { contentTypeOf } from '../../tracks/content-type';
 
 const SEGMENT = 64 * 1024;

@@ -2,8 +2,13 @@ import { PublicKey } from '@solana/web3.js';
 import { TrackKind, TrackRecord } from '../../chain/account-layouts';
 import { NamedRecord } from '../../chain/chain-reader';
 import { TrackLayout } from '../../tracks/track-layout';
-import { HashedFile } from './site-hasher';
-import { ENTRY_NAME } from './site-scanner';
+import { ENTRY_NAME, SiteFile } from './site-scanner';
+
+/** A file with its full track layout (the per-file path's input). */
+export interface HashedFile extends Omit<SiteFile, 'stamp'> {
+  layout: TrackLayout;
+  commitment: Buffer;
+}
 
 /** A track this deploy needs: written on chain unless it exists, uploaded unless certified. */
 export interface PlannedTrack {

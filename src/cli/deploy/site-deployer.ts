@@ -16,6 +16,8 @@ import { assertCanPay, assertTapeActive, assertVersionCapacity } from './deploy-
 import { DeployProgress, PlainProgress, TerminalProgress } from './deploy-progress';
 import { HashedFile, hashSiteFiles } from './site-hasher';
 import { scanSite } from './site-scanner';
+import { HashCache, userCacheDir } from './hash-cache';
+import { readCurrentVersion } from '../versions/current-version';
 
 export interface DeployOptions {
   prune: boolean;
@@ -66,25 +68,32 @@ export class SiteDeployer {
       ? new TerminalProgress(terminal)
       : new PlainProgress((line) => this.printer.note(line));
 
-    const site = await scanSite(indexPath);
-    const tape = await session.loadTape();
+    // Everything that waits on the network starts at once and runs while the files are hashed.
+    const scanning = quiet(scanSite(indexPath));
+    const loading = quiet(session.loadTape());
+    const site = await scanning;
+    const tape = await loading;
     const chain = session.chain;
     const { reader } = chain;
-    const [clock, nowUnix, currentEpoch] = await Promise.all([
-      reader.networkConfig(),
-      reader.chainTime(),
-      reader.currentEpoch(),
-    ]);
-    assertTapeActive(tape.record, currentEpoch, { address: tape.address, clock, nowUnix });
-    const warning = expiryWarning(tape.address, tape.record, clock, nowUnix);
-    if (warning) this.printer.note(warning);
-    const signer = session.tapeSigner(tape);
     const payer = session.wallet();
     const gateway = session.gateway();
     try {
-      const config = await gateway.uploadConfig();
+      const checks = quiet(
+        Promise.all([reader.networkConfig(), reader.chainTime(), reader.currentEpoch()]),
+      );
+      const configuring = quiet(gateway.uploadConfig());
+      const firstBase = quiet(readCurrentVersion(reader, gateway, tape.address, tape.record));
+      const firstBalance = quiet(reader.getBalances(payer.publicKey));
+      const [clock, nowUnix, currentEpoch] = await checks;
+      assertTapeActive(tape.record, currentEpoch, { address: tape.address, clock, nowUnix });
+      const warning = expiryWarning(tape.address, tape.record, clock, nowUnix);
+      if (warning) this.printer.note(warning);
+      const signer = session.tapeSigner(tape);
+      const config = await configuring;
       const totalBytes = site.files.reduce((sum, f) => sum + f.size, 0);
-      const hashed = await hashSiteFiles(site.files, config.segmentBytes);
+      const cache = await HashCache.open(userCacheDir(), site.root, config.segmentBytes);
+      const hashed = await hashSiteFiles(site.files, config.segmentBytes, { cache });
+      const saving = cache.save();
       progress.step(
         `hashed ${site.files.length} ${site.files.length === 1 ? 'file' : 'files'} (${formatBytes(totalBytes)})` +
           (site.hidden.length > 0 ? `, skipped ${site.hidden.length} hidden` : ''),
@@ -111,9 +120,10 @@ export class SiteDeployer {
           tapeSigner: signer,
           wallet: payer,
           change: () => ({ put: hashed.map(changedFile), prune: options.prune }),
+          firstBase,
           readSmall: (file) => readSmallFile(pathOf(file), file),
           pathOf,
-          check: async ({ base, plan, addedBytes }) => {
+          check: async ({ base, plan, addedBytes }, attempt) => {
             const changed = changedFiles(hashed, base.entries);
             progress.step(
               `${changed} changed, ${hashed.length - changed} unchanged` +
@@ -121,7 +131,9 @@ export class SiteDeployer {
                 ` (on version ${base.version})`,
             );
             assertVersionCapacity(base.record, addedBytes);
-            const { lamports } = await reader.getBalances(payer.publicKey);
+            const { lamports } = await (attempt === 1
+              ? firstBalance
+              : reader.getBalances(payer.publicKey));
             assertCanPay(
               payer.publicKey,
               lamports,
@@ -136,6 +148,7 @@ export class SiteDeployer {
         }),
       );
       progress.endUploads();
+      await saving;
       const label = labelFromAddress(tape.address);
       const changed = outcome.published ? changedFiles(hashed, outcome.base.entries) : 0;
       return {
@@ -161,6 +174,15 @@ export class SiteDeployer {
   }
 }
 
+/**
+ * A promise started ahead of its use: its rejection is handled where it is awaited, and is not
+ * reported as unhandled if an earlier step fails first.
+ */
+function quiet<T>(work: Promise<T>): Promise<T> {
+  work.catch(() => undefined);
+  return work;
+}
+
 /** Files whose name the base lacks or holds with other bytes (`--prune` or not). */
 function changedFiles(files: HashedFile[], base: readonly VersionEntry[]): number {
   const held = new Map(base.map((e) => [e.name, e.commitment]));
@@ -174,10 +196,7 @@ function changedFile(f: HashedFile): ChangedFile {
     commitment: f.commitment,
     size: f.size,
     contentType: f.contentType,
-    layout:
-      f.layout.kind === 'blob'
-        ? { kind: 'blob' }
-        : { kind: 'stream', manifestBytes: f.layout.manifestBytes.length },
+    layout: f.layout,
   };
 }
 

@@ -5,6 +5,7 @@ import { MAX_NAME_BYTES } from '../../chain/account-layouts';
 import { contentTypeOf } from '../../tracks/content-type';
 import { CliError } from '../cli-error';
 import { printable } from '../input/size-parser';
+import type { FileStamp } from './hash-cache';
 
 export const ENTRY_NAME = 'index.html';
 
@@ -14,6 +15,8 @@ export interface SiteFile {
   path: string;
   size: number;
   contentType: string;
+  /** What the hash cache checks (hash-cache.ts): size, mtime in ns, inode, from lstat. */
+  stamp: FileStamp;
 }
 
 export interface ScannedSite {
@@ -92,8 +95,9 @@ async function walk(
         problems.push(problem);
         continue;
       }
-      const { size } = await lstat(path);
-      files.push({ name: label, path, size, contentType: contentTypeOf(label) });
+      const stat = await lstat(path, { bigint: true });
+      const stamp = { size: Number(stat.size), mtimeNs: stat.mtimeNs, ino: stat.ino };
+      files.push({ name: label, path, size: stamp.size, contentType: contentTypeOf(label), stamp });
     } else {
       problems.push(`not a regular file: ${label}`);
     }

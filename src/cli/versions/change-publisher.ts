@@ -24,10 +24,12 @@ export interface ChangeRequest {
   wallet: Keypair;
   /** The change on the version it is planned on (re-made after a lost race: it may refuse). */
   change: (base: CurrentVersion) => VersionChange;
+  /** The current version, read already (while the caller hashed): the first plan's base. */
+  firstBase?: Promise<CurrentVersion>;
   readSmall: (file: ChangedFile) => Promise<Buffer>;
   pathOf: (file: ChangedFile) => string;
-  /** Checks before anything is sent (capacity, funds); throws to stop. */
-  check?: (planned: PlannedChange) => Promise<void>;
+  /** Checks before anything is sent (capacity, funds); throws to stop. `attempt` counts from 1. */
+  check?: (planned: PlannedChange, attempt: number) => Promise<void>;
   /** A lost race: the tape moved to another version, the change is planned again on it. */
   onRebase?: (lostTo: number | null, attempt: number) => void;
 }
@@ -62,14 +64,17 @@ export class ChangePublisher {
 
   async publish(req: ChangeRequest): Promise<ChangeOutcome> {
     for (let attempt = 1; ; attempt++) {
-      const base = await readCurrentVersion(this.chain.reader, this.gateway, req.tape);
+      const base =
+        attempt === 1 && req.firstBase
+          ? await req.firstBase
+          : await readCurrentVersion(this.chain.reader, this.gateway, req.tape);
       const plan = await planVersion(base, req.change(base), req.readSmall);
       const built = buildVersion(plan.entries, plan.settings);
       const planned = { base, plan, built, addedBytes: addedBytesOf(plan, built, base) };
       if (base.version > 0 && built.rootCommitment.equals(base.rootCommitment)) {
         return { ...planned, attempts: attempt };
       }
-      await req.check?.(planned);
+      await req.check?.(planned, attempt);
       try {
         const published = await this.publisher.publish({
           tape: req.tape,

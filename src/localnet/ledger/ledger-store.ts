@@ -1,8 +1,8 @@
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { LEDGER_SCHEMA } from './ledger-schema';
 import { makeDirectory } from '../../config/directories';
 import { openPrivateDatabase } from '../../config/private-files';
+import type { SqliteDatabase } from '../../config/sqlite';
 
 /** One account as the ledger keeps it. `rentEpoch` is Solana's u64 (u64::MAX = rent exempt). */
 export interface StoredAccount {
@@ -73,7 +73,7 @@ interface TransactionRow {
  * lose the last commits. Checkpoints are left to the block timer (`checkpoint`).
  */
 export class LedgerStore {
-  private readonly db: Database.Database;
+  private readonly db: SqliteDatabase;
   private readonly stmts;
   /** One transaction wrapper, built once: `db.transaction()` per call would recompile it. */
   private readonly inTransaction: (fn: () => unknown) => unknown;
@@ -87,7 +87,6 @@ export class LedgerStore {
     this.db.pragma('wal_autocheckpoint = 0');
     this.db.pragma('foreign_keys = OFF');
     this.db.exec(LEDGER_SCHEMA);
-    this.db.defaultSafeIntegers(false);
     const db = this.db;
     this.inTransaction = db.transaction((fn: () => unknown) => fn());
     this.stmts = {
