@@ -1,8 +1,14 @@
 import { ArgumentMetadata, BadRequestException } from '@nestjs/common';
 import { IsOptional, Matches } from 'class-validator';
 import { IsBase58Address } from '../chain/address-constraint';
-import { UploadHeaders, UploadTrackParams } from '../upload/upload-request.dto';
+import { UploadHeaders } from '../upload/upload-request.dto';
 import { MemoizedValidationPipe, validationPipe } from './validation-pipe';
+
+/** A second DTO with the same field, validated on its own. */
+class OtherParams {
+  @IsBase58Address({ message: 'not an address' })
+  track!: string;
+}
 
 class Params {
   @IsBase58Address({ message: 'not an address' })
@@ -69,9 +75,6 @@ describe('validationPipe', () => {
         'malformed Content-Length',
       );
     }
-    expect(await refusal(pipe.transform({ track: 'x' }, meta(UploadTrackParams)))).toBe(
-      'malformed track address',
-    );
   });
 });
 
@@ -85,8 +88,6 @@ describe('MemoizedValidationPipe', () => {
       expect(await refusal(pipe.transform({ track: 'bad' }, meta(Params)))).toBe('not an address');
     }
     // Another DTO class with the same input is validated on its own.
-    expect(await pipe.transform({ track: ADDRESS }, meta(UploadTrackParams))).toBeInstanceOf(
-      UploadTrackParams,
-    );
+    expect(await pipe.transform({ track: ADDRESS }, meta(OtherParams))).toBeInstanceOf(OtherParams);
   });
 });

@@ -24,12 +24,9 @@ function newTestResolver() {
     authority: tapeKey,
     delegate: null,
     capacity: 1 << 20,
-    used: 0,
     activeEpoch: 9,
     expiryEpoch: 12,
     createdAt: GENESIS,
-    nameCount: 0,
-    trackCount: 0,
     payer: Keypair.generate().publicKey,
     ...NO_VERSION,
   };
