@@ -1,7 +1,6 @@
 import { PublicKey } from '@solana/web3.js';
 import { connect } from 'node:net';
-import { TapePdas } from '../src/chain/pdas';
-import { DEFAULT_TAPE_PROGRAM_ID } from '../src/chain/program-ids';
+import { versionedTrackAddress } from '../src/object/versioned-track';
 import { startSiteGateway, SiteGateway } from './support/site-gateway';
 import { siteGet } from './support/site-http';
 import { publishSite, PublishedSite } from './support/site-publish';
@@ -69,9 +68,7 @@ describe('request targets and hidden paths (gateway process, both listeners)', (
     host = `${site.label}.localhost:${gw.port}`;
     const secret = await siteGet(gw.url, `/site/${site.tape}/secret.txt`);
     const commitment = Buffer.from(String(secret.headers.etag).replace(/"/g, ''), 'hex');
-    track = new TapePdas(DEFAULT_TAPE_PROGRAM_ID)
-      .track(new PublicKey(site.tape), commitment)
-      .toBase58();
+    track = versionedTrackAddress(new PublicKey(site.tape), commitment);
   });
 
   afterAll(async () => {

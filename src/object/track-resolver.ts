@@ -29,9 +29,10 @@ export interface ServableTrack {
 }
 
 export interface TrackResolverOptions {
-  /** Certified records are immutable (content-addressed); keep them this long. */
-  certifiedTtlMs: number;
-  /** A tape's expiry can move (extend), so its record is re-read this often. */
+  /**
+   * A tape's expiry can move (extend) and its pointer decides which files are served (a
+   * version stops being kept two Publishes later), so its record is re-read this often.
+   */
   tapeTtlMs: number;
   maxTracks: number;
   maxTapes: number;
@@ -40,7 +41,6 @@ export interface TrackResolverOptions {
 }
 
 export const DEFAULT_TRACK_RESOLVER_OPTIONS: TrackResolverOptions = {
-  certifiedTtlMs: 10 * 60 * 1000,
   tapeTtlMs: 5 * 1000,
   maxTracks: 50_000,
   maxTapes: 10_000,
