@@ -12,11 +12,7 @@
  *   BENCH_PUBLISHES=1000 BENCH_IN_FLIGHT=4 BENCH_RUNS=3 ... to change the shape
  *   BENCH_PROFILE_DIR=/tmp/prof ... writes a CPU profile of the network process
  */
-import {
-  Keypair,
-  LAMPORTS_PER_SOL,
-  sendAndConfirmRawTransaction,
-} from '@solana/web3.js';
+import { Keypair, LAMPORTS_PER_SOL, sendAndConfirmRawTransaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { readFileSync } from 'node:fs';
 import { LocalnetClient } from '../test/support/localnet-client';
