@@ -27,8 +27,8 @@ async function signedPublishBatches(
   count: number,
   shared?: TestTape,
 ): Promise<Batch[]> {
-  const signer = Keypair.generate().publicKey;
-  const probe = Array.from({ length: 64 }, (_, k) => t.publishIx(signer, signer, k));
+  const [signer, tapeKey] = [Keypair.generate().publicKey, Keypair.generate().publicKey];
+  const probe = Array.from({ length: 64 }, (_, k) => t.publishIx(signer, tapeKey, k));
   const perTx = packInstructions(probe, payer.publicKey)[0].length;
   const transactions = Math.ceil(count / perTx);
   const tapes: TestTape[] = [];

@@ -248,7 +248,8 @@ describe('local network: the tape program through JSON-RPC', () => {
 
     // A later instruction's failure undoes an earlier one in the same transaction.
     const fits = publish(tape, tape.keypair, 1, 400);
-    const after = t.publishIx(tape.keypair.publicKey, tape.address, 2, 401);
+    // Kept after it: its 400 bytes and 601 new ones, over 1000.
+    const after = t.publishIx(tape.keypair.publicKey, tape.address, 2, 601);
     const both = await client.sendExpectingError([fits.ix, after], fits.signers);
     expect(both.data?.err).toEqual(custom(TapeErrorCode.InsufficientCapacity, 1));
     expect(await t.tape(tape.address)).toMatchObject({ version: 1, versionBytes: 600 });
