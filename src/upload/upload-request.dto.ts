@@ -27,9 +27,4 @@ export class UploadHeaders {
   @IsOptional()
   @IsString()
   signature?: string;
-
-  @Expose({ name: UPLOAD_HEADERS.segment })
-  @IsOptional()
-  @IsString()
-  segment?: string;
 }
