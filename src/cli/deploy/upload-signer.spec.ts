@@ -9,9 +9,10 @@ describe('UploadSigner', () => {
   it('produces exactly the signature tweetnacl makes over the route’s message', () => {
     for (let i = 0; i < 20; i++) {
       const keypair = Keypair.generate();
+      const tape = Keypair.generate().publicKey.toBase58();
       const message = (timestamp: number) =>
         versionUploadMessage({
-          tape: Keypair.generate().publicKey.toBase58(),
+          tape,
           commitment: 'ab'.repeat(32),
           size: i * 1000,
           timestamp,
