@@ -152,9 +152,9 @@ class TapePool {
 
   private async grow(size: number): Promise<void> {
     while (this.tapes.length < size) {
-      const batch = Math.min(16, size - this.tapes.length);
+      const batch = Math.min(8, size - this.tapes.length);
       const made = await Promise.all(
-        Array.from({ length: batch }, () => this.t.createTape(this.payer, 1024 * 1024 * 1024, 10)),
+        Array.from({ length: batch }, () => this.t.createTape(this.payer, 1024 * 1024, 10)),
       );
       for (const tape of made) this.tapes.push({ tape, version: 0 });
     }
@@ -231,3 +231,9 @@ main().then(
     process.exit(1);
   },
 );
+
+// web3.js's confirmTransaction checks the signature status in a promise nobody awaits: a
+// connection dropped at that moment must not end the run (the confirmation still arrives).
+process.on('unhandledRejection', (err) => {
+  console.log(`  (ignored: ${(err as Error).message})`);
+});
