@@ -118,7 +118,7 @@ async function throughput(gw: ObjectGateway, track: WrittenTrack, www: string, w
   const nginx = await startNginx(www, join(work, 'nginx'));
   const nginx1 = await startNginx(www, join(work, 'nginx-1'), 1);
   const targets = {
-    gateway: `${gw.url}/object/${track.address.toBase58()}`,
+    gateway: `${gw.url}/object/${track.address}`,
     nginx: `${nginx.url}/small.bin`,
     'nginx, 1 worker': `${nginx1.url}/small.bin`,
   };
@@ -161,7 +161,7 @@ async function rangeLatency(gw: ObjectGateway, track: WrittenTrack) {
   print(
     `\n2. a 1 MiB range in the middle of the 1 GiB streamed object (${RANGE_REQUESTS} requests x ${RUNS} runs)`,
   );
-  const url = `${gw.url}/object/${track.address.toBase58()}`;
+  const url = `${gw.url}/object/${track.address}`;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   // Straddles the segment boundary at 512 MiB (two segments touched) and starts and ends inside
   // chunks (each end costs a whole 64 KiB chunk read to verify): the worst case.
@@ -209,7 +209,7 @@ async function peakRss(dataDir: string, track: WrittenTrack) {
   for (let run = 0; run < RUNS; run++) {
     const gw = await gateway(dataDir);
     try {
-      const url = `${gw.url}/object/${track.address.toBase58()}`;
+      const url = `${gw.url}/object/${track.address}`;
       await timedGet(url, new http.Agent(), { range: 'bytes=0-0' });
       const idle = procStatusBytes(gw.pid, 'VmRSS');
       const started = Date.now();

@@ -149,7 +149,7 @@ async function warmSmall(reader: GatewayProcess, track: WrittenTrack, nginxUrl: 
     `\n1. warm reads of a 256 KiB object (wrk, ${WRK_CONNECTIONS} connections, ${WRK_SECONDS} s per run, ${WRK_RUNS} interleaved runs)`,
   );
   const targets = {
-    'reader (s3)': `${reader.url}/object/${track.address.toBase58()}`,
+    'reader (s3)': `${reader.url}/object/${track.address}`,
     nginx: `${nginxUrl}/small.bin`,
   };
   const runs: Record<string, number[]> = {};
@@ -275,7 +275,7 @@ async function coldSmall(
       >;
       for (const track of tracks.slice(run * COLD_PER_RUN, (run + 1) * COLD_PER_RUN)) {
         if (track.layout.kind !== 'blob') throw new Error('expected a blob');
-        const urls = [reader, anonymous].map((r) => `${r.url}/object/${track.address.toBase58()}`);
+        const urls = [reader, anonymous].map((r) => `${r.url}/object/${track.address}`);
         const name = `tracks/${commitmentToHex(track.layout.digest.commitment)}`;
         // The chain record (cached for minutes) is not what is measured: HEAD reads no bytes.
         for (const [i, url] of urls.entries()) await head(url, agents[i]);
@@ -375,7 +375,7 @@ async function streaming(
   print(
     `\n3. ${STREAM_CLIENTS} clients each reading the 1 GiB streamed object at once (${STREAM_RUNS} interleaved runs)`,
   );
-  const url = `${reader.url}/object/${track.address.toBase58()}`;
+  const url = `${reader.url}/object/${track.address}`;
   const first = await timedGet(url, new http.Agent());
   if (first.status !== 200 || first.bytes !== BIG_BYTES)
     throw new Error(`cold read ${first.status}`);

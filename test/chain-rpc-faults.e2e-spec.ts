@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { UploadClient } from './support/upload-client';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { sdkClient } from './support/s3-sdk-client';
 import { CliUser, keyValues } from './support/cli-process';
 import { removeSite, writeSite } from './support/cli-site';
 import { GatewayProcess, startGateway } from './support/gateway-process';
@@ -43,7 +44,7 @@ describe('a writer gateway whose RPC drops requests', () => {
     if (root) removeSite(root);
   });
 
-  it('certifies uploads and stays up while getSignatureStatuses requests are reset', async () => {
+  it('publishes its own S3 writes and stays up while getSignatureStatuses requests are reset', async () => {
     const created = keyValues(await user.ok(['create', '--capacity', '64k', '--duration', '1d']));
     root = writeSite({
       'index.html': '<!doctype html><title>faults</title><p>still here</p>',
@@ -51,20 +52,33 @@ describe('a writer gateway whose RPC drops requests', () => {
     });
     await user.ok(['deploy', join(root, 'index.html')]);
     // A tenant's deploy is a Publish the tenant sends and confirms (the gateway only co-signs):
-    // the gateway's own transactions meet the resets, here the certification of an upload.
-    const client = new UploadClient(writer.url, chainGw.rpcUrl);
+    // the gateway's own transactions meet the resets, here the Publish of an S3 write (the
+    // tape delegated to the gateway, the gateway's key paying its fee).
+    const operator = new CliUser(
+      { url: writer.url, rpcUrl: chainGw.rpcUrl },
+      { TAPE_DATA_DIR: chainGw.dataDir },
+    );
     try {
-      const wallet = await client.fundedWallet();
-      const tape = await client.createTape(wallet, 1 << 20, 10);
-      await client.store(
-        wallet,
-        tape,
-        Buffer.from('certified through resets'),
-        'text/plain',
-        1 << 20,
+      const gatewayKey = (await operator.ok(['gateway', 'key'])).trim();
+      await user.ok(['delegate', gatewayKey]);
+      const issued = keyValues(
+        await operator.ok(['gateway', 'credentials', 'issue', '--tape', created['tape address']]),
       );
+      const s3 = sdkClient(writer.s3Url, issued['access key id'], issued['secret access key']);
+      await s3.send(
+        new PutObjectCommand({
+          Bucket: created.label,
+          Key: 'written-through-resets.txt',
+          Body: 'published through resets',
+        }),
+      );
+      const written = await siteGet(
+        writer.url,
+        `/site/${created['tape address']}/written-through-resets.txt`,
+      );
+      expect([written.status, written.text]).toEqual([200, 'published through resets']);
     } finally {
-      client.close();
+      operator.cleanup();
     }
 
     // The confirmation path asked for statuses and had them reset at least once.

@@ -194,8 +194,16 @@ describe('tape deploy', () => {
       expect((await objects(u)).has('d.txt')).toBe(false);
       expect(await u.fails(['object', 'rm', 'd.txt'])).toMatch(/^no object named 'd.txt' on tape /);
       expect((await deploy(u, root)).lines[0]).toBe('Deployed 4 files (1 uploaded, 3 unchanged)');
-      const info = await u.json<{ version: number; objects: number; used: number }>(['info']);
-      expect(info).toMatchObject({ version: 5, objects: 4, used: 0 });
+      const info = await u.json<{
+        version: number;
+        objects: number;
+        used: number;
+        kept_bytes: number;
+      }>(['info']);
+      expect(info).toMatchObject({ version: 5, objects: 4 });
+      // Used is what capacity is charged: the kept versions' unique bytes (no per-file accounts).
+      expect(info.used).toBeGreaterThan(0);
+      expect(info.used).toBe(info.kept_bytes);
       // Several names removed in one version.
       expect(await u.ok(['object', 'rm', 'a.txt', 'b.txt'])).toBe('removed a.txt\nremoved b.txt\n');
       expect(await u.json<{ version: number; objects: number }>(['info'])).toMatchObject({

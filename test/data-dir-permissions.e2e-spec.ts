@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { CliUser } from './support/cli-process';
 import { ObjectFixture, SEGMENT_BYTES, startObjectFixture } from './support/object-fixture';
+import { siteGet } from './support/site-http';
 
 /** Every entry under `root` (itself included), relative to it, with its permission bits. */
 function modes(root: string): Map<string, number> {
@@ -49,7 +50,7 @@ describe('data directory permissions', () => {
       const big = randomBytes(SEGMENT_BYTES + 1000); // a manifest track and its segments
       for (const bytes of [small, big]) {
         const track = await fx.client.store(fx.wallet, fx.tape, bytes, 'text/plain', SEGMENT_BYTES);
-        expect((await fx.client.chain.reader.getTrack(track.address))?.certified).toBe(true);
+        expect((await siteGet(fx.gw.url, `/object/${track.address}`)).status).toBe(200);
       }
       const operator = new CliUser(
         { url: fx.gw.url, rpcUrl: fx.gw.rpcUrl },

@@ -1,58 +1,65 @@
-import { Keypair, LAMPORTS_PER_SOL, PublicKey, SystemProgram } from '@solana/web3.js';
+import { Keypair, LAMPORTS_PER_SOL, SystemProgram } from '@solana/web3.js';
 import bs58 from 'bs58';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeName } from '../src/chain/account-layouts';
 import { LocalnetClient } from './support/localnet-client';
 import { LocalnetProcess, startLocalnetProcess } from './support/localnet-process';
-import { packInstructions, TapeFixture, TestTape } from './support/localnet-tapes';
+import { packInstructions, signersOf, TapeFixture, TestTape } from './support/localnet-tapes';
 
 interface Batch {
   raw: string;
-  names: string[];
+  tape: TestTape;
+  /** The tape's version once this transaction's Publishes have landed (they start at 0 on it). */
+  version: number;
+  roots: Buffer[];
 }
 
-/** Signed SetName transactions (full packets) pointing `count` names at `track`. */
-async function signedNameBatches(
+/**
+ * Signed transactions (full packets) of `count` Publishes in all, each transaction publishing
+ * successive versions of one tape from 0 (its own tape unless `shared` is given: then the
+ * transactions continue one another and must land in order).
+ */
+async function signedPublishBatches(
   t: TapeFixture,
   payer: Keypair,
-  tape: TestTape,
-  track: PublicKey,
-  prefix: string,
   count: number,
+  shared?: TestTape,
 ): Promise<Batch[]> {
-  const names = Array.from({ length: count }, (_, i) => `${prefix}/page-${i}.html`);
-  const instructions = names.map((n) =>
-    t.setNameIx(payer.publicKey, tape.keypair.publicKey, tape.address, n, track),
-  );
+  const [signer, tapeKey] = [Keypair.generate().publicKey, Keypair.generate().publicKey];
+  const probe = Array.from({ length: 64 }, (_, k) => t.publishIx(signer, tapeKey, k));
+  const perTx = packInstructions(probe, payer.publicKey)[0].length;
+  const transactions = Math.ceil(count / perTx);
+  const tapes: TestTape[] = [];
+  while (!shared && tapes.length < transactions) {
+    const n = Math.min(16, transactions - tapes.length);
+    tapes.push(...(await Promise.all(Array.from({ length: n }, () => t.createTape(payer)))));
+  }
   const { blockhash } = await t.client.connection.getLatestBlockhash();
   const batches: Batch[] = [];
-  let offset = 0;
-  for (const group of packInstructions(instructions, payer.publicKey)) {
+  let version = 0;
+  for (let i = 0; i < transactions; i++) {
+    const tape = shared ?? tapes[i];
+    const from = shared ? version : 0;
+    const n = Math.min(perTx, count - i * perTx);
+    const roots = Array.from({ length: n }, () => randomBytes(32));
+    const group = roots.map((root, k) =>
+      t.publishIx(tape.keypair.publicKey, tape.address, from + k, 100, 100, root),
+    );
     batches.push({
-      raw: await t.client.signed(group, [payer, tape.keypair], blockhash),
-      names: names.slice(offset, offset + group.length),
+      raw: await t.client.signed(
+        group,
+        signersOf(payer, tape.keypair, t.storageAuthority),
+        blockhash,
+      ),
+      tape,
+      version: from + n,
+      roots,
     });
-    offset += group.length;
+    version = from + n;
   }
   return batches;
-}
-
-/** How many of `names` exist on chain, and whether each points at `track`. */
-async function existingNames(
-  t: TapeFixture,
-  tape: PublicKey,
-  names: string[],
-  track: PublicKey,
-): Promise<number> {
-  const infos = await t.client.connection.getMultipleAccountsInfo(
-    names.map((n) => t.ix.pdas.name(tape, n)),
-  );
-  for (const info of infos) {
-    if (info) expect(decodeName(info.data).track.toBase58()).toBe(track.toBase58());
-  }
-  return infos.filter((i) => i !== null).length;
 }
 
 /** Clients whose WebSocket must be closed before their node stops (see closeClients). */
@@ -91,38 +98,34 @@ describe('local network: concurrent writers', () => {
     await net?.stop();
   });
 
-  it('lands every write of four concurrent writers to one tape, with exact counters', async () => {
+  it('lands every Publish of four concurrent writers to one tape, each exactly once', async () => {
     const owner = await t.wallet();
     const tape = await t.createTape(owner, 64 * 1024 * 1024, 2);
-    const shared = await t.certifiedTrack(owner, tape, 1000);
     const writers = await Promise.all([0, 1, 2, 3].map(() => t.wallet(5, 0n)));
+    let conflicts = 0;
     await Promise.all(
-      writers.map(async (writer, w) => {
+      writers.map(async (writer) => {
         for (let round = 0; round < 5; round++) {
-          const names = [0, 1, 2, 3].map((i) => `w${w}/r${round}/n${i}`);
-          await t.client.send(
-            names.map((n) =>
-              t.setNameIx(writer.publicKey, tape.keypair.publicKey, tape.address, n, shared),
-            ),
-            [writer, tape.keypair],
-          );
+          // Compare-and-swap: a writer that lost the race reads the version again and retries.
+          for (;;) {
+            const expected = (await t.tape(tape.address)).version;
+            try {
+              await t.client.send(
+                [t.publishIx(tape.keypair.publicKey, tape.address, expected, 100)],
+                signersOf(writer, tape.keypair, t.storageAuthority),
+              );
+              break;
+            } catch (err) {
+              // 6012 version conflict (0x177c): another writer published that version first.
+              if (!String(err).includes('0x177c')) throw err;
+              conflicts++;
+            }
+          }
         }
       }),
     );
-    // Two writers upload the same content at once: the track is written once, counted once.
-    const same = Buffer.alloc(32, 7);
-    await Promise.all(
-      writers
-        .slice(0, 2)
-        .map((writer) =>
-          t.client.send(
-            [t.writeTrackIx(writer.publicKey, tape.keypair.publicKey, tape.address, 500, same).ix],
-            [writer, tape.keypair],
-          ),
-        ),
-    );
-    expect(await t.tape(tape.address)).toMatchObject({ nameCount: 80, trackCount: 2, used: 1500 });
-    expect((await t.track(shared))?.refs).toBe(80);
+    expect(await t.tape(tape.address)).toMatchObject({ version: 20, versionBytes: 100 });
+    console.log(`20 Publishes by 4 writers on one tape: ${conflicts} lost races retried`);
   });
 });
 
@@ -130,7 +133,7 @@ describe('local network: restarts and kill -9 keep every confirmed transaction',
   let dataDir: string;
   let net: LocalnetProcess | undefined;
   // Solana's own slot time. Both tests send transactions signed seconds earlier (before a
-  // restart, or 600 names signed up front), and a blockhash lives 150 slots: at the harness's
+  // restart, or 600 Publishes signed up front), and a blockhash lives 150 slots: at the harness's
   // 50 ms that is 7.5 s, which signing alone can take on a loaded 2-core machine.
   const durable = (): { dataDir: string; slotMs: number } => ({ dataDir, slotMs: 400 });
 
@@ -149,8 +152,7 @@ describe('local network: restarts and kill -9 keep every confirmed transaction',
     const genesis = await client.connection.getGenesisHash();
     const payer = await t.wallet();
     const tape = await t.createTape(payer);
-    const track = await t.certifiedTrack(payer, tape, 10);
-    const batches = await signedNameBatches(t, payer, tape, track, 'graceful', 40);
+    const batches = await signedPublishBatches(t, payer, 40, tape);
     const signatures: string[] = [];
     for (const b of batches) {
       const reply = await client.rpc('sendTransaction', [b.raw, { encoding: 'base64' }]);
@@ -169,15 +171,9 @@ describe('local network: restarts and kill -9 keep every confirmed transaction',
       searchTransactionHistory: true,
     });
     expect(statuses.value.every((s) => s !== null && s.err === null)).toBe(true);
-    expect(
-      await existingNames(
-        after.t,
-        tape.address,
-        batches.flatMap((b) => b.names),
-        track,
-      ),
-    ).toBe(40);
-    expect((await after.t.tape(tape.address)).nameCount).toBe(40);
+    const record = await after.t.tape(tape.address);
+    expect(record.version).toBe(40);
+    expect(record.root.equals(batches.at(-1)!.roots.at(-1)!)).toBe(true);
     // A blockhash handed out before the restart is still accepted after it.
     const to = Keypair.generate().publicKey;
     const raw = await after.client.signed(
@@ -200,9 +196,8 @@ describe('local network: restarts and kill -9 keep every confirmed transaction',
     net ??= await startLocalnetProcess(durable());
     const { client, t } = await setUp(net);
     const payer = await t.wallet();
-    const tape = await t.createTape(payer, 64 * 1024 * 1024, 2);
-    const track = await t.certifiedTrack(payer, tape, 10);
-    const batches = await signedNameBatches(t, payer, tape, track, 'crash', 600);
+    // Each transaction on a tape of its own: they may land in any order.
+    const batches = await signedPublishBatches(t, payer, 600);
     expect(batches.length).toBeGreaterThan(30);
 
     const confirmed: Batch[] = [];
@@ -240,33 +235,22 @@ describe('local network: restarts and kill -9 keep every confirmed transaction',
     ).value;
     let total = 0;
     for (let i = 0; i < batches.length; i++) {
-      const present = await existingNames(after.t, tape.address, batches[i].names, track);
-      // All of a transaction's names, or none of them; and they exist exactly when it landed.
-      expect([0, batches[i].names.length]).toContain(present);
-      expect(present > 0).toBe(landed[i] !== null);
-      total += present;
+      const record = await after.t.tape(batches[i].tape.address);
+      // All of a transaction's Publishes, or none of them; and they are there exactly when it landed.
+      expect([0, batches[i].version]).toContain(record.version);
+      expect(record.version > 0).toBe(landed[i] !== null);
+      if (record.version > 0) expect(record.root.equals(batches[i].roots.at(-1)!)).toBe(true);
+      total += record.version;
     }
     for (const batch of confirmed) {
       expect(landed[batches.indexOf(batch)]).toMatchObject({ err: null });
     }
-    const record = await after.t.tape(tape.address);
-    expect(record.nameCount).toBe(total);
-    expect((await after.t.track(track))?.refs).toBe(total);
-    expect(total).toBeGreaterThanOrEqual(confirmed.reduce((n, b) => n + b.names.length, 0));
+    expect(total).toBeGreaterThanOrEqual(confirmed.reduce((n, b) => n + b.roots.length, 0));
     // The network goes on: a write after the crash confirms.
-    await after.client.send(
-      [
-        after.t.setNameIx(
-          payer.publicKey,
-          tape.keypair.publicKey,
-          tape.address,
-          'after-crash',
-          track,
-        ),
-      ],
-      [payer, tape.keypair],
-    );
-    expect((await after.t.tape(tape.address)).nameCount).toBe(total + 1);
+    const tape = batches[0].tape;
+    const before = (await after.t.tape(tape.address)).version;
+    expect(await after.t.publish(payer, tape)).toBe(before + 1);
+    expect((await after.t.tape(tape.address)).version).toBe(before + 1);
   });
 });
 

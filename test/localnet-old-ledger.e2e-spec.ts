@@ -23,14 +23,18 @@ async function ledgerOfThisBuild(): Promise<string> {
   return net.dataDir;
 }
 
-it('refuses a ledger from before the version pointer with one line saying what to do', async () => {
+it.each([
+  ['from before the version pointer (no layout mark, 114-byte tapes)', undefined, 114],
+  ['of program 1.1.0 (258-byte tapes with the per-file counters)', '258', 258],
+])('refuses a ledger %s with one line saying what to do', async (_what, mark, bytes) => {
   const dataDir = await ledgerOfThisBuild();
   // The same ledger as an older build left it: no layout mark.
   const db = openSqlite(join(dataDir, 'ledger.sqlite'));
   expect(db.prepare("SELECT value FROM meta WHERE key = 'tape_record_bytes'").get()).toEqual({
-    value: '258',
+    value: '242',
   });
-  db.prepare("DELETE FROM meta WHERE key = 'tape_record_bytes'").run();
+  if (mark === undefined) db.prepare("DELETE FROM meta WHERE key = 'tape_record_bytes'").run();
+  else db.prepare("UPDATE meta SET value = ? WHERE key = 'tape_record_bytes'").run(mark);
   db.close();
 
   const run = spawnSync(
@@ -45,7 +49,7 @@ it('refuses a ledger from before the version pointer with one line saying what t
   expect(run.status).toBe(1);
   expect(run.stderr.trim().split('\n').pop()).toBe(
     `localnet failed to start: the local network's ledger in ${dataDir} was made by an older build ` +
-      "(tape records of 114 bytes; this build's are 258) and its tapes cannot be read: start on a " +
+      `(tape records of ${bytes} bytes; this build's are 242) and its tapes cannot be read: start on a ` +
       `fresh data directory (move ${dataDir} aside, or set TAPE_DATA_DIR to a new one) and create ` +
       'the tapes again (docs/localnet.md, "Upgrading")',
   );

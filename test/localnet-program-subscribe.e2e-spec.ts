@@ -1,4 +1,4 @@
-import { Context, Keypair, KeyedAccountInfo, PublicKey } from '@solana/web3.js';
+import { Context, Keypair, KeyedAccountInfo } from '@solana/web3.js';
 import bs58 from 'bs58';
 import WebSocket from 'ws';
 import { AccountTag } from '../src/chain/account-layouts';
@@ -10,8 +10,14 @@ import { TapeFixture, TestTape } from './support/localnet-tapes';
 
 type Seen = Array<{ pubkey: string; tag: number; owner: string; slot: number }>;
 
-/** web3.js's onProgramAccountChange with a memcmp filter on the tag byte of tape-program accounts. */
-function watchTag(client: LocalnetClient, tag: AccountTag, seen: Seen): number {
+type Filter = { memcmp: { offset: number; bytes: string } };
+
+const tagIs = (tag: AccountTag): Filter => ({
+  memcmp: { offset: 0, bytes: bs58.encode(Buffer.from([tag])) },
+});
+
+/** web3.js's onProgramAccountChange on tape-program accounts with these memcmp filters. */
+function watch(client: LocalnetClient, seen: Seen, filters: Filter[]): number {
   return client.connection.onProgramAccountChange(
     DEFAULT_TAPE_PROGRAM_ID,
     (info: KeyedAccountInfo, context: Context) =>
@@ -21,10 +27,7 @@ function watchTag(client: LocalnetClient, tag: AccountTag, seen: Seen): number {
         owner: info.accountInfo.owner.toBase58(),
         slot: context.slot,
       }),
-    {
-      commitment: 'confirmed',
-      filters: [{ memcmp: { offset: 0, bytes: bs58.encode(Buffer.from([tag])) } }],
-    },
+    { commitment: 'confirmed', filters },
   );
 }
 
@@ -66,13 +69,18 @@ describe('local network programSubscribe through web3.js onProgramAccountChange'
     await net?.stop();
   });
 
-  const writeTrack = async (payer: Keypair, tape: TestTape): Promise<PublicKey> => {
-    const w = tapes.writeTrackIx(payer.publicKey, tape.keypair.publicKey, tape.address, 1000);
-    await client.send([w.ix], [payer, tape.keypair]);
-    return w.track;
+  /** Publishes the tape's next version (a write to the tape account only). */
+  const publish = (payer: Keypair, tape: TestTape) => tapes.publish(payer, tape);
+
+  /** Waits until the node has taken every subscription asked before (one socket, in order). */
+  const subscribed = async () => {
+    let slots = 0;
+    const slotSub = client.connection.onSlotChange(() => slots++);
+    await eventually('subscribed', () => slots > 0, ACROSS_PROCESSES);
+    await client.connection.removeSlotChangeListener(slotSub);
   };
 
-  it('notifies a write to an account that passes the memcmp filter, not one that does not', async () => {
+  it('notifies a write to an account that passes the memcmp filters, not one that does not', async () => {
     // web3.js retries a refused subscription for ever: ask once by hand first, so a node
     // without programSubscribe fails this test instead of spinning it.
     const [probe] = await pubsubCalls(net.wsUrl, [
@@ -80,15 +88,8 @@ describe('local network programSubscribe through web3.js onProgramAccountChange'
     ]);
     expect(probe).toEqual({ jsonrpc: '2.0', result: expect.any(Number), id: 0 });
     const tapeWrites: Seen = [];
-    const trackWrites: Seen = [];
-    const tapeSub = watchTag(client, AccountTag.Tape, tapeWrites);
-    watchTag(client, AccountTag.Track, trackWrites);
-    // web3.js subscribes in the order asked, on one socket: a slot notification means the
-    // node has taken both program subscriptions before it.
-    let slots = 0;
-    const slotSub = client.connection.onSlotChange(() => slots++);
-    await eventually('subscribed', () => slots > 0, ACROSS_PROCESSES);
-    await client.connection.removeSlotChangeListener(slotSub);
+    const tapeSub = watch(client, tapeWrites, [tagIs(AccountTag.Tape)]);
+    await subscribed();
 
     const payer = await tapes.wallet();
     const tape = await tapes.createTape(payer);
@@ -102,24 +103,34 @@ describe('local network programSubscribe through web3.js onProgramAccountChange'
     });
     expect(created.slot).toBeGreaterThan(0);
 
-    // A track is a program account too, with another tag: only the Track subscriber hears it.
-    const track = await writeTrack(payer, tape);
-    await eventually('the track notified', () =>
-      trackWrites.some((w) => w.pubkey === track.toBase58()),
+    // A second filter on the tape's authority (the bytes right after the tag): only that
+    // tape's writes reach it, another tape's Publish does not.
+    const ownWrites: Seen = [];
+    watch(client, ownWrites, [
+      tagIs(AccountTag.Tape),
+      { memcmp: { offset: 1, bytes: tape.keypair.publicKey.toBase58() } },
+    ]);
+    await subscribed();
+    const other = await tapes.createTape(payer);
+    await publish(payer, other);
+    await publish(payer, tape);
+    await eventually('the Publish notified', () =>
+      ownWrites.some((w) => w.pubkey === tape.address.toBase58()),
     );
-    expect(trackWrites.map((w) => w.pubkey)).toEqual([track.toBase58()]);
-    expect(trackWrites[0].tag).toBe(AccountTag.Track);
+    await eventually(
+      'the other tape’s Publish notified to the unfiltered subscriber',
+      () => tapeWrites.filter((w) => w.pubkey === other.address.toBase58()).length >= 2,
+    );
+    expect(new Set(ownWrites.map((w) => w.pubkey))).toEqual(new Set([tape.address.toBase58()]));
     expect(tapeWrites.every((w) => w.tag === AccountTag.Tape)).toBe(true);
-    expect(tapeWrites.some((w) => w.pubkey === track.toBase58())).toBe(false);
 
-    // programUnsubscribe: the next tape is not notified to the removed subscription.
+    // programUnsubscribe: the next writes are not notified to the removed subscription.
     await client.connection.removeProgramAccountChangeListener(tapeSub);
     const heard = tapeWrites.length;
-    const other = await tapes.createTape(payer);
-    const secondTrack = await writeTrack(payer, other);
-    await eventually('the second track notified', () =>
-      trackWrites.some((w) => w.pubkey === secondTrack.toBase58()),
-    );
+    const heardOwn = ownWrites.length;
+    await tapes.createTape(payer);
+    await publish(payer, tape);
+    await eventually('the second Publish notified', () => ownWrites.length > heardOwn);
     expect(tapeWrites).toHaveLength(heard);
   }, 120_000);
 

@@ -1,13 +1,11 @@
-import { Keypair, LAMPORTS_PER_SOL, PublicKey } from '@solana/web3.js';
+import { Keypair, LAMPORTS_PER_SOL, PublicKey, TransactionInstruction } from '@solana/web3.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import bs58 from 'bs58';
-import { TAPE_FIELD_OFFSET } from '../src/chain/account-layouts';
 import { TapeErrorCode } from '../src/chain/program-errors';
 import { DEFAULT_TAPE_PROGRAM_ID, MIB } from '../src/chain/program-ids';
 import { LocalnetClient } from './support/localnet-client';
 import { LocalnetProcess, startLocalnetProcess } from './support/localnet-process';
-import { TapeFixture, TestTape } from './support/localnet-tapes';
+import { signersOf, TapeFixture, TestTape } from './support/localnet-tapes';
 
 const PRICE = 1000;
 const custom = (code: TapeErrorCode, index = 0) => ({
@@ -67,9 +65,9 @@ describe('local network: the tape program through JSON-RPC', () => {
     const record = await t.tape(tape.address);
     expect(record).toMatchObject({
       capacity: 3 * MIB + 1,
-      used: 0,
-      nameCount: 0,
-      trackCount: 0,
+      version: 0,
+      versionBytes: 0,
+      keptBytes: 0,
       delegate: null,
     });
     expect(record.authority.toBase58()).toBe(tape.keypair.publicKey.toBase58());
@@ -184,7 +182,20 @@ describe('local network: the tape program through JSON-RPC', () => {
     expect((await t.tape(tape.address)).capacity).toBe(2 * MIB + 1);
   });
 
-  it('delegates and undelegates: only the tape keypair may, and the delegate may write', async () => {
+  /** Publish of the tape's next version by `signer`, co-signed by the storage authority. */
+  const publish = (
+    tape: TestTape,
+    signer: Keypair,
+    expectedVersion: number,
+    versionBytes = 100,
+    addedBytes = versionBytes,
+  ) => ({
+    ix: t.publishIx(signer.publicKey, tape.address, expectedVersion, versionBytes, addedBytes),
+    signers: signersOf(payer, signer, t.storageAuthority),
+  });
+  const logsOf = (error: { data?: { logs?: string[] } }) => error.data?.logs ?? [];
+
+  it('delegates and undelegates: only the tape keypair may, and the delegate may publish', async () => {
     const tape = await t.createTape(payer);
     const delegate = Keypair.generate();
     const stranger = Keypair.generate();
@@ -201,187 +212,95 @@ describe('local network: the tape program through JSON-RPC', () => {
       [payer, tape.keypair],
     );
     expect((await t.tape(tape.address)).delegate?.toBase58()).toBe(delegate.publicKey.toBase58());
-    const viaDelegate = t.writeTrackIx(payer.publicKey, delegate.publicKey, tape.address, 10);
-    await client.send([viaDelegate.ix], [payer, delegate]);
-    expect((await t.track(viaDelegate.track))?.size).toBe(10);
+    const viaDelegate = publish(tape, delegate, 0);
+    await client.send([viaDelegate.ix], viaDelegate.signers);
+    expect((await t.tape(tape.address)).version).toBe(1);
 
     await client.send(
       [t.ix.setDelegate({ authority: tape.keypair.publicKey, delegate: null })],
       [payer, tape.keypair],
     );
     expect((await t.tape(tape.address)).delegate).toBeNull();
-    const late = t.writeTrackIx(payer.publicKey, delegate.publicKey, tape.address, 10);
-    const error = await client.sendExpectingError([late.ix], [payer, delegate]);
+    const late = publish(tape, delegate, 1);
+    const error = await client.sendExpectingError([late.ix], late.signers);
     expect(error.data?.err).toEqual(custom(TapeErrorCode.UnauthorizedSigner));
+    expect((await t.tape(tape.address)).version).toBe(1);
   });
 
-  it('writes tracks against capacity, idempotently, and refuses what does not fit', async () => {
+  it('publishes against capacity with compare-and-swap, and refuses what does not fit', async () => {
     const tape = await t.createTape(payer, 1000, 1);
-    const first = t.writeTrackIx(payer.publicKey, tape.keypair.publicKey, tape.address, 600);
-    await client.send([first.ix], [payer, tape.keypair]);
-    const again = t.writeTrackIx(
-      payer.publicKey,
-      tape.keypair.publicKey,
-      tape.address,
-      600,
-      first.commitment,
-    );
-    await client.send([again.ix], [payer, tape.keypair]);
-    expect(await t.tape(tape.address)).toMatchObject({ used: 600, trackCount: 1 });
-    expect(await t.track(first.track)).toMatchObject({ size: 600, certified: false, refs: 0 });
+    const first = publish(tape, tape.keypair, 0, 600);
+    await client.send([first.ix], first.signers);
+    expect(await t.tape(tape.address)).toMatchObject({ version: 1, versionBytes: 600 });
 
-    const tooBig = t.writeTrackIx(payer.publicKey, tape.keypair.publicKey, tape.address, 401);
-    const error = await client.sendExpectingError([tooBig.ix], [payer, tape.keypair]);
+    // The same expected version again: another publisher already moved the tape on.
+    const stale = publish(tape, tape.keypair, 0, 600);
+    const conflict = await client.sendExpectingError([stale.ix], stale.signers);
+    expect(conflict.data?.err).toEqual(custom(TapeErrorCode.VersionConflict));
+
+    // The previous version's 600 bytes stay kept: 401 new bytes do not fit 1000.
+    const tooBig = publish(tape, tape.keypair, 1, 401);
+    const error = await client.sendExpectingError([tooBig.ix], tooBig.signers);
     expect(error.data?.err).toEqual(custom(TapeErrorCode.InsufficientCapacity));
-    expect(error.data?.logs).toContain('Program log: Error: insufficient capacity');
-    expect(await t.track(tooBig.track)).toBeNull();
+    expect(
+      logsOf(error).some((l) => l.startsWith('Program log: Error: insufficient capacity')),
+    ).toBe(true);
 
     // A later instruction's failure undoes an earlier one in the same transaction.
-    const fits = t.writeTrackIx(payer.publicKey, tape.keypair.publicKey, tape.address, 400);
-    const both = await client.sendExpectingError([fits.ix, tooBig.ix], [payer, tape.keypair]);
+    const fits = publish(tape, tape.keypair, 1, 400);
+    // Kept after it: its 400 bytes and 601 new ones, over 1000.
+    const after = t.publishIx(tape.keypair.publicKey, tape.address, 2, 601);
+    const both = await client.sendExpectingError([fits.ix, after], fits.signers);
     expect(both.data?.err).toEqual(custom(TapeErrorCode.InsufficientCapacity, 1));
-    expect(await t.track(fits.track)).toBeNull();
-    expect((await t.tape(tape.address)).used).toBe(600);
+    expect(await t.tape(tape.address)).toMatchObject({ version: 1, versionBytes: 600 });
 
     const stranger = Keypair.generate();
-    const foreign = t.writeTrackIx(payer.publicKey, stranger.publicKey, tape.address, 1);
-    const unauthorized = await client.sendExpectingError([foreign.ix], [payer, stranger]);
+    const foreign = publish(tape, stranger, 1, 1);
+    const unauthorized = await client.sendExpectingError([foreign.ix], foreign.signers);
     expect(unauthorized.data?.err).toEqual(custom(TapeErrorCode.UnauthorizedSigner));
   });
 
-  it('certifies a track only with the storage authority', async () => {
+  it('publishes only with the storage authority’s signature (its certification)', async () => {
     const tape = await t.createTape(payer);
-    const { ix, track } = t.writeTrackIx(payer.publicKey, tape.keypair.publicKey, tape.address, 5);
-    await client.send([ix], [payer, tape.keypair]);
     const impostor = await client.funded(1);
-    const error = await client.sendExpectingError(
-      [t.ix.certifyTrack({ storageAuthority: impostor.publicKey, track })],
-      [impostor],
-    );
+    const ix = t.ix.publish({
+      signer: tape.keypair.publicKey,
+      storageAuthority: impostor.publicKey,
+      tape: tape.address,
+      expectedVersion: 0,
+      root: Buffer.alloc(32, 1),
+      versionBytes: 10,
+      addedBytes: 10,
+    });
+    const error = await client.sendExpectingError([ix], [payer, tape.keypair, impostor]);
     expect(error.data?.err).toEqual(custom(TapeErrorCode.UnauthorizedSigner));
-    expect((await t.track(track))?.certified).toBe(false);
-    await t.certify(track);
-    expect((await t.track(track))?.certified).toBe(true);
+    expect((await t.tape(tape.address)).version).toBe(0);
+    const certified = publish(tape, tape.keypair, 0, 10);
+    await client.send([certified.ix], certified.signers);
+    expect((await t.tape(tape.address)).version).toBe(1);
   });
 
-  it('sets names on certified tracks only, and re-points them (freeing the old track)', async () => {
-    const tape = await t.createTape(payer);
-    const { ix, track: draft } = t.writeTrackIx(
-      payer.publicKey,
-      tape.keypair.publicKey,
-      tape.address,
-      7,
-    );
-    await client.send([ix], [payer, tape.keypair]);
-    const uncertified = await client.sendExpectingError(
-      [t.setNameIx(payer.publicKey, tape.keypair.publicKey, tape.address, 'draft.html', draft)],
-      [payer, tape.keypair],
-    );
-    expect(uncertified.data?.err).toEqual(custom(TapeErrorCode.TrackNotCertified));
-
-    const v1 = await t.certifiedTrack(payer, tape, 100);
-    const v2 = await t.certifiedTrack(payer, tape, 300);
-    await client.send(
-      [t.setNameIx(payer.publicKey, tape.keypair.publicKey, tape.address, 'index.html', v1)],
-      [payer, tape.keypair],
-    );
-    const name = await t.name(tape.address, 'index.html');
-    expect(name).toMatchObject({ name: 'index.html', size: 100, contentType: 'text/html' });
-    expect(name?.track.toBase58()).toBe(v1.toBase58());
-    expect(await t.tape(tape.address)).toMatchObject({ nameCount: 1, used: 7 + 100 + 300 });
-    expect((await t.track(v1))?.refs).toBe(1);
-
-    const withoutPrevious = await client.sendExpectingError(
-      [t.setNameIx(payer.publicKey, tape.keypair.publicKey, tape.address, 'index.html', v2)],
-      [payer, tape.keypair],
-    );
-    expect(withoutPrevious.data?.err).toEqual(custom(TapeErrorCode.AccountMismatch));
-    await client.send(
-      [t.setNameIx(payer.publicKey, tape.keypair.publicKey, tape.address, 'index.html', v2, v1)],
-      [payer, tape.keypair],
-    );
-    expect((await t.name(tape.address, 'index.html'))?.size).toBe(300);
-    expect(await t.track(v1)).toBeNull();
-    expect(await t.tape(tape.address)).toMatchObject({
-      nameCount: 1,
-      used: 7 + 300,
-      trackCount: 2,
-    });
-  });
-
-  it('removes a name, freeing capacity once no name refers to the track', async () => {
-    const tape = await t.createTape(payer);
-    const track = await t.certifiedTrack(payer, tape, 500);
-    for (const name of ['a.html', 'b.html']) {
-      await client.send(
-        [t.setNameIx(payer.publicKey, tape.keypair.publicKey, tape.address, name, track)],
-        [payer, tape.keypair],
+  it.each([5, 6, 7, 8, 9])(
+    'refuses retired per-file instruction tag %i (program 1.2.0) and changes nothing',
+    async (tag) => {
+      const tape = await t.createTape(payer);
+      const shaped = t.publishIx(tape.keypair.publicKey, tape.address, 0);
+      const ix = new TransactionInstruction({
+        programId: DEFAULT_TAPE_PROGRAM_ID,
+        keys: shaped.keys,
+        data: Buffer.concat([Buffer.from([tag]), shaped.data.subarray(1)]),
+      });
+      const before = await client.connection.getAccountInfo(tape.address);
+      const error = await client.sendExpectingError(
+        [ix],
+        signersOf(payer, tape.keypair, t.storageAuthority),
       );
-    }
-    const remove = (name: string) =>
-      t.ix.removeName({
-        receiver: payer.publicKey,
-        signer: tape.keypair.publicKey,
-        tape: tape.address,
-        name,
-        track,
-      });
-    await client.send([remove('a.html')], [payer, tape.keypair]);
-    expect(await t.name(tape.address, 'a.html')).toBeNull();
-    expect(await t.tape(tape.address)).toMatchObject({ nameCount: 1, used: 500 });
-    expect((await t.track(track))?.refs).toBe(1);
-    const lamports = await client.connection.getBalance(payer.publicKey);
-    await client.send([remove('b.html')], [payer, tape.keypair]);
-    expect(await t.track(track)).toBeNull();
-    expect(await t.tape(tape.address)).toMatchObject({ nameCount: 0, used: 0, trackCount: 0 });
-    expect(await client.connection.getBalance(payer.publicKey)).toBeGreaterThan(lamports);
-    const gone = await client.sendExpectingError([remove('b.html')], [payer, tape.keypair]);
-    expect(gone.data?.err).toEqual(custom(TapeErrorCode.AccountNotFound));
-  });
-
-  it('releases a track no name uses, and refuses one in use', async () => {
-    const tape = await t.createTape(payer);
-    const used = await t.certifiedTrack(payer, tape, 50);
-    await client.send(
-      [t.setNameIx(payer.publicKey, tape.keypair.publicKey, tape.address, 'x', used)],
-      [payer, tape.keypair],
-    );
-    const release = (track: typeof used) =>
-      t.ix.releaseTrack({
-        receiver: payer.publicKey,
-        signer: tape.keypair.publicKey,
-        tape: tape.address,
-        track,
-      });
-    const inUse = await client.sendExpectingError([release(used)], [payer, tape.keypair]);
-    expect(inUse.data?.err).toEqual(custom(TapeErrorCode.TrackInUse));
-    const orphan = t.writeTrackIx(payer.publicKey, tape.keypair.publicKey, tape.address, 70);
-    await client.send([orphan.ix], [payer, tape.keypair]);
-    expect((await t.tape(tape.address)).used).toBe(120);
-    await client.send([release(orphan.track)], [payer, tape.keypair]);
-    expect(await t.track(orphan.track)).toBeNull();
-    expect((await t.tape(tape.address)).used).toBe(50);
-  });
-
-  it('lists a tape objects with one getProgramAccounts (memcmp on tag and tape)', async () => {
-    const tape = await t.createTape(payer);
-    const track = await t.certifiedTrack(payer, tape, 10);
-    const names = ['one', 'two', 'three/four.css'];
-    await client.send(
-      names.map((n) =>
-        t.setNameIx(payer.publicKey, tape.keypair.publicKey, tape.address, n, track),
-      ),
-      [payer, tape.keypair],
-    );
-    const listed = await client.connection.getProgramAccounts(DEFAULT_TAPE_PROGRAM_ID, {
-      filters: [
-        { memcmp: { offset: 0, bytes: bs58.encode([4]) } },
-        { memcmp: { offset: TAPE_FIELD_OFFSET, bytes: tape.address.toBase58() } },
-      ],
-    });
-    expect(listed).toHaveLength(3);
-    expect((await t.tape(tape.address)).nameCount).toBe(3);
-  });
+      expect(error.data?.err).toEqual({ InstructionError: [0, 'InvalidInstructionData'] });
+      expect(logsOf(error).join('\n')).toContain(`unknown instruction tag ${tag}`);
+      const after = await client.connection.getAccountInfo(tape.address);
+      expect(after?.data.equals(before!.data)).toBe(true);
+    },
+  );
 });
 
 describe('local network: an expired tape (1-second epochs)', () => {
@@ -403,14 +322,10 @@ describe('local network: an expired tape (1-second epochs)', () => {
     await net?.stop();
   });
 
-  it('refuses writes, names, extension and resizing once expired; still lets names be removed', async () => {
+  it('refuses Publish, extension and resizing once expired', async () => {
     const payer = await t.wallet();
     const tape: TestTape = await t.createTape(payer, MIB, 2);
-    const track = await t.certifiedTrack(payer, tape, 10);
-    await client.send(
-      [t.setNameIx(payer.publicKey, tape.keypair.publicKey, tape.address, 'keep.html', track)],
-      [payer, tape.keypair],
-    );
+    expect(await t.publish(payer, tape, 10)).toBe(1);
     const { expiryEpoch } = await t.tape(tape.address);
     const { genesisTime } = await client.networkConfig();
     const expiresAt = (genesisTime + expiryEpoch) * 1000;
@@ -418,29 +333,36 @@ describe('local network: an expired tape (1-second epochs)', () => {
 
     const { mint, treasury } = await client.networkConfig();
     const attempts = [
-      t.writeTrackIx(payer.publicKey, tape.keypair.publicKey, tape.address, 1).ix,
-      t.setNameIx(payer.publicKey, tape.keypair.publicKey, tape.address, 'new.html', track),
-      t.ix.extendTape({ payer: payer.publicKey, tape: tape.address, mint, treasury, epochs: 1 }),
-      t.ix.resizeTape({ payer: payer.publicKey, tape: tape.address, mint, treasury, addBytes: 1 }),
+      {
+        ix: t.publishIx(tape.keypair.publicKey, tape.address, 1, 10),
+        signers: signersOf(payer, tape.keypair, t.storageAuthority),
+      },
+      {
+        ix: t.ix.extendTape({
+          payer: payer.publicKey,
+          tape: tape.address,
+          mint,
+          treasury,
+          epochs: 1,
+        }),
+        signers: [payer],
+      },
+      {
+        ix: t.ix.resizeTape({
+          payer: payer.publicKey,
+          tape: tape.address,
+          mint,
+          treasury,
+          addBytes: 1,
+        }),
+        signers: [payer],
+      },
     ];
-    for (const ix of attempts) {
-      const signers = ix.keys[1].isSigner ? [payer, tape.keypair] : [payer];
+    for (const { ix, signers } of attempts) {
       const error = await client.sendExpectingError([ix], signers);
       expect(error.data?.err).toEqual(custom(TapeErrorCode.TapeExpired));
       expect(error.data?.logs).toContain('Program log: Error: tape expired');
     }
-    await client.send(
-      [
-        t.ix.removeName({
-          receiver: payer.publicKey,
-          signer: tape.keypair.publicKey,
-          tape: tape.address,
-          name: 'keep.html',
-          track,
-        }),
-      ],
-      [payer, tape.keypair],
-    );
-    expect(await t.name(tape.address, 'keep.html')).toBeNull();
+    expect((await t.tape(tape.address)).version).toBe(1);
   });
 });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { CHUNK_BYTES } from '../src/tracks/commitment';
+import { SegmentingHasher } from '../src/tracks/track-layout';
 import { SEGMENT_BYTES, ObjectFixture, startObjectFixture } from './support/object-fixture';
 import { flipStoredByte, rawRequest, RawResponse, storedTrackPath } from './support/object-http';
 import { WrittenTrack } from './support/upload-client';
@@ -59,7 +60,7 @@ describe('tampered bytes are never served', () => {
     const track = await stored(source);
     flipStoredByte(fx.gw.dataDir, segmentCommitment(track, 0), 10);
     expectBadGateway(await get(track), 'integrity_failure');
-    expect(await logMentions(track.address.toBase58())).toBe(true);
+    expect(await logMentions(track.address)).toBe(true);
     expectBadGateway(await get(track, { range: 'bytes=0-0' }), 'integrity_failure');
     // A range that does not touch the bad chunk is verified on its own and served.
     const fine = await get(track, { range: `bytes=${CHUNK_BYTES}-${2 * S + 5}` });
@@ -79,7 +80,7 @@ describe('tampered bytes are never served', () => {
     const chunkStart = badAt - (badAt % CHUNK_BYTES);
     expect(res.body.length).toBeLessThanOrEqual(chunkStart);
     expect(res.body.equals(source.subarray(0, res.body.length))).toBe(true);
-    expect(await logMentions(`${track.address.toBase58()}`)).toBe(true);
+    expect(await logMentions(`${track.address}`)).toBe(true);
     expect(await logMentions('cut mid-stream')).toBe(true);
     // A multipart answer whose later part fails is cut the same way.
     const multi = await get(track, { range: `bytes=0-9,${badAt}-${badAt + 1}` });
@@ -96,12 +97,25 @@ describe('tampered bytes are never served', () => {
     expectBadGateway(await get(track, { range: 'bytes=0-0' }), 'integrity_failure');
   });
 
-  it('a tampered chunk list, or a tampered manifest, is refused', async () => {
-    const blob = await stored(randomBytes(70_000));
+  it('a chunk list tampered before certification: the version is refused, nothing served', async () => {
+    // Certification reads (and verifies) every track's chunk list, so a list tampered after it
+    // is never read again by this process: tamper between the upload and the Publish.
+    const bytes = randomBytes(70_000);
+    const blob = fx.client.track(fx.tape, new SegmentingHasher(S).update(bytes).digest());
+    await fx.client.uploadAll(blob, bytes);
     flipStoredByte(fx.gw.dataDir, ownCommitment(blob), 40, '.chunks'); // never read before
-    expectBadGateway(await get(blob), 'integrity_failure');
+    await expect(
+      fx.client.store(fx.wallet, fx.tape, bytes, 'application/octet-stream', S),
+    ).rejects.toThrow(/422/);
+    const res = await get(blob);
+    expect([res.status, res.body.includes(bytes.subarray(0, 64))]).toEqual([400, false]);
+  });
 
-    const streamed = await stored(randomBytes(2 * S + 1));
+  it('a tampered manifest is refused', async () => {
+    // On a tape of its own: a version whose stored manifest is corrupt is the base of the
+    // tape's next Publish, which then cannot be certified until the manifest is repaired.
+    const own = await fx.client.createTape(fx.wallet, 1 << 22, 10);
+    const streamed = await fx.client.store(fx.wallet, own, randomBytes(2 * S + 1), 'a/b', S);
     flipStoredByte(fx.gw.dataDir, ownCommitment(streamed), 30); // inside the manifest's JSON
     expectBadGateway(await get(streamed), 'integrity_failure');
     expectBadGateway(await get(streamed, { range: 'bytes=5-6' }), 'integrity_failure');

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Keypair } from '@solana/web3.js';
 import { SegmentingHasher } from '../src/tracks/track-layout';
+import { versionedTrackAddress } from '../src/object/versioned-track';
 import { commitmentToHex } from '../src/tracks/commitment';
 import { SEGMENT_BYTES, ObjectFixture, startObjectFixture } from './support/object-fixture';
 import { parseByteranges, rawRequest } from './support/object-http';
@@ -257,23 +258,36 @@ describe('refusals, each with a stable error body and not cacheable', () => {
     expect([400, 404, 414]).toContain(res.status);
   });
 
-  it('an unknown track: 404 track_not_found', async () => {
-    await expectError(await get(Keypair.generate().publicKey.toBase58()), 404, 'track_not_found');
+  it('a tape that does not exist: 404 track_not_found', async () => {
+    const unknown = versionedTrackAddress(Keypair.generate().publicKey, randomBytes(32));
+    await expectError(await get(unknown), 404, 'track_not_found');
   });
 
-  it('a track written on chain whose upload never completed: 400 track_not_certified', async () => {
+  it('a 32-byte address (a per-file track account, gone since program 1.2.0): 400', async () => {
+    await expectError(
+      await get(Keypair.generate().publicKey.toBase58()),
+      400,
+      'invalid_track_address',
+    );
+  });
+
+  it('bytes no version names, staged or not: 400 track_not_certified until a version holds them', async () => {
     const bytes = randomBytes(5000);
     const layout = new SegmentingHasher(S).update(bytes).digest();
-    const written = await fx.client.writeTrack(fx.wallet, fx.tape, layout, 'text/plain');
+    const written = fx.client.track(fx.tape, layout);
     await expectError(await get(written), 400, 'track_not_certified');
-    // An interrupted upload attempt changes nothing: still not certified, still not served.
+    // An interrupted upload changes nothing: still not certified, still not served.
     const half = await fx.client.put(written, bytes.subarray(0, 100), {
       headers: { 'content-length': '100' },
     });
-    expect(half.status).toBe(400);
+    // 100 bytes are not the 5,000 the commitment names.
+    expect([half.status, half.body.error?.code]).toEqual([422, 'commitment_mismatch']);
     await expectError(await get(written), 400, 'track_not_certified');
-    // Once the upload completes, the same address is served.
+    // Staged whole, but no version names it yet: still refused.
     await fx.client.uploadAll(written, bytes);
+    await expectError(await get(written), 400, 'track_not_certified');
+    // Once a published version holds it, the same address is served.
+    await fx.client.store(fx.wallet, fx.tape, bytes, 'text/plain', S);
     const served = await get(written);
     expect([served.status, served.body.equals(bytes)]).toEqual([200, true]);
   });
@@ -281,6 +295,6 @@ describe('refusals, each with a stable error body and not cacheable', () => {
   it('other methods and a trailing slash are not routes', async () => {
     expect((await get(smallTrack, {}, 'POST')).status).toBe(404);
     expect((await get(smallTrack, {}, 'DELETE')).status).toBe(404);
-    expect((await get(`${smallTrack.address.toBase58()}/`)).status).toBe(404);
+    expect((await get(`${smallTrack.address}/`)).status).toBe(404);
   });
 });

@@ -227,10 +227,10 @@ describe('track store on S3 (Ceph RGW): one writer, two readers behind nginx', (
     );
 
     const reader = readers[1];
-    const bad = await siteGet(reader.url, `/object/${track.address.toBase58()}`);
+    const bad = await siteGet(reader.url, `/object/${track.address}`);
     expect(bad.status).toBe(502);
     expect(bad.body.includes(data.subarray(0, 1000))).toBe(false);
-    const ranged = await siteGet(reader.url, `/object/${track.address.toBase58()}`, {
+    const ranged = await siteGet(reader.url, `/object/${track.address}`, {
       headers: { range: 'bytes=131072-140000' },
     });
     expect(ranged.status).toBe(502);
@@ -241,7 +241,7 @@ describe('track store on S3 (Ceph RGW): one writer, two readers behind nginx', (
     expect(health.tracks.recentCorruptTracks).toContain(hex);
 
     await uploader.uploadAll(track, data);
-    const repaired = await siteGet(reader.url, `/object/${track.address.toBase58()}`);
+    const repaired = await siteGet(reader.url, `/object/${track.address}`);
     expect(repaired.status).toBe(200);
     expect(repaired.body.equals(data)).toBe(true);
   });

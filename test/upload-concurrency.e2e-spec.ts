@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { SegmentingHasher } from '../src/tracks/track-layout';
-import { commitmentToHex } from '../src/tracks/commitment';
-import { signUpload } from '../src/upload/upload-auth';
+import { UploadSigner } from '../src/cli/deploy/upload-signer';
+import { versionUploadMessage } from '../src/upload/version-request-auth';
 import { ObjectFixture, SEGMENT_BYTES, startObjectFixture } from './support/object-fixture';
 import { eventually } from './support/eventually';
 import { metricsText, sample } from './support/metrics-text';
@@ -46,22 +46,24 @@ function openUpload(track: WrittenTrack, bytes: Buffer, from: string, sent = 10_
   const headers = {
     'content-type': 'application/octet-stream',
     'content-length': String(bytes.length),
-    ...signUpload(
-      {
+    ...new UploadSigner(track.tape.keypair).signed((timestamp) =>
+      versionUploadMessage({
         tape: track.tape.address.toBase58(),
-        track: track.address.toBase58(),
-        commitment: commitmentToHex(track.layout.digest.commitment),
+        commitment: track.commitment,
         size: bytes.length,
-      },
-      track.tape.keypair,
+        timestamp,
+      }),
     ),
   };
-  const req = http.request(`${fx.gw.url}/upload/${track.address.toBase58()}`, {
-    method: 'PUT',
-    headers,
-    agent: false,
-    localAddress: from,
-  });
+  const req = http.request(
+    `${fx.gw.url}/upload/${track.tape.address.toBase58()}/${track.commitment}`,
+    {
+      method: 'PUT',
+      headers,
+      agent: false,
+      localAddress: from,
+    },
+  );
   const reply = new Promise<Reply>((resolve, reject) => {
     req.on('error', reject);
     req.on('response', (res) => {
@@ -90,7 +92,7 @@ function openUpload(track: WrittenTrack, bytes: Buffer, from: string, sent = 10_
 async function newTrack(tape: TestTape = fx.tape) {
   const bytes = randomBytes(100_000);
   const layout = new SegmentingHasher(SEGMENT_BYTES).update(bytes).digest();
-  const track = await fx.client.writeTrack(fx.wallet, tape, layout, 'application/octet-stream');
+  const track = fx.client.track(tape, layout);
   return { track, bytes };
 }
 

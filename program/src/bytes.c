@@ -29,10 +29,6 @@ void bytes_copy(uint8_t *dst, const uint8_t *src, uint64_t n) {
   if (n > 0) sol_memcpy_(dst, src, n);
 }
 
-void bytes_zero(uint8_t *dst, uint64_t n) {
-  if (n > 0) sol_memset_(dst, 0, n);
-}
-
 static uint64_t get_le(const uint8_t *p, uint64_t n) {
   uint64_t v = 0;
   for (uint64_t i = n; i > 0; i--) v = (v << 8) | p[i - 1];
@@ -49,7 +45,6 @@ static void put_le(uint8_t *p, uint64_t v, uint64_t n) {
 uint64_t get_u16(const uint8_t *p) { return get_le(p, 2); }
 uint64_t get_u32(const uint8_t *p) { return get_le(p, 4); }
 uint64_t get_u64(const uint8_t *p) { return get_le(p, 8); }
-void put_u16(uint8_t *p, uint64_t v) { put_le(p, v, 2); }
 void put_u32(uint8_t *p, uint64_t v) { put_le(p, v, 4); }
 void put_u64(uint8_t *p, uint64_t v) { put_le(p, v, 8); }
 

@@ -9,13 +9,12 @@ enum {
   ERR_UNAUTHORIZED_SIGNER = 6002,
   ERR_INSUFFICIENT_FUNDS = 6003,
   ERR_INVALID_ARGUMENT = 6004,
-  ERR_TRACK_NOT_CERTIFIED = 6005,
-  ERR_TRACK_IN_USE = 6006,
+  /* 6005 track not certified, 6006 track in use: per-file instructions, retired in 1.2.0. */
   ERR_ACCOUNT_MISMATCH = 6007,
   ERR_ALREADY_EXISTS = 6008,
   ERR_ACCOUNT_NOT_FOUND = 6009,
   ERR_INVALID_ACCOUNT_DATA = 6010,
-  ERR_INVALID_NAME = 6011,
+  /* 6011 invalid name: SetName, retired in 1.2.0. */
   ERR_VERSION_CONFLICT = 6012,
 };
 

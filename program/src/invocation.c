@@ -16,13 +16,6 @@ const SolPubkey ASSOCIATED_TOKEN_PROGRAM_ID = {{
 
 static const uint8_t CONFIG_SEED[] = "config";
 const uint8_t TAPE_SEED[] = "tape";
-const uint8_t TRACK_SEED[] = "track";
-const uint8_t NAME_SEED[] = "name";
-
-void sha256_of(const uint8_t *bytes, uint64_t len, uint8_t *out) {
-  SolBytes input = {bytes, len};
-  sol_sha256(&input, 1, out);
-}
 
 void seeds_init(Seeds *s) {
   s->count = 0;
@@ -151,50 +144,6 @@ uint64_t call_tape(Call *c, uint64_t index, Account **account, TapeRecord *out) 
   return 0;
 }
 
-uint64_t call_track(Call *c, uint64_t index, const uint8_t *tape, const char *role,
-                    LoadedTrack *loaded) {
-  TrackRecord *out = &loaded->record;
-  Account *a;
-  TRY(call_writable(c, index, role, &a));
-  TRY(owned_prefix(c, a, role));
-  Reader r;
-  decode_track(&r, a->data, *a->data_len, out);
-  if (!reader_ok(&r)) return layout_failure(&r, role);
-  if (tape != NULL && !bytes_equal(out->tape, tape, SOL_PUBKEY_BYTES)) {
-    return fail3(ERR_ACCOUNT_MISMATCH, role, " belongs to another tape", NULL);
-  }
-  Seeds seeds;
-  seeds_init(&seeds);
-  seeds_add(&seeds, TRACK_SEED, sizeof(TRACK_SEED) - 1);
-  seeds_add(&seeds, out->tape, SOL_PUBKEY_BYTES);
-  seeds_add(&seeds, out->commitment, 32);
-  TRY(call_expect_pda(c, a, &seeds, role));
-  loaded->account = a;
-  return 0;
-}
-
-uint64_t call_name(Call *c, uint64_t index, const uint8_t *tape, Account **account, NameRecord *out) {
-  Account *a;
-  TRY(call_writable(c, index, "name", &a));
-  TRY(owned_prefix(c, a, "name"));
-  Reader r;
-  decode_name(&r, a->data, *a->data_len, out);
-  if (!reader_ok(&r)) return layout_failure(&r, "name");
-  if (!bytes_equal(out->tape, tape, SOL_PUBKEY_BYTES)) {
-    return fail3(ERR_ACCOUNT_MISMATCH, "name belongs to another tape", NULL, NULL);
-  }
-  uint8_t name_hash[32];
-  sha256_of(out->name, out->name_len, name_hash);
-  Seeds seeds;
-  seeds_init(&seeds);
-  seeds_add(&seeds, NAME_SEED, sizeof(NAME_SEED) - 1);
-  seeds_add(&seeds, tape, SOL_PUBKEY_BYTES);
-  seeds_add(&seeds, name_hash, sizeof(name_hash));
-  TRY(call_expect_pda(c, a, &seeds, "name"));
-  *account = a;
-  return 0;
-}
-
 uint64_t expect_tape_signer(const TapeRecord *tape, const Account *signer) {
   if (key_equal(signer->key, tape->authority)) return 0;
   if (tape->has_delegate && key_equal(signer->key, tape->delegate)) return 0;
@@ -214,12 +163,12 @@ uint64_t expect_active(const TapeRecord *tape, uint64_t current_epoch) {
 }
 
 uint64_t expect_room(const TapeRecord *tape, uint64_t needed, const char *what) {
-  if (needed <= tape->capacity && tape->used <= tape->capacity - needed) return 0;
+  if (needed <= tape->capacity) return 0;
   Text detail;
   text_clear(&detail);
   text_str(&detail, "tape has ");
-  text_difference(&detail, tape->capacity, tape->used);
-  text_str(&detail, " bytes free, ");
+  text_u64(&detail, tape->capacity);
+  text_str(&detail, " bytes of capacity, ");
   text_str(&detail, what);
   text_str(&detail, " ");
   text_u64(&detail, needed);
@@ -229,11 +178,5 @@ uint64_t expect_room(const TapeRecord *tape, uint64_t needed, const char *what) 
 uint64_t checked_add(uint64_t a, uint64_t b, uint64_t max, const char *what, uint64_t *out) {
   if (a > max || b > max - a) return fail3(ERR_INVALID_ARGUMENT, what, " overflows", NULL);
   *out = a + b;
-  return 0;
-}
-
-uint64_t checked_sub(uint64_t a, uint64_t b, const char *what, uint64_t *out) {
-  if (b > a) return fail3(ERR_INVALID_ACCOUNT_DATA, what, " underflows", NULL);
-  *out = a - b;
   return 0;
 }

@@ -12,12 +12,8 @@
 extern const SolPubkey SYSTEM_PROGRAM_ID;
 extern const SolPubkey TOKEN_PROGRAM_ID;
 extern const SolPubkey ASSOCIATED_TOKEN_PROGRAM_ID;
-/* First seeds of the program's PDAs: ["tape", authority], ["track", tape, commitment], ["name", tape, sha256(name)]. */
+/* First seed of the tape PDA: ["tape", authority]. */
 extern const uint8_t TAPE_SEED[5];
-extern const uint8_t TRACK_SEED[6];
-extern const uint8_t NAME_SEED[5];
-
-void sha256_of(const uint8_t *bytes, uint64_t len, uint8_t *out);
 
 typedef struct {
   Input *in;
@@ -56,22 +52,11 @@ uint64_t call_expect_pda(Call *c, const Account *a, Seeds *seeds, const char *ro
 
 uint64_t call_config(Call *c, uint64_t index, ConfigRecord *out);
 uint64_t call_tape(Call *c, uint64_t index, Account **account, TapeRecord *out);
-typedef struct {
-  Account *account;
-  TrackRecord record;
-} LoadedTrack;
-
-/* A track account of `tape` (NULL: any tape). */
-uint64_t call_track(Call *c, uint64_t index, const uint8_t *tape, const char *role,
-                    LoadedTrack *loaded);
-uint64_t call_name(Call *c, uint64_t index, const uint8_t *tape, Account **account, NameRecord *out);
 
 /* The tape's authority, or its delegate when it has one. */
 uint64_t expect_tape_signer(const TapeRecord *tape, const Account *signer);
 uint64_t expect_active(const TapeRecord *tape, uint64_t current_epoch);
-/* used + `needed` within capacity, compared exactly; `what` names the need ("track needs"). */
+/* `needed` within capacity; `what` names the need ("kept versions need"). */
 uint64_t expect_room(const TapeRecord *tape, uint64_t needed, const char *what);
 /* a + b for a stored counter, refused past `max`. */
 uint64_t checked_add(uint64_t a, uint64_t b, uint64_t max, const char *what, uint64_t *out);
-/* a - b for a stored counter; below zero the account is inconsistent. */
-uint64_t checked_sub(uint64_t a, uint64_t b, const char *what, uint64_t *out);

@@ -91,28 +91,3 @@ uint64_t create_program_account(Call *c, Account *payer, Account *target, uint64
   const SolBytes assign_bytes = {assign, sizeof(assign)};
   return invoke(&SYSTEM_PROGRAM_ID, pda, 1, &assign_bytes, seeds);
 }
-
-uint64_t resize_settling_rent(Call *c, Account *payer, Account *target, uint64_t len) {
-  uint64_t rent = call_minimum_balance(c, len);
-  if (rent > *target->lamports) {
-    TRY(system_transfer(payer, target, rent - *target->lamports));
-  } else if (rent < *target->lamports) {
-    move_lamports(target, payer, *target->lamports - rent);
-  }
-  uint64_t old_len = *target->data_len;
-  if (len > old_len) bytes_zero(target->data + old_len, len - old_len);
-  *target->data_len = len;
-  return 0;
-}
-
-void move_lamports(Account *from, Account *to, uint64_t lamports) {
-  *from->lamports -= lamports;
-  *to->lamports += lamports;
-}
-
-void close_program_account(Account *target, Account *receiver) {
-  move_lamports(target, receiver, *target->lamports);
-  bytes_zero(target->data, *target->data_len);
-  *target->data_len = 0;
-  bytes_copy(target->owner->x, SYSTEM_PROGRAM_ID.x, SOL_PUBKEY_BYTES);
-}

@@ -1,4 +1,4 @@
-/* Creating, resizing and closing this program's accounts, through the System program. */
+/* Creating this program's accounts, through the System program. */
 #pragma once
 
 #include "invocation.h"
@@ -13,12 +13,6 @@ uint64_t expect_payer_holds(const Account *payer, uint64_t lamports, const char 
  */
 uint64_t create_program_account(Call *c, Account *payer, Account *target, uint64_t space,
                                  const Seeds *seeds);
-/* Resizes an owned account to `len` bytes and settles its rent with the payer. */
-uint64_t resize_settling_rent(Call *c, Account *payer, Account *target, uint64_t len);
-/* Closes an owned account: all its lamports to `receiver`, no data, owned by the System program. */
-void close_program_account(Account *target, Account *receiver);
-/* Moves lamports directly between two accounts this instruction may change. */
-void move_lamports(Account *from, Account *to, uint64_t lamports);
 /* One account of a cross-program call, with the privileges the callee gets. */
 typedef struct {
   Account *account;

@@ -12,9 +12,7 @@ typedef enum {
   FAULT_END,
   FAULT_U64_RANGE,
   FAULT_I64_RANGE,
-  FAULT_UTF8,
   FAULT_TRAILING,
-  FAULT_TRACK_KIND,
   FAULT_NOT_A,
   FAULT_CONFIG_VERSION,
   FAULT_UNKNOWN_TAG,
@@ -34,18 +32,11 @@ typedef struct {
 void reader_init(Reader *r, const uint8_t *p, uint64_t len);
 void reader_fault(Reader *r, Fault fault, uint64_t value);
 uint64_t rd_u8(Reader *r);
-uint64_t rd_u16(Reader *r);
-uint64_t rd_u32(Reader *r);
 uint64_t rd_u64(Reader *r);
 uint64_t rd_u64n(Reader *r);
 int64_t rd_i64n(Reader *r);
 /* The next n bytes (NULL after a fault). */
 const uint8_t *rd_bytes(Reader *r, uint64_t n);
-/* A UTF-8 string with a u8 or u16 byte-length prefix. */
-const uint8_t *rd_str(Reader *r, uint64_t length_bytes, uint64_t *len);
-uint64_t rd_track_kind(Reader *r);
-/* When bytes remain: a u16 length and that many bytes; otherwise none (len 0, NULL). */
-void rd_optional_bytes16(Reader *r, const uint8_t **out, uint64_t *len);
 void rd_end(Reader *r);
 bool reader_ok(const Reader *r);
 /* The fault as the TypeScript LayoutError message. */

@@ -4,9 +4,10 @@
 
 static const uint8_t ZERO_KEY[SOL_PUBKEY_BYTES] = {0};
 
+/* Only tags decode_ix accepts are ever named; the retired 5-9 have no name. */
 static const char *const IX_NAMES[IX_COUNT] = {
-    "InitConfig", "CreateTape", "ExtendTape", "ResizeTape",   "SetDelegate",
-    "WriteTrack", "SetName",    "CertifyTrack", "RemoveName", "ReleaseTrack", "Publish",
+    "InitConfig", "CreateTape", "ExtendTape", "ResizeTape", "SetDelegate", "", "", "", "", "",
+    "Publish",
 };
 
 const char *ix_name(uint64_t tag) { return IX_NAMES[tag]; }
@@ -38,12 +39,9 @@ void decode_tape(Reader *r, const uint8_t *data, uint64_t len, TapeRecord *out) 
   out->has_delegate = rd_u8(r) != 0;
   out->delegate = rd_bytes(r, SOL_PUBKEY_BYTES);
   out->capacity = rd_u64n(r);
-  out->used = rd_u64n(r);
   out->active_epoch = rd_u64n(r);
   out->expiry_epoch = rd_u64n(r);
   out->created_at = rd_i64n(r);
-  out->name_count = rd_u32(r);
-  out->track_count = rd_u32(r);
   out->payer = rd_bytes(r, SOL_PUBKEY_BYTES);
   out->version = rd_u64n(r);
   out->root = rd_bytes(r, 32);
@@ -56,35 +54,6 @@ void decode_tape(Reader *r, const uint8_t *data, uint64_t len, TapeRecord *out) 
   rd_end(r);
 }
 
-void decode_track(Reader *r, const uint8_t *data, uint64_t len, TrackRecord *out) {
-  reader_init(r, data, len);
-  expect_tag(r, TAG_TRACK);
-  out->tape = rd_bytes(r, SOL_PUBKEY_BYTES);
-  out->commitment = rd_bytes(r, 32);
-  out->size = rd_u64n(r);
-  out->kind = rd_track_kind(r);
-  out->certified = rd_u8(r) == 1;
-  out->refs = rd_u32(r);
-  out->created_at = rd_i64n(r);
-  out->content_type = rd_str(r, 1, &out->content_type_len);
-  rd_end(r);
-}
-
-void decode_name(Reader *r, const uint8_t *data, uint64_t len, NameRecord *out) {
-  reader_init(r, data, len);
-  expect_tag(r, TAG_NAME);
-  out->tape = rd_bytes(r, SOL_PUBKEY_BYTES);
-  out->track = rd_bytes(r, SOL_PUBKEY_BYTES);
-  out->commitment = rd_bytes(r, 32);
-  out->size = rd_u64n(r);
-  out->kind = rd_track_kind(r);
-  out->updated_at = rd_i64n(r);
-  out->content_type = rd_str(r, 1, &out->content_type_len);
-  out->name = rd_str(r, 2, &out->name_len);
-  rd_optional_bytes16(r, &out->metadata, &out->metadata_len);
-  rd_end(r);
-}
-
 /* A writer over an account's data; fields go in the documented order. */
 typedef struct {
   uint8_t *p;
@@ -92,14 +61,6 @@ typedef struct {
 } Writer;
 
 static void w_u8(Writer *w, uint64_t v) { w->p[w->off++] = (uint8_t)v; }
-static void w_u16(Writer *w, uint64_t v) {
-  put_u16(w->p + w->off, v);
-  w->off += 2;
-}
-static void w_u32(Writer *w, uint64_t v) {
-  put_u32(w->p + w->off, v);
-  w->off += 4;
-}
 static void w_u64(Writer *w, uint64_t v) {
   put_u64(w->p + w->off, v);
   w->off += 8;
@@ -135,12 +96,9 @@ void encode_tape(uint8_t *out, const TapeRecord *t) {
   w_u8(&w, t->has_delegate ? 1 : 0);
   w_bytes(&w, t->has_delegate ? t->delegate : ZERO_KEY, SOL_PUBKEY_BYTES);
   w_u64(&w, t->capacity);
-  w_u64(&w, t->used);
   w_u64(&w, t->active_epoch);
   w_u64(&w, t->expiry_epoch);
   w_u64(&w, (uint64_t)t->created_at);
-  w_u32(&w, t->name_count);
-  w_u32(&w, t->track_count);
   w_bytes(&w, t->payer, SOL_PUBKEY_BYTES);
   w_u64(&w, t->version);
   w_bytes(&w, t->root != NULL ? t->root : ZERO_KEY, 32);
@@ -150,39 +108,6 @@ void encode_tape(uint8_t *out, const TapeRecord *t) {
   w_bytes(&w, t->prev_root != NULL ? t->prev_root : ZERO_KEY, 32);
   w_u64(&w, t->prev_version_bytes);
   w_u64(&w, t->kept_bytes);
-}
-
-void encode_track_fixed(uint8_t *out, const TrackRecord *t) {
-  Writer w = {out, 0};
-  w_u8(&w, TAG_TRACK);
-  w_bytes(&w, t->tape, SOL_PUBKEY_BYTES);
-  w_bytes(&w, t->commitment, 32);
-  w_u64(&w, t->size);
-  w_u8(&w, t->kind);
-  w_u8(&w, t->certified ? 1 : 0);
-  w_u32(&w, t->refs);
-  w_u64(&w, (uint64_t)t->created_at);
-}
-
-uint64_t encode_name(uint8_t *out, const NameRecord *n) {
-  Writer w = {out, 0};
-  w_u8(&w, TAG_NAME);
-  w_bytes(&w, n->tape, SOL_PUBKEY_BYTES);
-  w_bytes(&w, n->track, SOL_PUBKEY_BYTES);
-  w_bytes(&w, n->commitment, 32);
-  w_u64(&w, n->size);
-  w_u8(&w, n->kind);
-  w_u64(&w, (uint64_t)n->updated_at);
-  w_u8(&w, n->content_type_len);
-  w_bytes(&w, n->content_type, n->content_type_len);
-  w_u16(&w, n->name_len);
-  w_bytes(&w, n->name, n->name_len);
-  /* No metadata, no tail: such a name is byte for byte what older builds wrote. */
-  if (n->metadata_len > 0) {
-    w_u16(&w, n->metadata_len);
-    w_bytes(&w, n->metadata, n->metadata_len);
-  }
-  return w.off;
 }
 
 void decode_ix(Reader *r, const uint8_t *data, uint64_t len, IxData *out) {
@@ -210,26 +135,11 @@ void decode_ix(Reader *r, const uint8_t *data, uint64_t len, IxData *out) {
       out->has_delegate = rd_u8(r) != 0;
       out->delegate = rd_bytes(r, SOL_PUBKEY_BYTES);
       break;
-    case IX_WRITE_TRACK:
-      out->commitment = rd_bytes(r, 32);
-      out->size = rd_u64n(r);
-      out->kind = rd_track_kind(r);
-      out->content_type = rd_str(r, 1, &out->content_type_len);
-      break;
-    case IX_SET_NAME:
-      out->name = rd_str(r, 2, &out->name_len);
-      out->content_type = rd_str(r, 1, &out->content_type_len);
-      rd_optional_bytes16(r, &out->metadata, &out->metadata_len);
-      break;
     case IX_PUBLISH:
       out->expected_version = rd_u64n(r);
       out->root = rd_bytes(r, 32);
       out->version_bytes = rd_u64n(r);
       out->added_bytes = rd_u64n(r);
-      break;
-    case IX_CERTIFY_TRACK:
-    case IX_REMOVE_NAME:
-    case IX_RELEASE_TRACK:
       break;
     default:
       reader_fault(r, FAULT_UNKNOWN_TAG, out->tag);

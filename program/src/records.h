@@ -3,15 +3,11 @@
 
 #include "reader.h"
 
-enum { TAG_CONFIG = 1, TAG_TAPE = 2, TAG_TRACK = 3, TAG_NAME = 4 };
+/* Tags 3 and 4 were the per-file Track and Name records of builds before 1.2.0. */
+enum { TAG_CONFIG = 1, TAG_TAPE = 2 };
 
 #define CONFIG_SIZE 154
-#define TAPE_SIZE 258
-#define TRACK_FIXED_SIZE 88
-#define NAME_FIXED_SIZE 117
-#define MAX_NAME_BYTES 1024
-#define MAX_NAME_METADATA_BYTES 1024
-#define MAX_U32 ((uint64_t)0xffffffff)
+#define TAPE_SIZE 242
 
 typedef struct {
   uint64_t epoch_duration_secs;
@@ -28,12 +24,9 @@ typedef struct {
   bool has_delegate;
   const uint8_t *delegate;
   uint64_t capacity;
-  uint64_t used;
   uint64_t active_epoch;
   uint64_t expiry_epoch;
   int64_t created_at;
-  uint64_t name_count;
-  uint64_t track_count;
   /* Who paid the tape's rent at CreateTape: the only account rent may ever go back to. */
   const uint8_t *payer;
   /* The current version (0: none published), its root and bytes; NULL roots are stored as zeros. */
@@ -49,46 +42,13 @@ typedef struct {
   uint64_t kept_bytes;
 } TapeRecord;
 
-typedef struct {
-  const uint8_t *tape;
-  const uint8_t *commitment;
-  uint64_t size;
-  uint64_t kind;
-  bool certified;
-  uint64_t refs;
-  int64_t created_at;
-  const uint8_t *content_type;
-  uint64_t content_type_len;
-} TrackRecord;
-
-typedef struct {
-  const uint8_t *tape;
-  const uint8_t *track;
-  const uint8_t *commitment;
-  uint64_t size;
-  uint64_t kind;
-  int64_t updated_at;
-  const uint8_t *content_type;
-  uint64_t content_type_len;
-  const uint8_t *name;
-  uint64_t name_len;
-  /* Opaque bytes after the name (a u16 length, then the bytes); none when metadata_len is 0. */
-  const uint8_t *metadata;
-  uint64_t metadata_len;
-} NameRecord;
-
 /* Decoders leave the fault in the reader; pointers point into the account's data. */
 void decode_config(Reader *r, const uint8_t *data, uint64_t len, ConfigRecord *out);
 void decode_tape(Reader *r, const uint8_t *data, uint64_t len, TapeRecord *out);
-void decode_track(Reader *r, const uint8_t *data, uint64_t len, TrackRecord *out);
-void decode_name(Reader *r, const uint8_t *data, uint64_t len, NameRecord *out);
 
 /* Encoders write the whole record; a tape with no delegate (or a NULL root) stores zeros in its place. */
 void encode_config(uint8_t *out, const ConfigRecord *c);
 void encode_tape(uint8_t *out, const TapeRecord *t);
-/* The track's fixed part only: its content type is written once, when it is created. */
-void encode_track_fixed(uint8_t *out, const TrackRecord *t);
-uint64_t encode_name(uint8_t *out, const NameRecord *n);
 
 enum {
   IX_INIT_CONFIG = 0,
@@ -96,11 +56,8 @@ enum {
   IX_EXTEND_TAPE = 2,
   IX_RESIZE_TAPE = 3,
   IX_SET_DELEGATE = 4,
-  IX_WRITE_TRACK = 5,
-  IX_SET_NAME = 6,
-  IX_CERTIFY_TRACK = 7,
-  IX_REMOVE_NAME = 8,
-  IX_RELEASE_TRACK = 9,
+  /* 5-9 were the per-file WriteTrack, SetName, CertifyTrack, RemoveName and ReleaseTrack: refused
+     as unknown tags since 1.2.0, never reused. */
   IX_PUBLISH = 10,
   IX_COUNT = 11,
 };
@@ -119,17 +76,6 @@ typedef struct {
   /* SetDelegate */
   bool has_delegate;
   const uint8_t *delegate;
-  /* WriteTrack, SetName */
-  const uint8_t *commitment;
-  uint64_t size;
-  uint64_t kind;
-  const uint8_t *content_type;
-  uint64_t content_type_len;
-  const uint8_t *name;
-  uint64_t name_len;
-  /* SetName's optional tail */
-  const uint8_t *metadata;
-  uint64_t metadata_len;
   /* Publish */
   uint64_t expected_version;
   const uint8_t *root;

@@ -39,8 +39,8 @@ uint64_t create_tape(Call *c, const IxData *d) {
   TRY(create_program_account(c, payer, tape, TAPE_SIZE, &seeds));
   /* No version yet: version, roots, byte counts and published_at are zero. */
   TapeRecord record = {
-      authority->key->x, false, NULL, d->capacity, 0, epoch, expiry_epoch, call_now(c), 0, 0,
-      payer->key->x,     0,     NULL, 0,           0, 0,     NULL,         0,           0,
+      authority->key->x, false, NULL, d->capacity, epoch, expiry_epoch, call_now(c), payer->key->x,
+      0,                 NULL,  0,    0,           0,     NULL,         0,           0,
   };
   encode_tape(tape->data, &record);
   return 0;

@@ -20,15 +20,6 @@ void text_u64(Text *t, uint64_t v) {
   while (n > 0 && t->len < TEXT_CAPACITY) t->buf[t->len++] = digits[--n];
 }
 
-void text_difference(Text *t, uint64_t a, uint64_t b) {
-  if (a >= b) {
-    text_u64(t, a - b);
-  } else {
-    text_str(t, "-");
-    text_u64(t, b - a);
-  }
-}
-
 void text_log(const Text *t) { sol_log_(t->buf, t->len); }
 
 void log_str(const char *s) { sol_log_(s, cstr_len(s)); }

@@ -14,7 +14,5 @@ void text_clear(Text *t);
 void text_str(Text *t, const char *s);
 void text_bytes(Text *t, const uint8_t *s, uint64_t n);
 void text_u64(Text *t, uint64_t v);
-/* A signed difference a - b of two unsigned numbers, as JavaScript prints it. */
-void text_difference(Text *t, uint64_t a, uint64_t b);
 void text_log(const Text *t);
 void log_str(const char *s);

@@ -50,12 +50,9 @@ describe.each(HOSTS)('%s host', (_host, newHost) => {
         authority,
         delegate: null,
         capacity: 3 * MIB + 1,
-        used: 0,
         activeEpoch: 7,
         expiryEpoch: 12,
         createdAt: GENESIS + 7 * EPOCH_SECS,
-        nameCount: 0,
-        trackCount: 0,
         // Rent goes back only to whoever paid it; no version yet.
         payer,
         ...NO_VERSION,

@@ -2,17 +2,14 @@ import { PublicKey } from '@solana/web3.js';
 import {
   CONFIG_SIZE,
   encodeConfig,
-  encodeName,
   encodeTape,
-  encodeTrack,
   NO_VERSION,
   TapeRecord,
-  TrackKind,
 } from '../../src/chain/account-layouts';
 import { DEFAULT_TAPE_PROGRAM_ID, MIB, TOKEN_PROGRAM_ID } from '../../src/chain/program-ids';
 import { encodeMint, MINT_SIZE } from '../../src/chain/spl-token-layouts';
 import { rentExempt } from './oracle/test-ledger';
-import { NAMES, STORABLE_NAMES, Universe } from './differential-universe';
+import { Universe } from './differential-universe';
 import { HostAccount } from './program-host';
 import { Prng } from './prng';
 import { tokenAccount } from './token-accounts';
@@ -20,7 +17,6 @@ import { tokenAccount } from './token-accounts';
 export const GENESIS = 1_700_000_000;
 export const SOL = 1_000_000_000;
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
-const MAX_U32 = 0xffff_ffff;
 
 export type StartingState = { address: PublicKey; account: HostAccount }[];
 
@@ -122,67 +118,16 @@ export function randomStartingState(u: Universe, rng: Prng): StartingState {
       return;
     }
     const capacity = rng.pick([1, 1_000, 5_000, MIB, MIB + 1, 3 * MIB, MAX_SAFE - 10, MAX_SAFE]);
-    const tracks: { c: number; size: number; certified: boolean; refs: number }[] = [];
-    u.commitments.forEach((_, c) => {
-      if (rng.chance(0.5)) {
-        const size = rng.pick([0, 1, 5, 300, 1_000, MIB]);
-        tracks.push({ c, size, certified: rng.chance(0.7), refs: 0 });
-      } else if (rng.chance(0.1)) {
-        put(u.tracks[t][c], wallet(rng.pick([1, 5_000_000])));
-      }
-    });
-    let names = 0;
-    NAMES.forEach((name, n) => {
-      const certified = tracks.filter((k) => k.certified);
-      if (!STORABLE_NAMES.has(n) || certified.length === 0 || !rng.chance(0.3)) return;
-      const target = rng.pick(certified);
-      target.refs += 1;
-      names += 1;
-      const contentType = rng.pick(['', 'text/html', 'a/b']);
-      put(
-        u.names[t][n],
-        program(
-          encodeName({
-            tape,
-            track: u.tracks[t][target.c],
-            commitment: u.commitments[target.c],
-            size: target.size,
-            kind: TrackKind.Blob,
-            updatedAt: GENESIS,
-            contentType,
-            name: name.toString('utf8'),
-          }),
-        ),
-      );
-    });
-    for (const k of tracks) {
-      const data = encodeTrack({
-        tape,
-        commitment: u.commitments[k.c],
-        size: k.size,
-        kind: rng.pick([TrackKind.Blob, TrackKind.Manifest]),
-        certified: k.certified,
-        refs: rng.chance(0.05) ? MAX_U32 : k.refs,
-        createdAt: GENESIS,
-        contentType: rng.pick(['', 'text/plain', 'x'.repeat(255)]),
-      });
-      put(u.tracks[t][k.c], program(data));
-    }
-    const used = tracks.reduce((sum, k) => sum + k.size, 0);
-    const consistent = rng.chance(0.9);
     put(
       tape,
       program(
         encodeTape({
           authority: u.authorities[t],
           delegate: rng.chance(0.4) ? rng.pick(u.delegates) : null,
-          capacity: Math.max(capacity, used),
-          used: consistent ? used : rng.pick([0, capacity]),
+          capacity,
           activeEpoch: 0,
           expiryEpoch: rng.pick([0, 1, 5, 10, 20, MAX_SAFE]),
           createdAt: GENESIS,
-          nameCount: consistent ? names : rng.pick([0, MAX_U32]),
-          trackCount: consistent ? tracks.length : rng.pick([0, MAX_U32]),
           payer: rng.pick(u.payers),
           ...randomVersion(u, rng),
         }),

@@ -1,10 +1,9 @@
 import { AccountMeta, PublicKey, TransactionInstruction } from '@solana/web3.js';
-import { decodeName } from '../../src/chain/account-layouts';
 import { MIB, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/program-ids';
 import { encodeInstructionData, Tag } from '../../src/chain/tape-instruction-data';
 import { GENESIS, SOL } from './differential-state';
 import { publishStep } from './differential-publish';
-import { CONTENT_TYPES, NAMES, Universe } from './differential-universe';
+import { Universe } from './differential-universe';
 import { ProgramHost } from './program-host';
 import { Prng } from './prng';
 
@@ -27,9 +26,8 @@ const SIZES = [
   [0, 1, 5, 400, 1_000, 5_000],
   [MIB, MAX_SAFE, 2 ** 53],
 ];
-/** NAMES[0..5] and CONTENT_TYPES[0..4] are valid. */
-const VALID_NAMES = 6;
-const VALID_CONTENT_TYPES = 5;
+/** Tags of the per-file instructions removed in 1.2.0: invalid instruction data on both hosts. */
+const RETIRED_TAGS = [5, 6, 7, 8, 9];
 
 /**
  * Random steps for the differential test: mostly tape-program instructions (valid ones, and
@@ -72,25 +70,6 @@ export class StepGenerator {
     return this.rng.pick(pools[this.rng.chance(1 / 6) ? 1 : 0]);
   }
 
-  private nameIndex(): number {
-    return this.rng.chance(0.75) ? this.rng.int(VALID_NAMES) : this.rng.int(NAMES.length);
-  }
-
-  private contentType(): Buffer {
-    const valid = this.rng.chance(0.85);
-    return CONTENT_TYPES[this.rng.int(valid ? VALID_CONTENT_TYPES : CONTENT_TYPES.length)];
-  }
-
-  /** A commitment of tape `t`, most often one whose track exists (certified, when asked). */
-  private commitment(state: ProgramHost, t: number, certified: boolean): number {
-    const existing = this.u.tracks[t]
-      .map((track, c) => ({ c, account: state.getAccount(track) }))
-      .filter(({ account }) => account && account.data.length > 41 && account.data[0] === 3)
-      .filter(({ account }) => !certified || account!.data[1 + 32 + 32 + 8 + 1] === 1);
-    if (existing.length > 0 && this.rng.chance(0.75)) return this.rng.pick(existing).c;
-    return this.rng.int(this.u.commitments.length);
-  }
-
   private instruction(state: ProgramHost): { ix: TransactionInstruction; text: string } {
     const { rng, u } = this;
     const t = rng.int(u.tapes.length);
@@ -104,7 +83,6 @@ export class StepGenerator {
       rng.pick(u.delegates),
       u.stranger,
     ]);
-    const c = rng.int(u.commitments.length);
     const ix = (keys: AccountMeta[], data: Buffer) =>
       new TransactionInstruction({ programId: u.pdas.programId, keys, data });
     const paying = [
@@ -115,9 +93,14 @@ export class StepGenerator {
       ro(u.config),
       ro(TOKEN_PROGRAM_ID),
     ];
-    const tag = rng.pick([
-      0, 1, 1, 2, 3, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 8, 8, 9, 9, 10, 10, 10, 10,
-    ]) as Tag;
+    const tag = rng.pick([0, 1, 1, 2, 3, 4, 4, 5, 10, 10, 10, 10]) as Tag;
+    if ((tag as number) === 5) {
+      // One of the retired tags, with data and accounts as their instructions had them.
+      const retired = rng.pick(RETIRED_TAGS);
+      const data = Buffer.concat([Buffer.from([retired]), rng.bytes(rng.int(48))]);
+      const keys = [w(payer, true), ro(signer, true), w(tape), ro(u.config), ro(SYSTEM_PROGRAM_ID)];
+      return { ix: ix(keys, data), text: `retired tag ${retired} (${data.length}B)` };
+    }
     switch (tag) {
       case Tag.InitConfig: {
         const epochDurationSecs = rng.pick([0, 1, 3600]);
@@ -176,90 +159,6 @@ export class StepGenerator {
           ix: ix(keys, data),
           text: `SetDelegate(tape${t}, ${delegate ? u.label(delegate) : 'none'})`,
         };
-      }
-      case Tag.WriteTrack: {
-        const size = this.value(SIZES);
-        const kind = rng.chance(0.05) ? rng.range(2, 255) : rng.int(2);
-        const contentType = this.contentType();
-        const keys = [
-          w(payer, true),
-          ro(signer, true),
-          w(tape),
-          w(u.tracks[t][c]),
-          ro(u.config),
-          ro(SYSTEM_PROGRAM_ID),
-        ];
-        const data = Buffer.concat([
-          Buffer.from([Tag.WriteTrack]),
-          u.commitments[c],
-          u64(size),
-          Buffer.from([kind, contentType.length & 0xff]),
-          contentType,
-        ]);
-        const text = `WriteTrack(track${t}.${c}, size ${size}, kind ${kind}, type ${contentType.length}B, by ${u.label(signer)})`;
-        return { ix: ix(keys, data), text };
-      }
-      case Tag.SetName: {
-        const n = this.nameIndex();
-        const name = NAMES[n];
-        const contentType = this.contentType();
-        const nameAddress = u.names[t][n];
-        const pointedAt = trackOf(state, nameAddress);
-        let previous: PublicKey | undefined;
-        if (pointedAt && rng.chance(0.8)) previous = pointedAt;
-        else if (rng.chance(0.2)) previous = rng.pick(u.tracks[t]);
-        const track = u.tracks[t][this.commitment(state, t, true)];
-        const keys = [
-          w(payer, true),
-          ro(signer, true),
-          w(tape),
-          w(nameAddress),
-          w(track),
-          ro(u.config),
-          ro(SYSTEM_PROGRAM_ID),
-        ];
-        if (previous && (!previous.equals(track) || rng.chance(0.3))) keys.push(w(previous));
-        // Metadata (the optional tail) one time in three: none, empty, ordinary, largest, too large.
-        const metadataBytes = rng.chance(1 / 3) ? rng.pick([0, 1, 40, 1_024, 1_025]) : undefined;
-        const metadata =
-          metadataBytes === undefined
-            ? Buffer.alloc(0)
-            : Buffer.concat([u16(metadataBytes), Buffer.alloc(metadataBytes, 0xa5)]);
-        const data = Buffer.concat([
-          Buffer.from([Tag.SetName]),
-          u16(name.length),
-          name,
-          Buffer.from([contentType.length & 0xff]),
-          contentType,
-          metadata,
-        ]);
-        const prev = previous ? `, previous ${u.label(previous)}` : '';
-        const tc = u.label(track);
-        const meta = metadataBytes === undefined ? '' : `, metadata ${metadataBytes}B`;
-        const text = `SetName(name${t}.${n}, ${tc}, type ${contentType.length}B${meta}${prev}, by ${u.label(signer)})`;
-        return { ix: ix(keys, data), text };
-      }
-      case Tag.CertifyTrack: {
-        const own = u.tracks[t][this.commitment(state, t, false)];
-        const track = rng.chance(0.9) ? own : rng.pick(u.all);
-        const authority = rng.chance(0.85) ? u.storageAuthority : rng.pick([u.admin, signer]);
-        const keys = [ro(authority, true), ro(u.config), w(track)];
-        const text = `CertifyTrack(${u.label(track)}, by ${u.label(authority)})`;
-        return { ix: ix(keys, Buffer.from([tag])), text };
-      }
-      case Tag.RemoveName: {
-        const n = rng.int(6);
-        const pointedAt = trackOf(state, u.names[t][n]);
-        const track = pointedAt && rng.chance(0.8) ? pointedAt : u.tracks[t][c];
-        const keys = [w(payer, true), ro(signer, true), w(tape), w(u.names[t][n]), w(track)];
-        const text = `RemoveName(name${t}.${n}, ${u.label(track)}, by ${u.label(signer)})`;
-        return { ix: ix(keys, Buffer.from([tag])), text };
-      }
-      case Tag.ReleaseTrack: {
-        const track = u.tracks[t][this.commitment(state, t, false)];
-        const keys = [w(payer, true), ro(signer, true), w(tape), w(track)];
-        const text = `ReleaseTrack(${u.label(track)}, by ${u.label(signer)})`;
-        return { ix: ix(keys, Buffer.from([tag])), text };
       }
       case Tag.Publish:
         return publishStep({ u, rng, state, t, signer, size: () => this.value(SIZES) });
@@ -324,27 +223,4 @@ function w(pubkey: PublicKey, isSigner = false): AccountMeta {
 
 function ro(pubkey: PublicKey, isSigner = false): AccountMeta {
   return { pubkey, isSigner, isWritable: false };
-}
-
-/** The track a name account points at, if it holds a name record. */
-function trackOf(state: ProgramHost, name: PublicKey): PublicKey | undefined {
-  const account = state.getAccount(name);
-  if (!account) return undefined;
-  try {
-    return decodeName(account.data).track;
-  } catch {
-    return undefined;
-  }
-}
-
-function u64(value: number): Buffer {
-  const b = Buffer.alloc(8);
-  b.writeBigUInt64LE(BigInt(value));
-  return b;
-}
-
-function u16(value: number): Buffer {
-  const b = Buffer.alloc(2);
-  b.writeUInt16LE(value);
-  return b;
 }

@@ -12,16 +12,11 @@ import { HostOutcome } from './program-host';
  */
 export const MIN_SUCCESS_SHARE: Record<keyof typeof Tag, number> = {
   InitConfig: 0.001,
-  CreateTape: 0.02,
-  ExtendTape: 0.04,
-  ResizeTape: 0.07,
+  CreateTape: 0.033,
+  ExtendTape: 0.05,
+  ResizeTape: 0.085,
   SetDelegate: 0.35,
-  WriteTrack: 0.07,
-  SetName: 0.03,
-  CertifyTrack: 0.24,
-  RemoveName: 0.05,
-  ReleaseTrack: 0.07,
-  Publish: 0.03,
+  Publish: 0.047,
 };
 
 /** Sequences below which shares vary too much from seed to seed to be checked. */

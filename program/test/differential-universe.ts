@@ -7,48 +7,6 @@ import { base58 } from './key-cache';
 const key = (label: string): PublicKey =>
   new PublicKey(createHash('sha256').update(`differential:${label}`).digest());
 
-const utf8 = (s: string): Buffer => Buffer.from(s, 'utf8');
-
-/**
- * Names as raw bytes: valid UTF-8 of every width, the length limits, invalid sequences, and
- * hidden names (a segment starting with "."), which the program refuses but a starting state may
- * hold (written by a build from before the rule) and RemoveName must still take away.
- */
-export const NAMES: Buffer[] = [
-  utf8('index.html'),
-  utf8('a'),
-  utf8('dir/page-é.html'),
-  utf8('日本語/😀.txt'),
-  utf8('x'.repeat(1024)),
-  utf8('é'.repeat(512)),
-  utf8('x'.repeat(1025)),
-  Buffer.alloc(0),
-  Buffer.from([0xff, 0xfe]),
-  Buffer.from([0x61, 0xc3]), // truncated two-byte sequence
-  Buffer.from([0xc0, 0xaf]), // overlong '/'
-  Buffer.from([0xed, 0xa0, 0x80]), // a UTF-16 surrogate
-  Buffer.from([0xf4, 0x90, 0x80, 0x80]), // past U+10FFFF
-  Buffer.from([0xef, 0xbf, 0xbf]), // U+FFFF: a noncharacter, still valid UTF-8
-  utf8('.env'),
-  utf8('.well-known/acme-challenge/x'),
-  utf8('a/.git/config'),
-  utf8('a./b.c'), // dots inside segments: visible
-];
-
-/** Indexes in NAMES of the names a starting state may hold: valid UTF-8 of 1..1024 bytes. */
-export const STORABLE_NAMES = new Set([0, 1, 2, 3, 4, 5, 14, 15, 16, 17]);
-
-/** Content types as raw bytes; the 256-byte one cannot be expressed in a u8-prefixed string. */
-export const CONTENT_TYPES: Buffer[] = [
-  Buffer.alloc(0),
-  utf8('text/plain'),
-  utf8('text/html; charset=utf-8'),
-  utf8('é'.repeat(100)),
-  utf8('t'.repeat(255)),
-  utf8('t'.repeat(256)),
-  Buffer.from([0x74, 0xff]),
-];
-
 export const COMMITMENT_COUNT = 4;
 export const TAPE_COUNT = 3;
 
@@ -75,10 +33,6 @@ export class Universe {
   readonly commitments = Array.from({ length: COMMITMENT_COUNT }, (_, i) =>
     createHash('sha256').update(`body-${i}`).digest(),
   );
-  /** tracks[tape][commitment] */
-  readonly tracks = this.tapes.map((t) => this.commitments.map((c) => this.pdas.track(t, c)));
-  /** names[tape][name], derived from the raw bytes as a client would. */
-  readonly names = this.tapes.map((t) => NAMES.map((n) => namePda(this.pdas.programId, t, n)));
   readonly labels = new Map<string, string>();
 
   constructor() {
@@ -103,8 +57,6 @@ export class Universe {
     this.authorities.forEach((k, i) => label(k, `authority${i}`));
     this.delegates.forEach((k, i) => label(k, `delegate${i}`));
     this.tapes.forEach((k, i) => label(k, `tape${i}`));
-    this.tracks.forEach((row, t) => row.forEach((k, c) => label(k, `track${t}.${c}`)));
-    this.names.forEach((row, t) => row.forEach((k, n) => label(k, `name${t}.${n}`)));
   }
 
   /** Every address a sequence may touch (accounts to swap in, lamports to send to). */
@@ -113,12 +65,4 @@ export class Universe {
   label(address: PublicKey): string {
     return this.labels.get(base58(address)) ?? base58(address);
   }
-}
-
-function namePda(programId: PublicKey, tape: PublicKey, name: Buffer): PublicKey {
-  const seed = createHash('sha256').update(name).digest();
-  return PublicKey.findProgramAddressSync(
-    [Buffer.from('name'), tape.toBuffer(), seed],
-    programId,
-  )[0];
 }

@@ -2,7 +2,7 @@ import { Keypair, TransactionInstruction } from '@solana/web3.js';
 import { TAPE_ERROR_MESSAGES, TapeErrorCode } from '../../src/chain/program-errors';
 import { alter, truncateAccounts, withData } from './oracle/instruction-alter';
 import { InstructionErrorKind } from './program-host';
-import { commitmentOf, custom, SOL, TapeWorld } from './tape-world';
+import { custom, SOL, TapeWorld } from './tape-world';
 import { HOSTS } from './test-hosts';
 
 interface Case {
@@ -13,17 +13,13 @@ interface Case {
 
 const setup = (world: TapeWorld) => {
   const owner = world.newTape(1000, 10);
-  const track = world.certifiedTrack(owner, 'x');
-  world.expectOk(world.writeTrackIx(owner, 'raw'));
-  const raw = world.pdas.track(owner.tape, commitmentOf('raw'));
-  world.expectOk(world.setNameIx(owner, 'n', track));
   const paying = (payer = owner.payer) => ({
     payer,
     tape: owner.tape,
     mint: world.mint,
     treasury: world.treasury,
   });
-  return { world, owner, track, raw, paying };
+  return { world, owner, paying };
 };
 
 const programError = (code: TapeErrorCode, instruction: string, detail: string) => [
@@ -36,22 +32,22 @@ const programError = (code: TapeErrorCode, instruction: string, detail: string) 
 const CASES: Record<string, Case> = {
   InsufficientCapacity: {
     kind: custom(TapeErrorCode.InsufficientCapacity),
-    build: ({ world, owner }) => world.writeTrackIx(owner, 'big', { size: 2000 }),
-    logs: programError(6000, 'WriteTrack', 'tape has 996 bytes free, track needs 2000'),
+    build: ({ world, owner }) => world.publishIx(owner, 0, 2000, 2000),
+    logs: programError(6000, 'Publish', 'tape has 1000 bytes of capacity, kept versions need 2000'),
   },
   TapeExpired: {
     kind: custom(TapeErrorCode.TapeExpired),
     build: ({ world, owner }) => {
       world.setEpoch(10);
-      return world.writeTrackIx(owner, 'late');
+      return world.publishIx(owner, 0, 10, 10);
     },
-    logs: programError(6001, 'WriteTrack', 'tape expired at epoch 10'),
+    logs: programError(6001, 'Publish', 'tape expired at epoch 10'),
   },
   UnauthorizedSigner: {
     kind: custom(TapeErrorCode.UnauthorizedSigner),
     build: ({ world, owner }) =>
-      world.writeTrackIx(owner, 'y', { signer: Keypair.generate().publicKey }),
-    logs: programError(6002, 'WriteTrack', 'signer is neither the tape authority nor its delegate'),
+      world.publishIx(owner, 0, 10, 10, { signer: Keypair.generate().publicKey }),
+    logs: programError(6002, 'Publish', 'signer is neither the tape authority nor its delegate'),
   },
   InsufficientFunds: {
     kind: custom(TapeErrorCode.InsufficientFunds),
@@ -64,27 +60,11 @@ const CASES: Record<string, Case> = {
     build: ({ world, paying }) => world.ix.extendTape({ ...paying(), epochs: 0 }),
     logs: programError(6004, 'ExtendTape', 'epochs must be >= 1'),
   },
-  TrackNotCertified: {
-    kind: custom(TapeErrorCode.TrackNotCertified),
-    build: ({ world, owner, raw }) => world.setNameIx(owner, 'm', raw),
-    logs: programError(6005, 'SetName', 'track is not certified'),
-  },
-  TrackInUse: {
-    kind: custom(TapeErrorCode.TrackInUse),
-    build: ({ world, owner, track }) =>
-      world.ix.releaseTrack({
-        receiver: owner.payer,
-        signer: owner.authority,
-        tape: owner.tape,
-        track,
-      }),
-    logs: programError(6006, 'ReleaseTrack', '1 name(s) point at the track'),
-  },
   AccountMismatch: {
     kind: custom(TapeErrorCode.AccountMismatch),
     build: ({ world, owner }) =>
-      alter(world.writeTrackIx(owner, 'z'), 4, { pubkey: Keypair.generate().publicKey }),
-    logs: programError(6007, 'WriteTrack', 'wrong config account'),
+      alter(world.publishIx(owner, 0, 10, 10), 3, { pubkey: Keypair.generate().publicKey }),
+    logs: programError(6007, 'Publish', 'wrong config account'),
   },
   AlreadyExists: {
     kind: custom(TapeErrorCode.AlreadyExists),
@@ -94,27 +74,16 @@ const CASES: Record<string, Case> = {
   AccountNotFound: {
     kind: custom(TapeErrorCode.AccountNotFound),
     build: ({ world, owner }) =>
-      world.ix.certifyTrack({
-        storageAuthority: world.storageAuthority,
-        track: world.pdas.track(owner.tape, commitmentOf('none')),
+      alter(world.publishIx(owner, 0, 10, 10), 2, {
+        pubkey: world.pdas.tape(Keypair.generate().publicKey),
       }),
-    logs: programError(6009, 'CertifyTrack', 'track does not exist'),
+    logs: programError(6009, 'Publish', 'tape does not exist'),
   },
   InvalidAccountData: {
     kind: custom(TapeErrorCode.InvalidAccountData),
     build: ({ world, owner }) =>
-      world.ix.certifyTrack({ storageAuthority: world.storageAuthority, track: owner.tape }),
-    logs: programError(6010, 'CertifyTrack', 'track: not a Track account'),
-  },
-  InvalidName: {
-    kind: custom(TapeErrorCode.InvalidName),
-    build: ({ world, owner, track }) =>
-      world.rawSetNameIx(owner, '.well-known/acme-challenge/x', track),
-    logs: programError(
-      6011,
-      'SetName',
-      'a name segment starts with "." (hidden files and .well-known/ are never published)',
-    ),
+      alter(world.publishIx(owner, 0, 10, 10), 2, { pubkey: world.pdas.config() }),
+    logs: programError(6010, 'Publish', 'tape: not a Tape account'),
   },
   VersionConflict: {
     kind: custom(TapeErrorCode.VersionConflict),
@@ -123,17 +92,34 @@ const CASES: Record<string, Case> = {
   },
   'InvalidInstructionData (unknown tag)': {
     kind: 'InvalidInstructionData',
-    build: ({ world, owner }) => withData(world.writeTrackIx(owner, 'z'), Buffer.from([42])),
+    build: ({ world, owner }) => withData(world.publishIx(owner, 0, 10, 10), Buffer.from([42])),
     logs: ['Error: unknown instruction tag 42'],
   },
+  // The per-file instructions' tags (WriteTrack, SetName, CertifyTrack, RemoveName,
+  // ReleaseTrack), with data as they had it: unknown since 1.2.0.
+  ...Object.fromEntries(
+    [5, 6, 7, 8, 9].map((tag) => [
+      `InvalidInstructionData (retired tag ${tag})`,
+      {
+        kind: 'InvalidInstructionData',
+        build: ({ world, owner }) =>
+          withData(world.publishIx(owner, 0, 10, 10), Buffer.from([tag, 1, 0, 0x61, 0])),
+        logs: [`Error: unknown instruction tag ${tag}`],
+      } satisfies Case,
+    ]),
+  ),
   'InvalidInstructionData (truncated)': {
     kind: 'InvalidInstructionData',
-    build: ({ world, owner }) => withData(world.writeTrackIx(owner, 'z'), Buffer.from([5, 1])),
+    build: ({ world, owner }) => withData(world.publishIx(owner, 0, 10, 10), Buffer.from([10, 1])),
     logs: ['Error: unexpected end of data'],
   },
   'InvalidInstructionData (trailing bytes)': {
     kind: 'InvalidInstructionData',
-    build: ({ world, owner }) => withData(world.writeTrackIx(owner, 'z'), Buffer.from([7, 0, 0])),
+    build: ({ world, owner }) =>
+      withData(
+        world.ix.setDelegate({ authority: owner.authority, delegate: null }),
+        Buffer.alloc(36, 0).fill(4, 0, 1),
+      ),
     logs: ['Error: 2 trailing bytes'],
   },
   'InvalidInstructionData (u64 past 2^53 - 1)': {
@@ -146,22 +132,10 @@ const CASES: Record<string, Case> = {
     },
     logs: ['Error: u64 out of range'],
   },
-  'InvalidInstructionData (invalid UTF-8)': {
-    kind: 'InvalidInstructionData',
-    build: ({ world, owner, track }) =>
-      withData(world.setNameIx(owner, 'a', track), Buffer.from([6, 2, 0, 0xff, 0xfe, 0])),
-    logs: ['Error: invalid UTF-8'],
-  },
-  'InvalidInstructionData (SetName metadata shorter than its length)': {
-    kind: 'InvalidInstructionData',
-    build: ({ world, owner, track }) =>
-      withData(world.setNameIx(owner, 'a', track), Buffer.from([6, 1, 0, 0x61, 0, 5, 0, 1])),
-    logs: ['Error: unexpected end of data'],
-  },
   NotEnoughAccountKeys: {
     kind: 'NotEnoughAccountKeys',
-    build: ({ world, owner, track }) => truncateAccounts(world.setNameIx(owner, 'a', track), 6),
-    logs: ['Error: SetName needs 7 accounts'],
+    build: ({ world, owner }) => truncateAccounts(world.publishIx(owner, 0, 10, 10), 3),
+    logs: ['Error: Publish needs 4 accounts'],
   },
 };
 

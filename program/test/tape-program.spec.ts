@@ -4,7 +4,7 @@ import { TAPE_ERROR_MESSAGES, TapeErrorCode } from '../../src/chain/program-erro
 import { DEFAULT_TAPE_PROGRAM_ID, MIB } from '../../src/chain/program-ids';
 import { alter, truncateAccounts, withData } from './oracle/instruction-alter';
 import { rentExempt } from './oracle/test-ledger';
-import { commitmentOf, custom, EPOCH_SECS, GENESIS, SOL, TapeWorld } from './tape-world';
+import { custom, EPOCH_SECS, GENESIS, SOL, TapeWorld } from './tape-world';
 import { HOSTS } from './test-hosts';
 
 describe.each(HOSTS)('%s host', (_host, newHost) => {
@@ -67,20 +67,19 @@ describe.each(HOSTS)('%s host', (_host, newHost) => {
     const setup = () => {
       const world = TapeWorld.create(newHost());
       const owner = world.newTape(MIB, 10);
-      const track = world.certifiedTrack(owner, 'x');
-      return { world, owner, track };
+      return { world, owner };
     };
 
     it('logs "Error: <message>" and fails with the Custom code', () => {
       const { world, owner } = setup();
       world.setEpoch(10);
-      expect(world.failure(world.writeTrackIx(owner, 'late'))).toEqual({ Custom: 6001 });
+      expect(world.failure(world.publishIx(owner, 0, 10, 10))).toEqual({ Custom: 6001 });
       expect(world.lastLogs).toContain(`Error: ${TAPE_ERROR_MESSAGES[TapeErrorCode.TapeExpired]}`);
     });
 
     it('answers InvalidInstructionData for empty, truncated, unknown or padded data', () => {
-      const { world, owner, track } = setup();
-      const ix = world.setNameIx(owner, 'a', track);
+      const { world, owner } = setup();
+      const ix = world.publishIx(owner, 0, 10, 10);
       const valid = ix.data;
       const cases: Buffer[] = [
         Buffer.alloc(0),
@@ -96,17 +95,21 @@ describe.each(HOSTS)('%s host', (_host, newHost) => {
       }
     });
 
-    it('answers InvalidInstructionData for invalid UTF-8 and a track kind other than 0 or 1', () => {
-      const { world, owner, track } = setup();
-      // SetName: tag 6, str16 name = [0xff, 0xfe], str8 content type = "".
-      const badName = Buffer.from([6, 2, 0, 0xff, 0xfe, 0]);
-      expect(world.failure(withData(world.setNameIx(owner, 'a', track), badName))).toBe(
-        'InvalidInstructionData',
-      );
-      const write = world.writeTrackIx(owner, 'k');
-      const badKind = Buffer.from(write.data);
-      badKind[1 + 32 + 8] = 2;
-      expect(world.failure(withData(write, badKind))).toBe('InvalidInstructionData');
+    it('refuses the retired per-file tags 5-9 as unknown, whatever follows, and changes nothing', () => {
+      const { world, owner } = setup();
+      const before = world.dump();
+      for (const tag of [5, 6, 7, 8, 9]) {
+        // A WriteTrack-, SetName- or bare-shaped body, as the old instructions had them.
+        for (const body of [Buffer.alloc(0), Buffer.alloc(41 + 11), Buffer.from([1, 0, 0x61, 0])]) {
+          const ix = withData(
+            world.publishIx(owner, 0, 10, 10),
+            Buffer.concat([Buffer.from([tag]), body]),
+          );
+          expect(world.failure(ix)).toBe('InvalidInstructionData');
+          expect(world.lastLogs).toEqual([`Error: unknown instruction tag ${tag}`]);
+        }
+      }
+      expect(world.dump()).toBe(before);
     });
 
     it('answers InvalidInstructionData for u64 values past 2^53 - 1, up to 2^64 - 1', () => {
@@ -123,17 +126,17 @@ describe.each(HOSTS)('%s host', (_host, newHost) => {
           addBytes: 1,
         });
         expect(world.failure(withData(resize, data))).toBe('InvalidInstructionData');
-        const write = world.writeTrackIx(owner, 'big');
-        const writeData = Buffer.from(write.data);
-        writeData.writeBigUInt64LE(value, 1 + 32);
-        expect(world.failure(withData(write, writeData))).toBe('InvalidInstructionData');
+        const publish = world.publishIx(owner, 0, 10, 10);
+        const publishData = Buffer.from(publish.data);
+        publishData.writeBigUInt64LE(value, 1);
+        expect(world.failure(withData(publish, publishData))).toBe('InvalidInstructionData');
       }
     });
 
     it('answers NotEnoughAccountKeys when accounts are missing', () => {
-      const { world, owner, track } = setup();
-      const ix = world.setNameIx(owner, 'a', track);
-      expect(world.failure(truncateAccounts(ix, 6))).toBe('NotEnoughAccountKeys');
+      const { world, owner } = setup();
+      const ix = world.publishIx(owner, 0, 10, 10);
+      expect(world.failure(truncateAccounts(ix, 3))).toBe('NotEnoughAccountKeys');
       expect(
         world.failure(
           new TransactionInstruction({ programId: ix.programId, keys: [], data: ix.data }),
@@ -141,20 +144,10 @@ describe.each(HOSTS)('%s host', (_host, newHost) => {
       ).toBe('NotEnoughAccountKeys');
     });
 
-    it('survives the longest name an instruction can carry with a clear error', () => {
-      const { world, owner, track } = setup();
-      // Instruction data is at most 65535 bytes on the wire (a compact-u16 length): tag, the
-      // name's u16 length, the name and an empty content type leave 65531 bytes for the name.
-      const huge = 'n'.repeat(65_531);
-      expect(world.failure(world.setNameIx(owner, huge, track, { contentType: '' }))).toEqual(
-        custom(TapeErrorCode.InvalidArgument),
-      );
-    });
-
     it('records the instruction it runs in the logs', () => {
       const { world, owner } = setup();
-      const outcome = world.expectOk(world.writeTrackIx(owner, commitmentOf('y').toString('hex')));
-      expect(outcome.logs[0]).toBe('Instruction: WriteTrack');
+      const outcome = world.expectOk(world.publishIx(owner, 0, 10, 10));
+      expect(outcome.logs[0]).toBe('Instruction: Publish');
     });
   });
 });

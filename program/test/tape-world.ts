@@ -1,14 +1,6 @@
 import { Keypair, PublicKey, TransactionInstruction } from '@solana/web3.js';
 import { createHash } from 'node:crypto';
-import {
-  decodeName,
-  decodeTape,
-  decodeTrack,
-  NameRecord,
-  TapeRecord,
-  TrackKind,
-  TrackRecord,
-} from '../../src/chain/account-layouts';
+import { decodeTape, TapeRecord } from '../../src/chain/account-layouts';
 import { associatedTokenAddress, TapePdas } from '../../src/chain/pdas';
 import { TapeErrorCode } from '../../src/chain/program-errors';
 import { DEFAULT_TAPE_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/program-ids';
@@ -181,14 +173,6 @@ export class TapeWorld<H extends ProgramHost = ProgramHost> {
     return decodeTape(this.account(this.pdas.tape(authority))!.data);
   }
 
-  track(tape: PublicKey, commitment: Buffer): TrackRecord {
-    return decodeTrack(this.account(this.pdas.track(tape, commitment))!.data);
-  }
-
-  nameRecord(tape: PublicKey, name: string): NameRecord {
-    return decodeName(this.account(this.pdas.name(tape, name))!.data);
-  }
-
   /** A tape with `capacity` bytes for `epochs` epochs; its payer and authority sign. */
   newTape(capacity = 4 * 1024 * 1024, epochs = 10): TapeOwner {
     const payer = this.wallet(10 * SOL, 10n ** 18n);
@@ -203,53 +187,6 @@ export class TapeWorld<H extends ProgramHost = ProgramHost> {
     });
     this.expectOk(ix);
     return { payer, authority, tape: this.pdas.tape(authority) };
-  }
-
-  writeTrackIx(
-    t: TapeOwner,
-    body: string,
-    over: { signer?: PublicKey; size?: number; contentType?: string } = {},
-  ) {
-    return this.ix.writeTrack({
-      payer: t.payer,
-      signer: over.signer ?? t.authority,
-      tape: t.tape,
-      commitment: commitmentOf(body),
-      size: over.size ?? Buffer.byteLength(body),
-      kind: TrackKind.Blob,
-      contentType: over.contentType ?? 'text/plain',
-    });
-  }
-
-  /** A written and certified track; returns its address. */
-  certifiedTrack(t: TapeOwner, body: string, size?: number): PublicKey {
-    this.expectOk(this.writeTrackIx(t, body, { size }));
-    const track = this.pdas.track(t.tape, commitmentOf(body));
-    this.expectOk(this.ix.certifyTrack({ storageAuthority: this.storageAuthority, track }));
-    return track;
-  }
-
-  setNameIx(
-    t: TapeOwner,
-    name: string,
-    track: PublicKey,
-    over: {
-      previousTrack?: PublicKey;
-      contentType?: string;
-      signer?: PublicKey;
-      metadata?: Buffer;
-    } = {},
-  ) {
-    return this.ix.setName({
-      payer: t.payer,
-      signer: over.signer ?? t.authority,
-      tape: t.tape,
-      name,
-      track,
-      contentType: over.contentType ?? 'text/html',
-      previousTrack: over.previousTrack,
-      metadata: over.metadata,
-    });
   }
 
   /** Publish of a version of `t` (root from `body`), signed by its authority and the storage authority. */
@@ -269,17 +206,6 @@ export class TapeWorld<H extends ProgramHost = ProgramHost> {
       versionBytes,
       addedBytes,
     });
-  }
-
-  /**
-   * SetName as any client could send it, past the builder's own refusal of hidden names (the
-   * program must refuse them itself).
-   */
-  rawSetNameIx(t: TapeOwner, name: string, track: PublicKey, contentType = 'text/html') {
-    const ix = alter(this.setNameIx(t, 'placeholder', track, { contentType }), 3, {
-      pubkey: this.pdas.name(t.tape, name),
-    });
-    return withData(ix, encodeInstructionData({ tag: Tag.SetName, name, contentType }));
   }
 
   /** Every account the host knows, as text, to prove a failed instruction left no trace. */

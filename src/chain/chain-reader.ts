@@ -1,35 +1,18 @@
 import { Logger } from '@nestjs/common';
-import { AccountInfo, GetProgramAccountsFilter, PublicKey } from '@solana/web3.js';
-import bs58 from 'bs58';
+import { AccountInfo, PublicKey } from '@solana/web3.js';
 import {
   AccountTag,
   CONFIG_SIZE,
   decodeConfig,
-  decodeName,
   decodeTape,
-  decodeTrack,
-  NameRecord,
   NetworkConfig,
-  TAPE_FIELD_OFFSET,
   TapeRecord,
-  TrackRecord,
 } from './account-layouts';
 import { ChainError } from './chain-error';
 import { ChainRpc } from './chain-rpc';
 import { associatedTokenAddress } from './pdas';
 import { epochAt } from './storage-pricing';
 import { TapeInstructions } from './tape-instructions';
-
-export interface NamedRecord extends NameRecord {
-  address: PublicKey;
-}
-
-/** A tape and some of its names, read together. */
-export interface TapeWithNames {
-  tape: TapeRecord | null;
-  /** In the order asked; null where the tape has no such name. */
-  names: (NameRecord | null)[];
-}
 
 /** Accounts per getMultipleAccounts: the limit of Solana's RPC. */
 export const MAX_ACCOUNTS_PER_REQUEST = 100;
@@ -40,9 +23,8 @@ const CLOCK_CACHE_MS = 10_000;
 
 /**
  * Reads the tape program's accounts and decodes them: the network config, the chain clock,
- * tapes, tracks and names (one getMultipleAccounts per 100 addresses), balances, and the two
- * listings that need getProgramAccounts (CLI and S3 listings only: public RPC providers
- * restrict it, and it grows with the tape).
+ * tapes (one getMultipleAccounts per 100 addresses) and balances. Nothing here needs
+ * getProgramAccounts: a tape's files are in its versions (docs/versions.md), not in accounts.
  */
 export class ChainReader {
   private configCache?: { value: NetworkConfig; at: number };
@@ -97,70 +79,10 @@ export class ChainReader {
     return this.decodeOwned(info, AccountTag.Tape, decodeTape);
   }
 
-  async getTrack(track: PublicKey): Promise<TrackRecord | null> {
-    const info = await this.rpc.call((c) => c.getAccountInfo(track));
-    return this.decodeOwned(info, AccountTag.Track, decodeTrack);
-  }
-
-  async getTracks(addresses: PublicKey[]): Promise<(TrackRecord | null)[]> {
-    const infos = await this.getAccounts(addresses);
-    return infos.map((info) => this.decodeOwned(info, AccountTag.Track, decodeTrack));
-  }
-
   /** Tapes by address, one getMultipleAccounts per 100 (the track store's collector). */
   async getTapes(addresses: PublicKey[]): Promise<(TapeRecord | null)[]> {
     const infos = await this.getAccounts(addresses);
     return infos.map((info) => this.decodeOwned(info, AccountTag.Tape, decodeTape));
-  }
-
-  async getNames(tape: PublicKey, names: string[]): Promise<(NameRecord | null)[]> {
-    return (await this.getTapeWithNames(tape, names, false)).names;
-  }
-
-  /**
-   * A tape's record (when `withTape`) and these names of it, in one getMultipleAccounts (up to
-   * 99 names; more take one request per 100 addresses).
-   */
-  async getTapeWithNames(
-    tape: PublicKey,
-    names: readonly string[],
-    withTape = true,
-  ): Promise<TapeWithNames> {
-    const addresses = names.map((n) => this.program.pdas.name(tape, n));
-    if (withTape) addresses.unshift(tape);
-    const infos = await this.getAccounts(addresses);
-    const tapeInfo = withTape ? infos.shift()! : null;
-    return {
-      tape: withTape ? this.decodeOwned(tapeInfo, AccountTag.Tape, decodeTape) : null,
-      names: infos.map((info, i) => {
-        const record = this.decodeOwned(info, AccountTag.Name, decodeName);
-        // The address is derived from (tape, name): a record for anything else is not this one.
-        return record && record.tape.equals(tape) && record.name === names[i] ? record : null;
-      }),
-    };
-  }
-
-  /** Every name of a tape: one getProgramAccounts with memcmp filters on tag and tape. */
-  async listNames(tape: PublicKey): Promise<NamedRecord[]> {
-    const accounts = await this.programAccounts(AccountTag.Name, tape);
-    const out: NamedRecord[] = [];
-    for (const { pubkey, account } of accounts) {
-      try {
-        out.push({ ...decodeName(account.data), address: pubkey });
-      } catch (err) {
-        this.logger.warn(`skipping undecodable name account ${pubkey.toBase58()}: ${String(err)}`);
-      }
-    }
-    return out;
-  }
-
-  /** Tracks of a tape (for reclaiming unnamed uploads). */
-  async listTracks(tape: PublicKey): Promise<(TrackRecord & { address: PublicKey })[]> {
-    const accounts = await this.programAccounts(AccountTag.Track, tape);
-    return accounts.map(({ pubkey, account }) => ({
-      ...decodeTrack(account.data),
-      address: pubkey,
-    }));
   }
 
   async getBalances(owner: PublicKey): Promise<{ lamports: number; tokens: bigint }> {
@@ -173,14 +95,6 @@ export class ChainReader {
     const tokens =
       tokenInfo && tokenInfo.data.length >= 72 ? tokenInfo.data.readBigUInt64LE(64) : 0n;
     return { lamports, tokens };
-  }
-
-  private async programAccounts(tag: AccountTag, tape: PublicKey) {
-    const filters: GetProgramAccountsFilter[] = [
-      { memcmp: { offset: 0, bytes: bs58.encode(Buffer.from([tag])) } },
-      { memcmp: { offset: TAPE_FIELD_OFFSET, bytes: tape.toBase58() } },
-    ];
-    return this.rpc.call((c) => c.getProgramAccounts(this.programId, { filters }));
   }
 
   /** getMultipleAccounts, 100 addresses per request, a few requests in flight at once. */

@@ -1,4 +1,5 @@
 import {
+  TransactionInstruction,
   ComputeBudgetInstruction,
   ComputeBudgetProgram,
   Connection,
@@ -251,13 +252,10 @@ describe('ChainWriter', () => {
 
   it('refuses an instruction that cannot fit a transaction before sending anything', async () => {
     const { sut, sent } = newTestWriter();
-    const huge = ix.setName({
-      payer: payer.publicKey,
-      signer: authority.publicKey,
-      tape,
-      name: 'x'.repeat(1024),
-      track: Keypair.generate().publicKey,
-      contentType: 'y'.repeat(255),
+    const huge = new TransactionInstruction({
+      programId: ix.programId,
+      keys: [{ pubkey: tape, isSigner: false, isWritable: true }],
+      data: Buffer.alloc(1_300),
     });
     await expect(sut.send([huge], [payer, authority])).rejects.toMatchObject({
       kind: 'transaction',

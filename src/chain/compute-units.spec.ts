@@ -27,27 +27,23 @@ describe('ComputeUnitEstimator', () => {
     const programId = key();
     const sut = new ComputeUnitEstimator(programId);
     const ix = new TapeInstructions(programId);
-    const track = key();
-    expect(sut.estimate(ix.certifyTrack({ storageAuthority: key(), track }))).toBe(
-      COMPUTE_UNITS.tape[Tag.CertifyTrack],
-    );
-    const setName = ix.setName({
-      payer: key(),
+    const publish = ix.publish({
       signer: key(),
+      storageAuthority: key(),
       tape: key(),
-      name: 'a',
-      track,
-      contentType: 'x',
+      expectedVersion: 0,
+      root: Buffer.alloc(32, 1),
+      versionBytes: 10,
+      addedBytes: 10,
     });
-    // Names and content types cost per byte: they are validated and hashed.
-    expect(sut.estimate(setName)).toBe(
-      COMPUTE_UNITS.tape[Tag.SetName] +
-        COMPUTE_UNITS.tapePerDataByte[Tag.SetName]! * setName.data.length,
+    expect(sut.estimate(publish)).toBe(COMPUTE_UNITS.tape[Tag.Publish]);
+    expect(sut.estimate(ix.setDelegate({ authority: key(), delegate: null }))).toBe(
+      COMPUTE_UNITS.tape[Tag.SetDelegate],
     );
     // The same bytes for another program id are not the tape program's.
-    const elsewhere = new TapeInstructions(DEFAULT_TAPE_PROGRAM_ID).certifyTrack({
-      storageAuthority: key(),
-      track,
+    const elsewhere = new TapeInstructions(DEFAULT_TAPE_PROGRAM_ID).setDelegate({
+      authority: key(),
+      delegate: null,
     });
     expect(sut.estimate(elsewhere)).toBe(DEFAULT_INSTRUCTION_COMPUTE_UNITS);
   });
@@ -55,6 +51,10 @@ describe('ComputeUnitEstimator', () => {
   it('gives unknown tags and programs what Solana gives an instruction without a limit', () => {
     const sut = new ComputeUnitEstimator(DEFAULT_TAPE_PROGRAM_ID);
     expect(sut.estimate(raw(DEFAULT_TAPE_PROGRAM_ID, Buffer.from([200])))).toBe(200_000);
+    // The retired per-file tags (5-9) are unknown too: the program refuses them.
+    for (const tag of [5, 6, 7, 8, 9]) {
+      expect(sut.estimate(raw(DEFAULT_TAPE_PROGRAM_ID, Buffer.from([tag])))).toBe(200_000);
+    }
     expect(sut.estimate(raw(DEFAULT_TAPE_PROGRAM_ID))).toBe(200_000);
     expect(sut.estimate(raw())).toBe(200_000);
   });
@@ -66,22 +66,6 @@ describe('ComputeUnitEstimator', () => {
     expect(sut.estimate(raw(TOKEN_PROGRAM_ID, Buffer.from([3])))).toBe(COMPUTE_UNITS.token);
     expect(sut.estimate(raw(ASSOCIATED_TOKEN_PROGRAM_ID))).toBe(COMPUTE_UNITS.associatedToken);
     expect(sut.estimate(ComputeBudgetProgram.setComputeUnitLimit({ units: 1 }))).toBe(150);
-  });
-
-  it('fits nine SetName of 40-byte names in one transaction, as the packer packs them by size', () => {
-    const ix = new TapeInstructions(DEFAULT_TAPE_PROGRAM_ID);
-    const sut = new ComputeUnitEstimator(DEFAULT_TAPE_PROGRAM_ID);
-    const one = sut.estimate(
-      ix.setName({
-        payer: key(),
-        signer: key(),
-        tape: key(),
-        name: 'n'.repeat(40),
-        track: key(),
-        contentType: 'text/html',
-      }),
-    );
-    expect(9 * one + 150).toBeLessThanOrEqual(MAX_TRANSACTION_COMPUTE_UNITS);
   });
 
   it('has every tape instruction within what one transaction may use', () => {

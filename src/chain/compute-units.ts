@@ -73,20 +73,11 @@ export const COMPUTE_UNITS: ComputeUnitTable = {
     [Tag.ExtendTape]: tapeCost(7_400, 3),
     [Tag.ResizeTape]: tapeCost(7_400, 3),
     [Tag.SetDelegate]: tapeCost(3_000, 1),
-    // Tape, config and the track (twice when it exists); a gift adds 3 CPIs.
-    [Tag.WriteTrack]: tapeCost(11_000, 4),
-    // Tape, track, config, name (twice when it exists), previous track.
-    [Tag.SetName]: tapeCost(15_200, 6),
-    [Tag.CertifyTrack]: tapeCost(3_300, 2),
-    // The stored name (up to 1,024 bytes) is validated and hashed again.
-    [Tag.RemoveName]: tapeCost(27_100, 3),
-    [Tag.ReleaseTrack]: tapeCost(4_500, 2),
     // Tape and config.
     [Tag.Publish]: tapeCost(4_600, 2),
   },
-  // A 1,024-byte name of two-byte characters is validated twice when rewritten (~38 CU/byte),
-  // and checked for hidden segments (~7 CU/byte).
-  tapePerDataByte: { [Tag.SetName]: 48, [Tag.WriteTrack]: 20 },
+  // No instruction validates variable-length data any more (names left with SetName).
+  tapePerDataByte: {},
   // A builtin consumes 150; 3,000 is what Agave sets aside for a builtin instruction.
   system: 3_000,
   token: 10_000,

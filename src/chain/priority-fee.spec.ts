@@ -49,14 +49,14 @@ describe('priority fees', () => {
 
   it('bounds the priority fees of packed transactions from above, within a lamport each', () => {
     const writes = Array.from({ length: 40 }, (_, i) =>
-      ix.writeTrack({
-        payer,
+      ix.publish({
         signer: payer,
+        storageAuthority: Keypair.generate().publicKey,
         tape: Keypair.generate().publicKey,
-        commitment: Buffer.alloc(32, i),
-        size: 10,
-        kind: 0,
-        contentType: 'text/plain',
+        expectedVersion: i,
+        root: Buffer.alloc(32, i + 1),
+        versionBytes: 10,
+        addedBytes: 10,
       }),
     );
     for (const price of [1, 777, 1_000_000]) {

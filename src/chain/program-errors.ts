@@ -8,13 +8,12 @@ export enum TapeErrorCode {
   UnauthorizedSigner = 6002,
   InsufficientFunds = 6003,
   InvalidArgument = 6004,
-  TrackNotCertified = 6005,
-  TrackInUse = 6006,
+  // 6005 track not certified and 6006 track in use: per-file instructions, retired in 1.2.0.
   AccountMismatch = 6007,
   AlreadyExists = 6008,
   AccountNotFound = 6009,
   InvalidAccountData = 6010,
-  InvalidName = 6011,
+  // 6011 invalid name: SetName, retired in 1.2.0.
   VersionConflict = 6012,
 }
 
@@ -24,13 +23,10 @@ export const TAPE_ERROR_MESSAGES: Record<TapeErrorCode, string> = {
   [TapeErrorCode.UnauthorizedSigner]: 'unauthorized signer',
   [TapeErrorCode.InsufficientFunds]: 'insufficient funds',
   [TapeErrorCode.InvalidArgument]: 'invalid argument',
-  [TapeErrorCode.TrackNotCertified]: 'track not certified',
-  [TapeErrorCode.TrackInUse]: 'track in use',
   [TapeErrorCode.AccountMismatch]: 'account mismatch',
   [TapeErrorCode.AlreadyExists]: 'already exists',
   [TapeErrorCode.AccountNotFound]: 'account not found',
   [TapeErrorCode.InvalidAccountData]: 'invalid account data',
-  [TapeErrorCode.InvalidName]: 'invalid name',
   [TapeErrorCode.VersionConflict]: 'version conflict',
 };
 

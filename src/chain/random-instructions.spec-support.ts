@@ -1,6 +1,5 @@
 import { Keypair, PublicKey, TransactionInstruction } from '@solana/web3.js';
 import { randomBytes } from 'node:crypto';
-import { TrackKind } from './account-layouts';
 import { DEFAULT_TAPE_PROGRAM_ID } from './program-ids';
 import { TapeInstructions } from './tape-instructions';
 
@@ -9,29 +8,27 @@ export const payer = Keypair.generate().publicKey;
 const signer = Keypair.generate().publicKey;
 const tape = Keypair.generate().publicKey;
 
-/** WriteTrack, SetName of any length, or an arbitrary instruction (repeated keys, extra signers, another program). */
+/**
+ * Publish, SetDelegate, or an arbitrary instruction of any length up to 300 bytes (repeated
+ * keys, extra signers, the tape program or another one).
+ */
 export function randomInstruction(shared: PublicKey[], rng: () => number): TransactionInstruction {
   const kind = Math.floor(rng() * 4);
   if (kind === 0) {
-    return ix.writeTrack({
-      payer,
+    return ix.publish({
       signer,
+      storageAuthority: payer,
       tape,
-      commitment: randomBytes(32),
-      size: 10,
-      kind: TrackKind.Blob,
-      contentType: 'text/html',
+      expectedVersion: Math.floor(rng() * 10),
+      root: randomBytes(32),
+      versionBytes: 10,
+      addedBytes: 10,
     });
   }
   if (kind === 1) {
-    return ix.setName({
-      payer,
-      signer,
-      tape,
-      name: 'n'.repeat(1 + Math.floor(rng() * 300)),
-      track: shared[Math.floor(rng() * shared.length)],
-      contentType: 'text/css; charset=utf-8',
-      previousTrack: rng() < 0.5 ? shared[Math.floor(rng() * shared.length)] : undefined,
+    return ix.setDelegate({
+      authority: signer,
+      delegate: shared[Math.floor(rng() * shared.length)],
     });
   }
   const keys = Array.from({ length: 1 + Math.floor(rng() * 5) }, () => ({
@@ -42,7 +39,7 @@ export function randomInstruction(shared: PublicKey[], rng: () => number): Trans
   return new TransactionInstruction({
     programId: rng() < 0.5 ? DEFAULT_TAPE_PROGRAM_ID : shared[0],
     keys,
-    data: randomBytes(Math.floor(rng() * 200)),
+    data: randomBytes(Math.floor(rng() * 300)),
   });
 }
 

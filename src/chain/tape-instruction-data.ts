@@ -1,6 +1,5 @@
 import { PublicKey } from '@solana/web3.js';
 import { ByteReader, ByteWriter, LayoutError } from './byte-codec';
-import { TrackKind, trackKind } from './account-layouts';
 
 /** Instruction tags: the first byte of instruction data (docs/program.md, "Instructions"). */
 export enum Tag {
@@ -9,11 +8,8 @@ export enum Tag {
   ExtendTape = 2,
   ResizeTape = 3,
   SetDelegate = 4,
-  WriteTrack = 5,
-  SetName = 6,
-  CertifyTrack = 7,
-  RemoveName = 8,
-  ReleaseTrack = 9,
+  // 5-9 were the per-file WriteTrack, SetName, CertifyTrack, RemoveName and ReleaseTrack
+  // (programs before 1.2.0): now unknown tags, refused as invalid instruction data, never reused.
   Publish = 10,
 }
 
@@ -29,11 +25,6 @@ export type TapeInstructionData =
   | { tag: Tag.ExtendTape; epochs: number }
   | { tag: Tag.ResizeTape; addBytes: number }
   | { tag: Tag.SetDelegate; delegate: PublicKey | null }
-  | { tag: Tag.WriteTrack; commitment: Buffer; size: number; kind: TrackKind; contentType: string }
-  | { tag: Tag.SetName; name: string; contentType: string; metadata?: Buffer }
-  | { tag: Tag.CertifyTrack }
-  | { tag: Tag.RemoveName }
-  | { tag: Tag.ReleaseTrack }
   | {
       tag: Tag.Publish;
       /** The version this one replaces (compare-and-swap); 0 for a tape's first. */
@@ -64,18 +55,6 @@ export function encodeInstructionData(d: TapeInstructionData): Buffer {
       break;
     case Tag.SetDelegate:
       w.u8(d.delegate ? 1 : 0).pubkey(d.delegate ?? PublicKey.default);
-      break;
-    case Tag.WriteTrack:
-      w.bytes(d.commitment).u64(d.size).u8(d.kind).str(d.contentType, 1);
-      break;
-    case Tag.SetName:
-      w.str(d.name, 2).str(d.contentType, 1);
-      // Optional tail: absent unless there is metadata (what the CLI and older clients send).
-      if (d.metadata && d.metadata.length > 0) w.u16(d.metadata.length).bytes(d.metadata);
-      break;
-    case Tag.CertifyTrack:
-    case Tag.RemoveName:
-    case Tag.ReleaseTrack:
       break;
     case Tag.Publish:
       w.u64(d.expectedVersion).bytes(d.root).u64(d.versionBytes).u64(d.addedBytes);
@@ -113,26 +92,6 @@ export function decodeInstructionData(data: Buffer): TapeInstructionData {
       out = { tag, delegate: has ? key : null };
       break;
     }
-    case Tag.WriteTrack:
-      out = {
-        tag,
-        commitment: r.bytes(32),
-        size: r.u64n(),
-        kind: trackKind(r.u8()),
-        contentType: r.str(1),
-      };
-      break;
-    case Tag.SetName: {
-      const setName: TapeInstructionData = { tag, name: r.str(2), contentType: r.str(1) };
-      if (r.remaining > 0) setName.metadata = r.bytes(r.u16());
-      out = setName;
-      break;
-    }
-    case Tag.CertifyTrack:
-    case Tag.RemoveName:
-    case Tag.ReleaseTrack:
-      out = { tag };
-      break;
     case Tag.Publish:
       out = {
         tag,

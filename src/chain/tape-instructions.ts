@@ -1,6 +1,4 @@
 import { AccountMeta, PublicKey, TransactionInstruction } from '@solana/web3.js';
-import { TrackKind } from './account-layouts';
-import { HiddenNameError, isHiddenName } from './hidden-names';
 import { associatedTokenAddress, TapePdas } from './pdas';
 import { SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from './program-ids';
 import { encodeInstructionData, Tag, TapeInstructionData } from './tape-instruction-data';
@@ -86,107 +84,6 @@ export class TapeInstructions {
     return this.ix([ro(a.authority, true), w(this.pdas.tape(a.authority))], {
       tag: Tag.SetDelegate,
       delegate: a.delegate,
-    });
-  }
-
-  /** `signer` is the tape's authority or its delegate; `payer` funds the new account's rent. */
-  writeTrack(a: {
-    payer: PublicKey;
-    signer: PublicKey;
-    tape: PublicKey;
-    commitment: Buffer;
-    size: number;
-    kind: TrackKind;
-    contentType: string;
-  }): TransactionInstruction {
-    return this.ix(
-      [
-        w(a.payer, true),
-        ro(a.signer, true),
-        w(a.tape),
-        w(this.pdas.track(a.tape, a.commitment)),
-        ro(this.pdas.config()),
-        ro(SYSTEM_PROGRAM_ID),
-      ],
-      {
-        tag: Tag.WriteTrack,
-        commitment: a.commitment,
-        size: a.size,
-        kind: a.kind,
-        contentType: a.contentType,
-      },
-    );
-  }
-
-  /**
-   * Points `name` at a certified track; `previousTrack` is the track the name pointed at before.
-   * A hidden name (src/chain/hidden-names.ts) throws `HiddenNameError`: the program refuses it.
-   */
-  setName(a: {
-    payer: PublicKey;
-    signer: PublicKey;
-    tape: PublicKey;
-    name: string;
-    track: PublicKey;
-    contentType: string;
-    previousTrack?: PublicKey;
-    /** Opaque bytes kept with the name (at most MAX_NAME_METADATA_BYTES); none by default. */
-    metadata?: Buffer;
-  }): TransactionInstruction {
-    if (isHiddenName(a.name)) throw new HiddenNameError(a.name);
-    const keys = [
-      w(a.payer, true),
-      ro(a.signer, true),
-      w(a.tape),
-      w(this.pdas.name(a.tape, a.name)),
-      w(a.track),
-      ro(this.pdas.config()),
-      ro(SYSTEM_PROGRAM_ID),
-    ];
-    if (a.previousTrack && !a.previousTrack.equals(a.track)) keys.push(w(a.previousTrack));
-    return this.ix(keys, {
-      tag: Tag.SetName,
-      name: a.name,
-      contentType: a.contentType,
-      metadata: a.metadata,
-    });
-  }
-
-  certifyTrack(a: { storageAuthority: PublicKey; track: PublicKey }): TransactionInstruction {
-    return this.ix([ro(a.storageAuthority, true), ro(this.pdas.config()), w(a.track)], {
-      tag: Tag.CertifyTrack,
-    });
-  }
-
-  /** Removes a name; its track is closed (capacity freed, rent to `receiver`) once unreferenced. */
-  removeName(a: {
-    receiver: PublicKey;
-    signer: PublicKey;
-    tape: PublicKey;
-    name: string;
-    track: PublicKey;
-  }): TransactionInstruction {
-    return this.ix(
-      [
-        w(a.receiver, true),
-        ro(a.signer, true),
-        w(a.tape),
-        w(this.pdas.name(a.tape, a.name)),
-        w(a.track),
-      ],
-      { tag: Tag.RemoveName },
-    );
-  }
-
-  /** Closes a track no name refers to (an upload that never got a name). */
-  releaseTrack(a: {
-    receiver: PublicKey;
-    signer: PublicKey;
-    tape: PublicKey;
-    track: PublicKey;
-  }): TransactionInstruction {
-    return this.ix([w(a.receiver, true), ro(a.signer, true), w(a.tape), w(a.track)], {
-      tag: Tag.ReleaseTrack,
     });
   }
 

@@ -43,11 +43,11 @@ export class TrackGcConfig {
   expired_grace_secs = 7 * 24 * 60 * 60;
 
   /**
-   * A reference recorded less than this long ago is kept even when its track account is absent
-   * (S3 writes store bytes before the WriteTrack, and an RPC node may lag behind the upload);
-   * bytes staged on a tape's current version (an upload in progress) and a version certified
+   * Bytes staged on a tape's current version (an upload in progress) and a version certified
    * but not published yet are kept this long after they were last recorded. A dropped version
    * and bytes staged on a version the tape has moved past are not: the pointer decides at once.
+   * A reference under no version or staging owner (a per-file track recorded by a gateway
+   * before program 1.2.0) is dropped once it is older than this.
    */
   @IsInt()
   @Min(0)
@@ -62,19 +62,14 @@ export class TrackGcConfig {
   @IsInt()
   @Min(0)
   rebase_grace_secs = 120;
-
-  /** Segments whose manifest track was never certified are collected after this age. */
-  @IsInt()
-  @Min(0)
-  orphan_segment_age_secs = 24 * 60 * 60;
 }
 
-/** `storage.uploads.*`: concurrent `PUT /upload` requests (docs/uploads.md). */
+/** `storage.uploads.*`: concurrent `PUT /upload/{tape}/{commitment}` requests (docs/uploads.md). */
 export class UploadLimitsConfig {
   /**
    * Uploads in progress at once from one client (the metering client key). An upload holds its
-   * slot until its track is certified (one batched transaction per slot or so), so this is what
-   * a deploy's throughput rests on: the `tape` CLI sends 128 at once (`deploy --concurrency`).
+   * slot until its bytes are verified and staged, so this is what a deploy's throughput rests
+   * on: the `tape` CLI sends 128 at once (`deploy --concurrency`).
    */
   @IsInt()
   @Min(1)

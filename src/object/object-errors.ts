@@ -19,7 +19,11 @@ export class ObjectRefusal extends ApiError {
  */
 export const objectErrors = {
   invalidAddress: () =>
-    new ApiError(400, 'invalid_track_address', 'the track address is not a base58 public key'),
+    new ApiError(
+      400,
+      'invalid_track_address',
+      'the track address is not base58(tape || commitment)',
+    ),
   notFound: () => new ApiError(404, 'track_not_found', 'no such track on chain'),
   notCertified: () =>
     new ApiError(

@@ -1,22 +1,19 @@
 import { ValidateBy } from 'class-validator';
-import { parseAddress } from '../chain/tape-label';
 import { parseVersionedTrack } from './versioned-track';
 
 /**
- * `GET|HEAD /object/{track}`: the track's address: a Track account's (32 bytes), or a file of a
- * published version (64 bytes, tape || commitment; versioned-track.ts), both base58.
+ * `GET|HEAD /object/{track}`: a file of a published version, base58(tape || commitment)
+ * (64 bytes; versioned-track.ts). Track accounts (32-byte addresses) no longer exist.
  */
 export class ObjectTrackParams {
   @ValidateBy(
     {
       name: 'isTrackAddress',
       validator: {
-        validate: (value) =>
-          typeof value === 'string' &&
-          (parseAddress(value) !== null || parseVersionedTrack(value) !== null),
+        validate: (value) => typeof value === 'string' && parseVersionedTrack(value) !== null,
       },
     },
-    { message: 'the track address is not a base58 public key' },
+    { message: 'the track address is not base58(tape || commitment)' },
   )
   track!: string;
 }

@@ -1,8 +1,7 @@
 import { PublicKey } from '@solana/web3.js';
-import { TapeRecord, TrackKind, TrackRecord } from '../chain/account-layouts';
+import { TapeRecord } from '../chain/account-layouts';
 import { ChainError } from '../chain/chain-error';
 import { ChainReader } from '../chain/chain-reader';
-import { parseAddress } from '../chain/tape-label';
 import { commitmentToHex, etagOf } from '../tracks/commitment';
 import { TrackRef } from '../tracks/object-reader';
 import { ObjectHeaders, objectHeaders } from './object-route-headers';
@@ -30,9 +29,10 @@ export interface ServableTrack {
 }
 
 export interface TrackResolverOptions {
-  /** Certified records are immutable (content-addressed); keep them this long. */
-  certifiedTtlMs: number;
-  /** A tape's expiry can move (extend), so its record is re-read this often. */
+  /**
+   * A tape's expiry can move (extend) and its pointer decides which files are served (a
+   * version stops being kept two Publishes later), so its record is re-read this often.
+   */
   tapeTtlMs: number;
   maxTracks: number;
   maxTapes: number;
@@ -41,7 +41,6 @@ export interface TrackResolverOptions {
 }
 
 export const DEFAULT_TRACK_RESOLVER_OPTIONS: TrackResolverOptions = {
-  certifiedTtlMs: 10 * 60 * 1000,
   tapeTtlMs: 5 * 1000,
   maxTracks: 50_000,
   maxTapes: 10_000,
@@ -87,24 +86,13 @@ export class TrackResolver {
     // Only valid addresses are ever cached, so a hit needs no parsing.
     let track = this.tracks.get(text);
     if (!track) {
-      const address = parseAddress(text);
-      const versioned = address ? null : parseVersionedTrack(text);
-      if (!address && !versioned) throw objectErrors.invalidAddress();
-      track = await this.tracks.getOrLoad(text, () =>
-        versioned ? this.loadVersioned(text, versioned) : this.loadTrack(address!),
-      );
+      // Only base58(tape || commitment): track accounts (32-byte addresses) no longer exist.
+      const versioned = parseVersionedTrack(text);
+      if (!versioned) throw objectErrors.invalidAddress();
+      track = await this.tracks.getOrLoad(text, () => this.loadVersioned(text, versioned));
     }
     const tape = await this.tapes.getOrLoad(track.tape, () => this.loadTape(track.tape));
     if (this.options.now() >= tape.expiresAt) throw objectErrors.tapeExpired();
-    return track;
-  }
-
-  private async loadTrack(address: string): Promise<ServableTrack> {
-    const record = await this.read(() => this.chain.getTrack(new PublicKey(address)));
-    if (!record) throw objectErrors.notFound();
-    if (!record.certified) throw objectErrors.notCertified();
-    const track = servable(address, record);
-    this.tracks.set(address, track, this.options.certifiedTtlMs);
     return track;
   }
 
@@ -187,21 +175,5 @@ function servableEntry(address: string, tape: string, entry: CommitEntry): Serva
     commitmentHex: commitmentToHex(entry.commitment),
     etag,
     headers: objectHeaders(entry.contentType, etag),
-  };
-}
-
-function servable(address: string, record: TrackRecord): ServableTrack {
-  const etag = etagOf(record.commitment);
-  return {
-    address,
-    tape: record.tape.toBase58(),
-    ref: {
-      kind: record.kind === TrackKind.Manifest ? 'manifest' : 'blob',
-      commitment: record.commitment,
-      size: record.size,
-    },
-    commitmentHex: commitmentToHex(record.commitment),
-    etag,
-    headers: objectHeaders(record.contentType, etag),
   };
 }

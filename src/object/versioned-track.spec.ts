@@ -38,12 +38,9 @@ describe('TrackResolver: files of published versions', () => {
       authority: tapeKey,
       delegate: null,
       capacity: 1 << 20,
-      used: 0,
       activeEpoch: 0,
       expiryEpoch: 100,
       createdAt: GENESIS,
-      nameCount: 0,
-      trackCount: 0,
       payer: tapeKey,
       ...NO_VERSION,
     };

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PublicKey } from '@solana/web3.js';
-import { NameRecord, TapeRecord, TrackKind } from '../chain/account-layouts';
+import { TapeRecord } from '../chain/account-layouts';
 import { ChainReader } from '../chain/chain-reader';
 import { tapeLife } from '../chain/tape-life';
 import { ObjectReader } from '../tracks/object-reader';
@@ -17,10 +17,10 @@ import {
 import { versionObjects } from './version-objects';
 
 /**
- * The site source of a running gateway: the tape record and the names a path needs in one
- * getMultipleAccounts of their addresses (the network config and the chain clock are cached by
- * the reader), names of a published version from its verified nodes in the track store, bytes
- * through the verifying object reader.
+ * The site source of a running gateway: the tape record (the network config and the chain clock
+ * are cached by the reader), names of a published version from its verified nodes in the track
+ * store, bytes through the verifying object reader. There are no per-file name accounts: a tape
+ * that has published no version has no names.
  */
 @Injectable()
 export class ChainSiteSource extends SiteSource {
@@ -34,15 +34,16 @@ export class ChainSiteSource extends SiteSource {
 
   async read(tape: string, names: readonly string[], withStatus: boolean): Promise<SiteRead> {
     const address = new PublicKey(tape);
-    const [read, status] = await Promise.all([
-      this.chain.getTapeWithNames(address, names, withStatus),
+    const [record, status] = await Promise.all([
+      withStatus ? this.chain.getTape(address) : null,
       // The clock and config are cached: on a warm gateway this costs no request.
       withStatus ? this.clock() : undefined,
     ]);
     return {
-      status: withStatus ? this.statusOf(read.tape, status!) : undefined,
-      pointer: withStatus ? pointerOf(read.tape) : undefined,
-      objects: read.names.map((record) => (record ? siteObject(record) : null)),
+      status: withStatus ? this.statusOf(record, status!) : undefined,
+      pointer: withStatus ? pointerOf(record) : undefined,
+      // Names live only in versions (readVersion): a tape at version 0 is an empty site.
+      objects: names.map(() => null),
     };
   }
 
@@ -78,15 +79,4 @@ export class ChainSiteSource extends SiteSource {
 
 function pointerOf(record: TapeRecord | null): SitePointer {
   return record && record.version > 0 ? { version: record.version, root: record.root } : NO_VERSION;
-}
-
-function siteObject(record: NameRecord): SiteObject {
-  return {
-    name: record.name,
-    kind: record.kind === TrackKind.Manifest ? 'manifest' : 'blob',
-    commitment: record.commitment,
-    commitmentHex: record.commitment.toString('hex'),
-    size: record.size,
-    contentType: record.contentType,
-  };
 }

@@ -25,6 +25,12 @@ function page(status: number, title: string, text: string): BuiltInPage {
 export const PAGES = {
   notFound: page(404, '404 Not Found', 'There is nothing at this address.'),
   noSite: page(404, '404 Not Found', 'No site is served at this address.'),
+  emptySite: page(
+    404,
+    '404 Not Found',
+    'This site has published no version yet: its tape holds no files. ' +
+      'Its owner publishes one with <code>tape deploy</code>.',
+  ),
   expired: page(
     410,
     '410 Gone',

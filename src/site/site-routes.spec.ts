@@ -75,6 +75,20 @@ describe('site routes', () => {
       expect(res.headers.location).toBe(`${mount()}/docs/?tab=2`);
     });
 
+    it('answers a tape that has published no version with 404 and a page saying so', async () => {
+      const empty = await t.addSite({});
+      for (const path of ['/', '/index.html', '/docs/']) {
+        const res = await get(`/site/${empty.tape}${path}`);
+        expect(res.statusCode).toBe(404);
+        expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+        expect(res.body).toContain('has published no version yet');
+        expect(res.headers['x-tape-version']).toBeUndefined();
+      }
+      // A published site's miss keeps the generic page (or its own 404.html).
+      const miss = await get(`/site/${tape}/no-such-page`);
+      expect(miss.body).not.toContain('has published no version yet');
+    });
+
     it('answers a missing path with the site 404.html and status 404', async () => {
       const res = await fetchPath('/nope.html');
       expect(res.statusCode).toBe(404);

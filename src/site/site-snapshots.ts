@@ -19,7 +19,7 @@ export interface SiteSnapshot {
   readonly tape: string;
   readonly status: SiteStatus;
   readonly policy: SitePolicy;
-  /** The published version served (0: none, the tape's Name accounts serve). */
+  /** The published version served (0: none yet, an empty site). */
   readonly version: number;
   /** Its root's commitment, and in hex (the key of its names in the name cache); '' for 0. */
   readonly root: Buffer;

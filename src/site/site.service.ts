@@ -191,7 +191,12 @@ export class SiteService {
           mount !== '',
         );
       case 'not-found':
-        return this.responder.page(PAGES.notFound, policy);
+        // A tape at version 0 is an empty site: program 1.2.0 has no per-file names, so there
+        // is nothing to serve until its first version is published (docs/versions.md).
+        return this.responder.page(
+          snapshot.version === 0 ? PAGES.emptySite : PAGES.notFound,
+          policy,
+        );
       case 'bad-path':
         // Never cached (a 400), but of the site: a versioned site's says which version.
         return this.responder.page(PAGES.badPath, policy);

@@ -11,11 +11,11 @@ export const publishErrors = {
     ),
   /** The certifier's one-line reason (a missing byte names its file). */
   notCertified: (reason: string) => new ApiError(422, 'not_certified', reason),
-  capacity: (free: number, kept: number) =>
+  capacity: (capacity: number, kept: number) =>
     new ApiError(
       413,
       'payload_too_large',
-      `insufficient capacity: tape has ${free} bytes free, kept versions need ${kept}`,
+      `insufficient capacity: tape has ${capacity} bytes of capacity, kept versions need ${kept}`,
     ),
 };
 

@@ -46,7 +46,6 @@ function newTestService(tapeFields: Partial<TapeRecord> = {}) {
     authority: authority.publicKey,
     delegate: null,
     capacity: 10 << 20,
-    used: 0,
     expiryEpoch: 100,
     version: 0,
     root: Buffer.alloc(32),

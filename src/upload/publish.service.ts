@@ -169,9 +169,7 @@ export class PublishService {
     }
     const before = tape.version === 0 ? 0 : tape.versionBytes;
     const kept = before + sizes.addedBytes;
-    if (tape.used + kept > tape.capacity) {
-      throw publishErrors.capacity(Math.max(0, tape.capacity - tape.used), kept);
-    }
+    if (kept > tape.capacity) throw publishErrors.capacity(tape.capacity, kept);
     await this.kept.record(address, expectedVersion + 1, root, sizes.tracks, trusted?.tracks);
     if (base && !trusted) await this.kept.refresh(address, tape.version, tape.root, base);
     this.certified.remember(tapeKey, expectedVersion + 1, sizes.facts);

@@ -1,12 +1,15 @@
 import { Keypair } from '@solana/web3.js';
-import { signUpload, UPLOAD_CLOCK_SKEW_MS, UPLOAD_HEADERS, verifyUpload } from './upload-auth';
+import { UploadSigner } from '../cli/deploy/upload-signer';
+import { UPLOAD_CLOCK_SKEW_MS, UPLOAD_HEADERS, verifySigned } from './upload-auth';
+import { versionUploadMessage } from './version-request-auth';
 
 const claim = {
   tape: Keypair.generate().publicKey.toBase58(),
-  track: Keypair.generate().publicKey.toBase58(),
   commitment: 'ab'.repeat(32),
   size: 1234,
 };
+const messageOf = (c: typeof claim) => (timestamp: number) =>
+  versionUploadMessage({ ...c, timestamp });
 
 function headersOf(h: Record<string, string>) {
   return {
@@ -16,41 +19,44 @@ function headersOf(h: Record<string, string>) {
   };
 }
 
-describe('upload signatures', () => {
+describe('signed writer requests', () => {
   const signer = Keypair.generate();
   const now = 1_800_000_000_000;
+  const signed = () => headersOf(new UploadSigner(signer).signed(messageOf(claim), now));
 
   it('verifies a fresh signature and names the signer', () => {
-    const result = verifyUpload(claim, headersOf(signUpload(claim, signer, now)), now + 1000);
+    const result = verifySigned(signed(), messageOf(claim), now + 1000);
     expect(result).toEqual({ ok: true, signer: signer.publicKey });
   });
 
-  it('refuses other bytes, another track, another size, another tape', () => {
-    const h = headersOf(signUpload(claim, signer, now));
+  it('refuses other bytes, another size, another tape', () => {
+    const h = signed();
     for (const changed of [
       { ...claim, commitment: 'cd'.repeat(32) },
       { ...claim, size: 1235 },
-      { ...claim, track: Keypair.generate().publicKey.toBase58() },
       { ...claim, tape: Keypair.generate().publicKey.toBase58() },
     ]) {
-      expect(verifyUpload(changed, h, now)).toEqual({ ok: false, reason: 'bad-signature' });
+      expect(verifySigned(h, messageOf(changed), now)).toEqual({
+        ok: false,
+        reason: 'bad-signature',
+      });
     }
   });
 
   it('refuses stale and future timestamps', () => {
-    const h = headersOf(signUpload(claim, signer, now));
-    expect(verifyUpload(claim, h, now + UPLOAD_CLOCK_SKEW_MS + 1)).toEqual({
+    const h = signed();
+    expect(verifySigned(h, messageOf(claim), now + UPLOAD_CLOCK_SKEW_MS + 1)).toEqual({
       ok: false,
       reason: 'stale',
     });
-    expect(verifyUpload(claim, h, now - UPLOAD_CLOCK_SKEW_MS - 1)).toEqual({
+    expect(verifySigned(h, messageOf(claim), now - UPLOAD_CLOCK_SKEW_MS - 1)).toEqual({
       ok: false,
       reason: 'stale',
     });
   });
 
   it('refuses malformed headers without throwing', () => {
-    const h = headersOf(signUpload(claim, signer, now));
+    const h = signed();
     const bad = [
       {},
       { ...h, signer: 'not-a-key' },
@@ -61,8 +67,7 @@ describe('upload signatures', () => {
       { ...h, signer: Keypair.generate().publicKey.toBase58() },
     ];
     for (const headers of bad) {
-      const result = verifyUpload(claim, headers, now);
-      expect(result.ok).toBe(false);
+      expect(verifySigned(headers, messageOf(claim), now).ok).toBe(false);
     }
   });
 });

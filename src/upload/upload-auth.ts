@@ -1,19 +1,17 @@
-import { Keypair, PublicKey } from '@solana/web3.js';
+import { PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { createPublicKey, verify } from 'node:crypto';
-import nacl from 'tweetnacl';
 
 /**
- * Upload requests (`PUT /upload/{track}`, docs/uploads.md) are signed by the tape's authority
- * or its delegate over the tape, the track, the commitment and size of the bytes sent, and a
- * fresh timestamp, so a captured request cannot be replayed later or for other bytes.
+ * Writer requests (`PUT /upload/{tape}/{commitment}`, `POST /upload/{tape}/missing`,
+ * `POST /publish/{tape}`; docs/uploads.md) are signed by the tape's authority or its delegate
+ * over what the request does (version-request-auth.ts builds each message) and a fresh
+ * timestamp, so a captured request cannot be replayed later or for other bytes.
  */
 export const UPLOAD_HEADERS = {
   signer: 'x-tape-signer',
   timestamp: 'x-tape-timestamp',
   signature: 'x-tape-signature',
-  /** Present when the bytes are one segment of a manifest track: the segment's commitment. */
-  segment: 'x-tape-segment',
 } as const;
 
 /** DER prefix of an Ed25519 SubjectPublicKeyInfo; the 32 key bytes follow. */
@@ -22,51 +20,7 @@ const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 /** How far a request's timestamp may be from the gateway's clock. */
 export const UPLOAD_CLOCK_SKEW_MS = 5 * 60 * 1000;
 
-export interface UploadClaim {
-  tape: string;
-  track: string;
-  /** Commitment (hex) of the bytes in this request. */
-  commitment: string;
-  /** Size of the bytes in this request. */
-  size: number;
-  /** Unix milliseconds. */
-  timestamp: number;
-}
-
-export function uploadMessage(c: UploadClaim): Buffer {
-  return Buffer.from(
-    ['tape-upload-v1', c.tape, c.track, c.commitment, String(c.size), String(c.timestamp)].join(
-      '\n',
-    ),
-    'utf8',
-  );
-}
-
-/** Headers for an upload request signed by `signer`. */
-export function signUpload(
-  claim: Omit<UploadClaim, 'timestamp'>,
-  signer: Keypair,
-  now = Date.now(),
-): Record<string, string> {
-  const full = { ...claim, timestamp: now };
-  const signature = nacl.sign.detached(uploadMessage(full), signer.secretKey);
-  return {
-    [UPLOAD_HEADERS.signer]: signer.publicKey.toBase58(),
-    [UPLOAD_HEADERS.timestamp]: String(now),
-    [UPLOAD_HEADERS.signature]: bs58.encode(signature),
-  };
-}
-
 export type UploadAuthFailure = 'malformed' | 'stale' | 'bad-signature';
-
-/** Checks the signature and freshness; who may sign for the tape is the caller's check. */
-export function verifyUpload(
-  claim: Omit<UploadClaim, 'timestamp'>,
-  headers: SignedHeaders,
-  now = Date.now(),
-): SignedCheck {
-  return verifySigned(headers, (timestamp) => uploadMessage({ ...claim, timestamp }), now);
-}
 
 /** The signature headers of a request, as the edge read them. */
 export interface SignedHeaders {

@@ -1,18 +1,11 @@
 import { Expose } from 'class-transformer';
 import { IsOptional, IsString, Matches } from 'class-validator';
-import { IsBase58Address } from '../chain/address-constraint';
 import { UPLOAD_HEADERS } from './upload-auth';
 
-/** `PUT /upload/{track}`: the track's address. */
-export class UploadTrackParams {
-  @IsBase58Address({ message: 'malformed track address' })
-  track!: string;
-}
-
 /**
- * The headers of `PUT /upload/{track}` the upload reads: the declared length and the signed
+ * The headers of a version upload (`PUT /upload/{tape}/{commitment}`, `POST /publish/{tape}`) the gateway reads: the declared length and the signed
  * claim (docs/uploads.md). Checked here for form only; who signed and whether the length is the
- * track's are the service's questions.
+ * bytes' are the service's questions.
  */
 export class UploadHeaders {
   @Expose({ name: 'content-length' })
@@ -34,9 +27,4 @@ export class UploadHeaders {
   @IsOptional()
   @IsString()
   signature?: string;
-
-  @Expose({ name: UPLOAD_HEADERS.segment })
-  @IsOptional()
-  @IsString()
-  segment?: string;
 }

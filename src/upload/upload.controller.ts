@@ -1,31 +1,21 @@
-import { Controller, Get, Optional, Param, Put, Req, Res, UseGuards } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Controller, Get } from '@nestjs/common';
 import { GatewayIdentity } from '../chain/gateway-identity';
 import { ChainReader } from '../chain/chain-reader';
 import { TapeInstructions } from '../chain/tape-instructions';
 import { StorageConfig } from '../config/storage.config';
-import type { PeerRequest } from '../metering/client-ip';
-import { Metered } from '../metering/metered.decorator';
-import { MeteringService } from '../metering/metering.service';
-import { setRateLimitHeaders } from '../metering/rate-limit-headers';
-import { RequestHeaders, validationPipe } from '../http/validation-pipe';
-import { UploadHeaders, UploadTrackParams } from './upload-request.dto';
-import { UploadResult, UploadService } from './upload.service';
-import { uploadErrors, UploadSlotsFullError } from './upload-error';
-import { WriterOnlyGuard } from './writer-only.guard';
 
-/** Malformed input: 400 with the DTO's message, as the gateway's error body. */
-const UPLOAD_INPUT = validationPipe((message) => uploadErrors.badRequest(message));
-
+/**
+ * `GET /upload/config`. A version's bytes are uploaded by `PUT /upload/{tape}/{commitment}`
+ * (version-upload.controller.ts); the per-file `PUT /upload/{track}` is gone with the per-file
+ * accounts (docs/uploads.md).
+ */
 @Controller('upload')
 export class UploadController {
   constructor(
-    private readonly uploads: UploadService,
     private readonly identity: GatewayIdentity,
     private readonly chain: ChainReader,
     private readonly program: TapeInstructions,
     private readonly storage: StorageConfig,
-    @Optional() private readonly metering?: MeteringService,
   ) {}
 
   /** What a writer needs to know before uploading (segment size, keys). */
@@ -39,34 +29,5 @@ export class UploadController {
       storage_authority: network.storageAuthority.toBase58(),
       program_id: this.program.programId.toBase58(),
     };
-  }
-
-  /** Guards in order: metering first, then a reader's refusal, then the input's form. */
-  @Put(':track')
-  @UseGuards(WriterOnlyGuard)
-  @Metered('upload')
-  async upload(
-    @RequestHeaders(UPLOAD_INPUT) headers: UploadHeaders,
-    @Param(UPLOAD_INPUT) params: UploadTrackParams,
-    @Req() req: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<UploadResult> {
-    const length = headers.contentLength;
-    return this.uploads
-      .upload({
-        track: params.track,
-        client: this.metering?.clientKeyOf(req as unknown as PeerRequest) ?? req.ip,
-        contentLength: length === undefined ? undefined : Number(length),
-        signer: headers.signer,
-        timestamp: headers.timestamp,
-        signature: headers.signature,
-        segment: headers.segment,
-        body: req.raw,
-      })
-      .catch((err: unknown) => {
-        // Metering's writer: Retry-After and RateLimit-* beside the gateway's error body.
-        if (err instanceof UploadSlotsFullError) setRateLimitHeaders(reply, err.decision);
-        throw err;
-      });
   }
 }

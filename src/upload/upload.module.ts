@@ -9,9 +9,7 @@ import { GatewayMetrics } from '../observability/gateway-metrics';
 import { ObservabilityModule } from '../observability/observability.module';
 import { TrackGcModule } from '../tracks/gc/track-gc.module';
 import { TracksModule } from '../tracks/tracks.module';
-import { CertificationBatcher } from './certification-batcher';
 import { UploadController } from './upload.controller';
-import { UploadService } from './upload.service';
 import { UploadSlots } from './upload-slots';
 import { TrackStore } from '../tracks/track-store';
 import { StoreVersionHoldings } from '../versions/store-version-holdings';
@@ -29,8 +27,8 @@ import { VersionUploadController } from './version-upload.controller';
 import { VersionUploadService } from './version-upload.service';
 
 /**
- * `PUT /upload/{track}`, and the bytes and Publish of versions: the write side of the data
- * plane (docs/uploads.md).
+ * The bytes and Publish of versions, and `GET /upload/config`: the write side of the data plane
+ * (docs/uploads.md).
  */
 @Module({
   imports: [
@@ -49,8 +47,6 @@ import { VersionUploadService } from './version-upload.service';
     VersionDownloadController,
   ],
   providers: [
-    UploadService,
-    CertificationBatcher,
     UploadSlots,
     TapeWriterAccess,
     VersionUploadService,

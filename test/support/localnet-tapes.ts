@@ -1,17 +1,8 @@
 import { Keypair, PublicKey, Transaction, TransactionInstruction } from '@solana/web3.js';
 import { randomBytes } from 'node:crypto';
-import {
-  decodeName,
-  decodeTape,
-  decodeTrack,
-  NameRecord,
-  TapeRecord,
-  TrackKind,
-  TrackRecord,
-} from '../../src/chain/account-layouts';
+import { decodeTape, TapeRecord } from '../../src/chain/account-layouts';
 import { DEFAULT_TAPE_PROGRAM_ID } from '../../src/chain/program-ids';
 import { TapeInstructions } from '../../src/chain/tape-instructions';
-import { encodeInstructionData, Tag } from '../../src/chain/tape-instruction-data';
 import { LocalnetClient } from './localnet-client';
 
 export interface TestTape {
@@ -49,95 +40,42 @@ export class TapeFixture {
     return { keypair, address: this.ix.pdas.tape(keypair.publicKey) };
   }
 
-  writeTrackIx(
-    payer: PublicKey,
-    signer: PublicKey,
-    tape: PublicKey,
-    size: number,
-    commitment: Buffer = randomBytes(32),
-  ): { ix: TransactionInstruction; track: PublicKey; commitment: Buffer } {
-    const ix = this.ix.writeTrack({
-      payer,
-      signer,
-      tape,
-      commitment,
-      size,
-      kind: TrackKind.Blob,
-      contentType: 'text/html',
-    });
-    return { ix, track: this.ix.pdas.track(tape, commitment), commitment };
-  }
-
-  /** Writes and certifies a track; returns its address. */
-  async certifiedTrack(payer: Keypair, tape: TestTape, size = 1000): Promise<PublicKey> {
-    const { ix, track } = this.writeTrackIx(
-      payer.publicKey,
-      tape.keypair.publicKey,
-      tape.address,
-      size,
-    );
-    await this.client.send([ix], [payer, tape.keypair]);
-    await this.certify(track);
-    return track;
-  }
-
-  async certify(track: PublicKey): Promise<void> {
-    await this.client.send(
-      [this.ix.certifyTrack({ storageAuthority: this.storageAuthority.publicKey, track })],
-      [this.storageAuthority],
-    );
-  }
-
-  setNameIx(
-    payer: PublicKey,
-    signer: PublicKey,
-    tape: PublicKey,
-    name: string,
-    track: PublicKey,
-    previousTrack?: PublicKey,
-  ): TransactionInstruction {
-    return this.ix.setName({
-      payer,
-      signer,
-      tape,
-      name,
-      track,
-      contentType: 'text/html',
-      previousTrack,
-    });
-  }
-
   /**
-   * SetName as any web3.js client can send it, bypassing `TapeInstructions.setName`'s own checks
-   * (it refuses hidden names): what the program itself accepts is under test.
+   * Publish of a version of `versionBytes` on `tape` over `expectedVersion`, co-signed by the
+   * storage authority (its certification). The root is random unless given: the program checks
+   * the compare-and-swap and the capacity, not the manifest.
    */
-  rawSetNameIx(
-    payer: PublicKey,
+  publishIx(
     signer: PublicKey,
     tape: PublicKey,
-    name: string,
-    track: PublicKey,
+    expectedVersion: number,
+    versionBytes = 1000,
+    addedBytes = versionBytes,
+    root: Buffer = randomBytes(32),
   ): TransactionInstruction {
-    const ix = this.setNameIx(payer, signer, tape, 'placeholder', track);
-    const keys = ix.keys.map((k, i) =>
-      i === 3 ? { ...k, pubkey: this.ix.pdas.name(tape, name) } : k,
+    return this.ix.publish({
+      signer,
+      storageAuthority: this.storageAuthority.publicKey,
+      tape,
+      expectedVersion,
+      root,
+      versionBytes,
+      addedBytes,
+    });
+  }
+
+  /** Publishes the tape's next version; returns its number. */
+  async publish(payer: Keypair, tape: TestTape, versionBytes = 1000): Promise<number> {
+    const expected = (await this.tape(tape.address)).version;
+    await this.client.send(
+      [this.publishIx(tape.keypair.publicKey, tape.address, expected, versionBytes)],
+      signersOf(payer, tape.keypair, this.storageAuthority),
     );
-    const data = encodeInstructionData({ tag: Tag.SetName, name, contentType: 'text/html' });
-    return new TransactionInstruction({ programId: ix.programId, keys, data });
+    return expected + 1;
   }
 
   async tape(address: PublicKey): Promise<TapeRecord> {
     return decodeTape(await this.data(address));
-  }
-
-  async track(address: PublicKey): Promise<TrackRecord | null> {
-    const info = await this.client.connection.getAccountInfo(address);
-    return info ? decodeTrack(info.data) : null;
-  }
-
-  async name(tape: PublicKey, name: string): Promise<NameRecord | null> {
-    const info = await this.client.connection.getAccountInfo(this.ix.pdas.name(tape, name));
-    return info ? decodeName(info.data) : null;
   }
 
   private async data(address: PublicKey): Promise<Buffer> {
@@ -145,6 +83,11 @@ export class TapeFixture {
     if (!info) throw new Error(`no account at ${address.toBase58()}`);
     return info.data;
   }
+}
+
+/** Distinct signers, the fee payer first. */
+export function signersOf(...keys: Keypair[]): Keypair[] {
+  return keys.filter((k, i) => keys.findIndex((o) => o.publicKey.equals(k.publicKey)) === i);
 }
 
 /** Solana's packet limit for a whole transaction, signatures included. */

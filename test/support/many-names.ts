@@ -1,87 +1,85 @@
-import { Keypair, LAMPORTS_PER_SOL, PublicKey } from '@solana/web3.js';
+import { PublicKey } from '@solana/web3.js';
 import { join } from 'node:path';
 import { ChainServices } from '../../src/chain/chain.module';
 import { readKeypair } from '../../src/chain/keypair-file';
+import { GatewayClient } from '../../src/cli/deploy/gateway-client';
+import { ChangePublisher } from '../../src/cli/versions/change-publisher';
+import { VersionPublisher } from '../../src/cli/versions/version-publisher';
 import { ChainConfig } from '../../src/config/chain.config';
 import { commitmentOfBuffer } from '../../src/tracks/commitment';
+import type { ChangedFile } from '../../src/versions/version-planner';
 
-/** Names sent (and, on a failure, sent again) together. */
-const CHUNK = 5000;
-const ATTEMPTS = 3;
+/** The gateway's default segment size (storage.segment_bytes): the shared file is one blob. */
+const SEGMENT_BYTES = 8 * 1024 * 1024;
 
 export interface ManyNamesOptions {
   rpcUrl: string;
+  /** The writer gateway that certifies the version. */
+  gatewayUrl: string;
+  /** Its storage authority (co-signs the Publish). */
+  storageAuthority: PublicKey;
   /** The CLI config directory that created the tape (wallet `id.json`, `tapes/<tape>.json`). */
   configDir: string;
   tape: string;
-  /** Bytes of a file already deployed on the tape: every new name points at its track. */
+  /** Bytes of a file the tape's current version already holds: every new name points at them. */
   sharedBody: Buffer | string;
   contentType: string;
   /** The names to add. */
   names: string[];
-  /** Transactions in flight at once. */
-  concurrency?: number;
-  onProgress?: (done: number) => void;
+}
+
+export interface ManyNamesResult {
+  /** The version published. */
+  version: number;
+  /** Bytes of tracks it added to the tape (its new manifest nodes; no file bytes). */
+  addedBytes: number;
 }
 
 /**
- * Gives a deployed tape many more names, fast: SetName instructions through the real program,
- * all pointing at one certified track the tape already has (no bytes to upload), packed as
- * tightly as transactions allow and sent many at once. Pays their rent from the local
- * network's faucet. For benchmarks of large sites.
+ * Gives a deployed tape many more names, fast: one version on top of the current one whose new
+ * names all name the bytes of a file the tape already holds (nothing but manifest nodes to
+ * upload), published through the writer gateway as `tape deploy` publishes (ChangePublisher).
+ * For benchmarks of large sites.
  */
-export async function addManyNames(options: ManyNamesOptions): Promise<void> {
+export async function addManyNames(options: ManyNamesOptions): Promise<ManyNamesResult> {
   const chain = new ChainServices(Object.assign(new ChainConfig(), { rpc_url: options.rpcUrl }));
+  const gateway = new GatewayClient(options.gatewayUrl);
   try {
-    const payer = readKeypair(join(options.configDir, 'id.json'));
-    const tapeKey = readKeypair(join(options.configDir, 'tapes', `${options.tape}.json`));
-    const tape = new PublicKey(options.tape);
+    const wallet = readKeypair(join(options.configDir, 'id.json'));
+    const tapeSigner = readKeypair(join(options.configDir, 'tapes', `${options.tape}.json`));
     const body = Buffer.isBuffer(options.sharedBody)
       ? options.sharedBody
       : Buffer.from(options.sharedBody);
-    const track = chain.ix.pdas.track(tape, commitmentOfBuffer(body).commitment);
-    const record = await chain.reader.getTrack(track);
-    if (!record?.certified) throw new Error('the shared file is not a certified track of the tape');
-
-    // Name accounts are rent-exempt: about 0.002 SOL each.
-    const rent = await chain.costs.rentExempt(200);
-    const needed = rent * options.names.length + 10 * LAMPORTS_PER_SOL;
-    for (let have = 0; have < needed; have += 1000 * LAMPORTS_PER_SOL) {
-      await chain.faucet.requestAirdrop(payer.publicKey, 1000 * LAMPORTS_PER_SOL);
-    }
-    let done = 0;
-    for (let start = 0; start < options.names.length; start += CHUNK) {
-      const instructions = options.names.slice(start, start + CHUNK).map((name) =>
-        chain.ix.setName({
-          payer: payer.publicKey,
-          signer: tapeKey.publicKey,
-          tape,
-          name,
-          track,
-          contentType: options.contentType,
-        }),
-      );
-      // SetName of a name to the track it already points at changes nothing: a chunk cut short
-      // by a dropped connection is simply sent again.
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await chain.writer.send(instructions, signers(payer, tapeKey), {
-            ordered: false,
-            concurrency: options.concurrency ?? 16,
-          });
-          break;
-        } catch (err) {
-          if (attempt >= ATTEMPTS) throw err;
-        }
-      }
-      done += instructions.length;
-      options.onProgress?.(done);
-    }
+    const shared = (name: string): ChangedFile => ({
+      name,
+      commitment: commitmentOfBuffer(body).commitment,
+      size: body.length,
+      contentType: options.contentType,
+      layout: { kind: 'blob' },
+    });
+    const publisher = new VersionPublisher(gateway, chain.rpc, chain.ix, {
+      concurrency: 16,
+      segmentBytes: SEGMENT_BYTES,
+      storageAuthority: options.storageAuthority,
+    });
+    const outcome = await new ChangePublisher(chain, gateway, publisher).publish({
+      tape: new PublicKey(options.tape),
+      tapeSigner,
+      wallet,
+      change: (base) => {
+        if (!base.entries.some((e) => e.commitment.equals(shared('').commitment)))
+          throw new Error('the shared file is not in the tape’s current version');
+        return { put: options.names.map(shared) };
+      },
+      readSmall: async () => body,
+      pathOf: () => {
+        throw new Error('no file of its own to upload: every new name reuses the shared bytes');
+      },
+    });
+    if (!outcome.published) throw new Error('no version published: the names were all there');
+    return { version: outcome.published.version, addedBytes: outcome.published.addedBytes };
   } finally {
+    gateway.close();
     chain.close();
   }
-}
-
-function signers(payer: Keypair, tapeKey: Keypair): Keypair[] {
-  return payer.publicKey.equals(tapeKey.publicKey) ? [payer] : [payer, tapeKey];
 }

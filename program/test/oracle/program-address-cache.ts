@@ -16,7 +16,7 @@ export interface ProgramAddress {
  * Program-derived addresses of one program, remembered in a bounded map.
  *
  * Deriving a PDA costs a curve test per bump tried (is this hash an ed25519 point?), the most
- * expensive step of a SetName; the local network must confirm thousands of them a second.
+ * expensive step of an instruction; the differential test runs hundreds of thousands of them.
  * So addresses are remembered, and checking an address the client passed (`bumpOf`) stops at
  * the first hash equal to it, skipping the curve test of the match itself: it needs one curve
  * test on average where a full derivation needs two.

@@ -1,13 +1,9 @@
 import { PublicKey } from '@solana/web3.js';
 import {
   decodeConfig,
-  decodeName,
   decodeTape,
-  decodeTrack,
-  NameRecord,
   NetworkConfig,
   TapeRecord,
-  TrackRecord,
 } from '../../../src/chain/account-layouts';
 import { LayoutError } from '../../../src/chain/byte-codec';
 import { TapeErrorCode, TapeProgramError } from '../../../src/chain/program-errors';
@@ -19,7 +15,6 @@ import { TapeSeeds } from './tape-seeds';
 
 /** Largest value an account field may hold: the codecs read u64 fields as exact JS numbers. */
 export const MAX_STORED_U64 = Number.MAX_SAFE_INTEGER;
-export const MAX_U32 = 0xffff_ffff;
 
 export function fail(code: TapeErrorCode, detail: string): never {
   throw new TapeProgramError(code, detail);
@@ -107,27 +102,6 @@ export class TapeInvocation {
     return { view, record };
   }
 
-  /** A track account of `tape` (writable: every instruction that reads one may change it). */
-  track(index: number, tape: PublicKey | null, role = 'track'): Loaded<TrackRecord> {
-    const view = this.writable(index, role);
-    const record = this.decodeOwned(view, role, decodeTrack);
-    if (tape && !record.tape.equals(tape)) {
-      fail(TapeErrorCode.AccountMismatch, `${role} belongs to another tape`);
-    }
-    this.expectPda(view, TapeSeeds.track(record.tape, record.commitment), role);
-    return { view, record };
-  }
-
-  /** An existing name account of `tape`. */
-  name(index: number, tape: PublicKey): Loaded<NameRecord> {
-    const view = this.writable(index, 'name');
-    const record = this.decodeOwned(view, 'name', decodeName);
-    if (!record.tape.equals(tape))
-      fail(TapeErrorCode.AccountMismatch, 'name belongs to another tape');
-    this.expectPda(view, TapeSeeds.name(tape, record.name), 'name');
-    return { view, record };
-  }
-
   /** Decodes a program account: vacant → not found; foreign owner or bad bytes → invalid data. */
   decodeOwned<T>(view: AccountView, role: string, decode: (data: Buffer) => T): T {
     if (isVacant(view)) fail(TapeErrorCode.AccountNotFound, `${role} does not exist`);
@@ -159,13 +133,13 @@ export function expectActive(tape: TapeRecord, currentEpoch: number): void {
   }
 }
 
-/** `used + needed` within capacity, compared exactly; `what` names the need ("track needs"). */
+/** `needed` within capacity, compared exactly; `what` names the need ("kept versions need"). */
 export function expectRoom(tape: TapeRecord, needed: number | bigint, what: string): void {
-  const { used, capacity } = tape;
-  if (BigInt(used) + BigInt(needed) > BigInt(capacity)) {
+  const { capacity } = tape;
+  if (BigInt(needed) > BigInt(capacity)) {
     fail(
       TapeErrorCode.InsufficientCapacity,
-      `tape has ${capacity - used} bytes free, ${what} ${needed}`,
+      `tape has ${capacity} bytes of capacity, ${what} ${needed}`,
     );
   }
 }
@@ -174,10 +148,4 @@ export function expectRoom(tape: TapeRecord, needed: number | bigint, what: stri
 export function checkedAdd(a: number, b: number, max: number, what: string): number {
   if (BigInt(a) + BigInt(b) > BigInt(max)) fail(TapeErrorCode.InvalidArgument, `${what} overflows`);
   return a + b;
-}
-
-/** `a - b` for a stored counter; going below zero means the account is inconsistent. */
-export function checkedSub(a: number, b: number, what: string): number {
-  if (b > a) fail(TapeErrorCode.InvalidAccountData, `${what} underflows`);
-  return a - b;
 }

@@ -57,12 +57,9 @@ export function createTape(call: TapeInvocation, data: Data<Tag.CreateTape>): vo
     authority: authority.pubkey,
     delegate: null,
     capacity: data.capacity,
-    used: 0,
     activeEpoch: epoch,
     expiryEpoch,
     createdAt: call.now,
-    nameCount: 0,
-    trackCount: 0,
     payer: payer.pubkey,
     ...NO_VERSION,
   });

@@ -9,13 +9,11 @@ import {
 } from '../../../src/chain/tape-instruction-data';
 import { InstructionFailure, InvokeContext, NativeProgram } from './native-program';
 import { initConfig } from './init-config';
-import { removeName, setName } from './name-instructions';
 import { ProgramAddressCache } from './program-address-cache';
 import { publish } from './publish';
 import { createTape, extendTape, resizeTape, setDelegate } from './tape-lifecycle';
 import { TapeInvocation } from './tape-invocation';
 import { TapeSeeds } from './tape-seeds';
-import { certifyTrack, releaseTrack, writeTrack } from './track-instructions';
 
 /** Accounts each instruction needs at least (docs/program.md, "Instructions"). */
 const REQUIRED_ACCOUNTS: Record<Tag, number> = {
@@ -24,11 +22,6 @@ const REQUIRED_ACCOUNTS: Record<Tag, number> = {
   [Tag.ExtendTape]: 6,
   [Tag.ResizeTape]: 6,
   [Tag.SetDelegate]: 2,
-  [Tag.WriteTrack]: 6,
-  [Tag.SetName]: 7,
-  [Tag.CertifyTrack]: 3,
-  [Tag.RemoveName]: 5,
-  [Tag.ReleaseTrack]: 4,
   [Tag.Publish]: 4,
 };
 
@@ -83,16 +76,6 @@ function run(call: TapeInvocation, data: TapeInstructionData): void {
       return resizeTape(call, data);
     case Tag.SetDelegate:
       return setDelegate(call, data);
-    case Tag.WriteTrack:
-      return writeTrack(call, data);
-    case Tag.SetName:
-      return setName(call, data);
-    case Tag.CertifyTrack:
-      return certifyTrack(call);
-    case Tag.RemoveName:
-      return removeName(call);
-    case Tag.ReleaseTrack:
-      return releaseTrack(call);
     case Tag.Publish:
       return publish(call, data);
   }

@@ -40,7 +40,8 @@ export class InfoCommand extends TapeCommand {
         label,
         status,
         capacity: record.capacity,
-        used: record.used,
+        // Charged against capacity: the unique bytes of the kept versions (current and previous).
+        used: record.keptBytes,
         objects: objects.count,
         active_epoch: record.activeEpoch,
         expiry_epoch: record.expiryEpoch,
@@ -59,14 +60,15 @@ export class InfoCommand extends TapeCommand {
       });
       return;
     }
-    const percent = record.capacity > 0 ? Math.floor((record.used / record.capacity) * 100) : 0;
+    const percent =
+      record.capacity > 0 ? Math.floor((record.keptBytes / record.capacity) * 100) : 0;
     this.printer.lines(
       keyValueLines([
         ['tape address', address.toBase58()],
         ['label', label],
         ['status', status],
         ['capacity', `${record.capacity} bytes (${formatBytes(record.capacity)})`],
-        ['used', `${record.used} bytes (${formatBytes(record.used)}, ${percent}%)`],
+        ['used', `${record.keptBytes} bytes (${formatBytes(record.keptBytes)}, ${percent}%)`],
         ['objects', objects.count === null ? `unknown (${objects.why})` : String(objects.count)],
         ['epochs', epochsValue(record.activeEpoch, record.expiryEpoch)],
         ['epoch duration', epochDurationValue(config)],

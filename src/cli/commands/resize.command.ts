@@ -69,7 +69,7 @@ export class ResizeCommand extends TapeCommand {
         tape: tape.address.toBase58(),
         added: add,
         capacity,
-        used: tape.record.used,
+        used: tape.record.keptBytes,
         cost: { tokens, storage_tokens: formatTokens(tokens) },
       });
       return;

@@ -1,19 +1,20 @@
 import { Keypair } from '@solana/web3.js';
 import { TapeRecord, NO_VERSION } from '../../chain/account-layouts';
 import { parseSize } from '../input/size-parser';
-import { assertCanPay, assertCapacity, assertTapeActive, deployLamports } from './deploy-preflight';
-import { DeployPlan } from './deploy-planner';
+import {
+  assertCanPay,
+  assertCapacity,
+  assertTapeActive,
+  assertVersionCapacity,
+} from './deploy-preflight';
 
 const tape = (over: Partial<TapeRecord> = {}): TapeRecord => ({
   authority: Keypair.generate().publicKey,
   delegate: null,
   capacity: 1024 * 1024,
-  used: 0,
   activeEpoch: 10,
   expiryEpoch: 20,
   createdAt: 0,
-  nameCount: 0,
-  trackCount: 0,
   payer: Keypair.generate().publicKey,
   ...NO_VERSION,
   ...over,
@@ -36,10 +37,10 @@ describe('deploy preflight', () => {
   });
 
   it('names the missing bytes exactly and a resize that covers them', () => {
-    expect(() => assertCapacity(tape({ used: 1000 }), 1024 * 1024 - 1000)).not.toThrow();
+    expect(() => assertCapacity(tape(), 1024 * 1024 - 1000, 1000)).not.toThrow();
     let message = '';
     try {
-      assertCapacity(tape({ used: 1000 }), 2 * 1024 * 1024);
+      assertCapacity(tape(), 2 * 1024 * 1024, 1000);
     } catch (err) {
       message = (err as Error).message;
     }
@@ -58,23 +59,13 @@ describe('deploy preflight', () => {
     );
   });
 
-  it('prices rent for new tracks and new names plus two signatures per transaction', async () => {
-    // Solana's rule: (128 + bytes) x 3480 x 2 lamports.
-    const rent = async (bytes: number) => (128 + bytes) * 6960;
-    const plan = {
-      toWrite: [{ contentType: 'text/html' }, { contentType: 'image/png' }],
-      publish: [
-        { name: 'a.html', contentType: 'text/html', current: undefined },
-        { name: 'b.png', contentType: 'image/png', current: { track: null } },
-      ],
-      entry: { name: 'index.html', contentType: 'text/html', current: undefined },
-    } as unknown as DeployPlan;
-    const expected =
-      3 * 2 * 5000 +
-      (128 + 88 + 9) * 6960 +
-      (128 + 88 + 9) * 6960 +
-      (128 + 117 + 9 + 6) * 6960 +
-      (128 + 117 + 9 + 10) * 6960;
-    expect(await deployLamports(plan, 3, rent)).toBe(expected);
+  it("counts the current version's bytes, which the tape keeps as its previous version", () => {
+    const published = tape({ version: 3, versionBytes: 1000 });
+    expect(() => assertVersionCapacity(published, 1024 * 1024 - 1000)).not.toThrow();
+    expect(() => assertVersionCapacity(published, 1024 * 1024 - 999)).toThrow(
+      'insufficient capacity: need 1 more bytes',
+    );
+    // Before the first version nothing is kept.
+    expect(() => assertVersionCapacity(tape({ versionBytes: 1000 }), 1024 * 1024)).not.toThrow();
   });
 });

@@ -12,14 +12,6 @@ export interface UploadConfig {
 /** Bytes of one upload request: a range of a file on disk, or bytes in memory (a manifest). */
 export type UploadBody = { path: string; start: number; size: number } | { bytes: Buffer };
 
-export interface GatewayReply {
-  status: number;
-  code?: string;
-  message?: string;
-  /** The `Retry-After` header as sent (seconds or an HTTP date), on a 429 or 503. */
-  retryAfter?: string;
-}
-
 /** The gateway could not be reached at all (as opposed to answering with an error). */
 export class GatewayUnreachableError extends CliError {}
 
@@ -67,34 +59,6 @@ export class GatewayClient {
       storageAuthority:
         typeof parsed.storage_authority === 'string' ? parsed.storage_authority : '',
     };
-  }
-
-  /** `PUT /upload/{track}`; resolves with the status and error code, rejects only when unreachable. */
-  async putTrack(
-    track: string,
-    body: UploadBody,
-    headers: Record<string, string>,
-  ): Promise<GatewayReply> {
-    const size = 'bytes' in body ? body.bytes.length : body.size;
-    const reply = await this.request(
-      'PUT',
-      `upload/${encodeURIComponent(track)}`,
-      { ...headers, 'content-type': 'application/octet-stream', 'content-length': String(size) },
-      body,
-    );
-    if (reply.status === 200) return { status: 200 };
-    let code: string | undefined;
-    let message: string | undefined;
-    try {
-      const parsed = JSON.parse(reply.body.toString('utf8')) as {
-        error?: { code?: string; message?: string };
-      };
-      code = parsed.error?.code;
-      message = parsed.error?.message;
-    } catch {
-      // not the gateway's error body (a proxy page, say): the status is all we know
-    }
-    return { status: reply.status, code, message, retryAfter: reply.retryAfter };
   }
 
   /**

@@ -1,15 +1,15 @@
 import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { createPrivateKey, KeyObject, sign } from 'node:crypto';
-import { UPLOAD_HEADERS, UploadClaim, uploadMessage } from '../../upload/upload-auth';
+import { UPLOAD_HEADERS } from '../../upload/upload-auth';
 
 /** DER prefix of a PKCS#8 Ed25519 private key; the 32-byte seed follows it. */
 const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
 /**
- * Signs upload requests exactly as `signUpload` (src/tracks/upload-auth.ts) does, with Node's
- * native Ed25519 instead of tweetnacl: the signatures are byte for byte the same (Ed25519 is
- * deterministic), but a 1,000-file deploy spends milliseconds signing instead of seconds.
+ * Signs writer requests (docs/uploads.md) with Node's native Ed25519 instead of tweetnacl: the
+ * signatures are byte for byte the same (Ed25519 is deterministic), but a 1,000-file deploy
+ * spends milliseconds signing instead of seconds.
  */
 export class UploadSigner {
   private readonly key: KeyObject;
@@ -23,10 +23,6 @@ export class UploadSigner {
       type: 'pkcs8',
     });
     this.signer = keypair.publicKey.toBase58();
-  }
-
-  headers(claim: Omit<UploadClaim, 'timestamp'>, now = Date.now()): Record<string, string> {
-    return this.signed((timestamp) => uploadMessage({ ...claim, timestamp }), now);
   }
 
   /** The signature headers over the message a route builds for the timestamp (version requests). */

@@ -32,13 +32,10 @@ function describeChainError(err: ChainError): string {
     case TapeErrorCode.InsufficientFunds:
       return 'insufficient funds: the wallet cannot pay (fix: fund the wallet, e.g. tape airdrop on a local network)';
     case TapeErrorCode.InvalidArgument:
-    case TapeErrorCode.TrackNotCertified:
-    case TapeErrorCode.TrackInUse:
     case TapeErrorCode.AccountMismatch:
     case TapeErrorCode.AlreadyExists:
     case TapeErrorCode.AccountNotFound:
     case TapeErrorCode.InvalidAccountData:
-    case TapeErrorCode.InvalidName:
     case TapeErrorCode.VersionConflict:
     case undefined:
       return err.message;

@@ -1,6 +1,6 @@
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { TrackKind } from '../../chain/account-layouts';
+import { TrackKind } from '../../tracks/track-kind';
 import { TrackHasher } from '../../tracks/commitment';
 import type { SpooledObject } from './object-spool';
 

@@ -1,4 +1,4 @@
-import { MAX_CONTENT_TYPE_BYTES, MAX_NAME_BYTES } from '../../chain/account-layouts';
+import { MAX_CONTENT_TYPE_BYTES, MAX_NAME_BYTES } from '../../versions/version-entry';
 import { isHiddenName } from '../../chain/hidden-names';
 // The CLI's rule, imported rather than copied so `tape deploy` and S3 can never disagree.
 import { contentTypeOf } from '../../tracks/content-type';

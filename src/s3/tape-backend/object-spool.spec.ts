@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { TrackKind } from '../../chain/account-layouts';
+import { TrackKind } from '../../tracks/track-kind';
 import { StorageConfig } from '../../config/storage.config';
 import { FileTrackStore } from '../../tracks/file-track-store';
 import { ObjectReader } from '../../tracks/object-reader';

@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { TrackKind } from '../../chain/account-layouts';
+import { TrackKind } from '../../tracks/track-kind';
 import { StorageConfig } from '../../config/storage.config';
 import { commitmentOfBuffer, commitmentToHex } from '../../tracks/commitment';
 import { encodeManifest, MANIFEST_TYPE, MANIFEST_VERSION } from '../../tracks/manifest';

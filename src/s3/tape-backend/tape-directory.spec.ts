@@ -44,14 +44,13 @@ function newTestDirectory(overrides: Partial<TapeRecord> = {}) {
     authority: Keypair.generate().publicKey,
     delegate: gateway.publicKey,
     capacity: 1000,
-    used: 100,
     activeEpoch: 0,
     expiryEpoch: 20,
     createdAt: 1_700_000_000,
-    nameCount: 0,
-    trackCount: 0,
     payer: Keypair.generate().publicKey,
     ...NO_VERSION,
+    // 100 bytes taken by the kept versions (`used` of the per-file tracks was removed in 1.2.0).
+    keptBytes: 100,
     ...overrides,
   };
   const chain = new FakeChain(record);

@@ -132,9 +132,9 @@ export class TapeDirectory {
   }
 }
 
-/** Room left beside the per-file tracks (`used`) and the kept versions' bytes. */
+/** Room left beside the kept versions' bytes. */
 export function assertRoom(record: TapeRecord, adding: number): void {
-  const taken = record.used + record.keptBytes;
+  const taken = record.keptBytes;
   const free = Math.max(0, record.capacity - taken);
   if (adding > free) {
     throw new S3BackendInsufficientCapacityError(

@@ -158,10 +158,7 @@ export class TapeObjectWrites {
   private async unsizedReservation(bucket: S3Bucket): Promise<number> {
     const { record } = await this.tapes.writable(bucket);
     const free =
-      record.capacity -
-      record.used -
-      record.keptBytes -
-      (await this.budget.tapeBytes(bucket.tapeAddress));
+      record.capacity - record.keptBytes - (await this.budget.tapeBytes(bucket.tapeAddress));
     return Math.max(0, Math.min(this.config.max_unsized_body_bytes, free));
   }
 }

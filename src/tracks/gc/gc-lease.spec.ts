@@ -9,14 +9,12 @@ import { bodyOf, newTestStore } from '../../../test/support/tracks';
 import { commitmentOfBuffer } from '../commitment';
 import { RedisGcLease } from './gc-lease';
 import { TrackGarbageCollector } from './track-gc.service';
+import { versionOwner } from './version-owner';
 
-/** A chain whose reads take a while (so two passes would overlap) and where no track lives. */
+/** A chain whose reads take a while (so two passes would overlap) and where no tape lives. */
 const slowChain = {
-  async getTracks(addresses: PublicKey[]) {
-    await new Promise((r) => setTimeout(r, 300));
-    return addresses.map(() => null);
-  },
   async getTapes(addresses: PublicKey[]) {
+    await new Promise((r) => setTimeout(r, 300));
     return addresses.map(() => null);
   },
   async networkConfig() {
@@ -99,7 +97,7 @@ describe('RedisGcLease (a real redis-server): one collector pass at a time over 
     const bytes = randomBytes(3000);
     const { commitment } = commitmentOfBuffer(bytes);
     const tape = Keypair.generate().publicKey.toBase58();
-    const track = Keypair.generate().publicKey.toBase58();
+    const track = versionOwner(tape, 1, randomBytes(32));
     await store.claim({ commitment, track, tape, role: 'track', size: bytes.length });
     await store.put(commitment, bytes.length, bodyOf(bytes));
     const writer = () => new GatewayIdentity(Keypair.generate(), 'writer');

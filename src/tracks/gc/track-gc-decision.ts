@@ -1,12 +1,10 @@
-import type { TapeRecord, TrackRecord } from '../../chain/account-layouts';
+import type { TapeRecord } from '../../chain/account-layouts';
 import type { TrackGcConfig } from '../../config/storage.config';
 import type { TrackReference } from '../track-store';
 import { parseStagingOwner, parseVersionOwner, StagingOwner, VersionOwner } from './version-owner';
 
-/** What the chain says about the accounts a batch of references names. */
+/** What the chain says about the tapes a batch of references names. */
 export interface ChainFacts {
-  /** Track accounts by base58 address; absent or null: closed (or not created yet). */
-  tracks: ReadonlyMap<string, TrackRecord | null>;
   tapes: ReadonlyMap<string, TapeRecord | null>;
   /** Chain time, unix seconds. */
   chainNow: number;
@@ -22,12 +20,13 @@ export type ReferenceVerdict =
    * again at its next pass (docs/tracks.md, "Garbage collection": targeted checks).
    */
   | 'pending'
-  /** The track account is gone (closed), and the reference is older than the pending grace. */
-  | 'track-closed'
+  /**
+   * Neither a version nor a staging owner: a per-file Track account recorded by a gateway before
+   * program 1.2.0, which has no such accounts. Dropped once older than the pending grace.
+   */
+  | 'unknown-owner'
   /** The tape expired longer ago than the grace period. */
   | 'tape-expired'
-  /** A segment whose manifest track was never certified, older than the orphan age. */
-  | 'orphan-segment'
   /** A version owner whose root is neither the tape's current nor its previous version. */
   | 'version-dropped'
   /** Staged on a version the tape has moved past (published, or published by another writer). */
@@ -44,15 +43,12 @@ export function keeps(verdict: ReferenceVerdict): boolean {
  * Whether one reference still keeps its bytes. Pure: the collector reads the chain once per
  * batch and asks this for each reference. `decidedAt` (unix ms) is when the collector started
  * looking: references recorded within the pending grace before it are kept whatever the chain
- * says (an S3 write stores bytes before its WriteTrack; an RPC node may lag an upload).
+ * says (an RPC node may lag an upload or a Publish).
  */
 export function judgeReference(
   ref: TrackReference,
   chain: ChainFacts,
-  config: Pick<
-    TrackGcConfig,
-    'expired_grace_secs' | 'pending_grace_secs' | 'orphan_segment_age_secs' | 'rebase_grace_secs'
-  >,
+  config: Pick<TrackGcConfig, 'expired_grace_secs' | 'pending_grace_secs' | 'rebase_grace_secs'>,
   decidedAt: number,
   /** The blob's other references: whether a later version of the tape took staged bytes in. */
   siblings: readonly TrackReference[] = [],
@@ -64,16 +60,7 @@ export function judgeReference(
   if (staged) {
     return judgeStagedReference(staged, ageMs, chain, config, publishedSince(staged, siblings));
   }
-  const track = chain.tracks.get(ref.track) ?? null;
-  if (!track || track.tape.toBase58() !== ref.tape) {
-    return ageMs >= config.pending_grace_secs * 1000 ? 'track-closed' : 'live';
-  }
-  const tape = chain.tapes.get(ref.tape) ?? null;
-  if (tape && expiredLongAgo(tape, chain, config)) return 'tape-expired';
-  if (ref.role === 'segment' && !track.certified) {
-    return ageMs >= config.orphan_segment_age_secs * 1000 ? 'orphan-segment' : 'live';
-  }
-  return 'live';
+  return ageMs >= config.pending_grace_secs * 1000 ? 'unknown-owner' : 'live';
 }
 
 /**

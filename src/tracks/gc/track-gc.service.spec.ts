@@ -1,6 +1,6 @@
 import { Keypair, PublicKey } from '@solana/web3.js';
 import { randomBytes } from 'node:crypto';
-import { NO_VERSION, TapeRecord, TrackKind, TrackRecord } from '../../chain/account-layouts';
+import { NO_VERSION, TapeRecord } from '../../chain/account-layouts';
 import type { ChainReader } from '../../chain/chain-reader';
 import { GatewayIdentity, GatewayRole } from '../../chain/gateway-identity';
 import { StorageConfig } from '../../config/storage.config';
@@ -12,22 +12,16 @@ import { eventually } from '../../../test/support/eventually';
 
 const GENESIS = 1_600_000_000;
 
-/** A chain where tests open and close track accounts; every tape is active. */
+/** A chain where tests publish and drop tapes' versions; every tape is active. */
 class FakeChain {
-  readonly live = new Map<string, TrackRecord>();
   /** Tapes' pointers by address; any other tape is active with no version. */
   readonly pointers = new Map<string, Partial<TapeRecord>>();
-  trackReads: number[] = [];
   tapeReads: string[][] = [];
   onRead?: () => Promise<void>;
 
-  async getTracks(addresses: PublicKey[]): Promise<(TrackRecord | null)[]> {
-    this.trackReads.push(addresses.length);
-    await this.onRead?.();
-    return addresses.map((a) => this.live.get(a.toBase58()) ?? null);
-  }
   async getTapes(addresses: PublicKey[]): Promise<(TapeRecord | null)[]> {
     this.tapeReads.push(addresses.map((a) => a.toBase58()));
+    await this.onRead?.();
     return addresses.map(
       (a) =>
         ({
@@ -57,52 +51,51 @@ function newTestCollector(maxPerPass = 1000, role: GatewayRole = 'writer') {
   const identity = new GatewayIdentity(Keypair.generate(), role);
   const sut = new TrackGarbageCollector(store, chain as unknown as ChainReader, storage, identity);
   const tape = Keypair.generate().publicKey;
-  /** An upload: the reference, then the bytes; the track account is open. */
-  const upload = async (bytes = randomBytes(5000), tapeKey = tape) => {
+  /** A version 1 of its own tape holding these bytes: the reference, then the bytes. */
+  const upload = async (bytes = randomBytes(5000), tapeKey = Keypair.generate().publicKey) => {
     const { commitment } = commitmentOfBuffer(bytes);
-    const track = Keypair.generate().publicKey.toBase58();
+    const root = randomBytes(32);
     const claim = {
       commitment,
-      track,
+      track: versionOwner(tapeKey, 1, root),
       tape: tapeKey.toBase58(),
       role: 'track' as const,
       size: bytes.length,
     };
     await store.claim(claim);
     await store.put(commitment, bytes.length, bodyOf(bytes));
-    chain.live.set(track, {
-      tape: tapeKey,
-      commitment,
-      size: bytes.length,
-      kind: TrackKind.Blob,
-      certified: true,
-      refs: 1,
-      createdAt: 0,
-      contentType: '',
-    });
-    return { commitment, track, claim, bytes };
+    chain.pointers.set(tapeKey.toBase58(), { version: 1, root });
+    return { commitment, tape: tapeKey, claim, bytes };
   };
-  return { sut, store, chain, upload, tape, storage };
+  /** Two later versions without these bytes: version 1 is no longer kept. */
+  const drop = (u: { tape: PublicKey }) =>
+    chain.pointers.set(u.tape.toBase58(), {
+      version: 3,
+      root: randomBytes(32),
+      prevVersion: 2,
+      prevRoot: randomBytes(32),
+    });
+  return { sut, store, chain, upload, drop, tape, storage };
 }
 
 describe('TrackGarbageCollector', () => {
   it('never runs on a reader: no scheduled pass, runPass refused, the stats say why', async () => {
-    const { sut, store, chain, upload } = newTestCollector(1000, 'reader');
+    const { sut, store, chain, upload, drop } = newTestCollector(1000, 'reader');
     const closed = await upload();
-    chain.live.delete(closed.track);
+    drop(closed);
     sut.onApplicationBootstrap();
     await new Promise((r) => setTimeout(r, 350)); // three intervals
     await expect(sut.runPass()).rejects.toThrow(/reader/);
-    expect(chain.trackReads).toEqual([]);
+    expect(chain.tapeReads).toEqual([]);
     expect(await store.has(closed.commitment)).toBe(true);
     expect(sut.stats()).toMatchObject({ enabled: false, disabledReason: 'reader', passes: 0 });
     await sut.onModuleDestroy();
   });
 
   it('a writer with the same settings runs its passes on schedule', async () => {
-    const { sut, store, chain, upload } = newTestCollector();
+    const { sut, store, upload, drop } = newTestCollector();
     const closed = await upload();
-    chain.live.delete(closed.track);
+    drop(closed);
     sut.onApplicationBootstrap();
     await eventually('a scheduled pass ran', () => sut.stats().passes > 0);
     await sut.onModuleDestroy();
@@ -111,11 +104,11 @@ describe('TrackGarbageCollector', () => {
     expect(await store.has(closed.commitment)).toBe(false);
   });
 
-  it('deletes the bytes of closed tracks and keeps live ones', async () => {
-    const { sut, store, chain, upload } = newTestCollector();
+  it('deletes the bytes of dropped versions and keeps kept ones', async () => {
+    const { sut, store, upload, drop } = newTestCollector();
     const closed = await upload();
     const live = await upload();
-    chain.live.delete(closed.track);
+    drop(closed);
     const pass = await sut.runPass();
     expect([pass.checked, pass.deleted, pass.deletedBytes]).toEqual([2, 1, 5000]);
     expect(await store.has(closed.commitment)).toBe(false);
@@ -123,25 +116,25 @@ describe('TrackGarbageCollector', () => {
     expect(sut.stats()).toMatchObject({ passes: 1, deleted: 1, deletedBytes: 5000 });
   });
 
-  it('keeps a blob two tapes uploaded until neither track lives', async () => {
-    const { sut, store, chain, upload } = newTestCollector();
+  it('keeps a blob two tapes uploaded until neither tape keeps it', async () => {
+    const { sut, store, upload, drop } = newTestCollector();
     const bytes = randomBytes(3000);
     const a = await upload(bytes);
-    const b = await upload(bytes, Keypair.generate().publicKey);
-    chain.live.delete(a.track);
+    const b = await upload(bytes);
+    drop(a);
     expect((await sut.runPass()).kept).toBe(1);
     expect(await store.has(a.commitment)).toBe(true);
-    chain.live.delete(b.track);
+    drop(b);
     expect((await sut.runPass()).deleted).toBe(1);
     expect(await store.has(a.commitment)).toBe(false);
   });
 
-  it('does not delete bytes a re-created track claims while the pass reads the chain', async () => {
-    const { sut, store, chain, upload } = newTestCollector();
+  it('does not delete bytes an upload claims again while the pass reads the chain', async () => {
+    const { sut, store, chain, upload, drop } = newTestCollector();
     const first = await upload();
-    chain.live.delete(first.track); // ReleaseTrack
+    drop(first);
     chain.onRead = async () => {
-      // WriteTrack again with the same commitment, and its upload, while the pass looks.
+      // The same bytes uploaded again, under the same owner, while the pass looks.
       await new Promise((r) => setTimeout(r, 2));
       await store.claim(first.claim);
       await store.put(first.commitment, first.bytes.length, bodyOf(first.bytes));
@@ -152,17 +145,17 @@ describe('TrackGarbageCollector', () => {
   });
 
   it('examines at most max_tracks_per_pass blobs per pass and resumes where it stopped', async () => {
-    const { sut, store, chain, upload } = newTestCollector(2);
+    const { sut, store, chain, upload, drop } = newTestCollector(2);
     const all = [];
     for (let i = 0; i < 5; i++) all.push(await upload());
-    for (const u of all) chain.live.delete(u.track);
+    for (const u of all) drop(u);
     const passes = [await sut.runPass(), await sut.runPass(), await sut.runPass()];
     expect(passes.map((p) => p.checked)).toEqual([2, 2, 1]);
-    expect(chain.trackReads.every((n) => n <= 2)).toBe(true);
+    expect(chain.tapeReads.every((tapes) => tapes.length <= 2)).toBe(true);
     for (const u of all) expect(await store.has(u.commitment)).toBe(false);
   });
 
-  it("keeps what the tape's kept versions reference, reading the tape and no track account", async () => {
+  it("keeps what the tape's kept versions reference, reading the tape once", async () => {
     const { sut, store, chain, tape } = newTestCollector();
     const stored = async (bytes: Buffer) => {
       const { commitment } = commitmentOfBuffer(bytes);
@@ -199,7 +192,6 @@ describe('TrackGarbageCollector', () => {
       true,
       true,
     ]);
-    expect(chain.trackReads).toEqual([0]);
     expect(chain.tapeReads).toEqual([[tape.toBase58()]]);
   });
 

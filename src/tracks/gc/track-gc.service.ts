@@ -308,33 +308,26 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
   }
 
   /**
-   * The track and tape accounts of these references: getMultipleAccounts, no listing. A version
-   * owner names no account: its tape (whose pointer says which versions are kept) is read instead.
+   * The tape accounts of these references (getMultipleAccounts, no listing): a tape's pointer
+   * says which versions it keeps. Owners name their tape; a reference under an unknown owner is
+   * judged without the chain.
    */
   private async readChain(refs: TrackReference[]): Promise<ChainFacts> {
-    const trackAddresses = new Set<string>();
     const tapeAddresses = new Set<string>();
     for (const ref of refs) {
       const owner = parseVersionOwner(ref.track) ?? parseStagingOwner(ref.track);
       if (owner) tapeAddresses.add(owner.tape);
-      else trackAddresses.add(ref.track);
-      tapeAddresses.add(ref.tape);
     }
-    return this.readAccounts([...trackAddresses], [...tapeAddresses]);
+    return this.readTapes([...tapeAddresses]);
   }
 
-  private async readAccounts(
-    trackAddresses: string[],
-    tapeAddresses: string[],
-  ): Promise<ChainFacts> {
-    const [tracks, tapes, config, chainNow] = await Promise.all([
-      this.chain.getTracks(trackAddresses.map((a) => new PublicKey(a))),
+  private async readTapes(tapeAddresses: string[]): Promise<ChainFacts> {
+    const [tapes, config, chainNow] = await Promise.all([
       this.chain.getTapes(tapeAddresses.map((a) => new PublicKey(a))),
       this.chain.networkConfig(),
       this.chain.chainTime(),
     ]);
     return {
-      tracks: new Map(trackAddresses.map((a, i) => [a, tracks[i]])),
       tapes: new Map(tapeAddresses.map((a, i) => [a, tapes[i]])),
       chainNow,
       genesisTime: config.genesisTime,
@@ -364,9 +357,8 @@ function emptyPass(): TrackGcPass {
     deletedBytes: 0,
     kept: 0,
     byReason: {
-      'track-closed': 0,
+      'unknown-owner': 0,
       'tape-expired': 0,
-      'orphan-segment': 0,
       'version-dropped': 0,
       'staged-superseded': 0,
       'staged-abandoned': 0,
