@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CliError } from '../cli-error';
-import { contentTypeOf } from '../../tracks/content-type';
+import { contentTypeOf } from '../../versions/content-type';
 import { scanSite } from './site-scanner';
 
 function site(files: Record<string, string | Buffer>): string {

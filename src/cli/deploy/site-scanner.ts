@@ -2,7 +2,7 @@ import { Dirent } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { MAX_NAME_BYTES } from '../../versions/version-entry';
-import { contentTypeOf } from '../../tracks/content-type';
+import { contentTypeOf } from '../../versions/content-type';
 import { CliError } from '../cli-error';
 import { printable } from '../input/size-parser';
 import type { FileStamp } from './hash-cache';

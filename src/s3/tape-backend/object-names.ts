@@ -1,7 +1,7 @@
 import { MAX_CONTENT_TYPE_BYTES, MAX_NAME_BYTES } from '../../versions/version-entry';
 import { isHiddenName } from '../../chain/hidden-names';
 // The CLI's rule, imported rather than copied so `tape deploy` and S3 can never disagree.
-import { contentTypeOf } from '../../tracks/content-type';
+import { contentTypeOf } from '../../versions/content-type';
 import { S3BackendAccessDeniedError } from '../s3-backend';
 
 const OCTET_STREAM = 'application/octet-stream';

@@ -1,5 +1,5 @@
 import { contentType as contentTypeFor, lookup } from 'mime-types';
-import { MAX_CONTENT_TYPE_BYTES } from '../versions/version-entry';
+import { MAX_CONTENT_TYPE_BYTES } from './version-entry';
 
 const FALLBACK_CONTENT_TYPE = 'application/octet-stream';
 
