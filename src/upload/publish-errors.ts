@@ -11,6 +11,13 @@ export const publishErrors = {
     ),
   /** The certifier's one-line reason (a missing byte names its file). */
   notCertified: (reason: string) => new ApiError(422, 'not_certified', reason),
+  /** A stored track of the tape's versions fails verification: the operator repairs it. */
+  corrupt: (message: string) =>
+    new ApiError(
+      502,
+      'integrity_failure',
+      `${message}; the gateway's copy is corrupt: repair it (docs/tracks.md, "Repair") and publish again`,
+    ),
   capacity: (capacity: number, kept: number) =>
     new ApiError(
       413,

@@ -14,6 +14,7 @@ import { versionOwner } from '../tracks/gc/version-owner';
 import { TrackClaim, TrackStore } from '../tracks/track-store';
 import { buildVersion } from '../versions/version-builder';
 import { VersionCertifier } from '../versions/version-certifier';
+import { IntegrityError } from '../tracks/track-errors';
 import { VersionEntry } from '../versions/version-entry';
 import { MemoryHoldings } from '../versions/version-test-support.spec-support';
 import { KeptVersionReferences } from './kept-version-references';
@@ -345,6 +346,27 @@ describe('PublishService', () => {
       status: 422,
       message: '"gone.bin": its bytes are not held by the gateway',
     });
+  });
+
+  it("answers 502 naming the track when a stored copy fails verification (the operator's repair)", async () => {
+    const { sut, holdings } = newTestService();
+    const entry = blobEntry(holdings, 'rotten.bin', 'r');
+    const v = buildVersion([entry]);
+    holdings.putVersion(v);
+    const hex = entry.commitment.toString('hex');
+    holdings.readTrack = async (commitment) => {
+      throw new IntegrityError(commitment.toString('hex'), 'chunk 0 does not match');
+    };
+    holdings.holds = async () => {
+      throw new IntegrityError(hex, 'chunk 0 does not match');
+    };
+    const answer = await refusal(
+      sut.cosign('t', {}, body(v.rootCommitment, 0, Keypair.generate().publicKey)),
+    );
+    expect(answer.status).toBe(502);
+    expect(answer.message).toMatch(
+      /^track [0-9a-f]{64} failed verification: chunk 0 does not match; .*repair it/,
+    );
   });
 
   it('answers 413 when the kept versions would pass the capacity', async () => {

@@ -7,6 +7,7 @@ import { ChainWriter } from '../chain/chain-writer';
 import { GatewayIdentity } from '../chain/gateway-identity';
 import { TapeInstructions } from '../chain/tape-instructions';
 import { withComputeBudget } from '../chain/transaction-packer';
+import { IntegrityError } from '../tracks/track-errors';
 import { TrackStore } from '../tracks/track-store';
 import { CertificationError, VersionCertifier } from '../versions/version-certifier';
 import { CertificationGate } from './certification-gate';
@@ -158,13 +159,17 @@ export class PublishService {
     // entries are not read again, its tracks are the base, its references are recorded already.
     const trusted =
       tape.version === 0 ? undefined : this.certified.trusted(tapeKey, tape.version, tape.root);
-    const base =
-      tape.version === 0 ? undefined : (trusted?.tracks ?? (await this.bases.tracksOf(tape.root)));
+    let base;
     let sizes;
     try {
+      base =
+        tape.version === 0
+          ? undefined
+          : (trusted?.tracks ?? (await this.bases.tracksOf(tape.root)));
       sizes = await this.certifier.certify({ commitment: root, bytes }, base, trusted);
     } catch (err) {
       if (err instanceof CertificationError) throw publishErrors.notCertified(err.message);
+      if (err instanceof IntegrityError) throw publishErrors.corrupt(err.message);
       throw err;
     }
     const before = tape.version === 0 ? 0 : tape.versionBytes;

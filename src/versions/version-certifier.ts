@@ -1,6 +1,7 @@
 import { commitmentOfBuffer } from '../tracks/commitment';
 import { CertifiedFacts, CertifyingNodeCache, Segments, entryFact } from './certified-facts';
 import { decodeManifest } from '../tracks/manifest';
+import { IntegrityError } from '../tracks/track-errors';
 import { buildVersion } from './version-builder';
 import { VersionEntry, VersionFormatError } from './version-entry';
 import { MAX_SETTINGS_BYTES, VersionRoot } from './version-nodes';
@@ -166,9 +167,9 @@ export class VersionCertifier {
     const key = pack.toString('hex');
     let bytes = packs.get(key);
     if (bytes === undefined) {
-      bytes = await this.holdings.readTrack(pack, packSize).catch(() => {
-        throw new CertificationError(`pack ${key} is not held by the gateway`);
-      });
+      bytes = await this.holdings
+        .readTrack(pack, packSize)
+        .catch(notHeld(`pack ${key} is not held by the gateway`));
       packs.set(key, bytes);
     }
     return bytes;
@@ -179,9 +180,7 @@ export class VersionCertifier {
     const name = JSON.stringify(entry.name.slice(0, 200));
     const bytes = await this.holdings
       .readTrack(entry.commitment, entry.location.manifestBytes)
-      .catch(() => {
-        throw new CertificationError(`${name}: its segment manifest is not held by the gateway`);
-      });
+      .catch(notHeld(`${name}: its segment manifest is not held by the gateway`));
     const manifest = decodeManifest(bytes);
     if (manifest.size !== entry.size) {
       throw new CertificationError(
@@ -202,10 +201,20 @@ class HoldingsNodeSource extends VersionNodeSource {
   }
 
   read(commitment: Buffer, bytes: number): Promise<Buffer> {
-    return this.holdings.readTrack(commitment, bytes).catch(() => {
-      throw new CertificationError(
-        `manifest node ${commitment.toString('hex')} is not held by the gateway`,
-      );
-    });
+    return this.holdings
+      .readTrack(commitment, bytes)
+      .catch(notHeld(`manifest node ${commitment.toString('hex')} is not held by the gateway`));
   }
+}
+
+/**
+ * A failed read as the certifier's refusal: a track the gateway does not hold (the writer
+ * uploads it). A stored copy that fails verification is the operator's to repair, not the
+ * writer's: its IntegrityError goes on, naming the track.
+ */
+function notHeld(reason: string): (err: unknown) => never {
+  return (err) => {
+    if (err instanceof IntegrityError) throw err;
+    throw new CertificationError(reason);
+  };
 }
