@@ -29,3 +29,9 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
+# Node 24 for test/node24.e2e-spec.ts (the README quick start on a supported LTS), from the npm
+# registry's `node` package (docs/operator.md, "Node versions and the install").
+if [ ! -x /opt/node24/node_modules/.bin/node ]; then
+  echo "installing: node@24 into /opt/node24"
+  npm install --prefix /opt/node24 --no-audit --no-fund --loglevel=error node@24 >/dev/null
+fi

@@ -30,6 +30,8 @@ export class CliUser {
   constructor(
     readonly gateway: { url: string; rpcUrl: string },
     private readonly baseEnv: Record<string, string | undefined> = {},
+    /** The Node binary that runs `tape`; default the one running the tests. */
+    private readonly node: string = process.execPath,
   ) {
     this.configDir = mkdtempSync(join(tmpdir(), 'tape-cli-'));
   }
@@ -50,7 +52,7 @@ export class CliUser {
       if (v !== undefined) env[k] = v;
     }
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI_ENTRY, ...args], {
+      const child = spawn(this.node, [CLI_ENTRY, ...args], {
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
       });

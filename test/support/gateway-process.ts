@@ -36,6 +36,8 @@ export interface GatewayOptions {
   nodeFlags?: readonly string[];
   /** Command-line arguments after `dist/main.js` (`--log-format pretty`). */
   args?: readonly string[];
+  /** The Node binary; default the one running the tests. */
+  node?: string;
   /** The gateway's descriptor limit (`ulimit -n`); default this process's. */
   maxOpenFiles?: number;
 }
@@ -88,6 +90,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const gateway = spawnNodeChild({
     name: 'gateway',
     nodeFlags: options.nodeFlags ?? GATEWAY_NODE_FLAGS,
+    node: options.node,
     entry: join(REPO_ROOT, 'dist', 'main.js'),
     args: options.args,
     env,

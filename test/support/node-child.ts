@@ -71,6 +71,8 @@ export interface NodeChildOptions {
   entry: string | { code: string };
   /** Arguments after the entry (the gateway's `--log-format`). */
   args?: readonly string[];
+  /** The Node binary; default the one running the tests (another Node: test/node24.e2e). */
+  node?: string;
   env: NodeJS.ProcessEnv;
   cwd?: string;
   /**
@@ -120,7 +122,7 @@ export function spawnNodeChild(options: NodeChildOptions): NodeChild {
   // (`--cpu-prof --cpu-prof-dir=…`, which NODE_OPTIONS does not take).
   const extra = process.env.TAPE_CHILD_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
   const argv = [
-    process.execPath,
+    options.node ?? process.execPath,
     ...extra,
     ...(options.nodeFlags ?? []),
     ...entry,
