@@ -6,8 +6,6 @@ import { TapeErrorCode } from '../../src/chain/program-errors';
 import { DEFAULT_TAPE_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/program-ids';
 import { decodeTokenAccount, encodeMint, MINT_SIZE } from '../../src/chain/spl-token-layouts';
 import { TapeInstructions } from '../../src/chain/tape-instructions';
-import { encodeInstructionData, Tag } from '../../src/chain/tape-instruction-data';
-import { alter, withData } from './oracle/instruction-alter';
 import { rentExempt } from './oracle/test-ledger';
 import { tokenAccount } from './token-accounts';
 import { HostAccount, HostOutcome, InstructionErrorKind, ProgramHost } from './program-host';
