@@ -191,6 +191,30 @@ describe('writes', () => {
     expect((await names(site)).filter((n) => n.startsWith('del/'))).toEqual([]);
   });
 
+  it('folder markers and keys with empty segments or backslashes are ordinary keys (written, listed, read, deleted)', async () => {
+    // `dir/` is the folder marker the S3 console, s3fs and Hadoop's S3A write; the version's name
+    // rule refused such keys with 403 AccessDenied once S3 wrote into versions.
+    const keys = ['folder/', 'folder/sub/', 'folder//twice.txt', '/lead.txt', 'win\\path.txt'];
+    for (const Key of keys) {
+      await s3.send(new PutObjectCommand({ Bucket: site.label, Key, Body: `body of ${Key}` }));
+    }
+    for (const key of keys)
+      expect((await get(s3, site.label, key)).body.toString()).toBe(`body of ${key}`);
+    const rolled = await s3.send(
+      new ListObjectsV2Command({ Bucket: site.label, Prefix: 'folder/', Delimiter: '/' }),
+    );
+    expect((rolled.Contents ?? []).map((o) => o.Key)).toEqual(['folder/']);
+    expect((rolled.CommonPrefixes ?? []).map((p) => p.Prefix)).toEqual(['folder//', 'folder/sub/']);
+    await s3.send(
+      new DeleteObjectsCommand({
+        Bucket: site.label,
+        Delete: { Objects: keys.map((Key) => ({ Key })) },
+      }),
+    );
+    const left = await names(site);
+    expect(left.filter((n) => keys.includes(n))).toEqual([]);
+  });
+
   it('a body that fails its signed SHA-256 is refused and leaves nothing behind', async () => {
     const tracksBefore = storedTracks();
     const res = await signedRequest(Number(new URL(lab.gw.s3Url).port), {

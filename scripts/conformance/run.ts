@@ -10,6 +10,10 @@
  *                 contains one of them.
  *   S3TESTS_SLICE optional `start:end` (0-based, end excluded): run that part of the selection.
  *   S3TESTS_OUT   where to write the per-test results (default: ./conformance-results.txt).
+ *   S3TESTS_BUCKETS  `fresh` (default): each bucket the suite asks for is a new tape.
+ *                 `shared`: every test runs on the same tape (a second bucket in one test on a
+ *                 second shared tape), emptied through S3 after each test, so later tests write
+ *                 keys earlier ones wrote and deleted moments before.
  *   BOTOCORE_DIR, BOTO3_DIR, S3TRANSFER_DIR
  *                 git directories (or URLs) of boto/botocore, boto/boto3 and boto/s3transfer
  *                 holding the pinned commits below (the client of the suite's era; Debian's
@@ -66,9 +70,17 @@ export const PYTHON_CLIENT = [
 
 const HERE = join(REPO_ROOT, 'scripts', 'conformance');
 
-/** Tapes made ahead of the suite's requests for new buckets. */
+/** Tapes made ahead of the suite's requests for new buckets (fresh mode). */
 const POOL = 6;
 const PROVISION_CONCURRENCY = 3;
+
+export type BucketMode = 'fresh' | 'shared';
+
+export function bucketModeOf(value: string | undefined): BucketMode {
+  if (value === undefined || value === '' || value === 'fresh') return 'fresh';
+  if (value === 'shared') return 'shared';
+  throw new Error(`S3TESTS_BUCKETS must be fresh or shared, not ${JSON.stringify(value)}`);
+}
 
 async function main(): Promise<void> {
   const source = process.env.S3TESTS_DIR;
@@ -77,6 +89,7 @@ async function main(): Promise<void> {
       'set S3TESTS_DIR to a git directory or URL holding ceph/s3-tests ' + S3TESTS_COMMIT,
     );
   }
+  const buckets = bucketModeOf(process.env.S3TESTS_BUCKETS);
   const work = mkdtempSync(join(tmpdir(), 'tape-conformance-'));
   const suite = join(work, 's3-tests');
   checkout(source, S3TESTS_COMMIT, suite);
@@ -95,7 +108,9 @@ async function main(): Promise<void> {
       gateway: { s3: { max_uploads_per_tape: 1000 } },
     },
   });
-  const provisioner = await startProvisioner(lab);
+  // Shared mode needs a tape or two in all: made when first asked for, none ahead.
+  const provisioner = await startProvisioner(lab, buckets === 'shared' ? 0 : POOL);
+  const started = Date.now();
   try {
     const port = (provisioner.server.address() as AddressInfo).port;
     const conf = join(work, 's3tests.conf');
@@ -108,6 +123,7 @@ async function main(): Promise<void> {
       {
         S3TEST_CONF: conf,
         TAPE_CONFORMANCE_PROVISION: `http://127.0.0.1:${port}/tape`,
+        TAPE_CONFORMANCE_BUCKETS: buckets,
         PYTHONPATH: [...pythonLib, HERE, suite].join(':'),
         // Debian's python3-awscrt (a 2021 build) is importable from /usr/bin/python3, and botocore
         // then signs through it: its signer fails presigned URLs with X-Amz-Expires=0, header
@@ -118,6 +134,9 @@ async function main(): Promise<void> {
       junit,
     );
     const results = parseJunit(readFileSync(junit, 'utf8'));
+    console.log(
+      `\nbuckets: ${buckets}; suite run ${((Date.now() - started) / 60000).toFixed(1)} min`,
+    );
     report(results, selection, out);
     process.exitCode = code === 0 ? 0 : 1;
   } finally {
@@ -183,6 +202,7 @@ function resolveGitDir(path: string): string {
 /** POST /tape: a new delegated tape with a credential, from a pool filled in the background. */
 async function startProvisioner(
   lab: TapeS3Lab,
+  pool: number,
 ): Promise<{ server: Server; stop: () => Promise<void> }> {
   const ready: TapeWithCredential[] = [];
   const waiting: ((t: TapeWithCredential) => void)[] = [];
@@ -192,7 +212,7 @@ async function startProvisioner(
     while (
       !stopped &&
       making < PROVISION_CONCURRENCY &&
-      ready.length + making < POOL + waiting.length
+      ready.length + making < pool + waiting.length
     ) {
       making++;
       void tapeWithCredential(lab, { capacity: '200m' })

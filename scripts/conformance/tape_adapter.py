@@ -9,6 +9,13 @@ credential); CreateBucket of that name answers 200 without a request (the tape e
 DeleteBucket 204 (tapes are not deleted through S3); every request signed with the suite's
 main key is signed with the credential of its bucket's tape instead. Until the suite creates
 the bucket, its requests go to a label no tape has, so "no such bucket" tests still see one.
+
+TAPE_CONFORMANCE_BUCKETS=shared (S3TESTS_BUCKETS=shared of the runner): every test gets the same
+tapes instead, the first bucket a test asks for is shared tape 1, a second one shared tape 2, and
+so on (made on first use). After each test the adapter empties the tapes it used through S3
+(AbortMultipartUpload of every upload, DeleteObjects of every key) and checks that a listing is
+then empty, so the next test starts on an empty bucket that has seen every earlier test's writes:
+the same key written, deleted and written again within moments, which fresh tapes never show.
 """
 import base64
 import json
@@ -23,6 +30,7 @@ import botocore.session
 import s3tests.functional as functional
 
 PROVISION = os.environ['TAPE_CONFORMANCE_PROVISION']
+SHARED = os.environ.get('TAPE_CONFORMANCE_BUCKETS', 'fresh') == 'shared'
 MAIN_KEYS = {'TAPECONFORMANCEMAIN'}
 # A client made with the main key and another secret (a bad-auth test) is left as it is.
 MAIN_SECRET = 'not-a-secret-the-adapter-swaps-it'
@@ -30,18 +38,32 @@ MAIN_SECRET = 'not-a-secret-the-adapter-swaps-it'
 # label -> {'label', 'accessKeyId', 'secret', 'created'}
 TAPES = {}
 LAST = {'tape': None}
+# Shared mode: the shared tapes in the order first used, and how many the running test took.
+SHARED_TAPES = []
+USED = {'count': 0}
 
 
 def _random_label():
     return base64.b32encode(secrets.token_bytes(32)).decode().lower().rstrip('=')
 
 
-def _new_bucket_name():
+def _provision():
     with urllib.request.urlopen(urllib.request.Request(PROVISION, method='POST'), timeout=300) as res:
         tape = json.loads(res.read())
-    tape['created'] = False
     tape['absent'] = _random_label()
     TAPES[tape['label']] = tape
+    return tape
+
+
+def _new_bucket_name():
+    if SHARED:
+        if USED['count'] == len(SHARED_TAPES):
+            SHARED_TAPES.append(_provision())
+        tape = SHARED_TAPES[USED['count']]
+        USED['count'] += 1
+    else:
+        tape = _provision()
+    tape['created'] = False
     LAST['tape'] = tape
     return tape['label']
 
@@ -51,8 +73,35 @@ def _no_prefixed_buckets(*args, **kwargs):
     return None
 
 
+def _empty_shared_tapes(*args, **kwargs):
+    # Called before and after each test (once per user): empties the tapes the test just used.
+    used, USED['count'] = SHARED_TAPES[: USED['count']], 0
+    for tape in used:
+        _empty(tape)
+
+
+def _empty(tape):
+    client = functional.get_client()  # signed with the tape's credential by _before_sign
+    bucket = tape['label']
+    tape['created'] = True
+    for page in client.get_paginator('list_multipart_uploads').paginate(Bucket=bucket):
+        for upload in page.get('Uploads', []):
+            client.abort_multipart_upload(Bucket=bucket, Key=upload['Key'], UploadId=upload['UploadId'])
+    for page in client.get_paginator('list_objects_v2').paginate(Bucket=bucket):
+        keys = [{'Key': o['Key']} for o in page.get('Contents', [])]
+        if keys:
+            answer = client.delete_objects(Bucket=bucket, Delete={'Objects': keys, 'Quiet': True})
+            if answer.get('Errors'):
+                raise RuntimeError('emptying shared bucket {}: {}'.format(bucket, answer['Errors'][:3]))
+    left = client.list_objects_v2(Bucket=bucket).get('KeyCount', 0)
+    uploads = len(client.list_multipart_uploads(Bucket=bucket).get('Uploads', []))
+    if left or uploads:
+        raise RuntimeError('shared bucket {} not empty after emptying it: {} keys, {} uploads'.format(
+            bucket, left, uploads))
+
+
 functional.get_new_bucket_name = _new_bucket_name
-functional.nuke_prefixed_buckets = _no_prefixed_buckets
+functional.nuke_prefixed_buckets = _empty_shared_tapes if SHARED else _no_prefixed_buckets
 
 
 class _Answer:

@@ -48,6 +48,16 @@ describe('buildVersion and VersionReader', () => {
     expect(() => buildVersion([fakeEntry('a.html'), twin])).toThrow(/size differs/);
   });
 
+  it('holds S3 folder markers and keys with empty segments beside the files under them', async () => {
+    const names = ['dir/', 'dir/a.txt', 'dir//b.txt', '/lead.txt', 'a\\b.txt', 'dir/sub/'];
+    const v = buildVersion(names.map((n) => fakeEntry(n)));
+    const { reader } = newReader(v);
+    const root = await reader.root(v.rootCommitment, v.rootBytes.length);
+    for (const name of names) expect((await reader.lookupName(root, name))?.name).toBe(name);
+    const under = await reader.list(root, { prefix: 'dir/', limit: 10 });
+    expect(under.map((e) => e.name)).toEqual(['dir/', 'dir//b.txt', 'dir/a.txt', 'dir/sub/']);
+  });
+
   it('lists names in byte order, after a name and under a prefix, across nodes', async () => {
     const paths = sitePaths(5000);
     const v = buildVersion(paths.map((n) => fakeEntry(n)));

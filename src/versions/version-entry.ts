@@ -7,7 +7,7 @@ import { isHiddenName } from '../chain/hidden-names';
  * bytes are.
  */
 export interface VersionEntry {
-  /** UTF-8, 1..MAX_NAME_BYTES bytes, no hidden segment, no empty segment. */
+  /** UTF-8, 1..MAX_NAME_BYTES bytes, no hidden segment, no NUL (any S3 key otherwise). */
   name: string;
   /** The file's own commitment (tape-track-v1 of its bytes; of its segment manifest when streamed). */
   commitment: Buffer;
@@ -48,6 +48,11 @@ export class VersionFormatError extends Error {
 /**
  * Why a name can never be part of a version, or undefined when it can: the rule the certifier
  * applies to every entry and every reader applies to every path it looks up.
+ *
+ * Empty segments (`dir/`, `a//b`, `/a`) and backslashes are allowed: they are ordinary S3 keys
+ * (folder markers that the S3 console, s3fs and Hadoop's S3A write are `dir/`), the names tree is
+ * keyed by the whole name so they mean nothing to its shape, and no site path reaches them
+ * (`parseSitePath` refuses `//` and backslashes and maps `dir/` to `dir/index.html`).
  */
 export function nameProblem(name: string): string | undefined {
   const bytes = Buffer.byteLength(name, 'utf8');
@@ -55,9 +60,7 @@ export function nameProblem(name: string): string | undefined {
   if (bytes > MAX_NAME_BYTES) return `name of ${bytes} bytes (at most ${MAX_NAME_BYTES})`;
   if (LONE_SURROGATE.test(name)) return 'name is not valid UTF-8';
   if (isHiddenName(name)) return 'hidden name (a segment starts with ".")';
-  if (name.startsWith('/') || name.endsWith('/') || name.includes('//'))
-    return 'empty path segment';
-  if (name.includes('\0') || name.includes('\\')) return 'NUL or backslash in name';
+  if (name.includes('\0')) return 'NUL in name';
   return undefined;
 }
 
