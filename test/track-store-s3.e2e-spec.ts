@@ -116,7 +116,7 @@ describe('track store on S3 (Ceph RGW): one writer, two readers behind nginx', (
     >;
     expect(writerHealth.role).toBe('writer');
     const upload = await fetch(
-      `${readers[0].url}/upload/${Keypair.generate().publicKey.toBase58()}`,
+      `${readers[0].url}/upload/${Keypair.generate().publicKey.toBase58()}/${'ab'.repeat(32)}`,
       {
         method: 'PUT',
         body: 'x',

@@ -154,7 +154,7 @@ export class KeyBalance {
     const key = this.key.toBase58();
     const cannotPay =
       lamports < this.limits.perTransactionLamports
-        ? '; it cannot pay for one transaction, so uploads and S3 writes are refused'
+        ? '; it cannot pay for one transaction, so S3 writes are refused'
         : '';
     return (
       `the storage-authority key ${key} holds ${solText(lamports)} SOL, less than ` +
