@@ -153,6 +153,8 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
     const result = emptyPass();
     const pending = await this.checkTapes([tape], result);
     if (pending.size > 0) this.watch(tape);
+    // Not a pass, but what it deleted counts in the totals (/healthz, metrics) all the same.
+    this.count(result);
     return result;
   }
 
@@ -335,15 +337,20 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
     };
   }
 
-  private record(pass: TrackGcPass): void {
+  /** Adds what a pass or a tape's check did to the totals. */
+  private count(work: TrackGcPass): void {
     const t = this.totals;
-    t.passes++;
-    t.checked += pass.checked;
-    t.tapesChecked += pass.tapesChecked;
-    t.referencesDropped += pass.referencesDropped;
-    t.deleted += pass.deleted;
-    t.deletedBytes += pass.deletedBytes;
-    t.lastPass = { ...pass, at: new Date().toISOString() };
+    t.checked += work.checked;
+    t.tapesChecked += work.tapesChecked;
+    t.referencesDropped += work.referencesDropped;
+    t.deleted += work.deleted;
+    t.deletedBytes += work.deletedBytes;
+  }
+
+  private record(pass: TrackGcPass): void {
+    this.totals.passes++;
+    this.count(pass);
+    this.totals.lastPass = { ...pass, at: new Date().toISOString() };
     this.logger.log({ msg: 'track gc pass', ...pass });
   }
 }
