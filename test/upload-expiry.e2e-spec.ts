@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { SegmentingHasher } from '../src/tracks/track-layout';
 import { ObjectFixture, startObjectFixture } from './support/object-fixture';
+import { eventually } from './support/eventually';
 import { rawRequest, storedTrackPath } from './support/object-http';
 
 /**
@@ -45,6 +46,13 @@ it('an expired tape: uploads 410 with nothing kept, publishing refused, objects 
   expect([before.status, before.body.equals(served)]).toEqual([200, true]);
 
   await waitUntilExpired();
+  // The gateway reads the chain's clock from block times (whole seconds) with its own offset: its
+  // view of the epoch can trail this client's by up to a second. Its object route says when.
+  await eventually(
+    'the gateway sees the tape expired',
+    async () => (await rawRequest(fx.objectUrl(servedTrack.address))).status === 410,
+    { timeoutMs: 10_000, everyMs: 100 },
+  );
 
   const upload = await fx.client.put(pending, pendingBytes);
   expect([upload.status, upload.body.error?.code]).toEqual([410, 'gone']);

@@ -134,6 +134,24 @@ describe('FileTrackStore: references and release', () => {
     expect(await store.has(commitment)).toBe(true);
   });
 
+  it('a blob claimed while a release has moved it aside is never seen missing: storedSize waits', async () => {
+    const { store } = newTestStore();
+    const { bytes, commitment } = blob();
+    await store.claim(claimOf(commitment, 'version-1'));
+    await store.put(commitment, bytes.length, bodyOf(bytes));
+    const decidedAt = Date.now() + 1;
+    const refs = await dead(store, commitment);
+    const releasing = store.release(commitment, refs, decidedAt);
+    // Inside the window: the files are being moved aside when the new version claims the blob
+    // (a group commit whose new version's root equals an older, dropped one) and asks for it.
+    const moving = (store as unknown as { releasing: Map<string, unknown> }).releasing;
+    while (moving.size === 0) await new Promise((r) => setImmediate(r));
+    await store.claim(claimOf(commitment, 'version-3'));
+    expect(await store.storedSize(commitment)).toBe(bytes.length);
+    expect(await releasing).toEqual({ outcome: 'kept' });
+    expect(await store.has(commitment)).toBe(true);
+  });
+
   it('refuses a segment that would pass its owner’s byte budget', async () => {
     const { store } = newTestStore();
     const seg = (n: number): TrackClaim => ({

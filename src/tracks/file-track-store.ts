@@ -76,6 +76,8 @@ export class FileTrackStore extends TrackStore {
   private readonly tmpDir: string;
   private ready: Promise<void> | undefined;
   private readonly chunkLists: ByteLru<VerifiedChunkList>;
+  /** Releases moving a blob's files aside, by hex commitment: `storedSize` waits for them. */
+  private readonly releasing = new Map<string, Promise<void>>();
   private readonly ledger = new TrackStoreLedger();
   private index?: TrackReferenceIndex;
   private readonly quarantineDir: string;
@@ -111,13 +113,9 @@ export class FileTrackStore extends TrackStore {
   }
 
   async storedSize(commitment: Buffer): Promise<number | undefined> {
-    try {
-      const info = await stat(this.paths(commitment).data);
-      return info.isFile() ? info.size : undefined;
-    } catch (err) {
-      if (isMissing(err)) return undefined;
-      throw err;
-    }
+    const paths = this.paths(commitment);
+    await this.releasing.get(paths.hex);
+    return sizeOnDisk(paths.data);
   }
 
   async put(commitment: Buffer, size: number, body: Readable): Promise<void> {
@@ -256,10 +254,30 @@ export class FileTrackStore extends TrackStore {
     const index = this.references();
     index.drop(commitment, dead, decidedAt);
     if (index.referenceCount(commitment) > 0) return { outcome: 'kept' };
+    // While the files are moved aside, a claim may come and has them put back: whoever asks
+    // whether they are stored meanwhile waits for the outcome instead of seeing a gap.
+    const settled = this.moveAside(commitment, paths, index);
+    this.releasing.set(
+      paths.hex,
+      settled.then(() => undefined),
+    );
+    try {
+      return await settled;
+    } finally {
+      this.releasing.delete(paths.hex);
+    }
+  }
+
+  /** The tail of `release`: the files moved to tombs, then deleted or put back if claimed. */
+  private async moveAside(
+    commitment: Buffer,
+    paths: ReturnType<FileTrackStore['paths']>,
+    index: ReturnType<FileTrackStore['references']>,
+  ): Promise<ReleaseOutcome> {
     const suffix = `${process.pid}.${randomBytes(6).toString('hex')}.gc`;
     const tombData = join(this.tmpDir, `${paths.hex}.${suffix}`);
     const tombChunks = join(this.tmpDir, `${paths.hex}.chunks.${suffix}`);
-    const size = await this.storedSize(commitment);
+    const size = await sizeOnDisk(paths.data);
     const movedData = await renameIfPresent(paths.data, tombData);
     const movedChunks = await renameIfPresent(paths.chunks, tombChunks);
     if (index.referenceCount(commitment) > 0) {
@@ -381,5 +399,16 @@ async function linkIfAbsent(from: string, to: string): Promise<void> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'EEXIST' && code !== 'ENOENT') throw err;
+  }
+}
+
+/** A data file's size, or undefined when there is none. */
+async function sizeOnDisk(path: string): Promise<number | undefined> {
+  try {
+    const info = await stat(path);
+    return info.isFile() ? info.size : undefined;
+  } catch (err) {
+    if (isMissing(err)) return undefined;
+    throw err;
   }
 }
