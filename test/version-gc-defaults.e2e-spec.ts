@@ -1,6 +1,6 @@
 import { Keypair, PublicKey } from '@solana/web3.js';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { GatewayClient } from '../src/cli/deploy/gateway-client';
 import { VersionPublisher } from '../src/cli/versions/version-publisher';
 import { TrackGcConfig } from '../src/config/storage.config';
@@ -8,7 +8,7 @@ import { chunkCount, CHUNK_HASH_BYTES } from '../src/tracks/commitment';
 import { STAGING_SLACK_BYTES } from '../src/upload/staging';
 import { eventually } from './support/eventually';
 import { ObjectFixture, startObjectFixture } from './support/object-fixture';
-import { storedTrackPath } from './support/object-http';
+import { isStored, storedBytes } from './support/object-http';
 import { siteGet } from './support/site-http';
 import { TestTape } from './support/upload-client';
 import { VersionSite } from './support/version-site';
@@ -63,23 +63,12 @@ function tracksOf(v: Planned): Set<string> {
 }
 
 function stored(hex: string): boolean {
-  return existsSync(storedTrackPath(fx.gw.dataDir, Buffer.from(hex, 'hex')));
+  return isStored(fx.gw.dataDir, hex);
 }
 
 /** Bytes on disk of these tracks: data and chunk lists. */
 function bytesOnDisk(hexes: Iterable<string>): number {
-  let total = 0;
-  for (const hex of hexes) {
-    const path = storedTrackPath(fx.gw.dataDir, Buffer.from(hex, 'hex'));
-    for (const p of [path, `${path}.chunks`]) {
-      try {
-        total += statSync(p).size;
-      } catch {
-        // absent, or collected between the two looks
-      }
-    }
-  }
-  return total;
+  return storedBytes(fx.gw.dataDir, hexes);
 }
 
 async function publish(

@@ -1,13 +1,13 @@
 import { PublicKey } from '@solana/web3.js';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { GatewayClient } from '../src/cli/deploy/gateway-client';
 import { VersionPublisher } from '../src/cli/versions/version-publisher';
 import { versionedTrackAddress } from '../src/object/versioned-track';
 import { commitmentOfBuffer } from '../src/tracks/commitment';
 import { eventually } from './support/eventually';
 import { ObjectFixture, startObjectFixture } from './support/object-fixture';
-import { rawRequest, storedTrackPath } from './support/object-http';
+import { rawRequest, isStored, storedBytes } from './support/object-http';
 import { siteGet } from './support/site-http';
 import { TestTape } from './support/upload-client';
 import { putVersionBytes, VersionSite } from './support/version-site';
@@ -70,17 +70,12 @@ function tracksOf(v: Planned): Map<string, string> {
 }
 
 function stored(hex: string): boolean {
-  return existsSync(storedTrackPath(fx.gw.dataDir, Buffer.from(hex, 'hex')));
+  return isStored(fx.gw.dataDir, hex);
 }
 
-/** Bytes on disk of these tracks (data and chunk list). */
+/** Bytes on disk of these tracks: data and chunk lists. */
 function bytesOnDisk(hexes: Iterable<string>): number {
-  let total = 0;
-  for (const hex of hexes) {
-    const path = storedTrackPath(fx.gw.dataDir, Buffer.from(hex, 'hex'));
-    for (const p of [path, `${path}.chunks`]) if (existsSync(p)) total += statSync(p).size;
-  }
-  return total;
+  return storedBytes(fx.gw.dataDir, hexes);
 }
 
 interface GcStats {

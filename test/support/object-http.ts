@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { commitmentToHex } from '../../src/tracks/commitment';
 
@@ -105,6 +105,27 @@ export function parseByteranges(body: Buffer, contentType: string): BytePart[] {
 export function storedTrackPath(dataDir: string, commitment: Buffer): string {
   const hex = commitmentToHex(commitment);
   return join(dataDir, 'tracks', hex.slice(0, 2), hex.slice(2, 4), hex);
+}
+
+/** Whether the gateway's file store holds the track (hex commitment). */
+export function isStored(dataDir: string, hex: string): boolean {
+  return existsSync(storedTrackPath(dataDir, Buffer.from(hex, 'hex')));
+}
+
+/** Bytes on disk of these tracks (hex commitments): data and chunk lists; absent ones count 0. */
+export function storedBytes(dataDir: string, hexes: Iterable<string>): number {
+  let total = 0;
+  for (const hex of hexes) {
+    const path = storedTrackPath(dataDir, Buffer.from(hex, 'hex'));
+    for (const p of [path, `${path}.chunks`]) {
+      try {
+        total += statSync(p).size;
+      } catch {
+        // absent, or collected between the two looks
+      }
+    }
+  }
+  return total;
 }
 
 /** Flips one byte of a stored track (or, with `.chunks`, of its chunk list) in place. */
