@@ -6,6 +6,8 @@ import { GatewayIdentity, GatewayRole } from '../chain/gateway-identity';
 import { ConfigError } from '../config/config-loader';
 import { StorageConfig } from '../config/storage.config';
 import { HealthRegistry } from '../health/health-registry';
+import { GatewayMetrics } from '../observability/gateway-metrics';
+import { MetricsModule } from '../observability/metrics.module';
 import { SharedState } from '../shared-state/shared-state';
 import { SharedStateModule } from '../shared-state/shared-state.module';
 import { FileTrackStore } from './file-track-store';
@@ -14,6 +16,7 @@ import { RedisTrackReferences } from './redis-track-references';
 import { S3TrackStore } from './s3/s3-track-store';
 import { TrackCache } from './s3/track-cache';
 import { TrackStore } from './track-store';
+import { registerTrackStoreMetrics } from './track-store-metrics';
 
 /**
  * The track store `storage.tracks.store` names: `file` (default), a content-addressed
@@ -65,7 +68,7 @@ export const TRACK_STORE_BACKEND = Symbol('TrackStoreBackend');
  * store is swapped in (or wrapped) by overriding the `TrackStore` provider.
  */
 @Module({
-  imports: [SharedStateModule, HealthModule, GatewayIdentityModule],
+  imports: [SharedStateModule, HealthModule, MetricsModule, GatewayIdentityModule],
   providers: [
     {
       provide: TRACK_STORE_BACKEND,
@@ -93,12 +96,14 @@ export const TRACK_STORE_BACKEND = Symbol('TrackStoreBackend');
 export class TracksModule implements OnModuleInit {
   constructor(
     private readonly health: HealthRegistry,
+    private readonly metrics: GatewayMetrics,
     private readonly store: TrackStore,
     @Inject(TRACK_STORE_BACKEND) private readonly backend: TrackStore,
   ) {}
 
   onModuleInit(): void {
     this.health.register('track-store', () => this.store.checkHealth());
+    registerTrackStoreMetrics(this.metrics.registry, this.store);
     // Corrupt tracks are reported, never a readiness failure: one bad blob is not a reason to
     // take the gateway out of a load balancer (docs/tracks.md).
     this.health.registerDetail('tracks', () => ({

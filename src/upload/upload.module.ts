@@ -11,6 +11,7 @@ import { TrackGcModule } from '../tracks/gc/track-gc.module';
 import { TracksModule } from '../tracks/tracks.module';
 import { UploadController } from './upload.controller';
 import { UploadSlots } from './upload-slots';
+import { registerUploadMetrics } from './upload-metrics';
 import { TrackStore } from '../tracks/track-store';
 import { StoreVersionHoldings } from '../versions/store-version-holdings';
 import { VersionCertifier } from '../versions/version-certifier';
@@ -76,6 +77,6 @@ export class UploadModule implements OnModuleInit {
   onModuleInit(): void {
     // A reader is healthy: it serves; /healthz says which role it has.
     this.health.registerDetail('role', () => this.identity.role);
-    this.metrics.registerUploads(() => this.slots.stats());
+    registerUploadMetrics(this.metrics.registry, () => this.slots.stats());
   }
 }
