@@ -37,7 +37,7 @@ import {
   wrk,
   writeRandomFile,
 } from '../test/support/object-bench-tools';
-import { startNodePassThrough } from '../test/support/node-pass-through';
+import { startNodePassThrough } from './support/node-pass-through';
 import { S3StoreLab, startS3StoreLab } from '../test/support/s3-store-lab';
 import { TestTape, UploadClient, WrittenTrack } from '../test/support/upload-client';
 import type { GatewayProcess } from '../test/support/gateway-process';

@@ -29,7 +29,7 @@ import { ChainConfig } from '../src/config/chain.config';
 import { PublicKey } from '@solana/web3.js';
 import { GatewayClient } from '../src/cli/deploy/gateway-client';
 import { readCurrentVersion } from '../src/cli/versions/current-version';
-import { addManyNames } from '../test/support/many-names';
+import { addManyNames } from './support/many-names';
 import { gatewayKeypair } from '../test/support/site-versions';
 import { SiteGateway, startSiteGateway } from '../test/support/site-gateway';
 import { siteGet } from '../test/support/site-http';
