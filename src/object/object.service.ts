@@ -14,6 +14,7 @@ import { objectErrors } from './object-errors';
 import { primeStream } from './primed-stream';
 import { StreamedBytesCollector } from './streamed-bytes-collector';
 import { ServableTrack, TrackResolver } from './track-resolver';
+import { requestHeader } from '../http/request-header';
 
 const WHOLE: RangeResult = { kind: 'none' };
 
@@ -41,13 +42,13 @@ export class ObjectService {
 
   private async answerTrack(req: ObjectRequest, track: ServableTrack): Promise<ObjectAnswer> {
     const { headers, etag } = track;
-    if (ifNoneMatchMatches(header(req, 'if-none-match'), etag)) {
+    if (ifNoneMatchMatches(requestHeader(req, 'if-none-match'), etag)) {
       return { status: 304, headers: headers.notModified, body: null, bytes: 0 };
     }
     const size = track.ref.size;
     const range =
-      req.headers.range !== undefined && ifRangeAllowsRange(header(req, 'if-range'), etag)
-        ? parseRange(header(req, 'range'), size)
+      req.headers.range !== undefined && ifRangeAllowsRange(requestHeader(req, 'if-range'), etag)
+        ? parseRange(requestHeader(req, 'range'), size)
         : WHOLE;
     const head = req.method === 'HEAD';
     switch (range.kind) {
@@ -174,9 +175,4 @@ export class ObjectService {
       `object ${track.address} (commitment ${track.commitmentHex}) response cut mid-stream: ${err.message}`,
     );
   }
-}
-
-function header(req: ObjectRequest, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
 }

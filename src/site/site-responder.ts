@@ -30,6 +30,7 @@ import {
 } from './site-answer';
 import { fileNameOf } from './site-path';
 import { SiteObject, trackRefOf } from './site-source';
+import { requestHeader } from '../http/request-header';
 
 /** What is known about one object's answers within one snapshot (memoised in it). */
 export interface Prepared {
@@ -82,11 +83,14 @@ export class SiteResponder {
       }
     }
     const extra = requestHeaders(req, answer);
-    if (answer.status === 200 && ifNoneMatchMatches(header(req, 'if-none-match'), rep.etag)) {
+    if (
+      answer.status === 200 &&
+      ifNoneMatchMatches(requestHeader(req, 'if-none-match'), rep.etag)
+    ) {
       return { status: 304, headers: withExtra(rep.rawNotModified, extra), body: null };
     }
-    if (ranged && ifRangeAllowsRange(header(req, 'if-range'), rep.etag)) {
-      const range = parseRange(header(req, 'range'), answer.object.size);
+    if (ranged && ifRangeAllowsRange(requestHeader(req, 'if-range'), rep.etag)) {
+      const range = parseRange(requestHeader(req, 'range'), answer.object.size);
       if (range.kind !== 'none') return this.ranged(req, p, range, extra);
     }
     const full = withExtra(rep.rawFull, extra);
@@ -269,7 +273,7 @@ export class SiteResponder {
 /** The headers an object answer takes from its request: CORS and the download disposition. */
 function requestHeaders(req: SiteRequest, answer: ObjectChoice): Record<string, string> | null {
   let extra: Record<string, string> | null = null;
-  const origin = header(req, 'origin');
+  const origin = requestHeader(req, 'origin');
   if (origin !== undefined) {
     const allowed = allowedOrigin(answer.snapshot.policy, origin);
     if (allowed) {
@@ -301,11 +305,6 @@ function sharedMemo(snapshot: SiteSnapshot): Map<unknown, unknown> {
     snapshot.prepared.set(SHARED_ORIGIN, memo);
   }
   return memo;
-}
-
-function header(req: SiteRequest, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 function withoutBody(headers: HeaderSet): Record<string, string> {

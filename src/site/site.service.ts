@@ -9,6 +9,7 @@ import { PAGES } from './site-pages';
 import { SiteResponder } from './site-responder';
 import { SiteTarget } from './site-routing';
 import { siteOriginResolver } from './path-isolation';
+import { requestHeader } from '../http/request-header';
 
 const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
 const PRINTABLE = /^[\x21-\x7e]*$/;
@@ -141,9 +142,9 @@ export class SiteService {
       const headers = {
         ...securityHeaders(policy, mount !== ''),
         ...preflightHeaders(policy, {
-          origin: header(req, 'origin'),
-          method: header(req, 'access-control-request-method'),
-          headers: header(req, 'access-control-request-headers'),
+          origin: requestHeader(req, 'origin'),
+          method: requestHeader(req, 'access-control-request-method'),
+          headers: requestHeader(req, 'access-control-request-headers'),
         }),
       };
       return { status: 204, headers: headerList(headers), body: null };
@@ -224,9 +225,4 @@ export function wantsDownload(query: string): boolean {
 /** A query is carried into Location only when it is plain printable ASCII (it always is from browsers). */
 function safeQuery(query: string): string {
   return query.length > 1 && PRINTABLE.test(query) ? query : '';
-}
-
-function header(req: SiteRequest, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
 }
