@@ -73,10 +73,10 @@ async function siteRoot(sitePath: string): Promise<string> {
     );
   }
   let root: string;
-  if (found.isDirectory()) {
-    root = given;
-  } else if (basename(given) === ENTRY_NAME) {
+  if (basename(given) === ENTRY_NAME) {
     root = dirname(given);
+  } else if (found.isDirectory()) {
+    root = given;
   } else {
     throw new CliError(
       `${sitePath} is not a site directory or its index.html (give the site's directory or its index.html)`,
