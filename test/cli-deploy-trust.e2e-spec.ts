@@ -50,8 +50,9 @@ describe('deploys people trust', () => {
     sites.push(root);
     return root;
   };
-  const withTape = async (capacity = '10m') => {
-    const u = new CliUser(gw);
+  const gateways: GatewayProcess[] = [];
+  const withTape = async (capacity = '10m', on: GatewayProcess = gw) => {
+    const u = new CliUser(on);
     users.push(u);
     const wallet = await u.fundedWallet();
     const created = keyValues(await u.ok(['create', '--capacity', capacity, '--duration', '1d']));
@@ -60,8 +61,8 @@ describe('deploys people trust', () => {
   const names = async (u: CliUser) =>
     (await u.json<{ name: string }[]>(['object', 'ls'])).map((o) => o.name);
   const version = async (u: CliUser) => (await u.json<{ version: number }>(['info'])).version;
-  const writtenBytes = async () =>
-    sample(await metricsText(gw), 'tape_track_store_written_bytes_total');
+  const writtenBytes = async (on: GatewayProcess) =>
+    sample(await metricsText(on), 'tape_track_store_written_bytes_total');
 
   beforeAll(async () => {
     gw = await startGateway({
@@ -71,6 +72,7 @@ describe('deploys people trust', () => {
   afterAll(async () => {
     users.forEach((u) => u.cleanup());
     sites.forEach(removeSite);
+    await Promise.all(gateways.map((g) => g.stop()));
     await gw?.stop();
   });
 
@@ -132,19 +134,22 @@ describe('deploys people trust', () => {
   it.concurrent(
     '--dry-run signs, sends and uploads nothing, and says what the deploy then spends',
     async () => {
-      const { u, wallet } = await withTape();
+      // A gateway of its own: its written-bytes counter sees no other test's uploads.
+      const own = await startGateway();
+      gateways.push(own);
+      const { u, wallet } = await withTape('10m', own);
       const root = site({ 'index.html': 'v1', 'a.txt': 'a', 'b.txt': 'b1', 'c.txt': 'c' });
       await u.ok(['deploy', root]);
       writeSite({ 'b.txt': 'b2', 'd.txt': 'd' }, root);
       rmSync(join(root, 'c.txt'));
 
-      const chain = new Connection(gw.rpcUrl, 'confirmed');
+      const chain = new Connection(own.rpcUrl, 'confirmed');
       const balance = () => chain.getBalance(new PublicKey(wallet));
       const tokens = async () => (await u.json<{ tokens: string }>(['balance'])).tokens;
       const [lamportsBefore, tokensBefore, writtenBefore] = [
         await balance(),
         await tokens(),
-        await writtenBytes(),
+        await writtenBytes(own),
       ];
       const dry = await u.json<DryRunJson>(['deploy', root, '--dry-run']);
       expect(dry).toMatchObject({
@@ -176,7 +181,7 @@ describe('deploys people trust', () => {
       // Nothing moved: no SOL, no tokens, no byte written by the gateway, no version.
       expect(await balance()).toBe(lamportsBefore);
       expect(await tokens()).toBe(tokensBefore);
-      expect(await writtenBytes()).toBe(writtenBefore);
+      expect(await writtenBytes(own)).toBe(writtenBefore);
       expect(await version(u)).toBe(1);
       expect(await names(u)).toEqual(['a.txt', 'b.txt', 'c.txt', 'index.html']);
 
@@ -184,6 +189,8 @@ describe('deploys people trust', () => {
       const real = await u.json<{ bytes_uploaded: number; version: number }>(['deploy', root]);
       expect(real.version).toBe(2);
       expect(real.bytes_uploaded).toBe(dry.upload_bytes);
+      // The counter the dry run left alone sees the deploy's bytes.
+      expect(await writtenBytes(own)).toBeGreaterThanOrEqual(writtenBefore + dry.upload_bytes);
       expect(lamportsBefore - (await balance())).toBe(dry.fee_lamports);
       expect(await tokens()).toBe(tokensBefore);
     },
@@ -265,6 +272,7 @@ describe('deploys people trust', () => {
       expect(rm.text).toMatch(/removed x\.txt\r\nremoved y\.txt/);
       // One name is what was typed: no question. --yes for scripts.
       expect(await u.ok(['object', 'rm', 'z.txt'])).toBe('removed z.txt\n');
+      ['x.txt', 'y.txt', 'z.txt'].forEach((n) => rmSync(join(root, n)));
       writeSite({ 'p.txt': 'p', 'q.txt': 'q' }, root);
       await u.ok(['deploy', root]);
       expect(await u.ok(['object', 'rm', 'p.txt', 'q.txt', '--yes'])).toBe(
