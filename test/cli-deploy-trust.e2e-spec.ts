@@ -1,10 +1,12 @@
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Connection, PublicKey } from '@solana/web3.js';
 import { CliUser, keyValues } from './support/cli-process';
 import { removeSite, writeSite } from './support/cli-site';
 import { runOnTerminal } from './support/cli-terminal';
 import { GatewayProcess, startGateway } from './support/gateway-process';
+import { ACROSS_PROCESSES, eventually } from './support/eventually';
 import { metricsText, sample } from './support/metrics-text';
 import { siteGet } from './support/site-http';
 
@@ -70,10 +72,10 @@ describe('deploys people trust', () => {
     });
   });
   afterAll(async () => {
-    users.forEach((u) => u.cleanup());
-    sites.forEach(removeSite);
     await Promise.all(gateways.map((g) => g.stop()));
     await gw?.stop();
+    users.forEach((u) => u.cleanup());
+    sites.forEach(removeSite);
   });
 
   it.concurrent(
@@ -314,6 +316,45 @@ describe('deploys people trust', () => {
         expect([path, res.status]).toEqual([path, 404]);
         expect(res.text).not.toContain('not allowed');
       }
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it.concurrent(
+    'a reader gateway serves the .well-known/ names its own list allows, and no other',
+    async () => {
+      const { u, tape } = await withTape();
+      /** A reader on the writer's chain and track store (a shared volume), with its own list. */
+      const reader = async (allow: string[]) => {
+        const dir = mkdtempSync(join(tmpdir(), 'tape-reader-'));
+        sites.push(dir);
+        symlinkSync(join(gw.dataDir, 'tracks'), join(dir, 'tracks'));
+        const started = await startGateway({
+          rpcUrl: gw.rpcUrl,
+          dataDir: dir,
+          config: { gateway: { site: { well_known_allow: allow } } },
+        });
+        gateways.push(started);
+        return started;
+      };
+      const [strict, allowing] = await Promise.all([
+        reader([]),
+        reader(['.well-known/security.txt']),
+      ]);
+      const root = site({ 'index.html': 'readers', '.well-known/security.txt': SECURITY_TXT });
+      await u.ok(['deploy', root]);
+      const path = `/site/${tape}/.well-known/security.txt`;
+      for (const r of [strict, allowing]) {
+        await eventually(
+          `the reader on ${r.url} serves the site`,
+          async () => (await siteGet(r.url, `/site/${tape}/`)).text === 'readers',
+          ACROSS_PROCESSES,
+        );
+      }
+      expect((await siteGet(allowing.url, path)).text).toBe(SECURITY_TXT);
+      const refused = await siteGet(strict.url, path);
+      expect(refused.status).toBe(404);
+      expect(refused.text).not.toContain('Contact:');
     },
     TEST_TIMEOUT_MS,
   );
