@@ -37,7 +37,7 @@ export interface VersionRef {
 
 /**
  * Checks a version as a whole before the storage authority signs its Publish: canonical nodes
- * and trees, no hidden name (a `.well-known/` name only when allowed), every referenced byte held and verified (each packed file's range
+ * and trees, no hidden name, every referenced byte held and verified (each packed file's range
  * against the file's own commitment), settings equal to the version's `_site.json`; then its
  * bytes and the bytes it adds to `base` (the tape's current version, whose tracks are passed in).
  */
