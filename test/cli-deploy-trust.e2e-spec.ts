@@ -194,6 +194,9 @@ describe('deploys people trust', () => {
       // The counter the dry run left alone sees the deploy's bytes.
       expect(await writtenBytes(own)).toBeGreaterThanOrEqual(writtenBefore + dry.upload_bytes);
       expect(lamportsBefore - (await balance())).toBe(dry.fee_lamports);
+      console.log(
+        `dry run: fee ${dry.fee_lamports} lamports, ${dry.upload_tracks} tracks / ${dry.upload_bytes} bytes to upload; the deploy then took ${lamportsBefore - (await balance())} lamports and sent ${real.bytes_uploaded} bytes`,
+      );
       expect(await tokens()).toBe(tokensBefore);
     },
     TEST_TIMEOUT_MS,
