@@ -361,4 +361,39 @@ describe('deploys people trust', () => {
     },
     TEST_TIMEOUT_MS,
   );
+
+  it.concurrent(
+    'a writer whose operator drops a name refuses to certify a version holding it, until it is removed',
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'tape-writer-'));
+      sites.push(dataDir);
+      const allow = (list: string[]) => ({ gateway: { site: { well_known_allow: list } } });
+      let writer = await startGateway({ dataDir, config: allow(['.well-known/security.txt']) });
+      const target = { url: writer.url, rpcUrl: writer.rpcUrl };
+      const u = new CliUser(target);
+      users.push(u);
+      await u.fundedWallet();
+      await u.ok(['create', '--capacity', '10m', '--duration', '1d']);
+      const root = site({ 'index.html': 'v1', '.well-known/security.txt': SECURITY_TXT });
+      await u.ok(['deploy', root]);
+      expect(await names(u)).toEqual(['.well-known/security.txt', 'index.html']);
+
+      // The same gateway and chain (its data directory), restarted without the name.
+      await writer.stop();
+      writer = await startGateway({ dataDir, config: allow([]) });
+      gateways.push(writer);
+      Object.assign(target, { url: writer.url, rpcUrl: writer.rpcUrl });
+      writeSite({ 'index.html': 'v2' }, root);
+      expect(await u.fails(['deploy', root])).toBe(
+        'publish refused by the gateway: 422 ".well-known/security.txt": .well-known/ names are not published by this gateway unless its operator allows them (gateway.site.well_known_allow)',
+      );
+      expect(await version(u)).toBe(1);
+      expect(await u.ok(['object', 'rm', '.well-known/security.txt'])).toBe(
+        'removed .well-known/security.txt\n',
+      );
+      expect((await u.json<{ version: number }>(['deploy', root])).version).toBe(3);
+      expect(await names(u)).toEqual(['index.html']);
+    },
+    TEST_TIMEOUT_MS,
+  );
 });
