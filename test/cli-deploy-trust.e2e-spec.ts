@@ -17,7 +17,11 @@ import { siteGet } from './support/site-http';
  * and `object rm` of several names (on a pseudo-terminal, refused without one unless `--yes`),
  * and `.well-known/` names an operator allows, published and served end to end.
  */
-const TEST_TIMEOUT_MS = 300_000;
+/**
+ * Roomy: the tests run at once (it.concurrent), four of them with gateways of their own, and each
+ * runs tens of CLI processes; on the shared 2-core machine one took 290 s of its time.
+ */
+const TEST_TIMEOUT_MS = 600_000;
 const SECURITY_TXT = 'Contact: mailto:security@example.com\nExpires: 2030-01-01T00:00:00Z\n';
 
 interface DryRunJson {
