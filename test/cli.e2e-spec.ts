@@ -217,7 +217,7 @@ describe('tape CLI', () => {
         epochs: created.epochs,
         delegate: 'none',
         version: 'none',
-        URL: `http://${created.label}.localhost:8080/`,
+        URL: `http://${created.label}.localhost:${gw.port}/`,
       });
       expect(info.expires).toMatch(/^~.* UTC \(in about \d+ minutes?\)$/);
 

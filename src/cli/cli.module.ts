@@ -32,6 +32,9 @@ import { ObjectCommand } from './commands/object.command';
 import { ResizeCommand } from './commands/resize.command';
 import { CompletionScripts } from './completion/completion-scripts';
 import { SiteDeployer } from './deploy/site-deployer';
+import { DeployDryRun } from './deploy/deploy-dry-run';
+import { PromptTerminal, StdioPromptTerminal } from './prompt/prompt-terminal';
+import { RemovalConfirmation } from './prompt/removal-confirmation';
 import { WalletFunding } from './funding/wallet-funding';
 import { NetworkInitializer } from './network/network-initializer';
 import { ProgramDeployer } from './network/program-deployer';
@@ -66,6 +69,9 @@ import { ProgramName } from './program-name';
     TapeSession,
     ProgramName,
     SiteDeployer,
+    DeployDryRun,
+    { provide: PromptTerminal, useFactory: () => new StdioPromptTerminal() },
+    RemovalConfirmation,
     KeygenCommand,
     AirdropCommand,
     BalanceCommand,

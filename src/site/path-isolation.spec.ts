@@ -186,3 +186,39 @@ describe('path routes on the shared origin', () => {
     });
   });
 });
+
+describe('gateway.site.well_known_allow', () => {
+  const site = (over: Record<string, unknown>) =>
+    validateConfig({ gateway: { site: over } }).gateway.site;
+
+  it('allows no .well-known/ name by default', () => {
+    expect(site({}).well_known_allow).toEqual([]);
+  });
+
+  it('takes exact names under .well-known/', () => {
+    const names = [
+      '.well-known/security.txt',
+      '.well-known/apple-app-site-association',
+      '.well-known/a/b.json',
+    ];
+    expect(site({ well_known_allow: names }).well_known_allow).toEqual(names);
+  });
+
+  it.each([
+    'security.txt',
+    '/.well-known/security.txt',
+    '.well-known/',
+    '.well-known',
+    '.well-known/.hidden',
+    '.well-known/a//b',
+    '.well-known/*',
+    '.well-known/a b',
+    '.well-known/acme-challenge/token',
+    '.well-known/acme-challenge',
+    'docs/.well-known/x',
+  ])('refuses %j, naming the key', (name) => {
+    expect(() => site({ well_known_allow: [name] })).toThrow(
+      /gateway\.site\.well_known_allow: .*exact names under \.well-known\//,
+    );
+  });
+});

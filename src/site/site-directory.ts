@@ -110,7 +110,7 @@ export class SiteDirectory {
     const now = this.options.now();
     const memo = snapshot.routes.get(rawPath);
     if (memo !== undefined && now < memo.refreshAt) return memo.target;
-    const path = parseSitePath(rawPath);
+    const path = parseSitePath(rawPath, this.options.wellKnownAllow);
     if (!path.ok)
       return path.hidden ? { kind: 'not-found' } : { kind: 'bad-path', reason: path.reason };
     const names = namesOfPath(path, snapshot.policy.spaFallback);
@@ -223,7 +223,7 @@ export class SiteDirectory {
 
   /** The names a cold path may need, whatever `_site.json` says (fallback included). */
   private namesToPrefetch(tape: string, rawPath: string, now: number): string[] {
-    const path = parseSitePath(rawPath);
+    const path = parseSitePath(rawPath, this.options.wellKnownAllow);
     if (!path.ok) return [];
     return namesOfPath(path, true).filter((name) => {
       const entry = this.names.get(tape, name);

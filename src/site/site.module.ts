@@ -87,6 +87,7 @@ function createSiteDirectory(source: SiteSource, site: SiteConfig): SiteDirector
     tenantOverrides: site.tenant_overrides,
     allowAnyOrigin: site.tenant_wildcard_origins,
     nameCacheSecs: site.name_cache_secs,
+    wellKnownAllow: new Set(site.well_known_allow),
     now: () => performance.now(),
     warn: (message) => logger.warn(message),
   });

@@ -15,6 +15,7 @@ import { registerUploadMetrics } from './upload-metrics';
 import { TrackStore } from '../tracks/track-store';
 import { StoreVersionHoldings } from '../versions/store-version-holdings';
 import { VersionCertifier } from '../versions/version-certifier';
+import { SiteConfig } from '../config/site.config';
 import { PublishController } from './publish.controller';
 import { KeptVersionReferences } from './kept-version-references';
 import { CertificationGate } from './certification-gate';
@@ -59,8 +60,9 @@ import { VersionUploadService } from './version-upload.service';
     { provide: CertificationGate, useFactory: () => new CertificationGate() },
     {
       provide: VersionCertifier,
-      useFactory: (store: TrackStore) => new VersionCertifier(new StoreVersionHoldings(store)),
-      inject: [TrackStore],
+      useFactory: (store: TrackStore, site: SiteConfig) =>
+        new VersionCertifier(new StoreVersionHoldings(store), new Set(site.well_known_allow)),
+      inject: [TrackStore, SiteConfig],
     },
   ],
   // The S3 endpoint's group commit publishes with the gateway's own keys (publishOwn).

@@ -18,6 +18,7 @@ import { HashedFile, hashSiteFiles } from './site-hasher';
 import { scanSite } from './site-scanner';
 import { HashCache, userCacheDir } from './hash-cache';
 import { readCurrentVersion } from '../versions/current-version';
+import { publishedFiles } from './well-known-files';
 
 export interface DeployOptions {
   prune: boolean;
@@ -25,12 +26,18 @@ export interface DeployOptions {
   concurrency: number;
   /** The longest one upload request waits on a busy gateway, in all (`--max-wait`). */
   maxWaitMs: number;
+  /** Asked before a version without some of the current names is sent (`--prune`); throws to stop. */
+  confirmRemoval?: (names: string[], tape: string) => Promise<void>;
 }
 
 export interface DeployResult {
   tape: string;
   label: string;
   url: string;
+  /** `<scheme>://<label>.<domain>/`, or null when none is known (site-url.ts). */
+  hostUrl: string | null;
+  /** `<gateway>/site/<tape>/`. */
+  pathUrl: string;
   files: number;
   /** Files whose name is new or whose bytes changed in the published version. */
   uploaded: number;
@@ -90,12 +97,13 @@ export class SiteDeployer {
       if (warning) this.printer.note(warning);
       const signer = session.tapeSigner(tape);
       const config = await configuring;
-      const totalBytes = site.files.reduce((sum, f) => sum + f.size, 0);
+      const files = publishedFiles(site, config.wellKnownAllow);
+      const totalBytes = files.reduce((sum, f) => sum + f.size, 0);
       const cache = await HashCache.open(userCacheDir(), site.root, config.segmentBytes);
-      const hashed = await hashSiteFiles(site.files, config.segmentBytes, { cache });
+      const hashed = await hashSiteFiles(files, config.segmentBytes, { cache });
       const saving = cache.save();
       progress.step(
-        `hashed ${site.files.length} ${site.files.length === 1 ? 'file' : 'files'} (${formatBytes(totalBytes)})` +
+        `hashed ${files.length} ${files.length === 1 ? 'file' : 'files'} (${formatBytes(totalBytes)})` +
           (site.hidden.length > 0 ? `, skipped ${site.hidden.length} hidden` : ''),
       );
       const byName = new Map(hashed.map((f) => [f.name, f]));
@@ -114,6 +122,7 @@ export class SiteDeployer {
       });
       const changes = new ChangePublisher(chain, gateway, publisher);
       const storageAuthority = storageAuthorityOf(config.storageAuthority, gateway.baseUrl);
+      const confirmed = new Set<string>();
       const outcome = await session.guarded(
         changes.publish({
           tape: tape.address,
@@ -140,6 +149,10 @@ export class SiteDeployer {
               changes.publishFee(signer, payer, storageAuthority),
               'this deploy',
             );
+            if (options.confirmRemoval && plan.removed.some((n) => !confirmed.has(n))) {
+              await options.confirmRemoval(plan.removed, tape.address.toBase58());
+              plan.removed.forEach((n) => confirmed.add(n));
+            }
           },
           onRebase: (lostTo) =>
             progress.step(
@@ -150,11 +163,14 @@ export class SiteDeployer {
       progress.endUploads();
       await saving;
       const label = labelFromAddress(tape.address);
+      const urls = session.siteUrls(label, tape.address.toBase58());
       const changed = outcome.published ? changedFiles(hashed, outcome.base.entries) : 0;
       return {
         tape: tape.address.toBase58(),
         label,
-        url: session.siteUrl(label),
+        url: urls.url,
+        hostUrl: urls.hostUrl,
+        pathUrl: urls.pathUrl,
         files: hashed.length,
         uploaded: changed,
         unchanged: hashed.length - changed,
@@ -190,7 +206,7 @@ function changedFiles(files: HashedFile[], base: readonly VersionEntry[]): numbe
 }
 
 /** A scanned, hashed file as a version entry to write. */
-function changedFile(f: HashedFile): ChangedFile {
+export function changedFile(f: HashedFile): ChangedFile {
   return {
     name: f.name,
     commitment: f.commitment,
@@ -201,7 +217,7 @@ function changedFile(f: HashedFile): ChangedFile {
 }
 
 /** A small file's bytes for its pack, checked against what was hashed (it may have changed). */
-async function readSmallFile(path: string, file: ChangedFile): Promise<Buffer> {
+export async function readSmallFile(path: string, file: ChangedFile): Promise<Buffer> {
   let bytes: Buffer;
   try {
     bytes = await readFile(path);
@@ -215,7 +231,7 @@ async function readSmallFile(path: string, file: ChangedFile): Promise<Buffer> {
   return bytes;
 }
 
-function storageAuthorityOf(text: string, gatewayUrl: string): PublicKey {
+export function storageAuthorityOf(text: string, gatewayUrl: string): PublicKey {
   try {
     return new PublicKey(text);
   } catch {
