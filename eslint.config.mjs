@@ -26,6 +26,7 @@ const ROOMS = {
     'startup',
     'tracks',
     'upload',
+    'verify',
     'versions',
   ],
   startup: [],
@@ -58,7 +59,10 @@ const ROOMS = {
     'versions',
   ],
   admin: ['chain', 'config', 'domains', 'http', 'observability'],
-  cli: ['chain', 'config', 'credentials', 'localnet', 'tracks', 'upload', 'versions'],
+  // Proofs resolve a site path or an object address with the site's and object's own pure
+  // rules (site-path, site-routing, site-settings, versioned-track): one copy of each rule.
+  verify: ['chain', 'config', 'http', 'metering', 'object', 'site', 'tracks', 'versions'],
+  cli: ['chain', 'config', 'credentials', 'localnet', 'tracks', 'upload', 'verify', 'versions'],
 };
 
 export default tseslint.config(
