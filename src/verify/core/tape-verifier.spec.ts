@@ -10,6 +10,7 @@ import { VersionNodeSource, VersionReader } from '../../versions/version-reader'
 import { proofEntry } from '../version-proofs';
 import {
   FailureReason,
+  objectAddress,
   objectAddressParts,
   PROOF_FORMAT,
   readTapePointer,
@@ -156,7 +157,7 @@ describe('tape verifier core', () => {
       headers: {
         'x-tape-version': '1',
         'x-tape-commitment': proof.entry.commitment,
-        'content-digest': `sha-256=:${sha256(s.bytes.get('pages/p-777.html')!).toString('base64')}:`,
+        'content-digest': `sha-256=:${createHash('sha256').update(s.bytes.get('pages/p-777.html')!).digest('base64')}:`,
       },
       expect: { tape: TAPE, path: '/pages/p-777.html' },
       sha256,
@@ -191,6 +192,7 @@ describe('tape verifier core', () => {
     const address = versionedTrackAddress(TAPE, entry.commitment);
     const parts = objectAddressParts(address)!;
     expect(parts).toEqual({ tape: TAPE, commitment: entry.commitment.toString('hex') });
+    expect(objectAddress(TAPE, entry.commitment.toString('hex'))).toBe(address);
     const v = await verifyAnswer({
       rpc: account(next.version, 2, s.version),
       proof,

@@ -177,7 +177,7 @@ export async function walkVersion(
   const entries: ProofEntry[] = [];
   const visit = (node: Node): void => {
     if (node.level === 0) {
-      entries.push(...(node.entries));
+      entries.push(...node.entries);
       return;
     }
     for (let i = 0; i < node.branches.length; i++) visit(childOf(node, i, byCommitment));
@@ -207,6 +207,16 @@ export function objectAddressParts(address: string): { tape: string; commitment:
   return { tape: base58Encode(bytes.subarray(0, 32)), commitment: hex(bytes.subarray(32)) };
 }
 
+/** The `/object/{track}` address of a file of a tape: base58 of the 64 bytes tape || commitment. */
+export function objectAddress(tape: string, commitment: string): string | null {
+  const key = base58Decode(tape);
+  if (key === null || key.length !== 32 || !isHex64(commitment)) return null;
+  const bytes = new Uint8Array(64);
+  bytes.set(key, 0);
+  bytes.set(unhex(commitment), 32);
+  return base58Encode(bytes);
+}
+
 /** The names a site path may be answered with (docs/site.md, "Path mapping"); null if refused. */
 export function namesForPath(path: string): { exact: string[]; fallback200: string[] } | null {
   if (!path.startsWith('/')) return null;
@@ -229,7 +239,7 @@ export function namesForPath(path: string): { exact: string[]; fallback200: stri
 
 // ---------------------------------------------------------------------------------------------
 
-class Refusal extends Error {
+export class Refusal extends Error {
   constructor(
     reason: FailureReason,
     message: string,
