@@ -104,7 +104,8 @@ export class TapeVerifierService {
       const worker = async () => {
         while (next < entries.length) {
           const entry = entries[next++];
-          report.bytes += await this.checkEntry(target, rpc, current.version, entry);
+          const checked = await this.checkEntry(target, rpc, current.version, entry);
+          report.bytes += checked;
           report.files++;
         }
       };
