@@ -99,6 +99,8 @@ export async function startLyingGateway(target: string): Promise<LyingGateway> {
         return { ...answer, body: Buffer.from(JSON.stringify(proof)) };
       }
       case 'forge':
+        if (!url.startsWith('/site/') && !url.startsWith('/proof/site/'))
+          return fetchUpstream(req, url);
         return forge(req, url, mode.bytes, isProof, fetchUpstream);
     }
   };
