@@ -140,7 +140,7 @@ describe('tape verify', () => {
       const track = base58Object(tape, proof.entry.commitment);
       expect((await report([`${liar.url}/object/${track}`])).report.failure).toMatchObject({
         reason: 'content_mismatch',
-        range: [0, 7],
+        range: [0, 8], // "file a v2"
       });
     },
     TIMEOUT_MS,
