@@ -59,9 +59,9 @@ const ROOMS = {
     'versions',
   ],
   admin: ['chain', 'config', 'domains', 'http', 'observability'],
-  // Proofs resolve a site path or an object address with the site's and object's own pure
-  // rules (site-path, site-routing, site-settings, versioned-track): one copy of each rule.
-  verify: ['chain', 'config', 'http', 'metering', 'object', 'site', 'tracks', 'versions'],
+  // Proofs resolve a site path with the site room's own pure rules (site-path, site-routing,
+  // site-settings): one copy of each rule, no Nest module of the site room imported.
+  verify: ['chain', 'config', 'http', 'metering', 'site', 'tracks', 'versions'],
   cli: ['chain', 'config', 'credentials', 'localnet', 'tracks', 'upload', 'verify', 'versions'],
 };
 

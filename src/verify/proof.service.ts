@@ -4,14 +4,20 @@ import { ChainError } from '../chain/chain-error';
 import { ChainRpc } from '../chain/chain-rpc';
 import { SiteConfig } from '../config/site.config';
 import { ApiError } from '../http/api-error';
-import { parseVersionedTrack } from '../object/versioned-track';
 import { parseSiteSettings } from '../site/site-settings';
 import { parseSitePath } from '../site/site-path';
 import { namesOfPath, routeSitePath } from '../site/site-routing';
 import { IntegrityError, TrackStoreError } from '../tracks/track-errors';
 import { VersionFormatError } from '../versions/version-entry';
 import { VersionEntry } from '../versions/version-entry';
-import { PROOF_FORMAT, readTapePointer, TapeProof, TapePointer } from './core/tape-verifier';
+import {
+  objectAddress,
+  objectAddressParts,
+  PROOF_FORMAT,
+  readTapePointer,
+  TapeProof,
+  TapePointer,
+} from './core/tape-verifier';
 import { VersionProofs } from './version-proofs';
 
 /** The tape account as read for a proof: the slot of the read and the account's data. */
@@ -82,8 +88,11 @@ export class ProofService {
   }
 
   async objectProof(address: string): Promise<TapeProof> {
-    const parts = parseVersionedTrack(address);
-    if (!parts) throw proofErrors.invalidAddress();
+    const parts = /^[1-9A-HJ-NP-Za-km-z]{80,90}$/.test(address)
+      ? objectAddressParts(address)
+      : null;
+    if (!parts || objectAddress(parts.tape, parts.commitment) !== address)
+      throw proofErrors.invalidAddress();
     const tape = parts.tape;
     const read = await this.readPointer(new PublicKey(tape));
     return this.guard(async () => {
@@ -91,11 +100,11 @@ export class ProofService {
       const kept = [...read.pointer.kept].sort((a, b) => b.version - a.version);
       for (const k of kept) {
         const lookup = await this.proofs.open(Buffer.from(k.root, 'hex'));
-        const entry = await lookup.byCommitment(parts.commitment);
+        const entry = await lookup.byCommitment(Buffer.from(parts.commitment, 'hex'));
         if (!entry) continue;
         return {
           ...this.head(tape, read, k.version, k.root),
-          target: { kind: 'object', commitment: parts.commitment.toString('hex') },
+          target: { kind: 'object', commitment: parts.commitment },
           ...(await lookup.part(entry, false)),
         };
       }
