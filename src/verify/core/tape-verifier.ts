@@ -541,6 +541,7 @@ function childOf(parent: Node, i: number, nodes: Map<string, Uint8Array>): Node 
   r.end();
   const last = node.level === 0 ? node.entries.length : node.branches.length;
   const next = parent.branches[i + 1]?.key;
+  if (last === 0) throw new Refusal('node_mismatch', `node ${b.child} is empty`);
   if (
     node.tree !== parent.tree ||
     node.level !== parent.level - 1 ||
