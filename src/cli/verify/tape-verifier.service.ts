@@ -21,6 +21,7 @@ const sha256: Sha256 = (data) => createHash('sha256').update(data).digest();
 const RACY = new Set(['stale_version', 'version_not_kept', 'header_mismatch']);
 const MAX_REDIRECTS = 5;
 const PARALLEL = 16;
+const MAX_WAITS = 5;
 
 /** One failure, as `tape verify` prints it: the file, the bytes, the reason. */
 export interface VerifyFailure {
@@ -259,11 +260,22 @@ export class TapeVerifierService {
     return reply.result;
   }
 
+  /**
+   * One GET; a gateway's 429 (or 503) with `Retry-After` is waited out (a whole site is more than
+   * one window of the default site budget: 1,200 requests a minute), up to MAX_WAITS times.
+   */
   private async get(url: string): Promise<HttpAnswer> {
-    try {
-      return await this.http.get(url);
-    } catch (err) {
-      throw new CliError(`cannot fetch ${url}: ${(err as Error).message}`);
+    for (let waits = 0; ; waits++) {
+      let answer: HttpAnswer;
+      try {
+        answer = await this.http.get(url);
+      } catch (err) {
+        throw new CliError(`cannot fetch ${url}: ${(err as Error).message}`);
+      }
+      const retryAfter = Number(answer.headers['retry-after']);
+      const busy = answer.status === 429 || answer.status === 503;
+      if (!busy || waits >= MAX_WAITS || !(retryAfter >= 0)) return answer;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(retryAfter, 60) * 1000 + 100));
     }
   }
 }
