@@ -27,6 +27,7 @@ describe('tape verify', () => {
   let liar: LyingGateway;
   let u: CliUser;
   let tape: string;
+  let label: string;
   const roots: string[] = [];
   const big = Buffer.alloc(200_000);
   for (let i = 0; i < big.length; i++) big[i] = (i * 7) % 253;
@@ -53,9 +54,9 @@ describe('tape verify', () => {
     liar = await startLyingGateway(gw.url);
     u = new CliUser(gw);
     await u.fundedWallet();
-    tape = keyValues(await u.ok(['create', '--capacity', '20m', '--duration', '1d']))[
-      'tape address'
-    ];
+    const created = keyValues(await u.ok(['create', '--capacity', '20m', '--duration', '1d']));
+    tape = created['tape address'];
+    label = created.label;
     const v1 = site('v1');
     await u.ok(['deploy', join(v1.root, 'index.html')]);
     // What a liar keeps of version 1, to serve it as current later.
@@ -101,6 +102,9 @@ describe('tape verify', () => {
       expect(out).toMatch(
         /^verified 1 file \(200000 bytes\) of tape \S+ version 2 against the chain at slot \d+/,
       );
+      // The URL `tape deploy` prints: the site's own host (*.localhost is loopback).
+      const host = `http://${label}.localhost:${new URL(gw.url).port}`;
+      expect((await report([`${host}/docs`])).report).toMatchObject({ ok: true, version: 2 });
       const dir = await report([siteUrl(liar.url, '/docs')]);
       expect(dir.report).toMatchObject({ ok: true, files: 1 });
       const proof = JSON.parse((await get(`${gw.url}/proof/site/${tape}/big.bin`)).body.toString());

@@ -21,7 +21,7 @@ import { GatewayCommand } from './commands/gateway.command';
 import { InfoCommand } from './commands/info.command';
 import { VerifyCommand } from './commands/verify.command';
 import { TapeVerifierService } from './verify/tape-verifier.service';
-import { FetchVerifyHttp, VerifyHttp } from './verify/verify-http';
+import { NodeVerifyHttp, VerifyHttp } from './verify/verify-http';
 import { KeygenCommand } from './commands/keygen.command';
 import { NetworkDeployCommand } from './commands/network-deploy.command';
 import { NetworkFundCommand } from './commands/network-fund.command';
@@ -80,7 +80,7 @@ import { ProgramName } from './program-name';
     InfoCommand,
     VerifyCommand,
     TapeVerifierService,
-    { provide: VerifyHttp, useClass: FetchVerifyHttp },
+    { provide: VerifyHttp, useClass: NodeVerifyHttp },
     ExtendCommand,
     ResizeCommand,
     DelegateCommand,

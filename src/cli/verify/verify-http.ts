@@ -1,4 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { lookup as dnsLookup, LookupAddress } from 'node:dns';
+import { Agent as HttpAgent, IncomingMessage, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
 export interface HttpAnswer {
   status: number;
@@ -18,30 +21,79 @@ export abstract class VerifyHttp {
   abstract postJson(url: string, body: unknown): Promise<unknown>;
 }
 
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/**
+ * `*.localhost` is loopback (RFC 6761), as browsers resolve it: the URLs `tape deploy` prints
+ * for the local network (`http://<label>.localhost:8080/`) are checked as they are opened.
+ */
+function loopbackLookup(hostname: string, options: { all?: boolean }, callback: LookupCallback) {
+  if (hostname === 'localhost' || hostname.endsWith('.localhost')) {
+    if (options.all) callback(null, [{ address: '127.0.0.1', family: 4 }]);
+    else callback(null, '127.0.0.1', 4);
+    return;
+  }
+  dnsLookup(hostname, options as never, callback as never);
+}
+
 @Injectable()
-export class FetchVerifyHttp extends VerifyHttp {
-  async get(url: string): Promise<HttpAnswer> {
-    const res = await fetch(url, {
-      redirect: 'manual',
-      // Identity: the bytes the commitment names, and the answer that carries Content-Digest.
-      headers: { 'accept-encoding': 'identity' },
-    });
-    const headers: Record<string, string> = {};
-    res.headers.forEach((value, name) => (headers[name] = value));
-    return {
-      status: res.status,
-      headers,
-      body: new Uint8Array(await res.arrayBuffer()),
-      location: res.headers.get('location') ?? undefined,
-    };
+export class NodeVerifyHttp extends VerifyHttp {
+  private readonly http = new HttpAgent({ keepAlive: true, maxSockets: 32 });
+  private readonly https = new HttpsAgent({ keepAlive: true, maxSockets: 32 });
+
+  get(url: string): Promise<HttpAnswer> {
+    // Identity: the bytes the commitment names, and the answer that carries Content-Digest.
+    return this.send(url, 'GET', { 'accept-encoding': 'identity' });
   }
 
   async postJson(url: string, body: unknown): Promise<unknown> {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
+    const payload = Buffer.from(JSON.stringify(body));
+    const answer = await this.send(
+      url,
+      'POST',
+      { 'content-type': 'application/json', 'content-length': String(payload.length) },
+      payload,
+    );
+    return JSON.parse(Buffer.from(answer.body).toString('utf8'));
+  }
+
+  private send(
+    url: string,
+    method: string,
+    headers: Record<string, string>,
+    payload?: Buffer,
+  ): Promise<HttpAnswer> {
+    const secure = url.startsWith('https:');
+    const request = secure ? httpsRequest : httpRequest;
+    return new Promise((resolve, reject) => {
+      const req = request(
+        url,
+        { method, headers, agent: secure ? this.https : this.http, lookup: loopbackLookup },
+        (res: IncomingMessage) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', reject);
+          res.on('end', () => {
+            const out: Record<string, string> = {};
+            for (const [name, value] of Object.entries(res.headers)) {
+              if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+            }
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: out,
+              body: Buffer.concat(chunks),
+              location: out.location,
+            });
+          });
+        },
+      );
+      req.setTimeout(60_000, () => req.destroy(new Error('no answer within 60 s')));
+      req.on('error', reject);
+      req.end(payload);
     });
-    return res.json();
   }
 }
