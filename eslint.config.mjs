@@ -28,6 +28,7 @@ const ROOMS = {
     'startup',
     'tracks',
     'upload',
+    'verify',
     'versions',
   ],
   startup: [],
@@ -60,7 +61,10 @@ const ROOMS = {
     'versions',
   ],
   admin: ['chain', 'config', 'domains', 'http', 'observability'],
-  cli: ['chain', 'config', 'credentials', 'localnet', 'tracks', 'upload', 'versions'],
+  // Proofs resolve a site path with the site room's own pure rules (site-path, site-routing,
+  // site-settings): one copy of each rule, no Nest module of the site room imported.
+  verify: ['chain', 'config', 'http', 'metering', 'site', 'tracks', 'versions'],
+  cli: ['chain', 'config', 'credentials', 'localnet', 'tracks', 'upload', 'verify', 'versions'],
 };
 
 export default tseslint.config(

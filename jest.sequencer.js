@@ -36,6 +36,8 @@ const ESTIMATE_S = {
   'test/s3-retries.e2e-spec.ts': 30,
   'test/listener-timeouts.e2e-spec.ts': 29,
   'test/browser-site.e2e-spec.ts': 27,
+  'test/verify.e2e-spec.ts': 75,
+  'test/browser-verify.e2e-spec.ts': 30,
   'test/track-gc.e2e-spec.ts': 25,
   'test/version-gc-defaults.e2e-spec.ts': 28,
   'test/s3-protocol.e2e-spec.ts': 22,

@@ -19,6 +19,9 @@ import { GatewayCredentialsCommand } from './commands/gateway-credentials.comman
 import { GatewayKeyCommand } from './commands/gateway-key.command';
 import { GatewayCommand } from './commands/gateway.command';
 import { InfoCommand } from './commands/info.command';
+import { VerifyCommand } from './commands/verify.command';
+import { TapeVerifierService } from './verify/tape-verifier.service';
+import { NodeVerifyHttp, VerifyHttp } from './verify/verify-http';
 import { KeygenCommand } from './commands/keygen.command';
 import { NetworkDeployCommand } from './commands/network-deploy.command';
 import { NetworkFundCommand } from './commands/network-fund.command';
@@ -81,6 +84,9 @@ import { ProgramName } from './program-name';
     ObjectLsCommand,
     ObjectRmCommand,
     InfoCommand,
+    VerifyCommand,
+    TapeVerifierService,
+    { provide: VerifyHttp, useClass: NodeVerifyHttp },
     ExtendCommand,
     ResizeCommand,
     DelegateCommand,

@@ -1,3 +1,4 @@
+import { contentDigest } from '../tracks/content-digest';
 import { Injectable, Logger } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import { ByteRange, contentRange, parseRange, RangeResult } from '../tracks/byte-range';
@@ -56,9 +57,14 @@ export class ObjectService {
         throw objectErrors.unsatisfiable(size);
       case 'none': {
         const body = head ? null : await this.body(track, { start: 0, end: size - 1 });
+        const whole: Record<string, string> = {
+          ...headers.representation,
+          'content-length': String(size),
+        };
+        if (Buffer.isBuffer(body)) whole['content-digest'] = track.digest ??= contentDigest(body);
         return {
           status: 200,
-          headers: { ...headers.representation, 'content-length': String(size) },
+          headers: whole,
           body,
           bytes: head ? 0 : size,
         };

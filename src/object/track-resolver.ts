@@ -26,6 +26,8 @@ export interface ServableTrack {
    * reader's cache alone decides how long it stays in memory; this only skips asking for it.
    */
   hot?: WeakRef<Buffer>;
+  /** `Content-Digest` of the whole payload, once it was in memory. */
+  digest?: string;
 }
 
 export interface TrackResolverOptions {
@@ -130,10 +132,12 @@ export class TrackResolver {
     if (record.version > 0) roots.push(record.root);
     if (record.prevVersion > 0) roots.push(record.prevRoot);
     let entry: CommitEntry | undefined;
+    let found = 0;
     try {
-      for (const root of roots) {
+      for (const [i, root] of roots.entries()) {
         const version = await this.versions.root(root);
         entry = await this.versions.reader().lookupCommitment(version, wanted.commitment);
+        found = i === 0 && record.version > 0 ? record.version : record.prevVersion;
         if (entry) break;
       }
     } catch (err) {
@@ -143,7 +147,7 @@ export class TrackResolver {
       throw err;
     }
     if (!entry) throw objectErrors.notCertified();
-    const track = servableEntry(address, wanted.tape, entry);
+    const track = servableEntry(address, wanted.tape, entry, found);
     this.tracks.set(address, track, this.options.tapeTtlMs);
     return track;
   }
@@ -158,7 +162,12 @@ export class TrackResolver {
   }
 }
 
-function servableEntry(address: string, tape: string, entry: CommitEntry): ServableTrack {
+function servableEntry(
+  address: string,
+  tape: string,
+  entry: CommitEntry,
+  version: number,
+): ServableTrack {
   const etag = etagOf(entry.commitment);
   const loc = entry.location;
   return {
@@ -174,6 +183,9 @@ function servableEntry(address: string, tape: string, entry: CommitEntry): Serva
           },
     commitmentHex: commitmentToHex(entry.commitment),
     etag,
-    headers: objectHeaders(entry.contentType, etag),
+    headers: objectHeaders(entry.contentType, etag, {
+      version,
+      commitmentHex: commitmentToHex(entry.commitment),
+    }),
   };
 }

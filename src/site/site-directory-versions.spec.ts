@@ -235,6 +235,10 @@ describe('SiteDirectory: a tape with a published version', () => {
     const p = responder.prepared({ snapshot, object: target.object, status: 200, shared: false });
     expect(p.identity.full['x-tape-version']).toBe('2');
     expect(p.identity.notModified['x-tape-version']).toBe('2');
+    // The entry's commitment, as its proof states it (docs/verify.md, "Headers on every answer").
+    const commitment = fakeEntry('index.html', 2).commitment.toString('hex');
+    expect(p.identity.full['x-tape-commitment']).toBe(commitment);
+    expect(p.identity.notModified['x-tape-commitment']).toBe(commitment);
     const redirect = responder.redirect(snapshot.policy, '/docs/', true);
     expect(headerOf(redirect.headers, 'x-tape-version')).toBe('2');
     const notFound = responder.page(PAGES.notFound, snapshot.policy);

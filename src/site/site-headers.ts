@@ -87,6 +87,8 @@ export function representationHeaders(
   const etag = etagFor(object, options.coding);
   const vary = varyFor(policy, options.compressible);
   const common: Record<string, string> = { etag, ...securityHeaders(policy, options.shared) };
+  // The entry's commitment, as a proof states it (docs/verify.md, "Headers").
+  if (policy.version !== undefined) common['x-tape-commitment'] = object.commitmentHex;
   if (vary) common.vary = vary;
   const full: Record<string, string> = {
     'content-type': contentTypeOf(object),

@@ -4,6 +4,7 @@ import { contentRange, parseRange, unsatisfiedContentRange } from '../tracks/byt
 import { ifNoneMatchMatches, ifRangeAllowsRange } from '../tracks/conditional-request';
 import { multipartByteranges } from '../tracks/multipart-byteranges';
 import { ObjectReader, OpenedObject } from '../tracks/object-reader';
+import { contentDigest } from '../tracks/content-digest';
 import { TrackStoreError, TrackStoreUnavailableError } from '../tracks/track-errors';
 import { Coding, negotiateCoding } from './content-coding';
 import { allowedOrigin, EXPOSED_HEADERS } from './cors';
@@ -42,6 +43,8 @@ export interface Prepared {
   identity: RepresentationHeaders;
   /** Per coding: its headers once compressed, or false when compression does not pay. */
   variants: Partial<Record<Coding, RepresentationHeaders | false>>;
+  /** The identity headers with `Content-Digest`, once the whole body was in memory. */
+  digested?: HeaderList;
 }
 
 /** Which object a site request is answered with, and how. */
@@ -98,7 +101,10 @@ export class SiteResponder {
     const cached = coding
       ? this.bodies.getVariant(p.object, coding)
       : this.bodies.getIdentity(p.object);
-    if (cached) return { status: answer.status, headers: full, body: cached };
+    if (cached) {
+      const sent = coding ? full : withExtra(digested(p, cached), extra);
+      return { status: answer.status, headers: sent, body: cached };
+    }
     return this.loaded(answer.status, full, p, coding);
   }
 
@@ -187,7 +193,8 @@ export class SiteResponder {
         if (body) return { status, headers, body };
       }
       if (this.bodies.cacheable(p.object)) {
-        return { status, headers, body: await this.bodies.loadIdentity(p.object) };
+        const body = await this.bodies.loadIdentity(p.object);
+        return { status, headers: [...headers, 'content-digest', contentDigest(body)], body };
       }
       const opened = await this.open(p.object);
       const body = opened.size === 0 ? Buffer.alloc(0) : opened.read(0, opened.size - 1);
@@ -288,6 +295,12 @@ function requestHeaders(req: SiteRequest, answer: ObjectChoice): Record<string, 
     extra['content-disposition'] = attachmentDisposition(fileNameOf(answer.object.name));
   }
   return extra;
+}
+
+/** The identity headers with the body's RFC 9530 digest, memoised with the prepared answer. */
+function digested(p: Prepared, body: Buffer): HeaderList {
+  p.digested ??= [...p.identity.rawFull, 'content-digest', contentDigest(body)];
+  return p.digested;
 }
 
 /** Prepared headers as they are (no copy on a hit), or followed by the request's own. */
