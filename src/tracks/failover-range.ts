@@ -20,8 +20,11 @@ export interface FailoverRangeOptions {
   endInclusive: number;
   /** Awaited before any source is opened (a chunk list every source needs); its error ends the read. */
   before?: () => Promise<unknown>;
-  /** Asked in order; each is opened only when the ones before it failed. */
-  sources: RangeSource[];
+  /**
+   * Asked in order; each is opened only when the ones before it failed. A function is called
+   * after `before` (what `before` learned, a peer that failed, can change the order).
+   */
+  sources: RangeSource[] | (() => RangeSource[]);
   /**
    * A whole-track read that may fill the local cache: the verified bytes are written to
    * `tempPath` and handed to `admit` after the last one is out (removed if the read stops).
@@ -42,13 +45,14 @@ export function failoverRange(options: FailoverRangeOptions): Readable {
 }
 
 async function* pieces(options: FailoverRangeOptions): AsyncGenerator<Buffer> {
-  const { start, endInclusive, sources, fill } = options;
+  const { start, endInclusive, fill } = options;
   let next = start;
   const failures: Error[] = [];
   let file: FileHandle | undefined;
   let filled = false;
   try {
     await options.before?.();
+    const sources = typeof options.sources === 'function' ? options.sources() : options.sources;
     if (fill) file = await open(fill.tempPath, 'w', PRIVATE_FILE_MODE).catch(() => undefined);
     for (const source of sources) {
       if (next > endInclusive) break;

@@ -186,11 +186,12 @@ export class PeerTrackStore extends TrackStore {
     const hex = this.hexOf(commitment);
     assertTrackSize(size);
     assertRangeInside(start, endInclusive, size);
-    const sources: RangeSource[] = [];
     const cached = this.cache.lookup(hex) === size;
-    if (cached) sources.push(this.cacheSource(commitment, hex, size));
-    for (const peer of this.peers.order())
-      sources.push(this.peerSource(commitment, hex, size, peer));
+    // After the chunk list is read: a peer that failed it is asked last for the bytes too.
+    const sources = (): RangeSource[] => [
+      ...(cached ? [this.cacheSource(commitment, hex, size)] : []),
+      ...this.peers.order().map((peer) => this.peerSource(commitment, hex, size, peer)),
+    ];
     const whole = start === 0 && endInclusive === size - 1;
     const temp = this.cache.tempPath(hex, `${randomBytes(6).toString('hex')}.fill`);
     return failoverRange({
