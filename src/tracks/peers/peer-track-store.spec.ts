@@ -9,7 +9,8 @@ import { TrackCache } from '../s3/track-cache';
 import { IntegrityError, TrackStoreUnavailableError } from '../track-errors';
 import { PeerTrackStore } from './peer-track-store';
 
-type Behaviour = 'honest' | 'flip' | 'short' | 'stall' | 'bad-list' | 'missing' | 'error';
+type Behaviour =
+  'honest' | 'flip' | 'short' | 'long' | 'huge' | 'stall' | 'bad-list' | 'missing' | 'error';
 
 /** A peer gateway serving /tracks/{hex} and /tracks/{hex}/chunks from a map, lying on request. */
 async function newPeer(tracks: Map<string, Buffer>, behaviour: Behaviour) {
@@ -28,13 +29,20 @@ async function newPeer(tracks: Map<string, Buffer>, behaviour: Behaviour) {
       return void res.writeHead(200, { 'content-length': list.length }).end(list);
     }
     if (req.method === 'HEAD') {
-      return void res.writeHead(200, { 'content-length': bytes.length }).end();
+      const length = peer.behaviour === 'huge' ? 2 ** 40 : bytes.length;
+      return void res.writeHead(200, { 'content-length': length }).end();
     }
     const r = /bytes=(\d+)-(\d+)/.exec(req.headers.range ?? '');
     const [a, b] = r ? [Number(r[1]), Number(r[2])] : [0, bytes.length - 1];
     let body = Buffer.from(bytes.subarray(a, b + 1));
     if (peer.behaviour === 'flip') body[body.length - 1] ^= 0xff;
+    if (peer.behaviour === 'stall-body') {
+      // Headers and a first piece, then silence: the body's idle timeout must end it.
+      res.writeHead(206, { 'content-length': body.length });
+      return void res.write(body.subarray(0, 1000));
+    }
     if (peer.behaviour === 'short') body = body.subarray(1);
+    if (peer.behaviour === 'long') body = Buffer.concat([body, Buffer.alloc(1 << 20)]);
     res.writeHead(r ? 206 : 200, { 'content-length': body.length }).end(body);
   });
   await new Promise<void>((resolve) => peer.server.listen(0, '127.0.0.1', resolve));
@@ -106,8 +114,10 @@ describe('PeerTrackStore', () => {
   it.each<[Behaviour, string]>([
     ['flip', 'bad_bytes'],
     ['short', 'wrong_length'],
+    ['long', 'wrong_length'],
     ['bad-list', 'bad_chunk_list'],
     ['stall', 'timeout'],
+    ['stall-body', 'timeout'],
     ['error', 'status'],
   ])('skips a peer that is %s for the next one and counts it (%s)', async (behaviour, reason) => {
     const { sut, peers, failures } = await newTestStore([behaviour, 'honest'], 300);
@@ -146,6 +156,12 @@ describe('PeerTrackStore', () => {
       bytes,
     );
     expect((await sut.stats()).cacheMismatches).toBe(1);
+  });
+
+  it("does not believe a size over 1 GiB, and takes the next peer's", async () => {
+    const { sut, failures } = await newTestStore(['huge', 'honest']);
+    expect(await sut.storedSize(commitment)).toBe(bytes.length);
+    expect((await failures()).map((f) => f.reason)).toEqual(['wrong_length']);
   });
 
   it('refuses to store (a reader with peers writes nothing)', async () => {
