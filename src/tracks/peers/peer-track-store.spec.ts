@@ -10,7 +10,16 @@ import { IntegrityError, TrackStoreUnavailableError } from '../track-errors';
 import { PeerTrackStore } from './peer-track-store';
 
 type Behaviour =
-  'honest' | 'flip' | 'short' | 'long' | 'huge' | 'stall' | 'bad-list' | 'missing' | 'error';
+  | 'honest'
+  | 'flip'
+  | 'short'
+  | 'long'
+  | 'huge'
+  | 'stall'
+  | 'stall-body'
+  | 'bad-list'
+  | 'missing'
+  | 'error';
 
 /** A peer gateway serving /tracks/{hex} and /tracks/{hex}/chunks from a map, lying on request. */
 async function newPeer(tracks: Map<string, Buffer>, behaviour: Behaviour) {
