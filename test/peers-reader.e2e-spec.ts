@@ -167,6 +167,37 @@ describe('a reader with peers only', () => {
     }
   });
 
+  it('GET /tracks/{hex} answers raw verified bytes, one range, the chunk list, and charges the object byte budget', async () => {
+    const photo = files['img/photo.bin'];
+    const hex = commitmentToHex(commitmentOfBuffer(photo).commitment);
+    const small = await startGateway({
+      rpcUrl: net.rpcUrl,
+      config: {
+        gateway: { metering: { object_bytes: 400_000 } },
+        storage: { tracks: { peers: [writer.url] } },
+      },
+    });
+    try {
+      const range = await siteGet(writer.url, `/tracks/${hex}`, {
+        headers: { range: 'bytes=100-199' },
+      });
+      expect(range.status).toBe(206);
+      expect(range.headers['content-range']).toBe(`bytes 100-199/${photo.length}`);
+      expect(range.body.equals(photo.subarray(100, 200))).toBe(true);
+      const list = await siteGet(writer.url, `/tracks/${hex}/chunks`);
+      expect(list.body.equals(commitmentOfBuffer(photo).chunkHashes)).toBe(true);
+      expect((await siteGet(writer.url, `/tracks/${'0'.repeat(64)}`)).status).toBe(404);
+      expect((await siteGet(writer.url, '/tracks/XYZ')).status).toBe(400);
+      // A reader answers a visitor from its peers; the second 300 KB answer passes 400 KB.
+      const first = await siteGet(small.url, `/tracks/${hex}`);
+      expect(first.status).toBe(200);
+      expect(first.body.equals(photo)).toBe(true);
+      expect((await siteGet(small.url, `/tracks/${hex}`)).status).toBe(429);
+    } finally {
+      await small.stop();
+    }
+  });
+
   it('chain services with a dead first RPC endpoint read and write through the next', async () => {
     const chain = new ChainServices(validateChainConfig({ rpc_url: [deadRpc, net.rpcUrl] }));
     try {
