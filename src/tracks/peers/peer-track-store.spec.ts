@@ -15,6 +15,7 @@ type Behaviour =
   | 'short'
   | 'long'
   | 'huge'
+  | 'lie-size'
   | 'stall'
   | 'stall-body'
   | 'bad-list'
@@ -38,7 +39,12 @@ async function newPeer(tracks: Map<string, Buffer>, behaviour: Behaviour) {
       return void res.writeHead(200, { 'content-length': list.length }).end(list);
     }
     if (req.method === 'HEAD') {
-      const length = peer.behaviour === 'huge' ? 2 ** 40 : bytes.length;
+      const length =
+        peer.behaviour === 'huge'
+          ? 2 ** 40
+          : peer.behaviour === 'lie-size'
+            ? bytes.length + 1
+            : bytes.length;
       return void res.writeHead(200, { 'content-length': length }).end();
     }
     const r = /bytes=(\d+)-(\d+)/.exec(req.headers.range ?? '');
@@ -171,6 +177,15 @@ describe('PeerTrackStore', () => {
     const { sut, failures } = await newTestStore(['huge', 'honest']);
     expect(await sut.storedSize(commitment)).toBe(bytes.length);
     expect((await failures()).map((f) => f.reason)).toEqual(['wrong_length']);
+  });
+
+  it("a peer that lies about a length is skipped, not believed: the next peer's is proven by its list", async () => {
+    const { sut, failures } = await newTestStore(['lie-size', 'honest']);
+    expect(await sut.storedSize(commitment)).toBe(bytes.length);
+    expect((await failures()).map((f) => f.reason)).toEqual(['wrong_length']);
+    expect(await collect(sut.openRange(commitment, bytes.length, 0, 99))).toEqual(
+      bytes.subarray(0, 100),
+    );
   });
 
   it('refuses to store (a reader with peers writes nothing)', async () => {

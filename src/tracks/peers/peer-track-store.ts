@@ -117,6 +117,11 @@ export class PeerTrackStore extends TrackStore {
         if (!Number.isSafeInteger(size) || size < 0 || size > MAX_PEER_TRACK_BYTES) {
           throw new PeerFailure(peer.name, 'wrong_length', hex, 'answers no usable length');
         }
+        if (this.knownChunkList(hex, size)) return size;
+        // The size is believed once the same peer's chunk list, hashed with it, gives the
+        // commitment (the commitment binds the size): a lying length is that peer's failure,
+        // not a 502 while an honest peer remains. The list is needed next anyway.
+        await this.listFrom(peer, commitment, hex, size, 'wrong_length');
         return size;
       } catch (err) {
         failures.push(this.peerFailed(peer.name, hex, err));
@@ -158,28 +163,43 @@ export class PeerTrackStore extends TrackStore {
     const failures: PeerFailure[] = [];
     for (const peer of this.peers.order()) {
       try {
-        const answer = await this.http.request(peer.base, `tracks/${hex}/chunks`, hex);
-        if (answer.status !== 200) {
-          answer.body.resume();
-          const reason = answer.status === 404 ? 'missing' : 'status';
-          throw new PeerFailure(peer.name, reason, hex, `answers ${answer.status}`);
-        }
-        const hashes = await readExactBody(answer, expected, peer.name, hex);
-        if (!verifyChunkList(commitment, size, hashes)) {
-          throw new PeerFailure(
-            peer.name,
-            'bad_chunk_list',
-            hex,
-            'chunk list fails the commitment',
-          );
-        }
-        this.remember(hex, size, hashes);
-        return hashes;
+        return await this.listFrom(peer, commitment, hex, size, 'bad_chunk_list');
       } catch (err) {
         failures.push(this.peerFailed(peer.name, hex, err));
       }
     }
     throw this.allFailed(hex, failures);
+  }
+
+  /**
+   * One peer's chunk list for `size`, checked against the commitment and remembered; a list
+   * that does not hash to it is the peer's `lie` (a bad list, or a wrong length it gave).
+   */
+  private async listFrom(
+    peer: { base: string; name: string },
+    commitment: Buffer,
+    hex: string,
+    size: number,
+    lie: PeerFailureReason,
+  ): Promise<Buffer> {
+    const answer = await this.http.request(peer.base, `tracks/${hex}/chunks`, hex);
+    if (answer.status !== 200) {
+      answer.body.resume();
+      const reason = answer.status === 404 ? 'missing' : 'status';
+      throw new PeerFailure(peer.name, reason, hex, `answers ${answer.status}`);
+    }
+    const expected = chunkCount(size) * CHUNK_HASH_BYTES;
+    const hashes = await readExactBody(answer, expected, peer.name, hex);
+    if (!verifyChunkList(commitment, size, hashes)) {
+      throw new PeerFailure(
+        peer.name,
+        lie,
+        hex,
+        `chunk list fails the commitment at ${size} bytes`,
+      );
+    }
+    this.remember(hex, size, hashes);
+    return hashes;
   }
 
   openRange(commitment: Buffer, size: number, start: number, endInclusive: number): Readable {
