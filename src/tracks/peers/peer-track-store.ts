@@ -20,18 +20,12 @@ import {
   TrackStoreError,
   TrackStoreUnavailableError,
 } from '../track-errors';
-import {
-  ClaimOutcome,
-  ReferencedBlob,
-  ReleaseOutcome,
-  TrackIntegrityReport,
-  TrackStore,
-  TrackStoreStats,
-} from '../track-store';
+import { TrackIntegrityReport, TrackStoreStats } from '../track-store';
 import { TrackStoreLedger } from '../track-store-ledger';
 import { VerifiedRangeStream } from '../verified-range-stream';
 import { PeerFailure, PeerFailureReason, PeerHttp, readExactBody } from './peer-http';
 import { PeerSet } from './peer-set';
+import { UnreferencedTrackStore } from './unreferenced-track-store';
 
 /**
  * The largest track asked of a peer: a blob or segment is at most `storage.segment_bytes`
@@ -65,7 +59,7 @@ interface VerifiedChunkList {
  * on every read (a damaged one is dropped, counted in `cacheMismatches`, and read from peers).
  * A reader stores nothing and collects nothing: put is refused, the reference index is empty.
  */
-export class PeerTrackStore extends TrackStore {
+export class PeerTrackStore extends UnreferencedTrackStore {
   readonly peers: PeerSet;
   private readonly http: PeerHttp;
   private readonly chunkLists = new ByteLru<VerifiedChunkList>(16 * 1024 * 1024);
@@ -346,30 +340,6 @@ export class PeerTrackStore extends TrackStore {
 
   private remember(hex: string, size: number, hashes: Buffer): void {
     this.chunkLists.set(hex, { size, hashes, byteLength: hashes.length + 64 });
-  }
-
-  claim(): Promise<ClaimOutcome> {
-    return Promise.resolve({ accepted: true, inserted: false, recordedAt: Date.now() });
-  }
-
-  claimMany(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  referencesOfTape(): Promise<ReferencedBlob[]> {
-    return Promise.resolve([]);
-  }
-
-  unclaim(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  listReferenced(): Promise<ReferencedBlob[]> {
-    return Promise.resolve([]);
-  }
-
-  release(): Promise<ReleaseOutcome> {
-    return Promise.resolve({ outcome: 'absent' });
   }
 
   async remove(commitment: Buffer): Promise<boolean> {
