@@ -23,6 +23,7 @@ const ESTIMATE_S = {
   'test/cli-package.e2e-spec.ts': 75, // 228 before its SQLite came prebuilt
   'test/s3-tape-refusals.e2e-spec.ts': 58,
   'test/track-store-s3.e2e-spec.ts': 55,
+  'test/peers-reader.e2e-spec.ts': 40, // a localnet, two gateways, a deploy, a third gateway
   'test/browser-isolation.e2e-spec.ts': 54,
   'test/s3-retry-sync.e2e-spec.ts': 50,
   'test/s3-tape-operator.e2e-spec.ts': 47,

@@ -36,7 +36,8 @@ export class MainRouteKinds {
 
 function pathKind(url: string): RouteKind {
   if (url.startsWith('/site/')) return 'site';
-  if (url.startsWith('/object/')) return 'object';
+  // A peer's raw track (`/tracks/{hex}`, docs/peers.md) is an object read too.
+  if (url.startsWith('/object/') || url.startsWith('/tracks/')) return 'object';
   if (url.startsWith('/upload/') || url === '/upload') return 'upload';
   if (url === '/healthz' || url.startsWith('/healthz?')) return 'health';
   return 'other';

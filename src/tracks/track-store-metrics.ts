@@ -68,6 +68,29 @@ export function registerTrackStoreMetrics(registry: Registry, store: TrackStore)
       },
     });
   }
+  new Counter({
+    name: 'tape_track_cache_mismatches_total',
+    help: 'Verified copies on local disk that failed their check when read again (dropped, fetched again).',
+    registers,
+    async collect() {
+      const s = await stats();
+      if (s?.cacheMismatches === undefined) return;
+      this.reset();
+      this.inc(s.cacheMismatches);
+    },
+  });
+  new Counter({
+    name: 'tape_peer_failures_total',
+    help: 'Peer gateways left for the next one, by peer origin and reason (docs/peers.md).',
+    labelNames: ['peer', 'reason'] as const,
+    registers,
+    async collect() {
+      const s = await stats();
+      if (!s?.peerFailures) return;
+      this.reset();
+      for (const f of s.peerFailures) this.inc({ peer: f.peer, reason: f.reason }, f.count);
+    },
+  });
   new Gauge({
     name: 'tape_track_store_free_bytes',
     help: 'Space left on the track store volume (when the backend knows it).',

@@ -12,6 +12,7 @@ import { SharedState } from '../shared-state/shared-state';
 import { SharedStateModule } from '../shared-state/shared-state.module';
 import { FileTrackStore } from './file-track-store';
 import { ObjectReader } from './object-reader';
+import { PeerTrackStore } from './peers/peer-track-store';
 import { RedisTrackReferences } from './redis-track-references';
 import { S3TrackStore } from './s3/s3-track-store';
 import { TrackCache } from './s3/track-cache';
@@ -32,6 +33,7 @@ export async function createTrackStore(
   role: GatewayRole = 'writer',
 ): Promise<TrackStore> {
   const tracks = storage.tracks;
+  if (tracks.peers.length > 0) return createPeerTrackStore(storage, role);
   if (tracks.store === 's3') {
     if (!tracks.s3.endpoint) {
       throw new ConfigError(
@@ -53,6 +55,35 @@ export async function createTrackStore(
     return store;
   }
   const store = new FileTrackStore(resolve(storage.data_dir, 'tracks'));
+  await store.init();
+  return store;
+}
+
+/**
+ * A reader with no store: track bytes from `storage.tracks.peers`, verified, cached under
+ * `<storage.data_dir>/track-cache` (docs/peers.md). A writer needs a store it can write.
+ */
+async function createPeerTrackStore(
+  storage: StorageConfig,
+  role: GatewayRole,
+): Promise<PeerTrackStore> {
+  const tracks = storage.tracks;
+  if (tracks.store === 's3') {
+    throw new ConfigError(
+      'config error: storage.tracks.peers: a gateway reads from peers or from a store, not both (storage.tracks.store is s3)',
+    );
+  }
+  if (role === 'writer') {
+    throw new ConfigError(
+      'config error: storage.tracks.peers: only a reader reads from peers (a writer needs a store it can write: set chain.rpc_url and give no gateway key)',
+    );
+  }
+  const store = new PeerTrackStore({
+    peers: tracks.peers,
+    timeoutMs: tracks.peer.request_timeout_ms,
+    retryAfterMs: tracks.peer.retry_after_ms,
+    cache: new TrackCache(resolve(storage.data_dir, 'track-cache'), tracks.cache.max_bytes),
+  });
   await store.init();
   return store;
 }
@@ -107,9 +138,17 @@ export class TracksModule implements OnModuleInit {
     // Corrupt tracks are reported, never a readiness failure: one bad blob is not a reason to
     // take the gateway out of a load balancer (docs/tracks.md).
     this.health.registerDetail('tracks', () => ({
-      backend: this.backend instanceof S3TrackStore ? 's3' : 'file',
+      backend: backendName(this.backend),
       ...this.store.integrity(),
-      ...(this.backend instanceof S3TrackStore && { cache: this.backend.cacheReport() }),
+      ...((this.backend instanceof S3TrackStore || this.backend instanceof PeerTrackStore) && {
+        cache: this.backend.cacheReport(),
+      }),
     }));
   }
+}
+
+function backendName(store: TrackStore): string {
+  if (store instanceof S3TrackStore) return 's3';
+  if (store instanceof PeerTrackStore) return 'peers';
+  return 'file';
 }
