@@ -118,17 +118,20 @@ export class TrackResolver {
   }
 
   /**
-   * A file of a published version: certified when a version the tape keeps (the current one or
-   * the one before it, docs/versions.md) holds its commitment, looked up in that version's
-   * commits tree (verified nodes from the store). Cached only as long as the tape's pointer,
-   * since a version stops being kept two Publishes later.
+   * A file of a published version: certified when a version the tape keeps (its history
+   * table: current, aliased and the newest `keep`, docs/versions.md) holds its commitment,
+   * looked up in each kept version's commits tree, newest first (verified nodes from the
+   * store; the nodes are cached by commitment, and versions share most of them). Cached only
+   * as long as the tape's record, since a version can leave the kept set at any change.
    */
   private async loadVersioned(address: string, wanted: VersionedTrack): Promise<ServableTrack> {
     if (!this.versions) throw objectErrors.notFound();
     const { record } = await this.readTape(wanted.tape);
-    const roots = [];
-    if (record.version > 0) roots.push(record.root);
-    if (record.prevVersion > 0) roots.push(record.prevRoot);
+    const roots: Buffer[] = [];
+    for (let i = record.history.length - 1; i >= 0; i--) {
+      const root = record.history[i].root;
+      if (!roots.some((r) => r.equals(root))) roots.push(root);
+    }
     let entry: CommitEntry | undefined;
     try {
       for (const root of roots) {

@@ -1,0 +1,55 @@
+import type { KeptVersion, TapeRecord } from '../chain/account-layouts';
+import { keptSet } from '../chain/tape-history';
+import type { TrackSizes } from '../versions/version-tracks';
+
+/** What a Publish of `root` (under `alias`, or live) makes of the tape's table. */
+export interface TableAfterPublish {
+  /** The number the new version gets: latest_version + 1. */
+  version: number;
+  /** The versions kept after the Publish, ascending (the new one among them). */
+  kept: KeptVersion[];
+}
+
+/**
+ * The program's Publish, on the table only (docs/program.md, "Publish"): append the new
+ * version, make it current (or point the alias at it), then evict everything outside the kept
+ * set (current ∪ aliases ∪ the `keep` highest numbers). Pure: the certifier counts the bytes of
+ * `kept` and signs them as the Publish's `kept_bytes`.
+ */
+export function tableAfterPublish(
+  tape: Pick<TapeRecord, 'version' | 'latestVersion' | 'keep' | 'history' | 'aliases'>,
+  root: Buffer,
+  versionBytes: number,
+  alias?: string,
+): TableAfterPublish {
+  const version = tape.latestVersion + 1;
+  const history = [...tape.history, { version, root, bytes: versionBytes, publishedAt: 0 }];
+  const aliases =
+    alias === undefined
+      ? tape.aliases
+      : [...tape.aliases.filter((a) => a.name !== alias), { name: alias, version }];
+  const kept = keptSet({
+    version: alias === undefined ? version : tape.version,
+    keep: tape.keep,
+    history,
+    aliases,
+  });
+  return { version, kept: history.filter((v) => kept.has(v.version)) };
+}
+
+/**
+ * Unique bytes of several versions' tracks (a track shared by two versions counts once), plus
+ * `extra` bytes counted whole (versions whose tracks are not known here).
+ */
+export function uniqueBytes(versions: readonly TrackSizes[], extra = 0): number {
+  const seen = new Set<string>();
+  let sum = extra;
+  for (const tracks of versions) {
+    for (const [hex, size] of tracks) {
+      if (seen.has(hex)) continue;
+      seen.add(hex);
+      sum += size;
+    }
+  }
+  return sum;
+}
