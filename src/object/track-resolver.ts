@@ -118,17 +118,16 @@ export class TrackResolver {
   }
 
   /**
-   * A file of a published version: certified when a version the tape keeps (the current one or
-   * the one before it, docs/versions.md) holds its commitment, looked up in that version's
+   * A file of a published version: certified when a version the tape keeps (its history table,
+   * docs/versions.md) holds its commitment, looked up in that version's
    * commits tree (verified nodes from the store). Cached only as long as the tape's pointer,
    * since a version stops being kept two Publishes later.
    */
   private async loadVersioned(address: string, wanted: VersionedTrack): Promise<ServableTrack> {
     if (!this.versions) throw objectErrors.notFound();
     const { record } = await this.readTape(wanted.tape);
-    const roots = [];
-    if (record.version > 0) roots.push(record.root);
-    if (record.prevVersion > 0) roots.push(record.prevRoot);
+    // Every kept version, newest first (docs/versions.md, "History and aliases").
+    const roots = [...record.history].reverse().map((v) => v.root);
     let entry: CommitEntry | undefined;
     try {
       for (const root of roots) {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PublicKey } from '@solana/web3.js';
 import { TapeRecord } from '../chain/account-layouts';
 import { ChainReader } from '../chain/chain-reader';
+import { currentVersion } from '../chain/tape-history';
 import { tapeLife } from '../chain/tape-life';
 import { ObjectReader } from '../tracks/object-reader';
 import { StoreVersionNodes } from '../versions/store-version-nodes';
@@ -77,6 +78,8 @@ export class ChainSiteSource extends SiteSource {
   }
 }
 
-function pointerOf(record: TapeRecord | null): SitePointer {
-  return record && record.version > 0 ? { version: record.version, root: record.root } : NO_VERSION;
+/** The live pointer of a tape: its current version's number and root (none before the first). */
+export function pointerOf(record: TapeRecord | null): SitePointer {
+  const current = record ? currentVersion(record) : undefined;
+  return current ? { version: current.version, root: current.root } : NO_VERSION;
 }

@@ -1,17 +1,20 @@
 import { PublicKey } from '@solana/web3.js';
+import { isAliasName } from '../chain/tape-history';
 import { isCommitmentHex } from '../tracks/commitment';
 import { uploadErrors } from './upload-error';
 
 /**
  * The body of `POST /publish/{tape}` (docs/uploads.md, "Publish"):
- * `{"root": "<hex>", "expected_version": <n>, "fee_payer": "<base58>"}`. The signature covers
- * these exact bytes, so they are parsed here, after it was checked.
+ * `{"root": "<hex>", "expected_sequence": <n>, "fee_payer": "<base58>", "alias"?: "<name>"}`.
+ * The signature covers these exact bytes, so they are parsed here, after it was checked.
  */
 export class PublishBody {
   private constructor(
     readonly root: Buffer,
-    readonly expectedVersion: number,
+    readonly expectedSequence: number,
     readonly feePayer: PublicKey,
+    /** '' publishes the live version; a name publishes a preview under that alias. */
+    readonly alias: string,
   ) {}
 
   static parse(raw: Buffer): PublishBody {
@@ -21,12 +24,17 @@ export class PublishBody {
     } catch {
       throw uploadErrors.badRequest('the body is not JSON');
     }
-    const { root, expected_version: expected, fee_payer: payer } = parsed ?? {};
+    const { root, expected_sequence: expected, fee_payer: payer, alias } = parsed ?? {};
     if (!isCommitmentHex(root) || /^0+$/.test(root)) {
       throw uploadErrors.badRequest('"root" must be a version root commitment (64 hex digits)');
     }
     if (typeof expected !== 'number' || !Number.isSafeInteger(expected) || expected < 0) {
-      throw uploadErrors.badRequest('"expected_version" must be a non-negative integer');
+      throw uploadErrors.badRequest('"expected_sequence" must be a non-negative integer');
+    }
+    if (alias !== undefined && (typeof alias !== 'string' || !isAliasName(alias))) {
+      throw uploadErrors.badRequest(
+        '"alias" must be 1-24 characters of a-z, 0-9 and "-", alphanumeric at both ends, without "--", and not v<number>',
+      );
     }
     let feePayer: PublicKey;
     try {
@@ -35,6 +43,6 @@ export class PublishBody {
       throw uploadErrors.badRequest('"fee_payer" must be a base58 public key');
     }
     if (typeof payer !== 'string') throw uploadErrors.badRequest('"fee_payer" must be a string');
-    return new PublishBody(Buffer.from(root, 'hex'), expected, feePayer);
+    return new PublishBody(Buffer.from(root, 'hex'), expected, feePayer, alias ?? '');
   }
 }

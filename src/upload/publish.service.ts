@@ -5,11 +5,13 @@ import { ChainReader } from '../chain/chain-reader';
 import { ChainRpc } from '../chain/chain-rpc';
 import { ChainWriter } from '../chain/chain-writer';
 import { GatewayIdentity } from '../chain/gateway-identity';
+import { afterPublish, currentVersion } from '../chain/tape-history';
 import { TapeInstructions } from '../chain/tape-instructions';
 import { withComputeBudget } from '../chain/transaction-packer';
 import { IntegrityError } from '../tracks/track-errors';
 import { TrackStore } from '../tracks/track-store';
 import { CertificationError, VersionCertifier } from '../versions/version-certifier';
+import { totalBytes, TrackSizes } from '../versions/version-tracks';
 import { CertificationGate } from './certification-gate';
 import { CertifiedVersions } from './certified-versions';
 import { KeptVersionReferences } from './kept-version-references';
@@ -24,19 +26,27 @@ import { VersionBaseTracks } from './version-base-tracks';
 /** What Publish will carry, once the gateway certified the version. */
 export interface CertifiedPublish {
   root: Buffer;
-  expectedVersion: number;
+  expectedSequence: number;
+  /** The number the version gets: the tape's latest version + 1. */
+  version: number;
   versionBytes: number;
   addedBytes: number;
+  /** Unique bytes of every version the tape keeps after this Publish. */
+  keptBytes: number;
+  /** '' for the live version, else the alias it is published under. */
+  alias: string;
 }
 
 /** `POST /publish/{tape}`'s answer: the Publish transaction, signed by the storage authority only. */
 export interface CosignedPublish {
   transaction: string;
   root: string;
-  expected_version: number;
+  expected_sequence: number;
   version: number;
   version_bytes: number;
   added_bytes: number;
+  kept_bytes: number;
+  alias: string | null;
   last_valid_block_height: number;
 }
 
@@ -73,7 +83,13 @@ export class PublishService {
     if (body.feePayer.equals(this.identity.publicKey)) {
       throw uploadErrors.forbidden("the fee payer cannot be the gateway's key");
     }
-    const certified = await this.certify(address, tape, body.root, body.expectedVersion);
+    const certified = await this.certify(
+      address,
+      tape,
+      body.root,
+      body.expectedSequence,
+      body.alias,
+    );
     const instructions = withComputeBudget(
       [this.publishInstruction(address, signer, certified)],
       this.writer.packing,
@@ -89,10 +105,12 @@ export class PublishService {
         .serialize({ requireAllSignatures: false, verifySignatures: false })
         .toString('base64'),
       root: certified.root.toString('hex'),
-      expected_version: certified.expectedVersion,
-      version: certified.expectedVersion + 1,
+      expected_sequence: certified.expectedSequence,
+      version: certified.version,
       version_bytes: certified.versionBytes,
       added_bytes: certified.addedBytes,
+      kept_bytes: certified.keptBytes,
+      alias: certified.alias || null,
       last_valid_block_height: lastValidBlockHeight,
     };
   }
@@ -105,7 +123,7 @@ export class PublishService {
   async publishOwn(
     tapeAddress: PublicKey,
     root: Buffer,
-    expectedVersion: number,
+    expectedSequence: number,
   ): Promise<CertifiedPublish & { signature: string }> {
     const tape = await chainRead(() => this.chain.getTape(tapeAddress));
     if (!tape) throw uploadErrors.notFound('no such tape on chain');
@@ -116,7 +134,7 @@ export class PublishService {
       );
     }
     await requireActive(this.chain, tape);
-    const certified = await this.certify(tapeAddress, tape, root, expectedVersion);
+    const certified = await this.certify(tapeAddress, tape, root, expectedSequence, '');
     const [signature] = await this.writer.send(
       [this.publishInstruction(tapeAddress, key, certified)],
       [this.identity.keypair],
@@ -134,10 +152,11 @@ export class PublishService {
     address: PublicKey,
     tape: TapeRecord,
     root: Buffer,
-    expectedVersion: number,
+    expectedSequence: number,
+    alias: string,
   ): Promise<CertifiedPublish> {
     return this.gate.run(address.toBase58(), () =>
-      this.certifyNow(address, tape, root, expectedVersion),
+      this.certifyNow(address, tape, root, expectedSequence, alias),
     );
   }
 
@@ -145,11 +164,14 @@ export class PublishService {
     address: PublicKey,
     tape: TapeRecord,
     root: Buffer,
-    expectedVersion: number,
+    expectedSequence: number,
+    alias: string,
   ): Promise<CertifiedPublish> {
-    if (expectedVersion !== tape.version) {
-      throw publishErrors.conflict(tape.version, expectedVersion);
+    if (expectedSequence !== tape.sequence) {
+      throw publishErrors.conflict(tape.sequence, expectedSequence);
     }
+    const current = currentVersion(tape);
+    const version = tape.latestVersion + 1;
     const bytes = await this.store.storedSize(root);
     if (bytes === undefined) {
       throw publishErrors.notCertified('the version root is not held by the gateway');
@@ -157,33 +179,66 @@ export class PublishService {
     const tapeKey = address.toBase58();
     // The current version's facts, when this gateway certified it: its nodes and checked
     // entries are not read again, its tracks are the base, its references are recorded already.
-    const trusted =
-      tape.version === 0 ? undefined : this.certified.trusted(tapeKey, tape.version, tape.root);
+    const trusted = current && this.certified.trusted(tapeKey, current.version, current.root);
     let base;
     let sizes;
     try {
-      base =
-        tape.version === 0
-          ? undefined
-          : (trusted?.tracks ?? (await this.bases.tracksOf(tape.root)));
+      base = current && (trusted?.tracks ?? (await this.bases.tracksOf(current.root)));
       sizes = await this.certifier.certify({ commitment: root, bytes }, base, trusted);
     } catch (err) {
       if (err instanceof CertificationError) throw publishErrors.notCertified(err.message);
       if (err instanceof IntegrityError) throw publishErrors.corrupt(err.message);
       throw err;
     }
-    const before = tape.version === 0 ? 0 : tape.versionBytes;
-    const kept = before + sizes.addedBytes;
-    if (kept > tape.capacity) throw publishErrors.capacity(tape.capacity, kept);
-    await this.kept.record(address, expectedVersion + 1, root, sizes.tracks, trusted?.tracks);
-    if (base && !trusted) await this.kept.refresh(address, tape.version, tape.root, base);
-    this.certified.remember(tapeKey, expectedVersion + 1, sizes.facts);
+    const keptBytes = await this.keptBytesAfter(tape, {
+      version,
+      root,
+      tracks: sizes.tracks,
+      bytes: sizes.versionBytes,
+      alias,
+    });
+    if (keptBytes > tape.capacity) throw publishErrors.capacity(tape.capacity, keptBytes);
+    await this.kept.record(address, version, root, sizes.tracks, trusted?.tracks);
+    if (current && base && !trusted) {
+      await this.kept.refresh(address, current.version, current.root, base);
+    }
+    this.certified.remember(tapeKey, version, sizes.facts);
     return {
       root,
-      expectedVersion,
+      expectedSequence,
+      version,
       versionBytes: sizes.versionBytes,
       addedBytes: sizes.addedBytes,
+      keptBytes,
+      alias,
     };
+  }
+
+  /**
+   * The unique bytes of the versions the tape keeps once this one is published (its kept set:
+   * docs/versions.md, "History and aliases"): what Publish charges against capacity.
+   */
+  private async keptBytesAfter(
+    tape: TapeRecord,
+    next: { version: number; root: Buffer; tracks: TrackSizes; bytes: number; alias: string },
+  ): Promise<number> {
+    const after = afterPublish(
+      tape,
+      { version: next.version, root: next.root, bytes: next.bytes, publishedAt: 0 },
+      next.alias,
+    );
+    const union = new Map(next.tracks);
+    for (const kept of after.history) {
+      if (kept.version === next.version) continue;
+      try {
+        for (const [hex, size] of await this.bases.tracksOf(kept.root)) union.set(hex, size);
+      } catch (err) {
+        if (err instanceof CertificationError) throw publishErrors.notCertified(err.message);
+        if (err instanceof IntegrityError) throw publishErrors.corrupt(err.message);
+        throw err;
+      }
+    }
+    return totalBytes(union);
   }
 
   private publishInstruction(tape: PublicKey, signer: PublicKey, c: CertifiedPublish) {
@@ -191,10 +246,11 @@ export class PublishService {
       signer,
       storageAuthority: this.identity.publicKey,
       tape,
-      expectedVersion: c.expectedVersion,
+      expectedSequence: c.expectedSequence,
       root: c.root,
       versionBytes: c.versionBytes,
-      addedBytes: c.addedBytes,
+      keptBytes: c.keptBytes,
+      alias: c.alias,
     });
   }
 }

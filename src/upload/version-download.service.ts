@@ -64,11 +64,9 @@ export class VersionDownloadService {
   }
 }
 
-/** The version a root is on the tape's pointer (current or previous), if any. */
+/** The version a root is in the tape's history table (any kept version), if any. */
 export function keptVersionOf(tape: TapeRecord, root: Buffer): number | undefined {
-  if (tape.version > 0 && tape.root.equals(root)) return tape.version;
-  if (tape.prevVersion > 0 && tape.prevRoot.equals(root)) return tape.prevVersion;
-  return undefined;
+  return tape.history.find((v) => v.root.equals(root))?.version;
 }
 
 /** Verified reads of the store that also hand each node's bytes to the download, once. */

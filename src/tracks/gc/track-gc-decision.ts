@@ -1,4 +1,5 @@
 import type { TapeRecord } from '../../chain/account-layouts';
+import { keptSet } from '../../chain/tape-history';
 import type { TrackGcConfig } from '../../config/storage.config';
 import type { TrackReference } from '../track-store';
 import { parseStagingOwner, parseVersionOwner, StagingOwner, VersionOwner } from './version-owner';
@@ -65,8 +66,8 @@ export function judgeReference(
 
 /**
  * A certified version's track (recorded by the publish service under a version owner): kept
- * while the tape keeps the version, its current `root` or its `prev_root`. Versions only grow,
- * so once the tape's version reaches the owner's number the pointer decides for good, at once:
+ * while the tape keeps the version (its kept set). Version numbers only grow, so once the tape's
+ * latest version reaches the owner's number the table decides for good, at once:
  * a node that lags shows an older pointer, under which the version is still to come (pending).
  * Still to come, it is kept for the pending grace after it was certified (the gateway records it
  * before the Publish is sent, let alone confirmed), then dropped: that Publish never landed.
@@ -87,7 +88,8 @@ function judgeVersionReference(
     return keepsVersion(tape, version.root) ? 'live' : 'version-dropped';
   }
   if (keepsVersionAt(tape, version.version, version.root)) return 'live';
-  if (tape.version < version.version && withinGrace) return 'pending';
+  // Not yet published (an alias Publish leaves `version` alone: `latestVersion` counts them all).
+  if (tape.latestVersion < version.version && withinGrace) return 'pending';
   return 'version-dropped';
 }
 
@@ -128,27 +130,26 @@ function publishedSince(staged: StagingOwner, siblings: readonly TrackReference[
   });
 }
 
-/** Whether the tape's pointer names this root as its current or previous version, at `version`. */
+/**
+ * Whether the tape keeps this root as version `version`: the version is in its kept set
+ * (current, aliased, or among the `keep` newest: docs/versions.md, "History and aliases").
+ */
 export function keepsVersionAt(
-  tape: Pick<TapeRecord, 'version' | 'root' | 'prevVersion' | 'prevRoot'>,
+  tape: Pick<TapeRecord, 'version' | 'keep' | 'history' | 'aliases'>,
   version: number,
   root: Buffer,
 ): boolean {
-  return (
-    (version > 0 && tape.version === version && tape.root.equals(root)) ||
-    (version > 0 && tape.prevVersion === version && tape.prevRoot.equals(root))
-  );
+  if (version <= 0 || !keptSet(tape).has(version)) return false;
+  return tape.history.some((v) => v.version === version && v.root.equals(root));
 }
 
-/** Whether the tape's pointer names this root as its current or previous version. */
+/** Whether the tape keeps this root as any version of its kept set. */
 export function keepsVersion(
-  tape: Pick<TapeRecord, 'version' | 'root' | 'prevVersion' | 'prevRoot'>,
+  tape: Pick<TapeRecord, 'version' | 'keep' | 'history' | 'aliases'>,
   root: Buffer,
 ): boolean {
-  return (
-    (tape.version > 0 && tape.root.equals(root)) ||
-    (tape.prevVersion > 0 && tape.prevRoot.equals(root))
-  );
+  const kept = keptSet(tape);
+  return tape.history.some((v) => kept.has(v.version) && v.root.equals(root));
 }
 
 function expiredLongAgo(
