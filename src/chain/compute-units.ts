@@ -75,6 +75,10 @@ export const COMPUTE_UNITS: ComputeUnitTable = {
     [Tag.SetDelegate]: tapeCost(3_000, 1),
     // Tape and config.
     [Tag.Publish]: tapeCost(4_600, 2),
+    // Tape.
+    [Tag.SetCurrent]: tapeCost(4_000, 1),
+    [Tag.RemoveAlias]: tapeCost(4_000, 1),
+    [Tag.SetKeep]: tapeCost(4_000, 1),
   },
   // No instruction validates variable-length data any more (names left with SetName).
   tapePerDataByte: {},

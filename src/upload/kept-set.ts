@@ -1,5 +1,5 @@
 import type { KeptVersion, TapeRecord } from '../chain/account-layouts';
-import { keptSet } from '../chain/tape-history';
+import { afterPublish } from '../chain/tape-history';
 import type { TrackSizes } from '../versions/version-tracks';
 
 /** What a Publish of `root` (under `alias`, or live) makes of the tape's table. */
@@ -11,10 +11,10 @@ export interface TableAfterPublish {
 }
 
 /**
- * The program's Publish, on the table only (docs/program.md, "Publish"): append the new
- * version, make it current (or point the alias at it), then evict everything outside the kept
- * set (current ∪ aliases ∪ the `keep` highest numbers). Pure: the certifier counts the bytes of
- * `kept` and signs them as the Publish's `kept_bytes`.
+ * The program's Publish, on the table only (docs/program.md, "Publish"; `afterPublish`):
+ * append the new version as latest_version + 1, make it current (or point the alias at it),
+ * evict everything outside the kept set (current ∪ aliases ∪ the `keep` highest numbers). The
+ * certifier counts the bytes of `kept` and signs them as the Publish's `kept_bytes`.
  */
 export function tableAfterPublish(
   tape: Pick<TapeRecord, 'version' | 'latestVersion' | 'keep' | 'history' | 'aliases'>,
@@ -23,18 +23,8 @@ export function tableAfterPublish(
   alias?: string,
 ): TableAfterPublish {
   const version = tape.latestVersion + 1;
-  const history = [...tape.history, { version, root, bytes: versionBytes, publishedAt: 0 }];
-  const aliases =
-    alias === undefined
-      ? tape.aliases
-      : [...tape.aliases.filter((a) => a.name !== alias), { name: alias, version }];
-  const kept = keptSet({
-    version: alias === undefined ? version : tape.version,
-    keep: tape.keep,
-    history,
-    aliases,
-  });
-  return { version, kept: history.filter((v) => kept.has(v.version)) };
+  const after = afterPublish(tape, { version, root, bytes: versionBytes, publishedAt: 0 }, alias);
+  return { version, kept: after.history };
 }
 
 /**

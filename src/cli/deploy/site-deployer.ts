@@ -143,7 +143,7 @@ export class SiteDeployer {
           },
           onRebase: (lostTo) =>
             progress.step(
-              `another publisher moved the tape to version ${lostTo ?? 'a newer one'}: planning again on it`,
+              `another writer changed the tape (now at sequence ${lostTo ?? 'a newer one'}): planning again on it`,
             ),
         }),
       );
