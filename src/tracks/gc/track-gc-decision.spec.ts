@@ -88,10 +88,22 @@ describe('judgeReference: a version owner (a certified version’s tracks)', () 
     return { tape, tapeRecord, ref, staged, facts, judge };
   }
 
-  /** Version 3 published over version 2 over version 1. */
-  const atV3 = { version: 3, root: V3, prevVersion: 2, prevRoot: V2 };
+  const kept = (version: number) => ({
+    version,
+    root: [V1, V2, V3, V4][version - 1],
+    bytes: 10,
+    publishedAt: 1,
+  });
+  /** Version 3 published over version 2 over version 1, keeping 2: version 1 was evicted. */
+  const atV3: Partial<TapeRecord> = {
+    version: 3,
+    latestVersion: 3,
+    sequence: 3,
+    keep: 2,
+    history: [kept(2), kept(3)],
+  };
 
-  it('keeps the current and the previous version, drops the one before', () => {
+  it('keeps every version in the table (the kept set), drops one evicted from it', () => {
     const { tapeRecord, ref, facts, judge } = newVersionWorld();
     const tape = facts(tapeRecord(atV3));
     expect([V3, V2, V1].map((root) => judge(ref(root), tape))).toEqual([
@@ -99,6 +111,27 @@ describe('judgeReference: a version owner (a certified version’s tracks)', () 
       'live',
       'version-dropped',
     ]);
+  });
+
+  it('keeps a rolled-back-from version while kept, and an aliased one past keep until its alias goes', () => {
+    const { tapeRecord, ref, facts, judge } = newVersionWorld();
+    // Rollback to 2 (SetCurrent): both stay kept, nothing is published, nothing dropped.
+    const rolledBack = facts(tapeRecord({ ...atV3, version: 2, sequence: 4 }));
+    expect([V2, V3].map((root) => judge(ref(root), rolledBack))).toEqual(['live', 'live']);
+    // Version 1 aliased (`pr-1`) stays past keep = 2 while versions 2..4 are published.
+    const aliased = {
+      version: 4,
+      latestVersion: 4,
+      sequence: 5,
+      keep: 2,
+      history: [kept(1), kept(3), kept(4)],
+      aliases: [{ name: 'pr-1', version: 1 }],
+    };
+    expect(judge(ref(V1), facts(tapeRecord(aliased)))).toBe('live');
+    expect(judge(ref(V2), facts(tapeRecord(aliased)))).toBe('version-dropped');
+    // RemoveAlias evicts it: its bytes go at once.
+    const removed = { ...aliased, sequence: 6, history: [kept(3), kept(4)], aliases: [] };
+    expect(judge(ref(V1, 0), facts(tapeRecord(removed)))).toBe('version-dropped');
   });
 
   it('drops a dropped version at once, however recently it was recorded (the pointer decides)', () => {
@@ -150,6 +183,13 @@ describe('judgeReference: a version owner (a certified version’s tracks)', () 
     expect(judge(old(V1, 59_000), facts(tapeRecord(atV3)))).toBe('live');
     expect(judge(old(V1, 60_000), facts(tapeRecord(atV3)))).toBe('version-dropped');
     expect(judge(old(V2, 60_000), facts(tapeRecord(atV3)))).toBe('live');
+  });
+
+  it('judges staged bytes by the latest version, not the current one (a rollback lowers it)', () => {
+    const { tapeRecord, staged, facts, judge } = newVersionWorld();
+    const rolledBack = facts(tapeRecord({ ...atV3, version: 2, sequence: 4 }));
+    expect(judge(staged(3, 59_000), rolledBack)).toBe('pending');
+    expect(judge(staged(2, 0), rolledBack, [])).toBe('pending'); // rebase grace: no later taker
   });
 
   it('keeps staged bytes while the tape is at their version, within the grace', () => {
