@@ -180,6 +180,11 @@ export class PublishService {
     }
     const tapeKey = address.toBase58();
     const current = currentVersion(tape);
+    // Kept versions whose tracks this gateway has not at hand: walked below, and their
+    // references recorded (a version another writer certified is kept here from then on).
+    const unknown = new Set(
+      tape.history.filter((v) => !this.bases.known(v.root)).map((v) => v.root.toString('hex')),
+    );
     // The current version's facts, when this gateway certified it: its nodes and checked
     // entries are not read again, its tracks are the base, its references are recorded already.
     const trusted =
@@ -200,7 +205,7 @@ export class PublishService {
       throw err;
     }
     const after = tableAfterPublish(tape, root, sizes.versionBytes, alias);
-    const keptBytes = await this.keptBytes(address, after, sizes.tracks);
+    const keptBytes = await this.keptBytes(address, after, sizes.tracks, unknown);
     if (keptBytes > tape.capacity) throw publishErrors.capacity(tape.capacity, keptBytes);
     await this.kept.record(address, after.version, root, sizes.tracks, trusted?.tracks);
     this.bases.remember(root, sizes.tracks);
@@ -227,12 +232,12 @@ export class PublishService {
     address: PublicKey,
     after: TableAfterPublish,
     tracks: TrackSizes,
+    unknown: ReadonlySet<string>,
   ): Promise<number> {
     const sets: TrackSizes[] = [tracks];
     let whole = 0;
     for (const kept of after.kept) {
       if (kept.version === after.version) continue;
-      const walked = !this.bases.known(kept.root);
       let found: TrackSizes;
       try {
         found = await this.bases.tracksOf(kept.root);
@@ -241,7 +246,9 @@ export class PublishService {
         whole += kept.bytes;
         continue;
       }
-      if (walked) await this.kept.refresh(address, kept.version, kept.root, found);
+      if (unknown.has(kept.root.toString('hex'))) {
+        await this.kept.refresh(address, kept.version, kept.root, found);
+      }
       sets.push(found);
     }
     return uniqueBytes(sets, whole);
