@@ -5,9 +5,7 @@ import { isAliasName } from '../chain/tape-history';
  * "Pinned and alias URLs"): a version number (`/site/{tape}@3/`, host `v3--<label>`), served
  * immutable, or an alias (`/site/{tape}@pr-12/`, host `pr-12--<label>`), served live.
  */
-export type VersionSelector =
-  | { kind: 'pinned'; version: number }
-  | { kind: 'alias'; name: string };
+export type VersionSelector = { kind: 'pinned'; version: number } | { kind: 'alias'; name: string };
 
 export type ParsedSelector = VersionSelector | { kind: 'bad'; reason: string };
 

@@ -279,7 +279,10 @@ describe('SiteDirectory: kept versions by number and alias (views)', () => {
   it('serves a kept version by number: its own names and settings, immutable, noindex', async () => {
     const { sut, source, resolve } = newVersionedDirectory();
     source.publish(
-      buildVersion([fakeEntry('index.html', 1), fakeEntry('old.html')], Buffer.from('{"spa_fallback": true}')),
+      buildVersion(
+        [fakeEntry('index.html', 1), fakeEntry('old.html')],
+        Buffer.from('{"spa_fallback": true}'),
+      ),
     );
     source.publish(buildVersion([fakeEntry('index.html', 2)]));
     const { snapshot } = await resolve('/');
@@ -289,7 +292,9 @@ describe('SiteDirectory: kept versions by number and alias (views)', () => {
     expect([view!.version, view!.policy.version, view!.policy.robots]).toEqual([1, '1', 'noindex']);
     expect(view!.policy.cacheControl).toBe('public, max-age=31536000, immutable');
     expect(view!.policy.spaFallback).toBe(true); // version 1's _site.json, not version 2's
-    expect(answer(await sut.route(view!, '/old.html'))).toBe(`200 old.html ${revision('old.html', 0)}`);
+    expect(answer(await sut.route(view!, '/old.html'))).toBe(
+      `200 old.html ${revision('old.html', 0)}`,
+    );
     expect(answer(await sut.route(view!, '/'))).toBe(`200 index.html ${revision('index.html', 1)}`);
     // The live snapshot is untouched: no robots, its own cache control, no old.html.
     expect(snapshot.policy.robots).toBeUndefined();
@@ -318,7 +323,9 @@ describe('SiteDirectory: kept versions by number and alias (views)', () => {
     const preview = await sut.view(first.snapshot, alias('pr-7'));
     expect([preview!.version, preview!.policy.robots]).toEqual([2, 'noindex']);
     expect(preview!.policy.cacheControl).toBe('public, max-age=60, must-revalidate');
-    expect(answer(await sut.route(preview!, '/'))).toBe(`200 index.html ${revision('index.html', 2)}`);
+    expect(answer(await sut.route(preview!, '/'))).toBe(
+      `200 index.html ${revision('index.html', 2)}`,
+    );
 
     // The alias moves to a new version: same live version and root, a new sequence.
     const moved = source.publish(buildVersion([fakeEntry('index.html', 3)]), 'pr-7');
@@ -326,7 +333,9 @@ describe('SiteDirectory: kept versions by number and alias (views)', () => {
     const second = await resolve('/');
     expect(second.snapshot).not.toBe(first.snapshot);
     const again = await sut.view(second.snapshot, alias('pr-7'));
-    expect(answer(await sut.route(again!, '/'))).toBe(`200 index.html ${revision('index.html', 3)}`);
+    expect(answer(await sut.route(again!, '/'))).toBe(
+      `200 index.html ${revision('index.html', 3)}`,
+    );
 
     // Promote (SetCurrent to the alias's version): "/" is version 3 at once.
     sut.pointerChanged(TAPE, source.setCurrent(3));

@@ -14,11 +14,7 @@ import { originFormTarget } from '../http/request-target';
 import { GatewayConfig } from '../config/app-config';
 import { HostResolution } from '../domains/host-resolution';
 import { HostRoute, HostRouter } from '../domains/host-router';
-import {
-  ParsedSelector,
-  parsePathSelector,
-  VersionSelector,
-} from '../domains/version-selector';
+import { ParsedSelector, parsePathSelector, VersionSelector } from '../domains/version-selector';
 import { MeterDecision } from '../metering/meter-decision';
 import { MeteringGate } from '../metering/metering-gate';
 import { SiteAnswer } from './site-answer';

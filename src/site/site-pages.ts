@@ -35,7 +35,7 @@ export const PAGES = {
     404,
     '404 Not Found',
     'version_not_kept: this tape does not keep the version this address names ' +
-      '(it was never published, or it left the tape\'s history), or has no such alias.',
+      "(it was never published, or it left the tape's history), or has no such alias.",
   ),
   expired: page(
     410,

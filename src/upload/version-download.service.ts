@@ -44,9 +44,7 @@ export class VersionDownloadService {
     const root = commitmentFromHex(rootHex);
     const version = keptVersionOf(tape, root);
     if (version === undefined) {
-      throw uploadErrors.notFound(
-        `${rootHex} is not the root of a version the tape keeps`,
-      );
+      throw uploadErrors.notFound(`${rootHex} is not the root of a version the tape keeps`);
     }
     // The root's length is not on chain; the stored one is bound by the commitment (a wrong
     // length fails the verified read).
@@ -68,10 +66,7 @@ export class VersionDownloadService {
  * The version a root is in the tape's history (its kept versions: current, aliased, newest
  * `keep`), if any; the newest when two kept versions share a root.
  */
-export function keptVersionOf(
-  tape: Pick<TapeRecord, 'history'>,
-  root: Buffer,
-): number | undefined {
+export function keptVersionOf(tape: Pick<TapeRecord, 'history'>, root: Buffer): number | undefined {
   for (let i = tape.history.length - 1; i >= 0; i--) {
     if (tape.history[i].root.equals(root)) return tape.history[i].version;
   }

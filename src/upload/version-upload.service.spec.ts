@@ -118,7 +118,11 @@ describe('VersionUploadService', () => {
   });
 
   it('answers which commitments the store lacks, staging each one it holds first', async () => {
-    const { sut, address, claims, watched } = newTestService({ capacity: 100, version: 4, latestVersion: 4 });
+    const { sut, address, claims, watched } = newTestService({
+      capacity: 100,
+      version: 4,
+      latestVersion: 4,
+    });
     const other = 'cd'.repeat(32);
     const body = Buffer.from(JSON.stringify({ commitments: [HEX, other, other] }));
     expect(await sut.missing(address.toBase58(), {}, body)).toEqual([other]);
