@@ -1,5 +1,6 @@
 import { TapeRecord } from '../chain/account-layouts';
 import { TapePointerFeed, TapePointerHandlers } from '../chain/tape-pointer-feed';
+import { atVersion } from '../chain/tape-record.spec-support';
 import { SiteDirectory } from './site-directory';
 import { SiteFreshness } from './site-freshness';
 import { SitePointer, SiteSource } from './site-source';
@@ -40,8 +41,8 @@ describe('SiteFreshness', () => {
     const { sut, feed, changes } = newTestFreshness();
     sut.onApplicationBootstrap();
     feed.handlers!.state(true);
-    feed.handlers!.changed(TAPE, { version: 2, root: ROOT } as TapeRecord);
-    feed.handlers!.changed(TAPE, { version: 0, root: Buffer.alloc(32) } as TapeRecord);
+    feed.handlers!.changed(TAPE, atVersion(2, ROOT) as TapeRecord);
+    feed.handlers!.changed(TAPE, atVersion(0, Buffer.alloc(32)) as TapeRecord);
     expect(changes.slice(-2).map(([, p]) => p.version)).toEqual([2, 0]);
     sut.onModuleDestroy();
     expect(feed.closed).toBe(true);

@@ -37,8 +37,7 @@ export class SiteFreshness implements OnApplicationBootstrap, OnModuleDestroy {
 
   onApplicationBootstrap(): void {
     this.watch = this.feed.watch({
-      changed: (tape, record) =>
-        this.directory.pointerChanged(tape, pointerOf(record)),
+      changed: (tape, record) => this.directory.pointerChanged(tape, pointerOf(record)),
       state: (up) => {
         this.up = up;
         // Operators see which way new versions arrive (docs/site.md, "Sites from versions").

@@ -1,11 +1,13 @@
 import { Keypair, PublicKey, Transaction } from '@solana/web3.js';
-import type { TapeRecord } from '../chain/account-layouts';
+import { NO_VERSION, type TapeRecord } from '../chain/account-layouts';
 import { ChainReader } from '../chain/chain-reader';
 import { ChainRpc } from '../chain/chain-rpc';
 import { ChainWriter } from '../chain/chain-writer';
 import { ComputeUnitEstimator } from '../chain/compute-units';
 import { GatewayIdentity } from '../chain/gateway-identity';
 import { TapeInstructions } from '../chain/tape-instructions';
+import { decodeInstructionData } from '../chain/tape-instruction-data';
+import { atVersion } from '../chain/tape-record.spec-support';
 import { Tag } from '../chain/tape-instruction-data';
 import { ApiError } from '../http/api-error';
 import { commitmentOfBuffer } from '../tracks/commitment';
@@ -48,10 +50,7 @@ function newTestService(tapeFields: Partial<TapeRecord> = {}) {
     delegate: null,
     capacity: 10 << 20,
     expiryEpoch: 100,
-    version: 0,
-    root: Buffer.alloc(32),
-    versionBytes: 0,
-    keptBytes: 0,
+    ...NO_VERSION,
     ...tapeFields,
   } as unknown as TapeRecord;
   const access = {
@@ -130,12 +129,13 @@ function newTestService(tapeFields: Partial<TapeRecord> = {}) {
   };
 }
 
-const body = (root: Buffer, expected: number, feePayer: PublicKey) =>
+const body = (root: Buffer, expected: number, feePayer: PublicKey, alias?: string) =>
   Buffer.from(
     JSON.stringify({
       root: root.toString('hex'),
-      expected_version: expected,
+      expected_sequence: expected,
       fee_payer: feePayer.toBase58(),
+      ...(alias === undefined ? {} : { alias }),
     }),
   );
 
@@ -201,7 +201,7 @@ describe('PublishService', () => {
     const a = blobEntry(holdings, 'a.txt', 'a');
     const v1 = buildVersion([a]);
     holdings.putVersion(v1);
-    Object.assign(tape, { version: 1, root: v1.rootCommitment, versionBytes: 1 });
+    Object.assign(tape, atVersion(1, v1.rootCommitment, 1));
     const v2 = buildVersion([a, blobEntry(holdings, 'b.txt', 'b')]);
     holdings.putVersion(v2);
     await sut.cosign('t', {}, body(v2.rootCommitment, 1, Keypair.generate().publicKey));
@@ -234,7 +234,7 @@ describe('PublishService', () => {
     const v1 = buildVersion([a]);
     holdings.putVersion(v1);
     await sut.cosign('t', {}, body(v1.rootCommitment, 0, Keypair.generate().publicKey));
-    Object.assign(tape, { version: 1, root: v1.rootCommitment, versionBytes: 1 });
+    Object.assign(tape, atVersion(1, v1.rootCommitment, 1));
     const v2 = buildVersion([a, blobEntry(holdings, 'b.txt', 'b')]);
     holdings.putVersion(v2);
     let reads = 0;
@@ -281,7 +281,7 @@ describe('PublishService', () => {
     // Another writer's version won at number 1: its tracks are walked and recorded here.
     const other = buildVersion([blobEntry(holdings, 'o.txt', 'o')]);
     holdings.putVersion(other);
-    Object.assign(tape, { version: 1, root: other.rootCommitment, versionBytes: 1 });
+    Object.assign(tape, atVersion(1, other.rootCommitment, 1));
     const v2 = buildVersion([a]);
     const answer = await sut.cosign(
       't',
@@ -312,7 +312,7 @@ describe('PublishService', () => {
     const a = blobEntry(holdings, 'a.txt', 'a');
     const v1 = buildVersion([a]);
     holdings.putVersion(v1);
-    Object.assign(tape, { version: 1, root: v1.rootCommitment, versionBytes: 1 });
+    Object.assign(tape, atVersion(1, v1.rootCommitment, 1));
     const v2 = buildVersion([a, blobEntry(holdings, 'b.txt', 'b')]);
     holdings.putVersion(v2);
     const answer = await sut.cosign(
@@ -323,15 +323,71 @@ describe('PublishService', () => {
     expect(answer.added_bytes).toBe(v2.rootBytes.length + 70_001);
   });
 
-  it('answers 409 on a stale expected version, naming the current one', async () => {
-    const { sut, holdings } = newTestService({ version: 3 });
+  it('answers 409 on a stale expected sequence, naming the current one', async () => {
+    const { sut, holdings } = newTestService({ sequence: 3 });
     const v = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
     expect(
       await refusal(sut.cosign('t', {}, body(v.rootCommitment, 2, Keypair.generate().publicKey))),
     ).toEqual({
       status: 409,
-      message: 'version conflict: tape is at version 3, not 2',
+      message: 'version conflict: tape is at sequence 3, not 2',
     });
+  });
+
+  it('certifies kept_bytes as the unique bytes of every version kept after the Publish', async () => {
+    const { sut, holdings, tape } = newTestService();
+    const a = blobEntry(holdings, 'a.txt', 'a');
+    const b = blobEntry(holdings, 'b.txt', 'b');
+    const v1 = buildVersion([a]);
+    const v2 = buildVersion([a, b]);
+    holdings.putVersion(v1);
+    holdings.putVersion(v2);
+    // Version 1 kept (an older one, rolled back from), version 2 current.
+    Object.assign(tape, {
+      version: 2,
+      latestVersion: 2,
+      sequence: 5,
+      history: [
+        { version: 1, root: v1.rootCommitment, bytes: 1, publishedAt: 0 },
+        { version: 2, root: v2.rootCommitment, bytes: 1, publishedAt: 0 },
+      ],
+    });
+    const v3 = buildVersion([blobEntry(holdings, 'c.txt', 'c')]);
+    holdings.putVersion(v3);
+    const answer = await sut.cosign(
+      't',
+      {},
+      body(v3.rootCommitment, 5, Keypair.generate().publicKey, 'pr-7'),
+    );
+    const unique = v1.rootBytes.length + v2.rootBytes.length + v3.rootBytes.length + 3 * 70_001;
+    expect(answer).toMatchObject({ version: 3, kept_bytes: unique, alias: 'pr-7' });
+    const tx = Transaction.from(Buffer.from(answer.transaction, 'base64'));
+    const publish = tx.instructions.find((ix) => ix.programId.equals(PROGRAM))!;
+    expect(decodeInstructionData(publish.data)).toMatchObject({
+      expectedSequence: 5,
+      keptBytes: unique,
+      alias: 'pr-7',
+    });
+    // With keep 1, publishing 3 live keeps 3 alone.
+    Object.assign(tape, { keep: 1 });
+    const live = await sut.cosign(
+      't',
+      {},
+      body(v3.rootCommitment, 5, Keypair.generate().publicKey),
+    );
+    expect(live.kept_bytes).toBe(v3.rootBytes.length + 70_001);
+  });
+
+  it('refuses (400) an alias that is not a valid name', async () => {
+    const { sut, holdings } = newTestService();
+    const v = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
+    holdings.putVersion(v);
+    for (const alias of ['v2', 'a--b', 'UP', '']) {
+      const answer = await refusal(
+        sut.cosign('t', {}, body(v.rootCommitment, 0, Keypair.generate().publicKey, alias)),
+      );
+      expect(answer).toEqual({ status: 400, message: expect.stringContaining('"alias" must be') });
+    }
   });
 
   it("answers 422 with the certifier's reason", async () => {
@@ -391,7 +447,7 @@ describe('PublishService', () => {
     const v = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
     holdings.putVersion(v);
     const done = await sut.publishOwn(tapeAddress, v.rootCommitment, 0);
-    expect(done).toMatchObject({ expectedVersion: 0, signature: 'sig' });
+    expect(done).toMatchObject({ expectedSequence: 0, version: 1, signature: 'sig' });
     expect((sent[0] as [unknown, Keypair[]])[1]).toEqual([gateway]);
   });
 

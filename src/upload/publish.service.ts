@@ -190,13 +190,11 @@ export class PublishService {
       if (err instanceof IntegrityError) throw publishErrors.corrupt(err.message);
       throw err;
     }
-    const keptBytes = await this.keptBytesAfter(tape, {
-      version,
-      root,
-      tracks: sizes.tracks,
-      bytes: sizes.versionBytes,
-      alias,
-    });
+    const keptBytes = await this.keptBytesAfter(
+      tape,
+      { version, root, tracks: sizes.tracks, bytes: sizes.versionBytes, alias },
+      base,
+    );
     if (keptBytes > tape.capacity) throw publishErrors.capacity(tape.capacity, keptBytes);
     await this.kept.record(address, version, root, sizes.tracks, trusted?.tracks);
     if (current && base && !trusted) {
@@ -216,11 +214,13 @@ export class PublishService {
 
   /**
    * The unique bytes of the versions the tape keeps once this one is published (its kept set:
-   * docs/versions.md, "History and aliases"): what Publish charges against capacity.
+   * docs/versions.md, "History and aliases"): what Publish charges against capacity. `base`:
+   * the current version's tracks, known already.
    */
   private async keptBytesAfter(
     tape: TapeRecord,
     next: { version: number; root: Buffer; tracks: TrackSizes; bytes: number; alias: string },
+    base: TrackSizes | undefined,
   ): Promise<number> {
     const after = afterPublish(
       tape,
@@ -231,7 +231,9 @@ export class PublishService {
     for (const kept of after.history) {
       if (kept.version === next.version) continue;
       try {
-        for (const [hex, size] of await this.bases.tracksOf(kept.root)) union.set(hex, size);
+        const tracks =
+          kept.version === tape.version && base ? base : await this.bases.tracksOf(kept.root);
+        for (const [hex, size] of tracks) union.set(hex, size);
       } catch (err) {
         if (err instanceof CertificationError) throw publishErrors.notCertified(err.message);
         if (err instanceof IntegrityError) throw publishErrors.corrupt(err.message);
