@@ -80,3 +80,22 @@ export function afterPublish(
   };
   return { version: next.version, history: evictUnkept(next), aliases };
 }
+
+/**
+ * The tape as a Publish leaves it (the program's effect, docs/program.md "Publish"): the next
+ * version number, live or under `alias`, `keptBytes` as certified, unkept versions evicted.
+ */
+export function applyPublish(
+  t: TapeRecord,
+  p: { root: Buffer; bytes: number; keptBytes: number; publishedAt: number; alias?: string },
+): TapeRecord {
+  const version = t.latestVersion + 1;
+  const entry = { version, root: p.root, bytes: p.bytes, publishedAt: p.publishedAt };
+  return {
+    ...t,
+    ...afterPublish(t, entry, p.alias ?? ''),
+    latestVersion: version,
+    sequence: t.sequence + 1,
+    keptBytes: p.keptBytes,
+  };
+}

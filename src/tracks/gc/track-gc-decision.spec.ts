@@ -1,5 +1,6 @@
 import { Keypair } from '@solana/web3.js';
 import { TapeRecord, NO_VERSION } from '../../chain/account-layouts';
+import { keeping } from '../../chain/tape-record.spec-support';
 import { TrackGcConfig } from '../../config/storage.config';
 import type { TrackReference } from '../track-store';
 import { ChainFacts, judgeReference } from './track-gc-decision';
@@ -88,22 +89,81 @@ describe('judgeReference: a version owner (a certified version’s tracks)', () 
     return { tape, tapeRecord, ref, staged, facts, judge };
   }
 
-  const kept = (version: number) => ({
-    version,
-    root: [V1, V2, V3, V4][version - 1],
-    bytes: 10,
-    publishedAt: 1,
-  });
-  /** Version 3 published over version 2 over version 1, keeping 2: version 1 was evicted. */
-  const atV3: Partial<TapeRecord> = {
-    version: 3,
-    latestVersion: 3,
-    sequence: 3,
+  /** Version 3 published over version 2 over version 1, keeping the 2 newest. */
+  const atV3 = {
+    ...keeping(3, [
+      [2, V2],
+      [3, V3],
+    ]),
     keep: 2,
-    history: [kept(2), kept(3)],
   };
 
-  it('keeps every version in the table (the kept set), drops one evicted from it', () => {
+  it('keeps the versions in the kept set: current, aliased, the newest `keep`', () => {
+    const { tapeRecord, ref, facts, judge } = newVersionWorld();
+    // Rolled back to 1, which an alias also names; 2 and 3 are the newest two.
+    const rolledBack = tapeRecord({
+      ...keeping(1, [
+        [1, V1],
+        [2, V2],
+        [3, V3],
+      ]),
+      keep: 2,
+      aliases: [{ name: 'old', version: 1 }],
+    });
+    expect([V1, V2, V3].map((root) => judge(ref(root), facts(rolledBack)))).toEqual([
+      'live',
+      'live',
+      'live',
+    ]);
+    // Keep 1 and no alias: only current 1 and the newest, 3.
+    const narrowed: TapeRecord = { ...rolledBack, keep: 1, aliases: [] };
+    expect([V1, V2, V3].map((root) => judge(ref(root), facts(narrowed)))).toEqual([
+      'live',
+      'version-dropped',
+      'live',
+    ]);
+    // A version published under an alias (latest 4, current still 3) is not pending but kept.
+    const preview = tapeRecord({
+      ...keeping(3, [
+        [3, V3],
+        [4, V4],
+      ]),
+      aliases: [{ name: 'pr-1', version: 4 }],
+    });
+    expect(judge(ref(V4, 3_600_000, 4), facts(preview))).toBe('live');
+  });
+
+  it('keeps an aliased version past keep until its alias goes (RemoveAlias: gone at once)', () => {
+    const { tapeRecord, ref, facts, judge } = newVersionWorld();
+    const aliased = tapeRecord({
+      ...keeping(4, [
+        [1, V1],
+        [3, V3],
+        [4, V4],
+      ]),
+      keep: 2,
+      aliases: [{ name: 'pr-1', version: 1 }],
+    });
+    expect(judge(ref(V1), facts(aliased))).toBe('live');
+    expect(judge(ref(V2), facts(aliased))).toBe('version-dropped');
+    const removed = tapeRecord({
+      ...keeping(4, [
+        [3, V3],
+        [4, V4],
+      ]),
+      keep: 2,
+    });
+    expect(judge(ref(V1, 0), facts(removed))).toBe('version-dropped');
+  });
+
+  it('judges staged bytes by the latest version, not the current one (a rollback lowers it)', () => {
+    const { tapeRecord, staged, facts, judge } = newVersionWorld();
+    const rolledBack = facts(tapeRecord({ ...atV3, version: 2, sequence: 4 }));
+    expect(judge(staged(3, 59_000), rolledBack)).toBe('pending');
+    expect(judge(staged(3, 60_000), rolledBack)).toBe('staged-abandoned');
+  });
+
+  it('keeps the current and the previous version, drops the one before', () => {
     const { tapeRecord, ref, facts, judge } = newVersionWorld();
     const tape = facts(tapeRecord(atV3));
     expect([V3, V2, V1].map((root) => judge(ref(root), tape))).toEqual([
@@ -111,27 +171,6 @@ describe('judgeReference: a version owner (a certified version’s tracks)', () 
       'live',
       'version-dropped',
     ]);
-  });
-
-  it('keeps a rolled-back-from version while kept, and an aliased one past keep until its alias goes', () => {
-    const { tapeRecord, ref, facts, judge } = newVersionWorld();
-    // Rollback to 2 (SetCurrent): both stay kept, nothing is published, nothing dropped.
-    const rolledBack = facts(tapeRecord({ ...atV3, version: 2, sequence: 4 }));
-    expect([V2, V3].map((root) => judge(ref(root), rolledBack))).toEqual(['live', 'live']);
-    // Version 1 aliased (`pr-1`) stays past keep = 2 while versions 2..4 are published.
-    const aliased = {
-      version: 4,
-      latestVersion: 4,
-      sequence: 5,
-      keep: 2,
-      history: [kept(1), kept(3), kept(4)],
-      aliases: [{ name: 'pr-1', version: 1 }],
-    };
-    expect(judge(ref(V1), facts(tapeRecord(aliased)))).toBe('live');
-    expect(judge(ref(V2), facts(tapeRecord(aliased)))).toBe('version-dropped');
-    // RemoveAlias evicts it: its bytes go at once.
-    const removed = { ...aliased, sequence: 6, history: [kept(3), kept(4)], aliases: [] };
-    expect(judge(ref(V1, 0), facts(tapeRecord(removed)))).toBe('version-dropped');
   });
 
   it('drops a dropped version at once, however recently it was recorded (the pointer decides)', () => {
@@ -183,13 +222,6 @@ describe('judgeReference: a version owner (a certified version’s tracks)', () 
     expect(judge(old(V1, 59_000), facts(tapeRecord(atV3)))).toBe('live');
     expect(judge(old(V1, 60_000), facts(tapeRecord(atV3)))).toBe('version-dropped');
     expect(judge(old(V2, 60_000), facts(tapeRecord(atV3)))).toBe('live');
-  });
-
-  it('judges staged bytes by the latest version, not the current one (a rollback lowers it)', () => {
-    const { tapeRecord, staged, facts, judge } = newVersionWorld();
-    const rolledBack = facts(tapeRecord({ ...atV3, version: 2, sequence: 4 }));
-    expect(judge(staged(3, 59_000), rolledBack)).toBe('pending');
-    expect(judge(staged(2, 0), rolledBack, [])).toBe('pending'); // rebase grace: no later taker
   });
 
   it('keeps staged bytes while the tape is at their version, within the grace', () => {

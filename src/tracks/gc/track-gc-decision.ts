@@ -1,4 +1,5 @@
 import type { TapeRecord } from '../../chain/account-layouts';
+import { keptSet } from '../../chain/tape-history';
 import type { TrackGcConfig } from '../../config/storage.config';
 import type { TrackReference } from '../track-store';
 import { parseStagingOwner, parseVersionOwner, StagingOwner, VersionOwner } from './version-owner';
@@ -130,18 +131,29 @@ function publishedSince(staged: StagingOwner, siblings: readonly TrackReference[
   });
 }
 
-/** Whether the tape keeps this root as version `version` (its history table holds it). */
+/**
+ * Whether the tape keeps this root as version `version`: its history table holds it and it is
+ * in the kept set (the program evicts every other entry; the set is checked anyway).
+ */
 export function keepsVersionAt(
-  tape: Pick<TapeRecord, 'history'>,
+  tape: Pick<TapeRecord, 'version' | 'keep' | 'history' | 'aliases'>,
   version: number,
   root: Buffer,
 ): boolean {
-  return version > 0 && tape.history.some((v) => v.version === version && v.root.equals(root));
+  return (
+    version > 0 &&
+    keptSet(tape).has(version) &&
+    tape.history.some((v) => v.version === version && v.root.equals(root))
+  );
 }
 
 /** Whether the tape keeps this root as any of its versions. */
-export function keepsVersion(tape: Pick<TapeRecord, 'history'>, root: Buffer): boolean {
-  return tape.history.some((v) => v.root.equals(root));
+export function keepsVersion(
+  tape: Pick<TapeRecord, 'version' | 'keep' | 'history' | 'aliases'>,
+  root: Buffer,
+): boolean {
+  const kept = keptSet(tape);
+  return tape.history.some((v) => kept.has(v.version) && v.root.equals(root));
 }
 
 function expiredLongAgo(

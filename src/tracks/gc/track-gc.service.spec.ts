@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { NO_VERSION, TapeRecord } from '../../chain/account-layouts';
 import type { ChainReader } from '../../chain/chain-reader';
 import { GatewayIdentity, GatewayRole } from '../../chain/gateway-identity';
+import { atVersion, keeping } from '../../chain/tape-record.spec-support';
 import { StorageConfig } from '../../config/storage.config';
 import { bodyOf, newTestStore } from '../../../test/support/tracks';
 import { commitmentOfBuffer } from '../commitment';
@@ -64,17 +65,18 @@ function newTestCollector(maxPerPass = 1000, role: GatewayRole = 'writer') {
     };
     await store.claim(claim);
     await store.put(commitment, bytes.length, bodyOf(bytes));
-    chain.pointers.set(tapeKey.toBase58(), { version: 1, root });
+    chain.pointers.set(tapeKey.toBase58(), atVersion(1, root));
     return { commitment, tape: tapeKey, claim, bytes };
   };
   /** Two later versions without these bytes: version 1 is no longer kept. */
   const drop = (u: { tape: PublicKey }) =>
-    chain.pointers.set(u.tape.toBase58(), {
-      version: 3,
-      root: randomBytes(32),
-      prevVersion: 2,
-      prevRoot: randomBytes(32),
-    });
+    chain.pointers.set(
+      u.tape.toBase58(),
+      keeping(3, [
+        [2, randomBytes(32)],
+        [3, randomBytes(32)],
+      ]),
+    );
   return { sut, store, chain, upload, drop, tape, storage };
 }
 
@@ -177,12 +179,13 @@ describe('TrackGarbageCollector', () => {
         });
       }
     }
-    chain.pointers.set(tape.toBase58(), {
-      version: 3,
-      root: roots[2],
-      prevVersion: 2,
-      prevRoot: roots[1],
-    });
+    chain.pointers.set(
+      tape.toBase58(),
+      keeping(3, [
+        [2, roots[1]],
+        [3, roots[2]],
+      ]),
+    );
     const pass = await sut.runPass();
     expect(pass).toMatchObject({ checked: 4, deleted: 1, kept: 1, referencesDropped: 2 });
     expect(pass.byReason['version-dropped']).toBe(2);
@@ -219,12 +222,13 @@ describe('TrackGarbageCollector', () => {
         for (const c of [shared, own.at(-1)!]) await claim(c, versionOwner(tape, i, roots.at(-1)!));
       }
       const pointAt = (version: number) =>
-        ctx.chain.pointers.set(tape.toBase58(), {
-          version,
-          root: roots[version - 1],
-          prevVersion: version - 1,
-          prevRoot: version > 1 ? roots[version - 2] : Buffer.alloc(32),
-        });
+        ctx.chain.pointers.set(
+          tape.toBase58(),
+          keeping(version, [
+            [version, roots[version - 1]],
+            ...(version > 1 ? [[version - 1, roots[version - 2]] as [number, Buffer]] : []),
+          ]),
+        );
       return { ...ctx, shared, own, roots, claim, pointAt, stored };
     }
 
