@@ -45,7 +45,7 @@ key_file="$(mktemp)"
 trap 'rm -f "$key_file"' EXIT
 printf '%s' "$TAPE_DEPLOY_KEY" >"$key_file"
 
-answer="$($tape_cli -k "$key_file" --tape "$TAPE_ADDRESS" deploy "$site_dir/index.html" --alias "$alias_name" --json)"
+answer="$($tape_cli deploy "$site_dir/index.html" --alias "$alias_name" --json -k "$key_file" --tape "$TAPE_ADDRESS")"
 
 # One JSON object; read its fields with the Node that runs tape (no jq needed).
 read_field() {
