@@ -185,13 +185,16 @@ describe('site history: rollback, pinned versions, previews', () => {
   it('deploys a pull request preview with the CI recipe: its host answers noindex, / unchanged; promote switches / in one transaction', async () => {
     const liveBefore = await live(writer);
     const liveVersion = liveBefore.headers['x-tape-version'];
-    // The CI runner: no config directory of the owner, only the key from its environment.
-    const tapeKey = readFileSync(join(owner.configDir, 'tapes', `${tape}.json`), 'utf8');
+    // The CI runner: its own key (the tape's delegate, with SOL for fees) from its environment;
+    // none of the owner's files (docs/site.md, "A preview per pull request").
     const runner = new CliUser(writer);
     cleanups.push(() => runner.cleanup());
-    const keyFile = join(runner.configDir, 'fees.json');
-    writeFileSync(keyFile, tapeKey);
+    const keyFile = join(runner.configDir, 'ci-deploy.json');
+    const ciKey = /pubkey:\s+(\S+)/.exec(await runner.ok(['keygen', '-k', keyFile]))![1];
     await runner.ok(['airdrop', '--sol', '2', '-k', keyFile]);
+    await owner.ok(['delegate', ciKey]);
+    const deployKey = readFileSync(keyFile, 'utf8');
+    rmSync(keyFile);
     const preview = writeSite({
       'index.html': '<!doctype html><h1>pull request 7</h1>',
       'site.css': 'h1{color:purple}',
@@ -203,7 +206,7 @@ describe('site history: rollback, pinned versions, previews', () => {
       XDG_CACHE_HOME: join(runner.configDir, 'cache'),
       TAPE_RPC_URL: writer.rpcUrl,
       TAPE_GATEWAY: writer.url,
-      TAPE_DEPLOY_KEY: tapeKey,
+      TAPE_DEPLOY_KEY: deployKey,
       TAPE_ADDRESS: tape,
       GITHUB_REF: 'refs/pull/7/merge',
     });
