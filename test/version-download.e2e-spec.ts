@@ -50,7 +50,7 @@ beforeAll(async () => {
       tape: tape.address,
       tapeSigner: tape.keypair,
       wallet: fx.wallet,
-      expectedVersion: expected,
+      expectedSequence: expected,
       pathOf: (f) => site.path(f.name),
       ...p,
     });

@@ -82,7 +82,7 @@ async function publish(
     tape: tape.address,
     tapeSigner: tape.keypair,
     wallet,
-    expectedVersion: expected,
+    expectedSequence: expected,
     pathOf: (file) => site.path(file.name),
     ...v,
   });

@@ -105,7 +105,7 @@ async function publish(tape: TestTape, v: Planned, expected: number) {
     tape: tape.address,
     tapeSigner: tape.keypair,
     wallet: fx.wallet,
-    expectedVersion: expected,
+    expectedSequence: expected,
     pathOf: (file) => site.path(file.name),
     ...v,
   });
@@ -176,7 +176,7 @@ describe('garbage collection of versions', () => {
     const before = v1OnlyBytes + bytesOnDisk(kept.keys());
 
     const tape = (await fx.client.chain.reader.getTape(fx.tape.address))!;
-    expect([tape.version, tape.prevVersion]).toEqual([3, 2]);
+    expect([tape.version, tape.history.map((v) => v.version)]).toEqual([3, [2, 3]]);
 
     await eventually('v1-only tracks collected', () => v1Only.every(([hex]) => !stored(hex)), {
       timeoutMs: 30_000,

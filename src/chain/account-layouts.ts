@@ -152,9 +152,8 @@ export function encodeTape(t: TapeRecord): Buffer {
       w.bytes(Buffer.alloc(ALIAS_ENTRY_SIZE));
       continue;
     }
-    const name = Buffer.alloc(ALIAS_NAME_MAX);
-    const len = name.write(a.name, 'ascii');
-    w.u8(len).bytes(name).u64(a.version);
+    writeAliasName(w, a.name);
+    w.u64(a.version);
   }
   return w.done();
 }
@@ -180,29 +179,54 @@ export function decodeTape(data: Buffer): TapeRecord {
     history: [],
     aliases: [],
   };
-  const historyLen = r.u8();
-  if (historyLen > HISTORY_SLOTS) throw new LayoutError(`history_len ${historyLen} exceeds 32`);
+  // The slots past the counts are not read (the program writes zeros there).
+  const historyLen = atMost(r.u8(), HISTORY_SLOTS, 'history_len');
   for (let i = 0; i < HISTORY_SLOTS; i++) {
-    const v: KeptVersion = {
+    if (i >= historyLen) {
+      r.bytes(HISTORY_ENTRY_SIZE);
+      continue;
+    }
+    t.history.push({
       version: r.u64n(),
       root: r.bytes(32),
       bytes: r.u64n(),
       publishedAt: r.i64n(),
-    };
-    if (i < historyLen) t.history.push(v);
+    });
   }
-  const aliasCount = r.u8();
-  if (aliasCount > ALIAS_SLOTS) throw new LayoutError(`alias_count ${aliasCount} exceeds 8`);
+  const aliasCount = atMost(r.u8(), ALIAS_SLOTS, 'alias_count');
   for (let i = 0; i < ALIAS_SLOTS; i++) {
-    const len = r.u8();
-    const name = r.bytes(ALIAS_NAME_MAX);
-    const version = r.u64n();
-    if (i >= aliasCount) continue;
-    if (len > ALIAS_NAME_MAX) throw new LayoutError(`alias length ${len} exceeds 24`);
-    t.aliases.push({ name: name.subarray(0, len).toString('latin1'), version });
+    if (i >= aliasCount) {
+      r.bytes(ALIAS_ENTRY_SIZE);
+      continue;
+    }
+    const name = readAliasName(r);
+    t.aliases.push({ name, version: r.u64n() });
   }
   r.end();
   return t;
+}
+
+/** `value`, refused past `max` (`<field> <value> exceeds <max>`, as the program says it). */
+export function atMost(value: number, max: number, field: string): number {
+  if (value > max) throw new LayoutError(`${field} ${value} exceeds ${max}`);
+  return value;
+}
+
+/** `u8 len, [24] name`: an alias name as tape records and instructions carry it. */
+export function readAliasName(r: ByteReader): string {
+  const len = r.u8();
+  const field = r.bytes(ALIAS_NAME_MAX);
+  return field.subarray(0, atMost(len, ALIAS_NAME_MAX, 'alias length')).toString('latin1');
+}
+
+/** Writes `u8 len, [24] name`, zero padded. */
+export function writeAliasName(w: ByteWriter, name: string): void {
+  const field = Buffer.alloc(ALIAS_NAME_MAX);
+  const len = field.write(name, 'latin1');
+  if (len !== name.length || name.length > ALIAS_NAME_MAX) {
+    throw new RangeError(`alias name of ${name.length} characters exceeds ${ALIAS_NAME_MAX}`);
+  }
+  w.u8(len).bytes(field);
 }
 
 export function accountTag(data: Buffer): AccountTag | null {

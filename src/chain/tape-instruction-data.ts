@@ -1,5 +1,5 @@
 import { PublicKey } from '@solana/web3.js';
-import { ALIAS_NAME_MAX } from './account-layouts';
+import { readAliasName, writeAliasName } from './account-layouts';
 import { ByteReader, ByteWriter, LayoutError } from './byte-codec';
 
 /** Instruction tags: the first byte of instruction data (docs/program.md, "Instructions"). */
@@ -45,22 +45,6 @@ export type TapeInstructionData =
   | { tag: Tag.SetCurrent; expectedSequence: number; version: number }
   | { tag: Tag.RemoveAlias; expectedSequence: number; name: string }
   | { tag: Tag.SetKeep; expectedSequence: number; keep: number };
-
-/** `u8 len, [24] name` (zero padded): how Publish and RemoveAlias carry an alias name. */
-function writeAliasName(w: ByteWriter, name: string): void {
-  const field = Buffer.alloc(ALIAS_NAME_MAX);
-  const len = field.write(name, 'latin1');
-  if (len !== name.length || name.length > ALIAS_NAME_MAX) {
-    throw new RangeError(`alias name of ${name.length} characters exceeds ${ALIAS_NAME_MAX}`);
-  }
-  w.u8(len).bytes(field);
-}
-
-function readAliasName(r: ByteReader): string {
-  const len = r.u8();
-  const field = r.bytes(ALIAS_NAME_MAX);
-  return field.subarray(0, Math.min(len, ALIAS_NAME_MAX)).toString('latin1');
-}
 
 export function encodeInstructionData(d: TapeInstructionData): Buffer {
   const w = new ByteWriter().u8(d.tag);

@@ -118,14 +118,17 @@ export class TapeInstructions {
     );
   }
 
-  /** Makes a kept version current (rollback, promote): no upload, no certification. */
+  /**
+   * Makes a kept version current (rollback, promote): no upload, no certification. The config
+   * gives the program the epoch (an expired tape is not rolled back).
+   */
   setCurrent(a: {
     signer: PublicKey;
     tape: PublicKey;
     expectedSequence: number;
     version: number;
   }): TransactionInstruction {
-    return this.ix([ro(a.signer, true), w(a.tape)], {
+    return this.ix([ro(a.signer, true), w(a.tape), ro(this.pdas.config())], {
       tag: Tag.SetCurrent,
       expectedSequence: a.expectedSequence,
       version: a.version,

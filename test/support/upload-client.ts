@@ -251,7 +251,7 @@ export class UploadClient {
           wallet,
           plan,
           built: buildVersion(entries, base.settings),
-          expectedVersion: base.version,
+          expectedSequence: base.version,
           pathOf: () => from.path,
         });
         return;
