@@ -119,7 +119,7 @@ export class TapeHistoryService {
     });
   }
 
-  setKeep(session: TapeSession, keep: number): Promise<HistoryChange> {
+  async setKeep(session: TapeSession, keep: number): Promise<HistoryChange> {
     if (!Number.isInteger(keep) || keep < 1 || keep > KEEP_MAX) {
       throw new CliError(`keep must be a whole number from 1 to ${KEEP_MAX}`);
     }
