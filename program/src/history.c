@@ -29,19 +29,18 @@ void history_append(uint8_t *data, TapeRecord *t, const KeptVersion *v) {
   t->history_len++;
 }
 
-static bool aliased(const uint8_t *data, const TapeRecord *t, uint64_t version) {
-  for (uint64_t i = 0; i < t->alias_count; i++) {
-    if (get_u64(alias_at(data, i) + 1 + ALIAS_NAME_MAX) == version) return true;
-  }
-  return false;
-}
-
 void history_evict(uint8_t *data, TapeRecord *t) {
+  /* The aliased versions, read once (each entry is checked against all of them). */
+  uint64_t aliased[ALIAS_SLOTS];
+  for (uint64_t a = 0; a < t->alias_count; a++) {
+    aliased[a] = get_u64(alias_at(data, a) + 1 + ALIAS_NAME_MAX);
+  }
   uint64_t kept = 0;
   for (uint64_t i = 0; i < t->history_len; i++) {
     uint64_t version = get_u64(history_at(data, i));
     /* Sorted ascending: the `keep` highest numbers are the last `keep` entries. */
-    bool keep = version == t->version || i + t->keep >= t->history_len || aliased(data, t, version);
+    bool keep = version == t->version || i + t->keep >= t->history_len;
+    for (uint64_t a = 0; !keep && a < t->alias_count; a++) keep = aliased[a] == version;
     if (!keep) continue;
     /* Entries are HISTORY_ENTRY apart: a copy down never overlaps. */
     if (kept != i) bytes_copy(history_at(data, kept), history_at(data, i), HISTORY_ENTRY);

@@ -6,12 +6,14 @@ import { DEFAULT_MAX_WAIT_MS } from '../deploy/upload-backoff';
 import { SiteDeployer } from '../deploy/site-deployer';
 import { CommandContext } from '../session/command-context';
 import { GlobalOptions } from '../session/tape-session';
+import { parseAliasName } from './alias-name';
 import { TapeCommand } from './tape-command';
 
 interface DeployCommandOptions extends GlobalOptions {
   prune?: boolean;
   concurrency?: number;
   maxWait?: number;
+  alias?: string;
 }
 
 const DEFAULT_UPLOAD_CONCURRENCY = 128;
@@ -57,6 +59,15 @@ export class DeployCommand extends TapeCommand {
     return parseDuration(value, 'max wait') * 1000;
   }
 
+  @Option({
+    flags: '--alias <name>',
+    description:
+      'publish as a preview under this alias, leaving the live version as it is (tape promote <name> makes it live)',
+  })
+  parseAlias(value: string): string {
+    return parseAliasName(value);
+  }
+
   async run([indexPath]: string[], options: DeployCommandOptions = {}): Promise<void> {
     const session = this.session(options);
     const fromEnv = this.ctx.env.uploadConcurrency;
@@ -82,6 +93,7 @@ export class DeployCommand extends TapeCommand {
         prune: options.prune === true,
         concurrency,
         maxWaitMs,
+        alias: options.alias,
       });
       if (session.json) {
         this.printer.json({
@@ -98,19 +110,21 @@ export class DeployCommand extends TapeCommand {
           published: result.published,
           added_bytes: result.addedBytes,
           signature: result.signature ?? null,
+          ...(result.alias ? { alias: result.alias, path_url: result.pathUrl } : {}),
         });
         return;
       }
       // The spec's three lines on stdout; which version is live, on stderr beside the progress.
       this.printer.note(
         result.published
-          ? `published version ${result.version} (root ${result.root.slice(0, 16)}…, ${result.addedBytes} bytes added)`
+          ? `published version ${result.version}${result.alias ? ` as ${result.alias} (the live version is unchanged)` : ''} (root ${result.root.slice(0, 16)}…, ${result.addedBytes} bytes added)`
           : `nothing changed: version ${result.version} stays live, nothing was published`,
       );
       this.printer.lines([
         `Deployed ${result.files} files (${result.uploaded} uploaded, ${result.unchanged} unchanged)`,
         `Tape: ${result.tape}`,
         `URL:  ${result.url}`,
+        ...(result.pathUrl ? [`Path: ${result.pathUrl}`] : []),
       ]);
     } finally {
       process.removeListener('SIGINT', onInterrupt);

@@ -25,6 +25,8 @@ export interface DeployOptions {
   concurrency: number;
   /** The longest one upload request waits on a busy gateway, in all (`--max-wait`). */
   maxWaitMs: number;
+  /** Publish under this alias (a preview): the live version stays. */
+  alias?: string;
 }
 
 export interface DeployResult {
@@ -46,6 +48,9 @@ export interface DeployResult {
   signature?: string;
   /** Bytes the new version added to the tape, as the gateway certified them. */
   addedBytes: number;
+  /** With `--alias`: the alias, and the site's path URL under it (`/site/{tape}@<alias>/`). */
+  alias?: string;
+  pathUrl?: string;
 }
 
 /**
@@ -121,6 +126,7 @@ export class SiteDeployer {
           wallet: payer,
           change: () => ({ put: hashed.map(changedFile), prune: options.prune }),
           firstBase,
+          alias: options.alias,
           readSmall: (file) => readSmallFile(pathOf(file), file),
           pathOf,
           check: async ({ base, plan, addedBytes }, attempt) => {
@@ -151,10 +157,18 @@ export class SiteDeployer {
       await saving;
       const label = labelFromAddress(tape.address);
       const changed = outcome.published ? changedFiles(hashed, outcome.base.entries) : 0;
+      const alias = options.alias;
       return {
         tape: tape.address.toBase58(),
         label,
-        url: session.siteUrl(label),
+        // An alias answers on its own host, `<alias>--<label>` (docs/versions.md).
+        url: session.siteUrl(alias ? `${alias}--${label}` : label),
+        ...(alias
+          ? {
+              alias,
+              pathUrl: `${gateway.baseUrl.replace(/\/$/, '')}/site/${tape.address.toBase58()}@${alias}/`,
+            }
+          : {}),
         files: hashed.length,
         uploaded: changed,
         unchanged: hashed.length - changed,

@@ -69,18 +69,27 @@ export async function readCurrentRoot(
   record: TapeRecord,
 ): Promise<VersionRoot | undefined> {
   const current = currentVersion(record);
-  if (!current) return undefined;
-  const reply = await gateway.get(versionPath(tape, current.root), {
+  return current ? readVersionRoot(gateway, tape, current.root, current.version) : undefined;
+}
+
+/** A kept version's root (entry count, total size), checked against its commitment on chain. */
+export async function readVersionRoot(
+  gateway: GatewayClient,
+  tape: PublicKey,
+  root: Buffer,
+  version: number,
+): Promise<VersionRoot> {
+  const reply = await gateway.get(versionPath(tape, root), {
     maxBytes: MAX_VERSION_BYTES,
     enough: (soFar) => rootFrame(soFar) !== undefined,
   });
   if (reply.status !== 200) {
-    throw refusalOf(`reading version ${record.version}`, reply.status, reply.body);
+    throw refusalOf(`reading version ${version}`, reply.status, reply.body);
   }
   const bytes = rootFrame(reply.body);
-  if (bytes === undefined || !commitmentOfBuffer(bytes).commitment.equals(current.root)) {
+  if (bytes === undefined || !commitmentOfBuffer(bytes).commitment.equals(root)) {
     throw new CliError(
-      `the gateway's version does not hash to the root on chain (${commitmentToHex(current.root)})`,
+      `the gateway's version does not hash to the root on chain (${commitmentToHex(root)})`,
     );
   }
   return decodeRoot(bytes);
