@@ -1,19 +1,10 @@
-import {
-  Connection,
-  PublicKey,
-  sendAndConfirmTransaction,
-  Transaction,
-  TransactionInstruction,
-} from '@solana/web3.js';
+import { Connection, PublicKey } from '@solana/web3.js';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeTape, TapeRecord } from '../src/chain/account-layouts';
-import { readKeypair } from '../src/chain/keypair-file';
-import { DEFAULT_TAPE_PROGRAM_ID } from '../src/chain/program-ids';
-import { TapeInstructions } from '../src/chain/tape-instructions';
 import { commitmentOfBuffer } from '../src/tracks/commitment';
 import { CLI_ENTRY, CliUser, keyValues } from './support/cli-process';
 import { removeSite, writeSite } from './support/cli-site';
@@ -70,33 +61,6 @@ describe('site history: rollback, pinned versions, previews', () => {
     const v = { n, index, big: commitmentOfBuffer(big).commitment.toString('hex') };
     return v;
   };
-  /**
-   * One tape instruction signed by the tape's key (from the owner's config directory), the
-   * owner's wallet paying: how SetCurrent and SetKeep are sent until the CLI has `tape
-   * rollback`, `tape promote` and `tape keep` (HIST-PROGRAM's branch).
-   */
-  const tapeTx = async (
-    make: (ix: TapeInstructions, r: TapeRecord, signer: PublicKey) => TransactionInstruction,
-  ) => {
-    const authority = readKeypair(join(owner.configDir, 'tapes', `${tape}.json`));
-    const wallet = readKeypair(join(owner.configDir, 'id.json'));
-    const ix = make(
-      new TapeInstructions(DEFAULT_TAPE_PROGRAM_ID),
-      await record(),
-      authority.publicKey,
-    );
-    await sendAndConfirmTransaction(chain(), new Transaction().add(ix), [wallet, authority], {
-      commitment: 'confirmed',
-    });
-  };
-  const setCurrent = (version: number) =>
-    tapeTx((ix, r, signer) =>
-      ix.setCurrent({ signer, tape: new PublicKey(tape), expectedSequence: r.sequence, version }),
-    );
-  const setKeep = (keep: number) =>
-    tapeTx((ix, r, signer) =>
-      ix.setKeep({ signer, tape: new PublicKey(tape), expectedSequence: r.sequence, keep }),
-    );
   /** What the gateway received: uploads answered and track bytes written. */
   const received = async (gw: GatewayProcess) => {
     const text = await metricsText(gw);
@@ -147,7 +111,7 @@ describe('site history: rollback, pinned versions, previews', () => {
     await bothServe(versions.get(3)!);
     const before = await Promise.all([received(writer), received(reader)]);
 
-    await setCurrent(1); // tape rollback --to 1
+    await owner.ok(['rollback', '--to', '1']);
     const returned = Date.now();
     await bothServe(versions.get(1)!);
     const fresh = Date.now() - returned;
@@ -186,7 +150,7 @@ describe('site history: rollback, pinned versions, previews', () => {
 
   it('collects the oldest versions once they leave the kept set, freeing their unique bytes', async () => {
     // Keep 2: kept = current (1) ∪ the newest two (2, 3): nothing goes.
-    await setKeep(2); // tape keep 2
+    await owner.ok(['keep', '2']);
     expect((await record()).history.map((v) => v.version)).toEqual([1, 2, 3]);
     const v1 = versions.get(1)!;
     const v2 = versions.get(2)!;
@@ -198,14 +162,14 @@ describe('site history: rollback, pinned versions, previews', () => {
     // {2, 3}; version 1 leaves the table and its own bytes go at the collector's next pass.
     const v1Bytes = storedBytes(writer.dataDir, [v1.big]);
     expect(v1Bytes).toBeGreaterThan(BIG);
-    await setCurrent(3); // tape rollback --to 3
+    await owner.ok(['rollback', '--to', '3']);
     const sent = Date.now();
     await eventually("version 1's own bytes collected", () => !isStored(writer.dataDir, v1.big), {
       timeoutMs: 20_000,
       everyMs: 20,
     });
     console.log(
-      `collector: version 1 (${v1Bytes} bytes) freed ${Date.now() - sent} ms after SetCurrent evicted it`,
+      `collector: version 1 (${v1Bytes} bytes) freed ${Date.now() - sent} ms after tape rollback evicted it`,
     );
     expect(isStored(writer.dataDir, v2.big)).toBe(true);
     // Version 4 live: kept = {3, 4}; version 2 leaves the table.
