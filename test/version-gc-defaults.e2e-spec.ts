@@ -88,6 +88,21 @@ async function publish(
   });
 }
 
+/** Keeps the two newest versions (SetKeep 2; 10 by default): the third Publish evicts the first. */
+async function keepTwo(tape: TestTape, wallet: Keypair): Promise<void> {
+  await fx.client.chain.writer.send(
+    [
+      fx.client.chain.ix.setKeep({
+        signer: tape.keypair.publicKey,
+        tape: tape.address,
+        expectedSequence: 0,
+        keep: 2,
+      }),
+    ],
+    [wallet, tape.keypair],
+  );
+}
+
 describe('garbage collection of versions, default settings', () => {
   it("keeps a live file whose bytes another tenant uploaded too and dropped, and collects that tenant's own", async () => {
     const shared = randomBytes(200_000); // over 64 KiB: a blob of its own, the same for both
@@ -105,20 +120,21 @@ describe('garbage collection of versions, default settings', () => {
     // them for B), then two versions without them: B's first version is dropped.
     const walletB = await fx.client.fundedWallet();
     const tapeB = await fx.client.createTape(walletB, 8 << 20, 10);
+    await keepTwo(tapeB, walletB);
     const siteB = new VersionSite(segmentBytes);
     siteB.write('copy.bin', shared);
     siteB.write('index.html', '<!doctype html><title>B1</title>');
     const b1 = await siteB.plan(['copy.bin', 'index.html']);
     expect(tracksOf(b1).has(sharedHex)).toBe(true);
-    expect((await publish(siteB, tapeB, walletB, b1, 0)).uploadedTracks).toBeLessThan(
+    expect((await publish(siteB, tapeB, walletB, b1, 1)).uploadedTracks).toBeLessThan(
       tracksOf(b1).size,
     );
     siteB.write('index.html', '<!doctype html><title>B2</title>');
     const b2 = await siteB.plan(['index.html']);
-    await publish(siteB, tapeB, walletB, b2, 1);
+    await publish(siteB, tapeB, walletB, b2, 2);
     siteB.write('index.html', '<!doctype html><title>B3</title>');
     const b3 = await siteB.plan(['index.html']);
-    await publish(siteB, tapeB, walletB, b3, 2);
+    await publish(siteB, tapeB, walletB, b3, 3);
     const droppedAt = Date.now();
 
     // B's first version's own tracks (its root, its pack) go within one interval...
@@ -142,6 +158,7 @@ describe('garbage collection of versions, default settings', () => {
     const capacity = 2 << 20;
     const rounds = 14;
     const tape = await fx.client.createTape(fx.wallet, capacity, 10);
+    await keepTwo(tape, fx.wallet);
     const site = new VersionSite(segmentBytes);
     // The documented constant: STAGING_SLACK_BYTES, plus the chunk lists of what is on disk.
     const bound = capacity + STAGING_SLACK_BYTES;
@@ -172,7 +189,7 @@ describe('garbage collection of versions, default settings', () => {
         const v = await site.plan(['data.bin'], versions.at(-1)?.plan);
         for (const hex of tracksOf(v)) known.add(hex);
         versions.push(v);
-        await publish(site, tape, fx.wallet, v, round);
+        await publish(site, tape, fx.wallet, v, round + 1);
         if (round >= 2) droppedAt.set(round - 2, Date.now());
       }
       await eventually(

@@ -148,12 +148,25 @@ describe('garbage collection of versions', () => {
     expect(aloneName).toBe('n/576.txt');
     v1OnlyPack = alone!.bytes;
     expect(v1.built.nodes.length).toBeGreaterThan(0);
-    await publish(fx.tape, v1, 0);
+    // Keep the two newest versions: v3's Publish evicts v1 (docs/versions.md, "History and
+    // aliases"; 10 by default).
+    await fx.client.chain.writer.send(
+      [
+        fx.client.chain.ix.setKeep({
+          signer: fx.tape.keypair.publicKey,
+          tape: fx.tape.address,
+          expectedSequence: 0,
+          keep: 2,
+        }),
+      ],
+      [fx.wallet, fx.tape.keypair],
+    );
+    await publish(fx.tape, v1, 1);
 
     // v2 changes the file alone in its pack: v1's second pack is v1's alone.
     site.write('n/576.txt', randomBytes(7000));
     v2 = await site.plan(['n/576.txt'], v1.plan);
-    await publish(fx.tape, v2, 1);
+    await publish(fx.tape, v2, 2);
     // v3 changes index.html.
     const v2Index = readFileSync(site.path('index.html'));
     site.write('index.html', '<!doctype html><title>v3</title>');
@@ -169,7 +182,7 @@ describe('garbage collection of versions', () => {
     const v1OnlyBytes = bytesOnDisk(v1Only.map(([hex]) => hex));
     expect(v1Only.every(([hex]) => stored(hex))).toBe(true);
 
-    await publish(fx.tape, v3, 2);
+    await publish(fx.tape, v3, 3);
     const v3At = Date.now();
     const all = new Set([...t1.keys(), ...kept.keys()]);
     // v1's own tracks as measured above, plus every track v2 and v3 keep.
