@@ -45,7 +45,7 @@ export class VersionDownloadService {
     const version = keptVersionOf(tape, root);
     if (version === undefined) {
       throw uploadErrors.notFound(
-        `${rootHex} is not the root of the tape's current or previous version`,
+        `${rootHex} is not the root of a version the tape keeps`,
       );
     }
     // The root's length is not on chain; the stored one is bound by the commitment (a wrong
