@@ -107,9 +107,9 @@ describe('local network: concurrent writers', () => {
     await Promise.all(
       writers.map(async (writer) => {
         for (let round = 0; round < 5; round++) {
-          // Compare-and-swap: a writer that lost the race reads the version again and retries.
+          // Compare-and-swap: a writer that lost the race reads the sequence again and retries.
           for (;;) {
-            const expected = (await t.tape(tape.address)).version;
+            const expected = (await t.tape(tape.address)).sequence;
             try {
               await t.client.send(
                 [t.publishIx(tape.keypair.publicKey, tape.address, expected, 100)],
@@ -125,7 +125,9 @@ describe('local network: concurrent writers', () => {
         }
       }),
     );
-    expect(await t.tape(tape.address)).toMatchObject({ version: 20, versionBytes: 100 });
+    const after = await t.tape(tape.address);
+    expect(after).toMatchObject({ version: 20, sequence: 20, keptBytes: 100 });
+    expect(currentVersion(after)!.bytes).toBe(100);
     console.log(`20 Publishes by 4 writers on one tape: ${conflicts} lost races retried`);
   });
 });

@@ -66,8 +66,12 @@ describe('local network: the tape program through JSON-RPC', () => {
     expect(record).toMatchObject({
       capacity: 3 * MIB + 1,
       version: 0,
-      versionBytes: 0,
+      latestVersion: 0,
+      sequence: 0,
       keptBytes: 0,
+      keep: 10,
+      history: [],
+      aliases: [],
       delegate: null,
     });
     expect(record.authority.toBase58()).toBe(tape.keypair.publicKey.toBase58());

@@ -32,6 +32,8 @@ let segmentBytes: number;
 
 beforeAll(async () => {
   fx = await startObjectFixture({ capacity: 16 << 20 });
+  // Every tape here keeps its 2 newest versions: a third Publish drops the first.
+  await fx.client.setKeep(fx.wallet, fx.tape, 2);
   gateway = new GatewayClient(fx.gw.url);
   const config = await gateway.uploadConfig();
   segmentBytes = config.segmentBytes;
@@ -82,25 +84,11 @@ async function publish(
     tape: tape.address,
     tapeSigner: tape.keypair,
     wallet,
-    expectedSequence: expected,
+    // SetKeep 2 at creation took sequence 1: the tape's sequence is one past its version.
+    expectedSequence: expected + 1,
     pathOf: (file) => site.path(file.name),
     ...v,
   });
-}
-
-/** Keeps the two newest versions (SetKeep 2; 10 by default): the third Publish evicts the first. */
-async function keepTwo(tape: TestTape, wallet: Keypair): Promise<void> {
-  await fx.client.chain.writer.send(
-    [
-      fx.client.chain.ix.setKeep({
-        signer: tape.keypair.publicKey,
-        tape: tape.address,
-        expectedSequence: 0,
-        keep: 2,
-      }),
-    ],
-    [wallet, tape.keypair],
-  );
 }
 
 describe('garbage collection of versions, default settings', () => {
@@ -120,21 +108,21 @@ describe('garbage collection of versions, default settings', () => {
     // them for B), then two versions without them: B's first version is dropped.
     const walletB = await fx.client.fundedWallet();
     const tapeB = await fx.client.createTape(walletB, 8 << 20, 10);
-    await keepTwo(tapeB, walletB);
+    await fx.client.setKeep(walletB, tapeB, 2);
     const siteB = new VersionSite(segmentBytes);
     siteB.write('copy.bin', shared);
     siteB.write('index.html', '<!doctype html><title>B1</title>');
     const b1 = await siteB.plan(['copy.bin', 'index.html']);
     expect(tracksOf(b1).has(sharedHex)).toBe(true);
-    expect((await publish(siteB, tapeB, walletB, b1, 1)).uploadedTracks).toBeLessThan(
+    expect((await publish(siteB, tapeB, walletB, b1, 0)).uploadedTracks).toBeLessThan(
       tracksOf(b1).size,
     );
     siteB.write('index.html', '<!doctype html><title>B2</title>');
     const b2 = await siteB.plan(['index.html']);
-    await publish(siteB, tapeB, walletB, b2, 2);
+    await publish(siteB, tapeB, walletB, b2, 1);
     siteB.write('index.html', '<!doctype html><title>B3</title>');
     const b3 = await siteB.plan(['index.html']);
-    await publish(siteB, tapeB, walletB, b3, 3);
+    await publish(siteB, tapeB, walletB, b3, 2);
     const droppedAt = Date.now();
 
     // B's first version's own tracks (its root, its pack) go within one interval...
@@ -158,7 +146,7 @@ describe('garbage collection of versions, default settings', () => {
     const capacity = 2 << 20;
     const rounds = 14;
     const tape = await fx.client.createTape(fx.wallet, capacity, 10);
-    await keepTwo(tape, fx.wallet);
+    await fx.client.setKeep(fx.wallet, tape, 2);
     const site = new VersionSite(segmentBytes);
     // The documented constant: STAGING_SLACK_BYTES, plus the chunk lists of what is on disk.
     const bound = capacity + STAGING_SLACK_BYTES;
@@ -189,7 +177,7 @@ describe('garbage collection of versions, default settings', () => {
         const v = await site.plan(['data.bin'], versions.at(-1)?.plan);
         for (const hex of tracksOf(v)) known.add(hex);
         versions.push(v);
-        await publish(site, tape, fx.wallet, v, round + 1);
+        await publish(site, tape, fx.wallet, v, round);
         if (round >= 2) droppedAt.set(round - 2, Date.now());
       }
       await eventually(

@@ -229,7 +229,7 @@ describe('publishing site versions', () => {
       commits: { tree: 'commits', level: 0, entries: [entry] },
     });
     await putVersionBytes(gateway, fx.tape, root);
-    const reply = await postPublish(fx.tape, commitmentOfBuffer(root).commitment, current.version);
+    const reply = await postPublish(fx.tape, commitmentOfBuffer(root).commitment, current.sequence);
     expect(reply.status).toBe(422);
     expect(reply.error.message).toMatch(/hidden name/);
   });
@@ -317,7 +317,7 @@ async function postPublish(tape: TestTape, root: Buffer, expected: number) {
   const body = Buffer.from(
     JSON.stringify({
       root: root.toString('hex'),
-      expected_version: expected,
+      expected_sequence: expected,
       fee_payer: fx.wallet.publicKey.toBase58(),
     }),
   );
