@@ -12,8 +12,8 @@ class UploadVersionPublishing extends VersionPublishing {
     super();
   }
 
-  async publishOwn(tape: PublicKey, root: Buffer, expectedVersion: number): Promise<void> {
-    await this.publisher.publishOwn(tape, root, expectedVersion);
+  async publishOwn(tape: PublicKey, root: Buffer, expectedSequence: number): Promise<void> {
+    await this.publisher.publishOwn(tape, root, expectedSequence);
   }
 
   isConflict(error: unknown): boolean {

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { currentVersion } from '../src/chain/tape-history';
 import { LocalnetClient } from './support/localnet-client';
 import { LocalnetProcess, startLocalnetProcess } from './support/localnet-process';
 import { packInstructions, signersOf, TapeFixture, TestTape } from './support/localnet-tapes';
@@ -106,9 +107,9 @@ describe('local network: concurrent writers', () => {
     await Promise.all(
       writers.map(async (writer) => {
         for (let round = 0; round < 5; round++) {
-          // Compare-and-swap: a writer that lost the race reads the version again and retries.
+          // Compare-and-swap: a writer that lost the race reads the sequence again and retries.
           for (;;) {
-            const expected = (await t.tape(tape.address)).version;
+            const expected = (await t.tape(tape.address)).sequence;
             try {
               await t.client.send(
                 [t.publishIx(tape.keypair.publicKey, tape.address, expected, 100)],
@@ -124,7 +125,9 @@ describe('local network: concurrent writers', () => {
         }
       }),
     );
-    expect(await t.tape(tape.address)).toMatchObject({ version: 20, versionBytes: 100 });
+    const after = await t.tape(tape.address);
+    expect(after).toMatchObject({ version: 20, sequence: 20, keptBytes: 100 });
+    expect(currentVersion(after)!.bytes).toBe(100);
     console.log(`20 Publishes by 4 writers on one tape: ${conflicts} lost races retried`);
   });
 });
@@ -173,7 +176,7 @@ describe('local network: restarts and kill -9 keep every confirmed transaction',
     expect(statuses.value.every((s) => s !== null && s.err === null)).toBe(true);
     const record = await after.t.tape(tape.address);
     expect(record.version).toBe(40);
-    expect(record.root.equals(batches.at(-1)!.roots.at(-1)!)).toBe(true);
+    expect(currentVersion(record)!.root.equals(batches.at(-1)!.roots.at(-1)!)).toBe(true);
     // A blockhash handed out before the restart is still accepted after it.
     const to = Keypair.generate().publicKey;
     const raw = await after.client.signed(
@@ -239,7 +242,9 @@ describe('local network: restarts and kill -9 keep every confirmed transaction',
       // All of a transaction's Publishes, or none of them; and they are there exactly when it landed.
       expect([0, batches[i].version]).toContain(record.version);
       expect(record.version > 0).toBe(landed[i] !== null);
-      if (record.version > 0) expect(record.root.equals(batches[i].roots.at(-1)!)).toBe(true);
+      if (record.version > 0) {
+        expect(currentVersion(record)!.root.equals(batches[i].roots.at(-1)!)).toBe(true);
+      }
       total += record.version;
     }
     for (const batch of confirmed) {

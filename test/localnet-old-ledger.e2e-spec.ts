@@ -26,12 +26,13 @@ async function ledgerOfThisBuild(): Promise<string> {
 it.each([
   ['from before the version pointer (no layout mark, 114-byte tapes)', undefined, 114],
   ['of program 1.1.0 (258-byte tapes with the per-file counters)', '258', 258],
+  ['of program 1.2.0 (242-byte tapes with one previous version, no history)', '242', 242],
 ])('refuses a ledger %s with one line saying what to do', async (_what, mark, bytes) => {
   const dataDir = await ledgerOfThisBuild();
   // The same ledger as an older build left it: no layout mark.
   const db = openSqlite(join(dataDir, 'ledger.sqlite'));
   expect(db.prepare("SELECT value FROM meta WHERE key = 'tape_record_bytes'").get()).toEqual({
-    value: '242',
+    value: '2221',
   });
   if (mark === undefined) db.prepare("DELETE FROM meta WHERE key = 'tape_record_bytes'").run();
   else db.prepare("UPDATE meta SET value = ? WHERE key = 'tape_record_bytes'").run(mark);
@@ -49,7 +50,7 @@ it.each([
   expect(run.status).toBe(1);
   expect(run.stderr.trim().split('\n').pop()).toBe(
     `localnet failed to start: the local network's ledger in ${dataDir} was made by an older build ` +
-      `(tape records of ${bytes} bytes; this build's are 242) and its tapes cannot be read: start on a ` +
+      `(tape records of ${bytes} bytes; this build's are 2221) and its tapes cannot be read: start on a ` +
       `fresh data directory (move ${dataDir} aside, or set TAPE_DATA_DIR to a new one) and create ` +
       'the tapes again (docs/localnet.md, "Upgrading")',
   );

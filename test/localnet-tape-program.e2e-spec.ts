@@ -66,8 +66,12 @@ describe('local network: the tape program through JSON-RPC', () => {
     expect(record).toMatchObject({
       capacity: 3 * MIB + 1,
       version: 0,
-      versionBytes: 0,
+      latestVersion: 0,
+      sequence: 0,
       keptBytes: 0,
+      keep: 10,
+      history: [],
+      aliases: [],
       delegate: null,
     });
     expect(record.authority.toBase58()).toBe(tape.keypair.publicKey.toBase58());
@@ -186,11 +190,11 @@ describe('local network: the tape program through JSON-RPC', () => {
   const publish = (
     tape: TestTape,
     signer: Keypair,
-    expectedVersion: number,
+    expectedSequence: number,
     versionBytes = 100,
-    addedBytes = versionBytes,
+    keptBytes = versionBytes,
   ) => ({
-    ix: t.publishIx(signer.publicKey, tape.address, expectedVersion, versionBytes, addedBytes),
+    ix: t.publishIx(signer.publicKey, tape.address, expectedSequence, versionBytes, keptBytes),
     signers: signersOf(payer, signer, t.storageAuthority),
   });
   const logsOf = (error: { data?: { logs?: string[] } }) => error.data?.logs ?? [];
@@ -231,15 +235,15 @@ describe('local network: the tape program through JSON-RPC', () => {
     const tape = await t.createTape(payer, 1000, 1);
     const first = publish(tape, tape.keypair, 0, 600);
     await client.send([first.ix], first.signers);
-    expect(await t.tape(tape.address)).toMatchObject({ version: 1, versionBytes: 600 });
+    expect(await t.tape(tape.address)).toMatchObject({ version: 1, sequence: 1, keptBytes: 600 });
 
-    // The same expected version again: another publisher already moved the tape on.
+    // The same expected sequence again: another publisher already moved the tape on.
     const stale = publish(tape, tape.keypair, 0, 600);
     const conflict = await client.sendExpectingError([stale.ix], stale.signers);
     expect(conflict.data?.err).toEqual(custom(TapeErrorCode.VersionConflict));
 
-    // The previous version's 600 bytes stay kept: 401 new bytes do not fit 1000.
-    const tooBig = publish(tape, tape.keypair, 1, 401);
+    // The previous version's 600 bytes stay kept: with 401 new ones, 1001 do not fit 1000.
+    const tooBig = publish(tape, tape.keypair, 1, 401, 1001);
     const error = await client.sendExpectingError([tooBig.ix], tooBig.signers);
     expect(error.data?.err).toEqual(custom(TapeErrorCode.InsufficientCapacity));
     expect(
@@ -247,12 +251,12 @@ describe('local network: the tape program through JSON-RPC', () => {
     ).toBe(true);
 
     // A later instruction's failure undoes an earlier one in the same transaction.
-    const fits = publish(tape, tape.keypair, 1, 400);
-    // Kept after it: its 400 bytes and 601 new ones, over 1000.
-    const after = t.publishIx(tape.keypair.publicKey, tape.address, 2, 601);
+    const fits = publish(tape, tape.keypair, 1, 400, 1000);
+    // Kept after it: 1001 bytes, over 1000.
+    const after = t.publishIx(tape.keypair.publicKey, tape.address, 2, 601, 1001);
     const both = await client.sendExpectingError([fits.ix, after], fits.signers);
     expect(both.data?.err).toEqual(custom(TapeErrorCode.InsufficientCapacity, 1));
-    expect(await t.tape(tape.address)).toMatchObject({ version: 1, versionBytes: 600 });
+    expect(await t.tape(tape.address)).toMatchObject({ version: 1, sequence: 1, keptBytes: 600 });
 
     const stranger = Keypair.generate();
     const foreign = publish(tape, stranger, 1, 1);
@@ -267,10 +271,10 @@ describe('local network: the tape program through JSON-RPC', () => {
       signer: tape.keypair.publicKey,
       storageAuthority: impostor.publicKey,
       tape: tape.address,
-      expectedVersion: 0,
+      expectedSequence: 0,
       root: Buffer.alloc(32, 1),
       versionBytes: 10,
-      addedBytes: 10,
+      keptBytes: 10,
     });
     const error = await client.sendExpectingError([ix], [payer, tape.keypair, impostor]);
     expect(error.data?.err).toEqual(custom(TapeErrorCode.UnauthorizedSigner));

@@ -304,7 +304,7 @@ describe('site versions: served from the pointer, atomic, fresh on every gateway
         tape: tape.address,
         tapeSigner: tape.keypair,
         wallet: payer,
-        expectedVersion: 2,
+        expectedSequence: 2,
         pathOf: (file) => files.path(file.name),
         ...planned,
       });

@@ -32,6 +32,8 @@ let segmentBytes: number;
 
 beforeAll(async () => {
   fx = await startObjectFixture({ capacity: 16 << 20 });
+  // Every tape here keeps its 2 newest versions: a third Publish drops the first.
+  await fx.client.setKeep(fx.wallet, fx.tape, 2);
   gateway = new GatewayClient(fx.gw.url);
   const config = await gateway.uploadConfig();
   segmentBytes = config.segmentBytes;
@@ -82,7 +84,8 @@ async function publish(
     tape: tape.address,
     tapeSigner: tape.keypair,
     wallet,
-    expectedVersion: expected,
+    // SetKeep 2 at creation took sequence 1: the tape's sequence is one past its version.
+    expectedSequence: expected + 1,
     pathOf: (file) => site.path(file.name),
     ...v,
   });
@@ -105,6 +108,7 @@ describe('garbage collection of versions, default settings', () => {
     // them for B), then two versions without them: B's first version is dropped.
     const walletB = await fx.client.fundedWallet();
     const tapeB = await fx.client.createTape(walletB, 8 << 20, 10);
+    await fx.client.setKeep(walletB, tapeB, 2);
     const siteB = new VersionSite(segmentBytes);
     siteB.write('copy.bin', shared);
     siteB.write('index.html', '<!doctype html><title>B1</title>');
@@ -142,6 +146,7 @@ describe('garbage collection of versions, default settings', () => {
     const capacity = 2 << 20;
     const rounds = 14;
     const tape = await fx.client.createTape(fx.wallet, capacity, 10);
+    await fx.client.setKeep(fx.wallet, tape, 2);
     const site = new VersionSite(segmentBytes);
     // The documented constant: STAGING_SLACK_BYTES, plus the chunk lists of what is on disk.
     const bound = capacity + STAGING_SLACK_BYTES;

@@ -40,6 +40,8 @@ beforeAll(async () => {
       TAPE__STORAGE__GC__PENDING_GRACE_SECS: String(GRACE_SECS),
     },
   });
+  // The tape keeps its 2 newest versions: a third Publish drops the first (docs/versions.md).
+  await fx.client.setKeep(fx.wallet, fx.tape, 2);
   gateway = new GatewayClient(fx.gw.url);
   const config = await gateway.uploadConfig();
   publisher = new VersionPublisher(gateway, fx.client.chain.rpc, fx.client.chain.ix, {
@@ -105,7 +107,8 @@ async function publish(tape: TestTape, v: Planned, expected: number) {
     tape: tape.address,
     tapeSigner: tape.keypair,
     wallet: fx.wallet,
-    expectedVersion: expected,
+    // SetKeep took sequence 1: the tape's sequence is one past its version.
+    expectedSequence: expected + 1,
     pathOf: (file) => site.path(file.name),
     ...v,
   });
@@ -176,7 +179,7 @@ describe('garbage collection of versions', () => {
     const before = v1OnlyBytes + bytesOnDisk(kept.keys());
 
     const tape = (await fx.client.chain.reader.getTape(fx.tape.address))!;
-    expect([tape.version, tape.prevVersion]).toEqual([3, 2]);
+    expect([tape.version, tape.history.map((v) => v.version)]).toEqual([3, [2, 3]]);
 
     await eventually('v1-only tracks collected', () => v1Only.every(([hex]) => !stored(hex)), {
       timeoutMs: 30_000,

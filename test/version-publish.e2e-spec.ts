@@ -1,5 +1,6 @@
 import { Keypair, PublicKey } from '@solana/web3.js';
 import { randomBytes } from 'node:crypto';
+import { currentVersion } from '../src/chain/tape-history';
 import { VersionConflictError } from '../src/chain/chain-error';
 import { GatewayClient } from '../src/cli/deploy/gateway-client';
 import { UploadSigner } from '../src/cli/deploy/upload-signer';
@@ -68,7 +69,7 @@ function publishOn(
     tape: tape.address,
     tapeSigner: tape.keypair,
     wallet: fx.wallet,
-    expectedVersion: expected,
+    expectedSequence: expected,
     pathOf: (file) => site.path(file.name),
     ...planned,
   });
@@ -106,8 +107,8 @@ describe('publishing site versions', () => {
     const tape = (await fx.client.chain.reader.getTape(fx.tape.address))!;
     expect({
       version: tape.version,
-      root: tape.root.toString('hex'),
-      versionBytes: tape.versionBytes,
+      root: currentVersion(tape)!.root.toString('hex'),
+      versionBytes: currentVersion(tape)!.bytes,
       keptBytes: tape.keptBytes,
     }).toEqual({
       version: 1,
@@ -140,17 +141,17 @@ describe('publishing site versions', () => {
     const tape = (await fx.client.chain.reader.getTape(fx.tape.address))!;
     expect({
       version: tape.version,
-      root: tape.root.toString('hex'),
-      prevVersion: tape.prevVersion,
-      prevRoot: tape.prevRoot.toString('hex'),
+      history: tape.history.map((v) => [v.version, v.root.toString('hex')]),
       keptBytes: tape.keptBytes,
     }).toEqual({
       version: 2,
-      root: v2.built.rootCommitment.toString('hex'),
-      prevVersion: 1,
-      prevRoot: v1.built.rootCommitment.toString('hex'),
-      keptBytes: tape.prevVersionBytes + published.addedBytes,
+      history: [
+        [1, v1.built.rootCommitment.toString('hex')],
+        [2, v2.built.rootCommitment.toString('hex')],
+      ],
+      keptBytes: tape.history[0].bytes + published.addedBytes,
     });
+    expect(published.keptBytes).toBe(tape.keptBytes);
   });
 
   it('a publisher on a stale version gets a version conflict, re-plans and wins', async () => {
@@ -161,14 +162,14 @@ describe('publishing site versions', () => {
     await publishOn(fx.tape, a, 2);
     const lost = await publishOn(fx.tape, b, 2).catch((e: unknown) => e);
     expect(lost).toBeInstanceOf(VersionConflictError);
-    expect((lost as VersionConflictError).currentVersion).toBe(3);
+    expect((lost as VersionConflictError).currentSequence).toBe(3);
 
     const rebased = await site.plan(['notes.html'], a.plan);
     await expect(publishOn(fx.tape, rebased, 3)).resolves.toMatchObject({ version: 4 });
     const names = rebased.plan.entries.map((e) => e.name).sort();
     expect(names).toEqual([...FILES, 'notes.html'].sort());
     const tape = (await fx.client.chain.reader.getTape(fx.tape.address))!;
-    expect([tape.version, tape.root.toString('hex')]).toEqual([
+    expect([tape.version, currentVersion(tape)!.root.toString('hex')]).toEqual([
       4,
       rebased.built.rootCommitment.toString('hex'),
     ]);
@@ -228,7 +229,7 @@ describe('publishing site versions', () => {
       commits: { tree: 'commits', level: 0, entries: [entry] },
     });
     await putVersionBytes(gateway, fx.tape, root);
-    const reply = await postPublish(fx.tape, commitmentOfBuffer(root).commitment, current.version);
+    const reply = await postPublish(fx.tape, commitmentOfBuffer(root).commitment, current.sequence);
     expect(reply.status).toBe(422);
     expect(reply.error.message).toMatch(/hidden name/);
   });
@@ -247,7 +248,7 @@ describe('a site with manifest nodes', () => {
         tape: tape.address,
         tapeSigner: tape.keypair,
         wallet: fx.wallet,
-        expectedVersion: expected,
+        expectedSequence: expected,
         pathOf: (f) => big.path(f.name),
         ...p,
       });
@@ -278,7 +279,7 @@ describe('capacity', () => {
         tape: tape.address,
         tapeSigner: tape.keypair,
         wallet: fx.wallet,
-        expectedVersion: 0,
+        expectedSequence: 0,
         pathOf: (f) => small.path(f.name),
         ...planned,
       })
@@ -316,7 +317,7 @@ async function postPublish(tape: TestTape, root: Buffer, expected: number) {
   const body = Buffer.from(
     JSON.stringify({
       root: root.toString('hex'),
-      expected_version: expected,
+      expected_sequence: expected,
       fee_payer: fx.wallet.publicKey.toBase58(),
     }),
   );

@@ -9,7 +9,7 @@
 
 /* Accounts each instruction needs at least (docs/program.md, "Instructions"); the retired tags
    5-9 never decode, so their zeros are never read. */
-static const uint8_t REQUIRED_ACCOUNTS[IX_COUNT] = {5, 8, 6, 6, 2, 0, 0, 0, 0, 0, 4};
+static const uint8_t REQUIRED_ACCOUNTS[IX_COUNT] = {5, 8, 6, 6, 2, 0, 0, 0, 0, 0, 4, 3, 2, 2};
 
 static uint64_t reject(uint64_t error, const Text *detail) {
   Text line;
@@ -34,6 +34,12 @@ static uint64_t run(Call *c, const IxData *d) {
       return set_delegate(c, d);
     case IX_PUBLISH:
       return publish(c, d);
+    case IX_SET_CURRENT:
+      return set_current(c, d);
+    case IX_REMOVE_ALIAS:
+      return remove_alias(c, d);
+    case IX_SET_KEEP:
+      return set_keep(c, d);
     default:
       return SOL_ERROR_INVALID_INSTRUCTION_DATA;
   }

@@ -1,4 +1,4 @@
-/* The six instructions (docs/program.md): each checks everything before its first effect. */
+/* The nine instructions (docs/program.md): each checks everything before its first effect. */
 #pragma once
 
 #include "invocation.h"
@@ -9,4 +9,7 @@ uint64_t extend_tape(Call *c, const IxData *d);
 uint64_t resize_tape(Call *c, const IxData *d);
 uint64_t set_delegate(Call *c, const IxData *d);
 uint64_t publish(Call *c, const IxData *d);
+uint64_t set_current(Call *c, const IxData *d);
+uint64_t remove_alias(Call *c, const IxData *d);
+uint64_t set_keep(Call *c, const IxData *d);
 

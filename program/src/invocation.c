@@ -180,3 +180,16 @@ uint64_t checked_add(uint64_t a, uint64_t b, uint64_t max, const char *what, uin
   *out = a + b;
   return 0;
 }
+
+uint64_t expect_sequence(const TapeRecord *tape, uint64_t expected, uint64_t *next) {
+  if (expected != tape->sequence) {
+    Text detail;
+    text_clear(&detail);
+    text_str(&detail, "tape is at sequence ");
+    text_u64(&detail, tape->sequence);
+    text_str(&detail, ", not ");
+    text_u64(&detail, expected);
+    return fail(ERR_VERSION_CONFLICT, &detail);
+  }
+  return checked_add(tape->sequence, 1, MAX_SAFE_INTEGER, "sequence", next);
+}

@@ -60,3 +60,6 @@ uint64_t expect_active(const TapeRecord *tape, uint64_t current_epoch);
 uint64_t expect_room(const TapeRecord *tape, uint64_t needed, const char *what);
 /* a + b for a stored counter, refused past `max`. */
 uint64_t checked_add(uint64_t a, uint64_t b, uint64_t max, const char *what, uint64_t *out);
+/* The compare-and-swap of every tape change (`version conflict` naming the tape's sequence);
+   `next` gets the sequence after the change. */
+uint64_t expect_sequence(const TapeRecord *tape, uint64_t expected, uint64_t *next);

@@ -1,21 +1,14 @@
 #include "bytes.h"
 #include "errors.h"
+#include "history.h"
 #include "instructions.h"
-
-static uint64_t version_conflict(uint64_t expected, uint64_t current) {
-  Text detail;
-  text_clear(&detail);
-  text_str(&detail, "tape is at version ");
-  text_u64(&detail, current);
-  text_str(&detail, ", not ");
-  text_u64(&detail, expected);
-  return fail(ERR_VERSION_CONFLICT, &detail);
-}
 
 /*
  * Accounts: signer s, storage_authority s, tape w, config. The storage authority's signature
- * certifies the version as a whole (the gateway holds every byte it references); the version
- * number is a compare-and-swap, so a publisher that lost a race rebases and retries.
+ * certifies the version as a whole (the gateway holds every byte it references) and kept_bytes
+ * (the unique bytes of every version kept after this Publish). The tape's sequence is a
+ * compare-and-swap, so a publisher that lost a race re-reads the tape and retries. Without an
+ * alias the new version becomes current; with one, the alias points at it and current stays.
  */
 uint64_t publish(Call *c, const IxData *d) {
   Account *signer, *storage_authority, *tape;
@@ -31,37 +24,41 @@ uint64_t publish(Call *c, const IxData *d) {
     return fail3(ERR_UNAUTHORIZED_SIGNER, "only the storage authority certifies versions", NULL,
                  NULL);
   }
+  TRY(expect_active(&record, call_epoch(c, &config)));
+  uint64_t sequence;
+  TRY(expect_sequence(&record, d->expected_sequence, &sequence));
   if (key_is_zero((const SolPubkey *)d->root)) {
     return fail3(ERR_INVALID_ARGUMENT, "root must not be zero", NULL, NULL);
   }
-  if (d->added_bytes > d->version_bytes) {
-    return fail3(ERR_INVALID_ARGUMENT, "added_bytes exceeds version_bytes", NULL, NULL);
+  if (d->version_bytes > d->kept_bytes) {
+    return fail3(ERR_INVALID_ARGUMENT, "version_bytes exceeds kept_bytes", NULL, NULL);
   }
-  TRY(expect_active(&record, call_epoch(c, &config)));
-  if (d->expected_version != record.version) {
-    return version_conflict(d->expected_version, record.version);
-  }
+  TRY(expect_room(&record, d->kept_bytes, "kept versions need"));
   uint64_t version;
-  TRY(checked_add(record.version, 1, MAX_SAFE_INTEGER, "version", &version));
-  /* Both terms are at most 2^53 - 1: the sum is exact in 64 bits. */
-  uint64_t kept = (record.version == 0 ? 0 : record.version_bytes) + d->added_bytes;
-  if (d->version_bytes > kept) {
-    return fail3(ERR_INVALID_ARGUMENT,
-                 "version_bytes exceeds the previous version's bytes plus added_bytes", NULL, NULL);
+  TRY(checked_add(record.latest_version, 1, MAX_SAFE_INTEGER, "version", &version));
+  uint64_t existing;
+  if (d->alias_len > 0) {
+    if (!alias_name_valid(d->alias, d->alias_len)) {
+      return fail3(ERR_INVALID_ARGUMENT, "invalid alias name", NULL, NULL);
+    }
+    if (!alias_find(tape->data, &record, d->alias, d->alias_len, &existing) &&
+        record.alias_count >= ALIAS_SLOTS) {
+      return fail3(ERR_INVALID_ARGUMENT, "a tape has at most 8 aliases", NULL, NULL);
+    }
   }
-  TRY(expect_room(&record, kept, "kept versions need"));
 
-  /* The current root moves to prev_root, whose bytes it is about to overwrite: copy it first. */
-  uint8_t previous_root[32];
-  bytes_copy(previous_root, record.root, sizeof(previous_root));
-  record.prev_version = record.version;
-  record.prev_root = previous_root;
-  record.prev_version_bytes = record.version_bytes;
-  record.version = version;
-  record.root = d->root;
-  record.version_bytes = d->version_bytes;
-  record.kept_bytes = kept;
-  record.published_at = call_now(c);
+  /* The kept set (at most 16 + 8 + 1) and the new version fit the 32 slots. */
+  KeptVersion entry = {version, d->root, d->version_bytes, call_now(c)};
+  history_append(tape->data, &record, &entry);
+  if (d->alias_len > 0) {
+    alias_set(tape->data, &record, d->alias, d->alias_len, version);
+  } else {
+    record.version = version;
+  }
+  record.latest_version = version;
+  record.sequence = sequence;
+  record.kept_bytes = d->kept_bytes;
+  history_evict(tape->data, &record);
   encode_tape(tape->data, &record);
   return 0;
 }

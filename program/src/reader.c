@@ -10,6 +10,8 @@ void reader_init(Reader *r, const uint8_t *p, uint64_t len) {
   r->off = 0;
   r->fault = FAULT_NONE;
   r->fault_value = 0;
+  r->fault_field = "";
+  r->fault_max = 0;
 }
 
 void reader_fault(Reader *r, Fault fault, uint64_t value) {
@@ -19,6 +21,15 @@ void reader_fault(Reader *r, Fault fault, uint64_t value) {
 }
 
 bool reader_ok(const Reader *r) { return r->fault == FAULT_NONE; }
+
+uint64_t rd_at_most(Reader *r, uint64_t value, uint64_t max, const char *field) {
+  if (r->fault != FAULT_NONE) return 0;
+  if (value <= max) return value;
+  reader_fault(r, FAULT_EXCEEDS, value);
+  r->fault_field = field;
+  r->fault_max = max;
+  return 0;
+}
 
 const uint8_t *rd_bytes(Reader *r, uint64_t n) {
   if (r->fault != FAULT_NONE) return NULL;
@@ -92,6 +103,13 @@ void reader_describe(const Reader *r, Text *t) {
     case FAULT_UNKNOWN_TAG:
       text_str(t, "unknown instruction tag ");
       text_u64(t, r->fault_value);
+      break;
+    case FAULT_EXCEEDS:
+      text_str(t, r->fault_field);
+      text_str(t, " ");
+      text_u64(t, r->fault_value);
+      text_str(t, " exceeds ");
+      text_u64(t, r->fault_max);
       break;
   }
 }

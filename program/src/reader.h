@@ -16,6 +16,8 @@ typedef enum {
   FAULT_NOT_A,
   FAULT_CONFIG_VERSION,
   FAULT_UNKNOWN_TAG,
+  /* A count or length past its table: "<field> <value> exceeds <max>". */
+  FAULT_EXCEEDS,
 } Fault;
 
 typedef struct {
@@ -24,6 +26,8 @@ typedef struct {
   uint64_t off;
   Fault fault;
   uint64_t fault_value;
+  const char *fault_field;
+  uint64_t fault_max;
 } Reader;
 
 /* Integers the TypeScript clients read as exact JavaScript numbers: at most 2^53 - 1. */
@@ -31,6 +35,8 @@ typedef struct {
 
 void reader_init(Reader *r, const uint8_t *p, uint64_t len);
 void reader_fault(Reader *r, Fault fault, uint64_t value);
+/* `value` (a count or length read just before), refused past `max`; 0 once refused. */
+uint64_t rd_at_most(Reader *r, uint64_t value, uint64_t max, const char *field);
 uint64_t rd_u8(Reader *r);
 uint64_t rd_u64(Reader *r);
 uint64_t rd_u64n(Reader *r);

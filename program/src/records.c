@@ -7,10 +7,18 @@ static const uint8_t ZERO_KEY[SOL_PUBKEY_BYTES] = {0};
 /* Only tags decode_ix accepts are ever named; the retired 5-9 have no name. */
 static const char *const IX_NAMES[IX_COUNT] = {
     "InitConfig", "CreateTape", "ExtendTape", "ResizeTape", "SetDelegate", "", "", "", "", "",
-    "Publish",
+    "Publish", "SetCurrent", "RemoveAlias", "SetKeep",
 };
 
 const char *ix_name(uint64_t tag) { return IX_NAMES[tag]; }
+
+/* `u8 len, [24] name`: the name's field (NULL after a fault); a length past 24 is a fault. */
+static const uint8_t *rd_alias_name(Reader *r, uint64_t *len) {
+  uint64_t n = rd_u8(r);
+  const uint8_t *field = rd_bytes(r, ALIAS_NAME_MAX);
+  *len = rd_at_most(r, n, ALIAS_NAME_MAX, "alias length");
+  return field;
+}
 
 static void expect_tag(Reader *r, uint64_t tag) {
   uint64_t found = rd_u8(r);
@@ -44,13 +52,32 @@ void decode_tape(Reader *r, const uint8_t *data, uint64_t len, TapeRecord *out) 
   out->created_at = rd_i64n(r);
   out->payer = rd_bytes(r, SOL_PUBKEY_BYTES);
   out->version = rd_u64n(r);
-  out->root = rd_bytes(r, 32);
-  out->version_bytes = rd_u64n(r);
-  out->published_at = rd_i64n(r);
-  out->prev_version = rd_u64n(r);
-  out->prev_root = rd_bytes(r, 32);
-  out->prev_version_bytes = rd_u64n(r);
+  out->latest_version = rd_u64n(r);
+  out->sequence = rd_u64n(r);
   out->kept_bytes = rd_u64n(r);
+  out->keep = rd_u8(r);
+  /* Only the used slots are read (the TypeScript decoder reads the same, in the same order). */
+  out->history_len = rd_at_most(r, rd_u8(r), HISTORY_SLOTS, "history_len");
+  for (uint64_t i = 0; i < HISTORY_SLOTS; i++) {
+    if (i >= out->history_len) {
+      rd_bytes(r, HISTORY_ENTRY);
+      continue;
+    }
+    rd_u64n(r);
+    rd_bytes(r, 32);
+    rd_u64n(r);
+    rd_i64n(r);
+  }
+  out->alias_count = rd_at_most(r, rd_u8(r), ALIAS_SLOTS, "alias_count");
+  for (uint64_t i = 0; i < ALIAS_SLOTS; i++) {
+    if (i >= out->alias_count) {
+      rd_bytes(r, ALIAS_ENTRY);
+      continue;
+    }
+    uint64_t len;
+    rd_alias_name(r, &len);
+    rd_u64n(r);
+  }
   rd_end(r);
 }
 
@@ -101,13 +128,12 @@ void encode_tape(uint8_t *out, const TapeRecord *t) {
   w_u64(&w, (uint64_t)t->created_at);
   w_bytes(&w, t->payer, SOL_PUBKEY_BYTES);
   w_u64(&w, t->version);
-  w_bytes(&w, t->root != NULL ? t->root : ZERO_KEY, 32);
-  w_u64(&w, t->version_bytes);
-  w_u64(&w, (uint64_t)t->published_at);
-  w_u64(&w, t->prev_version);
-  w_bytes(&w, t->prev_root != NULL ? t->prev_root : ZERO_KEY, 32);
-  w_u64(&w, t->prev_version_bytes);
+  w_u64(&w, t->latest_version);
+  w_u64(&w, t->sequence);
   w_u64(&w, t->kept_bytes);
+  w_u8(&w, t->keep);
+  w_u8(&w, t->history_len);
+  out[TAPE_ALIAS_COUNT_OFFSET] = (uint8_t)t->alias_count;
 }
 
 void decode_ix(Reader *r, const uint8_t *data, uint64_t len, IxData *out) {
@@ -136,10 +162,23 @@ void decode_ix(Reader *r, const uint8_t *data, uint64_t len, IxData *out) {
       out->delegate = rd_bytes(r, SOL_PUBKEY_BYTES);
       break;
     case IX_PUBLISH:
-      out->expected_version = rd_u64n(r);
+      out->expected_sequence = rd_u64n(r);
       out->root = rd_bytes(r, 32);
       out->version_bytes = rd_u64n(r);
-      out->added_bytes = rd_u64n(r);
+      out->kept_bytes = rd_u64n(r);
+      out->alias = rd_alias_name(r, &out->alias_len);
+      break;
+    case IX_SET_CURRENT:
+      out->expected_sequence = rd_u64n(r);
+      out->version = rd_u64n(r);
+      break;
+    case IX_REMOVE_ALIAS:
+      out->expected_sequence = rd_u64n(r);
+      out->alias = rd_alias_name(r, &out->alias_len);
+      break;
+    case IX_SET_KEEP:
+      out->expected_sequence = rd_u64n(r);
+      out->keep = rd_u8(r);
       break;
     default:
       reader_fault(r, FAULT_UNKNOWN_TAG, out->tag);

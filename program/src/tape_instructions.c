@@ -37,10 +37,10 @@ uint64_t create_tape(Call *c, const IxData *d) {
 
   TRY(pay_storage(&payment));
   TRY(create_program_account(c, payer, tape, TAPE_SIZE, &seeds));
-  /* No version yet: version, roots, byte counts and published_at are zero. */
+  /* No version yet: the counters are zero, keep is 10, and the new account's tables are zeros. */
   TapeRecord record = {
       authority->key->x, false, NULL, d->capacity, epoch, expiry_epoch, call_now(c), payer->key->x,
-      0,                 NULL,  0,    0,           0,     NULL,         0,           0,
+      0,                 0,     0,    0,           DEFAULT_KEEP, 0,     0,
   };
   encode_tape(tape->data, &record);
   return 0;

@@ -7,4 +7,4 @@
  * it (tools/build-program.ts). Nothing in the program reads it: the global is kept because it
  * has external linkage, and the linker copies every .rodata input.
  */
-const char tape_program_version[] = "tape-program-version=1.2.0";
+const char tape_program_version[] = "tape-program-version=1.3.0";

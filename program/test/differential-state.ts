@@ -7,6 +7,7 @@ import {
   TapeRecord,
 } from '../../src/chain/account-layouts';
 import { DEFAULT_TAPE_PROGRAM_ID, MIB, TOKEN_PROGRAM_ID } from '../../src/chain/program-ids';
+import { evictUnkept } from '../../src/chain/tape-history';
 import { encodeMint, MINT_SIZE } from '../../src/chain/spl-token-layouts';
 import { rentExempt } from './oracle/test-ledger';
 import { Universe } from './differential-universe';
@@ -27,26 +28,45 @@ const program = (data: Buffer): HostAccount => ({
   executable: false,
 });
 
-/** No version, a few published ones, or the counters at their limits. */
-function randomVersion(u: Universe, rng: Prng): typeof NO_VERSION {
-  if (rng.chance(0.4)) return NO_VERSION;
-  const version = rng.chance(0.9) ? rng.range(1, 3) : MAX_SAFE;
-  const versionBytes = rng.pick([0, 5, 400, 1_000, MAX_SAFE]);
-  const prev: Pick<TapeRecord, 'prevVersion' | 'prevRoot' | 'prevVersionBytes'> =
-    version === 1
-      ? { prevVersion: 0, prevRoot: NO_VERSION.prevRoot, prevVersionBytes: 0 }
-      : {
-          prevVersion: version - 1,
-          prevRoot: rng.pick(u.commitments),
-          prevVersionBytes: rng.pick([0, 5, 1_000]),
-        };
-  return {
-    version,
+/** Alias names the generator uses (valid ones; the steps add invalid ones). */
+export const ALIAS_NAMES = ['pr-1', 'pr-2', 'staging', 'preview', 'a', 'b', 'c', 'd', 'e'];
+
+type VersionFields = Pick<
+  TapeRecord,
+  'version' | 'latestVersion' | 'sequence' | 'keptBytes' | 'keep' | 'history' | 'aliases'
+>;
+
+/**
+ * No version, or a history as instructions leave it (current, aliases, the newest `keep`, the
+ * rest evicted), or the counters at their limits.
+ */
+function randomVersion(u: Universe, rng: Prng): VersionFields {
+  const keep = rng.pick([1, 2, 3, 10, 16]);
+  if (rng.chance(0.35)) return { ...NO_VERSION, keep };
+  const latestVersion = rng.chance(0.9) ? rng.range(1, 6) : MAX_SAFE;
+  const count = Math.min(latestVersion, rng.range(1, 6));
+  const history = Array.from({ length: count }, (_, i) => ({
+    version: latestVersion - count + 1 + i,
     root: rng.pick(u.commitments),
-    versionBytes,
+    bytes: rng.pick([0, 5, 400, 1_000]),
     publishedAt: GENESIS,
-    ...prev,
-    keptBytes: versionBytes + rng.pick([0, 5]),
+  }));
+  const numbers = history.map((v) => v.version);
+  const names = [...ALIAS_NAMES];
+  for (let i = names.length - 1; i > 0; i--) {
+    const j = rng.int(i + 1);
+    [names[i], names[j]] = [names[j], names[i]];
+  }
+  const aliasCount = rng.chance(0.1) ? 8 : rng.pick([0, 0, 1, 2, 3]);
+  const aliases = names.slice(0, aliasCount).map((name) => ({ name, version: rng.pick(numbers) }));
+  const fields = { version: rng.pick(numbers), keep, history, aliases };
+  const kept = evictUnkept(fields);
+  return {
+    ...fields,
+    history: kept,
+    latestVersion,
+    sequence: rng.chance(0.9) ? Math.min(latestVersion + rng.int(4), MAX_SAFE) : MAX_SAFE,
+    keptBytes: kept.reduce((n, v) => n + v.bytes, 0) + rng.pick([0, 5]),
   };
 }
 

@@ -2,7 +2,7 @@ import { AccountMeta, PublicKey, TransactionInstruction } from '@solana/web3.js'
 import { MIB, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../src/chain/program-ids';
 import { encodeInstructionData, Tag } from '../../src/chain/tape-instruction-data';
 import { GENESIS, SOL } from './differential-state';
-import { publishStep } from './differential-publish';
+import { historyStep, publishStep } from './differential-publish';
 import { Universe } from './differential-universe';
 import { ProgramHost } from './program-host';
 import { Prng } from './prng';
@@ -93,7 +93,7 @@ export class StepGenerator {
       ro(u.config),
       ro(TOKEN_PROGRAM_ID),
     ];
-    const tag = rng.pick([0, 1, 1, 2, 3, 4, 4, 5, 10, 10, 10, 10]) as Tag;
+    const tag = rng.pick([0, 1, 1, 2, 3, 4, 4, 5, 10, 10, 10, 10, 11, 11, 12, 12, 13]) as Tag;
     if ((tag as number) === 5) {
       // One of the retired tags, with data and accounts as their instructions had them.
       const retired = rng.pick(RETIRED_TAGS);
@@ -162,6 +162,10 @@ export class StepGenerator {
       }
       case Tag.Publish:
         return publishStep({ u, rng, state, t, signer, size: () => this.value(SIZES) });
+      case Tag.SetCurrent:
+      case Tag.RemoveAlias:
+      case Tag.SetKeep:
+        return historyStep({ u, rng, state, t, signer, tag });
     }
   }
 
@@ -205,7 +209,7 @@ export class StepGenerator {
         data = Buffer.concat([data, Buffer.from([rng.int(256)])]);
         notes.push('a trailing byte');
       } else if (roll === 2) {
-        data = Buffer.concat([Buffer.from([rng.range(11, 255)]), data.subarray(1)]);
+        data = Buffer.concat([Buffer.from([rng.range(14, 255)]), data.subarray(1)]);
         notes.push(`tag ${data[0]}`);
       } else {
         data = rng.bytes(rng.int(12));

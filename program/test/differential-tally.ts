@@ -17,6 +17,9 @@ export const MIN_SUCCESS_SHARE: Record<keyof typeof Tag, number> = {
   ResizeTape: 0.085,
   SetDelegate: 0.35,
   Publish: 0.047,
+  SetCurrent: 0.049,
+  RemoveAlias: 0.04,
+  SetKeep: 0.148,
 };
 
 /** Sequences below which shares vary too much from seed to seed to be checked. */

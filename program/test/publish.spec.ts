@@ -16,62 +16,93 @@ describe.each(HOSTS)('%s host', (_host, newHost) => {
       return { world, owner, tape: () => world.tapeOf(owner.authority) };
     };
 
-    it('creates tapes with their payer recorded and no version', () => {
+    it('creates tapes with their payer recorded, no version, keep 10', () => {
       const { owner, tape } = setup();
-      expect(tape()).toMatchObject({ payer: owner.payer, ...NO_VERSION });
+      expect(tape()).toMatchObject({ payer: owner.payer, ...NO_VERSION, keep: 10 });
     });
 
-    it('publishes a first version: the pointer, its bytes, the clock; nothing before it', () => {
+    it('publishes a first version: current, latest, sequence, its history entry with the clock', () => {
       const { world, owner, tape } = setup();
       world.setNow(GENESIS + 100);
       const outcome = world.expectOk(world.publishIx(owner, 0, 600, 600));
       expect(outcome.logs).toEqual(['Instruction: Publish']);
       expect(tape()).toMatchObject({
         version: 1,
-        root: commitmentOf('root of version 1'),
-        versionBytes: 600,
+        latestVersion: 1,
+        sequence: 1,
         keptBytes: 600,
-        publishedAt: GENESIS + 100,
-        prevVersion: 0,
-        prevRoot: NO_VERSION.prevRoot,
-        prevVersionBytes: 0,
+        history: [
+          {
+            version: 1,
+            root: commitmentOf('root of version 1'),
+            bytes: 600,
+            publishedAt: GENESIS + 100,
+          },
+        ],
+        aliases: [],
         capacity: 10_000,
       });
     });
 
-    it('moves the current version to prev_* on each publish; kept bytes are both versions', () => {
+    it('keeps the newest `keep` versions and evicts the older ones', () => {
       const { world, owner, tape } = setup();
-      world.expectOk(world.publishIx(owner, 0, 600, 600));
-      // Version 2 drops 100 bytes of version 1 and adds 300: 800 bytes, 900 kept.
-      world.expectOk(world.publishIx(owner, 1, 800, 300));
-      expect(tape()).toMatchObject({
-        version: 2,
-        root: commitmentOf('root of version 2'),
-        versionBytes: 800,
-        keptBytes: 900,
-        prevVersion: 1,
-        prevRoot: commitmentOf('root of version 1'),
-        prevVersionBytes: 600,
-      });
-      // Version 3 adds nothing (a deletion): version 1's bytes are no longer kept.
-      world.expectOk(world.publishIx(owner, 2, 500, 0));
-      expect(tape()).toMatchObject({
-        version: 3,
-        versionBytes: 500,
-        keptBytes: 800,
-        prevVersion: 2,
-        prevRoot: commitmentOf('root of version 2'),
-        prevVersionBytes: 800,
-      });
+      world.expectOk(world.setKeepIx(owner, 0, 2));
+      world.expectOk(world.publishIx(owner, 1, 600, 600));
+      world.expectOk(world.publishIx(owner, 2, 800, 900));
+      expect(tape().history.map((v) => v.version)).toEqual([1, 2]);
+      world.expectOk(world.publishIx(owner, 3, 500, 800));
+      expect(tape()).toMatchObject({ version: 3, latestVersion: 3, sequence: 4, keptBytes: 800 });
+      expect(tape().history.map((v) => [v.version, v.bytes])).toEqual([
+        [2, 800],
+        [3, 500],
+      ]);
     });
 
-    it('refuses a stale expected version (compare-and-swap) and names the current one', () => {
+    it('publishes under an alias without touching the current version; the alias keeps it', () => {
+      const { world, owner, tape } = setup();
+      world.expectOk(world.publishIx(owner, 0, 100, 100));
+      world.expectOk(world.publishIx(owner, 1, 100, 200, { alias: 'pr-42' }));
+      expect(tape()).toMatchObject({
+        version: 1,
+        latestVersion: 2,
+        sequence: 2,
+        aliases: [{ name: 'pr-42', version: 2 }],
+      });
+      // Re-publishing the alias moves it; keep 1 then evicts version 2 (no longer aliased).
+      world.expectOk(world.setKeepIx(owner, 2, 1));
+      expect(tape().history.map((v) => v.version)).toEqual([1, 2]);
+      world.expectOk(world.publishIx(owner, 3, 100, 200, { alias: 'pr-42' }));
+      expect(tape().aliases).toEqual([{ name: 'pr-42', version: 3 }]);
+      expect(tape().history.map((v) => v.version)).toEqual([1, 3]);
+    });
+
+    it('refuses invalid alias names and a ninth alias', () => {
+      const { world, owner, tape } = setup(1_000_000);
+      const invalid = custom(TapeErrorCode.InvalidArgument);
+      for (const alias of ['v7', 'a--b', '-a', 'a-', 'Caps', 'a_b', 'é']) {
+        expect(world.failure(world.publishIx(owner, 0, 10, 10, { alias }))).toEqual(invalid);
+        expect(world.lastLogs.at(-1)).toBe('Detail: invalid alias name');
+      }
+      for (let i = 0; i < 8; i++) {
+        world.expectOk(world.publishIx(owner, i, 10, 10, { alias: `a${i}` }));
+      }
+      expect(world.failure(world.publishIx(owner, 8, 10, 10, { alias: 'a8' }))).toEqual(invalid);
+      expect(world.lastLogs.at(-1)).toBe('Detail: a tape has at most 8 aliases');
+      // An existing one may still move, and a live Publish needs no alias slot.
+      world.expectOk(world.publishIx(owner, 8, 10, 10, { alias: 'a0' }));
+      world.expectOk(world.publishIx(owner, 9, 10, 10));
+      expect(tape().aliases).toHaveLength(8);
+      // 8 aliased, current, and 10 newest: 8 aliased versions are all among the 10 newest.
+      expect(tape().history.length).toBeLessThanOrEqual(10);
+    });
+
+    it('refuses a stale expected sequence (compare-and-swap) and names the current one', () => {
       const { world, owner, tape } = setup();
       world.expectOk(world.publishIx(owner, 0, 10, 10));
       expect(world.failure(world.publishIx(owner, 0, 10, 10))).toEqual(
         custom(TapeErrorCode.VersionConflict),
       );
-      expect(world.lastLogs.at(-1)).toBe('Detail: tape is at version 1, not 0');
+      expect(world.lastLogs.at(-1)).toBe('Detail: tape is at sequence 1, not 0');
       expect(world.failure(world.publishIx(owner, 2, 10, 10))).toEqual(
         custom(TapeErrorCode.VersionConflict),
       );
@@ -93,7 +124,6 @@ describe.each(HOSTS)('%s host', (_host, newHost) => {
       expect(world.failure(world.publishIx(owner, 0, 10, 10, { signer: stranger }))).toEqual(
         unauthorized,
       );
-      // The tape's own key as "storage authority": still not the config's.
       expect(
         world.failure(world.publishIx(owner, 0, 10, 10, { storageAuthority: owner.authority })),
       ).toEqual(unauthorized);
@@ -115,7 +145,7 @@ describe.each(HOSTS)('%s host', (_host, newHost) => {
       );
     });
 
-    it("keeps the kept versions' bytes within capacity, to the byte", () => {
+    it('keeps the certified kept bytes within capacity, to the byte', () => {
       const { world, owner, tape } = setup(1_000);
       expect(world.failure(world.publishIx(owner, 0, 1_001, 1_001))).toEqual(
         custom(TapeErrorCode.InsufficientCapacity),
@@ -124,30 +154,23 @@ describe.each(HOSTS)('%s host', (_host, newHost) => {
         'Detail: tape has 1000 bytes of capacity, kept versions need 1001',
       );
       world.expectOk(world.publishIx(owner, 0, 700, 700));
-      // Kept: version 1's 700 and 301 new bytes.
-      expect(world.failure(world.publishIx(owner, 1, 301, 301))).toEqual(
+      expect(world.failure(world.publishIx(owner, 1, 301, 1_001))).toEqual(
         custom(TapeErrorCode.InsufficientCapacity),
       );
-      world.expectOk(world.publishIx(owner, 1, 300, 300));
+      world.expectOk(world.publishIx(owner, 1, 300, 1_000));
       expect(tape().keptBytes).toBe(1_000);
     });
 
-    it('refuses a zero root and byte counts the previous version cannot account for', () => {
+    it('refuses a zero root and version bytes past the kept bytes', () => {
       const { world, owner } = setup();
       const invalid = custom(TapeErrorCode.InvalidArgument);
       expect(world.failure(world.publishIx(owner, 0, 10, 10, { root: Buffer.alloc(32) }))).toEqual(
         invalid,
       );
-      expect(world.failure(world.publishIx(owner, 0, 10, 11))).toEqual(invalid);
-      expect(world.lastLogs.at(-1)).toBe('Detail: added_bytes exceeds version_bytes');
-      // A first version holds only added bytes.
+      expect(world.lastLogs.at(-1)).toBe('Detail: root must not be zero');
       expect(world.failure(world.publishIx(owner, 0, 11, 10))).toEqual(invalid);
-      world.expectOk(world.publishIx(owner, 0, 100, 100));
-      expect(world.failure(world.publishIx(owner, 1, 151, 50))).toEqual(invalid);
-      expect(world.lastLogs.at(-1)).toBe(
-        "Detail: version_bytes exceeds the previous version's bytes plus added_bytes",
-      );
-      world.expectOk(world.publishIx(owner, 1, 150, 50));
+      expect(world.lastLogs.at(-1)).toBe('Detail: version_bytes exceeds kept_bytes');
+      world.expectOk(world.publishIx(owner, 0, 10, 10));
     });
 
     it('treats malformed data and missing accounts as Solana errors', () => {
@@ -157,7 +180,11 @@ describe.each(HOSTS)('%s host', (_host, newHost) => {
       big.writeBigUInt64LE(2n ** 53n, 1 + 8 + 32);
       expect(world.failure(withData(ix, big))).toBe('InvalidInstructionData');
       expect(world.lastLogs).toEqual(['Error: u64 out of range']);
-      expect(world.failure(withData(ix, ix.data.subarray(0, 50)))).toBe('InvalidInstructionData');
+      const longAlias = Buffer.from(ix.data);
+      longAlias[57] = 25;
+      expect(world.failure(withData(ix, longAlias))).toBe('InvalidInstructionData');
+      expect(world.lastLogs).toEqual(['Error: alias length 25 exceeds 24']);
+      expect(world.failure(withData(ix, ix.data.subarray(0, 60)))).toBe('InvalidInstructionData');
       expect(world.failure(truncateAccounts(ix, 3))).toBe('NotEnoughAccountKeys');
       expect(world.lastLogs).toEqual(['Error: Publish needs 4 accounts']);
       expect(ix.data[0]).toBe(Tag.Publish);
@@ -170,7 +197,6 @@ describe.each(HOSTS)('%s host', (_host, newHost) => {
         custom(TapeErrorCode.AccountMismatch),
       );
       const other = world.newTape();
-      // Another tape's authority may not publish this one.
       expect(world.failure(world.publishIx(owner, 0, 10, 10, { signer: other.authority }))).toEqual(
         custom(TapeErrorCode.UnauthorizedSigner),
       );
@@ -179,17 +205,25 @@ describe.each(HOSTS)('%s host', (_host, newHost) => {
       );
     });
 
-    it('refuses a version past 2^53 - 1', () => {
+    it('refuses a version or a sequence past 2^53 - 1', () => {
       const { world, owner, tape } = setup();
       const address = world.pdas.tape(owner.authority);
       world.setAccount(address, {
         ...world.account(address)!,
-        data: encodeTape({ ...tape(), version: MAX_SAFE }),
+        data: encodeTape({ ...tape(), latestVersion: MAX_SAFE }),
+      });
+      expect(world.failure(world.publishIx(owner, 0, 10, 10))).toEqual(
+        custom(TapeErrorCode.InvalidArgument),
+      );
+      expect(world.lastLogs.at(-1)).toBe('Detail: version overflows');
+      world.setAccount(address, {
+        ...world.account(address)!,
+        data: encodeTape({ ...tape(), latestVersion: 0, sequence: MAX_SAFE }),
       });
       expect(world.failure(world.publishIx(owner, MAX_SAFE, 10, 10))).toEqual(
         custom(TapeErrorCode.InvalidArgument),
       );
-      expect(world.lastLogs.at(-1)).toBe('Detail: version overflows');
+      expect(world.lastLogs.at(-1)).toBe('Detail: sequence overflows');
     });
   });
 });

@@ -187,23 +187,40 @@ export class TapeWorld<H extends ProgramHost = ProgramHost> {
     return { payer, authority, tape: this.pdas.tape(authority) };
   }
 
-  /** Publish of a version of `t` (root from `body`), signed by its authority and the storage authority. */
+  /**
+   * Publish of a version of `t` over `expectedSequence` (root from the sequence unless given),
+   * signed by its authority and the storage authority; live, or under `over.alias`.
+   */
   publishIx(
     t: TapeOwner,
-    expectedVersion: number,
+    expectedSequence: number,
     versionBytes: number,
-    addedBytes: number,
-    over: { root?: Buffer; signer?: PublicKey; storageAuthority?: PublicKey } = {},
+    keptBytes: number,
+    over: { root?: Buffer; signer?: PublicKey; storageAuthority?: PublicKey; alias?: string } = {},
   ) {
     return this.ix.publish({
       signer: over.signer ?? t.authority,
       storageAuthority: over.storageAuthority ?? this.storageAuthority,
       tape: t.tape,
-      expectedVersion,
-      root: over.root ?? commitmentOf(`root of version ${expectedVersion + 1}`),
+      expectedSequence,
+      root: over.root ?? commitmentOf(`root of version ${expectedSequence + 1}`),
       versionBytes,
-      addedBytes,
+      keptBytes,
+      alias: over.alias,
     });
+  }
+
+  /** SetCurrent of `t` to `version`, by its authority unless `signer` is given. */
+  setCurrentIx(t: TapeOwner, expectedSequence: number, version: number, signer = t.authority) {
+    return this.ix.setCurrent({ signer, tape: t.tape, expectedSequence, version });
+  }
+
+  removeAliasIx(t: TapeOwner, expectedSequence: number, name: string, signer = t.authority) {
+    return this.ix.removeAlias({ signer, tape: t.tape, expectedSequence, name });
+  }
+
+  setKeepIx(t: TapeOwner, expectedSequence: number, keep: number, signer = t.authority) {
+    return this.ix.setKeep({ signer, tape: t.tape, expectedSequence, keep });
   }
 
   /** Every account the host knows, as text, to prove a failed instruction left no trace. */

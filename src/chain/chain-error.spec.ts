@@ -10,7 +10,7 @@ describe('toChainError', () => {
       'Program Tape111111111111111111111111111111111111111 invoke [1]',
       'Program log: Instruction: Publish',
       'Program log: Error: version conflict',
-      'Program log: Detail: tape is at version 7, not 6',
+      'Program log: Detail: tape is at sequence 7, not 6',
     ];
     const sent = new SendTransactionError({
       action: 'send',
@@ -24,13 +24,13 @@ describe('toChainError', () => {
     expect(err).toBeInstanceOf(ChainError);
     expect(err.is(TapeErrorCode.VersionConflict)).toBe(true);
     expect(err.message).toBe('version conflict');
-    expect((err as VersionConflictError).currentVersion).toBe(7);
+    expect((err as VersionConflictError).currentSequence).toBe(7);
   });
 
   it('keeps the conflict typed when the logs do not name the version', () => {
     const err = toChainError(new Error('{"InstructionError":[0,{"Custom":6012}]}'), RPC);
     expect(err).toBeInstanceOf(VersionConflictError);
-    expect((err as VersionConflictError).currentVersion).toBeNull();
+    expect((err as VersionConflictError).currentSequence).toBeNull();
   });
 
   it('maps other program errors to a plain ChainError with their code', () => {

@@ -21,22 +21,22 @@ export class ChainError extends Error {
 }
 
 /**
- * Publish lost its compare-and-swap: another publisher switched the tape's version first. The
- * caller rebases its change on `currentVersion` (the tape's version when the program refused;
- * null if the logs did not say) and publishes again.
+ * A tape change lost its compare-and-swap: another writer changed the tape first (its
+ * `sequence` moved). The caller re-reads the tape (`currentSequence` is its sequence when the
+ * program refused; null if the logs did not say), rebases its change and sends it again.
  */
 export class VersionConflictError extends ChainError {
   constructor(
-    readonly currentVersion: number | null,
+    readonly currentSequence: number | null,
     logs: string[] = [],
   ) {
     super('program', 'version conflict', TapeErrorCode.VersionConflict, logs);
     this.name = 'VersionConflictError';
   }
 
-  /** Reads the version the program names in its `Detail:` line. */
+  /** Reads the sequence the program names in its `Detail:` line. */
   static fromLogs(logs: string[]): VersionConflictError {
-    const detail = logs.map((l) => /Detail: tape is at version (\d+),/.exec(l)).find(Boolean);
+    const detail = logs.map((l) => /Detail: tape is at sequence (\d+),/.exec(l)).find(Boolean);
     return new VersionConflictError(detail ? Number(detail[1]) : null, logs);
   }
 }

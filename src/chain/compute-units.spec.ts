@@ -31,10 +31,10 @@ describe('ComputeUnitEstimator', () => {
       signer: key(),
       storageAuthority: key(),
       tape: key(),
-      expectedVersion: 0,
+      expectedSequence: 0,
       root: Buffer.alloc(32, 1),
       versionBytes: 10,
-      addedBytes: 10,
+      keptBytes: 10,
     });
     expect(sut.estimate(publish)).toBe(COMPUTE_UNITS.tape[Tag.Publish]);
     expect(sut.estimate(ix.setDelegate({ authority: key(), delegate: null }))).toBe(

@@ -68,13 +68,18 @@ export const COMPUTE_UNITS: ComputeUnitTable = {
   tape: {
     // Config PDA.
     [Tag.InitConfig]: tapeCost(8_000, 1),
-    // Config, tape and the payer's token account; a lamport gift at the tape adds 3 CPIs.
+    // Config, tape and the payer's token account; a lamport gift at the tape adds 3 CPIs;
+    // extend and resize decode a tape with a full history (1.3.0: about 3,700 more).
     [Tag.CreateTape]: tapeCost(12_800, 3),
-    [Tag.ExtendTape]: tapeCost(7_400, 3),
-    [Tag.ResizeTape]: tapeCost(7_400, 3),
-    [Tag.SetDelegate]: tapeCost(3_000, 1),
-    // Tape and config.
-    [Tag.Publish]: tapeCost(4_600, 2),
+    [Tag.ExtendTape]: tapeCost(11_700, 3),
+    [Tag.ResizeTape]: tapeCost(11_700, 3),
+    [Tag.SetDelegate]: tapeCost(3_500, 1),
+    // Tape and config; the 1.3.0 history (up to 26 entries, 8 aliases) decoded and evicted.
+    [Tag.Publish]: tapeCost(13_000, 2),
+    [Tag.SetCurrent]: tapeCost(10_500, 2),
+    // Tape.
+    [Tag.RemoveAlias]: tapeCost(10_000, 1),
+    [Tag.SetKeep]: tapeCost(10_000, 1),
   },
   // No instruction validates variable-length data any more (names left with SetName).
   tapePerDataByte: {},

@@ -53,10 +53,10 @@ describe('priority fees', () => {
         signer: payer,
         storageAuthority: Keypair.generate().publicKey,
         tape: Keypair.generate().publicKey,
-        expectedVersion: i,
+        expectedSequence: i,
         root: Buffer.alloc(32, i + 1),
         versionBytes: 10,
-        addedBytes: 10,
+        keptBytes: 10,
       }),
     );
     for (const price of [1, 777, 1_000_000]) {

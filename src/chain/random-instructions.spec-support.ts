@@ -19,10 +19,10 @@ export function randomInstruction(shared: PublicKey[], rng: () => number): Trans
       signer,
       storageAuthority: payer,
       tape,
-      expectedVersion: Math.floor(rng() * 10),
+      expectedSequence: Math.floor(rng() * 10),
       root: randomBytes(32),
       versionBytes: 10,
-      addedBytes: 10,
+      keptBytes: 10,
     });
   }
   if (kind === 1) {

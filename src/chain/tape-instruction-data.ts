@@ -1,4 +1,5 @@
 import { PublicKey } from '@solana/web3.js';
+import { readAliasName, writeAliasName } from './account-layouts';
 import { ByteReader, ByteWriter, LayoutError } from './byte-codec';
 
 /** Instruction tags: the first byte of instruction data (docs/program.md, "Instructions"). */
@@ -11,6 +12,9 @@ export enum Tag {
   // 5-9 were the per-file WriteTrack, SetName, CertifyTrack, RemoveName and ReleaseTrack
   // (programs before 1.2.0): now unknown tags, refused as invalid instruction data, never reused.
   Publish = 10,
+  SetCurrent = 11,
+  RemoveAlias = 12,
+  SetKeep = 13,
 }
 
 export type TapeInstructionData =
@@ -27,15 +31,20 @@ export type TapeInstructionData =
   | { tag: Tag.SetDelegate; delegate: PublicKey | null }
   | {
       tag: Tag.Publish;
-      /** The version this one replaces (compare-and-swap); 0 for a tape's first. */
-      expectedVersion: number;
+      /** The tape's `sequence` this change was computed against (compare-and-swap). */
+      expectedSequence: number;
       /** Commitment of the new version's root manifest node (never all zeros). */
       root: Buffer;
       /** Unique bytes the new version references. */
       versionBytes: number;
-      /** Of those, the bytes the version it replaces does not reference. */
-      addedBytes: number;
-    };
+      /** Unique bytes of every version kept after this Publish, as the certifier counted them. */
+      keptBytes: number;
+      /** '' publishes the live version; a name publishes under that alias, live unchanged. */
+      alias: string;
+    }
+  | { tag: Tag.SetCurrent; expectedSequence: number; version: number }
+  | { tag: Tag.RemoveAlias; expectedSequence: number; name: string }
+  | { tag: Tag.SetKeep; expectedSequence: number; keep: number };
 
 export function encodeInstructionData(d: TapeInstructionData): Buffer {
   const w = new ByteWriter().u8(d.tag);
@@ -57,7 +66,18 @@ export function encodeInstructionData(d: TapeInstructionData): Buffer {
       w.u8(d.delegate ? 1 : 0).pubkey(d.delegate ?? PublicKey.default);
       break;
     case Tag.Publish:
-      w.u64(d.expectedVersion).bytes(d.root).u64(d.versionBytes).u64(d.addedBytes);
+      w.u64(d.expectedSequence).bytes(d.root).u64(d.versionBytes).u64(d.keptBytes);
+      writeAliasName(w, d.alias);
+      break;
+    case Tag.SetCurrent:
+      w.u64(d.expectedSequence).u64(d.version);
+      break;
+    case Tag.RemoveAlias:
+      w.u64(d.expectedSequence);
+      writeAliasName(w, d.name);
+      break;
+    case Tag.SetKeep:
+      w.u64(d.expectedSequence).u8(d.keep);
       break;
   }
   return w.done();
@@ -95,11 +115,21 @@ export function decodeInstructionData(data: Buffer): TapeInstructionData {
     case Tag.Publish:
       out = {
         tag,
-        expectedVersion: r.u64n(),
+        expectedSequence: r.u64n(),
         root: r.bytes(32),
         versionBytes: r.u64n(),
-        addedBytes: r.u64n(),
+        keptBytes: r.u64n(),
+        alias: readAliasName(r),
       };
+      break;
+    case Tag.SetCurrent:
+      out = { tag, expectedSequence: r.u64n(), version: r.u64n() };
+      break;
+    case Tag.RemoveAlias:
+      out = { tag, expectedSequence: r.u64n(), name: readAliasName(r) };
+      break;
+    case Tag.SetKeep:
+      out = { tag, expectedSequence: r.u64n(), keep: r.u8() };
       break;
     default:
       throw new LayoutError(`unknown instruction tag ${String(tag)}`);

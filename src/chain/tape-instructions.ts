@@ -88,30 +88,79 @@ export class TapeInstructions {
   }
 
   /**
-   * Switches the tape to a new version if it is still at `expectedVersion` (else the program
-   * answers 6012, `VersionConflictError`). `storageAuthority` signs: its signature certifies
-   * that the gateway holds every byte the version references. `signer` is the tape's
-   * authority or its delegate.
+   * Publishes a new version if the tape is still at `expectedSequence` (else the program
+   * answers 6012, `VersionConflictError`). Without `alias` it becomes the current version;
+   * with one, the alias points at it and the current version stays. `storageAuthority` signs:
+   * its signature certifies that the gateway holds every byte the version references and
+   * that `keptBytes` are the unique bytes of the versions kept afterwards. `signer` is the
+   * tape's authority or its delegate.
    */
   publish(a: {
     signer: PublicKey;
     storageAuthority: PublicKey;
     tape: PublicKey;
-    expectedVersion: number;
+    expectedSequence: number;
     root: Buffer;
     versionBytes: number;
-    addedBytes: number;
+    keptBytes: number;
+    alias?: string;
   }): TransactionInstruction {
     return this.ix(
       [ro(a.signer, true), ro(a.storageAuthority, true), w(a.tape), ro(this.pdas.config())],
       {
         tag: Tag.Publish,
-        expectedVersion: a.expectedVersion,
+        expectedSequence: a.expectedSequence,
         root: a.root,
         versionBytes: a.versionBytes,
-        addedBytes: a.addedBytes,
+        keptBytes: a.keptBytes,
+        alias: a.alias ?? '',
       },
     );
+  }
+
+  /**
+   * Makes a kept version current (rollback, promote): no upload, no certification. The config
+   * gives the program the epoch (an expired tape is not rolled back).
+   */
+  setCurrent(a: {
+    signer: PublicKey;
+    tape: PublicKey;
+    expectedSequence: number;
+    version: number;
+  }): TransactionInstruction {
+    return this.ix([ro(a.signer, true), w(a.tape), ro(this.pdas.config())], {
+      tag: Tag.SetCurrent,
+      expectedSequence: a.expectedSequence,
+      version: a.version,
+    });
+  }
+
+  /** Removes an alias; its version goes when nothing else keeps it. */
+  removeAlias(a: {
+    signer: PublicKey;
+    tape: PublicKey;
+    expectedSequence: number;
+    name: string;
+  }): TransactionInstruction {
+    return this.ix([ro(a.signer, true), w(a.tape)], {
+      tag: Tag.RemoveAlias,
+      expectedSequence: a.expectedSequence,
+      name: a.name,
+    });
+  }
+
+  /** Sets how many of the newest versions the tape keeps (1..16). */
+  setKeep(a: {
+    signer: PublicKey;
+    tape: PublicKey;
+    expectedSequence: number;
+    keep: number;
+  }): TransactionInstruction {
+    return this.ix([ro(a.signer, true), w(a.tape)], {
+      tag: Tag.SetKeep,
+      expectedSequence: a.expectedSequence,
+      keep: a.keep,
+    });
   }
 
   private paymentAccounts(a: {

@@ -3,6 +3,7 @@ import { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { AccountTag, encodeTape, NO_VERSION, TapeRecord } from './account-layouts';
 import { pubSubUrlOf, WsTapePointerFeed } from './tape-pointer-feed';
+import { atVersion } from './tape-record.spec-support';
 
 const PROGRAM = new PublicKey('Tape111111111111111111111111111111111111111');
 const TAPE = new PublicKey(Buffer.alloc(32, 5));
@@ -17,8 +18,7 @@ function tapeRecord(version: number): TapeRecord {
     createdAt: 0,
     payer: TAPE,
     ...NO_VERSION,
-    version,
-    root: Buffer.alloc(32, version),
+    ...atVersion(version, Buffer.alloc(32, version)),
   };
 }
 

@@ -3,6 +3,8 @@ import { OnDemandChainModule } from '../chain/on-demand-chain.module';
 import { LazyConfigModule } from '../config/lazy-config.module';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { AirdropCommand } from './commands/airdrop.command';
+import { AliasRmCommand } from './commands/alias-rm.command';
+import { AliasCommand } from './commands/alias.command';
 import { BalanceCommand } from './commands/balance.command';
 import { CompletionCommand } from './commands/completion.command';
 import { ConfigGetCommand } from './commands/config-get.command';
@@ -22,6 +24,7 @@ import { InfoCommand } from './commands/info.command';
 import { VerifyCommand } from './commands/verify.command';
 import { TapeVerifierService } from './verify/tape-verifier.service';
 import { NodeVerifyHttp, VerifyHttp } from './verify/verify-http';
+import { KeepCommand } from './commands/keep.command';
 import { KeygenCommand } from './commands/keygen.command';
 import { NetworkDeployCommand } from './commands/network-deploy.command';
 import { NetworkFundCommand } from './commands/network-fund.command';
@@ -32,7 +35,10 @@ import { NetworkCommand } from './commands/network.command';
 import { ObjectLsCommand } from './commands/object-ls.command';
 import { ObjectRmCommand } from './commands/object-rm.command';
 import { ObjectCommand } from './commands/object.command';
+import { PromoteCommand } from './commands/promote.command';
 import { ResizeCommand } from './commands/resize.command';
+import { RollbackCommand } from './commands/rollback.command';
+import { VersionsCommand } from './commands/versions.command';
 import { CompletionScripts } from './completion/completion-scripts';
 import { SiteDeployer } from './deploy/site-deployer';
 import { DeployDryRun } from './deploy/deploy-dry-run';
@@ -47,6 +53,7 @@ import { CliConfigStore } from './session/cli-config-store';
 import { CliEnvironment } from './session/cli-environment';
 import { CommandContext } from './session/command-context';
 import { TapeSession } from './session/tape-session';
+import { TapeHistoryService } from './versions/tape-history.service';
 import { ProgramName } from './program-name';
 
 /**
@@ -75,6 +82,13 @@ import { ProgramName } from './program-name';
     DeployDryRun,
     { provide: PromptTerminal, useFactory: () => new StdioPromptTerminal() },
     RemovalConfirmation,
+    TapeHistoryService,
+    VersionsCommand,
+    RollbackCommand,
+    PromoteCommand,
+    AliasCommand,
+    AliasRmCommand,
+    KeepCommand,
     KeygenCommand,
     AirdropCommand,
     BalanceCommand,

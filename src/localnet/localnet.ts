@@ -152,9 +152,10 @@ const LAYOUT_META = 'tape_record_bytes';
 export class OldLedgerError extends Error {}
 
 /**
- * Refuses a ledger made with another tape record layout (program 1.2.0's is 242 bytes; 1.1.0's
- * was 258, with the per-file counters; the ledgers of earlier builds have no layout mark and
- * 114-byte tapes): its tapes would fail to decode one request at a time. One clear line
+ * Refuses a ledger made with another tape record layout (program 1.3.0's is 2221 bytes, with
+ * the version history and aliases; 1.2.0's was 242, with one previous version; 1.1.0's was 258,
+ * with the per-file counters; the ledgers of earlier builds have no layout mark and 114-byte
+ * tapes): its tapes would fail to decode one request at a time. One clear line
  * instead, saying what to do.
  */
 function checkLedgerLayout(ledger: LedgerStore, dataDir: string): void {

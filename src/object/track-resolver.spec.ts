@@ -1,6 +1,7 @@
 import { Keypair } from '@solana/web3.js';
 import { Readable } from 'node:stream';
 import { NetworkConfig, NO_VERSION, TapeRecord } from '../chain/account-layouts';
+import { applyPublish } from '../chain/tape-history';
 import { ChainError } from '../chain/chain-error';
 import { ChainReader } from '../chain/chain-reader';
 import { ApiError } from '../http/api-error';
@@ -31,6 +32,7 @@ function newTestResolver() {
     createdAt: GENESIS,
     payer: Keypair.generate().publicKey,
     ...NO_VERSION,
+    keep: 2,
   };
   const calls = { getTape: 0 };
   let failing = false;
@@ -58,13 +60,12 @@ function newTestResolver() {
       const c = commitmentOfBuffer(bytes).commitment;
       if (!(await store.has(c))) await store.put(c, bytes.length, Readable.from([bytes]));
     }
-    tape = {
-      ...tape!,
-      prevVersion: tape!.version,
-      prevRoot: tape!.root,
-      version: tape!.version + 1,
+    tape = applyPublish(tape!, {
       root: version.rootCommitment,
-    };
+      bytes: version.rootBytes.length,
+      keptBytes: 0,
+      publishedAt: 0,
+    });
     return entries.map((e) => versionedTrackAddress(tapeKey, e.commitment));
   };
   return {
@@ -158,7 +159,7 @@ describe('TrackResolver (64-byte version addresses: base58 of tape ‖ commitmen
     expect(calls.getTape).toBe(2);
   });
 
-  it('stops serving a file two versions later, once its cache entry lapses', async () => {
+  it('stops serving a file once the tape keeps its version no more (keep 2), once its cache entry lapses', async () => {
     const { sut, publish, advance } = newTestResolver();
     const [old] = await publish(fakeEntry('a.html'));
     await publish(fakeEntry('a.html', 1));

@@ -120,24 +120,28 @@ export class TrackResolver {
   }
 
   /**
-   * A file of a published version: certified when a version the tape keeps (the current one or
-   * the one before it, docs/versions.md) holds its commitment, looked up in that version's
-   * commits tree (verified nodes from the store). Cached only as long as the tape's pointer,
-   * since a version stops being kept two Publishes later.
+   * A file of a published version: certified when a version the tape keeps (its history
+   * table: current, aliased and the newest `keep`, docs/versions.md) holds its commitment,
+   * looked up in each kept version's commits tree, newest first (verified nodes from the
+   * store; the nodes are cached by commitment, and versions share most of them). Cached only
+   * as long as the tape's record, since a version can leave the kept set at any change.
    */
   private async loadVersioned(address: string, wanted: VersionedTrack): Promise<ServableTrack> {
     if (!this.versions) throw objectErrors.notFound();
     const { record } = await this.readTape(wanted.tape);
-    const roots = [];
-    if (record.version > 0) roots.push(record.root);
-    if (record.prevVersion > 0) roots.push(record.prevRoot);
+    // Newest first; versions with one root are looked up once, under the newest number.
+    const kept: { root: Buffer; version: number }[] = [];
+    for (let i = record.history.length - 1; i >= 0; i--) {
+      const { root, version } = record.history[i];
+      if (!kept.some((k) => k.root.equals(root))) kept.push({ root, version });
+    }
     let entry: CommitEntry | undefined;
     let found = 0;
     try {
-      for (const [i, root] of roots.entries()) {
+      for (const { root, version: number } of kept) {
         const version = await this.versions.root(root);
         entry = await this.versions.reader().lookupCommitment(version, wanted.commitment);
-        found = i === 0 && record.version > 0 ? record.version : record.prevVersion;
+        found = number;
         if (entry) break;
       }
     } catch (err) {

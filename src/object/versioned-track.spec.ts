@@ -3,6 +3,7 @@ import bs58 from 'bs58';
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { NetworkConfig, NO_VERSION, TapeRecord } from '../chain/account-layouts';
+import { applyPublish } from '../chain/tape-history';
 import { ChainReader } from '../chain/chain-reader';
 import { commitmentOfBuffer } from '../tracks/commitment';
 import { ApiError } from '../http/api-error';
@@ -43,6 +44,7 @@ describe('TrackResolver: files of published versions', () => {
       createdAt: GENESIS,
       payer: tapeKey,
       ...NO_VERSION,
+      keep: 2,
     };
     const chain = {
       getTape: async () => ({ ...tape }),
@@ -56,10 +58,15 @@ describe('TrackResolver: files of published versions', () => {
         const c = commitmentOfBuffer(bytes).commitment;
         if (!(await store.has(c))) await store.put(c, bytes.length, Readable.from([bytes]));
       }
-      tape.prevVersion = tape.version;
-      tape.prevRoot = tape.root;
-      tape.version += 1;
-      tape.root = version.rootCommitment;
+      Object.assign(
+        tape,
+        applyPublish(tape, {
+          root: version.rootCommitment,
+          bytes: version.rootBytes.length,
+          keptBytes: 0,
+          publishedAt: 0,
+        }),
+      );
     };
     const address = (name: string, revision = 0) =>
       versionedTrackAddress(tapeKey, fakeEntry(name, revision).commitment);
@@ -71,7 +78,7 @@ describe('TrackResolver: files of published versions', () => {
     return { sut, publish, address, refusal, advance: (ms: number) => (now += ms) };
   }
 
-  it('serves a commitment of the current or the previous version, refuses any other (400)', async () => {
+  it('serves a commitment of a kept version (keep 2), refuses any other (400)', async () => {
     const { sut, publish, address, refusal, advance } = await newVersionedResolver();
     expect(await refusal(address('a.html'))).toBe('400 track_not_certified'); // no version yet
     await publish(buildVersion([fakeEntry('a.html'), fakeEntry('b.css')]));

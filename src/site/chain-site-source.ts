@@ -7,7 +7,7 @@ import { ObjectReader } from '../tracks/object-reader';
 import { StoreVersionNodes } from '../versions/store-version-nodes';
 import { readWhole } from './site-body-cache';
 import {
-  NO_VERSION,
+  pointerOfRecord,
   SiteObject,
   SitePointer,
   SiteRead,
@@ -41,7 +41,7 @@ export class ChainSiteSource extends SiteSource {
     ]);
     return {
       status: withStatus ? this.statusOf(record, status!) : undefined,
-      pointer: withStatus ? pointerOf(record) : undefined,
+      pointer: withStatus ? pointerOfRecord(record) : undefined,
       // Names live only in versions (readVersion): a tape at version 0 is an empty site.
       objects: names.map(() => null),
     };
@@ -57,7 +57,7 @@ export class ChainSiteSource extends SiteSource {
 
   async pointers(tapes: readonly string[]): Promise<(SitePointer | null)[]> {
     const records = await this.chain.getTapes(tapes.map((t) => new PublicKey(t)));
-    return records.map((record) => (record ? pointerOf(record) : null));
+    return records.map((record) => (record ? pointerOfRecord(record) : null));
   }
 
   readWhole(object: SiteObject): Promise<Buffer> {
@@ -75,8 +75,4 @@ export class ChainSiteSource extends SiteSource {
   ): TapeStatus {
     return tapeLife(record, { ...clock, epochDurationSecs: clock.epochSecs }, clock.now);
   }
-}
-
-function pointerOf(record: TapeRecord | null): SitePointer {
-  return record && record.version > 0 ? { version: record.version, root: record.root } : NO_VERSION;
 }

@@ -65,6 +65,13 @@ describe('siteOriginResolver', () => {
     );
   });
 
+  it('names a pinned or alias origin while <prefix>--<label> fits one DNS label (63 bytes)', () => {
+    expect(resolver({})!(TAPE, 'v3')).toBe(`https://v3--${LABEL}.sites.example`);
+    expect(resolver({})!(TAPE, 'pr-123456')).toBe(`https://pr-123456--${LABEL}.sites.example`);
+    // 10 characters + 2 + 52 = 64: no such host; the path route is served sandboxed instead.
+    expect(resolver({})!(TAPE, 'pr-1234567')).toBeNull();
+  });
+
   it('needs a subdomain suffix', () => {
     expect(() => resolver({ subdomain_suffix: '' })).toThrow(
       /path_isolation is redirect but gateway\.site\.subdomain_suffix is empty/,

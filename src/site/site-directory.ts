@@ -13,7 +13,8 @@ import { SitePolicy } from './site-policy';
 import { namesOfPath, routeSitePath, SiteTarget } from './site-routing';
 import { SETTINGS_FILE } from './site-settings';
 import { SiteSnapshot, SiteSnapshots } from './site-snapshots';
-import { SitePointer, SiteRead, SiteSource } from './site-source';
+import { samePointer, SitePointer, SiteRead, SiteSource } from './site-source';
+import { VersionSelector } from '../domains/version-selector';
 
 /**
  * Name resolution for sites, cached per name: the gateway never lists a tape. A request reads
@@ -172,7 +173,8 @@ export class SiteDirectory {
 
   /**
    * The chain says the tape's pointer is now `pointer` (a notification, or a poll). A snapshot
-   * of another version (or of a tape that did not exist) is forgotten at once and read again in
+   * of another pointer (another sequence: a Publish, a rollback, an alias change; or a tape
+   * that did not exist) is forgotten at once and read again in
    * the background, so the next request is served the new version. A read that still returns an
    * older version (an RPC node behind its notifications) is repeated until it does not.
    */
@@ -180,13 +182,21 @@ export class SiteDirectory {
     const entry = this.sites.get(tape);
     if (entry === undefined) return;
     const snapshot = entry.snapshot;
-    const same =
-      snapshot.status !== 'unknown' &&
-      snapshot.version === pointer.version &&
-      (pointer.version === 0 || snapshot.root.equals(pointer.root));
-    if (same) return;
-    this.announced.announce(tape, pointer.version);
+    if (snapshot.status !== 'unknown' && samePointer(snapshot.pointer, pointer)) return;
+    this.announced.announce(tape, pointer.sequence);
     this.reload(tape);
+  }
+
+  /**
+   * The snapshot of another kept version of an active tape's snapshot (`@<n>`, `@<alias>`):
+   * null when the tape keeps no such version. Its names are its root's, shared with every
+   * snapshot of that root (immutable).
+   */
+  view(
+    snapshot: SiteSnapshot,
+    selector: VersionSelector,
+  ): SiteSnapshot | Promise<SiteSnapshot> | null {
+    return this.sites.view(snapshot, selector);
   }
 
   /** Forgets the tape's snapshot and reads it again in the background (its names stay). */
@@ -263,7 +273,7 @@ export class SiteDirectory {
         settings,
         read.pointer,
       );
-      if (this.announced.behind(tape, snapshot.version)) {
+      if (this.announced.behind(tape, snapshot.pointer.sequence)) {
         setTimeout(() => this.reload(tape), STALE_POINTER_RETRY_MS).unref();
       }
     }

@@ -70,6 +70,7 @@ export function securityHeaders(policy: SitePolicy, shared: boolean): Record<str
       : policy.contentSecurityPolicy,
   };
   if (policy.version !== undefined) headers['x-tape-version'] = policy.version;
+  if (policy.robots !== undefined) headers['x-robots-tag'] = policy.robots;
   return headers;
 }
 

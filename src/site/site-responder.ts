@@ -120,7 +120,10 @@ export class SiteResponder {
    */
   page(page: BuiltInPage, policy?: SitePolicy, extra?: HeaderSet): SiteAnswer {
     const version = policy?.version;
-    const headers = version === undefined ? extra : { ...extra, 'x-tape-version': version };
+    const robots = policy?.robots;
+    let headers = extra;
+    if (version !== undefined) headers = { ...headers, 'x-tape-version': version };
+    if (robots !== undefined) headers = { ...headers, 'x-robots-tag': robots };
     return pageAnswer(page, policy?.cacheControl, headers);
   }
 

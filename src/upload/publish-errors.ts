@@ -2,12 +2,15 @@ import { ApiError } from '../http/api-error';
 
 /** Errors of `POST /publish/{tape}` beyond the uploads' own (docs/uploads.md, "Publish"). */
 export const publishErrors = {
-  /** The compare-and-swap would fail: the client re-plans on `current` and asks again. */
+  /**
+   * The compare-and-swap would fail (the tape's `sequence` moved: a Publish, a rollback, an
+   * alias change): the client re-reads the tape, re-plans and asks again.
+   */
   conflict: (current: number, expected: number) =>
     new ApiError(
       409,
       'version_conflict',
-      `version conflict: tape is at version ${current}, not ${expected}`,
+      `version conflict: tape is at sequence ${current}, not ${expected}`,
     ),
   /** The certifier's one-line reason (a missing byte names its file). */
   notCertified: (reason: string) => new ApiError(422, 'not_certified', reason),
@@ -26,8 +29,8 @@ export const publishErrors = {
     ),
 };
 
-/** Reads the tape's current version back from a 409's message (the client's side). */
-export function conflictVersionOf(message: string | undefined): number | null {
-  const found = /tape is at version (\d+),/.exec(message ?? '');
+/** Reads the tape's sequence back from a 409's message (the client's side). */
+export function conflictSequenceOf(message: string | undefined): number | null {
+  const found = /tape is at sequence (\d+),/.exec(message ?? '');
   return found ? Number(found[1]) : null;
 }

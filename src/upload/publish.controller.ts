@@ -10,7 +10,7 @@ import { WriterOnlyGuard } from './writer-only.guard';
 
 const INPUT = validationPipe((message) => uploadErrors.badRequest(message));
 
-/** `{root, expected_version, fee_payer}` is about 150 bytes. */
+/** `{root, expected_sequence, fee_payer, alias}` is about 190 bytes. */
 const MAX_PUBLISH_BODY = 4096;
 
 /** `POST /publish/{tape}`: certification and the storage authority's signature (docs/uploads.md). */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PublicKey, Transaction } from '@solana/web3.js';
-import type { TapeRecord } from '../chain/account-layouts';
+import { ALIAS_SLOTS, type TapeRecord } from '../chain/account-layouts';
+import { currentVersion, isAliasName } from '../chain/tape-history';
 import { ChainReader } from '../chain/chain-reader';
 import { ChainRpc } from '../chain/chain-rpc';
 import { ChainWriter } from '../chain/chain-writer';
@@ -20,23 +21,34 @@ import { SignedHeaders } from './upload-auth';
 import { uploadErrors } from './upload-error';
 import { requestMessage } from './version-request-auth';
 import { VersionBaseTracks } from './version-base-tracks';
+import { TableAfterPublish, tableAfterPublish, uniqueBytes } from './kept-set';
+import type { TrackSizes } from '../versions/version-tracks';
 
 /** What Publish will carry, once the gateway certified the version. */
 export interface CertifiedPublish {
   root: Buffer;
-  expectedVersion: number;
+  expectedSequence: number;
+  /** The number the version gets: the tape's latest_version + 1. */
+  version: number;
   versionBytes: number;
+  /** Unique bytes of every version the tape keeps after this Publish (signed). */
+  keptBytes: number;
+  /** Bytes the version adds to the tape's current one (for display). */
   addedBytes: number;
+  /** Published under this alias (the live version unchanged), or live. */
+  alias?: string;
 }
 
 /** `POST /publish/{tape}`'s answer: the Publish transaction, signed by the storage authority only. */
 export interface CosignedPublish {
   transaction: string;
   root: string;
-  expected_version: number;
+  expected_sequence: number;
   version: number;
   version_bytes: number;
+  kept_bytes: number;
   added_bytes: number;
+  alias: string | null;
   last_valid_block_height: number;
 }
 
@@ -73,7 +85,13 @@ export class PublishService {
     if (body.feePayer.equals(this.identity.publicKey)) {
       throw uploadErrors.forbidden("the fee payer cannot be the gateway's key");
     }
-    const certified = await this.certify(address, tape, body.root, body.expectedVersion);
+    const certified = await this.certify(
+      address,
+      tape,
+      body.root,
+      body.expectedSequence,
+      body.alias,
+    );
     const instructions = withComputeBudget(
       [this.publishInstruction(address, signer, certified)],
       this.writer.packing,
@@ -89,10 +107,12 @@ export class PublishService {
         .serialize({ requireAllSignatures: false, verifySignatures: false })
         .toString('base64'),
       root: certified.root.toString('hex'),
-      expected_version: certified.expectedVersion,
-      version: certified.expectedVersion + 1,
+      expected_sequence: certified.expectedSequence,
+      version: certified.version,
       version_bytes: certified.versionBytes,
+      kept_bytes: certified.keptBytes,
       added_bytes: certified.addedBytes,
+      alias: certified.alias ?? null,
       last_valid_block_height: lastValidBlockHeight,
     };
   }
@@ -105,7 +125,8 @@ export class PublishService {
   async publishOwn(
     tapeAddress: PublicKey,
     root: Buffer,
-    expectedVersion: number,
+    expectedSequence: number,
+    alias?: string,
   ): Promise<CertifiedPublish & { signature: string }> {
     const tape = await chainRead(() => this.chain.getTape(tapeAddress));
     if (!tape) throw uploadErrors.notFound('no such tape on chain');
@@ -116,7 +137,7 @@ export class PublishService {
       );
     }
     await requireActive(this.chain, tape);
-    const certified = await this.certify(tapeAddress, tape, root, expectedVersion);
+    const certified = await this.certify(tapeAddress, tape, root, expectedSequence, alias);
     const [signature] = await this.writer.send(
       [this.publishInstruction(tapeAddress, key, certified)],
       [this.identity.keypair],
@@ -126,18 +147,19 @@ export class PublishService {
 
   /**
    * The checks Publish relies on the storage authority for, plus the program's own up front;
-   * then the version's tracks (and the current version's, which the Publish keeps as the
-   * previous one) are recorded under their version owners, before anyone can send the Publish,
-   * so the collector keeps them for as long as the tape keeps each version.
+   * then the version's tracks are recorded under its version owner (and those of every other
+   * version the tape keeps after it, when this store never recorded them), before anyone can
+   * send the Publish, so the collector keeps them for as long as the tape keeps each version.
    */
   private certify(
     address: PublicKey,
     tape: TapeRecord,
     root: Buffer,
-    expectedVersion: number,
+    expectedSequence: number,
+    alias: string | undefined,
   ): Promise<CertifiedPublish> {
     return this.gate.run(address.toBase58(), () =>
-      this.certifyNow(address, tape, root, expectedVersion),
+      this.certifyNow(address, tape, root, expectedSequence, alias),
     );
   }
 
@@ -145,45 +167,91 @@ export class PublishService {
     address: PublicKey,
     tape: TapeRecord,
     root: Buffer,
-    expectedVersion: number,
+    expectedSequence: number,
+    alias: string | undefined,
   ): Promise<CertifiedPublish> {
-    if (expectedVersion !== tape.version) {
-      throw publishErrors.conflict(tape.version, expectedVersion);
+    if (expectedSequence !== tape.sequence) {
+      throw publishErrors.conflict(tape.sequence, expectedSequence);
     }
+    if (alias !== undefined) checkAlias(tape, alias);
     const bytes = await this.store.storedSize(root);
     if (bytes === undefined) {
       throw publishErrors.notCertified('the version root is not held by the gateway');
     }
     const tapeKey = address.toBase58();
+    const current = currentVersion(tape);
+    // Kept versions whose tracks this gateway has not at hand: walked below, and their
+    // references recorded (a version another writer certified is kept here from then on).
+    const unknown = new Set(
+      tape.history.filter((v) => !this.bases.known(v.root)).map((v) => v.root.toString('hex')),
+    );
     // The current version's facts, when this gateway certified it: its nodes and checked
     // entries are not read again, its tracks are the base, its references are recorded already.
     const trusted =
-      tape.version === 0 ? undefined : this.certified.trusted(tapeKey, tape.version, tape.root);
+      current === undefined
+        ? undefined
+        : this.certified.trusted(tapeKey, current.version, current.root);
     let base;
     let sizes;
     try {
       base =
-        tape.version === 0
+        current === undefined
           ? undefined
-          : (trusted?.tracks ?? (await this.bases.tracksOf(tape.root)));
+          : (trusted?.tracks ?? (await this.bases.tracksOf(current.root)));
       sizes = await this.certifier.certify({ commitment: root, bytes }, base, trusted);
     } catch (err) {
       if (err instanceof CertificationError) throw publishErrors.notCertified(err.message);
       if (err instanceof IntegrityError) throw publishErrors.corrupt(err.message);
       throw err;
     }
-    const before = tape.version === 0 ? 0 : tape.versionBytes;
-    const kept = before + sizes.addedBytes;
-    if (kept > tape.capacity) throw publishErrors.capacity(tape.capacity, kept);
-    await this.kept.record(address, expectedVersion + 1, root, sizes.tracks, trusted?.tracks);
-    if (base && !trusted) await this.kept.refresh(address, tape.version, tape.root, base);
-    this.certified.remember(tapeKey, expectedVersion + 1, sizes.facts);
+    const after = tableAfterPublish(tape, root, sizes.versionBytes, alias);
+    const keptBytes = await this.keptBytes(address, after, sizes.tracks, unknown);
+    if (keptBytes > tape.capacity) throw publishErrors.capacity(tape.capacity, keptBytes);
+    await this.kept.record(address, after.version, root, sizes.tracks, trusted?.tracks);
+    this.bases.remember(root, sizes.tracks);
+    this.certified.remember(tapeKey, after.version, sizes.facts);
     return {
       root,
-      expectedVersion,
+      expectedSequence,
+      version: after.version,
       versionBytes: sizes.versionBytes,
+      keptBytes,
       addedBytes: sizes.addedBytes,
+      alias,
     };
+  }
+
+  /**
+   * Unique bytes of the versions kept after the Publish: the new one's tracks (just certified)
+   * and each other kept version's, from the certifier's cache (versions this gateway certified)
+   * or walked once. A walked version's references are recorded (claims only: a version another
+   * writer certified is kept by this store from then on). A kept version whose root this store
+   * does not hold counts its certified bytes whole (an upper bound: never less than its share).
+   */
+  private async keptBytes(
+    address: PublicKey,
+    after: TableAfterPublish,
+    tracks: TrackSizes,
+    unknown: ReadonlySet<string>,
+  ): Promise<number> {
+    const sets: TrackSizes[] = [tracks];
+    let whole = 0;
+    for (const kept of after.kept) {
+      if (kept.version === after.version) continue;
+      let found: TrackSizes;
+      try {
+        found = await this.bases.tracksOf(kept.root);
+      } catch (err) {
+        if (err instanceof IntegrityError) throw publishErrors.corrupt(err.message);
+        whole += kept.bytes;
+        continue;
+      }
+      if (unknown.has(kept.root.toString('hex'))) {
+        await this.kept.refresh(address, kept.version, kept.root, found);
+      }
+      sets.push(found);
+    }
+    return uniqueBytes(sets, whole);
   }
 
   private publishInstruction(tape: PublicKey, signer: PublicKey, c: CertifiedPublish) {
@@ -191,10 +259,24 @@ export class PublishService {
       signer,
       storageAuthority: this.identity.publicKey,
       tape,
-      expectedVersion: c.expectedVersion,
+      expectedSequence: c.expectedSequence,
       root: c.root,
       versionBytes: c.versionBytes,
-      addedBytes: c.addedBytes,
+      keptBytes: c.keptBytes,
+      alias: c.alias,
     });
+  }
+}
+
+/** The program's alias checks, up front (its errors would only come after signing). */
+function checkAlias(tape: TapeRecord, alias: string): void {
+  if (!isAliasName(alias)) {
+    throw uploadErrors.badRequest(
+      `"alias" must be 1 to 24 of a-z, 0-9 and inner hyphens, no "--", not v<number>`,
+    );
+  }
+  const exists = tape.aliases.some((a) => a.name === alias);
+  if (!exists && tape.aliases.length >= ALIAS_SLOTS) {
+    throw uploadErrors.badRequest(`a tape has at most ${ALIAS_SLOTS} aliases`);
   }
 }

@@ -49,7 +49,9 @@ async function newProofs(files: Record<string, string>, settings = '') {
     payer: tapeKey,
     ...NO_VERSION,
     version: 1,
-    root: version.rootCommitment,
+    latestVersion: 1,
+    sequence: 1,
+    history: [{ version: 1, root: version.rootCommitment, bytes: 1, publishedAt: 1 }],
   };
   let account: Buffer | null = encodeTape(record);
   const rpc = {

@@ -41,37 +41,37 @@ export class TapeFixture {
   }
 
   /**
-   * Publish of a version of `versionBytes` on `tape` over `expectedVersion`, co-signed by the
+   * Publish of a version of `versionBytes` on `tape` over `expectedSequence`, co-signed by the
    * storage authority (its certification). The root is random unless given: the program checks
    * the compare-and-swap and the capacity, not the manifest.
    */
   publishIx(
     signer: PublicKey,
     tape: PublicKey,
-    expectedVersion: number,
+    expectedSequence: number,
     versionBytes = 1000,
-    addedBytes = versionBytes,
+    keptBytes = versionBytes,
     root: Buffer = randomBytes(32),
   ): TransactionInstruction {
     return this.ix.publish({
       signer,
       storageAuthority: this.storageAuthority.publicKey,
       tape,
-      expectedVersion,
+      expectedSequence,
       root,
       versionBytes,
-      addedBytes,
+      keptBytes,
     });
   }
 
   /** Publishes the tape's next version; returns its number. */
   async publish(payer: Keypair, tape: TestTape, versionBytes = 1000): Promise<number> {
-    const expected = (await this.tape(tape.address)).version;
+    const before = await this.tape(tape.address);
     await this.client.send(
-      [this.publishIx(tape.keypair.publicKey, tape.address, expected, versionBytes)],
+      [this.publishIx(tape.keypair.publicKey, tape.address, before.sequence, versionBytes)],
       signersOf(payer, tape.keypair, this.storageAuthority),
     );
-    return expected + 1;
+    return before.latestVersion + 1;
   }
 
   async tape(address: PublicKey): Promise<TapeRecord> {

@@ -2,6 +2,7 @@ import { Connection, PublicKey } from '@solana/web3.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { currentVersion as currentOf } from '../../src/chain/tape-history';
 import { decodeTape, TapeRecord } from '../../src/chain/account-layouts';
 import { FileTrackStore } from '../../src/tracks/file-track-store';
 import { StoreVersionNodes } from '../../src/versions/store-version-nodes';
@@ -34,7 +35,8 @@ export async function currentVersion(
   try {
     const nodes = new StoreVersionNodes(store);
     const entries: VersionEntry[] = [];
-    for await (const e of nodes.reader().entries(await nodes.root(record.root))) entries.push(e);
+    const root = await nodes.root(currentOf(record)!.root);
+    for await (const e of nodes.reader().entries(root)) entries.push(e);
     return { record, entries };
   } finally {
     rmSync(index, { recursive: true, force: true });

@@ -131,9 +131,10 @@ export function publishIx(
 ) {
   return ix.publish({
     ...a,
-    expectedVersion: base.version,
+    expectedSequence: base.version,
     root: next.built.rootCommitment,
     versionBytes: next.versionBytes,
-    addedBytes: addedBytes(next, base.site),
+    // The kept set is the base and the new version: the base's bytes and what the new one adds.
+    keptBytes: (base.site?.versionBytes ?? 0) + addedBytes(next, base.site),
   });
 }

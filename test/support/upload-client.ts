@@ -104,6 +104,22 @@ export class UploadClient {
     return { keypair, address: this.chain.ix.pdas.tape(keypair.publicKey) };
   }
 
+  /** How many of its newest versions the tape keeps (SetKeep: the tape's sequence moves by 1). */
+  async setKeep(wallet: Keypair, tape: TestTape, keep: number): Promise<void> {
+    const record = await this.chain.reader.getTape(tape.address);
+    await this.chain.writer.send(
+      [
+        this.chain.ix.setKeep({
+          signer: tape.keypair.publicKey,
+          tape: tape.address,
+          expectedSequence: record!.sequence,
+          keep,
+        }),
+      ],
+      [wallet, tape.keypair],
+    );
+  }
+
   /** The tracks of these bytes (a blob, or segments and a manifest past `segmentBytes`). */
   static layoutOf(bytes: Buffer, segmentBytes: number): TrackLayout {
     return new SegmentingHasher(segmentBytes).update(bytes).digest();
@@ -251,7 +267,7 @@ export class UploadClient {
           wallet,
           plan,
           built: buildVersion(entries, base.settings),
-          expectedVersion: base.version,
+          expectedSequence: base.version,
           pathOf: () => from.path,
         });
         return;

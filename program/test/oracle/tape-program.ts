@@ -10,7 +10,7 @@ import {
 import { InstructionFailure, InvokeContext, NativeProgram } from './native-program';
 import { initConfig } from './init-config';
 import { ProgramAddressCache } from './program-address-cache';
-import { publish } from './publish';
+import { publish, removeAlias, setCurrent, setKeep } from './publish';
 import { createTape, extendTape, resizeTape, setDelegate } from './tape-lifecycle';
 import { TapeInvocation } from './tape-invocation';
 import { TapeSeeds } from './tape-seeds';
@@ -23,6 +23,9 @@ const REQUIRED_ACCOUNTS: Record<Tag, number> = {
   [Tag.ResizeTape]: 6,
   [Tag.SetDelegate]: 2,
   [Tag.Publish]: 4,
+  [Tag.SetCurrent]: 3,
+  [Tag.RemoveAlias]: 2,
+  [Tag.SetKeep]: 2,
 };
 
 /**
@@ -78,6 +81,12 @@ function run(call: TapeInvocation, data: TapeInstructionData): void {
       return setDelegate(call, data);
     case Tag.Publish:
       return publish(call, data);
+    case Tag.SetCurrent:
+      return setCurrent(call, data);
+    case Tag.RemoveAlias:
+      return removeAlias(call, data);
+    case Tag.SetKeep:
+      return setKeep(call, data);
   }
 }
 

@@ -9,6 +9,7 @@ import { dryRunJson, dryRunLines } from '../deploy/dry-run-lines';
 import { RemovalConfirmation } from '../prompt/removal-confirmation';
 import { CommandContext } from '../session/command-context';
 import { GlobalOptions } from '../session/tape-session';
+import { parseAliasName } from './alias-name';
 import { TapeCommand } from './tape-command';
 
 interface DeployCommandOptions extends GlobalOptions {
@@ -17,6 +18,7 @@ interface DeployCommandOptions extends GlobalOptions {
   yes?: boolean;
   concurrency?: number;
   maxWait?: number;
+  alias?: string;
 }
 
 const DEFAULT_UPLOAD_CONCURRENCY = 128;
@@ -83,6 +85,15 @@ export class DeployCommand extends TapeCommand {
     return parseDuration(value, 'max wait') * 1000;
   }
 
+  @Option({
+    flags: '--alias <name>',
+    description:
+      'publish as a preview under this alias, leaving the live version as it is (tape promote <name> makes it live)',
+  })
+  parseAlias(value: string): string {
+    return parseAliasName(value);
+  }
+
   async run([sitePath]: string[], options: DeployCommandOptions = {}): Promise<void> {
     const session = this.session(options);
     if (options.dryRun === true) {
@@ -124,6 +135,7 @@ export class DeployCommand extends TapeCommand {
                 yes: options.yes === true,
               })
           : undefined,
+        alias: options.alias,
       });
       if (session.json) {
         this.printer.json({
@@ -142,13 +154,14 @@ export class DeployCommand extends TapeCommand {
           published: result.published,
           added_bytes: result.addedBytes,
           signature: result.signature ?? null,
+          ...(result.alias ? { alias: result.alias, path_url: result.pathUrl } : {}),
         });
         return;
       }
       // The spec's three lines on stdout (and the gateway's path URL when URL is a host URL); which version is live, on stderr beside the progress.
       this.printer.note(
         result.published
-          ? `published version ${result.version} (root ${result.root.slice(0, 16)}…, ${result.addedBytes} bytes added)`
+          ? `published version ${result.version}${result.alias ? ` as ${result.alias} (the live version is unchanged)` : ''} (root ${result.root.slice(0, 16)}…, ${result.addedBytes} bytes added)`
           : `nothing changed: version ${result.version} stays live, nothing was published`,
       );
       this.printer.lines([

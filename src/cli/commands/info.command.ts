@@ -1,6 +1,7 @@
 import { Command } from 'nest-commander';
 import { PublicKey } from '@solana/web3.js';
 import { TapeRecord } from '../../chain/account-layouts';
+import { currentVersion } from '../../chain/tape-history';
 import { labelFromAddress } from '../../chain/tape-label';
 import { expiredMessage, expiryWarning } from '../output/expiry-notice';
 import { keyValueLines } from '../output/key-value-lines';
@@ -29,6 +30,7 @@ export class InfoCommand extends TapeCommand {
     const status = currentEpoch < record.expiryEpoch ? 'active' : 'expired';
     // The same URL `tape deploy` prints: the gateway's own port (site-url.ts, siteUrls).
     const url = session.siteUrls(label, address.toBase58()).url;
+    const current = currentVersion(record);
     // On stderr, so the output (and --json) keeps its shape: expiring soon, or what is left to do.
     const warning =
       status === 'expired'
@@ -53,10 +55,12 @@ export class InfoCommand extends TapeCommand {
         delegate: record.delegate?.toBase58() ?? null,
         payer: record.payer.toBase58(),
         version: record.version,
-        root: record.version > 0 ? record.root.toString('hex') : null,
-        version_bytes: record.versionBytes,
+        root: current ? current.root.toString('hex') : null,
+        version_bytes: current?.bytes ?? 0,
         kept_bytes: record.keptBytes,
-        published_at: record.version > 0 ? isoTime(record.publishedAt) : null,
+        published_at: current ? isoTime(current.publishedAt) : null,
+        keep: record.keep,
+        kept_versions: record.history.length,
         url,
       });
       return;
@@ -76,12 +80,13 @@ export class InfoCommand extends TapeCommand {
         ['expires', expiresValue(record.expiryEpoch, config, now)],
         ['delegate', record.delegate?.toBase58() ?? 'none'],
         ['version', versionValue(record)],
-        ...(record.version > 0
+        ...(current
           ? ([
-              ['root', record.root.toString('hex')],
-              ['version bytes', `${record.versionBytes} (kept: ${record.keptBytes})`],
+              ['root', current.root.toString('hex')],
+              ['version bytes', `${current.bytes} (kept: ${record.keptBytes})`],
             ] as Array<[string, string]>)
           : []),
+        ['kept versions', `${record.history.length} (keep ${record.keep} newest)`],
         ['URL', url],
       ]),
     );
@@ -112,6 +117,7 @@ export class InfoCommand extends TapeCommand {
 
 /** The published version, as `tape info` prints it. */
 function versionValue(record: TapeRecord): string {
-  if (record.version === 0) return 'none';
-  return `${record.version} (published ${isoTime(record.publishedAt)})`;
+  const current = currentVersion(record);
+  if (!current) return 'none';
+  return `${record.version} (published ${isoTime(current.publishedAt)})`;
 }

@@ -139,7 +139,8 @@ export class DeployDryRun {
             .map((e) => ({ name: e.name, size: e.size }))
         : [];
       const addedBytes = wouldPublish ? addedBytesOf(plan, built, base) : 0;
-      const kept = tape.record.version > 0 ? tape.record.versionBytes : 0;
+      // The kept versions' unique bytes as last certified; the new version adds its added bytes.
+      const kept = tape.record.keptBytes;
       const missingRoom = kept + addedBytes - tape.record.capacity;
       const changes = new ChangePublisher(session.chain, gateway, publisher);
       const balances = await reader.getBalances(payer.publicKey);

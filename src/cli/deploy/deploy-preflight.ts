@@ -1,5 +1,6 @@
 import { PublicKey } from '@solana/web3.js';
 import { TapeRecord } from '../../chain/account-layouts';
+import { currentVersion } from '../../chain/tape-history';
 import { CliError } from '../cli-error';
 import { expiredMessage } from '../output/expiry-notice';
 import { formatSolApprox, sizeArgumentCovering } from '../output/units';
@@ -29,11 +30,11 @@ export function assertCapacity(tape: TapeRecord, newBytes: number, takenBytes = 
 }
 
 /**
- * A version's added bytes must fit beside the versions the tape keeps after the Publish: the
- * current one (which becomes the previous one) and the new one (docs/versions.md, Publish).
+ * A version's added bytes must at least fit beside the current version, which stays kept after
+ * the Publish (the certifier counts the whole kept set exactly: docs/versions.md, Publish).
  */
 export function assertVersionCapacity(tape: TapeRecord, addedBytes: number): void {
-  const kept = tape.version > 0 ? tape.versionBytes : 0;
+  const kept = currentVersion(tape)?.bytes ?? 0;
   assertCapacity(tape, addedBytes, kept);
 }
 

@@ -28,6 +28,8 @@ export interface DeployOptions {
   maxWaitMs: number;
   /** Asked before a version without some of the current names is sent (`--prune`); throws to stop. */
   confirmRemoval?: (names: string[], tape: string) => Promise<void>;
+  /** Publish under this alias (a preview): the live version stays. */
+  alias?: string;
 }
 
 export interface DeployResult {
@@ -53,6 +55,8 @@ export interface DeployResult {
   signature?: string;
   /** Bytes the new version added to the tape, as the gateway certified them. */
   addedBytes: number;
+  /** With `--alias`: the alias (the URLs above are then the alias's). */
+  alias?: string;
 }
 
 /**
@@ -130,6 +134,7 @@ export class SiteDeployer {
           wallet: payer,
           change: () => ({ put: hashed.map(changedFile), prune: options.prune }),
           firstBase,
+          alias: options.alias,
           readSmall: (file) => readSmallFile(pathOf(file), file),
           pathOf,
           check: async ({ base, plan, addedBytes }, attempt) => {
@@ -156,14 +161,19 @@ export class SiteDeployer {
           },
           onRebase: (lostTo) =>
             progress.step(
-              `another publisher moved the tape to version ${lostTo ?? 'a newer one'}: planning again on it`,
+              `another writer changed the tape (now at sequence ${lostTo ?? 'a newer one'}): planning again on it`,
             ),
         }),
       );
       progress.endUploads();
       await saving;
       const label = labelFromAddress(tape.address);
-      const urls = session.siteUrls(label, tape.address.toBase58());
+      const alias = options.alias;
+      // An alias answers on its own host, `<alias>--<label>`, and at `/site/{tape}@<alias>/`.
+      const urls = session.siteUrls(
+        alias ? `${alias}--${label}` : label,
+        alias ? `${tape.address.toBase58()}@${alias}` : tape.address.toBase58(),
+      );
       const changed = outcome.published ? changedFiles(hashed, outcome.base.entries) : 0;
       return {
         tape: tape.address.toBase58(),
@@ -171,6 +181,7 @@ export class SiteDeployer {
         url: urls.url,
         hostUrl: urls.hostUrl,
         pathUrl: urls.pathUrl,
+        ...(alias ? { alias } : {}),
         files: hashed.length,
         uploaded: changed,
         unchanged: hashed.length - changed,

@@ -56,7 +56,9 @@ export function siteUrls(
   const base = `${gateway.protocol}//${gateway.host}${gateway.pathname.replace(/\/+$/, '')}`;
   const pathUrl = `${base}/site/${tape}/`;
   let hostUrl: string | null = null;
-  if (configuredDomain !== undefined) {
+  if (label.length > 63) {
+    // Not one DNS label (a long alias's `<alias>--<label>`): the path URL is the only one.
+  } else if (configuredDomain !== undefined) {
     hostUrl = siteUrl(label, configuredDomain);
   } else if (LOOPBACK_HOSTS.has(gateway.hostname)) {
     const port = gateway.port === '' ? '' : `:${gateway.port}`;

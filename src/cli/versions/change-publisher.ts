@@ -30,7 +30,9 @@ export interface ChangeRequest {
   pathOf: (file: ChangedFile) => string;
   /** Checks before anything is sent (capacity, funds); throws to stop. `attempt` counts from 1. */
   check?: (planned: PlannedChange, attempt: number) => Promise<void>;
-  /** A lost race: the tape moved to another version, the change is planned again on it. */
+  /** Publish under this alias (a preview) instead of as the current version. */
+  alias?: string;
+  /** A lost race: the tape changed (its `sequence`), the change is planned again on it. */
   onRebase?: (lostTo: number | null, attempt: number) => void;
 }
 
@@ -71,7 +73,7 @@ export class ChangePublisher {
       const plan = await planVersion(base, req.change(base), req.readSmall);
       const built = buildVersion(plan.entries, plan.settings);
       const planned = { base, plan, built, addedBytes: addedBytesOf(plan, built, base) };
-      if (base.version > 0 && built.rootCommitment.equals(base.rootCommitment)) {
+      if (!req.alias && base.version > 0 && built.rootCommitment.equals(base.rootCommitment)) {
         return { ...planned, attempts: attempt };
       }
       await req.check?.(planned, attempt);
@@ -82,7 +84,8 @@ export class ChangePublisher {
           wallet: req.wallet,
           plan,
           built,
-          expectedVersion: base.version,
+          expectedSequence: base.record.sequence,
+          alias: req.alias,
           pathOf: req.pathOf,
         });
         return { ...planned, published, attempts: attempt };
@@ -93,7 +96,7 @@ export class ChangePublisher {
             `version conflict: the tape moved to another version ${attempt} times while this change was published (another publisher is writing it); run the command again`,
           );
         }
-        req.onRebase?.(err.currentVersion, attempt);
+        req.onRebase?.(err.currentSequence, attempt);
       }
     }
   }
@@ -104,10 +107,10 @@ export class ChangePublisher {
       signer: tapeSigner.publicKey,
       storageAuthority,
       tape: PublicKey.default,
-      expectedVersion: 0,
+      expectedSequence: 0,
       root: Buffer.alloc(32),
       versionBytes: 0,
-      addedBytes: 0,
+      keptBytes: 0,
     });
     const signatures = tapeSigner.publicKey.equals(wallet.publicKey) ? 2 : 3;
     return transactionFee([publish], signatures, this.chain.writer.packing);

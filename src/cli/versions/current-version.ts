@@ -1,6 +1,7 @@
 import { PublicKey } from '@solana/web3.js';
 import { TapeRecord } from '../../chain/account-layouts';
 import { ChainReader } from '../../chain/chain-reader';
+import { currentVersion } from '../../chain/tape-history';
 import { commitmentOfBuffer, commitmentToHex } from '../../tracks/commitment';
 import { buildVersion } from '../../versions/version-builder';
 import { VersionRoot, decodeRoot } from '../../versions/version-nodes';
@@ -40,14 +41,15 @@ export async function readCurrentVersion(
 ): Promise<CurrentVersion> {
   let record = known ?? (await tapeRecord(chain, tape));
   for (let attempt = 1; ; attempt++) {
-    if (record.version === 0) return emptyVersion(record);
-    const reply = await gateway.get(versionPath(tape, record.root), {
+    const current = currentVersion(record);
+    if (!current) return emptyVersion(record);
+    const reply = await gateway.get(versionPath(tape, current.root), {
       maxBytes: MAX_VERSION_BYTES,
     });
     if (reply.status === 200) {
       try {
-        const downloaded = await verifyVersionDownload(record.root, reply.body);
-        return { ...downloaded, version: record.version, rootCommitment: record.root, record };
+        const downloaded = await verifyVersionDownload(current.root, reply.body);
+        return { ...downloaded, version: record.version, rootCommitment: current.root, record };
       } catch (err) {
         if (err instanceof UntrustedVersionError) throw new CliError(err.message);
         throw err;
@@ -66,18 +68,28 @@ export async function readCurrentRoot(
   tape: PublicKey,
   record: TapeRecord,
 ): Promise<VersionRoot | undefined> {
-  if (record.version === 0) return undefined;
-  const reply = await gateway.get(versionPath(tape, record.root), {
+  const current = currentVersion(record);
+  return current ? readVersionRoot(gateway, tape, current.root, current.version) : undefined;
+}
+
+/** A kept version's root (entry count, total size), checked against its commitment on chain. */
+export async function readVersionRoot(
+  gateway: GatewayClient,
+  tape: PublicKey,
+  root: Buffer,
+  version: number,
+): Promise<VersionRoot> {
+  const reply = await gateway.get(versionPath(tape, root), {
     maxBytes: MAX_VERSION_BYTES,
     enough: (soFar) => rootFrame(soFar) !== undefined,
   });
   if (reply.status !== 200) {
-    throw refusalOf(`reading version ${record.version}`, reply.status, reply.body);
+    throw refusalOf(`reading version ${version}`, reply.status, reply.body);
   }
   const bytes = rootFrame(reply.body);
-  if (bytes === undefined || !commitmentOfBuffer(bytes).commitment.equals(record.root)) {
+  if (bytes === undefined || !commitmentOfBuffer(bytes).commitment.equals(root)) {
     throw new CliError(
-      `the gateway's version does not hash to the root on chain (${commitmentToHex(record.root)})`,
+      `the gateway's version does not hash to the root on chain (${commitmentToHex(root)})`,
     );
   }
   return decodeRoot(bytes);

@@ -15,10 +15,10 @@ function newTestCase() {
       signer: signer.publicKey,
       storageAuthority: authority.publicKey,
       tape: Keypair.generate().publicKey,
-      expectedVersion: 0,
+      expectedSequence: 0,
       root: Buffer.alloc(32, 1),
       versionBytes,
-      addedBytes: 100,
+      keptBytes: 100,
     });
   const asked = publish();
   const tx = (instructions = [asked], feePayer = wallet.publicKey) => {

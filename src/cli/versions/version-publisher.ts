@@ -2,7 +2,7 @@ import { Keypair, PublicKey, Transaction } from '@solana/web3.js';
 import { VersionConflictError, toChainError } from '../../chain/chain-error';
 import { ChainRpc } from '../../chain/chain-rpc';
 import { TapeInstructions } from '../../chain/tape-instructions';
-import { conflictVersionOf } from '../../upload/publish-errors';
+import { conflictSequenceOf } from '../../upload/publish-errors';
 import { requestMessage, versionUploadMessage } from '../../upload/version-request-auth';
 import type { BuiltVersion } from '../../versions/version-builder';
 import type { ChangedFile, VersionPlan } from '../../versions/version-planner';
@@ -28,8 +28,10 @@ export interface VersionToPublish {
   wallet: Keypair;
   plan: VersionPlan;
   built: BuiltVersion;
-  /** The version the plan was built on (0 for a tape's first). */
-  expectedVersion: number;
+  /** The tape's `sequence` when the plan's base was read (compare-and-swap). */
+  expectedSequence: number;
+  /** Publish under this alias (a preview): the current version stays. */
+  alias?: string;
   /** Where a file the plan uploads as a track of its own is on disk. */
   pathOf: (file: ChangedFile) => string;
 }
@@ -39,6 +41,8 @@ export interface PublishedVersion {
   signature: string;
   versionBytes: number;
   addedBytes: number;
+  /** Unique bytes of the versions the tape keeps after this one, as the gateway certified. */
+  keptBytes: number;
   /** Tracks and bytes uploaded: only what the gateway lacked. */
   uploadedTracks: number;
   uploadedBytes: number;
@@ -153,16 +157,25 @@ export class VersionPublisher {
   private async cosignAndSend(
     signer: UploadSigner,
     v: VersionToPublish,
-  ): Promise<{ version: number; signature: string; versionBytes: number; addedBytes: number }> {
+  ): Promise<{
+    version: number;
+    signature: string;
+    versionBytes: number;
+    addedBytes: number;
+    keptBytes: number;
+  }> {
     const tape = v.tape.toBase58();
     const answer = (await this.signedJson(signer, 'publish', tape, `publish/${tape}`, {
       root: v.built.rootCommitment.toString('hex'),
-      expected_version: v.expectedVersion,
+      expected_sequence: v.expectedSequence,
       fee_payer: v.wallet.publicKey.toBase58(),
+      ...(v.alias ? { alias: v.alias } : {}),
     })) as {
       transaction: string;
+      version: number;
       version_bytes: number;
       added_bytes: number;
+      kept_bytes: number;
       last_valid_block_height: number;
     };
     const tx = Transaction.from(Buffer.from(answer.transaction, 'base64'));
@@ -173,10 +186,11 @@ export class VersionPublisher {
         signer: v.tapeSigner.publicKey,
         storageAuthority: this.options.storageAuthority,
         tape: v.tape,
-        expectedVersion: v.expectedVersion,
+        expectedSequence: v.expectedSequence,
         root: v.built.rootCommitment,
         versionBytes: answer.version_bytes,
-        addedBytes: answer.added_bytes,
+        keptBytes: answer.kept_bytes,
+        alias: v.alias,
       }),
     });
     const signers = v.wallet.publicKey.equals(v.tapeSigner.publicKey)
@@ -205,10 +219,11 @@ export class VersionPublisher {
       return sig;
     });
     return {
-      version: v.expectedVersion + 1,
+      version: answer.version,
       signature,
       versionBytes: answer.version_bytes,
       addedBytes: answer.added_bytes,
+      keptBytes: answer.kept_bytes,
     };
   }
 
@@ -234,7 +249,7 @@ export class VersionPublisher {
       if (reply.status === 200) return JSON.parse(reply.body.toString('utf8')) as unknown;
       const error = errorOf(reply.body);
       if (reply.status === 409 && error.code === 'version_conflict') {
-        throw new VersionConflictError(conflictVersionOf(error.message));
+        throw new VersionConflictError(conflictSequenceOf(error.message));
       }
       // 429: another version of this tape is being certified (the gate runs one per tape); 503:
       // the gateway is busy. Asked again, a Publish that lost meanwhile answers 409 above.

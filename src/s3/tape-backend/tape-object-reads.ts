@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Readable } from 'node:stream';
+import { currentVersion } from '../../chain/tape-history';
 import { parseAddress } from '../../chain/tape-label';
 import { ObjectReader } from '../../tracks/object-reader';
 import { VersionEntry } from '../../versions/version-entry';
@@ -41,19 +42,19 @@ export class TapeObjectReads {
   async listObjects(bucket: S3Bucket, prefix: string): Promise<S3ObjectInfo[]> {
     const version = await this.current(bucket);
     const entries = await this.versions.list(version, prefix);
-    return entries.map((e) => toObjectInfo(e, version.record.publishedAt));
+    return entries.map((e) => toObjectInfo(e, publishedAt(version)));
   }
 
   async headObject(bucket: S3Bucket, key: string): Promise<S3ObjectHead> {
     const version = await this.current(bucket);
-    return toObjectHead(await this.entry(version, key), version.record.publishedAt);
+    return toObjectHead(await this.entry(version, key), publishedAt(version));
   }
 
   async getObject(bucket: S3Bucket, key: string, range?: S3ByteRange): Promise<S3ObjectStream> {
     const version = await this.current(bucket);
     const entry = await this.entry(version, key);
     const opened = await this.reader.open(trackRefOf(entry));
-    const head = toObjectHead(entry, version.record.publishedAt);
+    const head = toObjectHead(entry, publishedAt(version));
     if (range && (range.start > range.end || range.end >= opened.size)) {
       throw new S3BackendInvalidRangeError('the object changed since its size was read');
     }
@@ -73,4 +74,9 @@ export class TapeObjectReads {
     if (!entry) throw new S3BackendNoSuchKeyError(key);
     return entry;
   }
+}
+
+/** When the version read was published (0 before the first). */
+function publishedAt(version: CurrentVersion): number {
+  return currentVersion(version.record)?.publishedAt ?? 0;
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PublicKey } from '@solana/web3.js';
 import { TapeRecord } from '../../chain/account-layouts';
 import { ChainReader } from '../../chain/chain-reader';
+import { currentVersion } from '../../chain/tape-history';
 import { StoreVersionNodes } from '../../versions/store-version-nodes';
 import { nameProblem, VersionEntry } from '../../versions/version-entry';
 import { VersionRoot } from '../../versions/version-nodes';
@@ -50,7 +51,8 @@ export class TapeVersions {
   }
 
   async rootOf(record: TapeRecord): Promise<VersionRoot | null> {
-    return record.version === 0 ? null : this.nodes.root(record.root);
+    const current = currentVersion(record);
+    return current ? this.nodes.root(current.root) : null;
   }
 
   /** The entry named `name` in the version, or null (absent, or a name no version can hold). */
@@ -70,14 +72,15 @@ export class TapeVersions {
 
   /** Every entry of the tape's current version: the base a group of writes is planned on. */
   async entries(tape: PublicKey, record: TapeRecord): Promise<PlanBase> {
-    if (record.version === 0) return { entries: [], settings: Buffer.alloc(0) };
+    const current = currentVersion(record);
+    if (!current) return { entries: [], settings: Buffer.alloc(0) };
     const kept = this.planned.get(tape.toBase58());
-    if (kept?.root === record.root.toString('hex')) return kept.base;
-    const root = await this.nodes.root(record.root);
+    if (kept?.root === current.root.toString('hex')) return kept.base;
+    const root = await this.nodes.root(current.root);
     const entries: VersionEntry[] = [];
     for await (const entry of this.nodes.reader().entries(root)) entries.push(entry);
     const base = { entries, settings: root.settings };
-    this.remember(tape, record.root, base);
+    this.remember(tape, current.root, base);
     return base;
   }
 

@@ -6,6 +6,7 @@ import { VersionConflictError } from '../../chain/chain-error';
 import { ChainReader } from '../../chain/chain-reader';
 import { GatewayIdentity } from '../../chain/gateway-identity';
 import { KeyBalance } from '../../chain/key-balance/key-balance';
+import { currentVersion } from '../../chain/tape-history';
 import { ApiError } from '../../http/api-error';
 import { ObjectReader } from '../../tracks/object-reader';
 import { TrackStore } from '../../tracks/track-store';
@@ -141,12 +142,12 @@ export class VersionCommitGroups {
       const built = buildVersion(plan.entries, plan.settings);
       await this.storeVersion(tape, record, plan, built, base.nodes);
       try {
-        await this.publisher.publishOwn(tape, built.rootCommitment, record.version);
+        await this.publisher.publishOwn(tape, built.rootCommitment, record.sequence);
       } catch (error) {
         if (!this.publisher.isConflict(error) || attempt >= MAX_ATTEMPTS) throw error;
         // A Publish that landed although its answer was lost (a resend) is a success.
         const now = await this.chain.getTape(tape);
-        if (!now?.root.equals(built.rootCommitment)) {
+        if (!(now && currentVersion(now)?.root.equals(built.rootCommitment))) {
           this.stats.rebases++;
           await sleep(Math.random() * 20 * attempt);
           continue;
@@ -177,7 +178,7 @@ export class VersionCommitGroups {
     built: BuiltVersion,
     baseNodes: ReadonlySet<string> | undefined,
   ): Promise<void> {
-    const owner = this.publisher.stagingOwner(tape, record.version);
+    const owner = this.publisher.stagingOwner(tape, record.latestVersion);
     const newNodes = built.nodes.filter(
       (n) => baseNodes?.has(n.commitment.toString('hex')) !== true,
     );

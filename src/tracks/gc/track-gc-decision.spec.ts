@@ -1,5 +1,6 @@
 import { Keypair } from '@solana/web3.js';
 import { TapeRecord, NO_VERSION } from '../../chain/account-layouts';
+import { keeping } from '../../chain/tape-record.spec-support';
 import { TrackGcConfig } from '../../config/storage.config';
 import type { TrackReference } from '../track-store';
 import { ChainFacts, judgeReference } from './track-gc-decision';
@@ -88,8 +89,79 @@ describe('judgeReference: a version owner (a certified version’s tracks)', () 
     return { tape, tapeRecord, ref, staged, facts, judge };
   }
 
-  /** Version 3 published over version 2 over version 1. */
-  const atV3 = { version: 3, root: V3, prevVersion: 2, prevRoot: V2 };
+  /** Version 3 published over version 2 over version 1, keeping the 2 newest. */
+  const atV3 = {
+    ...keeping(3, [
+      [2, V2],
+      [3, V3],
+    ]),
+    keep: 2,
+  };
+
+  it('keeps the versions in the kept set: current, aliased, the newest `keep`', () => {
+    const { tapeRecord, ref, facts, judge } = newVersionWorld();
+    // Rolled back to 1, which an alias also names; 2 and 3 are the newest two.
+    const rolledBack = tapeRecord({
+      ...keeping(1, [
+        [1, V1],
+        [2, V2],
+        [3, V3],
+      ]),
+      keep: 2,
+      aliases: [{ name: 'old', version: 1 }],
+    });
+    expect([V1, V2, V3].map((root) => judge(ref(root), facts(rolledBack)))).toEqual([
+      'live',
+      'live',
+      'live',
+    ]);
+    // Keep 1 and no alias: only current 1 and the newest, 3.
+    const narrowed: TapeRecord = { ...rolledBack, keep: 1, aliases: [] };
+    expect([V1, V2, V3].map((root) => judge(ref(root), facts(narrowed)))).toEqual([
+      'live',
+      'version-dropped',
+      'live',
+    ]);
+    // A version published under an alias (latest 4, current still 3) is not pending but kept.
+    const preview = tapeRecord({
+      ...keeping(3, [
+        [3, V3],
+        [4, V4],
+      ]),
+      aliases: [{ name: 'pr-1', version: 4 }],
+    });
+    expect(judge(ref(V4, 3_600_000, 4), facts(preview))).toBe('live');
+  });
+
+  it('keeps an aliased version past keep until its alias goes (RemoveAlias: gone at once)', () => {
+    const { tapeRecord, ref, facts, judge } = newVersionWorld();
+    const aliased = tapeRecord({
+      ...keeping(4, [
+        [1, V1],
+        [3, V3],
+        [4, V4],
+      ]),
+      keep: 2,
+      aliases: [{ name: 'pr-1', version: 1 }],
+    });
+    expect(judge(ref(V1), facts(aliased))).toBe('live');
+    expect(judge(ref(V2), facts(aliased))).toBe('version-dropped');
+    const removed = tapeRecord({
+      ...keeping(4, [
+        [3, V3],
+        [4, V4],
+      ]),
+      keep: 2,
+    });
+    expect(judge(ref(V1, 0), facts(removed))).toBe('version-dropped');
+  });
+
+  it('judges staged bytes by the latest version, not the current one (a rollback lowers it)', () => {
+    const { tapeRecord, staged, facts, judge } = newVersionWorld();
+    const rolledBack = facts(tapeRecord({ ...atV3, version: 2, sequence: 4 }));
+    expect(judge(staged(3, 59_000), rolledBack)).toBe('pending');
+    expect(judge(staged(3, 60_000), rolledBack)).toBe('staged-abandoned');
+  });
 
   it('keeps the current and the previous version, drops the one before', () => {
     const { tapeRecord, ref, facts, judge } = newVersionWorld();

@@ -1,4 +1,5 @@
 import type { TapeRecord } from '../../chain/account-layouts';
+import { keptSet } from '../../chain/tape-history';
 import type { TrackGcConfig } from '../../config/storage.config';
 import type { TrackReference } from '../track-store';
 import { parseStagingOwner, parseVersionOwner, StagingOwner, VersionOwner } from './version-owner';
@@ -27,7 +28,7 @@ export type ReferenceVerdict =
   | 'unknown-owner'
   /** The tape expired longer ago than the grace period. */
   | 'tape-expired'
-  /** A version owner whose root is neither the tape's current nor its previous version. */
+  /** A version owner whose root at its number is not in the tape's kept set any more. */
   | 'version-dropped'
   /** Staged on a version the tape has moved past (published, or published by another writer). */
   | 'staged-superseded'
@@ -65,9 +66,11 @@ export function judgeReference(
 
 /**
  * A certified version's track (recorded by the publish service under a version owner): kept
- * while the tape keeps the version, its current `root` or its `prev_root`. Versions only grow,
- * so once the tape's version reaches the owner's number the pointer decides for good, at once:
- * a node that lags shows an older pointer, under which the version is still to come (pending).
+ * while the tape keeps the version, i.e. its history table holds that number with that root
+ * (the program evicts every entry outside the kept set: current ∪ aliases ∪ newest `keep`).
+ * Version numbers only grow, so once the tape's `latest_version` reaches the owner's number
+ * the table decides for good, at once: a node that lags shows an older table, under which the
+ * version is still to come (pending).
  * Still to come, it is kept for the pending grace after it was certified (the gateway records it
  * before the Publish is sent, let alone confirmed), then dropped: that Publish never landed.
  */
@@ -87,7 +90,7 @@ function judgeVersionReference(
     return keepsVersion(tape, version.root) ? 'live' : 'version-dropped';
   }
   if (keepsVersionAt(tape, version.version, version.root)) return 'live';
-  if (tape.version < version.version && withinGrace) return 'pending';
+  if (tape.latestVersion < version.version && withinGrace) return 'pending';
   return 'version-dropped';
 }
 
@@ -110,7 +113,7 @@ function judgeStagedReference(
   const tape = chain.tapes.get(staged.tape) ?? null;
   if (!tape) return 'staged-superseded';
   if (expiredLongAgo(tape, chain, config)) return 'tape-expired';
-  if (tape.version > staged.version) {
+  if (tape.latestVersion > staged.version) {
     return !published && ageMs < config.rebase_grace_secs * 1000 ? 'pending' : 'staged-superseded';
   }
   return ageMs < config.pending_grace_secs * 1000 ? 'pending' : 'staged-abandoned';
@@ -128,27 +131,29 @@ function publishedSince(staged: StagingOwner, siblings: readonly TrackReference[
   });
 }
 
-/** Whether the tape's pointer names this root as its current or previous version, at `version`. */
+/**
+ * Whether the tape keeps this root as version `version`: its history table holds it and it is
+ * in the kept set (the program evicts every other entry; the set is checked anyway).
+ */
 export function keepsVersionAt(
-  tape: Pick<TapeRecord, 'version' | 'root' | 'prevVersion' | 'prevRoot'>,
+  tape: Pick<TapeRecord, 'version' | 'keep' | 'history' | 'aliases'>,
   version: number,
   root: Buffer,
 ): boolean {
   return (
-    (version > 0 && tape.version === version && tape.root.equals(root)) ||
-    (version > 0 && tape.prevVersion === version && tape.prevRoot.equals(root))
+    version > 0 &&
+    keptSet(tape).has(version) &&
+    tape.history.some((v) => v.version === version && v.root.equals(root))
   );
 }
 
-/** Whether the tape's pointer names this root as its current or previous version. */
+/** Whether the tape keeps this root as any of its versions. */
 export function keepsVersion(
-  tape: Pick<TapeRecord, 'version' | 'root' | 'prevVersion' | 'prevRoot'>,
+  tape: Pick<TapeRecord, 'version' | 'keep' | 'history' | 'aliases'>,
   root: Buffer,
 ): boolean {
-  return (
-    (tape.version > 0 && tape.root.equals(root)) ||
-    (tape.prevVersion > 0 && tape.prevRoot.equals(root))
-  );
+  const kept = keptSet(tape);
+  return tape.history.some((v) => kept.has(v.version) && v.root.equals(root));
 }
 
 function expiredLongAgo(

@@ -83,9 +83,19 @@ function account(current?: BuiltVersion, n = 1, previous?: BuiltVersion): RpcAcc
     createdAt: 1,
     payer: tapeKey,
     ...NO_VERSION,
+    history: [],
   };
-  if (current) Object.assign(record, { version: n, root: current.rootCommitment });
-  if (previous) Object.assign(record, { prevVersion: n - 1, prevRoot: previous.rootCommitment });
+  const kept = (version: number, v: BuiltVersion) => ({
+    version,
+    root: v.rootCommitment,
+    bytes: 1,
+    publishedAt: 1,
+  });
+  if (previous) record.history.push(kept(n - 1, previous));
+  if (current) {
+    record.history.push(kept(n, current));
+    Object.assign(record, { version: n, latestVersion: n });
+  }
   return {
     context: { slot: 42 },
     value: { data: [encodeTape(record).toString('base64'), 'base64'], owner: 'x' },
@@ -203,7 +213,7 @@ describe('tape verifier core', () => {
     expect(v).toMatchObject({ ok: true, version: 1 });
   });
 
-  it('reads the pointer of the tape record (current and previous)', () => {
+  it('reads the pointer of the tape record (the current version and the history table, newest first)', () => {
     const data = Buffer.from(
       (account(s.version, 5, s.version).value!.data as string[])[0],
       'base64',

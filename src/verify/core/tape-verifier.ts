@@ -107,19 +107,29 @@ export interface TapePointer {
 }
 
 /**
- * The tape account's pointer (docs/program.md; program 1.2.0's 242-byte record): the one place
- * that knows the layout, so a new layout (a history table) changes only this function.
- * Returns null for data that is not a tape record.
+ * The tape account's pointer (docs/program.md, "Accounts"; program 1.3.0's 2,221-byte record):
+ * the one place that knows the layout. `current` is the version served at `/`; `kept` is the
+ * history table (every version the tape keeps: current, aliased and the newest `keep`), newest
+ * first. Returns null for data that is not a tape record.
  */
 export function readTapePointer(data: Uint8Array): TapePointer | null {
-  if (data.length !== 242 || data[0] !== 2) return null;
+  if (data.length !== TAPE_RECORD_SIZE || data[0] !== 2) return null;
   const current = u64(data, 130);
-  const prev = u64(data, 186);
+  const historyLen = data[163];
+  if (historyLen > HISTORY_SLOTS) return null;
   const kept: TapePointer['kept'] = [];
-  if (current > 0) kept.push({ version: current, root: hex(data.subarray(138, 170)) });
-  if (prev > 0) kept.push({ version: prev, root: hex(data.subarray(194, 226)) });
+  for (let i = historyLen - 1; i >= 0; i--) {
+    const at = HISTORY_AT + i * HISTORY_ENTRY_SIZE;
+    kept.push({ version: u64(data, at), root: hex(data.subarray(at + 8, at + 40)) });
+  }
   return { current, kept };
 }
+
+/** Program 1.3.0's tape record: 130 bytes of tape, then the pointer, history and aliases. */
+const TAPE_RECORD_SIZE = 2221;
+const HISTORY_AT = 164;
+const HISTORY_SLOTS = 32;
+const HISTORY_ENTRY_SIZE = 56;
 
 export interface VerifyInput {
   rpc: RpcAccountAnswer;

@@ -1,0 +1,39 @@
+import { labelFromAddress } from '../../chain/tape-label';
+import { keyValueLines } from '../output/key-value-lines';
+import { Printer } from '../output/printer';
+import { TapeSession } from '../session/tape-session';
+import { HistoryChange } from '../versions/tape-history.service';
+
+/** What `tape rollback`, `promote`, `alias rm` and `keep` print: the tape, its current version. */
+export function printHistoryChange(
+  printer: Printer,
+  session: TapeSession,
+  change: HistoryChange,
+  extra: Record<string, string | number> = {},
+): void {
+  const tape = change.tape.toBase58();
+  if (session.json) {
+    printer.json({
+      tape,
+      version: change.version,
+      previous: change.previous,
+      changed: change.changed,
+      sequence: change.sequence,
+      signature: change.signature ?? null,
+      ...extra,
+    });
+    return;
+  }
+  const version =
+    change.version === change.previous
+      ? `${change.version} (unchanged)`
+      : `${change.version} (was ${change.previous})`;
+  printer.lines(
+    keyValueLines([
+      ['tape address', tape],
+      ['version', version],
+      ...Object.entries(extra).map(([k, v]): [string, string] => [k, String(v)]),
+      ['URL', session.siteUrl(labelFromAddress(change.tape))],
+    ]),
+  );
+}

@@ -1,0 +1,29 @@
+import { Command } from 'nest-commander';
+import { CommandContext } from '../session/command-context';
+import { GlobalOptions } from '../session/tape-session';
+import { TapeHistoryService } from '../versions/tape-history.service';
+import { parseAliasName } from './alias-name';
+import { printHistoryChange } from './history-change-output';
+import { TapeCommand } from './tape-command';
+
+@Command({
+  name: 'promote',
+  arguments: '<alias>',
+  argsDescription: { alias: 'the alias whose version becomes current (tape deploy --alias)' },
+  description: "make an alias's version the live one, in one transaction",
+})
+export class PromoteCommand extends TapeCommand {
+  constructor(
+    ctx: CommandContext,
+    private readonly history: TapeHistoryService,
+  ) {
+    super(ctx);
+  }
+
+  async run([alias]: string[], options: GlobalOptions = {}): Promise<void> {
+    const session = this.session(options);
+    const name = parseAliasName(alias);
+    const change = await this.history.promote(session, name);
+    printHistoryChange(this.printer, session, change, { alias: name });
+  }
+}
