@@ -238,6 +238,7 @@ export class UploadClient {
       const plan = {
         entries,
         settings: base.settings,
+        rules: base.rules,
         packs: [],
         tracks: [file],
         added: [name],
@@ -250,7 +251,7 @@ export class UploadClient {
           tapeSigner: track.tape.keypair,
           wallet,
           plan,
-          built: buildVersion(entries, base.settings),
+          built: buildVersion(entries, base.settings, base.rules),
           expectedVersion: base.version,
           pathOf: () => from.path,
         });

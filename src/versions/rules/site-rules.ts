@@ -136,7 +136,7 @@ function shapeOf(value: unknown): SiteRules {
       if (typeof pair[0] !== 'string' || typeof pair[1] !== 'string') throw bad();
     }
     if (!detach.every((d) => typeof d === 'string')) throw bad();
-    return { path, set: set as Array<[string, string]>, detach: detach as string[] };
+    return { path, set: set as Array<[string, string]>, detach: detach };
   });
   return { redirects, headers };
 }
