@@ -55,7 +55,13 @@ export async function verifyVersionDownload(
     }
     throw err;
   }
-  return { root: decoded, entries, settings: decoded.settings, rules: decoded.rules, manifestTracks };
+  return {
+    root: decoded,
+    entries,
+    settings: decoded.settings,
+    rules: decoded.rules,
+    manifestTracks,
+  };
 }
 
 /** Only the first frame (the root) of a download: enough for its entry count and sizes. */

@@ -72,7 +72,8 @@ export class TapeVersions {
 
   /** Every entry of the tape's current version: the base a group of writes is planned on. */
   async entries(tape: PublicKey, record: TapeRecord): Promise<PlanBase> {
-    if (record.version === 0) return { entries: [], settings: Buffer.alloc(0), rules: Buffer.alloc(0) };
+    if (record.version === 0)
+      return { entries: [], settings: Buffer.alloc(0), rules: Buffer.alloc(0) };
     const kept = this.planned.get(tape.toBase58());
     if (kept?.root === record.root.toString('hex')) return kept.base;
     const root = await this.nodes.root(record.root);
