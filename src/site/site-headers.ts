@@ -70,6 +70,9 @@ export function securityHeaders(policy: SitePolicy, shared: boolean): Record<str
       : policy.contentSecurityPolicy,
   };
   if (policy.version !== undefined) headers['x-tape-version'] = policy.version;
+  // The site's own headers for this path, already through the fence (never a cookie, nosniff,
+  // the policy or the sandbox: those are the gateway's, above).
+  if (policy.extraHeaders !== undefined) Object.assign(headers, policy.extraHeaders);
   return headers;
 }
 
@@ -77,7 +80,7 @@ export function representationHeaders(
   object: SiteObject,
   policy: SitePolicy,
   options: {
-    status: 200 | 404;
+    status: number;
     coding: Coding | null;
     bodyLength: number;
     compressible: boolean;

@@ -1,3 +1,4 @@
+import type { CspAdditions } from '../versions/rules/header-fence';
 import { OriginList } from './origin';
 import { SiteOverrides } from './site-settings';
 
@@ -32,6 +33,10 @@ export interface SitePolicy {
    * number, counting from 1 per tape); absent for a tape served from its names.
    */
   version?: string;
+  /** Headers a site's `_headers` sets for the path answered (site-path-policy.ts), lowercase. */
+  extraHeaders?: Readonly<Record<string, string>>;
+  /** What the built-in policy was made of, so a path's `_headers` can add sources to it. */
+  csp: { connectAny: boolean; connectOrigins: readonly string[]; pathSandbox: string };
 }
 
 export interface GatewaySiteDefaults {
@@ -53,6 +58,7 @@ export function buildSitePolicy(gateway: GatewaySiteDefaults, site: SiteOverride
   ]);
   const csp = contentSecurityPolicy(connectAny, [...connect]);
   return {
+    csp: { connectAny, connectOrigins: [...connect], pathSandbox: gateway.pathSandbox },
     spaFallback: site.spaFallback ?? gateway.spaFallback,
     maxAgeSecs,
     cacheControl: cacheControlFor(maxAgeSecs),
@@ -80,19 +86,25 @@ export function cacheControlFor(maxAgeSecs: number): string {
 export function contentSecurityPolicy(
   connectAny: boolean,
   connectOrigins: readonly string[],
+  added: CspAdditions = {},
 ): string {
   const connect = connectAny ? '* ws: wss:' : ["'self'", ...connectOrigins].join(' ');
+  // A site's `_headers` adds sources (checked by the fence: no `;`, `,` or keyword that loosens).
+  const plus = (directive: keyof CspAdditions, base: string): string => {
+    const extra = (added[directive] ?? []).filter((s) => !base.split(' ').includes(s));
+    return extra.length === 0 ? `${directive} ${base}` : `${directive} ${base} ${extra.join(' ')}`;
+  };
   return [
     "default-src 'self'",
-    "script-src 'self'",
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data: blob:",
-    "media-src 'self' data: blob:",
-    "font-src 'self' data:",
-    `connect-src ${connect}`,
+    plus('script-src', "'self'"),
+    plus('style-src', "'self' 'unsafe-inline'"),
+    plus('img-src', "'self' data: blob:"),
+    plus('media-src', "'self' data: blob:"),
+    plus('font-src', "'self' data:"),
+    plus('connect-src', connect),
     "worker-src 'self' blob:",
     "manifest-src 'self'",
-    "frame-src 'self'",
+    plus('frame-src', "'self'"),
     "frame-ancestors 'self'",
     "base-uri 'self'",
     "form-action 'self'",

@@ -34,7 +34,9 @@ import { SiteObject, trackRefOf } from './site-source';
 /** What is known about one object's answers within one snapshot (memoised in it). */
 export interface Prepared {
   object: SiteObject;
-  status: 200 | 404;
+  status: number;
+  /** The policy the headers were made under (the path's, with its `_headers`). */
+  policy: SitePolicy;
   /** Answers of a path route (the gateway's shared origin): sandboxed (path-isolation.ts). */
   shared: boolean;
   compressible: boolean;
@@ -47,8 +49,10 @@ export interface Prepared {
 export interface ObjectChoice {
   snapshot: SiteSnapshot;
   object: SiteObject;
-  status: 200 | 404;
+  status: 200 | 404 | 410 | 451;
   download: boolean;
+  /** The path's policy when its site has `_headers` rules for it (site-path-policy.ts). */
+  policy?: SitePolicy;
   /** Served on a path route, the gateway's origin shared by every site. */
   shared: boolean;
 }
@@ -98,10 +102,10 @@ export class SiteResponder {
     return this.loaded(answer.status, full, p, coding);
   }
 
-  redirect(policy: SitePolicy, location: string, shared: boolean): SiteAnswer {
+  redirect(policy: SitePolicy, location: string, shared: boolean, status = 308): SiteAnswer {
     const headers = headerList(securityHeaders(policy, shared));
     headers.push('location', location, 'content-type', 'text/plain; charset=utf-8');
-    return bufferAnswer(308, headers, Buffer.from(`Redirecting to ${location}\n`));
+    return bufferAnswer(status, headers, Buffer.from(`Redirecting to ${location}\n`));
   }
 
   /**
@@ -118,9 +122,13 @@ export class SiteResponder {
    * The prepared answers of an object in a snapshot (built once, then memoised in it). A
    * hostname route's 200 is keyed by the object itself, so a hit hashes no string.
    */
-  prepared(answer: Pick<ObjectChoice, 'snapshot' | 'object' | 'status' | 'shared'>): Prepared {
+  prepared(
+    answer: Pick<ObjectChoice, 'snapshot' | 'object' | 'status' | 'shared' | 'policy'>,
+  ): Prepared {
     const key = answer.status === 200 ? answer.object : `${answer.status}:${answer.object.name}`;
-    const memos = answer.shared ? sharedMemo(answer.snapshot) : answer.snapshot.prepared;
+    const policy = answer.policy ?? answer.snapshot.policy;
+    let memos = answer.shared ? sharedMemo(answer.snapshot) : answer.snapshot.prepared;
+    if (policy !== answer.snapshot.policy) memos = subMemo(memos, policy);
     const memo = memos.get(key) as Prepared | undefined;
     if (memo) return memo;
     const { object, status, shared } = answer;
@@ -128,9 +136,10 @@ export class SiteResponder {
     const p: Prepared = {
       object,
       status,
+      policy,
       shared,
       compressible,
-      identity: representationHeaders(object, answer.snapshot.policy, {
+      identity: representationHeaders(object, policy, {
         status,
         coding: null,
         bodyLength: object.size,
@@ -158,7 +167,7 @@ export class SiteResponder {
     p.variants[coding] =
       compressed === null
         ? false
-        : representationHeaders(p.object, answer.snapshot.policy, {
+        : representationHeaders(p.object, p.policy, {
             status: p.status,
             coding,
             bodyLength: compressed.length,
@@ -295,10 +304,15 @@ function withExtra(prepared: HeaderList, extra: HeaderSet | null): HeaderList {
 const SHARED_ORIGIN = Symbol('shared-origin answers');
 
 function sharedMemo(snapshot: SiteSnapshot): Map<unknown, unknown> {
-  let memo = snapshot.prepared.get(SHARED_ORIGIN) as Map<unknown, unknown> | undefined;
+  return subMemo(snapshot.prepared, SHARED_ORIGIN);
+}
+
+/** A memo inside a memo: per origin kind, then per path policy (a site's `_headers`). */
+function subMemo(memos: Map<unknown, unknown>, key: unknown): Map<unknown, unknown> {
+  let memo = memos.get(key) as Map<unknown, unknown> | undefined;
   if (!memo) {
     memo = new Map();
-    snapshot.prepared.set(SHARED_ORIGIN, memo);
+    memos.set(key, memo);
   }
   return memo;
 }

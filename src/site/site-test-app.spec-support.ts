@@ -26,6 +26,7 @@ import { SiteObject, SiteRead, SiteSource, TapeStatus } from './site-source';
 import { NamesOnlySource } from './names-only-source.spec-support';
 import { TapePointerFeed } from '../chain/tape-pointer-feed';
 import { labelFromAddress } from '../chain/tape-label';
+import { compileSiteRules, encodeSiteRules } from '../versions/rules/site-rules';
 
 /** Stands in for ChainModule: the test's site source reads no chain. */
 @Module({})
@@ -33,7 +34,10 @@ class NoChainModule {}
 
 /** Tapes and their objects in memory (the chain's part); bytes go to the real track store. */
 export class MemorySiteSource extends NamesOnlySource {
-  readonly tapes = new Map<string, { status: TapeStatus; objects: SiteObject[] }>();
+  readonly tapes = new Map<
+    string,
+    { status: TapeStatus; objects: SiteObject[]; version?: { root: Buffer; rules: Buffer } }
+  >();
   /** Every read: the names asked for, and whether the tape's status was. */
   readonly reads: { tape: string; names: readonly string[]; withStatus: boolean }[] = [];
 
@@ -51,8 +55,31 @@ export class MemorySiteSource extends NamesOnlySource {
     const site = this.tapes.get(tape);
     return {
       status: withStatus ? (site?.status ?? { kind: 'unknown' }) : undefined,
-      objects: names.map((name) => site?.objects.find((o) => o.name === name) ?? null),
+      pointer: site?.version ? { version: 1, root: site.version.root } : undefined,
+      objects: names.map((name) =>
+        site?.version ? null : (site?.objects.find((o) => o.name === name) ?? null),
+      ),
     };
+  }
+
+  /** A site published as version 1 (`addSite(…, { versioned })`): its names, settings, rules. */
+  private versionOf(root: Buffer) {
+    for (const site of this.tapes.values()) if (site.version?.root.equals(root)) return site;
+    throw new Error('no such version');
+  }
+
+  override async readVersion(root: Buffer, names: readonly string[]) {
+    const site = this.versionOf(root);
+    return names.map((name) => site.objects.find((o) => o.name === name) ?? null);
+  }
+
+  override async versionSettings(root: Buffer): Promise<Buffer> {
+    const file = this.versionOf(root).objects.find((o) => o.name === '_site.json');
+    return file ? this.readWhole(file) : Buffer.alloc(0);
+  }
+
+  override async versionRules(root: Buffer): Promise<Buffer> {
+    return this.versionOf(root).version!.rules;
   }
 
   async readWhole(object: SiteObject): Promise<Buffer> {
@@ -83,6 +110,7 @@ export interface SiteTestApp {
   addSite(
     files: Record<string, string | Buffer>,
     status?: TapeStatus,
+    versioned?: { rules?: Buffer },
   ): Promise<{ tape: string; label: string }>;
   close(): Promise<void>;
 }
@@ -130,7 +158,15 @@ export async function newSiteTestApp(
   const store = app.get(TrackStore);
   holder.store = store;
 
-  async function addSite(files: Record<string, string | Buffer>, status?: TapeStatus) {
+  /**
+   * `versioned`: the tape is at version 1 whose root carries `rules` (by default the compiled
+   * `_redirects`/`_headers` among the files, as the planner makes them).
+   */
+  async function addSite(
+    files: Record<string, string | Buffer>,
+    status?: TapeStatus,
+    versioned?: { rules?: Buffer },
+  ) {
     const tape = Keypair.generate().publicKey.toBase58();
     const objects: SiteObject[] = [];
     for (const [name, body] of Object.entries(files)) {
@@ -147,9 +183,22 @@ export async function newSiteTestApp(
         contentType: TYPES[ext] ?? 'application/octet-stream',
       });
     }
+    const fileBytes = (name: string) =>
+      files[name] === undefined ? undefined : Buffer.from(files[name]);
     source.tapes.set(tape, {
       status: status ?? { kind: 'active', expiresInMs: 3_600_000 },
       objects,
+      version: versioned && {
+        root: Keypair.generate().publicKey.toBuffer(),
+        rules:
+          versioned.rules ??
+          encodeSiteRules(
+            compileSiteRules({
+              redirects: fileBytes('_redirects'),
+              headers: fileBytes('_headers'),
+            }),
+          ),
+      },
     });
     return { tape, label: labelFromAddress(tape) };
   }
