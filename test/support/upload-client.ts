@@ -131,6 +131,8 @@ export class UploadClient {
     contentType: string,
     segmentBytes: number,
     name?: string,
+    /** The compiled rules the version's root claims (default: the base's), to test refusals. */
+    rules?: Buffer,
   ): Promise<WrittenTrack> {
     const path = typeof source === 'string' ? source : this.spoolFile(source);
     const layout = await splitFileIntoTracks(path, segmentBytes);
@@ -138,6 +140,7 @@ export class UploadClient {
     await this.publish(wallet, track, name ?? `files/${track.commitment}`, contentType, {
       path,
       segmentBytes,
+      rules,
     });
     return track;
   }
@@ -204,7 +207,7 @@ export class UploadClient {
     track: WrittenTrack,
     name: string,
     contentType: string,
-    from: { path: string; segmentBytes: number },
+    from: { path: string; segmentBytes: number; rules?: Buffer },
   ): Promise<void> {
     const { layout } = track;
     const file: ChangedFile = {
@@ -238,7 +241,7 @@ export class UploadClient {
       const plan = {
         entries,
         settings: base.settings,
-        rules: base.rules,
+        rules: from.rules ?? base.rules,
         packs: [],
         tracks: [file],
         added: [name],
@@ -251,7 +254,7 @@ export class UploadClient {
           tapeSigner: track.tape.keypair,
           wallet,
           plan,
-          built: buildVersion(entries, base.settings, base.rules),
+          built: buildVersion(entries, base.settings, from.rules ?? base.rules),
           expectedVersion: base.version,
           pathOf: () => from.path,
         });
