@@ -7,6 +7,7 @@ import { Page } from 'playwright-core';
 import { HeadlessChromium, launchChromium } from './support/browser';
 import { SiteGateway, startSiteGateway } from './support/site-gateway';
 import { OriginServer, startOriginServer } from './support/site-origin-server';
+import { siteGet } from './support/site-http';
 import { SiteFiles } from './support/site-publish';
 import { UploadClient } from './support/upload-client';
 
@@ -94,6 +95,7 @@ describe('rules of a site built by a static-site generator, in headless Chromium
   let configDir: string;
   let siteDir: string;
   let label: string;
+  let tapeAddress: string;
 
   const tape = async (args: string[]) => gw.tape(args, configDir);
   const deploy = async (files: SiteFiles) => {
@@ -126,6 +128,7 @@ describe('rules of a site built by a static-site generator, in headless Chromium
     const created = await tape(['create', '--capacity', '20m', '--epochs', '24']);
     expect(created.code).toBe(0);
     label = /label\s*:?\s*([a-z2-7]{52})/i.exec(created.stdout)![1];
+    tapeAddress = /tape address\s*:?\s*(\S+)/i.exec(created.stdout)![1];
   });
 
   afterAll(async () => {
@@ -210,8 +213,10 @@ describe('rules of a site built by a static-site generator, in headless Chromium
   });
 
   it('refuses a hostile _headers or _redirects at deploy and never serves it', async () => {
-    const before = await fetch(siteUrl('/'));
-    const version = before.headers.get('x-tape-version');
+    const byHost = (path: string) =>
+      siteGet(gw.url, path, { host: `${label}.localhost:${gw.port}` });
+    const version = (await byHost('/')).headers['x-tape-version'];
+    expect(version).toBe('2');
     const hostile = await deploy({
       ...filesOf(dist),
       _headers: [
@@ -237,12 +242,17 @@ describe('rules of a site built by a static-site generator, in headless Chromium
       '_redirects:1: "https://evil.example/phish" is another origin',
     );
     expect(hostile.stderr).toContain('_redirects:2: "//evil.example/" leaves the site\'s origin');
-    for (const url of [siteUrl('/'), siteUrl('/login'), `${gw.url}/site/`]) {
-      const res = await fetch(url, { redirect: 'manual' });
-      expect(res.headers.get('set-cookie')).toBeNull();
-      expect(res.headers.get('location') ?? '').not.toContain('evil');
+    for (const res of [
+      await byHost('/'),
+      await byHost('/login'),
+      await byHost('/x'),
+      await siteGet(gw.url, `/site/${tapeAddress}/login`),
+    ]) {
+      expect(res.headers['set-cookie']).toBeUndefined();
+      expect(res.headers.location ?? '').not.toContain('evil');
+      expect(res.headers['x-tape-version']).toBe(version);
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
     }
-    expect((await fetch(siteUrl('/'))).headers.get('x-tape-version')).toBe(version);
 
     // Without the CLI: the gateway's certifier refuses the same rules, whoever built the version.
     const uploads = new UploadClient(gw.url, gw.rpcUrl);
@@ -264,9 +274,9 @@ describe('rules of a site built by a static-site generator, in headless Chromium
           forgedRules,
         ),
       ).rejects.toThrow(/a site can never set cookies/);
-      const page = await fetch(`${gw.url}/site/${other.address.toBase58()}/`);
-      expect(page.headers.get('set-cookie')).toBeNull();
-      expect(page.headers.get('x-tape-version')).toBeNull();
+      const page = await siteGet(gw.url, `/site/${other.address.toBase58()}/`);
+      expect(page.headers['set-cookie']).toBeUndefined();
+      expect(page.headers['x-tape-version']).toBeUndefined();
     } finally {
       uploads.close();
     }
