@@ -32,6 +32,8 @@ export function policyForPath(
     cacheControl: cacheControl ?? policy.cacheControl,
     extraHeaders: Object.keys(extra).length === 0 ? undefined : extra,
   };
-  if (memo.size < MEMO_LIMIT) memo.set(matched.key, derived);
-  return derived;
+  if (memo.size >= MEMO_LIMIT) return derived;
+  const kept: SitePolicy = { ...derived, memoised: true };
+  memo.set(matched.key, kept);
+  return kept;
 }

@@ -33,6 +33,12 @@ export interface SitePolicy {
    * number, counting from 1 per tape); absent for a tape served from its names.
    */
   version?: string;
+  /**
+   * A path's policy kept in its snapshot (site-path-policy.ts): answers prepared under it may
+   * be memoised. A path policy without it is built for one request (the snapshot's memo of
+   * path policies is full) and nothing prepared under it is kept.
+   */
+  memoised?: true;
   /** Headers a site's `_headers` sets for the path answered (site-path-policy.ts), lowercase. */
   extraHeaders?: Readonly<Record<string, string>>;
   /** What the built-in policy was made of, so a path's `_headers` can add sources to it. */

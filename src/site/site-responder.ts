@@ -128,7 +128,10 @@ export class SiteResponder {
     const key = answer.status === 200 ? answer.object : `${answer.status}:${answer.object.name}`;
     const policy = answer.policy ?? answer.snapshot.policy;
     let memos = answer.shared ? sharedMemo(answer.snapshot) : answer.snapshot.prepared;
-    if (policy !== answer.snapshot.policy) memos = subMemo(memos, policy);
+    // Per path policy (a site's `_headers`); one built for a single request is not kept.
+    if (policy !== answer.snapshot.policy) {
+      memos = policy.memoised === true ? subMemo(memos, policy) : new Map();
+    }
     const memo = memos.get(key) as Prepared | undefined;
     if (memo) return memo;
     const { object, status, shared } = answer;
