@@ -7,8 +7,8 @@ const base = buildSitePolicy(
   {
     spaFallback: false,
     maxAgeSecs: 60,
-    corsOrigins: { any: false, origins: [] },
-    connectOrigins: { any: false, origins: ['https://api.example'] },
+    corsOrigins: { any: false, origins: [], dropped: [] },
+    connectOrigins: { any: false, origins: ['https://api.example'], dropped: [] },
     pathSandbox: 'sandbox allow-scripts',
   },
   {},

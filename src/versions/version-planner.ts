@@ -9,6 +9,7 @@ import {
   encodeSiteRules,
   isRulesFile,
   RulesError,
+  SiteRules,
 } from './rules/site-rules';
 
 /** A file to publish: its own commitment and how its bytes are laid out when not packed. */
@@ -174,7 +175,6 @@ async function rulesOf(
   baseRules: Buffer | undefined,
   readSmall: (file: ChangedFile) => Promise<Buffer>,
 ): Promise<Buffer> {
-  const base = decodeSiteRules(baseRules ?? Buffer.alloc(0));
   const present = new Set(entries.filter((e) => isRulesFile(e.name)).map((e) => e.name));
   const written = async (name: string): Promise<Buffer | undefined> => {
     const entry = fresh.get(name);
@@ -189,16 +189,20 @@ async function rulesOf(
   const redirects = await written(REDIRECTS_FILE);
   const headers = await written(HEADERS_FILE);
   const compiled = compileSiteRules({ redirects, headers });
+  // The base's parts are decoded only when kept (and checked again: a part the fence refuses,
+  // from a version certified without it, fails here rather than at the certifier).
+  let base: SiteRules | undefined;
+  const baseRulesOf = () => (base ??= decodeSiteRules(baseRules ?? Buffer.alloc(0)));
   return encodeSiteRules({
     redirects: !present.has(REDIRECTS_FILE)
       ? []
       : redirects !== undefined
         ? compiled.redirects
-        : base.redirects,
+        : baseRulesOf().redirects,
     headers: !present.has(HEADERS_FILE)
       ? []
       : headers !== undefined
         ? compiled.headers
-        : base.headers,
+        : baseRulesOf().headers,
   });
 }
