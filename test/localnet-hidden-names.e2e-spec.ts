@@ -99,6 +99,7 @@ describe('a version naming hidden files, written to the chain directly', () => {
       entryCount: entries.length,
       totalSize: entries.reduce((n, e) => n + e.size, 0),
       settings: Buffer.alloc(0),
+      rules: Buffer.alloc(0),
       names: { tree: 'names', level: 0, entries },
       commits: { tree: 'commits', level: 0, entries: byCommitment },
     });

@@ -14,6 +14,7 @@ import { awsCli } from './support/s3-cli';
 import { failure, sdkClient } from './support/s3-sdk-client';
 import { encodeKeyPath, signWithHeader } from './support/s3-signing';
 import {
+  gatewayGet,
   startTapeS3Lab,
   TapeS3Lab,
   tapeWithCredential,
@@ -194,5 +195,22 @@ describe('tape states', () => {
   it('a bucket that is no tape is NoSuchBucket', async () => {
     const e = await failure(put(client(owner), 'a'.repeat(52)));
     expect([e.name, e.status]).toEqual(['NoSuchBucket', 404]);
+  });
+});
+
+describe('site rules', () => {
+  it('a _headers the fence refuses is InvalidArgument naming the line; a valid _redirects is published and served', async () => {
+    const e = await failure(
+      put(client(owner), owner.label, '_headers', '/*\n  Set-Cookie: session=a\n'),
+    );
+    expect([e.name, e.status]).toEqual(['InvalidArgument', 400]);
+    expect(e.message).toContain('_headers:2: a site can never set cookies');
+    expect(await names(owner)).not.toContain('_headers');
+
+    await put(client(owner), owner.label, '_redirects', '/old /page.html 302\n');
+    expect(await names(owner)).toContain('_redirects');
+    const moved = await gatewayGet(lab.gw, `/site/${owner.tape}/old?x=1`);
+    expect(moved.status).toBe(302);
+    expect(moved.headers.location).toBe(`/site/${owner.tape}/page.html?x=1`);
   });
 });

@@ -225,6 +225,7 @@ describe('publishing site versions', () => {
       entryCount: 1,
       totalSize: secret.length,
       settings: Buffer.alloc(0),
+      rules: Buffer.alloc(0),
       names: { tree: 'names', level: 0, entries: [entry] },
       commits: { tree: 'commits', level: 0, entries: [entry] },
     });

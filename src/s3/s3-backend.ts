@@ -298,5 +298,8 @@ export class S3BackendEntityTooLargeError extends S3BackendError {}
 /** The gateway has no room for the write now (its spool is full): 503 SlowDown, retried later. */
 export class S3BackendSlowDownError extends S3BackendError {}
 
+/** The write would publish a version the gateway refuses for its content (invalid site rules). */
+export class S3BackendInvalidArgumentError extends S3BackendError {}
+
 /** The requested range is outside the object (it changed since headObject): 416. */
 export class S3BackendInvalidRangeError extends S3BackendError {}

@@ -2,6 +2,7 @@ import {
   S3BackendAccessDeniedError,
   S3BackendEntityTooLargeError,
   S3BackendInsufficientCapacityError,
+  S3BackendInvalidArgumentError,
   S3BackendInvalidPartError,
   S3BackendInvalidRangeError,
   S3BackendNoSuchBucketError,
@@ -81,6 +82,9 @@ export function backendErrorToS3(
       {},
       { 'retry-after': '5' },
     );
+  }
+  if (error instanceof S3BackendInvalidArgumentError) {
+    return new S3Error('InvalidArgument', error.message);
   }
   if (error instanceof S3BackendInvalidRangeError) {
     return new S3Error('InvalidRange', 'the requested range is not satisfiable');

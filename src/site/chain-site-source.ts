@@ -55,6 +55,10 @@ export class ChainSiteSource extends SiteSource {
     return (await this.nodes.root(root)).settings;
   }
 
+  override async versionRules(root: Buffer): Promise<Buffer> {
+    return (await this.nodes.root(root)).rules;
+  }
+
   async pointers(tapes: readonly string[]): Promise<(SitePointer | null)[]> {
     const records = await this.chain.getTapes(tapes.map((t) => new PublicKey(t)));
     return records.map((record) => (record ? pointerOfRecord(record) : null));

@@ -5,11 +5,11 @@ import { NO_VERSION, SiteObject, SitePointer, SiteSource } from './site-source';
  * before versions (site-directory-versions.spec.ts covers versions).
  */
 export abstract class NamesOnlySource extends SiteSource {
-  async readVersion(): Promise<(SiteObject | null)[]> {
+  async readVersion(_root: Buffer, _names: readonly string[]): Promise<(SiteObject | null)[]> {
     throw new Error('no versions in this source');
   }
 
-  async versionSettings(): Promise<Buffer> {
+  async versionSettings(_root: Buffer): Promise<Buffer> {
     throw new Error('no versions in this source');
   }
 

@@ -1,7 +1,7 @@
 import { PointerAnnouncements } from './pointer-announcements';
 import { SiteBatchLoader } from './site-batch-loader';
 import { SiteNameCache } from './site-name-cache';
-import { parseSitePath, SiteFilePath } from './site-path';
+import { INDEX_FILE, NOT_FOUND_FILE, parseSitePath, SiteFilePath } from './site-path';
 import {
   DEFAULT_MAX_NAMES,
   DEFAULT_MAX_SITES,
@@ -10,7 +10,8 @@ import {
   SiteDirectoryOptions,
 } from './site-directory-options';
 import { SitePolicy } from './site-policy';
-import { namesOfPath, routeSitePath, SiteTarget } from './site-routing';
+import { firstRedirect, RedirectMatch } from '../versions/rules/rules-match';
+import { isGatewayFile, namesOfPath, routeSitePath, SiteTarget } from './site-routing';
 import { SETTINGS_FILE } from './site-settings';
 import { SiteSnapshot, SiteSnapshots } from './site-snapshots';
 import { samePointer, SitePointer, SiteRead, SiteSource } from './site-source';
@@ -108,6 +109,56 @@ export class SiteDirectory {
    * by the site's own objects, so random paths (misses, fallbacks) cannot grow that memo.
    */
   route(snapshot: SiteSnapshot, rawPath: string): SiteTarget | Promise<SiteTarget> {
+    const rules = snapshot.rules;
+    if (rules === undefined || rules.redirects.length === 0)
+      return this.routeFiles(snapshot, rawPath);
+    const path = parseSitePath(rawPath);
+    if (!path.ok) return this.routeFiles(snapshot, rawPath);
+    const match = firstRedirect(rules, requestPathOf(path));
+    if (match === null) return this.routeFiles(snapshot, rawPath);
+    if (match.rule.force) return this.applyRedirect(snapshot, match);
+    // Netlify's shadowing (and IPFS's "no forced redirects"): a file at the path wins.
+    const files = this.routeFiles(snapshot, rawPath);
+    const decide = (target: SiteTarget) =>
+      (target.kind === 'object' && target.named) || target.kind === 'add-slash'
+        ? target
+        : this.applyRedirect(snapshot, match);
+    return files instanceof Promise ? files.then(decide) : decide(files);
+  }
+
+  /**
+   * The answer of a `_redirects` rule: a redirect to a path of the site, or the file its target
+   * names under the rule's status (a 200 rewrite, a custom 404/410/451 page). A rewrite whose
+   * target is missing is the site's 404; a 410/451 without its page the built-in one.
+   */
+  private applyRedirect(
+    snapshot: SiteSnapshot,
+    match: RedirectMatch,
+  ): SiteTarget | Promise<SiteTarget> {
+    const status = match.rule.status;
+    if (status !== 200 && status !== 404 && status !== 410 && status !== 451) {
+      return { kind: 'redirect', status, location: match.target };
+    }
+    const target = parseSitePath(match.target.split(/[?#]/)[0]);
+    const wanted = target.ok && !isGatewayFile(target.name) ? [target.name] : [];
+    const names = [...wanted, NOT_FOUND_FILE];
+    const decide = (): SiteTarget => {
+      const owner = namesOwner(snapshot);
+      const found = wanted.length > 0 ? this.names.get(owner, wanted[0])?.object : undefined;
+      if (found) return { kind: 'object', object: found, status, named: false };
+      if (status === 410 || status === 451) return { kind: 'status-page', status };
+      const notFound = this.names.get(owner, NOT_FOUND_FILE)?.object;
+      return notFound
+        ? { kind: 'object', object: notFound, status: 404, named: false }
+        : { kind: 'not-found' };
+    };
+    const owner = namesOwner(snapshot);
+    const missing = names.filter((name) => this.names.use(owner, name) === undefined);
+    if (missing.length === 0) return decide();
+    return this.versionLoader.load(owner, missing, false).then(decide);
+  }
+
+  private routeFiles(snapshot: SiteSnapshot, rawPath: string): SiteTarget | Promise<SiteTarget> {
     const now = this.options.now();
     const memo = snapshot.routes.get(rawPath);
     if (memo !== undefined && now < memo.refreshAt) return memo.target;
@@ -327,4 +378,9 @@ export class SiteDirectory {
  */
 function namesOwner(snapshot: SiteSnapshot): string {
   return snapshot.version > 0 ? snapshot.rootHex : snapshot.tape;
+}
+
+/** The decoded request path below the site root, as rules match it (`/docs/` for `docs/index.html`). */
+export function requestPathOf(path: SiteFilePath): string {
+  return `/${path.directory ? path.name.slice(0, -INDEX_FILE.length) : path.name}`;
 }

@@ -70,6 +70,10 @@ export function securityHeaders(policy: SitePolicy, shared: boolean): Record<str
       : policy.contentSecurityPolicy,
   };
   if (policy.version !== undefined) headers['x-tape-version'] = policy.version;
+  // The site's own headers for this path, already through the fence (never a cookie, nosniff,
+  // the policy or the sandbox: those are the gateway's, above).
+  if (policy.extraHeaders !== undefined) Object.assign(headers, policy.extraHeaders);
+  // After the site's own: a pinned or alias answer is `noindex` whatever its `_headers` say.
   if (policy.robots !== undefined) headers['x-robots-tag'] = policy.robots;
   return headers;
 }
@@ -78,7 +82,7 @@ export function representationHeaders(
   object: SiteObject,
   policy: SitePolicy,
   options: {
-    status: 200 | 404;
+    status: number;
     coding: Coding | null;
     bodyLength: number;
     compressible: boolean;

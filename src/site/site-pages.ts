@@ -43,6 +43,17 @@ export const PAGES = {
     'This site is no longer served: the storage reservation of its tape has ended. ' +
       'Its owner can reserve more time with <code>tape extend</code> before a tape expires.',
   ),
+  gone: page(410, '410 Gone', 'This page has been removed.'),
+  legal: page(
+    451,
+    '451 Unavailable For Legal Reasons',
+    'This page is not available for legal reasons.',
+  ),
+  badRules: page(
+    500,
+    '500 Internal Server Error',
+    'This site cannot be served: its <code>_redirects</code> or <code>_headers</code> rules are invalid.',
+  ),
   badPath: page(400, '400 Bad Request', 'This path cannot name a file of a site.'),
   badVersion: page(
     400,

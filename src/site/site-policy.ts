@@ -1,3 +1,4 @@
+import type { CspAdditions } from '../versions/rules/header-fence';
 import { OriginList } from './origin';
 import { SiteOverrides } from './site-settings';
 
@@ -37,6 +38,16 @@ export interface SitePolicy {
    * compete with the live site in search results); absent on the live site.
    */
   robots?: string;
+  /**
+   * A path's policy kept in its snapshot (site-path-policy.ts): answers prepared under it may
+   * be memoised. A path policy without it is built for one request (the snapshot's memo of
+   * path policies is full) and nothing prepared under it is kept.
+   */
+  memoised?: true;
+  /** Headers a site's `_headers` sets for the path answered (site-path-policy.ts), lowercase. */
+  extraHeaders?: Readonly<Record<string, string>>;
+  /** What the built-in policy was made of, so a path's `_headers` can add sources to it. */
+  csp: { connectAny: boolean; connectOrigins: readonly string[]; pathSandbox: string };
 }
 
 export interface GatewaySiteDefaults {
@@ -58,6 +69,7 @@ export function buildSitePolicy(gateway: GatewaySiteDefaults, site: SiteOverride
   ]);
   const csp = contentSecurityPolicy(connectAny, [...connect]);
   return {
+    csp: { connectAny, connectOrigins: [...connect], pathSandbox: gateway.pathSandbox },
     spaFallback: site.spaFallback ?? gateway.spaFallback,
     maxAgeSecs,
     cacheControl: cacheControlFor(maxAgeSecs),
@@ -88,19 +100,25 @@ export function cacheControlFor(maxAgeSecs: number): string {
 export function contentSecurityPolicy(
   connectAny: boolean,
   connectOrigins: readonly string[],
+  added: CspAdditions = {},
 ): string {
   const connect = connectAny ? '* ws: wss:' : ["'self'", ...connectOrigins].join(' ');
+  // A site's `_headers` adds sources (checked by the fence: no `;`, `,` or keyword that loosens).
+  const plus = (directive: keyof CspAdditions, base: string): string => {
+    const extra = (added[directive] ?? []).filter((s) => !base.split(' ').includes(s));
+    return extra.length === 0 ? `${directive} ${base}` : `${directive} ${base} ${extra.join(' ')}`;
+  };
   return [
     "default-src 'self'",
-    "script-src 'self'",
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data: blob:",
-    "media-src 'self' data: blob:",
-    "font-src 'self' data:",
-    `connect-src ${connect}`,
+    plus('script-src', "'self'"),
+    plus('style-src', "'self' 'unsafe-inline'"),
+    plus('img-src', "'self' data: blob:"),
+    plus('media-src', "'self' data: blob:"),
+    plus('font-src', "'self' data:"),
+    plus('connect-src', connect),
     "worker-src 'self' blob:",
     "manifest-src 'self'",
-    "frame-src 'self'",
+    plus('frame-src', "'self'"),
     "frame-ancestors 'self'",
     "base-uri 'self'",
     "form-action 'self'",

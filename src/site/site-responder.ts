@@ -36,7 +36,9 @@ import { requestHeader } from '../http/request-header';
 /** What is known about one object's answers within one snapshot (memoised in it). */
 export interface Prepared {
   object: SiteObject;
-  status: 200 | 404;
+  status: number;
+  /** The policy the headers were made under (the path's, with its `_headers`). */
+  policy: SitePolicy;
   /** Answers of a path route (the gateway's shared origin): sandboxed (path-isolation.ts). */
   shared: boolean;
   compressible: boolean;
@@ -51,8 +53,10 @@ export interface Prepared {
 export interface ObjectChoice {
   snapshot: SiteSnapshot;
   object: SiteObject;
-  status: 200 | 404;
+  status: 200 | 404 | 410 | 451;
   download: boolean;
+  /** The path's policy when its site has `_headers` rules for it (site-path-policy.ts). */
+  policy?: SitePolicy;
   /** Served on a path route, the gateway's origin shared by every site. */
   shared: boolean;
 }
@@ -108,10 +112,10 @@ export class SiteResponder {
     return this.loaded(answer.status, full, p, coding);
   }
 
-  redirect(policy: SitePolicy, location: string, shared: boolean): SiteAnswer {
+  redirect(policy: SitePolicy, location: string, shared: boolean, status = 308): SiteAnswer {
     const headers = headerList(securityHeaders(policy, shared));
     headers.push('location', location, 'content-type', 'text/plain; charset=utf-8');
-    return bufferAnswer(308, headers, Buffer.from(`Redirecting to ${location}\n`));
+    return bufferAnswer(status, headers, Buffer.from(`Redirecting to ${location}\n`));
   }
 
   /**
@@ -131,9 +135,16 @@ export class SiteResponder {
    * The prepared answers of an object in a snapshot (built once, then memoised in it). A
    * hostname route's 200 is keyed by the object itself, so a hit hashes no string.
    */
-  prepared(answer: Pick<ObjectChoice, 'snapshot' | 'object' | 'status' | 'shared'>): Prepared {
+  prepared(
+    answer: Pick<ObjectChoice, 'snapshot' | 'object' | 'status' | 'shared' | 'policy'>,
+  ): Prepared {
     const key = answer.status === 200 ? answer.object : `${answer.status}:${answer.object.name}`;
-    const memos = answer.shared ? sharedMemo(answer.snapshot) : answer.snapshot.prepared;
+    const policy = answer.policy ?? answer.snapshot.policy;
+    let memos = answer.shared ? sharedMemo(answer.snapshot) : answer.snapshot.prepared;
+    // Per path policy (a site's `_headers`); one built for a single request is not kept.
+    if (policy !== answer.snapshot.policy) {
+      memos = policy.memoised === true ? subMemo(memos, policy) : new Map();
+    }
     const memo = memos.get(key) as Prepared | undefined;
     if (memo) return memo;
     const { object, status, shared } = answer;
@@ -141,9 +152,10 @@ export class SiteResponder {
     const p: Prepared = {
       object,
       status,
+      policy,
       shared,
       compressible,
-      identity: representationHeaders(object, answer.snapshot.policy, {
+      identity: representationHeaders(object, policy, {
         status,
         coding: null,
         bodyLength: object.size,
@@ -171,7 +183,7 @@ export class SiteResponder {
     p.variants[coding] =
       compressed === null
         ? false
-        : representationHeaders(p.object, answer.snapshot.policy, {
+        : representationHeaders(p.object, p.policy, {
             status: p.status,
             coding,
             bodyLength: compressed.length,
@@ -315,10 +327,15 @@ function withExtra(prepared: HeaderList, extra: HeaderSet | null): HeaderList {
 const SHARED_ORIGIN = Symbol('shared-origin answers');
 
 function sharedMemo(snapshot: SiteSnapshot): Map<unknown, unknown> {
-  let memo = snapshot.prepared.get(SHARED_ORIGIN) as Map<unknown, unknown> | undefined;
+  return subMemo(snapshot.prepared, SHARED_ORIGIN);
+}
+
+/** A memo inside a memo: per origin kind, then per path policy (a site's `_headers`). */
+function subMemo(memos: Map<unknown, unknown>, key: unknown): Map<unknown, unknown> {
+  let memo = memos.get(key) as Map<unknown, unknown> | undefined;
   if (!memo) {
     memo = new Map();
-    snapshot.prepared.set(SHARED_ORIGIN, memo);
+    memos.set(key, memo);
   }
   return memo;
 }

@@ -1,3 +1,4 @@
+import { isRulesFile } from '../versions/rules/site-rules';
 import { SETTINGS_FILE } from './site-settings';
 import { INDEX_FILE, looksLikeRoute, NOT_FOUND_FILE, SiteFilePath } from './site-path';
 import { SiteObject } from './site-source';
@@ -7,7 +8,7 @@ import { SiteObject } from './site-source';
  * mapping"):
  *
  * 1. a refused path (site-path.ts) -> 400 (decided before any name is looked up);
- * 2. `_site.json` -> 404 (read by the gateway, never served);
+ * 2. `_site.json`, `_redirects`, `_headers` -> 404 (read by the gateway, never served);
  * 3. the object the path names -> 200;
  * 4. a path without a trailing slash whose `<path>/index.html` exists -> 308 to `<path>/`;
  * 5. a route-looking path (no extension) whose `<path>.html` exists -> that file, 200
@@ -22,11 +23,16 @@ export type SiteTarget =
   | {
       kind: 'object';
       object: SiteObject;
-      status: 200 | 404;
+      /** 410 and 451 only from a `_redirects` rule (site-rules-routing.ts). */
+      status: 200 | 404 | 410 | 451;
       /** The path names this object itself (rules 3 and 5), not a fallback page. */
       named: boolean;
     }
   | { kind: 'add-slash' }
+  /** A `_redirects` rule: `location` is a path of the site (its mount is added), maybe a query. */
+  | { kind: 'redirect'; status: 301 | 302 | 303 | 307 | 308; location: string }
+  /** A `_redirects` 410 or 451 rule whose target file does not exist: a built-in page. */
+  | { kind: 'status-page'; status: 410 | 451 }
   | { kind: 'not-found' }
   | { kind: 'bad-path'; reason: string };
 
@@ -36,7 +42,7 @@ export type SiteLookup = (name: string) => SiteObject | undefined;
 /** The names `routeSitePath` may consult for `path`, most specific first, without repeats. */
 export function namesOfPath(path: SiteFilePath, spaFallback: boolean): string[] {
   const names: string[] = [];
-  if (path.name !== SETTINGS_FILE) {
+  if (!isGatewayFile(path.name)) {
     names.push(path.name);
     if (!path.directory) {
       names.push(`${path.name}/${INDEX_FILE}`);
@@ -48,12 +54,17 @@ export function namesOfPath(path: SiteFilePath, spaFallback: boolean): string[] 
   return names;
 }
 
+/** Files the gateway reads and never serves: `_site.json`, `_redirects`, `_headers`. */
+export function isGatewayFile(name: string): boolean {
+  return name === SETTINGS_FILE || isRulesFile(name);
+}
+
 export function routeSitePath(
   lookup: SiteLookup,
   spaFallback: boolean,
   path: SiteFilePath,
 ): SiteTarget {
-  if (path.name !== SETTINGS_FILE) {
+  if (!isGatewayFile(path.name)) {
     const exact = lookup(path.name);
     if (exact) return { kind: 'object', object: exact, status: 200, named: true };
     if (!path.directory) {

@@ -21,6 +21,7 @@ import {
   TapeStatus,
 } from './site-source';
 import { selectorKey, VersionSelector } from '../domains/version-selector';
+import { decodeSiteRules, RulesError, SiteRules } from '../versions/rules/site-rules';
 
 export type SiteStatus = TapeStatus['kind'];
 
@@ -55,6 +56,15 @@ export interface SiteSnapshot {
   readonly prepared: Map<unknown, unknown>;
   /** The answer for a path, keyed by the path as requested, until its names need reading. */
   readonly routes: Map<string, RouteMemo>;
+  /** The version's `_redirects` and `_headers` (docs/site.md, "Rules"); undefined: none. */
+  readonly rules?: SiteRules;
+  /**
+   * The version's rules failed the reader's checks (not certified by a gateway that applies
+   * the fence): nothing of this version is served, every path answers 500 (logged once).
+   */
+  readonly rulesRefused?: string;
+  /** Policies of paths under `_headers` rules, by the rules matched (site-path-policy.ts). */
+  readonly pathPolicies: Map<string, SitePolicy>;
 }
 
 export interface RouteMemo {
@@ -139,8 +149,11 @@ export class SiteSnapshots {
     const previous = this.entries.get(tape);
     const versioned = status.kind === 'active' && pointer.version > 0;
     let settings: Settings = {};
-    if (versioned) settings = await this.versionSettingsOf(tape, pointer, previous);
-    else if (status.kind === 'active')
+    let rules: { rules?: SiteRules; refused?: string } = {};
+    if (versioned) {
+      settings = await this.versionSettingsOf(tape, pointer, previous);
+      rules = await this.rulesOf(tape, pointer, previous);
+    } else if (status.kind === 'active')
       settings = await this.settingsOf(tape, settingsFile, previous);
     const now = this.options.now();
     let policy =
@@ -160,6 +173,9 @@ export class SiteSnapshots {
       expiresAt: status.kind === 'active' ? now + status.expiresInMs : -Infinity,
       prepared: new Map(),
       routes: new Map(),
+      rules: rules.rules,
+      rulesRefused: rules.refused,
+      pathPolicies: new Map(),
     };
     const ttlMs = this.ttlMs(status.kind, policy);
     this.remember(tape, {
@@ -206,11 +222,10 @@ export class SiteSnapshots {
     kept: KeptRoot,
     pinned: boolean,
   ): Promise<SiteSnapshot> {
-    const settings = await this.versionSettingsOf(
-      parent.tape,
-      { ...parent.pointer, version: kept.version, root: kept.root },
-      this.entries.get(parent.tape),
-    );
+    const pointer = { ...parent.pointer, version: kept.version, root: kept.root };
+    const previous = this.entries.get(parent.tape);
+    const settings = await this.versionSettingsOf(parent.tape, pointer, previous);
+    const rules = await this.rulesOf(parent.tape, pointer, previous);
     const base =
       settings.overrides === undefined
         ? this.defaultPolicy
@@ -232,6 +247,9 @@ export class SiteSnapshots {
       expiresAt: parent.expiresAt,
       prepared: new Map(),
       routes: new Map(),
+      rules: rules.rules,
+      rulesRefused: rules.refused,
+      pathPolicies: new Map(),
     };
   }
 
@@ -242,6 +260,31 @@ export class SiteSnapshots {
     entry.freshUntil = Math.min(now + 5000, entry.fetchedAt + staleMs);
     entry.refreshAt = entry.freshUntil;
     return true;
+  }
+
+  /**
+   * A version's rules, from its root, checked again here (the fence, the canonical spelling):
+   * a reader never trusts that the certifier of the version applied them.
+   */
+  private async rulesOf(
+    tape: string,
+    pointer: SitePointer,
+    previous: SiteEntry | undefined,
+  ): Promise<{ rules?: SiteRules; refused?: string }> {
+    const bytes = await this.source.versionRules(pointer.root);
+    if (bytes.length === 0) return {};
+    try {
+      return { rules: decodeSiteRules(bytes) };
+    } catch (err) {
+      if (!(err instanceof RulesError)) throw err;
+      // Logged once per version: a snapshot of the same root was refused before.
+      if (previous?.snapshot.rootHex !== pointer.root.toString('hex')) {
+        this.options.warn(
+          `site ${tape}: version ${pointer.version} is not served: ${err.message.replace(/\n/g, '; ')}`,
+        );
+      }
+      return { refused: err.message };
+    }
   }
 
   /** A version's settings are its `_site.json` bytes, kept in its root (docs/versions.md). */

@@ -109,6 +109,11 @@ export abstract class SiteSource {
   /** The version's settings: the bytes of its `_site.json` (empty when it has none). */
   abstract versionSettings(root: Buffer): Promise<Buffer>;
 
+  /** The version's compiled `_redirects`/`_headers` (its root's rules; empty when none). */
+  versionRules(_root: Buffer): Promise<Buffer> {
+    return Promise.resolve(Buffer.alloc(0));
+  }
+
   /** Pointers of these tapes (null: no such tape), for the polling fallback: one request per 100. */
   abstract pointers(tapes: readonly string[]): Promise<(SitePointer | null)[]>;
 

@@ -36,6 +36,7 @@ import { buildVersion } from '../versions/version-builder';
 import { VersionEntry } from '../versions/version-entry';
 import { TapePointerFeed } from '../chain/tape-pointer-feed';
 import { labelFromAddress } from '../chain/tape-label';
+import { compileSiteRules, encodeSiteRules } from '../versions/rules/site-rules';
 
 /** Stands in for ChainModule: the test's site source reads no chain. */
 @Module({})
@@ -82,6 +83,10 @@ export class MemorySiteSource extends SiteSource {
     return tapes.map((tape) => this.tapes.get(tape)?.pointer ?? NO_VERSION);
   }
 
+  override async versionRules(root: Buffer): Promise<Buffer> {
+    return (await new StoreVersionNodes(this.store()).root(root)).rules;
+  }
+
   async readWhole(object: SiteObject): Promise<Buffer> {
     const chunks: Buffer[] = [];
     if (object.size === 0) return Buffer.alloc(0);
@@ -110,6 +115,7 @@ export interface SiteTestApp {
   addSite(
     files: Record<string, string | Buffer>,
     status?: TapeStatus,
+    versioned?: { rules?: Buffer },
   ): Promise<{ tape: string; label: string }>;
   /**
    * Publishes a version of these files on `tape` (a new active tape when absent): live, or
@@ -118,7 +124,7 @@ export interface SiteTestApp {
    */
   publish(
     files: Record<string, string | Buffer>,
-    options?: { tape?: string; alias?: string; settings?: string },
+    options?: { tape?: string; alias?: string; settings?: string; rules?: Buffer },
   ): Promise<{ tape: string; label: string; pointer: SitePointer }>;
   /** SetCurrent: a kept version becomes the live one (rollback, promote). */
   setCurrent(tape: string, version: number): SitePointer;
@@ -168,7 +174,27 @@ export async function newSiteTestApp(
   const store = app.get(TrackStore);
   holder.store = store;
 
-  async function addSite(files: Record<string, string | Buffer>, status?: TapeStatus) {
+  /**
+   * `versioned`: the tape is at version 1 whose root carries `rules` (by default the compiled
+   * `_redirects`/`_headers` among the files, as the planner makes them).
+   */
+  async function addSite(
+    files: Record<string, string | Buffer>,
+    status?: TapeStatus,
+    versioned?: { rules?: Buffer },
+  ) {
+    if (versioned) {
+      const fileBytes = (name: string) =>
+        files[name] === undefined ? undefined : Buffer.from(files[name]);
+      const rules =
+        versioned.rules ??
+        encodeSiteRules(
+          compileSiteRules({ redirects: fileBytes('_redirects'), headers: fileBytes('_headers') }),
+        );
+      const published = await publish(files, { rules });
+      if (status) source.tapes.get(published.tape)!.status = status;
+      return { tape: published.tape, label: published.label };
+    }
     const tape = Keypair.generate().publicKey.toBase58();
     const objects: SiteObject[] = [];
     for (const [name, body] of Object.entries(files)) {
@@ -194,7 +220,7 @@ export async function newSiteTestApp(
 
   async function publish(
     files: Record<string, string | Buffer>,
-    options: { tape?: string; alias?: string; settings?: string } = {},
+    options: { tape?: string; alias?: string; settings?: string; rules?: Buffer } = {},
   ) {
     const tape = options.tape ?? Keypair.generate().publicKey.toBase58();
     const entries: VersionEntry[] = [];
@@ -214,7 +240,7 @@ export async function newSiteTestApp(
         location: { kind: 'blob' },
       });
     }
-    const built = buildVersion(entries, Buffer.from(options.settings ?? ''));
+    const built = buildVersion(entries, Buffer.from(options.settings ?? ''), options.rules);
     for (const bytes of [built.rootBytes, ...built.nodes.map((n) => n.bytes)]) {
       const { commitment } = commitmentOfBuffer(bytes);
       if (!(await store.has(commitment))) {

@@ -1,7 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { SiteConfig } from '../config/site.config';
 import { preflightHeaders } from './cors';
-import { SiteDirectory } from './site-directory';
+import { requestPathOf, SiteDirectory } from './site-directory';
+import { parseSitePath } from './site-path';
+import { policyForPath } from './site-path-policy';
+import { SitePolicy } from './site-policy';
 import { SiteSnapshot } from './site-snapshots';
 import { securityHeaders } from './site-headers';
 import { headerList, SiteAnswer, SiteRequest } from './site-answer';
@@ -175,6 +178,13 @@ export class SiteService {
     rawUrl: string,
     mount: string,
   ): SiteAnswer | Promise<SiteAnswer> {
+    if (snapshot.rulesRefused !== undefined) {
+      return this.responder.page(
+        PAGES.badRules,
+        undefined,
+        snapshot.policy.robots === undefined ? undefined : NOINDEX,
+      );
+    }
     const policy = snapshot.policy;
     if (req.method === 'OPTIONS') {
       const headers = {
@@ -213,7 +223,7 @@ export class SiteService {
     rawPath: string,
     query: string,
   ): SiteAnswer | Promise<SiteAnswer> {
-    const policy = snapshot.policy;
+    const policy = this.pathPolicy(snapshot, rawPath);
     switch (target.kind) {
       case 'object':
         return this.responder.object(req, {
@@ -222,7 +232,18 @@ export class SiteService {
           status: target.status,
           download: query !== '' && wantsDownload(query),
           shared: mount !== '',
+          policy,
         });
+      case 'redirect':
+        // A path of the site, under its mount: never another origin or another site.
+        return this.responder.redirect(
+          policy,
+          `${mount}${target.location}${target.location.includes('?') ? '' : safeQuery(query)}`,
+          mount !== '',
+          target.status,
+        );
+      case 'status-page':
+        return this.responder.page(target.status === 410 ? PAGES.gone : PAGES.legal, policy);
       case 'add-slash':
         return this.responder.redirect(
           policy,
@@ -240,6 +261,15 @@ export class SiteService {
         // Never cached (a 400), but of the site: a versioned site's says which version.
         return this.responder.page(PAGES.badPath, policy);
     }
+  }
+
+  /** The policy of this path: the site's, plus what its `_headers` rules add for it. */
+  private pathPolicy(snapshot: SiteSnapshot, rawPath: string): SitePolicy {
+    const rules = snapshot.rules;
+    if (rules === undefined || rules.headers.length === 0) return snapshot.policy;
+    const path = parseSitePath(rawPath);
+    if (!path.ok) return snapshot.policy;
+    return policyForPath(snapshot.policy, rules, requestPathOf(path), snapshot.pathPolicies);
   }
 
   private unavailable(tape: string, err: unknown): SiteAnswer {

@@ -77,7 +77,9 @@ export class ProofService {
         if (entry) found.set(name, entry);
       }
       const target = routeSitePath((name) => siteObjectStub(found.get(name)), spa, path);
-      if (target.kind !== 'object') throw proofErrors.notServed(rawPath);
+      // A path a site's `_redirects` answers with 410 or 451 has no proof yet (docs/verify.md).
+      if (target.kind !== 'object' || (target.status !== 200 && target.status !== 404))
+        throw proofErrors.notServed(rawPath);
       const entry = found.get(target.object.name)!;
       return {
         ...this.head(tape, read, current.version, current.root),

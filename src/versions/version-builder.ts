@@ -15,12 +15,13 @@ export interface BuiltVersion {
 }
 
 /**
- * Builds the one canonical version of a set of entries and settings. Entries may come in any
+ * Builds the one canonical version of a set of entries, settings and compiled rules. Entries may come in any
  * order; a repeated name, an invalid entry or oversized settings is a VersionFormatError.
  */
 export function buildVersion(
   entries: readonly VersionEntry[],
   settings: Buffer = Buffer.alloc(0),
+  rules: Buffer = Buffer.alloc(0),
 ): BuiltVersion {
   if (settings.length > MAX_SETTINGS_BYTES) {
     throw new VersionFormatError(
@@ -46,6 +47,7 @@ export function buildVersion(
     entryCount: sorted.length,
     totalSize: sorted.reduce((sum, e) => sum + e.size, 0),
     settings,
+    rules,
     names: names.top,
     commits: commits.top,
   };

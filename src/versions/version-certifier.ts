@@ -7,6 +7,8 @@ import { buildVersion } from './version-builder';
 import { VersionEntry, VersionFormatError } from './version-entry';
 import { MAX_SETTINGS_BYTES, VersionRoot } from './version-nodes';
 import { VersionHoldings } from './version-holdings';
+import { HEADERS_FILE, MAX_RULES_FILE_BYTES, REDIRECTS_FILE } from './rules/rules-limits';
+import { compileSiteRules, encodeSiteRules, RulesError } from './rules/site-rules';
 import { VersionNodeSource, VersionReader } from './version-reader';
 import { SegmentsOf, TrackSizes, publishSizes, versionTracks } from './version-tracks';
 
@@ -38,7 +40,8 @@ export interface VersionRef {
 /**
  * Checks a version as a whole before the storage authority signs its Publish: canonical nodes
  * and trees, no hidden name, every referenced byte held and verified (each packed file's range
- * against the file's own commitment), settings equal to the version's `_site.json`; then its
+ * against the file's own commitment), settings equal to the version's `_site.json`, rules the
+ * compilation of its `_redirects` and `_headers` (and within the fence); then its
  * bytes and the bytes it adds to `base` (the tape's current version, whose tracks are passed in).
  */
 export class VersionCertifier {
@@ -77,7 +80,9 @@ export class VersionCertifier {
       const root = await reader.root(version.commitment, version.bytes);
       const entries: VersionEntry[] = [];
       for await (const entry of reader.entries(root)) entries.push(entry);
-      if (!buildVersion(entries, root.settings).rootCommitment.equals(version.commitment)) {
+      if (
+        !buildVersion(entries, root.settings, root.rules).rootCommitment.equals(version.commitment)
+      ) {
         throw new CertificationError('the version is not the canonical tree of its entries');
       }
       const packs = new Map<string, Buffer>();
@@ -92,6 +97,7 @@ export class VersionCertifier {
         checked.add(fact);
       }
       await this.checkSettings(entries, root.settings, packs);
+      await this.checkRules(entries, root.rules, packs);
       const tracks = await versionTracks(reader, { ...version, node: root }, segmentsOf);
       const facts = {
         root: version.commitment,
@@ -160,6 +166,44 @@ export class VersionCertifier {
     }
   }
 
+  /**
+   * The root's rules must be the compilation of the version's `_redirects` and `_headers`, and
+   * these must pass the fence (docs/site.md, "Rules"): a version with invalid or hostile rules
+   * is never certified, whoever built it.
+   */
+  private async checkRules(
+    entries: VersionEntry[],
+    rules: Buffer,
+    packs: Map<string, Buffer>,
+  ): Promise<void> {
+    const read = async (name: string): Promise<Buffer | undefined> => {
+      const file = entries.find((e) => e.name === name);
+      if (file === undefined) return undefined;
+      if (file.size > MAX_RULES_FILE_BYTES) {
+        throw new CertificationError(
+          `invalid site rules:\n${name}: ${file.size} bytes, over the ${MAX_RULES_FILE_BYTES}-byte limit`,
+        );
+      }
+      return this.wholeFile(file, packs);
+    };
+    let expected: Buffer;
+    try {
+      const compiled = compileSiteRules({
+        redirects: await read(REDIRECTS_FILE),
+        headers: await read(HEADERS_FILE),
+      });
+      expected = encodeSiteRules(compiled);
+    } catch (err) {
+      if (err instanceof RulesError) throw new CertificationError(err.message);
+      throw err;
+    }
+    if (!expected.equals(rules)) {
+      throw new CertificationError(
+        `the version's rules are not the compilation of its ${REDIRECTS_FILE} and ${HEADERS_FILE}`,
+      );
+    }
+  }
+
   private async wholeFile(entry: VersionEntry, packs: Map<string, Buffer>): Promise<Buffer> {
     const loc = entry.location;
     if (loc.kind === 'packed') {
@@ -169,7 +213,7 @@ export class VersionCertifier {
       );
     }
     if (loc.kind === 'blob') return this.holdings.readTrack(entry.commitment, entry.size);
-    throw new CertificationError(`${SETTINGS_NAME} cannot be a streamed object`);
+    throw new CertificationError(`${entry.name} cannot be a streamed object`);
   }
 
   private async packBytes(

@@ -1,3 +1,4 @@
+import { MAX_COMPILED_RULES_BYTES } from './rules/rules-limits';
 import { ByteReader, LayoutError } from '../chain/byte-codec';
 import { COMMITMENT_BYTES } from '../tracks/commitment';
 import {
@@ -48,12 +49,19 @@ export interface VersionRoot {
   totalSize: number;
   /** Canonical JSON of the site settings (`_site.json`), empty when the site has none. */
   settings: Buffer;
+  /**
+   * The site's compiled rules (`_redirects`, `_headers`: src/versions/rules/site-rules.ts),
+   * empty when it has none. A root with rules is spelled with ROOT_MAGIC_RULES.
+   */
+  rules: Buffer;
   names: TreeNode;
   commits: TreeNode;
 }
 
 export const NODE_FORMAT = 1;
 export const ROOT_MAGIC = Buffer.from('tape-version-v1', 'ascii');
+/** The root of a version with rules: the same fields, then `u32 rules_len, rules` after settings. */
+export const ROOT_MAGIC_RULES = Buffer.from('tape-version-v2', 'ascii');
 export const MAX_LEVEL = 16;
 export const MAX_SETTINGS_BYTES = 64 * 1024;
 /** A node's entries; the shape rules keep real nodes far below it. */
@@ -85,11 +93,20 @@ export function encodeNode(node: TreeNode): Buffer {
 }
 
 export function encodeRoot(root: VersionRoot): Buffer {
+  const withRules = root.rules.length > 0;
   const w = new NodeWriter(
-    ROOT_MAGIC.length + 20 + root.settings.length + nodeBytes(root.names) + nodeBytes(root.commits),
+    ROOT_MAGIC.length +
+      20 +
+      root.settings.length +
+      (withRules ? 4 + root.rules.length : 0) +
+      nodeBytes(root.names) +
+      nodeBytes(root.commits),
   );
-  w.bytes(ROOT_MAGIC).u64(root.entryCount).u64(root.totalSize);
+  w.bytes(withRules ? ROOT_MAGIC_RULES : ROOT_MAGIC)
+    .u64(root.entryCount)
+    .u64(root.totalSize);
   w.u32(root.settings.length).bytes(root.settings);
+  if (withRules) w.u32(root.rules.length).bytes(root.rules);
   writeNode(w, root.names);
   writeNode(w, root.commits);
   return w.done();
@@ -145,7 +162,9 @@ export function decodeNode(bytes: Buffer, expected: { tree: TreeKind; level: num
 export function decodeRoot(bytes: Buffer): VersionRoot {
   return canonical(bytes, encodeRoot, () => {
     const r = new ByteReader(bytes);
-    if (!r.bytes(ROOT_MAGIC.length).equals(ROOT_MAGIC)) {
+    const magic = r.bytes(ROOT_MAGIC.length);
+    const withRules = magic.equals(ROOT_MAGIC_RULES);
+    if (!withRules && !magic.equals(ROOT_MAGIC)) {
       throw new VersionFormatError('not a version root (bad magic)');
     }
     const entryCount = r.u64n();
@@ -157,6 +176,17 @@ export function decodeRoot(bytes: Buffer): VersionRoot {
       );
     }
     const settings = r.bytes(settingsBytes);
+    let rules: Buffer = Buffer.alloc(0);
+    if (withRules) {
+      // Empty rules are spelled without the field (ROOT_MAGIC): canonical() refuses this one.
+      const rulesBytes = r.u32();
+      if (rulesBytes > MAX_COMPILED_RULES_BYTES) {
+        throw new VersionFormatError(
+          `rules of ${rulesBytes} bytes (at most ${MAX_COMPILED_RULES_BYTES})`,
+        );
+      }
+      rules = r.bytes(rulesBytes);
+    }
     const names = readNode(r);
     const commits = readNode(r);
     r.end();
@@ -168,7 +198,7 @@ export function decodeRoot(bytes: Buffer): VersionRoot {
         `root counts ${entryCount} entries, its names tree ${nodeCount(names)}`,
       );
     }
-    return { entryCount, totalSize, settings, names, commits };
+    return { entryCount, totalSize, settings, rules, names, commits };
   });
 }
 

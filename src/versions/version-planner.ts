@@ -2,6 +2,15 @@ import { PackInput, isPackable, packFiles } from './pack-writer';
 import { EntryLocation, VersionEntry, compareNames } from './version-entry';
 import { MAX_SETTINGS_BYTES } from './version-nodes';
 import { SETTINGS_NAME } from './version-certifier';
+import { HEADERS_FILE, MAX_RULES_FILE_BYTES, REDIRECTS_FILE } from './rules/rules-limits';
+import {
+  compileSiteRules,
+  decodeSiteRules,
+  encodeSiteRules,
+  isRulesFile,
+  RulesError,
+  SiteRules,
+} from './rules/site-rules';
 
 /** A file to publish: its own commitment and how its bytes are laid out when not packed. */
 export interface ChangedFile {
@@ -27,6 +36,8 @@ export interface VersionPlan {
   entries: VersionEntry[];
   /** The `_site.json` bytes the version must carry as settings (empty when none). */
   settings: Buffer;
+  /** The compiled `_redirects` and `_headers` the version carries (empty when none). */
+  rules: Buffer;
   /** Packs this version adds: upload them before publishing. */
   packs: Array<{ commitment: Buffer; bytes: Buffer }>;
   /** Files whose own tracks (blob, or segments + manifest) this version needs. */
@@ -45,7 +56,7 @@ export interface VersionPlan {
  * track of their own.
  */
 export async function planVersion(
-  baseVersion: { entries: readonly VersionEntry[]; settings: Buffer },
+  baseVersion: { entries: readonly VersionEntry[]; settings: Buffer; rules?: Buffer },
   change: VersionChange,
   readSmall: (file: ChangedFile) => Promise<Buffer>,
 ): Promise<VersionPlan> {
@@ -114,6 +125,7 @@ export async function planVersion(
   return {
     entries,
     settings: await settingsOf(entries, fresh, baseVersion.settings, readSmall),
+    rules: await rulesOf(entries, fresh, baseVersion.rules, readSmall),
     packs: packed.packs,
     tracks,
     added: added.sort(compareNames),
@@ -150,4 +162,47 @@ async function settingsOf(
   const written = fresh.get(SETTINGS_NAME);
   if (written === undefined) return baseSettings;
   return readSmall({ ...written, layout: { kind: 'blob' } });
+}
+
+/**
+ * The compiled rules a version carries (docs/versions.md, "Encoding"): each of `_redirects` and
+ * `_headers` compiled from the change when it wrote that file, else the base's compiled part
+ * (each part comes from its own file only); a RulesError names every problem of a written file.
+ */
+async function rulesOf(
+  entries: VersionEntry[],
+  fresh: Map<string, VersionEntry>,
+  baseRules: Buffer | undefined,
+  readSmall: (file: ChangedFile) => Promise<Buffer>,
+): Promise<Buffer> {
+  const present = new Set(entries.filter((e) => isRulesFile(e.name)).map((e) => e.name));
+  const written = async (name: string): Promise<Buffer | undefined> => {
+    const entry = fresh.get(name);
+    if (entry === undefined) return undefined;
+    if (entry.size > MAX_RULES_FILE_BYTES) {
+      throw new RulesError([
+        `${name}: ${entry.size} bytes, over the ${MAX_RULES_FILE_BYTES}-byte limit`,
+      ]);
+    }
+    return readSmall({ ...entry, layout: { kind: 'blob' } });
+  };
+  const redirects = await written(REDIRECTS_FILE);
+  const headers = await written(HEADERS_FILE);
+  const compiled = compileSiteRules({ redirects, headers });
+  // The base's parts are decoded only when kept (and checked again: a part the fence refuses,
+  // from a version certified without it, fails here rather than at the certifier).
+  let base: SiteRules | undefined;
+  const baseRulesOf = () => (base ??= decodeSiteRules(baseRules ?? Buffer.alloc(0)));
+  return encodeSiteRules({
+    redirects: !present.has(REDIRECTS_FILE)
+      ? []
+      : redirects !== undefined
+        ? compiled.redirects
+        : baseRulesOf().redirects,
+    headers: !present.has(HEADERS_FILE)
+      ? []
+      : headers !== undefined
+        ? compiled.headers
+        : baseRulesOf().headers,
+  });
 }

@@ -147,6 +147,8 @@ export class UploadClient {
     contentType: string,
     segmentBytes: number,
     name?: string,
+    /** The compiled rules the version's root claims (default: the base's), to test refusals. */
+    rules?: Buffer,
   ): Promise<WrittenTrack> {
     const path = typeof source === 'string' ? source : this.spoolFile(source);
     const layout = await splitFileIntoTracks(path, segmentBytes);
@@ -154,6 +156,7 @@ export class UploadClient {
     await this.publish(wallet, track, name ?? `files/${track.commitment}`, contentType, {
       path,
       segmentBytes,
+      rules,
     });
     return track;
   }
@@ -220,7 +223,7 @@ export class UploadClient {
     track: WrittenTrack,
     name: string,
     contentType: string,
-    from: { path: string; segmentBytes: number },
+    from: { path: string; segmentBytes: number; rules?: Buffer },
   ): Promise<void> {
     const { layout } = track;
     const file: ChangedFile = {
@@ -254,6 +257,7 @@ export class UploadClient {
       const plan = {
         entries,
         settings: base.settings,
+        rules: from.rules ?? base.rules,
         packs: [],
         tracks: [file],
         added: [name],
@@ -266,7 +270,7 @@ export class UploadClient {
           tapeSigner: track.tape.keypair,
           wallet,
           plan,
-          built: buildVersion(entries, base.settings),
+          built: buildVersion(entries, base.settings, from.rules ?? base.rules),
           expectedSequence: base.version,
           pathOf: () => from.path,
         });

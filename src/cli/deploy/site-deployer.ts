@@ -15,6 +15,7 @@ import { VersionPublisher } from '../versions/version-publisher';
 import { assertCanPay, assertTapeActive, assertVersionCapacity } from './deploy-preflight';
 import { DeployProgress, PlainProgress, TerminalProgress } from './deploy-progress';
 import { HashedFile, hashSiteFiles } from './site-hasher';
+import { checkSiteRules } from './site-rules-check';
 import { scanSite } from './site-scanner';
 import { HashCache, userCacheDir } from './hash-cache';
 import { readCurrentVersion } from '../versions/current-version';
@@ -83,6 +84,8 @@ export class SiteDeployer {
     const scanning = quiet(scanSite(indexPath));
     const loading = quiet(session.loadTape());
     const site = await scanning;
+    // `_redirects`/`_headers` refused: stop before anything is sent; then what the policy blocks.
+    for (const warning of await checkSiteRules(site.files)) this.printer.note(warning);
     const tape = await loading;
     const chain = session.chain;
     const { reader } = chain;

@@ -71,7 +71,7 @@ export class ChangePublisher {
           ? await req.firstBase
           : await readCurrentVersion(this.chain.reader, this.gateway, req.tape);
       const plan = await planVersion(base, req.change(base), req.readSmall);
-      const built = buildVersion(plan.entries, plan.settings);
+      const built = buildVersion(plan.entries, plan.settings, plan.rules);
       const planned = { base, plan, built, addedBytes: addedBytesOf(plan, built, base) };
       if (!req.alias && base.version > 0 && built.rootCommitment.equals(base.rootCommitment)) {
         return { ...planned, attempts: attempt };

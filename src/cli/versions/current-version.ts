@@ -128,6 +128,7 @@ function emptyVersion(record: TapeRecord): CurrentVersion {
     root: buildVersion([]).root,
     entries: [],
     settings: Buffer.alloc(0),
+    rules: Buffer.alloc(0),
     manifestTracks: new Map(),
   };
 }

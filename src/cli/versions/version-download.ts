@@ -8,6 +8,8 @@ export interface DownloadedVersion {
   root: VersionRoot;
   entries: VersionEntry[];
   settings: Buffer;
+  /** The compiled rules its root carries (docs/versions.md). */
+  rules: Buffer;
   /** Commitment hex → length of the root and every node (what the next version may share). */
   manifestTracks: Map<string, number>;
 }
@@ -53,7 +55,13 @@ export async function verifyVersionDownload(
     }
     throw err;
   }
-  return { root: decoded, entries, settings: decoded.settings, manifestTracks };
+  return {
+    root: decoded,
+    entries,
+    settings: decoded.settings,
+    rules: decoded.rules,
+    manifestTracks,
+  };
 }
 
 /** Only the first frame (the root) of a download: enough for its entry count and sizes. */

@@ -18,6 +18,8 @@ export interface CurrentVersion {
 export interface PlanBase {
   entries: VersionEntry[];
   settings: Buffer;
+  /** The compiled rules its root carries. */
+  rules: Buffer;
   /**
    * The version's own nodes (commitment hex), when this gateway built and published it: the
    * next group stores only the nodes it does not share with them.
@@ -73,13 +75,13 @@ export class TapeVersions {
   /** Every entry of the tape's current version: the base a group of writes is planned on. */
   async entries(tape: PublicKey, record: TapeRecord): Promise<PlanBase> {
     const current = currentVersion(record);
-    if (!current) return { entries: [], settings: Buffer.alloc(0) };
+    if (!current) return { entries: [], settings: Buffer.alloc(0), rules: Buffer.alloc(0) };
     const kept = this.planned.get(tape.toBase58());
     if (kept?.root === current.root.toString('hex')) return kept.base;
     const root = await this.nodes.root(current.root);
     const entries: VersionEntry[] = [];
     for await (const entry of this.nodes.reader().entries(root)) entries.push(entry);
-    const base = { entries, settings: root.settings };
+    const base = { entries, settings: root.settings, rules: root.rules };
     this.remember(tape, current.root, base);
     return base;
   }

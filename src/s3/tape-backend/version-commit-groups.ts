@@ -12,9 +12,11 @@ import { ObjectReader } from '../../tracks/object-reader';
 import { TrackStore } from '../../tracks/track-store';
 import { buildVersion, BuiltVersion } from '../../versions/version-builder';
 import { ChangedFile, planVersion, VersionPlan } from '../../versions/version-planner';
+import { RulesError } from '../../versions/rules/site-rules';
 import {
   S3BackendAccessDeniedError,
   S3BackendError,
+  S3BackendInvalidArgumentError,
   S3BackendInsufficientCapacityError,
   S3BackendSlowDownError,
   S3BackendTapeExpiredError,
@@ -139,7 +141,7 @@ export class VersionCommitGroups {
       const { change, outcomes } = applyObjectOps(base.entries, ops, Math.floor(Date.now() / 1000));
       if (change.put.length === 0 && (change.remove ?? []).length === 0) return outcomes;
       const plan = await planVersion(base, change, (file) => this.readSmall(file));
-      const built = buildVersion(plan.entries, plan.settings);
+      const built = buildVersion(plan.entries, plan.settings, plan.rules);
       await this.storeVersion(tape, record, plan, built, base.nodes);
       try {
         await this.publisher.publishOwn(tape, built.rootCommitment, record.sequence);
@@ -222,6 +224,8 @@ export class VersionCommitGroups {
   /** The group's failure as the S3 refusal each of its writes gets. */
   private async s3Error(error: unknown): Promise<Error> {
     if (error instanceof S3BackendError) return error;
+    // A `_redirects` or `_headers` in the group that the fence refuses (docs/site.md, "Rules").
+    if (error instanceof RulesError) return new S3BackendInvalidArgumentError(error.message);
     if (error instanceof ApiError) {
       const status = error.getStatus();
       if (status === 413) return new S3BackendInsufficientCapacityError(error.message);
