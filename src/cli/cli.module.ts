@@ -36,6 +36,7 @@ import { WalletFunding } from './funding/wallet-funding';
 import { NetworkInitializer } from './network/network-initializer';
 import { ProgramDeployer } from './network/program-deployer';
 import { ProgramStatusReader } from './network/program-status';
+import { TapeReservations } from './reservation/tape-reservations';
 import { Printer, StdioPrinter } from './output/printer';
 import { CliConfigStore } from './session/cli-config-store';
 import { CliEnvironment } from './session/cli-environment';
@@ -66,6 +67,7 @@ import { ProgramName } from './program-name';
     TapeSession,
     ProgramName,
     SiteDeployer,
+    TapeReservations,
     KeygenCommand,
     AirdropCommand,
     BalanceCommand,
