@@ -33,8 +33,10 @@ import { ResizeCommand } from './commands/resize.command';
 import { CompletionScripts } from './completion/completion-scripts';
 import { SiteDeployer } from './deploy/site-deployer';
 import { WalletFunding } from './funding/wallet-funding';
+import { NetworkInitializations } from './network/network-initialization';
 import { NetworkInitializer } from './network/network-initializer';
 import { ProgramDeployer } from './network/program-deployer';
+import { ProgramDeployments } from './network/program-deployment';
 import { ProgramStatusReader } from './network/program-status';
 import { TapeReservations } from './reservation/tape-reservations';
 import { Printer, StdioPrinter } from './output/printer';
@@ -92,6 +94,8 @@ import { ProgramName } from './program-name';
     ProgramDeployer,
     ProgramStatusReader,
     NetworkInitializer,
+    NetworkInitializations,
+    ProgramDeployments,
     NetworkCommand,
     NetworkDeployCommand,
     NetworkInitCommand,
