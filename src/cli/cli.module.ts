@@ -43,6 +43,7 @@ import { Printer, StdioPrinter } from './output/printer';
 import { CliConfigStore } from './session/cli-config-store';
 import { CliEnvironment } from './session/cli-environment';
 import { CommandContext } from './session/command-context';
+import { InterruptNotice } from './session/interrupt-notice';
 import { TapeSession } from './session/tape-session';
 import { ProgramName } from './program-name';
 
@@ -66,6 +67,7 @@ import { ProgramName } from './program-name';
     { provide: CliEnvironment, useFactory: () => new CliEnvironment(process.env) },
     CliConfigStore,
     CommandContext,
+    InterruptNotice,
     TapeSession,
     ProgramName,
     SiteDeployer,

@@ -9,7 +9,8 @@ import { CliError } from '../cli-error';
 import { RecordingPrinter } from '../output/recording-printer';
 import { NetworkSession } from './network-session';
 import { DeployRequest, DeployResult, ProgramDeployer } from './program-deployer';
-import { ProgramDeployments } from './program-deployment';
+import { InterruptNotice } from '../session/interrupt-notice';
+import { INTERRUPTED, ProgramDeployments } from './program-deployment';
 
 const RPC_URL = 'http://127.0.0.1:18999';
 
@@ -24,11 +25,14 @@ function newTestService(opts: { explicitProgramId?: PublicKey; deployFails?: Err
   };
   writeKeypair(files.programKeypair, programKeypair);
   writeKeypair(files.authority, authority);
+  const interrupt = new InterruptNotice();
   const requests: DeployRequest[] = [];
+  const notes: (string | undefined)[] = [];
   const programData = Keypair.generate().publicKey;
   const deployer = {
     deploy: (req: DeployRequest): Promise<DeployResult> => {
       requests.push(req);
+      notes.push(interrupt.current);
       req.progress.step('creating buffer');
       if (opts.deployFails) return Promise.reject(opts.deployFails);
       return Promise.resolve({ programId: req.programId, programData } as DeployResult);
@@ -53,9 +57,21 @@ function newTestService(opts: { explicitProgramId?: PublicKey; deployFails?: Err
     programId: Keypair.generate().publicKey,
   } as unknown as NetworkSession;
   const printer = new RecordingPrinter();
-  const sut = new ProgramDeployments(deployer as unknown as ProgramDeployer, printer);
+  const sut = new ProgramDeployments(deployer as unknown as ProgramDeployer, printer, interrupt);
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
-  return { sut, session, printer, requests, files, programKeypair, authority, wallet, cleanup };
+  return {
+    sut,
+    session,
+    interrupt,
+    notes,
+    printer,
+    requests,
+    files,
+    programKeypair,
+    authority,
+    wallet,
+    cleanup,
+  };
 }
 
 describe('ProgramDeployments', () => {
@@ -87,6 +103,9 @@ describe('ProgramDeployments', () => {
       // Progress goes to stderr as notes (no terminal here): stdout keeps the result.
       expect(t.printer.notes).toEqual(['creating buffer']);
       expect(t.printer.out).toEqual([]);
+      // Ctrl-C while it ran would have said how to finish (src/cli.ts prints it); not after.
+      expect(t.notes).toEqual([INTERRUPTED]);
+      expect(t.interrupt.current).toBeUndefined();
     } finally {
       t.cleanup();
     }

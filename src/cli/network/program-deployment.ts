@@ -5,11 +5,20 @@ import { probeLocalNetwork } from '../../chain/local-network';
 import { tapeProgramElfPath } from '../../localnet/svm/tape-program-elf';
 import { CliError } from '../cli-error';
 import { Printer } from '../output/printer';
+import { InterruptNotice } from '../session/interrupt-notice';
 import { NetworkSession, onCluster } from './network-session';
 import { DeployResult, ProgramDeployer } from './program-deployer';
 import { readProgramFile } from './program-file';
 import { upgradeAuthoritySource } from './upgrade-policy';
 import { PlainWriteProgress, TerminalWriteProgress } from './write-progress';
+
+/**
+ * Ctrl-C during a deploy: the program changes in one transaction (deploy or upgrade), and the
+ * buffer keeps what was written (program-deployer.ts), so a second run finishes the job.
+ */
+export const INTERRUPTED =
+  'interrupted: the program is as it was or wholly the new build (it changes in one transaction); ' +
+  'run tape network deploy again with the same options to finish: chunks already in the buffer are not written again';
 
 /** `tape network deploy`'s options, parsed. */
 export interface ProgramDeployOptions {
@@ -43,6 +52,7 @@ export class ProgramDeployments {
   constructor(
     private readonly deployer: ProgramDeployer,
     private readonly printer: Printer,
+    private readonly interrupt: InterruptNotice,
   ) {}
 
   async deploy(session: NetworkSession, options: ProgramDeployOptions): Promise<ProgramDeployment> {
@@ -83,7 +93,7 @@ export class ProgramDeployments {
         rent: { program: program?.lamports ?? 0, programData: data?.lamports ?? 0 },
       };
     };
-    return onCluster(session, work());
+    return this.interrupt.during(INTERRUPTED, () => onCluster(session, work()));
   }
 }
 
