@@ -72,6 +72,8 @@ main().then(
   },
 );
 
+/** `code`, else process.exitCode (Node 20's `process.exit(undefined)` would exit 0). */
 function exitAfterFlush(code?: number): void {
-  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+  const exit = () => (code === undefined ? process.exit() : process.exit(code));
+  process.stdout.write('', () => process.stderr.write('', exit));
 }
