@@ -209,6 +209,44 @@ describe('tape network deploy', () => {
     expect(await call(id)).toContain('Program log: Error: unexpected end of data');
   });
 
+  it('Ctrl-C while it writes the buffer exits 130 with the line that says how to finish; the next run does', async () => {
+    const { id, path } = programKeypair();
+    const FORWARDED = 8;
+    let writes = 0;
+    let cli: ChildProcess | undefined;
+    // After 8 writes the network holds everything, and the operator presses Ctrl-C.
+    const proxy = await startRpcFaultProxy(net.rpcUrl, (request) => {
+      if (writes >= FORWARDED) return 'hold';
+      if (isBufferWrite(request) && ++writes === FORWARDED) {
+        setTimeout(() => cli?.kill('SIGINT'), 300);
+      }
+      return 'forward';
+    });
+    try {
+      const interrupted = await operator.run(
+        ['network', 'deploy', '--program-keypair', path, '-u', proxy.url],
+        { onStderr: (_text, child) => (cli = child) },
+      );
+      expect(interrupted.code).toBe(130);
+      expect(interrupted.stdout).toBe('');
+      expect(interrupted.stderr).toContain('writing ');
+      expect(interrupted.stderr.trimEnd().split('\n').pop()).toBe(
+        'interrupted: the program is as it was or wholly the new build (it changes in one transaction); ' +
+          'run tape network deploy again with the same options to finish: chunks already in the buffer are not written again',
+      );
+    } finally {
+      await proxy.close();
+    }
+    expect(await connection.getAccountInfo(id)).toBeNull();
+
+    const resumed = await operator.run(['network', 'deploy', '--program-keypair', path, '--json']);
+    expect(resumed.code).toBe(0);
+    const out = JSON.parse(resumed.stdout) as DeployJson;
+    expect(out.action).toBe('deployed');
+    expect(out.chunks.resumed).toBeGreaterThanOrEqual(FORWARDED);
+    expect((await programBytes(id)).subarray(0, ELF.length).equals(ELF)).toBe(true);
+  });
+
   it('re-sends the writes the network lost', async () => {
     const { id, path } = programKeypair();
     let writes = 0;
