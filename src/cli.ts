@@ -4,6 +4,7 @@ import 'reflect-metadata';
 import { CommandFactory } from 'nest-commander';
 import { CliModule } from './cli/cli.module';
 import { describeError } from './cli/output/error-line';
+import { InterruptNotice } from './cli/session/interrupt-notice';
 import { keepRunningOnUnhandledRejections } from './logging/unhandled-rejections';
 
 /**
@@ -27,7 +28,7 @@ async function main(): Promise<void> {
   keepRunningOnUnhandledRejections((reason) => {
     if (process.env.TAPE_DEBUG) process.stderr.write(`warning: unhandled rejection: ${reason}\n`);
   });
-  await CommandFactory.run(CliModule, {
+  const app = await CommandFactory.createWithoutRunning(CliModule, {
     cliName: 'tape',
     logger: false,
     serviceErrorHandler: (err: Error) => {
@@ -39,6 +40,25 @@ async function main(): Promise<void> {
     errorHandler: (err: Error & { exitCode?: number }) => {
       process.exit(err.exitCode ?? 1);
     },
+  });
+  exitOnInterrupt(app.get(InterruptNotice));
+  try {
+    await CommandFactory.runApplication(app);
+  } finally {
+    await app.close();
+  }
+}
+
+/**
+ * Ctrl-C ends any command with 130 (128 + SIGINT, as a shell reports it), after the line the
+ * running command gave for it (what is left as it was, how to go on) and whatever it printed
+ * has reached the terminal.
+ */
+function exitOnInterrupt(notice: InterruptNotice): void {
+  process.once('SIGINT', () => {
+    const note = notice.current;
+    if (note) process.stderr.write(`\n${note}\n`);
+    exitAfterFlush(130);
   });
 }
 
@@ -52,6 +72,8 @@ main().then(
   },
 );
 
-function exitAfterFlush(): void {
-  process.stdout.write('', () => process.stderr.write('', () => process.exit()));
+/** `code`, else process.exitCode (Node 20's `process.exit(undefined)` would exit 0). */
+function exitAfterFlush(code?: number): void {
+  const exit = () => (code === undefined ? process.exit() : process.exit(code));
+  process.stdout.write('', () => process.stderr.write('', exit));
 }

@@ -164,31 +164,40 @@ describe('tape network deploy', () => {
     expect(again).toMatchObject({ action: 'unchanged', spent_lamports: 0, buffer: null });
   });
 
-  it('finishes a deploy killed while it wrote the buffer, writing only the chunks the buffer lacks', async () => {
-    const { id, path } = programKeypair();
-    const FORWARDED = 12;
+  /**
+   * A first deploy through a proxy that forwards `forwarded` buffer writes, then holds
+   * everything while the CLI is sent `signal` (SIGKILL: a crash; SIGINT: Ctrl-C).
+   */
+  const deployStoppedWhileWriting = async (
+    path: string,
+    forwarded: number,
+    signal: NodeJS.Signals,
+  ) => {
     let writes = 0;
     let cli: ChildProcess | undefined;
-    // After 12 writes the network swallows everything and the CLI is killed: a crash mid-way.
     const proxy = await startRpcFaultProxy(net.rpcUrl, (request) => {
-      if (writes >= FORWARDED) return 'hold';
-      if (isBufferWrite(request) && ++writes === FORWARDED) {
-        setTimeout(() => cli?.kill('SIGKILL'), 300);
+      if (writes >= forwarded) return 'hold';
+      if (isBufferWrite(request) && ++writes === forwarded) {
+        setTimeout(() => cli?.kill(signal), 300);
       }
       return 'forward';
     });
     try {
-      const killed = await operator.run(
-        ['network', 'deploy', '--program-keypair', path, '-u', proxy.url],
-        {
-          onStderr: (_text, child) => (cli = child),
-        },
-      );
-      expect(killed.signal).toBe('SIGKILL');
-      expect(killed.stderr).toContain('writing ');
+      return await operator.run(['network', 'deploy', '--program-keypair', path, '-u', proxy.url], {
+        onStderr: (_text, child) => (cli = child),
+      });
     } finally {
       await proxy.close();
     }
+  };
+
+  it('finishes a deploy killed while it wrote the buffer, writing only the chunks the buffer lacks', async () => {
+    const { id, path } = programKeypair();
+    const FORWARDED = 12;
+    // After 12 writes the network swallows everything and the CLI is killed: a crash mid-way.
+    const killed = await deployStoppedWhileWriting(path, FORWARDED, 'SIGKILL');
+    expect(killed.signal).toBe('SIGKILL');
+    expect(killed.stderr).toContain('writing ');
     expect(await connection.getAccountInfo(id)).toBeNull();
 
     const resumed = await operator.run(['network', 'deploy', '--program-keypair', path, '--json']);
@@ -207,6 +216,27 @@ describe('tape network deploy', () => {
     expect(await connection.getAccountInfo(new PublicKey(out.buffer!))).toBeNull();
     expect((await programBytes(id)).subarray(0, ELF.length).equals(ELF)).toBe(true);
     expect(await call(id)).toContain('Program log: Error: unexpected end of data');
+  });
+
+  it('Ctrl-C while it writes the buffer exits 130 with the line that says how to finish; the next run does', async () => {
+    const { id, path } = programKeypair();
+    const FORWARDED = 8;
+    const interrupted = await deployStoppedWhileWriting(path, FORWARDED, 'SIGINT');
+    expect(interrupted.code).toBe(130);
+    expect(interrupted.stdout).toBe('');
+    expect(interrupted.stderr).toContain('writing ');
+    expect(interrupted.stderr.trimEnd().split('\n').pop()).toBe(
+      'interrupted: the program is as it was or wholly the new build (it changes in one transaction); ' +
+        'run tape network deploy again with the same options to finish: chunks already in the buffer are not written again',
+    );
+    expect(await connection.getAccountInfo(id)).toBeNull();
+
+    const resumed = await operator.run(['network', 'deploy', '--program-keypair', path, '--json']);
+    expect(resumed.code).toBe(0);
+    const out = JSON.parse(resumed.stdout) as DeployJson;
+    expect(out.action).toBe('deployed');
+    expect(out.chunks.resumed).toBeGreaterThanOrEqual(FORWARDED);
+    expect((await programBytes(id)).subarray(0, ELF.length).equals(ELF)).toBe(true);
   });
 
   it('re-sends the writes the network lost', async () => {

@@ -45,13 +45,17 @@ import { DeployDryRun } from './deploy/deploy-dry-run';
 import { PromptTerminal, StdioPromptTerminal } from './prompt/prompt-terminal';
 import { RemovalConfirmation } from './prompt/removal-confirmation';
 import { WalletFunding } from './funding/wallet-funding';
+import { NetworkInitializations } from './network/network-initialization';
 import { NetworkInitializer } from './network/network-initializer';
 import { ProgramDeployer } from './network/program-deployer';
+import { ProgramDeployments } from './network/program-deployment';
 import { ProgramStatusReader } from './network/program-status';
+import { TapeReservations } from './reservation/tape-reservations';
 import { Printer, StdioPrinter } from './output/printer';
 import { CliConfigStore } from './session/cli-config-store';
 import { CliEnvironment } from './session/cli-environment';
 import { CommandContext } from './session/command-context';
+import { InterruptNotice } from './session/interrupt-notice';
 import { TapeSession } from './session/tape-session';
 import { TapeHistoryService } from './versions/tape-history.service';
 import { ProgramName } from './program-name';
@@ -76,6 +80,7 @@ import { ProgramName } from './program-name';
     { provide: CliEnvironment, useFactory: () => new CliEnvironment(process.env) },
     CliConfigStore,
     CommandContext,
+    InterruptNotice,
     TapeSession,
     ProgramName,
     SiteDeployer,
@@ -89,6 +94,7 @@ import { ProgramName } from './program-name';
     AliasCommand,
     AliasRmCommand,
     KeepCommand,
+    TapeReservations,
     KeygenCommand,
     AirdropCommand,
     BalanceCommand,
@@ -116,6 +122,8 @@ import { ProgramName } from './program-name';
     ProgramDeployer,
     ProgramStatusReader,
     NetworkInitializer,
+    NetworkInitializations,
+    ProgramDeployments,
     NetworkCommand,
     NetworkDeployCommand,
     NetworkInitCommand,

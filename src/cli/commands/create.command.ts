@@ -1,16 +1,20 @@
-import { Keypair } from '@solana/web3.js';
 import { Command, Option } from 'nest-commander';
-import { priorityFeeLamports } from '../../chain/priority-fee';
-import { labelFromAddress } from '../../chain/tape-label';
-import { withComputeBudget } from '../../chain/transaction-packer';
 import { CliError } from '../cli-error';
+import { Funds } from '../funding/payment-check';
 import { parseDuration, parseEpochs } from '../input/duration-parser';
 import { parseSize } from '../input/size-parser';
 import { keyValueLines } from '../output/key-value-lines';
 import { epochDurationValue, epochStart, epochsValue, expiresValue } from '../output/tape-lines';
 import { formatBytes, formatSol, formatSolApprox, formatTokens, isoTime } from '../output/units';
+import { assertOneReservation, ReservationOptions } from '../reservation/reservation-options';
+import {
+  assertCanPayCreate,
+  CreatedTape,
+  CreateQuote,
+  TapeReservations,
+} from '../reservation/tape-reservations';
+import { CommandContext } from '../session/command-context';
 import { GlobalOptions } from '../session/tape-session';
-import { assertOneReservation, epochsForNewTape, ReservationOptions } from './reservation-options';
 import { TapeCommand } from './tape-command';
 
 interface CreateOptions extends GlobalOptions, ReservationOptions {
@@ -23,6 +27,13 @@ interface CreateOptions extends GlobalOptions, ReservationOptions {
   description: 'reserve a tape: capacity for a number of epochs, paid in storage tokens',
 })
 export class CreateCommand extends TapeCommand {
+  constructor(
+    ctx: CommandContext,
+    private readonly reservations: TapeReservations,
+  ) {
+    super(ctx);
+  }
+
   @Option({ flags: '--capacity <size>', description: 'capacity: bytes, or 512k, 100m (MiB), 1g' })
   parseCapacity(value: string): number {
     return parseSize(value, 'capacity');
@@ -57,112 +68,68 @@ export class CreateCommand extends TapeCommand {
       throw new CliError('create: --capacity <size> is required (e.g. --capacity 100m)');
     }
     assertOneReservation(options, 'create');
-    const capacity = options.capacity;
     const session = this.session(options);
-    const wallet = session.wallet();
-    const { reader, writer, costs, ix } = session.chain;
-    const [config, now, currentEpoch] = await Promise.all([
-      reader.networkConfig(),
-      reader.chainTime(),
-      reader.currentEpoch(),
-    ]);
-    const epochs = epochsForNewTape(options, now, currentEpoch, config);
-    const [base, balance] = await Promise.all([
-      costs.estimateCreate(capacity, epochs),
-      reader.getBalances(wallet.publicKey),
-    ]);
-    const tapeKeypair = Keypair.generate();
-    const create = ix.createTape({
-      payer: wallet.publicKey,
-      authority: tapeKeypair.publicKey,
-      mint: config.mint,
-      treasury: config.treasury,
-      capacity,
-      epochs,
-    });
-    // The priority fee (--with-compute-unit-price) on top of the signatures' fees.
-    const { computeUnitLimit } = withComputeBudget([create], writer.packing);
-    const estimate = {
-      ...base,
-      lamports:
-        base.lamports + priorityFeeLamports(writer.packing.computeUnitPrice, computeUnitLimit),
-    };
-    const cost = `${formatTokens(estimate.tokens)} storage tokens + ~${formatSolApprox(estimate.lamports)} SOL`;
-    const canPay = balance.tokens >= estimate.tokens && balance.lamports >= estimate.lamports;
-    const cannotPay = new CliError(
-      `insufficient funds: this tape costs ${formatTokens(estimate.tokens)} storage tokens and about ${formatSolApprox(estimate.lamports)} SOL; ` +
-        `wallet ${wallet.publicKey.toBase58()} has ${formatTokens(balance.tokens)} storage tokens and ${formatSol(balance.lamports)} SOL ` +
-        '(fix: fund the wallet, e.g. tape airdrop on a local network, or reserve less)',
-    );
-
+    const quote = await this.reservations.quoteCreate(session, options.capacity, options);
     if (options.dryRun) {
-      const active = estimate.currentEpoch;
-      const expiry = active + epochs;
-      if (session.json) {
-        this.printer.json({
-          dry_run: true,
-          capacity,
-          active_epoch: active,
-          expiry_epoch: expiry,
-          epoch_duration_secs: config.epochDurationSecs,
-          expires_at: isoTime(epochStart(expiry, config)),
-          cost: {
-            tokens: estimate.tokens,
-            storage_tokens: formatTokens(estimate.tokens),
-            lamports_estimate: estimate.lamports,
-          },
-          wallet_balance: {
-            wallet: wallet.publicKey.toBase58(),
-            lamports: balance.lamports,
-            tokens: balance.tokens,
-          },
-          can_pay: canPay,
-        });
-      } else {
-        this.printer.lines([
-          ...keyValueLines([
-            ['capacity', `${capacity} bytes (${formatBytes(capacity)})`],
-            ['epochs', epochsValue(active, expiry)],
-            ['epoch duration', epochDurationValue(config)],
-            ['expires', expiresValue(expiry, config, now)],
-            ['cost', cost],
-            [
-              'wallet balance',
-              `${formatTokens(balance.tokens)} storage tokens, ${formatSol(balance.lamports)} SOL`,
-            ],
-          ]),
-          'dry run: nothing was reserved',
-        ]);
-      }
-      if (!canPay) throw cannotPay;
+      this.printDryRun(session.json, quote);
+      assertCanPayCreate(quote);
       return;
     }
+    const created = await this.reservations.create(session, quote);
+    this.printCreated(session.json, quote, created);
+  }
 
-    // Checked before anything is signed: a create that cannot be paid never reaches the chain.
-    if (!canPay) throw cannotPay;
-    const address = ix.pdas.tape(tapeKeypair.publicKey);
-    // Saved before sending: if the process dies after the transaction lands, the key survives.
-    const keypairPath = session.store.saveTapeKeypair(address.toBase58(), tapeKeypair);
-    await session.guarded(writer.send([create], [wallet, tapeKeypair]));
-    session.store.set('active_tape', address.toBase58());
-    const record = await reader.getTape(address);
-    const active = record?.activeEpoch ?? estimate.currentEpoch;
-    const expiry = record?.expiryEpoch ?? active + epochs;
-    const label = labelFromAddress(address);
-    if (session.json) {
+  private printDryRun(json: boolean, quote: CreateQuote): void {
+    const { capacity, config, cost, balance } = quote;
+    const active = quote.activeEpoch;
+    const expiry = active + quote.epochs;
+    if (json) {
       this.printer.json({
-        tape: address.toBase58(),
-        label,
+        dry_run: true,
         capacity,
         active_epoch: active,
         expiry_epoch: expiry,
         epoch_duration_secs: config.epochDurationSecs,
         expires_at: isoTime(epochStart(expiry, config)),
-        cost: {
-          tokens: estimate.tokens,
-          storage_tokens: formatTokens(estimate.tokens),
-          lamports_estimate: estimate.lamports,
+        cost: costJson(cost),
+        wallet_balance: {
+          wallet: quote.payer.publicKey.toBase58(),
+          lamports: balance.lamports,
+          tokens: balance.tokens,
         },
+        can_pay: quote.canPay,
+      });
+      return;
+    }
+    this.printer.lines([
+      ...keyValueLines([
+        ['capacity', `${capacity} bytes (${formatBytes(capacity)})`],
+        ['epochs', epochsValue(active, expiry)],
+        ['epoch duration', epochDurationValue(config)],
+        ['expires', expiresValue(expiry, config, quote.now)],
+        ['cost', costText(cost)],
+        [
+          'wallet balance',
+          `${formatTokens(balance.tokens)} storage tokens, ${formatSol(balance.lamports)} SOL`,
+        ],
+      ]),
+      'dry run: nothing was reserved',
+    ]);
+  }
+
+  private printCreated(json: boolean, quote: CreateQuote, created: CreatedTape): void {
+    const { capacity, config } = quote;
+    const { address, label, keypairPath, activeEpoch, expiryEpoch } = created;
+    if (json) {
+      this.printer.json({
+        tape: address.toBase58(),
+        label,
+        capacity,
+        active_epoch: activeEpoch,
+        expiry_epoch: expiryEpoch,
+        epoch_duration_secs: config.epochDurationSecs,
+        expires_at: isoTime(epochStart(expiryEpoch, config)),
+        cost: costJson(quote.cost),
         keypair: keypairPath,
       });
       return;
@@ -172,14 +139,26 @@ export class CreateCommand extends TapeCommand {
         ['tape address', address.toBase58()],
         ['label', label],
         ['capacity', `${capacity} bytes (${formatBytes(capacity)})`],
-        ['epochs', epochsValue(active, expiry)],
+        ['epochs', epochsValue(activeEpoch, expiryEpoch)],
         ['epoch duration', epochDurationValue(config)],
-        ['expires', expiresValue(expiry, config, now)],
-        ['cost', cost],
+        ['expires', expiresValue(expiryEpoch, config, quote.now)],
+        ['cost', costText(quote.cost)],
       ]),
     );
     this.printer.note(
       `The tape keypair is saved as ${keypairPath}: it is the only key that can write to this tape. Keep it.`,
     );
   }
+}
+
+function costText(cost: Funds): string {
+  return `${formatTokens(cost.tokens)} storage tokens + ~${formatSolApprox(cost.lamports)} SOL`;
+}
+
+function costJson(cost: Funds) {
+  return {
+    tokens: cost.tokens,
+    storage_tokens: formatTokens(cost.tokens),
+    lamports_estimate: cost.lamports,
+  };
 }

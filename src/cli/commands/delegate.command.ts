@@ -5,7 +5,7 @@ import { CliError } from '../cli-error';
 import { printable } from '../input/size-parser';
 import { keyValueLines } from '../output/key-value-lines';
 import { GlobalOptions } from '../session/tape-session';
-import { assertWalletCanPay } from './payment-check';
+import { assertWalletCanPay } from '../funding/payment-check';
 import { TapeCommand } from './tape-command';
 
 interface DelegateOptions extends GlobalOptions {

@@ -1,30 +1,19 @@
-import { Keypair, PublicKey } from '@solana/web3.js';
 import { Option, SubCommand } from 'nest-commander';
-import { toChainError } from '../../chain/chain-error';
-import { readKeypair } from '../../chain/keypair-file';
-import { probeLocalNetwork } from '../../chain/local-network';
 import { programVersionText } from '../../chain/program-version';
-import { tapeProgramElfPath } from '../../localnet/svm/tape-program-elf';
-import { CliError } from '../cli-error';
 import { parseSize } from '../input/size-parser';
 import { keyValueLines } from '../output/key-value-lines';
 import { formatSol } from '../output/units';
-import { DeployResult, ProgramDeployer } from '../network/program-deployer';
-import { readProgramFile } from '../network/program-file';
-import { upgradeAuthoritySource } from '../network/upgrade-policy';
-import { PlainWriteProgress, TerminalWriteProgress } from '../network/write-progress';
+import { DeployResult } from '../network/program-deployer';
+import {
+  ProgramDeployment,
+  ProgramDeployments,
+  ProgramDeployOptions,
+} from '../network/program-deployment';
 import { CommandContext } from '../session/command-context';
-import { GlobalOptions, TapeSession } from '../session/tape-session';
+import { GlobalOptions } from '../session/tape-session';
 import { TapeCommand } from './tape-command';
 
-interface NetworkDeployOptions extends GlobalOptions {
-  program?: string;
-  programKeypair?: string;
-  upgradeAuthority?: string;
-  maxLen?: number;
-  final?: boolean;
-  allowDowngrade?: boolean;
-}
+interface NetworkDeployCommandOptions extends GlobalOptions, ProgramDeployOptions {}
 
 @SubCommand({
   name: 'deploy',
@@ -34,7 +23,7 @@ interface NetworkDeployOptions extends GlobalOptions {
 export class NetworkDeployCommand extends TapeCommand {
   constructor(
     ctx: CommandContext,
-    private readonly deployer: ProgramDeployer,
+    private readonly deployments: ProgramDeployments,
   ) {
     super(ctx);
   }
@@ -89,80 +78,13 @@ export class NetworkDeployCommand extends TapeCommand {
     return true;
   }
 
-  async run(_args: string[], options: NetworkDeployOptions = {}): Promise<void> {
+  async run(_args: string[], options: NetworkDeployCommandOptions = {}): Promise<void> {
     const session = this.session(options);
-    const path = options.program ?? tapeProgramElfPath();
-    const elf = readProgramFile(path);
-    const programKeypair = options.programKeypair ? readKeypair(options.programKeypair) : null;
-    const programId = this.programId(session, programKeypair);
-    const payer = session.wallet();
-    const authority = await this.upgradeAuthority(session, options.upgradeAuthority, payer);
-    const rpc = session.chain.rpc.connection;
-    const terminal = this.printer.terminal();
-    const progress = terminal
-      ? new TerminalWriteProgress(terminal)
-      : new PlainWriteProgress((line) => this.printer.note(line));
-
-    const work = async () => {
-      const before = await rpc.getBalance(payer.publicKey);
-      const result = await this.deployer.deploy({
-        rpc,
-        rpcUrl: session.rpcUrl,
-        elf,
-        programId,
-        programKeypair,
-        payer,
-        authority,
-        maxDataLen: options.maxLen,
-        final: options.final === true,
-        allowDowngrade: options.allowDowngrade === true,
-        computeUnitPrice: session.computeUnitPrice,
-        progress,
-      });
-      const [program, data] = await rpc.getMultipleAccountsInfo([programId, result.programData]);
-      const after = await rpc.getBalance(payer.publicKey);
-      return {
-        result,
-        spent: before - after,
-        rent: { program: program?.lamports ?? 0, programData: data?.lamports ?? 0 },
-      };
-    };
-    const { result, spent, rent } = await session.guarded(work()).catch((err: unknown) => {
-      throw err instanceof CliError ? err : toChainError(err, session.rpcUrl);
-    });
-    this.print(session.json, path, result, spent, rent);
+    const deployment = await this.deployments.deploy(session, options);
+    this.print(session.json, deployment);
   }
 
-  /** The wallet on the local network; elsewhere only a keypair named by --upgrade-authority. */
-  private async upgradeAuthority(
-    session: TapeSession,
-    given: string | undefined,
-    payer: Keypair,
-  ): Promise<Keypair> {
-    const network =
-      given === undefined ? await probeLocalNetwork(session.rpcUrl) : { local: true as const };
-    const source = upgradeAuthoritySource(network, session.rpcUrl, given);
-    return source === 'wallet' ? payer : readKeypair(source.keypairFile);
-  }
-
-  /** The id is the program keypair's; `--program-id` (or the configured id) must agree with it. */
-  private programId(session: TapeSession, keypair: Keypair | null): PublicKey {
-    const configured = session.explicitProgramId();
-    if (keypair && configured && !configured.equals(keypair.publicKey)) {
-      throw new CliError(
-        `--program-keypair is for ${keypair.publicKey.toBase58()} but the program id is ${configured.toBase58()} (from --program-id, TAPE_PROGRAM_ID or the config key program_id)`,
-      );
-    }
-    return keypair?.publicKey ?? session.programId;
-  }
-
-  private print(
-    json: boolean,
-    path: string,
-    result: DeployResult,
-    spent: number,
-    rent: { program: number; programData: number },
-  ): void {
+  private print(json: boolean, { path, result, spent, rent }: ProgramDeployment): void {
     const authority = result.upgradeAuthority?.toBase58() ?? null;
     if (json) {
       this.printer.json({

@@ -1,23 +1,21 @@
 import { PublicKey } from '@solana/web3.js';
 import { Option, SubCommand } from 'nest-commander';
-import { toChainError } from '../../chain/chain-error';
-import { CliError } from '../cli-error';
 import { parseTokens } from '../input/amount-parser';
 import { parseDuration } from '../input/duration-parser';
 import { parsePublicKey } from '../input/key-parser';
 import { keyValueLines } from '../output/key-value-lines';
 import { formatDuration, formatSol, formatTokens, isoTime } from '../output/units';
-import { InitResult, NetworkInitializer } from '../network/network-initializer';
+import {
+  assertConfigAsAsked,
+  NetworkInitializations,
+  NetworkInitOptions,
+} from '../network/network-initialization';
+import { InitResult } from '../network/network-initializer';
 import { CommandContext } from '../session/command-context';
 import { GlobalOptions } from '../session/tape-session';
 import { TapeCommand } from './tape-command';
 
-interface NetworkInitOptions extends GlobalOptions {
-  mint?: PublicKey;
-  price?: bigint;
-  epochDuration?: number;
-  storageAuthority?: PublicKey;
-}
+interface NetworkInitCommandOptions extends GlobalOptions, NetworkInitOptions {}
 
 @SubCommand({
   name: 'init',
@@ -27,7 +25,7 @@ interface NetworkInitOptions extends GlobalOptions {
 export class NetworkInitCommand extends TapeCommand {
   constructor(
     ctx: CommandContext,
-    private readonly initializer: NetworkInitializer,
+    private readonly initializations: NetworkInitializations,
   ) {
     super(ctx);
   }
@@ -61,35 +59,11 @@ export class NetworkInitCommand extends TapeCommand {
     return parsePublicKey(value, 'storage authority');
   }
 
-  async run(_args: string[], options: NetworkInitOptions = {}): Promise<void> {
+  async run(_args: string[], options: NetworkInitCommandOptions = {}): Promise<void> {
     const session = this.session(options);
-    const payer = session.wallet();
-    const rpc = session.chain.rpc.connection;
-    const work = async () => {
-      const before = await rpc.getBalance(payer.publicKey);
-      const result = await this.initializer.init({
-        rpc,
-        rpcUrl: session.rpcUrl,
-        ix: session.chain.ix,
-        payer,
-        mint: options.mint,
-        price: options.price,
-        epochDurationSecs: options.epochDuration,
-        storageAuthority: options.storageAuthority,
-        computeUnitPrice: session.computeUnitPrice,
-        progress: (line) => this.printer.note(line),
-      });
-      return { result, spent: before - (await rpc.getBalance(payer.publicKey)) };
-    };
-    const { result, spent } = await session.guarded(work()).catch((err: unknown) => {
-      throw err instanceof CliError ? err : toChainError(err, session.rpcUrl);
-    });
+    const { result, spent } = await this.initializations.init(session, options);
     this.print(session.json, result, spent);
-    if (result.differences.length > 0) {
-      throw new CliError(
-        `the Config of ${result.programId.toBase58()} already exists with other values: ${result.differences.join('; ')} (a Config is never overwritten)`,
-      );
-    }
+    assertConfigAsAsked(result);
   }
 
   private print(json: boolean, r: InitResult, spent: number): void {

@@ -1,8 +1,7 @@
 import { Option, SubCommand } from 'nest-commander';
-import { toChainError } from '../../chain/chain-error';
 import { programVersionText } from '../../chain/program-version';
 import { tapeProgramElfPath } from '../../localnet/svm/tape-program-elf';
-import { CliError } from '../cli-error';
+import { onCluster } from '../network/network-session';
 import { readProgramFile } from '../network/program-file';
 import { ProgramStatus, ProgramStatusReader } from '../network/program-status';
 import { keyValueLines } from '../output/key-value-lines';
@@ -39,11 +38,10 @@ export class NetworkStatusCommand extends TapeCommand {
     const session = this.session(options);
     const path = options.program ?? tapeProgramElfPath();
     const local = { path, elf: readProgramFile(path) };
-    const status = await session
-      .guarded(this.reader.read(session.chain.rpc.connection, session.programId, local))
-      .catch((err: unknown) => {
-        throw err instanceof CliError ? err : toChainError(err, session.rpcUrl);
-      });
+    const status = await onCluster(
+      session,
+      this.reader.read(session.chain.rpc.connection, session.programId, local),
+    );
     if (session.json) this.printer.json(statusJson(status));
     else this.printer.lines(statusLines(status, session.rpcUrl));
   }

@@ -1,0 +1,319 @@
+import { Keypair, PublicKey, TransactionInstruction } from '@solana/web3.js';
+import { NetworkConfig, NO_VERSION, TapeRecord } from '../../chain/account-layouts';
+import { ChainReader } from '../../chain/chain-reader';
+import { ChainRpc } from '../../chain/chain-rpc';
+import { ComputeUnitEstimator } from '../../chain/compute-units';
+import { LAMPORTS_PER_SIGNATURE } from '../../chain/program-ids';
+import { StorageCosts } from '../../chain/storage-costs';
+import { Tag } from '../../chain/tape-instruction-data';
+import { TapeInstructions } from '../../chain/tape-instructions';
+import { PackOptions, withComputeBudget } from '../../chain/transaction-packer';
+import { CliError } from '../cli-error';
+import { LoadedTape } from '../session/tape-session';
+import { ReservationSession, TapeReservations } from './tape-reservations';
+
+const MIB = 1024 * 1024;
+const GENESIS = 1_700_000_000;
+const EPOCH_SECS = 3600;
+const RENT = 2_000_000;
+
+const config: NetworkConfig = {
+  epochDurationSecs: EPOCH_SECS,
+  genesisTime: GENESIS,
+  pricePerMibEpoch: 1000n,
+  mint: Keypair.generate().publicKey,
+  treasury: Keypair.generate().publicKey,
+  storageAuthority: Keypair.generate().publicKey,
+  admin: Keypair.generate().publicKey,
+};
+
+function tapeRecord(over: Partial<TapeRecord> = {}): TapeRecord {
+  return {
+    authority: Keypair.generate().publicKey,
+    delegate: null,
+    capacity: 3 * MIB,
+    activeEpoch: 10,
+    expiryEpoch: 20,
+    createdAt: GENESIS,
+    payer: Keypair.generate().publicKey,
+    ...NO_VERSION,
+    keptBytes: 512,
+    ...over,
+  };
+}
+
+interface Sent {
+  instructions: TransactionInstruction[];
+  signers: PublicKey[];
+}
+
+/**
+ * A chain as simple as the flow needs: its clock at epoch 12 (half an hour in), balances the
+ * test sets, tapes the test sets, and a writer that records what it was asked to send and lets
+ * the test say what the chain holds afterwards.
+ */
+function newTestService(opts: { computeUnitPrice?: number; tape?: TapeRecord } = {}) {
+  const ix = new TapeInstructions(Keypair.generate().publicKey);
+  const payer = Keypair.generate();
+  const events: string[] = [];
+  const sent: Sent[] = [];
+  const tapes = new Map<string, TapeRecord>();
+  const chain = {
+    currentEpoch: 12,
+    now: GENESIS + 12 * EPOCH_SECS + 1800,
+    balance: { lamports: 10_000_000_000, tokens: 1_000_000_000n },
+    /** What the chain holds once a transaction lands. */
+    afterSend: (_sent: Sent): void => undefined,
+    sendFails: null as Error | null,
+  };
+  const reader = {
+    networkConfig: () => Promise.resolve(config),
+    chainTime: () => {
+      events.push('chainTime');
+      return Promise.resolve(chain.now);
+    },
+    currentEpoch: () => Promise.resolve(chain.currentEpoch),
+    getBalances: () => Promise.resolve({ ...chain.balance }),
+    getTape: (address: PublicKey) => Promise.resolve(tapes.get(address.toBase58()) ?? null),
+  };
+  const packing: PackOptions = {
+    computeUnits: new ComputeUnitEstimator(ix.programId),
+    computeUnitPrice: opts.computeUnitPrice,
+  };
+  const writer = {
+    packing,
+    send: (instructions: TransactionInstruction[], signers: Keypair[]) => {
+      events.push('send');
+      if (chain.sendFails) return Promise.reject(chain.sendFails);
+      const one = { instructions, signers: signers.map((s) => s.publicKey) };
+      sent.push(one);
+      chain.afterSend(one);
+      return Promise.resolve(['signature']);
+    },
+  };
+  const rpc = {
+    call: <T>(
+      request: (c: { getMinimumBalanceForRentExemption(n: number): Promise<number> }) => T,
+    ) => request({ getMinimumBalanceForRentExemption: () => Promise.resolve(RENT) }),
+  };
+  const costs = new StorageCosts(rpc as unknown as ChainRpc, reader as unknown as ChainReader);
+  const saved = new Map<string, Keypair>();
+  const config_: Record<string, string | undefined> = {};
+  const tapeAddress = opts.tape ? Keypair.generate().publicKey : null;
+  if (tapeAddress && opts.tape) tapes.set(tapeAddress.toBase58(), opts.tape);
+  const session: ReservationSession = {
+    chain: { reader, writer, costs, ix } as unknown as ReservationSession['chain'],
+    store: {
+      saveTapeKeypair: (address: string, keypair: Keypair) => {
+        events.push('save');
+        saved.set(address, keypair);
+        return `/config/tapes/${address}.json`;
+      },
+      set: (key, value) => {
+        events.push(`set ${key}`);
+        config_[key] = value;
+      },
+    },
+    wallet: () => payer,
+    loadTape: (): Promise<LoadedTape> => {
+      if (!tapeAddress) return Promise.reject(new CliError('no active tape'));
+      return Promise.resolve({ address: tapeAddress, record: tapes.get(tapeAddress.toBase58())! });
+    },
+    guarded: <T>(work: Promise<T>) => {
+      events.push('guarded');
+      return work;
+    },
+  };
+  return {
+    sut: new TapeReservations(),
+    session,
+    ix,
+    payer,
+    chain,
+    tapes,
+    tapeAddress,
+    events,
+    sent,
+    saved,
+    store: config_,
+  };
+}
+
+describe('TapeReservations', () => {
+  describe('create', () => {
+    it('quotes the tokens for capacity × epochs and the rent plus both signatures', async () => {
+      const { sut, session, payer } = newTestService();
+      const quote = await sut.quoteCreate(session, 3 * MIB, { epochs: 10 });
+      expect(quote.epochs).toBe(10);
+      expect(quote.activeEpoch).toBe(12);
+      // 3 MiB × 10 epochs × 1000 base units.
+      expect(quote.cost).toEqual({ tokens: 30_000n, lamports: RENT + 2 * LAMPORTS_PER_SIGNATURE });
+      expect(quote.canPay).toBe(true);
+      expect(quote.payer).toBe(payer);
+      expect(quote.instruction.data[0]).toBe(Tag.CreateTape);
+    });
+
+    it('buys enough epochs to cover --duration from now (the current epoch is half gone)', async () => {
+      const { sut, session } = newTestService();
+      // 2h from half way through epoch 12: the rest of 12, 13, and half of 14 → 3 epochs.
+      const quote = await sut.quoteCreate(session, MIB, { duration: 2 * 3600 });
+      expect(quote.epochs).toBe(3);
+    });
+
+    it('adds the priority fee of --with-compute-unit-price to the lamports', async () => {
+      const price = 2_000_000; // micro-lamports per unit: 2 lamports per unit
+      const { sut, session } = newTestService({ computeUnitPrice: price });
+      const quote = await sut.quoteCreate(session, MIB, { epochs: 1 });
+      const { computeUnitLimit } = withComputeBudget([quote.instruction], {
+        computeUnits: new ComputeUnitEstimator(session.chain.ix.programId),
+        computeUnitPrice: price,
+      });
+      expect(computeUnitLimit).toBeGreaterThan(0);
+      expect(quote.cost.lamports).toBe(RENT + 2 * LAMPORTS_PER_SIGNATURE + 2 * computeUnitLimit);
+    });
+
+    it('saves the tape keypair before sending, then makes the tape the active one', async () => {
+      const { sut, session, ix, payer, chain, tapes, events, sent, saved, store } =
+        newTestService();
+      const quote = await sut.quoteCreate(session, MIB, { epochs: 5 });
+      const address = ix.pdas.tape(quote.tapeKeypair.publicKey);
+      chain.afterSend = () =>
+        tapes.set(address.toBase58(), tapeRecord({ activeEpoch: 12, expiryEpoch: 17 }));
+
+      events.length = 0;
+      const created = await sut.create(session, quote);
+
+      // The send is under the RPC watchdog from the moment it starts.
+      expect(events).toEqual(['save', 'send', 'guarded', 'set active_tape']);
+      expect(saved.get(address.toBase58())).toBe(quote.tapeKeypair);
+      expect(sent).toEqual([
+        {
+          instructions: [quote.instruction],
+          signers: [payer.publicKey, quote.tapeKeypair.publicKey],
+        },
+      ]);
+      expect(store.active_tape).toBe(address.toBase58());
+      expect(created).toEqual({
+        address,
+        label: expect.stringMatching(/^[a-z0-9]+$/),
+        keypairPath: `/config/tapes/${address.toBase58()}.json`,
+        activeEpoch: 12,
+        expiryEpoch: 17,
+      });
+    });
+
+    it('a failed send keeps the saved key and leaves the active tape alone', async () => {
+      const { sut, session, chain, saved, store } = newTestService();
+      const quote = await sut.quoteCreate(session, MIB, { epochs: 5 });
+      chain.sendFails = new Error('blockhash expired');
+      await expect(sut.create(session, quote)).rejects.toThrow('blockhash expired');
+      expect(saved.size).toBe(1);
+      expect(store.active_tape).toBeUndefined();
+    });
+
+    it('refuses what the wallet cannot pay before anything is saved or signed', async () => {
+      const { sut, session, payer, chain, events } = newTestService();
+      chain.balance = { lamports: 1_000_000_000, tokens: 1_000_000n };
+      const quote = await sut.quoteCreate(session, 102 * MIB, { epochs: 1000 });
+      expect(quote.canPay).toBe(false);
+      await expect(sut.create(session, quote)).rejects.toThrow(
+        new CliError(
+          `insufficient funds: this tape costs 102 storage tokens and about 0.00201 SOL; ` +
+            `wallet ${payer.publicKey.toBase58()} has 1 storage tokens and 1 SOL ` +
+            '(fix: fund the wallet, e.g. tape airdrop on a local network, or reserve less)',
+        ),
+      );
+      expect(events).toEqual(['chainTime']);
+    });
+  });
+
+  describe('extend', () => {
+    it('pays the capacity for the added epochs and reports the new expiry', async () => {
+      const tape = tapeRecord({ capacity: 3 * MIB, expiryEpoch: 20 });
+      const { sut, session, tapeAddress, payer, chain, tapes, sent } = newTestService({ tape });
+      chain.afterSend = () => tapes.set(tapeAddress!.toBase58(), { ...tape, expiryEpoch: 24 });
+
+      const extended = await sut.extend(session, { epochs: 4 });
+
+      expect(sent).toHaveLength(1);
+      expect(sent[0].instructions[0].data[0]).toBe(Tag.ExtendTape);
+      expect(sent[0].signers).toEqual([payer.publicKey]);
+      expect(extended).toMatchObject({
+        address: tapeAddress,
+        addedEpochs: 4,
+        tokens: 12_000n, // 3 MiB × 4 epochs × 1000
+        activeEpoch: tape.activeEpoch,
+        expiryEpoch: 24,
+        now: chain.now,
+      });
+    });
+
+    it('--duration adds whole epochs: 90 minutes are 2 of an hour', async () => {
+      const { sut, session } = newTestService({ tape: tapeRecord() });
+      expect((await sut.extend(session, { duration: 5400 })).addedEpochs).toBe(2);
+    });
+
+    it('refuses an expired tape, saying when it expired, and sends nothing', async () => {
+      const { sut, session, tapeAddress, sent } = newTestService({
+        tape: tapeRecord({ expiryEpoch: 12 }),
+      });
+      await expect(sut.extend(session, { epochs: 1 })).rejects.toThrow(
+        new RegExp(`^tape ${tapeAddress!.toBase58()} expired`),
+      );
+      expect(sent).toEqual([]);
+    });
+
+    it('refuses what the wallet cannot pay, with the action named', async () => {
+      const { sut, session, payer, chain, sent } = newTestService({ tape: tapeRecord() });
+      chain.balance = { lamports: 1_000_000_000, tokens: 0n };
+      await expect(sut.extend(session, { epochs: 4 })).rejects.toThrow(
+        new CliError(
+          'insufficient funds: extending the tape costs 0.012 storage tokens and about 0.000005 SOL; ' +
+            `wallet ${payer.publicKey.toBase58()} has 0 storage tokens and 1 SOL ` +
+            '(fix: fund the wallet, e.g. tape airdrop on a local network)',
+        ),
+      );
+      expect(sent).toEqual([]);
+    });
+  });
+
+  describe('resize', () => {
+    it('pays the added MiB for the epochs the tape has left', async () => {
+      const tape = tapeRecord({ capacity: 3 * MIB, expiryEpoch: 20, keptBytes: 700 });
+      const { sut, session, tapeAddress, chain, tapes, sent } = newTestService({ tape });
+      chain.afterSend = () => tapes.set(tapeAddress!.toBase58(), { ...tape, capacity: 5 * MIB });
+
+      const resized = await sut.resize(session, 2 * MIB);
+
+      expect(sent[0].instructions[0].data[0]).toBe(Tag.ResizeTape);
+      // 2 MiB × (20 − 12) epochs left × 1000.
+      expect(resized).toEqual({
+        address: tapeAddress,
+        addedBytes: 2 * MIB,
+        capacity: 5 * MIB,
+        used: 700,
+        tokens: 16_000n,
+      });
+    });
+
+    it('reads the clock only to say when an expired tape expired', async () => {
+      const ok = newTestService({ tape: tapeRecord() });
+      await ok.sut.resize(ok.session, MIB);
+      expect(ok.events).not.toContain('chainTime');
+
+      const expired = newTestService({ tape: tapeRecord({ expiryEpoch: 11 }) });
+      await expect(expired.sut.resize(expired.session, MIB)).rejects.toThrow(/expired/);
+      expect(expired.events).toEqual(['chainTime']);
+    });
+
+    it('refuses a capacity past what a number holds exactly', async () => {
+      const { sut, session, sent } = newTestService({
+        tape: tapeRecord({ capacity: Number.MAX_SAFE_INTEGER - 10 }),
+      });
+      await expect(sut.resize(session, 11)).rejects.toThrow(
+        new CliError('resize: capacity would be too large'),
+      );
+      expect(sent).toEqual([]);
+    });
+  });
+});
