@@ -19,7 +19,12 @@ import {
   S3BackendTapeExpiredError,
   S3BackendUnpaidError,
 } from '../s3-backend';
-import { chainWriteError, notDelegatedMessage, TapeWriteFailedError } from './chain-write-errors';
+import {
+  chainWriteError,
+  groupFailedError,
+  notDelegatedMessage,
+  TapeWriteFailedError,
+} from './chain-write-errors';
 import { applyObjectOps, ObjectOp, OpOutcome, WrittenObject } from './object-ops';
 import { PlanBase, TapeVersions } from './tape-versions';
 import { VersionPublishing } from './version-publishing';
@@ -447,7 +452,11 @@ export class VersionCommitGroups {
     if (error instanceof VersionConflictError) {
       return new S3BackendSlowDownError('other writers kept publishing first; try again');
     }
-    return chainWriteError(await this.balance.explain(error), this.identity.publicKey.toBase58());
+    const refusal = chainWriteError(
+      await this.balance.explain(error),
+      this.identity.publicKey.toBase58(),
+    );
+    return refusal instanceof S3BackendError ? refusal : groupFailedError(refusal);
   }
 }
 
