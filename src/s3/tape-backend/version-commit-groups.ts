@@ -238,7 +238,8 @@ export class VersionCommitGroups {
         signals,
       );
     } catch (error) {
-      const refusal = await this.s3Error(error);
+      // Never throws: every write is answered, and the next group's wait for this one ends.
+      const refusal = await this.s3Error(error).catch(() => groupFailedError(error));
       if (!(refusal instanceof S3BackendError) || refusal instanceof TapeWriteFailedError) {
         this.logger.warn({
           msg: 'group commit failed',
@@ -341,7 +342,7 @@ export class VersionCommitGroups {
    * slows that Publish, and the next group waits for it instead (one group of all the writers
    * rather than two halves, each costing a round).
    */
-  private busy(): boolean {
+  protected busy(): boolean {
     const sample = performance.eventLoopUtilization(this.loopSample);
     this.loopSample = performance.eventLoopUtilization();
     this.utilization += TIMING_WEIGHT * (sample.utilization - this.utilization);
