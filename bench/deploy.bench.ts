@@ -8,7 +8,11 @@
  * - a redeploy with one file changed, and one with nothing changed;
  * - `aws s3 sync --size-only` of a directory of the same shape (its own bytes, so the gateway
  *   holds none of them already) to another tape's bucket;
- * - `cp -r` of the directory: the floor.
+ * - `cp -r` of the directory: the floor;
+ * - `aws s3 sync --size-only` of the sync's directory to a plain PUT endpoint in this process
+ *   (each body read, its MD5 answered as ETag; no store, no chain): the floor of any S3 endpoint
+ *   with aws-cli's 10 requests in flight, so the sync's goal (1.2x the deploy) is reachable only
+ *   when this floor is within it.
  *
  * Each run uses fresh tapes; the order of deploy and sync alternates between runs. Prints the
  * medians, sync / deploy, the SOL and storage tokens the deploy wallet and the gateway key moved
@@ -19,6 +23,9 @@
  *   BENCH_RUNS=1 BENCH_FILES=200 BENCH_BYTES=10000000 ... for a smaller run
  */
 import { execFile, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Connection, LAMPORTS_PER_SOL, PublicKey } from '@solana/web3.js';
@@ -58,6 +65,7 @@ async function main(): Promise<void> {
   const bench = await startBenchGateway('deploy');
   const { gateway, work } = bench;
   const chain = new Connection(gateway.rpcUrl, 'confirmed');
+  const plain = await plainPutEndpoint();
   try {
     // TAPE_DATA_DIR: the gateway's own, for `tape gateway` (operator) commands.
     const env = { ...bench.cliEnv, TAPE_DATA_DIR: gateway.dataDir };
@@ -99,6 +107,7 @@ async function main(): Promise<void> {
     const redeploy: number[] = [];
     const unchanged: number[] = [];
     const sync: number[] = [];
+    const plainSync: number[] = [];
     const deployMoved: Balances[] = [];
     const syncMoved: Balances[] = [];
     let firstPhases: TimedRun['phases'] = [];
@@ -159,6 +168,24 @@ async function main(): Promise<void> {
         await syncIt();
         await deploy();
       }
+      plainSync.push(
+        await timed(() =>
+          run(
+            AWS,
+            [
+              '--endpoint-url',
+              plain.url,
+              's3',
+              'sync',
+              syncSite,
+              's3://plain',
+              '--size-only',
+              '--no-progress',
+            ],
+            { ...awsEnv, AWS_ACCESS_KEY_ID: 'plain', AWS_SECRET_ACCESS_KEY: 'plain' },
+          ),
+        ),
+      );
       const copyStarted = process.hrtime.bigint();
       await run('cp', ['-r', site, join(work, `copy-${i}`)], process.env);
       floor.push(Number(process.hrtime.bigint() - copyStarted) / 1e9);
@@ -166,7 +193,7 @@ async function main(): Promise<void> {
       cliStart.push(await timed(() => run(process.execPath, [CLI_ENTRY, '--version'], env)));
       rpcTrip.push(await timed(() => chain.getSlot()));
       process.stdout.write(
-        `run ${i + 1}/${RUNS}: first deploy ${first[i].toFixed(2)} s, one changed ${redeploy[i].toFixed(2)} s, nothing changed ${unchanged[i].toFixed(2)} s, aws s3 sync ${sync[i].toFixed(2)} s, cp -r ${floor[i].toFixed(2)} s\n`,
+        `run ${i + 1}/${RUNS}: first deploy ${first[i].toFixed(2)} s, one changed ${redeploy[i].toFixed(2)} s, nothing changed ${unchanged[i].toFixed(2)} s, aws s3 sync ${sync[i].toFixed(2)} s (plain PUT endpoint ${plainSync[i].toFixed(2)} s), cp -r ${floor[i].toFixed(2)} s\n`,
       );
     }
 
@@ -187,6 +214,11 @@ async function main(): Promise<void> {
       ['node -e 0', `${median(nodeStart).toFixed(2)} s`, 'floor of any CLI start'],
       ['tape --version', `${median(cliStart).toFixed(2)} s`, "the CLI's start-up"],
       ['one RPC round trip', `${(median(rpcTrip) * 1000).toFixed(0)} ms`, 'getSlot'],
+      [
+        'aws s3 sync, plain PUT',
+        `${median(plainSync).toFixed(2)} s`,
+        `floor of any S3 endpoint: ${(median(plainSync) / median(first)).toFixed(2)}x the first deploy`,
+      ],
       [
         'first deploy',
         `${median(first).toFixed(2)} s`,
@@ -241,14 +273,46 @@ async function main(): Promise<void> {
         redeploy_s: redeploy,
         unchanged_s: unchanged,
         sync_s: sync,
+        plain_sync_s: plainSync,
         ratio,
         deploy_moved: deployMoved,
         sync_moved: syncMoved,
       })}\n`,
     );
   } finally {
+    plain.server.close();
     await bench.stop();
   }
+}
+
+/**
+ * The least an S3 endpoint can do for `aws s3 sync`: an empty listing, and each PutObject's
+ * body read whole and answered with its MD5 as ETag (what aws-cli checks). Nothing is kept.
+ */
+function plainPutEndpoint(): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    if (req.method !== 'PUT') {
+      req.resume();
+      res.setHeader('Content-Type', 'application/xml');
+      res.end(
+        '<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">' +
+          '<Name>plain</Name><Prefix></Prefix><KeyCount>0</KeyCount><MaxKeys>1000</MaxKeys>' +
+          '<EncodingType>url</EncodingType><IsTruncated>false</IsTruncated></ListBucketResult>',
+      );
+      return;
+    }
+    const md5 = createHash('md5');
+    req.on('data', (chunk: Buffer) => md5.update(chunk));
+    req.on('end', () => {
+      res.setHeader('ETag', `"${md5.digest('hex')}"`);
+      res.end();
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+    ),
+  );
 }
 
 function moved(before: Balances, after: Balances): Balances {

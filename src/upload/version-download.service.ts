@@ -28,6 +28,8 @@ export interface VersionDownload {
  */
 @Injectable()
 export class VersionDownloadService {
+  private readonly encoded = new EncodedVersions();
+
   constructor(
     private readonly chain: ChainReader,
     private readonly store: TrackStore,
@@ -46,6 +48,9 @@ export class VersionDownloadService {
     if (version === undefined) {
       throw uploadErrors.notFound(`${rootHex} is not the root of a version the tape keeps`);
     }
+    // Immutable under its root: one encoding serves every request while the tape keeps it.
+    const kept = this.encoded.get(rootHex);
+    if (kept !== undefined) return { version, body: Readable.from([kept]) };
     // The root's length is not on chain; the stored one is bound by the commitment (a wrong
     // length fails the verified read).
     const bytes = await this.store.storedSize(root);
@@ -58,8 +63,74 @@ export class VersionDownloadService {
     const reader = new VersionReader(source);
     // Read before answering, so a root that does not verify is an error status, not a cut body.
     const node = await reader.root(root, bytes);
-    return { version, body: Readable.from(frames(reader, node, source), { objectMode: false }) };
+    const body = keepWhole(frames(reader, node, source), this.encoded.maxBytes, (whole) =>
+      this.encoded.set(rootHex, whole),
+    );
+    return { version, body: Readable.from(body, { objectMode: false }) };
   }
+}
+
+/** Encoded downloads kept, in all (the least recently asked for go first). */
+export const ENCODED_VERSIONS_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Downloads already encoded, by root (hex): a version of 100,000 names is about 14 MB, read and
+ * verified node by node from the store, and anyone may ask for it again and again. Bounded by
+ * bytes; a download larger than the bound is never kept.
+ */
+export class EncodedVersions {
+  private readonly byRoot = new Map<string, Buffer>();
+  private bytes = 0;
+
+  constructor(readonly maxBytes = ENCODED_VERSIONS_BYTES) {}
+
+  get(root: string): Buffer | undefined {
+    const found = this.byRoot.get(root);
+    if (found !== undefined) {
+      this.byRoot.delete(root);
+      this.byRoot.set(root, found);
+    }
+    return found;
+  }
+
+  set(root: string, encoded: Buffer): void {
+    if (encoded.length > this.maxBytes) return;
+    this.drop(root);
+    this.byRoot.set(root, encoded);
+    this.bytes += encoded.length;
+    while (this.bytes > this.maxBytes) this.drop(this.byRoot.keys().next().value!);
+  }
+
+  get size(): number {
+    return this.bytes;
+  }
+
+  private drop(root: string): void {
+    const found = this.byRoot.get(root);
+    if (found === undefined) return;
+    this.byRoot.delete(root);
+    this.bytes -= found.length;
+  }
+}
+
+/**
+ * Passes the parts on, and hands over all of them as one buffer once the walk ended whole (not
+ * when the client went away first), unless they came to more than `maxBytes`.
+ */
+async function* keepWhole(
+  parts: AsyncGenerator<Buffer>,
+  maxBytes: number,
+  whole: (encoded: Buffer) => void,
+): AsyncGenerator<Buffer> {
+  let seen: Buffer[] | undefined = [];
+  let bytes = 0;
+  for await (const part of parts) {
+    bytes += part.length;
+    if (bytes > maxBytes) seen = undefined;
+    seen?.push(part);
+    yield part;
+  }
+  if (seen !== undefined) whole(Buffer.concat(seen, bytes));
 }
 
 /**

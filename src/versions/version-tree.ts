@@ -53,13 +53,32 @@ export interface BuiltTree {
 }
 
 export function isBoundary(level: number, key: Buffer): boolean {
+  const known = `${level}:${key.toString('latin1')}`;
+  const kept = boundaries.get(known);
+  if (kept !== undefined) return kept;
   const h = createHash('sha256')
     .update(BOUNDARY_DOMAIN)
     .update(Buffer.of(level))
     .update(key)
     .digest();
-  return h.readUInt32LE(0) < BOUNDARY_LIMIT;
+  const boundary = h.readUInt32LE(0) < BOUNDARY_LIMIT;
+  if (boundaryKeyBytes + known.length > BOUNDARY_CACHE_BYTES) {
+    boundaries.clear();
+    boundaryKeyBytes = 0;
+  }
+  boundaries.set(known, boundary);
+  boundaryKeyBytes += known.length;
+  return boundary;
 }
+
+/**
+ * Boundaries already decided (a pure function of level and key): every build of a version
+ * decides one per entry and branch, and the S3 group commit and the certifier rebuild a whole
+ * version each round, so most keys come back. Bounded by the keys' length: cleared when full.
+ */
+const boundaries = new Map<string, boolean>();
+const BOUNDARY_CACHE_BYTES = 16 * 1024 * 1024;
+let boundaryKeyBytes = 0;
 
 export function buildNamesTree(entries: readonly VersionEntry[]): BuiltTree {
   return buildTree('names', { tree: 'names', level: 0, entries: [...entries] });

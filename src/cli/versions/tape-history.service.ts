@@ -5,7 +5,7 @@ import { VersionConflictError } from '../../chain/chain-error';
 import { transactionFee } from '../../chain/priority-fee';
 import { aliasVersion, aliasesOf, keptVersion } from '../../chain/tape-history';
 import { CliError } from '../cli-error';
-import { assertWalletCanPay } from '../commands/payment-check';
+import { assertWalletCanPay } from '../funding/payment-check';
 import { LoadedTape, TapeSession } from '../session/tape-session';
 import { MAX_PUBLISH_TRIES } from './change-publisher';
 import { readVersionRoot } from './current-version';

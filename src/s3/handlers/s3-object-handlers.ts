@@ -11,7 +11,7 @@ import {
 import { readStoredHeaders } from '../object-metadata';
 import { checkKey, publishableKey, visibleKey } from '../s3-address';
 import { objectAttributesXml, partSlice, PartSlice, requestedPartNumber } from './object-parts';
-import { S3Backend, S3Bucket, S3ByteRange, S3ObjectHead } from '../s3-backend';
+import { S3Backend, S3BackendError, S3Bucket, S3ByteRange, S3ObjectHead } from '../s3-backend';
 import { S3BodyReader } from '../body/s3-body-reader';
 import { bucketOf, keyOf, S3RequestContext, S3Response, xmlResponse } from '../s3-context';
 import { S3Error } from '../s3-error';
@@ -231,11 +231,20 @@ export class S3ObjectHandlers {
         key: outcome.key,
         error: s3
           ? { code: s3.code, message: s3.message }
-          : { code: 'InternalError', message: 'internal error' },
+          : { code: 'InternalError', message: internalErrorMessage(outcome.error) },
       });
     }
     return xmlResponse(deleteResultXml(entries, request.quiet));
   }
+}
+
+/**
+ * A DeleteObjects key's 500: the backend's reason when its error gives one (the backend's
+ * errors are written for clients: tape-backend's `groupFailedError`), else the generic one.
+ */
+function internalErrorMessage(error: S3BackendError): string {
+  const generic = 'we encountered an internal error; please try again';
+  return error.message ? `${generic}: ${error.message}` : generic;
 }
 
 /**

@@ -8,7 +8,7 @@ import {
   S3BackendUnpaidError,
 } from '../s3-backend';
 import { backendErrorToS3, insufficientCapacityMessage } from '../s3-error-mapping';
-import { chainWriteError, TapeWriteFailedError } from './chain-write-errors';
+import { chainWriteError, groupFailedError, TapeWriteFailedError } from './chain-write-errors';
 
 const KEY = 'hR2uCbBrhccHRDcCKbTqPc9SQ2GLuWLcHomiLiFM8n9';
 const program = (code: TapeErrorCode, message: string) => new ChainError('program', message, code);
@@ -49,5 +49,27 @@ describe('chainWriteError', () => {
     ).toBeInstanceOf(TapeWriteFailedError);
     const unreachable = new ChainError('unreachable', 'cannot reach the chain RPC');
     expect(chainWriteError(unreachable, KEY)).toBe(unreachable);
+  });
+});
+
+describe('groupFailedError', () => {
+  it("says why a group failed in the gateway's words, never the RPC address or a stack", () => {
+    const unreachable = groupFailedError(
+      new ChainError('unreachable', 'cannot reach the chain RPC at http://10.0.0.7:8899'),
+    );
+    expect(unreachable).toBeInstanceOf(TapeWriteFailedError);
+    expect(unreachable.message).toBe(
+      "the tape's next version was not published: the gateway could not reach the chain's RPC; try again",
+    );
+    const refused = groupFailedError(program(TapeErrorCode.TapeExpired, 'tape expired'));
+    expect(refused.message).toContain('the tape program refused it (tape expired)');
+    const odd = new Error('boom');
+    odd.stack = 'Error: boom\n    at secret (/srv/gateway/dist/x.js:1:1)';
+    const unexpected = groupFailedError(odd);
+    expect(unexpected.message).not.toMatch(/boom|secret|\/srv/);
+    expect(unexpected.message).toContain('an unexpected error in the gateway');
+    expect(
+      groupFailedError(new TapeWriteFailedError('the version was not certified: x')).message,
+    ).toContain('the version was not certified: x');
   });
 });

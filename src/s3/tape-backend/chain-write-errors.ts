@@ -37,3 +37,29 @@ export function chainWriteError(error: unknown, gatewayKey: string): Error {
   }
   return new TapeWriteFailedError(`chain write refused: ${error.message}`);
 }
+
+/**
+ * A group's failure that no S3 refusal stands for, as each of its writes gets it (a PutObject's
+ * 500, a DeleteObjects key's `<Message>`): why, in the gateway's words, never an RPC address,
+ * a transaction's logs or a stack (the group's warning in the log has the whole error).
+ */
+export function groupFailedError(error: unknown): TapeWriteFailedError {
+  return new TapeWriteFailedError(`the tape's next version was not published: ${reasonOf(error)}`);
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof S3BackendError && error.message) return error.message;
+  if (!(error instanceof ChainError)) return 'an unexpected error in the gateway; try again';
+  switch (error.kind) {
+    case 'program':
+      return `the tape program refused it (${error.message})`;
+    case 'transaction':
+      return `the chain refused its transaction (${error.message})`;
+    case 'unreachable':
+      return "the gateway could not reach the chain's RPC; try again";
+    case 'timeout':
+      return 'its transaction was not confirmed in time; try again';
+    case 'rpc':
+      return "the chain's RPC failed the request; try again";
+  }
+}

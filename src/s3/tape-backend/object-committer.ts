@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { pipeline, Readable } from 'node:stream';
+import { isPackable } from '../../versions/pack-writer';
 import { S3EtagTap } from '../body/s3-etag';
 import { checkWriteCondition, S3WriteCondition } from '../handlers/write-conditions';
 import { ObjectMetadata } from '../object-metadata';
 import { S3BackendInsufficientCapacityError, S3Bucket, S3WriteResult } from '../s3-backend';
 import { s3EtagOf } from './object-records';
-import { ObjectSpool } from './object-spool';
+import { ObjectSpool, SpooledObject } from './object-spool';
 import { SpoolLedger } from './spool-ledger';
 import { TapeBucket, TapeDirectory } from './tape-directory';
 import { TapeVersions } from './tape-versions';
@@ -98,6 +99,7 @@ export class ObjectCommitter {
             ? { kind: 'stream', manifestBytes: spooled.manifestBytes.length }
             : { kind: 'blob' },
         },
+        bytes: packableBytes(spooled),
         metadata: { ...metadata(), etag: etag.etag() },
         condition,
       });
@@ -106,6 +108,13 @@ export class ObjectCommitter {
       await this.spool.discard(spooled);
     }
   }
+}
+
+/** A small body received into memory: its bytes go into the version's pack as they are. */
+function packableBytes(spooled: SpooledObject): Buffer | undefined {
+  const [only] = spooled.segments;
+  if (spooled.segments.length !== 1 || spooled.manifestBytes !== undefined) return undefined;
+  return only.bytes !== undefined && isPackable(only.size) ? only.bytes : undefined;
 }
 
 /** A write's answer: its S3 ETag, the time its version keeps, its checksum. */

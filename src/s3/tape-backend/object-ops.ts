@@ -15,6 +15,8 @@ export type ObjectOp =
   | {
       kind: 'put';
       file: Omit<ChangedFile, 'metadata'>;
+      /** A small body's bytes as received (to pack without reading them back from the store). */
+      bytes?: Buffer;
       metadata: ObjectMetadata;
       condition?: S3WriteCondition;
     }

@@ -10,7 +10,7 @@ import {
   S3PutObjectInput,
   S3WriteResult,
 } from '../s3-backend';
-import { TapeWriteFailedError } from './chain-write-errors';
+import { groupFailedError } from './chain-write-errors';
 import { ObjectCommitter, PLACEHOLDER_ETAG, writeResult } from './object-committer';
 import { encodeObjectMetadata, placeholderChecksum } from './object-metadata-codec';
 import { assertPublishableName, contentTypeForCopy, contentTypeForName } from './object-names';
@@ -111,10 +111,7 @@ export class TapeObjectWrites {
       return keys.map((key) => ({ key }));
     } catch (error) {
       // One version removes them all or none: every key gets the group's refusal.
-      const typed =
-        error instanceof S3BackendError
-          ? error
-          : new TapeWriteFailedError(error instanceof Error ? error.message : String(error));
+      const typed = error instanceof S3BackendError ? error : groupFailedError(error);
       return keys.map((key) => ({ key, error: typed }));
     }
   }

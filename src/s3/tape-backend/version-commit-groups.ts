@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { PublicKey } from '@solana/web3.js';
 import { Readable } from 'node:stream';
-import { TapeRecord } from '../../chain/account-layouts';
+import { performance } from 'node:perf_hooks';
 import { VersionConflictError } from '../../chain/chain-error';
 import { ChainReader } from '../../chain/chain-reader';
 import { GatewayIdentity } from '../../chain/gateway-identity';
@@ -22,9 +22,14 @@ import {
   S3BackendTapeExpiredError,
   S3BackendUnpaidError,
 } from '../s3-backend';
-import { chainWriteError, notDelegatedMessage, TapeWriteFailedError } from './chain-write-errors';
+import {
+  chainWriteError,
+  groupFailedError,
+  notDelegatedMessage,
+  TapeWriteFailedError,
+} from './chain-write-errors';
 import { applyObjectOps, ObjectOp, OpOutcome, WrittenObject } from './object-ops';
-import { TapeVersions } from './tape-versions';
+import { PlanBase, TapeVersions } from './tape-versions';
 import { VersionPublishing } from './version-publishing';
 import { WriteQueue } from './write-queue';
 
@@ -51,22 +56,71 @@ export interface GroupCommitStats {
   publishes: number;
   writes: number;
   rebases: number;
+  /** Groups planned on the version of the group before them while its Publish was in flight. */
+  pipelined: number;
 }
+
+/** A version planned, built and stored, as the next group may plan on it before it is confirmed. */
+interface PlannedVersion {
+  /**
+   * The tape's sequence (the compare-and-swap counter) and latest version number once it is
+   * published, and its root.
+   */
+  sequence: number;
+  latestVersion: number;
+  root: Buffer;
+  base: PlanBase;
+}
+
+/** A group on its way: its version once planned (undefined: nothing to plan on), and its end. */
+interface Round {
+  planned: Promise<PlannedVersion | undefined>;
+  /** Resolves once its Publish is being certified and sent (or the group ended without one). */
+  publishing: Promise<void>;
+  /** When `publishing` resolved (ms since the epoch). */
+  publishingAt?: number;
+  /** The root it published, once confirmed. */
+  published?: Buffer;
+  /** Its writes. */
+  size: number;
+  /** Resolves once the group's writes are answered (whatever the outcome). */
+  done: Promise<void>;
+}
+
+/** What a group tells the next one while on its way. */
+interface RoundSignals {
+  planned: (version: PlannedVersion | undefined) => void;
+  publishing: () => void;
+  published: (root: Buffer) => void;
+}
+
+/** Groups over which a tape's writers in flight at once are counted (their most). */
+const LOADS_KEPT = 16;
+/** Event-loop utilization above which groups are not planned beside a Publish in flight. */
+const BUSY_UTILIZATION = 0.85;
+/** A moving average's weight for the newest sample. */
+const TIMING_WEIGHT = 0.3;
 
 /**
  * Group commit of S3 writes per tape (docs/s3.md, "Writes: group commit"). Every write's bytes
- * are in the gateway's store before it joins; a tape has at most one Publish in flight, and the
- * writes that arrive meanwhile form the next group. A group is planned on the tape's current
- * version, built, stored and published with the gateway's own keys (compare-and-swap on the
- * version it was planned on); a lost swap (another writer gateway, a `tape deploy`) plans the
- * same writes again on the version that won. Each write is answered once its version is
- * confirmed, or refused with the group's error: nothing acknowledged is lost.
+ * are in the gateway's store before it joins. Groups are pipelined: while a group's Publish is
+ * certified, sent and confirmed, the next group is planned, built and stored on top of that
+ * not-yet-confirmed version, and its Publish goes as soon as the one before is confirmed. A
+ * tape still has at most one Publish in flight, each with compare-and-swap on the version it was
+ * planned on; when the version a group was planned on is not the one the chain then holds (the
+ * group before failed, another writer gateway or a `tape deploy` won), the group plans its
+ * writes again on the current version. Each write is answered once its version is confirmed,
+ * or refused with its group's error: nothing acknowledged is lost.
  */
 @Injectable()
 export class VersionCommitGroups {
   private readonly logger = new Logger('s3-group-commit');
   private readonly groups = new Map<string, Group>();
-  readonly stats: GroupCommitStats = { publishes: 0, writes: 0, rebases: 0 };
+  readonly stats: GroupCommitStats = { publishes: 0, writes: 0, rebases: 0, pipelined: 0 };
+  /** Moving averages (ms): planning, building and storing a group; certifying and publishing it. */
+  private readonly timing = { planMs: 20, publishMs: 40 };
+  private loopSample = performance.eventLoopUtilization();
+  private utilization = 0;
 
   constructor(
     private readonly chain: ChainReader,
@@ -83,7 +137,7 @@ export class VersionCommitGroups {
     const key = tape.toBase58();
     let group = this.groups.get(key);
     if (!group) {
-      group = { pending: new WriteQueue<Waiting>(REFILL_WAIT_MS), running: false };
+      group = { pending: new WriteQueue<Waiting>(), running: false };
       this.groups.set(key, group);
     }
     const joined = group;
@@ -93,13 +147,57 @@ export class VersionCommitGroups {
     });
   }
 
+  /**
+   * Starts the next group once writes wait, planned on the group before it while that group's
+   * Publish is on its way, so that planning overlaps the one Publish in flight (at most one
+   * group waits, planned, for the group publishing). It starts as late as it can and still be
+   * planned when that Publish is confirmed (the moving averages of both), or at once when every
+   * writer is back (as many writes wait or publish as were lately in the gateway at once: a
+   * client's requests in flight). With no group on its way it waits at most the refill wait
+   * for them.
+   */
   private async drain(key: string, tape: PublicKey, group: Group): Promise<void> {
     group.running = true;
+    let last: Round | undefined;
+    let onItsWay = false;
+    const loads: number[] = [];
+    const writers = () => Math.max(1, ...loads);
     try {
-      while (group.pending.length > 0) {
+      for (;;) {
+        // A busy gateway gains nothing by planning beside a Publish, only smaller groups.
+        if (onItsWay && this.busy()) await last!.done;
+        if (onItsWay) {
+          await last!.publishing;
+          const slack =
+            (last!.publishingAt ?? Date.now()) +
+            this.timing.publishMs -
+            this.timing.planMs -
+            Date.now();
+          await group.pending.waitFor(writers() - last!.size, {
+            until: last!.done,
+            timeoutMs: Math.max(0, slack),
+          });
+        } else if (last !== undefined) {
+          await group.pending.waitFor(writers(), { timeoutMs: REFILL_WAIT_MS });
+          last = undefined;
+        }
+        if (group.pending.length === 0) {
+          if (onItsWay) {
+            await group.pending.waitFor(1, { until: last!.done });
+            continue;
+          }
+          break;
+        }
         const batch = group.pending.take(MAX_GROUP_OPS);
-        await this.commit(tape, batch);
-        await group.pending.refilled(batch.length);
+        loads.push(batch.length + (onItsWay ? last!.size : 0));
+        if (loads.length > LOADS_KEPT) loads.shift();
+        const round = this.round(tape, batch, onItsWay ? last : undefined);
+        last = round;
+        onItsWay = true;
+        void round.done.then(() => {
+          if (last === round) onItsWay = false;
+        });
+        await round.planned;
       }
     } finally {
       group.running = false;
@@ -107,15 +205,48 @@ export class VersionCommitGroups {
     }
   }
 
-  private async commit(tape: PublicKey, batch: Waiting[]): Promise<void> {
+  /** One group: planned (on `before`'s version while it is on its way), published, answered. */
+  private round(tape: PublicKey, batch: Waiting[], before: Round | undefined): Round {
+    let planned!: (version: PlannedVersion | undefined) => void;
+    let publishing!: () => void;
+    const round: Round = {
+      planned: new Promise((resolve) => (planned = resolve)),
+      publishing: new Promise((resolve) => (publishing = resolve)),
+      done: Promise.resolve(),
+      size: batch.length,
+    };
+    const signals: RoundSignals = {
+      planned,
+      publishing: () => {
+        round.publishingAt ??= Date.now();
+        publishing();
+      },
+      published: (root) => (round.published = root),
+    };
+    round.done = this.commit(tape, batch, before, signals).finally(() => {
+      signals.planned(undefined);
+      signals.publishing();
+    });
+    return round;
+  }
+
+  private async commit(
+    tape: PublicKey,
+    batch: Waiting[],
+    before: Round | undefined,
+    signals: RoundSignals,
+  ): Promise<void> {
     let outcomes: OpOutcome[];
     try {
       outcomes = await this.publishGroup(
         tape,
         batch.map((w) => w.op),
+        before,
+        signals,
       );
     } catch (error) {
-      const refusal = await this.s3Error(error);
+      // Never throws: every write is answered, and the next group's wait for this one ends.
+      const refusal = await this.s3Error(error).catch(() => groupFailedError(error));
       if (!(refusal instanceof S3BackendError) || refusal instanceof TapeWriteFailedError) {
         this.logger.warn({
           msg: 'group commit failed',
@@ -133,18 +264,77 @@ export class VersionCommitGroups {
     });
   }
 
-  private async publishGroup(tape: PublicKey, ops: ObjectOp[]): Promise<OpOutcome[]> {
+  /**
+   * Plans the writes (first on `before`'s planned version when there is one), then publishes
+   * once `before` is answered, provided the chain's current version is still the one planned
+   * on; otherwise, and after a lost compare-and-swap, plans again on the current version.
+   */
+  private async publishGroup(
+    tape: PublicKey,
+    ops: ObjectOp[],
+    before: Round | undefined,
+    signals: RoundSignals,
+  ): Promise<OpOutcome[]> {
+    let onTopOf = before === undefined ? undefined : await before.planned;
     for (let attempt = 1; ; attempt++) {
-      const record = await this.chain.getTape(tape);
-      if (!record) throw new S3BackendAccessDeniedError('the tape no longer exists');
-      const base = await this.versions.entries(tape, record);
-      const { change, outcomes } = applyObjectOps(base.entries, ops, Math.floor(Date.now() / 1000));
-      if (change.put.length === 0 && (change.remove ?? []).length === 0) return outcomes;
-      const plan = await planVersion(base, change, (file) => this.readSmall(file));
+      let on: PlannedVersion;
+      if (onTopOf !== undefined) {
+        on = onTopOf;
+        this.stats.pipelined++;
+      } else {
+        const record = await this.chain.getTape(tape);
+        if (!record) throw new S3BackendAccessDeniedError('the tape no longer exists');
+        on = {
+          sequence: record.sequence,
+          latestVersion: record.latestVersion,
+          root: currentVersion(record)?.root ?? Buffer.alloc(32),
+          base: await this.versions.entries(tape, record),
+        };
+      }
+      const { change, outcomes } = applyObjectOps(
+        on.base.entries,
+        ops,
+        Math.floor(Date.now() / 1000),
+      );
+      if (change.put.length === 0 && (change.remove ?? []).length === 0) {
+        signals.planned(onTopOf);
+        // Nothing to publish, but the answers may not come before the version they read is.
+        if (onTopOf !== undefined && !(await this.stillOn(tape, before!, onTopOf))) {
+          onTopOf = undefined;
+          continue;
+        }
+        return outcomes;
+      }
+      const planStarted = Date.now();
+      const plan = await planVersion(on.base, change, (file) => this.readSmall(file, ops));
       const built = buildVersion(plan.entries, plan.settings, plan.rules);
-      await this.storeVersion(tape, record, plan, built, base.nodes);
+      await this.storeVersion(tape, on.latestVersion, plan, built, on.base.nodes);
+      this.average('planMs', Date.now() - planStarted);
+      const base: PlanBase = {
+        ...plan,
+        nodes: new Set(built.nodes.map((n) => n.commitment.toString('hex'))),
+      };
+      if (attempt === 1)
+        signals.planned({
+          sequence: on.sequence + 1,
+          latestVersion: on.latestVersion + 1,
+          root: built.rootCommitment,
+          base,
+        });
+      if (onTopOf !== undefined) {
+        const still = await this.stillOn(tape, before!, onTopOf);
+        onTopOf = undefined;
+        // The group before failed, or another writer published meanwhile: plan again.
+        if (!still) {
+          this.stats.rebases++;
+          continue;
+        }
+      }
+      signals.publishing();
+      const publishStarted = Date.now();
       try {
-        await this.publisher.publishOwn(tape, built.rootCommitment, record.sequence);
+        await this.publisher.publishOwn(tape, built.rootCommitment, on.sequence);
+        this.average('publishMs', Date.now() - publishStarted);
       } catch (error) {
         if (!this.publisher.isConflict(error) || attempt >= MAX_ATTEMPTS) throw error;
         // A Publish that landed although its answer was lost (a resend) is a success.
@@ -155,14 +345,46 @@ export class VersionCommitGroups {
           continue;
         }
       }
-      this.versions.remember(tape, built.rootCommitment, {
-        ...plan,
-        nodes: new Set(built.nodes.map((n) => n.commitment.toString('hex'))),
-      });
+      this.versions.remember(tape, built.rootCommitment, base);
+      signals.published(built.rootCommitment);
       this.stats.publishes++;
       this.stats.writes += ops.length;
       return outcomes;
     }
+  }
+
+  /**
+   * Whether the event loop was busy most of the time lately (its utilization's moving average,
+   * sampled at each group): then planning the next group beside the Publish in flight only
+   * slows that Publish, and the next group waits for it instead (one group of all the writers
+   * rather than two halves, each costing a round).
+   */
+  protected busy(): boolean {
+    const sample = performance.eventLoopUtilization(this.loopSample);
+    this.loopSample = performance.eventLoopUtilization();
+    this.utilization += TIMING_WEIGHT * (sample.utilization - this.utilization);
+    return this.utilization >= BUSY_UTILIZATION;
+  }
+
+  private average(key: keyof VersionCommitGroups['timing'], ms: number): void {
+    this.timing[key] += TIMING_WEIGHT * (ms - this.timing[key]);
+  }
+
+  /**
+   * Once `before` is answered: whether the version it planned is the one to publish on. When it
+   * published that version, yes: anyone publishing since moved the version number on, and the
+   * compare-and-swap refuses. Otherwise the chain says (another writer may have published the
+   * same number with another root, and a swap on the number alone would lose its writes).
+   */
+  private async stillOn(tape: PublicKey, before: Round, planned: PlannedVersion): Promise<boolean> {
+    await before.done;
+    if (before.published?.equals(planned.root)) return true;
+    const record = await this.chain.getTape(tape);
+    if (!record) throw new S3BackendAccessDeniedError('the tape no longer exists');
+    return (
+      record.sequence === planned.sequence &&
+      currentVersion(record)?.root.equals(planned.root) === true
+    );
   }
 
   /**
@@ -175,12 +397,12 @@ export class VersionCommitGroups {
    */
   private async storeVersion(
     tape: PublicKey,
-    record: TapeRecord,
+    latestVersion: number,
     plan: VersionPlan,
     built: BuiltVersion,
     baseNodes: ReadonlySet<string> | undefined,
   ): Promise<void> {
-    const owner = this.publisher.stagingOwner(tape, record.latestVersion);
+    const owner = this.publisher.stagingOwner(tape, latestVersion);
     const newNodes = built.nodes.filter(
       (n) => baseNodes?.has(n.commitment.toString('hex')) !== true,
     );
@@ -208,8 +430,15 @@ export class VersionCommitGroups {
     );
   }
 
-  /** A small file's bytes, to pack: stored (and verified) when its body ended. */
-  private async readSmall(file: ChangedFile): Promise<Buffer> {
+  /**
+   * A small file's bytes, to pack: those its write received (hashed as they arrived, and the
+   * certification checks every packed range again), else from the store (verified).
+   */
+  private async readSmall(file: ChangedFile, ops: readonly ObjectOp[]): Promise<Buffer> {
+    for (const op of ops) {
+      if (op.kind === 'put' && op.bytes !== undefined && op.file.commitment.equals(file.commitment))
+        return op.bytes;
+    }
     const opened = await this.reader.open({
       kind: 'blob',
       commitment: file.commitment,
@@ -246,7 +475,11 @@ export class VersionCommitGroups {
     if (error instanceof VersionConflictError) {
       return new S3BackendSlowDownError('other writers kept publishing first; try again');
     }
-    return chainWriteError(await this.balance.explain(error), this.identity.publicKey.toBase58());
+    const refusal = chainWriteError(
+      await this.balance.explain(error),
+      this.identity.publicKey.toBase58(),
+    );
+    return refusal instanceof S3BackendError ? refusal : groupFailedError(refusal);
   }
 }
 

@@ -1,14 +1,14 @@
 /**
- * The writes waiting for a tape's next group (docs/s3.md, "Writes: group commit"), and the short
- * wait after a group is answered for its writers to send their next writes. Without that wait a
- * client keeping n requests in flight splits into a group of 1 (the first to come back starts a
- * round alone) and a group of n - 1, alternating: twice the rounds for the same writes.
+ * The writes waiting for a tape's next group (docs/s3.md, "Writes: group commit"), and the waits
+ * that decide when the next group starts: until the writers of the group just answered are
+ * back (bounded by a short refill wait), or, while a group is on its way, until as many writes
+ * wait as that group's writers. Without them a client keeping n requests in flight splits into
+ * a group of 1 (the first to come back starts a round alone) and a group of n - 1, alternating:
+ * twice the rounds for the same writes.
  */
 export class WriteQueue<T> {
   private readonly items: T[] = [];
-  private refill?: { wanted: number; done: () => void };
-
-  constructor(private readonly refillWaitMs: number) {}
+  private readonly waiters = new Set<{ wanted: number; done: () => void }>();
 
   get length(): number {
     return this.items.length;
@@ -16,7 +16,9 @@ export class WriteQueue<T> {
 
   push(item: T): void {
     this.items.push(item);
-    if (this.refill !== undefined && this.items.length >= this.refill.wanted) this.refill.done();
+    for (const waiter of [...this.waiters]) {
+      if (this.items.length >= waiter.wanted) waiter.done();
+    }
   }
 
   /** The oldest writes, at most `max`, for the next group. */
@@ -25,19 +27,27 @@ export class WriteQueue<T> {
   }
 
   /**
-   * Resolves once `answered` writes wait again (the writers just answered came back), or after
-   * the refill wait: whichever comes first. A group never waits longer than that for a write.
+   * Resolves once `wanted` writes wait, after `timeoutMs` (if given), or once `until` settles
+   * (if given): whichever comes first.
    */
-  refilled(answered: number): Promise<void> {
-    if (this.items.length >= answered) return Promise.resolve();
+  waitFor(
+    wanted: number,
+    options: { timeoutMs?: number; until?: Promise<unknown> } = {},
+  ): Promise<void> {
+    if (this.items.length >= wanted) return Promise.resolve();
     return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.refill = undefined;
-        resolve();
+      let timer: NodeJS.Timeout | undefined;
+      const waiter = {
+        wanted,
+        done: () => {
+          if (timer !== undefined) clearTimeout(timer);
+          this.waiters.delete(waiter);
+          resolve();
+        },
       };
-      const timer = setTimeout(done, this.refillWaitMs);
-      this.refill = { wanted: answered, done };
+      this.waiters.add(waiter);
+      if (options.timeoutMs !== undefined) timer = setTimeout(waiter.done, options.timeoutMs);
+      void options.until?.then(waiter.done, waiter.done);
     });
   }
 }
