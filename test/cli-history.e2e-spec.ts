@@ -142,12 +142,29 @@ describe('tape versions, rollback, deploy --alias, promote, alias rm, keep', () 
     expect(await user.fails(['deploy', join(sites[0], 'index.html'), '--alias', 'v2'])).toMatch(
       /^bad alias 'v2'/,
     );
+    // What a CI job reads: the preview's URLs in --json.
+    const ci = JSON.parse(await deploy('ci', 2, ['--alias', 'pr-8', '--json'])) as Record<
+      string,
+      unknown
+    >;
+    expect(ci).toMatchObject({
+      alias: 'pr-8',
+      url: `http://pr-8--${label}.localhost:8080/`,
+      path_url: `${gw.url}/site/${tape}@pr-8/`,
+      version: 5,
+      published: true,
+    });
+    expect((await chainTape()).aliases).toEqual([
+      { name: 'pr-7', version: 4 },
+      { name: 'pr-8', version: 5 },
+    ]);
+    await user.ok(['alias', 'rm', 'pr-8']);
 
     expect(keyValues(await user.ok(['promote', 'pr-7']))).toMatchObject({
       version: '4 (was 1)',
       alias: 'pr-7',
     });
-    expect(await chainTape()).toMatchObject({ version: 4, latestVersion: 4 });
+    expect(await chainTape()).toMatchObject({ version: 4, latestVersion: 5 });
   });
 
   it('removes an alias, and keeps fewer versions with tape keep', async () => {
@@ -159,12 +176,13 @@ describe('tape versions, rollback, deploy --alias, promote, alias rm, keep', () 
     await user.ok(['keep', '2']);
     const t = await chainTape();
     expect(t.keep).toBe(2);
-    expect(kept(t)).toEqual([3, 4]);
+    // Current 4, and the two newest: 4 and 5 (the removed preview).
+    expect(kept(t)).toEqual([4, 5]);
     const listed = await user.json<VersionsJson>(['versions']);
-    expect(listed.versions.map((v) => v.version)).toEqual([4, 3]);
-    // A new live deploy: 5 is current, 4 stays as the newest but one, 3 goes.
-    await deploy('v5', 2);
-    expect(kept(await chainTape())).toEqual([4, 5]);
-    expect(await user.fails(['rollback', '--to', '3'])).toBe('version 3 is not kept (kept: 4, 5)');
+    expect(listed.versions.map((v) => v.version)).toEqual([5, 4]);
+    // A new live deploy: 6 is current, 5 stays as the newest but one, 4 goes.
+    await deploy('v6', 2);
+    expect(kept(await chainTape())).toEqual([5, 6]);
+    expect(await user.fails(['rollback', '--to', '4'])).toBe('version 4 is not kept (kept: 5, 6)');
   });
 });
