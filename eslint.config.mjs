@@ -4,8 +4,10 @@ import { roomImports } from './tools/eslint/room-imports.mjs';
 
 /**
  * The rooms of src/ and the rooms each may import from (docs/architecture.md explains the
- * layers). Foundation rooms import nothing of ours but config; feature rooms (site, object,
- * upload, s3, admin) never import each other; only the entry points wire everything.
+ * layers). Foundation rooms (config, logging, health, http, observability) import no feature
+ * room: rooms register with them (health checks, metrics collectors) instead; feature rooms
+ * (site, object, upload, s3, admin) never import each other; only the entry points wire
+ * everything.
  */
 const ROOMS = {
   '(root)': [
@@ -26,6 +28,7 @@ const ROOMS = {
     'startup',
     'tracks',
     'upload',
+    'verify',
     'versions',
   ],
   startup: [],
@@ -34,13 +37,13 @@ const ROOMS = {
   health: [],
   http: ['config'],
   'shared-state': ['config', 'health'],
-  observability: ['chain', 'config', 'domains', 'health', 'http', 'logging', 'metering', 'tracks'],
+  observability: ['config', 'health', 'http', 'logging'],
   chain: ['config', 'health', 'observability'],
-  localnet: ['chain', 'config', 'http', 'observability'],
+  localnet: ['chain', 'config', 'http'],
   credentials: ['config', 'shared-state'],
-  domains: ['chain', 'config'],
-  metering: ['config', 'health', 'http'],
-  tracks: ['chain', 'config', 'health', 'shared-state'],
+  domains: ['chain', 'config', 'observability'],
+  metering: ['config', 'health', 'http', 'observability'],
+  tracks: ['chain', 'config', 'health', 'observability', 'shared-state'],
   versions: ['chain', 'tracks'],
   site: ['chain', 'config', 'domains', 'http', 'metering', 'tracks', 'versions'],
   object: ['chain', 'config', 'http', 'metering', 'tracks', 'versions'],
@@ -58,7 +61,10 @@ const ROOMS = {
     'versions',
   ],
   admin: ['chain', 'config', 'domains', 'http', 'observability'],
-  cli: ['chain', 'config', 'credentials', 'localnet', 'tracks', 'upload', 'versions'],
+  // Proofs resolve a site path with the site room's own pure rules (site-path, site-routing,
+  // site-settings): one copy of each rule, no Nest module of the site room imported.
+  verify: ['chain', 'config', 'http', 'metering', 'site', 'tracks', 'versions'],
+  cli: ['chain', 'config', 'credentials', 'localnet', 'tracks', 'upload', 'verify', 'versions'],
 };
 
 export default tseslint.config(

@@ -23,6 +23,7 @@ const ESTIMATE_S = {
   'test/cli-package.e2e-spec.ts': 75, // 228 before its SQLite came prebuilt
   'test/s3-tape-refusals.e2e-spec.ts': 58,
   'test/track-store-s3.e2e-spec.ts': 55,
+  'test/peers-reader.e2e-spec.ts': 40, // a localnet, two gateways, a deploy, a third gateway
   'test/browser-isolation.e2e-spec.ts': 54,
   'test/s3-retry-sync.e2e-spec.ts': 50,
   'test/s3-tape-operator.e2e-spec.ts': 47,
@@ -36,6 +37,8 @@ const ESTIMATE_S = {
   'test/s3-retries.e2e-spec.ts': 30,
   'test/listener-timeouts.e2e-spec.ts': 29,
   'test/browser-site.e2e-spec.ts': 27,
+  'test/verify.e2e-spec.ts': 75,
+  'test/browser-verify.e2e-spec.ts': 30,
   'test/track-gc.e2e-spec.ts': 25,
   'test/version-gc-defaults.e2e-spec.ts': 28,
   'test/s3-protocol.e2e-spec.ts': 22,

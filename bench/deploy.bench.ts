@@ -23,7 +23,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Connection, LAMPORTS_PER_SOL, PublicKey } from '@solana/web3.js';
 import { writeSite } from '../test/support/cli-site';
-import { startBenchGateway } from '../test/support/bench-gateway';
+import { startBenchGateway } from './support/bench-gateway';
 import { CLI_ENTRY } from '../test/support/cli-process';
 import { hashedSite } from '../test/support/hashed-site';
 

@@ -27,6 +27,9 @@ const HUGE_BUDGET = { limit: 1_000_000_000, ttl_secs: 60 };
 function redisScriptCalls(url: string): number {
   const port = new URL(url).port;
   const info = spawnSync('redis-cli', ['-p', port, 'info', 'commandstats'], { encoding: 'utf8' });
+  if (info.status !== 0 || !info.stdout.includes('# Commandstats')) {
+    throw new Error(`redis-cli info commandstats failed: ${info.stderr || info.stdout}`);
+  }
   let calls = 0;
   for (const match of info.stdout.matchAll(/^cmdstat_eval(?:sha)?:calls=(\d+)/gm)) {
     calls += Number(match[1]);
@@ -83,7 +86,11 @@ async function main(): Promise<void> {
         const result = wrkRun(t, CONNECTIONS, SECONDS);
         if (result.errors > 0) throw new Error(`${t.name}: ${result.errors} refused or failed`);
         if (t === targets[2]) {
-          redisCallsPerSec.push((redisScriptCalls(redis.url) - callsBefore) / SECONDS);
+          // The Redis verdict holds only if Redis did the counting: a gateway that fell back to
+          // memory, or never reached Redis, would measure the memory store under another name.
+          const calls = redisScriptCalls(redis.url) - callsBefore;
+          if (calls <= 0) throw new Error(`${t.name}: Redis counted nothing during the run`);
+          redisCallsPerSec.push(calls / SECONDS);
         }
         rps.get(t.name)!.push(result.rps);
         cpu.get(t.name)!.push(result.cpuUsPerRequest);

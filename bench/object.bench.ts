@@ -28,7 +28,7 @@ import {
   wrk,
   writeRandomFile,
 } from '../test/support/object-bench-tools';
-import { metricsText, sample } from '../test/support/metrics-text';
+import { metricsText, requiredSample } from '../test/support/metrics-text';
 import { ObjectGateway, startObjectGateway } from '../test/support/object-gateway';
 import { UploadClient, WrittenTrack } from '../test/support/upload-client';
 
@@ -196,9 +196,9 @@ async function rangeLatency(gw: ObjectGateway, track: WrittenTrack) {
   );
 }
 
-/** The track store's bytes read since start, from the gateway's `/metrics`. */
+/** The track store's bytes read since start, from the gateway's `/metrics` (absent: a failure). */
 async function storeBytesRead(gw: ObjectGateway): Promise<number> {
-  return sample(await metricsText(gw), 'tape_track_store_read_bytes_total');
+  return requiredSample(await metricsText(gw), 'tape_track_store_read_bytes_total');
 }
 
 async function peakRss(dataDir: string, track: WrittenTrack) {

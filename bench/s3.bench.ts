@@ -14,7 +14,7 @@ import { execFile } from 'node:child_process';
 import { createReadStream, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateSite, writeSite } from '../test/support/cli-site';
-import { startBenchGateway } from '../test/support/bench-gateway';
+import { startBenchGateway } from './support/bench-gateway';
 import { CLI_ENTRY } from '../test/support/cli-process';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);

@@ -29,7 +29,7 @@ import { ChainConfig } from '../src/config/chain.config';
 import { PublicKey } from '@solana/web3.js';
 import { GatewayClient } from '../src/cli/deploy/gateway-client';
 import { readCurrentVersion } from '../src/cli/versions/current-version';
-import { addManyNames } from '../test/support/many-names';
+import { addManyNames } from './support/many-names';
 import { gatewayKeypair } from '../test/support/site-versions';
 import { SiteGateway, startSiteGateway } from '../test/support/site-gateway';
 import { siteGet } from '../test/support/site-http';
@@ -234,13 +234,25 @@ async function residentMemory(writer: SiteGateway, dataDir: string, sites: Site[
       const gw = await reader(writer, dataDir);
       try {
         const host = hostOf(gw, site);
-        // The same load on each: every file of the site, then wrk on the page.
-        for (const name of Object.keys(FILES)) await siteGet(gw.url, `/${name}`, { host });
-        wrkRun(
+        // The same load on each: every file of the site, then wrk on the page. A refused or
+        // failed request would leave that gateway lighter: the comparison would not hold.
+        for (const name of Object.keys(FILES)) {
+          const res = await siteGet(gw.url, `/${name}`, { host });
+          const expected = name === '_site.json' ? 404 : 200; // read by the gateway, never served
+          if (res.status !== expected) {
+            throw new Error(`${site.name}: /${name} answered ${res.status}, not ${expected}`);
+          }
+        }
+        const load = wrkRun(
           { name: site.name, url: `${gw.url}/`, headers: [`Host: ${host}`], pids: () => [gw.pid] },
           CONNECTIONS,
           SECONDS,
         );
+        if (load.errors > 0 || load.socketErrors > 0) {
+          throw new Error(
+            `${site.name}: ${load.errors} unexpected statuses, ${load.socketErrors} socket errors`,
+          );
+        }
         rss.get(site)!.push(rssMib(gw.pid));
       } finally {
         await gw.stop();
@@ -284,6 +296,7 @@ function firstByteMs(gw: SiteGateway, host: string): Promise<number> {
 
 function rssMib(pid: number): number {
   const kib = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  if (kib === undefined) throw new Error(`no VmRSS for process ${pid}`);
   return Number(kib) / 1024;
 }
 

@@ -22,7 +22,7 @@ import { ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startBareFastify, startNginx, startPlainNode } from '../test/support/site-bench-servers';
+import { startBareFastify, startNginx, startPlainNode } from './support/site-bench-servers';
 import { SiteGateway, startSiteGateway } from '../test/support/site-gateway';
 import { siteGet } from '../test/support/site-http';
 import { publishSite } from '../test/support/site-publish';

@@ -13,7 +13,10 @@ export interface Target {
 
 export interface WrkResult {
   rps: number;
+  /** Responses with a status other than 2xx or 3xx. */
   errors: number;
+  /** wrk's socket errors (connect, read, write, timeout), summed. */
+  socketErrors: number;
   /** Server CPU microseconds per request: steadier than req/s when the machine is shared. */
   cpuUsPerRequest: number;
 }
@@ -48,12 +51,20 @@ export function wrkRun(target: Target, connections: number, seconds: number): Wr
   const run = spawnSync('wrk', args, { encoding: 'utf8' });
   const cpuSecs = (cpuTicks(target.pids()) - before) / CLOCK_TICKS_PER_SEC;
   if (run.status !== 0) throw new Error(`wrk failed: ${run.stderr}`);
+  // A figure wrk did not print is a failed run, not a zero: every verdict reads these.
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(run.stdout)?.[1] ?? NaN);
   const requests = Number(/(\d+) requests in/.exec(run.stdout)?.[1] ?? NaN);
+  if (!(rps > 0) || !(requests > 0)) {
+    throw new Error(`wrk measured no requests on ${target.name}: ${run.stdout}`);
+  }
   const errors = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(run.stdout)?.[1] ?? 0);
   const socket = /Socket errors: (.*)/.exec(run.stdout)?.[1];
-  if (socket) process.stdout.write(`  (${target.name}: socket errors ${socket})\n`);
-  return { rps, errors, cpuUsPerRequest: (cpuSecs * 1e6) / requests };
+  let socketErrors = 0;
+  if (socket) {
+    process.stdout.write(`  (${target.name}: socket errors ${socket})\n`);
+    for (const count of socket.matchAll(/\d+/g)) socketErrors += Number(count[0]);
+  }
+  return { rps, errors, socketErrors, cpuUsPerRequest: (cpuSecs * 1e6) / requests };
 }
 
 export function median(values: number[]): number {

@@ -15,6 +15,7 @@ import { S3_VERSION_PUBLISHING } from './s3-version-publishing';
 import { SiteModule } from './site/site.module';
 import { TracksModule } from './tracks/tracks.module';
 import { UploadModule } from './upload/upload.module';
+import { VerifyModule } from './verify/verify.module';
 
 /** The gateway: every feature module, over the shared config/chain/tracks services. */
 @Module({})
@@ -33,6 +34,7 @@ export class AppModule {
         UploadModule,
         ObjectModule,
         SiteModule,
+        VerifyModule,
         S3Module.forRoot(tapeS3Options(S3_VERSION_PUBLISHING)),
       ],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],

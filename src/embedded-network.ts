@@ -5,10 +5,16 @@ import { GatewayIdentity } from './chain/gateway-identity';
 import { startLocalnet } from './localnet/localnet';
 import { localnetLimits } from './localnet/localnet-limits';
 import { JsonLogger } from './logging/json-logger';
-import { setLocalnetSource } from './observability/process-metrics';
+import { registerLocalnetMetrics } from './localnet/localnet-metrics';
+import type { GatewayMetrics } from './observability/gateway-metrics';
 import { makeDirectory } from './config/directories';
 
 export interface EmbeddedNetwork {
+  /**
+   * The gateway app's metrics show the network: its slot and transactions, and its JSON-RPC
+   * answers as listener and kind `rpc`. Called once the app exists, before it starts.
+   */
+  reportTo(metrics: GatewayMetrics): void;
   close(): Promise<void>;
 }
 
@@ -50,7 +56,6 @@ export async function embedLocalNetwork(
   config.chain.rpc_url = network.rpcUrl;
   config.chain.ws_url = network.wsUrl;
   logger.log({ event: 'localnet', rpc: network.rpcUrl, ws: network.wsUrl }, 'localnet');
-  setLocalnetSource(() => network.stats());
 
   const chain = new ChainServices(config.chain);
   try {
@@ -61,5 +66,13 @@ export async function embedLocalNetwork(
   } finally {
     chain.close();
   }
-  return network;
+  return {
+    reportTo: (metrics) => {
+      registerLocalnetMetrics(metrics.registry, network);
+      network.observeRpcAnswers((status, seconds, bytes) =>
+        metrics.observe('rpc', 'rpc', status, seconds, bytes),
+      );
+    },
+    close: () => network.close(),
+  };
 }

@@ -4,7 +4,7 @@ import { AppModule } from './app.module';
 import { sendFrameworkError, writeClientError } from './http/framework-errors';
 import { applyListenerTimeouts, watchBodyIdle } from './http/listener-timeouts';
 import { capGatewayListener } from './http/connection-cap';
-import { TrustedProxies } from './metering/trusted-proxies';
+import { TrustedProxies } from './http/trusted-proxies';
 import { AppConfig } from './config/app-config';
 import { JsonLogger } from './logging/json-logger';
 import { RequestObserver } from './observability/request-observer';

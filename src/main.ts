@@ -4,6 +4,7 @@ import 'reflect-metadata';
 import { ConfigError, loadConfig } from './config/config-loader';
 import { embedLocalNetwork } from './embedded-network';
 import { AdminServer } from './admin/admin-server';
+import { GatewayMetrics } from './observability/gateway-metrics';
 import { createGatewayApp } from './gateway-app';
 import { JsonLogger } from './logging/json-logger';
 import { resolveLogFormat } from './logging/log-format';
@@ -56,6 +57,7 @@ async function main(): Promise<void> {
   if (lowLimit) log.warn(lowLimit, 'gateway');
   const network = await embedLocalNetwork(config, log);
   const app = await createGatewayApp(config, log);
+  network?.reportTo(app.get(GatewayMetrics));
   await app.listen(config.gateway.port, config.gateway.host);
   const adminUrl = await app.get(AdminServer).listen();
   const info = await collectReadyInfo(app, config, { embedded: network !== null, adminUrl });

@@ -54,7 +54,9 @@ describe('tape deploy', () => {
   const deploy = async (u: CliUser, root: string, extra: string[] = []) => {
     const out = await u.ok(['deploy', join(root, 'index.html'), ...extra]);
     const lines = out.trimEnd().split('\n');
-    expect(lines).toHaveLength(3);
+    // The spec's three lines, and the gateway's path URL (a loopback gateway has a host URL too).
+    expect(lines).toHaveLength(4);
+    expect(lines[3]).toMatch(/^Path: http:\/\/127\.0\.0\.1:\d+\/site\/\w+\/$/);
     const [, files, uploaded, unchanged] = DEPLOYED.exec(lines[0])!.map(Number);
     return { lines, files, uploaded, unchanged };
   };
@@ -124,7 +126,8 @@ describe('tape deploy', () => {
       expect(first.lines).toEqual([
         'Deployed 7 files (7 uploaded, 0 unchanged)',
         `Tape: ${tape}`,
-        `URL:  http://${label}.localhost:8080/`,
+        `URL:  http://${label}.localhost:${gw.port}/`,
+        `Path: ${gw.url}/site/${tape}/`,
       ]);
       const listed = await objects(u);
       expect([...listed.keys()]).toEqual([
@@ -185,7 +188,8 @@ describe('tape deploy', () => {
       // Without --prune a removed file stays on the tape.
       expect(v2.has('c.txt')).toBe(true);
 
-      expect((await deploy(u, root, ['--prune'])).lines[0]).toBe(
+      // --yes: no terminal here to confirm the removal on (docs/cli.md, "Confirmation").
+      expect((await deploy(u, root, ['--prune', '--yes'])).lines[0]).toBe(
         'Deployed 4 files (0 uploaded, 4 unchanged)',
       );
       expect([...(await objects(u)).keys()]).toEqual(['a.txt', 'b.txt', 'd.txt', 'index.html']);
@@ -205,7 +209,9 @@ describe('tape deploy', () => {
       expect(info.used).toBeGreaterThan(0);
       expect(info.used).toBe(info.kept_bytes);
       // Several names removed in one version.
-      expect(await u.ok(['object', 'rm', 'a.txt', 'b.txt'])).toBe('removed a.txt\nremoved b.txt\n');
+      expect(await u.ok(['object', 'rm', 'a.txt', 'b.txt', '--yes'])).toBe(
+        'removed a.txt\nremoved b.txt\n',
+      );
       expect(await u.json<{ version: number; objects: number }>(['info'])).toMatchObject({
         version: 6,
         objects: 2,
@@ -256,7 +262,7 @@ describe('tape deploy', () => {
       expect(listed.get('ünïcödé/日本語.txt')!.content_type).toBe('text/plain; charset=utf-8');
       const video = listed.get('video/big.mp4')!;
       expect(video).toMatchObject({ size: big.length, streamed: true, content_type: 'video/mp4' });
-      const url = `http://${label}.localhost:8080/`;
+      const url = `http://${label}.localhost:${gw.port}/`;
       expect((await open(url, '/my%20page.html')).body.toString()).toBe('<p>space</p>');
       expect((await open(url, `/${encodeURI('ünïcödé/日本語.txt')}`)).body.toString()).toBe(
         'konnichiwa',
@@ -289,7 +295,7 @@ describe('tape deploy', () => {
   );
 
   it.concurrent(
-    'no index.html at the path, and a tape that cannot hold the site',
+    'a path that is not a site, and a tape that cannot hold the site',
     async () => {
       const { u } = await withTape('2k');
       const root = site({
@@ -298,17 +304,20 @@ describe('tape deploy', () => {
         'home.html': 'h',
       });
       expect(await u.fails(['deploy', join(root, 'home.html')])).toMatch(
-        /^no index.html at .*home\.html/,
+        /home\.html is not a site directory or its index\.html/,
       );
       expect(await u.fails(['deploy', join(root, 'missing', 'index.html')])).toMatch(
-        /^no index.html at /,
+        /^no such file or directory: /,
       );
-      expect(await u.fails(['deploy', root])).toMatch(/^no index.html at /);
+      // The directory is a site like its index.html: refused for the same capacity.
+      const byDirectory = await u.fails(['deploy', root]);
+      expect(byDirectory).toMatch(/^insufficient capacity: /);
       // One pack of the three files (6,001 bytes) and the root: past 2 KiB by more than 3,953.
       const refused =
         /^insufficient capacity: need (\d+) more bytes \(fix: tape resize --add (\d+k)\)$/.exec(
           await u.fails(['deploy', join(root, 'index.html')]),
         );
+      expect(byDirectory).toBe(refused![0]);
       expect(Number(refused![1])).toBeGreaterThan(1000 + 5000 + 1 - 2048);
       expect((await objects(u)).size).toBe(0);
       await u.ok(['resize', '--add', refused![2]]);
@@ -381,7 +390,7 @@ describe('tape deploy', () => {
       const during = await objects(u);
       // Nothing names the new bytes until the Publish: version 1 is live, every file of it.
       for (const [name, o] of before) expect(during.get(name)).toEqual(o);
-      expect((await open(`http://${label}.localhost:8080/`)).body.toString()).toContain(
+      expect((await open(`http://${label}.localhost:${gw.port}/`)).body.toString()).toContain(
         'generated v1',
       );
       const resumed = await u.run(['deploy', join(root, 'index.html'), '--concurrency', '8']);
@@ -466,7 +475,9 @@ describe('tape deploy', () => {
       expect(result).toMatchObject({
         tape,
         label,
-        url: `http://${label}.localhost:8080/`,
+        url: `http://${label}.localhost:${gw.port}/`,
+        host_url: `http://${label}.localhost:${gw.port}/`,
+        path_url: `${gw.url}/site/${tape}/`,
         files: 1,
         uploaded: 1,
         unchanged: 0,

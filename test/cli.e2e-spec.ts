@@ -227,7 +227,7 @@ describe('tape CLI', () => {
         epochs: created.epochs,
         delegate: 'none',
         version: 'none',
-        URL: `http://${created.label}.localhost:8080/`,
+        URL: `http://${created.label}.localhost:${gw.port}/`,
       });
       expect(info.expires).toMatch(/^~.* UTC \(in about \d+ minutes?\)$/);
       expect(info['kept versions']).toBe('0 (keep 10 newest)');

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { removeSite, writeSite } from './support/cli-site';
 import { ACROSS_PROCESSES, eventually } from './support/eventually';
 import { LocalnetClient } from './support/localnet-client';
-import { metricsText, sample } from './support/metrics-text';
+import { metricsText, requiredSample } from './support/metrics-text';
 import { awsCli } from './support/s3-cli';
 import {
   startTapeS3Lab,
@@ -106,10 +106,10 @@ describe('the storage-authority key runs dry', () => {
     );
     expect(degraded.body.reasons).toEqual([`key-balance: ${degraded.body.checks['key-balance']}`]);
     const metrics = await metricsText(lab.gw);
-    expect(sample(metrics, 'tape_storage_authority_balance_lamports')).toBe(0);
-    expect(sample(metrics, 'tape_storage_authority_threshold_lamports')).toBe(18_000_000);
-    expect(sample(metrics, 'tape_health_check_ok', 'check="key-balance"')).toBe(0);
-    expect(sample(metrics, 'tape_health_check_ok', 'check="chain"')).toBe(1);
+    expect(requiredSample(metrics, 'tape_storage_authority_balance_lamports')).toBe(0);
+    expect(requiredSample(metrics, 'tape_storage_authority_threshold_lamports')).toBe(18_000_000);
+    expect(requiredSample(metrics, 'tape_health_check_ok', 'check="key-balance"')).toBe(0);
+    expect(requiredSample(metrics, 'tape_health_check_ok', 'check="chain"')).toBe(1);
 
     // A tenant's deploy is a version whose Publish the tenant's wallet pays: the storage
     // authority only co-signs, so a dry key does not stop it, and pays nothing for it.
@@ -144,9 +144,9 @@ describe('the storage-authority key runs dry', () => {
       ACROSS_PROCESSES,
     );
     expect((await health()).body.checks['key-balance']).toBe('ok');
-    expect(sample(await metricsText(lab.gw), 'tape_storage_authority_balance_lamports')).toBe(
-      5 * LAMPORTS_PER_SOL,
-    );
+    expect(
+      requiredSample(await metricsText(lab.gw), 'tape_storage_authority_balance_lamports'),
+    ).toBe(5 * LAMPORTS_PER_SOL);
     expect(await owner.owner.ok(['deploy', join(site, 'index.html')])).toMatch(/^Deployed 2 files/);
     const copied = await aws('s3', 'cp', join(site, 'about.html'), `s3://${owner.label}/copy.html`);
     expect(copied.code).toBe(0);

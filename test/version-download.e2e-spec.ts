@@ -97,9 +97,7 @@ describe('GET /versions/{tape}/{root}', () => {
       `versions/${other.address.toBase58()}/${hex(v2.built.rootCommitment)}`,
     );
     expect(stranger.status).toBe(404);
-    expect(stranger.json().error.message).toMatch(
-      /is not the root of a version the tape keeps/,
-    );
+    expect(stranger.json().error.message).toMatch(/is not the root of a version the tape keeps/);
     const random = await get(`versions/${address}/${'ab'.repeat(32)}`);
     expect(random.status).toBe(404);
     expect((await get(`versions/not-a-tape/${hex(v2.built.rootCommitment)}`)).json().error).toEqual(

@@ -6,6 +6,7 @@ import { ObservabilityModule } from '../observability/observability.module';
 import { AdminServer } from './admin-server';
 import { ChainTapeLiveness, TapeLiveness } from './tape-liveness';
 import { TlsAsk } from './tls-ask';
+import { registerTlsAskMetrics } from './tls-ask-metrics';
 
 /** The operator listener: metrics, liveness, the TLS ask endpoint (main.ts starts it). */
 @Module({
@@ -20,6 +21,6 @@ export class AdminModule implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.metrics.registerTlsAsks(() => this.ask.stats());
+    registerTlsAskMetrics(this.metrics.registry, () => this.ask.stats());
   }
 }

@@ -107,7 +107,9 @@ export class TlsAsk {
       return this.remembered(`txt:${route.name}`, () => this.decideBound(route));
     }
     const resolution = route.resolution;
-    if (resolution.kind === 'invalid') return refused('invalid');
+    if (resolution.kind === 'invalid' || resolution.kind === 'bad-version') {
+      return refused('invalid');
+    }
     if (resolution.kind === 'none') return refused('no-site');
     if (resolution.via === 'domain') return APPROVED;
     return this.remembered(`tape:${resolution.tape}`, () => this.decideTape(resolution.tape));

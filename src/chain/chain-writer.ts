@@ -153,7 +153,8 @@ export class ChainWriter {
       stage = 'send';
       const signature = await this.sendRaw(tx, commitment);
       stage = 'confirm';
-      const result = await connection.confirmTransaction(
+      // Asked of the endpoint that is up now (the blockhash request may have failed over).
+      const result = await this.rpc.connection.confirmTransaction(
         { signature, blockhash, lastValidBlockHeight },
         commitment,
       );

@@ -15,3 +15,16 @@ export const HIDDEN_NAME_RULE =
 export function isHiddenName(name: string): boolean {
   return name.charCodeAt(0) === 46 /* . */ || name.includes('/.');
 }
+
+/** The namespace of RFC 8615 well-known URIs: hidden, except names an operator allows. */
+export const WELL_KNOWN_DIR = '.well-known';
+
+/**
+ * True for `.well-known/<name>` whose own segments are visible (`.well-known/security.txt`,
+ * not `.well-known/.x` nor `.well-known/`): the only hidden names a version may hold, and only
+ * where the certifying gateway allows that exact name (gateway.site.well_known_allow).
+ */
+export function isWellKnownName(name: string): boolean {
+  const rest = name.slice(WELL_KNOWN_DIR.length + 1);
+  return name.startsWith(`${WELL_KNOWN_DIR}/`) && rest !== '' && !isHiddenName(rest);
+}

@@ -2,7 +2,9 @@ import { Logger } from '@nestjs/common';
 import { PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
 import WebSocket from 'ws';
+import { ChainConfig } from '../config/chain.config';
 import { AccountTag, decodeTape, TapeRecord } from './account-layouts';
+import { TapeInstructions } from './tape-instructions';
 
 /** What a feed reports: a tape account written, and whether the subscription is live. */
 export interface TapePointerHandlers {
@@ -182,3 +184,14 @@ export function pubSubUrlOf(rpcUrl: string): string {
   if (url.port !== '') url.port = String(Number(url.port) + 1);
   return url.toString();
 }
+
+/**
+ * The gateway's feed, for every module that follows tape accounts (the site routes' freshness,
+ * the collector's targeted checks): one `programSubscribe` per watcher on the chain's PubSub.
+ */
+export const TAPE_POINTER_FEED_PROVIDER = {
+  provide: TapePointerFeed,
+  inject: [ChainConfig, TapeInstructions],
+  useFactory: (chain: ChainConfig, ix: TapeInstructions): TapePointerFeed =>
+    new WsTapePointerFeed(chain.ws_url ?? pubSubUrlOf(chain.rpc_url!), ix.programId),
+};

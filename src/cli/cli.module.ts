@@ -21,6 +21,9 @@ import { GatewayCredentialsCommand } from './commands/gateway-credentials.comman
 import { GatewayKeyCommand } from './commands/gateway-key.command';
 import { GatewayCommand } from './commands/gateway.command';
 import { InfoCommand } from './commands/info.command';
+import { VerifyCommand } from './commands/verify.command';
+import { TapeVerifierService } from './verify/tape-verifier.service';
+import { NodeVerifyHttp, VerifyHttp } from './verify/verify-http';
 import { KeepCommand } from './commands/keep.command';
 import { KeygenCommand } from './commands/keygen.command';
 import { NetworkDeployCommand } from './commands/network-deploy.command';
@@ -38,6 +41,9 @@ import { RollbackCommand } from './commands/rollback.command';
 import { VersionsCommand } from './commands/versions.command';
 import { CompletionScripts } from './completion/completion-scripts';
 import { SiteDeployer } from './deploy/site-deployer';
+import { DeployDryRun } from './deploy/deploy-dry-run';
+import { PromptTerminal, StdioPromptTerminal } from './prompt/prompt-terminal';
+import { RemovalConfirmation } from './prompt/removal-confirmation';
 import { WalletFunding } from './funding/wallet-funding';
 import { NetworkInitializer } from './network/network-initializer';
 import { ProgramDeployer } from './network/program-deployer';
@@ -73,6 +79,9 @@ import { ProgramName } from './program-name';
     TapeSession,
     ProgramName,
     SiteDeployer,
+    DeployDryRun,
+    { provide: PromptTerminal, useFactory: () => new StdioPromptTerminal() },
+    RemovalConfirmation,
     TapeHistoryService,
     VersionsCommand,
     RollbackCommand,
@@ -89,6 +98,9 @@ import { ProgramName } from './program-name';
     ObjectLsCommand,
     ObjectRmCommand,
     InfoCommand,
+    VerifyCommand,
+    TapeVerifierService,
+    { provide: VerifyHttp, useClass: NodeVerifyHttp },
     ExtendCommand,
     ResizeCommand,
     DelegateCommand,

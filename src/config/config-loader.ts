@@ -3,7 +3,7 @@ import { validateSync, ValidationError } from 'class-validator';
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { AppConfig } from './app-config';
-import { ChainConfig } from './chain.config';
+import { ChainConfig, normalizeRpcUrls } from './chain.config';
 
 /** Thrown when configuration is wrong; the message names the key. */
 export class ConfigError extends Error {
@@ -55,6 +55,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
 }
 
 export function validateConfig(plain: Plain): AppConfig {
+  if (isPlain(plain.chain)) normalizeRpcUrls(plain.chain);
   const config = plainToInstance(AppConfig, plain, { exposeDefaultValues: true });
   const errors = validateSync(config, { whitelist: true, forbidNonWhitelisted: true });
   if (errors.length > 0) throw new ConfigError(`config error: ${describe(errors[0])}`);

@@ -1,4 +1,15 @@
-import { IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Max, Min } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 
 /** How path-served sites are kept apart (src/site/path-isolation.ts). */
 export const PATH_ISOLATION_MODES = ['sandbox', 'redirect'] as const;
@@ -30,6 +41,15 @@ export const DEFAULT_PATH_SANDBOX_FLAGS: readonly string[] = [
   'modals',
   'downloads',
 ];
+
+/**
+ * An exact name under `.well-known/` (RFC 8615) an operator may let sites publish: every segment
+ * visible (no leading `.`), no whitespace, control characters, `*` or empty segments, and never
+ * under `acme-challenge/` (certificates for the gateway's hosts are the gateway's business).
+ */
+export const WELL_KNOWN_ALLOW_NAME =
+  // eslint-disable-next-line no-control-regex -- refusing control characters is the point
+  /^\.well-known(?!\/acme-challenge(?:\/|$))(?:\/[^/.\s*\u0000-\u001f\u007f][^/\s*\u0000-\u001f\u007f]*)+$/;
 
 /** `gateway.site.*`: how sites are mapped to hostnames and which headers they get. */
 export class SiteConfig {
@@ -154,4 +174,17 @@ export class SiteConfig {
   /** The `allow-*` keywords of that sandbox (never `same-origin`). */
   @IsIn(PATH_SANDBOX_FLAGS, { each: true })
   path_sandbox_allow: string[] = [...DEFAULT_PATH_SANDBOX_FLAGS];
+
+  /**
+   * Exact `.well-known/` names sites may publish (`.well-known/security.txt`); none by default.
+   * This gateway certifies versions holding only these `.well-known/` names and serves only
+   * these (docs/operator.md, "Publishing .well-known/ names").
+   */
+  @MaxLength(1024, { each: true })
+  @Matches(WELL_KNOWN_ALLOW_NAME, {
+    each: true,
+    message:
+      'must list exact names under .well-known/ (e.g. .well-known/security.txt): visible segments, no *, no whitespace, not acme-challenge/',
+  })
+  well_known_allow: string[] = [];
 }

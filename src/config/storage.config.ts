@@ -1,6 +1,9 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import {
+  ArrayMaxSize,
+  ArrayUnique,
+  IsArray,
   IsBoolean,
   IsIn,
   IsInt,
@@ -9,6 +12,7 @@ import {
   Matches,
   Max,
   Min,
+  ValidateBy,
   ValidateNested,
 } from 'class-validator';
 
@@ -142,14 +146,51 @@ export class TrackCacheConfig {
   max_bytes = 4 * 1024 * 1024 * 1024;
 
   /**
-   * Hash every chunk read back from the cache again. Off by default: a track enters the cache
-   * only whole, every chunk verified against the on-chain commitment before it was written, by
-   * this gateway, into its own data directory (docs/tracks.md, "S3 backend": the trust
-   * argument). On: media errors on the cache disk become 502s and evictions, at ~1 GB/s of
-   * SHA-256 per core taken from serving.
+   * Hash every chunk read back from the cache again (on by default since issue 33): a byte
+   * changed on the cache disk is caught before it is served, the copy dropped and the bytes read
+   * again from the store (docs/tracks.md, "Why the cache is checked again"). Off: cached files
+   * are trusted, at ~1 GB/s of SHA-256 per core saved on reads of objects above 1 MiB. A reader
+   * with peers always hashes.
    */
   @IsBoolean()
-  verify_reads = false;
+  verify_reads = true;
+}
+
+/** An http(s) base URL with no credentials, query or fragment (a peer gateway). */
+export function isPeerUrl(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  return (
+    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    url.username === '' &&
+    url.password === '' &&
+    url.search === '' &&
+    url.hash === ''
+  );
+}
+
+/**
+ * `storage.tracks.peer.*`: how a reader asks its peer gateways for track bytes
+ * (`storage.tracks.peers`, docs/peers.md). Peers are trusted for nothing: every byte is verified
+ * against the chain; these bound what a slow or hostile peer can cost.
+ */
+export class TrackPeerConfig {
+  /** Longest silence of one peer request (connecting, its answer's headers, its body). */
+  @IsInt()
+  @Min(100)
+  @Max(5 * 60 * 1000)
+  request_timeout_ms = 5000;
+
+  /** A peer that failed is asked last for this long (it is still the last resort). */
+  @IsInt()
+  @Min(0)
+  @Max(24 * 60 * 60 * 1000)
+  retry_after_ms = 30_000;
 }
 
 /** `storage.tracks.*`: which backend holds track bytes (the issue's `gateway.tracks.*`). */
@@ -165,6 +206,29 @@ export class TracksStoreConfig {
   @ValidateNested()
   @Type(() => TrackCacheConfig)
   cache = new TrackCacheConfig();
+
+  /**
+   * Peer gateways (base URLs, asked in this order) to fetch track bytes from instead of a store:
+   * a reader with no store access. Every byte is verified against the chain (docs/peers.md).
+   */
+  @IsArray()
+  @ArrayMaxSize(16)
+  @ArrayUnique()
+  @ValidateBy(
+    {
+      name: 'isPeerUrl',
+      validator: {
+        validate: isPeerUrl,
+        defaultMessage: () => 'each peer must be an http(s) URL without credentials or query',
+      },
+    },
+    { each: true },
+  )
+  peers: string[] = [];
+
+  @ValidateNested()
+  @Type(() => TrackPeerConfig)
+  peer = new TrackPeerConfig();
 }
 
 /**

@@ -1,6 +1,9 @@
-import { Logger, Module } from '@nestjs/common';
+import { Logger, Module, OnModuleInit } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
 import { SiteConfig } from '../config/site.config';
+import { GatewayMetrics } from '../observability/gateway-metrics';
+import { MetricsModule } from '../observability/metrics.module';
+import { registerBindingMetrics } from './binding-metrics';
 import { Clock, MonotonicClock } from './clock';
 import { DnsTxtLookup } from './dns-txt-lookup';
 import { HostRouter } from './host-router';
@@ -16,6 +19,7 @@ const RESOLV_CONF = '/etc/resolv.conf';
  * labels, DNSSEC TXT bindings. Imported by every listener that routes on a Host.
  */
 @Module({
+  imports: [MetricsModule],
   providers: [
     { provide: Clock, useClass: MonotonicClock },
     { provide: TxtLookup, useFactory: createTxtLookup, inject: [SiteConfig] },
@@ -24,7 +28,16 @@ const RESOLV_CONF = '/etc/resolv.conf';
   ],
   exports: [HostRouter, TxtBindingService, Clock],
 })
-export class DomainsModule {}
+export class DomainsModule implements OnModuleInit {
+  constructor(
+    private readonly metrics: GatewayMetrics,
+    private readonly bindings: TxtBindingService,
+  ) {}
+
+  onModuleInit(): void {
+    registerBindingMetrics(this.metrics.registry, this.bindings);
+  }
+}
 
 function createTxtLookup(site: SiteConfig): TxtLookup {
   const resolvers = configuredResolvers(site.dns_resolvers, readResolvConf());

@@ -302,3 +302,37 @@ describe('HostRouter.route', () => {
     expect(router({ subdomain_suffix: '127.0.0.1:8080' })).toThrow(/subdomain_suffix.*IP literals/);
   });
 });
+
+describe('HostRouter: pinned and alias hosts (`v<n>--<label>`, `<alias>--<label>`)', () => {
+  const label = labelFromAddress(tapeA);
+
+  it('resolves v<n>--<label> to version n and <alias>--<label> to the alias, under the suffix only', async () => {
+    const { sut, dns } = await newTestService();
+    expect(await sut.resolve(`v3--${label}.localhost:8080`)).toEqual({
+      kind: 'tape',
+      tape: tapeA,
+      via: 'subdomain',
+      selector: { kind: 'pinned', version: 3 },
+    });
+    expect(await sut.resolve(`pr-12--${label}.localhost`)).toEqual({
+      kind: 'tape',
+      tape: tapeA,
+      via: 'subdomain',
+      selector: { kind: 'alias', name: 'pr-12' },
+    });
+    // Outside the suffix a `--` name is an ordinary customer domain.
+    await sut.resolve(`v3--x.example.org`);
+    expect(dns.asked).toEqual(['_tape.v3--x.example.org']);
+  });
+
+  it('refuses a selector that names no version (400) and a label that is no tape (no site)', async () => {
+    const { sut } = await newTestService();
+    for (const bad of [`v0--${label}`, `v01--${label}`, `v000--${label}`]) {
+      expect((await sut.resolve(`${bad}.localhost`)).kind).toBe('bad-version');
+    }
+    // `9`-digit numbers do not fit one DNS label with the 52-character label: invalid host.
+    expect((await sut.resolve(`v123456789--${label}.localhost`)).kind).toBe('invalid');
+    expect(await sut.resolve(`v3--${label.slice(0, 51)}1.localhost`)).toEqual({ kind: 'none' });
+    expect(await sut.resolve(`v3--nolabel.localhost`)).toEqual({ kind: 'none' });
+  });
+});

@@ -6,6 +6,7 @@ import { SiteConfig } from '../config/site.config';
 import { HostResolution, NO_SITE } from './host-resolution';
 import { parseHost, ParsedHost, validateName } from './host-name';
 import { TxtBindingService } from './txt-binding.service';
+import { parseHostSelector } from './version-selector';
 
 /**
  * Where a Host value leads:
@@ -36,7 +37,8 @@ const MAX_QUERY_NAME_LENGTH = 253;
  * 1. a key of `gateway.site.domains` -> that tape (wins even over a gateway name);
  * 2. a name in `gateway_hosts`, the host of `subdomain_suffix` or of `public_url` -> the gateway;
  * 3. an IP literal -> the gateway;
- * 4. any name under `subdomain_suffix` -> the tape of its label, or no site (never DNS);
+ * 4. any name under `subdomain_suffix` -> the tape of its label (`v<n>--<label>` and
+ *    `<alias>--<label>`: one of its kept versions), or no site (never DNS);
  * 5. with `txt_domains`, any other name with a dot -> its TXT binding (special-use names and
  *    single labels are never sent to DNS: no site);
  * 6. anything else -> the gateway.
@@ -143,10 +145,20 @@ function invalid(reason: string): HostResolution {
   return { kind: 'invalid', reason };
 }
 
-/** Under our suffix: a label of ours or nothing; never looked up in DNS. */
+/**
+ * Under our suffix: a label of ours or nothing; never looked up in DNS. `<x>--<label>` is a
+ * kept version of the label's tape (labels are base32, never a hyphen: the last `--` splits):
+ * `v<n>` pinned, an alias name otherwise; an `<x>` that is neither says so (400).
+ */
 function labelResolution(label: string): HostResolution {
-  const tape = label.includes('.') ? null : addressFromLabel(label);
-  return tape ? { kind: 'tape', tape, via: 'subdomain' } : NO_SITE;
+  if (label.includes('.')) return NO_SITE;
+  const split = label.lastIndexOf('--');
+  const tape = addressFromLabel(split < 0 ? label : label.slice(split + 2));
+  if (!tape) return NO_SITE;
+  if (split < 0) return { kind: 'tape', tape, via: 'subdomain' };
+  const selector = parseHostSelector(label.slice(0, split));
+  if (selector.kind === 'bad') return { kind: 'bad-version', reason: selector.reason };
+  return Object.freeze({ kind: 'tape', tape, via: 'subdomain', selector });
 }
 
 /** Single-label and special-use names are never sent to the resolver. */

@@ -13,7 +13,7 @@ import { createHook } from 'node:async_hooks';
  *
  * A server that sits idle through full collections (startup, health checks, quiet hours) hits
  * exactly that: no request is in flight, so the maps of Node's per-request objects die, again
- * and again. Measured on the site page's 304 (`docs/architecture.md`, "The process tax"):
+ * and again. Measured on the site page's 304 (docs/benchmarks.md, "The site benchmark"):
  * `process.nextTick`'s own object literal went megamorphic during the gateway's startup and
  * cost about 2 µs a call in the runtime, four to six calls a request; Node's HTTP functions
  * went megamorphic on the request, response and socket. A plain `http` server run through the

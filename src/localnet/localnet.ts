@@ -12,6 +12,7 @@ import { runGenesis } from './genesis';
 import { readOrCreateKeypair as loadOrCreateKeypair } from '../chain/keypair-file';
 import { LedgerStore } from './ledger/ledger-store';
 import { RpcLimits } from './rpc/rpc-limits';
+import { RpcAnswerObserver } from './rpc/json-rpc-http-server';
 import { RpcServers, startRpcServers } from './rpc/rpc-servers';
 import { SvmExecutor } from './svm/svm-executor';
 import { readTapeProgramElf } from './svm/tape-program-elf';
@@ -46,6 +47,8 @@ export interface Localnet {
   genesisHash: string;
   /** Current slot and transactions processed since genesis (gateway metrics). */
   stats(): { slot: number; transactionCount: number };
+  /** From now on, each JSON-RPC answer over HTTP is told to `observer` (the gateway's metrics). */
+  observeRpcAnswers(observer: RpcAnswerObserver): void;
   close(): Promise<void>;
 }
 
@@ -85,6 +88,8 @@ export async function startLocalnet(opts: LocalnetOptions): Promise<Localnet> {
       maxAirdropLamports: opts.maxAirdropLamports ?? DEFAULTS.maxAirdropLamports,
       maxStorageTokens: opts.maxStorageTokens ?? DEFAULTS.maxStorageTokens,
     });
+    // Set once the gateway app that counts them exists (it starts after the network).
+    let rpcAnswers: RpcAnswerObserver | undefined;
     const servers: RpcServers = await startRpcServers({
       bank,
       ledger,
@@ -97,6 +102,7 @@ export async function startLocalnet(opts: LocalnetOptions): Promise<Localnet> {
       host: opts.host,
       port: opts.port,
       log,
+      onAnswered: (status, seconds, bytes) => rpcAnswers?.(status, seconds, bytes),
     });
     const timer = setInterval(() => {
       try {
@@ -121,6 +127,9 @@ export async function startLocalnet(opts: LocalnetOptions): Promise<Localnet> {
       faucet: faucetKey.publicKey,
       genesisHash: bank.genesisHash,
       stats: () => ({ slot: bank.slot, transactionCount: bank.transactionCount }),
+      observeRpcAnswers: (observer) => {
+        rpcAnswers = observer;
+      },
       close: () => {
         closed ??= (async () => {
           clearInterval(timer);

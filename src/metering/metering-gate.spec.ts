@@ -3,7 +3,7 @@ import { Test } from '@nestjs/testing';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { validateConfig } from '../config/config-loader';
 import { ConfigModule } from '../config/config.module';
-import type { PeerRequest } from './client-ip';
+import type { PeerRequest } from '../http/client-ip';
 import { MemoryMeterStore } from './memory-meter-store';
 import { Metered } from './metered.decorator';
 import { MeteringGate } from './metering-gate';

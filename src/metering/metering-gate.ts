@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { PeerRequest } from './client-ip';
+import type { PeerRequest } from '../http/client-ip';
 import type { MeterDecision } from './meter-decision';
 import type { BudgetName } from './metering-budgets';
 import { MeteringService } from './metering.service';

@@ -7,7 +7,7 @@ import {
   type ThrottlerModuleOptions,
   type ThrottlerStorage,
 } from '@nestjs/throttler';
-import type { PeerRequest } from './client-ip';
+import type { PeerRequest } from '../http/client-ip';
 import type { MeterDecision } from './meter-decision';
 import { MeteredBudget } from './metered-budget';
 import type { BudgetName } from './metering-budgets';

@@ -1,8 +1,11 @@
 import { Logger, Module, OnModuleInit, Optional } from '@nestjs/common';
 import { HealthModule } from '../health/health.module';
+import { ClientIpModule } from '../http/client-ip.module';
 import { getOptionsToken, getStorageToken, ThrottlerModuleOptions } from '@nestjs/throttler';
 import { MeteringConfig } from '../config/metering.config';
 import { HealthRegistry } from '../health/health-registry';
+import { GatewayMetrics } from '../observability/gateway-metrics';
+import { MetricsModule } from '../observability/metrics.module';
 import { FailOpenMeterStore } from './fail-open-meter-store';
 import { MemoryMeterStore } from './memory-meter-store';
 import { MeterStore } from './meter-store';
@@ -10,6 +13,7 @@ import { budgetsFrom, throttlersFrom } from './metering-budgets';
 import { MeteringGate } from './metering-gate';
 import { MeteringGuard } from './metering.guard';
 import { MeteringService } from './metering.service';
+import { registerMeteringMetrics } from './metering-metrics';
 import { RedisMeterStore } from './redis-meter-store';
 
 /** How long start-up waits for Redis before serving unmetered until it comes. */
@@ -41,15 +45,15 @@ async function createMeterStore(config: MeteringConfig): Promise<MeterStore> {
 /**
  * Per-client metering: the gate (MeteringGate) every metered request of every listener passes,
  * and the guard that `@Metered(budget)` installs on a route. Not global and no APP_GUARD: each
- * feature module that meters imports it (object, upload, site, S3, observability for its
- * figures); Nest builds it once.
+ * feature module that meters imports it (object, upload, site, S3); Nest builds it once. Its
+ * figures go to /metrics through the registry (MetricsModule) and to /healthz.
  *
  * The throttler's own providers (its options and its storage token) are given here rather than
  * by importing ThrottlerModule, whose providers are global: the store is ours either way. They
  * are exported because the guard is instantiated in the module of each metered controller.
  */
 @Module({
-  imports: [HealthModule],
+  imports: [HealthModule, MetricsModule, ClientIpModule],
   providers: [
     { provide: MeterStore, useFactory: createMeterStore, inject: [MeteringConfig] },
     {
@@ -69,11 +73,13 @@ async function createMeterStore(config: MeteringConfig): Promise<MeterStore> {
 export class MeteringModule implements OnModuleInit {
   constructor(
     private readonly metering: MeteringService,
+    private readonly metrics: GatewayMetrics,
     @Optional() private readonly health?: HealthRegistry,
   ) {}
 
   /** /healthz shows the store's state and counts (a Redis outage fails open, not the gateway). */
   onModuleInit(): void {
     this.health?.registerDetail('metering', () => this.metering.stats());
+    registerMeteringMetrics(this.metrics.registry, this.metering);
   }
 }

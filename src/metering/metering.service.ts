@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { MeteringConfig } from '../config/metering.config';
-import { ClientIpResolver, clientKeyFromText, PeerRequest } from './client-ip';
+import { ClientIpResolver, clientKeyFromText, PeerRequest } from '../http/client-ip';
 import { MeterDecision, unmetered } from './meter-decision';
 import { HitResult, MeterStore, MeterStoreStats } from './meter-store';
 import {
@@ -12,7 +12,6 @@ import {
   OBJECT_BYTES,
 } from './metering-budgets';
 import { TooManyRequestsError } from './too-many-requests.error';
-import { TrustedProxies } from './trusted-proxies';
 
 export interface MeteringStats extends MeterStoreStats {
   enabled: boolean;
@@ -31,20 +30,16 @@ export class MeteringService {
   readonly enabled: boolean;
   private readonly budgets: BudgetTable;
   private readonly requestBudgets: ReadonlyMap<string, BudgetRule>;
-  private readonly resolver: ClientIpResolver;
   private readonly refused: MeteringStats['refused'];
 
   constructor(
     config: MeteringConfig,
     private readonly store: MeterStore,
+    private readonly resolver: ClientIpResolver = ClientIpResolver.fromConfig(config),
   ) {
     this.enabled = config.enabled;
     this.budgets = budgetsFrom(config);
     this.requestBudgets = new Map(BUDGET_NAMES.map((name) => [name, this.budgets[name]]));
-    this.resolver = new ClientIpResolver(
-      TrustedProxies.parse(config.trusted_proxies),
-      config.forwarded_header,
-    );
     this.refused = { site: 0, object: 0, upload: 0, s3_write: 0, object_bytes: 0 };
   }
 

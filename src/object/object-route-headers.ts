@@ -19,7 +19,8 @@ const SAFE_CONTENT_TYPE = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
 export const OBJECT_CORP = 'cross-origin';
 
 /** Headers a cross-origin script may read (the simple ones are readable anyway). */
-const EXPOSED = 'Content-Length, Content-Range, ETag, Accept-Ranges';
+const EXPOSED =
+  'Content-Length, Content-Range, ETag, Accept-Ranges, X-Tape-Version, X-Tape-Commitment, Content-Digest';
 
 export type HeaderSet = Readonly<Record<string, string>>;
 
@@ -37,10 +38,19 @@ export function contentTypeFor(recorded: string): string {
   return SAFE_CONTENT_TYPE.test(recorded) ? recorded : FALLBACK_CONTENT_TYPE;
 }
 
-export function objectHeaders(recordedContentType: string, etag: string): ObjectHeaders {
+export function objectHeaders(
+  recordedContentType: string,
+  etag: string,
+  served?: { version: number; commitmentHex: string },
+): ObjectHeaders {
   const contentType = contentTypeFor(recordedContentType);
+  // Which version answered and the entry's commitment (docs/verify.md, "Headers").
+  const proof: Record<string, string> = served
+    ? { 'x-tape-version': String(served.version), 'x-tape-commitment': served.commitmentHex }
+    : {};
   const shared = {
     etag,
+    ...proof,
     'cache-control': OBJECT_CACHE_CONTROL,
     'accept-ranges': 'bytes',
     'x-content-type-options': 'nosniff',

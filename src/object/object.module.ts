@@ -7,6 +7,8 @@ import { TracksModule } from '../tracks/tracks.module';
 import { StoreVersionNodes } from '../versions/store-version-nodes';
 import { VersionsModule } from '../versions/versions.module';
 import { ObjectController } from './object.controller';
+import { RawTrackController } from './raw-track.controller';
+import { RawTrackService } from './raw-track.service';
 import { ObjectEdge } from './object-edge';
 import { ObjectService } from './object.service';
 import { StreamedBytesCollector } from './streamed-bytes-collector';
@@ -22,7 +24,7 @@ const COLLECT_EVERY_BYTES = 8 * 1024 * 1024;
  */
 @Module({
   imports: [TracksModule, VersionsModule, MeteringModule, ChainModule, EdgeRoutesModule],
-  controllers: [ObjectController],
+  controllers: [ObjectController, RawTrackController],
   providers: [
     {
       provide: TrackResolver,
@@ -36,6 +38,7 @@ const COLLECT_EVERY_BYTES = 8 * 1024 * 1024;
     },
     ObjectService,
     ObjectEdge,
+    RawTrackService,
   ],
 })
 export class ObjectModule {}

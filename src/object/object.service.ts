@@ -1,3 +1,4 @@
+import { contentDigest } from '../tracks/content-digest';
 import { Injectable, Logger } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import { ByteRange, contentRange, parseRange, RangeResult } from '../tracks/byte-range';
@@ -14,6 +15,7 @@ import { objectErrors } from './object-errors';
 import { primeStream } from './primed-stream';
 import { StreamedBytesCollector } from './streamed-bytes-collector';
 import { ServableTrack, TrackResolver } from './track-resolver';
+import { requestHeader } from '../http/request-header';
 
 const WHOLE: RangeResult = { kind: 'none' };
 
@@ -41,13 +43,13 @@ export class ObjectService {
 
   private async answerTrack(req: ObjectRequest, track: ServableTrack): Promise<ObjectAnswer> {
     const { headers, etag } = track;
-    if (ifNoneMatchMatches(header(req, 'if-none-match'), etag)) {
+    if (ifNoneMatchMatches(requestHeader(req, 'if-none-match'), etag)) {
       return { status: 304, headers: headers.notModified, body: null, bytes: 0 };
     }
     const size = track.ref.size;
     const range =
-      req.headers.range !== undefined && ifRangeAllowsRange(header(req, 'if-range'), etag)
-        ? parseRange(header(req, 'range'), size)
+      req.headers.range !== undefined && ifRangeAllowsRange(requestHeader(req, 'if-range'), etag)
+        ? parseRange(requestHeader(req, 'range'), size)
         : WHOLE;
     const head = req.method === 'HEAD';
     switch (range.kind) {
@@ -55,9 +57,14 @@ export class ObjectService {
         throw objectErrors.unsatisfiable(size);
       case 'none': {
         const body = head ? null : await this.body(track, { start: 0, end: size - 1 });
+        const whole: Record<string, string> = {
+          ...headers.representation,
+          'content-length': String(size),
+        };
+        if (Buffer.isBuffer(body)) whole['content-digest'] = track.digest ??= contentDigest(body);
         return {
           status: 200,
-          headers: { ...headers.representation, 'content-length': String(size) },
+          headers: whole,
           body,
           bytes: head ? 0 : size,
         };
@@ -174,9 +181,4 @@ export class ObjectService {
       `object ${track.address} (commitment ${track.commitmentHex}) response cut mid-stream: ${err.message}`,
     );
   }
-}
-
-function header(req: ObjectRequest, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
 }

@@ -26,6 +26,8 @@ export interface ServableTrack {
    * reader's cache alone decides how long it stays in memory; this only skips asking for it.
    */
   hot?: WeakRef<Buffer>;
+  /** `Content-Digest` of the whole payload, once it was in memory. */
+  digest?: string;
 }
 
 export interface TrackResolverOptions {
@@ -118,21 +120,28 @@ export class TrackResolver {
   }
 
   /**
-   * A file of a published version: certified when a version the tape keeps (its history table,
-   * docs/versions.md) holds its commitment, looked up in that version's
-   * commits tree (verified nodes from the store). Cached only as long as the tape's pointer,
-   * since a version stops being kept two Publishes later.
+   * A file of a published version: certified when a version the tape keeps (its history
+   * table: current, aliased and the newest `keep`, docs/versions.md) holds its commitment,
+   * looked up in each kept version's commits tree, newest first (verified nodes from the
+   * store; the nodes are cached by commitment, and versions share most of them). Cached only
+   * as long as the tape's record, since a version can leave the kept set at any change.
    */
   private async loadVersioned(address: string, wanted: VersionedTrack): Promise<ServableTrack> {
     if (!this.versions) throw objectErrors.notFound();
     const { record } = await this.readTape(wanted.tape);
-    // Every kept version, newest first (docs/versions.md, "History and aliases").
-    const roots = [...record.history].reverse().map((v) => v.root);
+    // Newest first; versions with one root are looked up once, under the newest number.
+    const kept: { root: Buffer; version: number }[] = [];
+    for (let i = record.history.length - 1; i >= 0; i--) {
+      const { root, version } = record.history[i];
+      if (!kept.some((k) => k.root.equals(root))) kept.push({ root, version });
+    }
     let entry: CommitEntry | undefined;
+    let found = 0;
     try {
-      for (const root of roots) {
+      for (const { root, version: number } of kept) {
         const version = await this.versions.root(root);
         entry = await this.versions.reader().lookupCommitment(version, wanted.commitment);
+        found = number;
         if (entry) break;
       }
     } catch (err) {
@@ -142,7 +151,7 @@ export class TrackResolver {
       throw err;
     }
     if (!entry) throw objectErrors.notCertified();
-    const track = servableEntry(address, wanted.tape, entry);
+    const track = servableEntry(address, wanted.tape, entry, found);
     this.tracks.set(address, track, this.options.tapeTtlMs);
     return track;
   }
@@ -157,7 +166,12 @@ export class TrackResolver {
   }
 }
 
-function servableEntry(address: string, tape: string, entry: CommitEntry): ServableTrack {
+function servableEntry(
+  address: string,
+  tape: string,
+  entry: CommitEntry,
+  version: number,
+): ServableTrack {
   const etag = etagOf(entry.commitment);
   const loc = entry.location;
   return {
@@ -173,6 +187,9 @@ function servableEntry(address: string, tape: string, entry: CommitEntry): Serva
           },
     commitmentHex: commitmentToHex(entry.commitment),
     etag,
-    headers: objectHeaders(entry.contentType, etag),
+    headers: objectHeaders(entry.contentType, etag, {
+      version,
+      commitmentHex: commitmentToHex(entry.commitment),
+    }),
   };
 }

@@ -87,9 +87,18 @@ describe('TrackResolver: files of published versions', () => {
     expect(track.ref).toMatchObject({ kind: 'blob', size: 1000 });
     expect(track.etag).toBe(`"${fakeEntry('a.html').commitment.toString('hex')}"`);
     expect(track.headers.representation['cache-control']).toContain('immutable');
+    // Which version answered and the entry's commitment (docs/verify.md, "Headers").
+    expect(track.headers.representation).toMatchObject({
+      'x-tape-version': '1',
+      'x-tape-commitment': fakeEntry('a.html').commitment.toString('hex'),
+    });
     await publish(buildVersion([fakeEntry('a.html', 1)]));
     advance(6_000);
     expect(await refusal(address('b.css'))).toBe('served'); // in the previous version
+    expect((await sut.resolve(address('b.css'))).headers.notModified['x-tape-version']).toBe('1');
+    expect((await sut.resolve(address('a.html', 1))).headers.notModified['x-tape-version']).toBe(
+      '2',
+    );
     await publish(buildVersion([fakeEntry('a.html', 2)]));
     advance(6_000);
     expect(await refusal(address('b.css'))).toBe('400 track_not_certified'); // kept no more

@@ -1,8 +1,8 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
 /**
  * Metrics of the process rather than of one gateway app: Node's default metrics (prefixed
- * `tape_`), chain RPC calls (every ChainRpc of the process) and the embedded local network.
+ * `tape_`) and chain RPC calls (every ChainRpc of the process, the CLI's too).
  * The admin listener merges this registry with the app's own (GatewayMetrics).
  */
 export const processRegistry = new Registry();
@@ -41,47 +41,4 @@ export function observeChainCall(seconds: number, errorKind?: string): void {
   chainSeconds.observe(seconds);
   chainCalls.inc({ outcome: errorKind ?? 'ok' });
   if (errorKind !== undefined) chainErrors.inc({ kind: errorKind });
-}
-
-export interface LocalnetStats {
-  slot: number;
-  transactionCount: number;
-}
-
-let localnet: (() => LocalnetStats) | undefined;
-
-/** The embedded local network reports here (main.ts); nothing is exported without one. */
-export function setLocalnetSource(source: (() => LocalnetStats) | undefined): void {
-  localnet = source;
-}
-
-new Gauge({
-  name: 'tape_localnet_slot',
-  help: 'Current slot of the embedded local network.',
-  registers: [processRegistry],
-  collect() {
-    if (localnet) this.set(localnet().slot);
-  },
-});
-new Gauge({
-  name: 'tape_localnet_transactions',
-  help: 'Transactions processed by the embedded local network since genesis.',
-  registers: [processRegistry],
-  collect() {
-    if (localnet) this.set(localnet().transactionCount);
-  },
-});
-
-/** Answers of the embedded local network's JSON-RPC listener: status, seconds, bytes sent. */
-export type RpcRequestObserver = (status: number, seconds: number, bytes: number) => void;
-
-let rpcObserver: RpcRequestObserver | undefined;
-
-/** The gateway app counts them with its own requests (listener and kind `rpc`). */
-export function setRpcRequestObserver(observer: RpcRequestObserver | undefined): void {
-  rpcObserver = observer;
-}
-
-export function observeRpcRequest(status: number, seconds: number, bytes: number): void {
-  rpcObserver?.(status, seconds, bytes);
 }

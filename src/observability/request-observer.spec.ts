@@ -1,6 +1,8 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo, connect } from 'node:net';
 import { GatewayConfig } from '../config/app-config';
+import { MeteringConfig } from '../config/metering.config';
+import { ClientIpResolver } from '../http/client-ip';
 import { AccessLogEntry, AccessLog } from './access-log';
 import { GatewayMetrics } from './gateway-metrics';
 import { RequestObserver } from './request-observer';
@@ -28,8 +30,11 @@ async function observedServer(
     Object.assign(new GatewayConfig(), { access_log: true, access_log_sample: 1 }),
   );
   jest.spyOn(log, 'write').mockImplementation((entry) => void logged.push(entry));
-  const metering = { clientKeyOf: () => '127.0.0.1' };
-  const observer = new RequestObserver(metrics, log, metering as never);
+  const observer = new RequestObserver(
+    metrics,
+    log,
+    ClientIpResolver.fromConfig(new MeteringConfig()),
+  );
   const server = createServer(answer);
   observer.wrapServer(server, 'main', (req) => (req.url?.startsWith('/site/') ? 'site' : 'other'));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -118,7 +123,10 @@ describe('RequestObserver.wrapServer', () => {
       res.destroy();
     });
     server = s.server;
-    await expect(fetch(`${s.url}/site/cut`)).rejects.toThrow();
+    // The client sees the connection closed with no answer (undici's socket error).
+    await expect(fetch(`${s.url}/site/cut`)).rejects.toMatchObject({
+      cause: { code: 'UND_ERR_SOCKET' },
+    });
     await eventually('the cut answer counted', () => s.observed.length > 0);
     await new Promise((r) => setTimeout(r, 50)); // and not counted again
     expect(s.observed).toHaveLength(1);

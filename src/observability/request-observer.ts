@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { MeteringService } from '../metering/metering.service';
+import { ClientIpResolver } from '../http/client-ip';
 import { ExchangeAnchor } from '../http/shape-anchors';
 import { AccessLog } from './access-log';
 import { GatewayMetrics, ListenerName } from './gateway-metrics';
@@ -29,7 +29,7 @@ export class RequestObserver {
   constructor(
     private readonly metrics: GatewayMetrics,
     private readonly log: AccessLog,
-    private readonly metering: MeteringService,
+    private readonly clients: ClientIpResolver,
   ) {}
 
   start(req: IncomingMessage): void {
@@ -121,7 +121,7 @@ export class RequestObserver {
       status,
       bytes,
       ms,
-      client: this.metering.clientKeyOf(req),
+      client: this.clients.clientKey(req),
     });
   }
 }

@@ -27,6 +27,7 @@ describe('MainRouteKinds', () => {
   it('gateway hosts by path prefix', () => {
     expect(kinds.of(req('localhost', '/site/Tape111/index.html'))).toBe('site');
     expect(kinds.of(req('localhost', '/object/abc'))).toBe('object');
+    expect(kinds.of(req('localhost', `/tracks/${'a'.repeat(64)}/chunks`))).toBe('object');
     expect(kinds.of(req('localhost', '/upload/abc'))).toBe('upload');
     expect(kinds.of(req('localhost', '/healthz'))).toBe('health');
     expect(kinds.of(req('localhost', '/metrics'))).toBe('other');

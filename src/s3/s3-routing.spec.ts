@@ -1,18 +1,8 @@
 import { newChecksum } from './body/checksums';
 import { parseS3Address } from './s3-address';
-import { S3Error } from './s3-error';
+import { codeOf } from './s3-error-code.spec-support';
 import { refuseCorsPreflight, resolveOperation } from './s3-operation';
 import { awsUriEncode, percentDecodeUtf8 } from './uri-encoding';
-
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof S3Error) return error.code;
-    throw error;
-  }
-  return 'no error';
-}
 
 describe('parseS3Address', () => {
   it('reads path-style bucket and percent-decoded key, keeping + as a plus', () => {

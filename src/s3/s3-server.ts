@@ -14,7 +14,7 @@ import { capGatewayListener } from '../http/connection-cap';
 import { answerInOrder, lingerAfterAnswer } from '../http/lingering-close';
 import { GatewayConfig } from '../config/app-config';
 import { MeteringConfig } from '../config/metering.config';
-import { TrustedProxies } from '../metering/trusted-proxies';
+import { TrustedProxies } from '../http/trusted-proxies';
 import { S3Config } from '../config/s3.config';
 import { RequestObserver } from '../observability/request-observer';
 import { originFormTarget } from '../http/request-target';

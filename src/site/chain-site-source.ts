@@ -2,13 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { PublicKey } from '@solana/web3.js';
 import { TapeRecord } from '../chain/account-layouts';
 import { ChainReader } from '../chain/chain-reader';
-import { currentVersion } from '../chain/tape-history';
 import { tapeLife } from '../chain/tape-life';
 import { ObjectReader } from '../tracks/object-reader';
 import { StoreVersionNodes } from '../versions/store-version-nodes';
 import { readWhole } from './site-body-cache';
 import {
-  NO_VERSION,
+  pointerOfRecord,
   SiteObject,
   SitePointer,
   SiteRead,
@@ -42,7 +41,7 @@ export class ChainSiteSource extends SiteSource {
     ]);
     return {
       status: withStatus ? this.statusOf(record, status!) : undefined,
-      pointer: withStatus ? pointerOf(record) : undefined,
+      pointer: withStatus ? pointerOfRecord(record) : undefined,
       // Names live only in versions (readVersion): a tape at version 0 is an empty site.
       objects: names.map(() => null),
     };
@@ -58,7 +57,7 @@ export class ChainSiteSource extends SiteSource {
 
   async pointers(tapes: readonly string[]): Promise<(SitePointer | null)[]> {
     const records = await this.chain.getTapes(tapes.map((t) => new PublicKey(t)));
-    return records.map((record) => (record ? pointerOf(record) : null));
+    return records.map((record) => (record ? pointerOfRecord(record) : null));
   }
 
   readWhole(object: SiteObject): Promise<Buffer> {
@@ -76,10 +75,4 @@ export class ChainSiteSource extends SiteSource {
   ): TapeStatus {
     return tapeLife(record, { ...clock, epochDurationSecs: clock.epochSecs }, clock.now);
   }
-}
-
-/** The live pointer of a tape: its current version's number and root (none before the first). */
-export function pointerOf(record: TapeRecord | null): SitePointer {
-  const current = record ? currentVersion(record) : undefined;
-  return current ? { version: current.version, root: current.root } : NO_VERSION;
 }

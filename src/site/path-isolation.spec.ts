@@ -65,6 +65,13 @@ describe('siteOriginResolver', () => {
     );
   });
 
+  it('names a pinned or alias origin while <prefix>--<label> fits one DNS label (63 bytes)', () => {
+    expect(resolver({})!(TAPE, 'v3')).toBe(`https://v3--${LABEL}.sites.example`);
+    expect(resolver({})!(TAPE, 'pr-123456')).toBe(`https://pr-123456--${LABEL}.sites.example`);
+    // 10 characters + 2 + 52 = 64: no such host; the path route is served sandboxed instead.
+    expect(resolver({})!(TAPE, 'pr-1234567')).toBeNull();
+  });
+
   it('needs a subdomain suffix', () => {
     expect(() => resolver({ subdomain_suffix: '' })).toThrow(
       /path_isolation is redirect but gateway\.site\.subdomain_suffix is empty/,
@@ -184,5 +191,41 @@ describe('path routes on the shared origin', () => {
         newSiteTestApp({ path_isolation: 'redirect', subdomain_suffix: '' }),
       ).rejects.toThrow(/subdomain_suffix is empty/);
     });
+  });
+});
+
+describe('gateway.site.well_known_allow', () => {
+  const site = (over: Record<string, unknown>) =>
+    validateConfig({ gateway: { site: over } }).gateway.site;
+
+  it('allows no .well-known/ name by default', () => {
+    expect(site({}).well_known_allow).toEqual([]);
+  });
+
+  it('takes exact names under .well-known/', () => {
+    const names = [
+      '.well-known/security.txt',
+      '.well-known/apple-app-site-association',
+      '.well-known/a/b.json',
+    ];
+    expect(site({ well_known_allow: names }).well_known_allow).toEqual(names);
+  });
+
+  it.each([
+    'security.txt',
+    '/.well-known/security.txt',
+    '.well-known/',
+    '.well-known',
+    '.well-known/.hidden',
+    '.well-known/a//b',
+    '.well-known/*',
+    '.well-known/a b',
+    '.well-known/acme-challenge/token',
+    '.well-known/acme-challenge',
+    'docs/.well-known/x',
+  ])('refuses %j, naming the key', (name) => {
+    expect(() => site({ well_known_allow: [name] })).toThrow(
+      /gateway\.site\.well_known_allow: .*exact names under \.well-known\//,
+    );
   });
 });

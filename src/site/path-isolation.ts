@@ -32,14 +32,16 @@ export interface PathIsolationSettings {
 
 /**
  * Where `redirect` sends a tape's path route: the origin of its subdomain, `null` in sandbox
- * mode. Redirect needs a suffix (start-up fails naming the key otherwise). The scheme is the
+ * mode. With a host prefix (`v3`, `pr-12`: a pinned or alias path route) the origin of
+ * `<prefix>--<label>`, or null when that is longer than one DNS label (then the path route is
+ * served sandboxed). Redirect needs a suffix (start-up fails naming the key otherwise). The scheme is the
  * one of `public_url` when set; else `http` for a `localhost` suffix (browsers resolve
  * `*.localhost` to loopback, where the gateway speaks plain HTTP) and `https` for any other,
  * as `tape deploy` prints site URLs.
  */
 export function siteOriginResolver(
   settings: PathIsolationSettings,
-): ((tape: string) => string) | null {
+): ((tape: string, hostPrefix?: string) => string | null) | null {
   if (settings.path_isolation !== 'redirect') return null;
   const suffix = settings.subdomain_suffix.trim().toLowerCase().replace(/\.$/, '');
   if (suffix === '') {
@@ -48,8 +50,17 @@ export function siteOriginResolver(
     );
   }
   const scheme = schemeFor(suffix, settings.public_url);
-  return (tape) => `${scheme}://${labelFromAddress(tape)}.${suffix}`;
+  return (tape, hostPrefix) => {
+    const label = labelFromAddress(tape);
+    if (hostPrefix === undefined) return `${scheme}://${label}.${suffix}`;
+    // A pinned or alias origin, `<prefix>--<label>`: only while it fits one DNS label.
+    const host = `${hostPrefix}--${label}`;
+    return host.length <= MAX_DNS_LABEL ? `${scheme}://${host}.${suffix}` : null;
+  };
 }
+
+/** RFC 1035: a DNS label is at most 63 octets (so `<alias>--<label>` fits aliases of up to 9). */
+export const MAX_DNS_LABEL = 63;
 
 function schemeFor(suffix: string, publicUrl: string | undefined): 'http' | 'https' {
   if (publicUrl) {

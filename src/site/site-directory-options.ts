@@ -15,6 +15,8 @@ export interface SiteDirectoryOptions {
   /** Milliseconds, monotonic. */
   now: () => number;
   warn: (message: string) => void;
+  /** `.well-known/` names served when a site has them (gateway.site.well_known_allow). */
+  wellKnownAllow?: ReadonlySet<string>;
   /** When the misses gathered so far are sent (tests may send them at once). */
   schedule?: (run: () => void) => void;
 }

@@ -30,9 +30,36 @@ class VersionedSource extends SiteSource {
   /** While set, pointer reads wait on it (a read in flight when the pointer moves). */
   gate: Promise<void> | null = null;
 
-  publish(version: BuiltVersion): SitePointer {
+  /** Publishes live, or under `alias` (the current version stays), keeping every version. */
+  publish(version: BuiltVersion, alias?: string): SitePointer {
     this.nodes.add(version);
-    this.pointer = { version: this.pointer.version + 1, root: version.rootCommitment };
+    const p = this.pointer;
+    const n = (p.history.at(-1)?.version ?? 0) + 1;
+    const history = [...p.history, { version: n, root: version.rootCommitment }];
+    const aliases =
+      alias === undefined
+        ? p.aliases
+        : [...p.aliases.filter((a) => a.name !== alias), { name: alias, version: n }];
+    const live = alias === undefined;
+    this.pointer = {
+      version: live ? n : p.version,
+      root: live ? version.rootCommitment : p.root,
+      sequence: p.sequence + 1,
+      history,
+      aliases,
+    };
+    return this.pointer;
+  }
+
+  /** SetCurrent: a kept version becomes current (rollback, promote). */
+  setCurrent(n: number): SitePointer {
+    const kept = this.pointer.history.find((v) => v.version === n)!;
+    this.pointer = {
+      ...this.pointer,
+      version: n,
+      root: kept.root,
+      sequence: this.pointer.sequence + 1,
+    };
     return this.pointer;
   }
 
@@ -196,10 +223,11 @@ describe('SiteDirectory: a tape with a published version', () => {
     // The RPC node is behind the notification: the next read still says version 1.
     let open!: () => void;
     source.gate = new Promise((r) => (open = r));
-    sut.pointerChanged(TAPE, { version: 2, root: Buffer.alloc(32, 7) });
+    const lagging = source.pointer; // what the lagging node says
+    sut.pointerChanged(TAPE, { ...lagging, version: 2, root: Buffer.alloc(32, 7), sequence: 2 });
     const stale = sut.lookup(TAPE, '/');
     const next = source.publish(buildVersion([fakeEntry('index.html', 2)]));
-    source.pointer = { version: 1, root: source.pointer.root }; // what the lagging node says
+    source.pointer = lagging;
     source.gate = null;
     open();
     expect((await stale).version).toBe(1);
@@ -235,12 +263,94 @@ describe('SiteDirectory: a tape with a published version', () => {
     const p = responder.prepared({ snapshot, object: target.object, status: 200, shared: false });
     expect(p.identity.full['x-tape-version']).toBe('2');
     expect(p.identity.notModified['x-tape-version']).toBe('2');
+    // The entry's commitment, as its proof states it (docs/verify.md, "Headers on every answer").
+    const commitment = fakeEntry('index.html', 2).commitment.toString('hex');
+    expect(p.identity.full['x-tape-commitment']).toBe(commitment);
+    expect(p.identity.notModified['x-tape-commitment']).toBe(commitment);
     const redirect = responder.redirect(snapshot.policy, '/docs/', true);
     expect(headerOf(redirect.headers, 'x-tape-version')).toBe('2');
     const notFound = responder.page(PAGES.notFound, snapshot.policy);
     expect(headerOf(notFound.headers, 'x-tape-version')).toBe('2');
     // The gateway's own pages (no site) carry none.
     expect(headerOf(responder.page(PAGES.noSite).headers, 'x-tape-version')).toBeUndefined();
+  });
+});
+
+describe('SiteDirectory: kept versions by number and alias (views)', () => {
+  const pinned = (version: number) => ({ kind: 'pinned', version }) as const;
+  const alias = (name: string) => ({ kind: 'alias', name }) as const;
+
+  it('serves a kept version by number: its own names and settings, immutable, noindex', async () => {
+    const { sut, source, resolve } = newVersionedDirectory();
+    source.publish(
+      buildVersion(
+        [fakeEntry('index.html', 1), fakeEntry('old.html')],
+        Buffer.from('{"spa_fallback": true}'),
+      ),
+    );
+    source.publish(buildVersion([fakeEntry('index.html', 2)]));
+    const { snapshot } = await resolve('/');
+    expect(snapshot.version).toBe(2);
+    const view = await sut.view(snapshot, pinned(1));
+    expect(view).not.toBeNull();
+    expect([view!.version, view!.policy.version, view!.policy.robots]).toEqual([1, '1', 'noindex']);
+    expect(view!.policy.cacheControl).toBe('public, max-age=31536000, immutable');
+    expect(view!.policy.spaFallback).toBe(true); // version 1's _site.json, not version 2's
+    expect(answer(await sut.route(view!, '/old.html'))).toBe(
+      `200 old.html ${revision('old.html', 0)}`,
+    );
+    expect(answer(await sut.route(view!, '/'))).toBe(`200 index.html ${revision('index.html', 1)}`);
+    // The live snapshot is untouched: no robots, its own cache control, no old.html.
+    expect(snapshot.policy.robots).toBeUndefined();
+    expect(snapshot.policy.cacheControl).toBe('public, max-age=60, must-revalidate');
+    expect(answer(await sut.route(snapshot, '/old.html'))).toBe('not-found');
+    // Made once per snapshot: the second ask is the same view, synchronously.
+    expect(sut.view(snapshot, pinned(1))).toBe(view);
+  });
+
+  it('answers null for a version the tape does not keep and an unknown alias', async () => {
+    const { sut, source, resolve } = newVersionedDirectory();
+    source.publish(buildVersion([fakeEntry('index.html')]));
+    const { snapshot } = await resolve('/');
+    expect(sut.view(snapshot, pinned(2))).toBeNull();
+    expect(sut.view(snapshot, pinned(9007199254740991))).toBeNull();
+    expect(sut.view(snapshot, alias('pr-1'))).toBeNull();
+    expect(snapshot.views.size).toBe(0);
+  });
+
+  it('serves an alias with the live revalidation; an alias change or a rollback is a new pointer', async () => {
+    const { sut, source, resolve } = newVersionedDirectory();
+    source.publish(buildVersion([fakeEntry('index.html', 1)]));
+    source.publish(buildVersion([fakeEntry('index.html', 2)]), 'pr-7');
+    const first = await resolve('/');
+    expect(first.snapshot.version).toBe(1); // the alias left the live version alone
+    const preview = await sut.view(first.snapshot, alias('pr-7'));
+    expect([preview!.version, preview!.policy.robots]).toEqual([2, 'noindex']);
+    expect(preview!.policy.cacheControl).toBe('public, max-age=60, must-revalidate');
+    expect(answer(await sut.route(preview!, '/'))).toBe(
+      `200 index.html ${revision('index.html', 2)}`,
+    );
+
+    // The alias moves to a new version: same live version and root, a new sequence.
+    const moved = source.publish(buildVersion([fakeEntry('index.html', 3)]), 'pr-7');
+    sut.pointerChanged(TAPE, moved);
+    const second = await resolve('/');
+    expect(second.snapshot).not.toBe(first.snapshot);
+    const again = await sut.view(second.snapshot, alias('pr-7'));
+    expect(answer(await sut.route(again!, '/'))).toBe(
+      `200 index.html ${revision('index.html', 3)}`,
+    );
+
+    // Promote (SetCurrent to the alias's version): "/" is version 3 at once.
+    sut.pointerChanged(TAPE, source.setCurrent(3));
+    const promoted = await resolve('/');
+    expect(promoted.snapshot.version).toBe(3);
+    expect(answer(promoted.target)).toBe(`200 index.html ${revision('index.html', 3)}`);
+    // Rollback to 1: a lower version, a higher sequence: seen as well.
+    sut.pointerChanged(TAPE, source.setCurrent(1));
+    const rolledBack = await resolve('/');
+    expect(rolledBack.snapshot.version).toBe(1);
+    expect(answer(rolledBack.target)).toBe(`200 index.html ${revision('index.html', 1)}`);
   });
 });
 

@@ -13,7 +13,8 @@ import { SitePolicy } from './site-policy';
 import { namesOfPath, routeSitePath, SiteTarget } from './site-routing';
 import { SETTINGS_FILE } from './site-settings';
 import { SiteSnapshot, SiteSnapshots } from './site-snapshots';
-import { SitePointer, SiteRead, SiteSource } from './site-source';
+import { samePointer, SitePointer, SiteRead, SiteSource } from './site-source';
+import { VersionSelector } from '../domains/version-selector';
 
 /**
  * Name resolution for sites, cached per name: the gateway never lists a tape. A request reads
@@ -110,7 +111,7 @@ export class SiteDirectory {
     const now = this.options.now();
     const memo = snapshot.routes.get(rawPath);
     if (memo !== undefined && now < memo.refreshAt) return memo.target;
-    const path = parseSitePath(rawPath);
+    const path = parseSitePath(rawPath, this.options.wellKnownAllow);
     if (!path.ok)
       return path.hidden ? { kind: 'not-found' } : { kind: 'bad-path', reason: path.reason };
     const names = namesOfPath(path, snapshot.policy.spaFallback);
@@ -172,7 +173,8 @@ export class SiteDirectory {
 
   /**
    * The chain says the tape's pointer is now `pointer` (a notification, or a poll). A snapshot
-   * of another version (or of a tape that did not exist) is forgotten at once and read again in
+   * of another pointer (another sequence: a Publish, a rollback, an alias change; or a tape
+   * that did not exist) is forgotten at once and read again in
    * the background, so the next request is served the new version. A read that still returns an
    * older version (an RPC node behind its notifications) is repeated until it does not.
    */
@@ -180,13 +182,21 @@ export class SiteDirectory {
     const entry = this.sites.get(tape);
     if (entry === undefined) return;
     const snapshot = entry.snapshot;
-    const same =
-      snapshot.status !== 'unknown' &&
-      snapshot.version === pointer.version &&
-      (pointer.version === 0 || snapshot.root.equals(pointer.root));
-    if (same) return;
-    this.announced.announce(tape, pointer.version);
+    if (snapshot.status !== 'unknown' && samePointer(snapshot.pointer, pointer)) return;
+    this.announced.announce(tape, pointer.sequence);
     this.reload(tape);
+  }
+
+  /**
+   * The snapshot of another kept version of an active tape's snapshot (`@<n>`, `@<alias>`):
+   * null when the tape keeps no such version. Its names are its root's, shared with every
+   * snapshot of that root (immutable).
+   */
+  view(
+    snapshot: SiteSnapshot,
+    selector: VersionSelector,
+  ): SiteSnapshot | Promise<SiteSnapshot> | null {
+    return this.sites.view(snapshot, selector);
   }
 
   /** Forgets the tape's snapshot and reads it again in the background (its names stay). */
@@ -223,7 +233,7 @@ export class SiteDirectory {
 
   /** The names a cold path may need, whatever `_site.json` says (fallback included). */
   private namesToPrefetch(tape: string, rawPath: string, now: number): string[] {
-    const path = parseSitePath(rawPath);
+    const path = parseSitePath(rawPath, this.options.wellKnownAllow);
     if (!path.ok) return [];
     return namesOfPath(path, true).filter((name) => {
       const entry = this.names.get(tape, name);
@@ -263,7 +273,7 @@ export class SiteDirectory {
         settings,
         read.pointer,
       );
-      if (this.announced.behind(tape, snapshot.version)) {
+      if (this.announced.behind(tape, snapshot.pointer.sequence)) {
         setTimeout(() => this.reload(tape), STALE_POINTER_RETRY_MS).unref();
       }
     }

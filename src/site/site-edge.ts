@@ -14,6 +14,7 @@ import { originFormTarget } from '../http/request-target';
 import { GatewayConfig } from '../config/app-config';
 import { HostResolution } from '../domains/host-resolution';
 import { HostRoute, HostRouter } from '../domains/host-router';
+import { ParsedSelector, parsePathSelector, VersionSelector } from '../domains/version-selector';
 import { MeterDecision } from '../metering/meter-decision';
 import { MeteringGate } from '../metering/metering-gate';
 import { SiteAnswer } from './site-answer';
@@ -184,26 +185,33 @@ export class SiteEdge implements OnApplicationBootstrap, BeforeApplicationShutdo
   ): SiteAnswer | Promise<SiteAnswer> {
     switch (resolution.kind) {
       case 'tape':
-        return this.site.serve(req, resolution.tape, url, '');
+        return this.site.serve(req, resolution.tape, url, '', resolution.selector);
       case 'none':
         return this.site.noSite();
       case 'invalid':
         return this.site.noSite(true);
+      case 'bad-version':
+        return this.site.badVersion();
     }
   }
 
-  /** `/site/{tape}` (308 to the site root) and `/site/{tape}/<path>` on the gateway's hosts. */
+  /**
+   * `/site/{tape}` (308 to the site root) and `/site/{tape}/<path>` on the gateway's hosts;
+   * `/site/{tape}@<n>/…` and `/site/{tape}@<alias>/…` the same for a kept version.
+   */
   private byPath(req: IncomingMessage, url: string): SiteAnswer | Promise<SiteAnswer> {
     if (url.length > MAX_URL_BYTES) return this.site.refusedUrl('too-long');
-    const { tape, rest } = splitSiteUrl(url);
+    const { tape, selector, rest } = splitSiteUrl(url);
     if (tape === null) return this.site.noSite();
-    const redirected = this.site.redirectToSiteOrigin(req, tape, rest);
+    if (selector?.kind === 'bad') return this.site.badVersion();
+    const redirected = this.site.redirectToSiteOrigin(req, tape, rest, selector);
     if (redirected !== null) return redirected;
+    const mount = `/site/${tape}${selector === undefined ? '' : `@${selectorText(selector)}`}`;
     if (rest === '' || rest.charCodeAt(0) === 63 /* ? */) {
       if (!this.site.isReadMethod(req.method)) return this.site.methodNotAllowed();
-      return this.site.redirectToRoot(`/site/${tape}`, rest);
+      return this.site.redirectToRoot(mount, rest);
     }
-    return this.site.serve(req, tape, rest, `/site/${tape}`);
+    return this.site.serve(req, tape, rest, mount, selector);
   }
 
   /** The one writer of site answers: the answer's headers, then the metering headers. */
@@ -250,15 +258,32 @@ function decodable(url: string): boolean {
   }
 }
 
-/** `/site/{tape}{rest}`: the tape address, when it is one, and the rest of the URL. */
-export function splitSiteUrl(url: string): { tape: string | null; rest: string } {
+/**
+ * `/site/{tape}[@<n>|@<alias>]{rest}`: the tape address, when it is one, the version selector
+ * after `@` (or why it names none), and the rest of the URL.
+ */
+export function splitSiteUrl(url: string): {
+  tape: string | null;
+  selector?: ParsedSelector;
+  rest: string;
+} {
   let end = url.length;
+  let at = -1;
   for (let i = SITE_PREFIX.length; i < url.length; i++) {
     const c = url.charCodeAt(i);
+    if (c === 64 /* @ */ && at < 0) at = i;
     if (c === 47 /* / */ || c === 63 /* ? */) {
       end = i;
       break;
     }
   }
-  return { tape: parseAddress(url.slice(SITE_PREFIX.length, end)), rest: url.slice(end) };
+  const rest = url.slice(end);
+  if (at < 0) return { tape: parseAddress(url.slice(SITE_PREFIX.length, end)), rest };
+  const tape = parseAddress(url.slice(SITE_PREFIX.length, at));
+  return { tape, selector: parsePathSelector(url.slice(at + 1, end)), rest };
+}
+
+/** How a path route writes a selector after `@` (`3`, `pr-12`). */
+function selectorText(selector: VersionSelector): string {
+  return selector.kind === 'pinned' ? String(selector.version) : selector.name;
 }

@@ -1,4 +1,4 @@
-import { TapeRecord } from '../chain/account-layouts';
+import { NO_VERSION, TapeRecord } from '../chain/account-layouts';
 import { TapePointerFeed, TapePointerHandlers } from '../chain/tape-pointer-feed';
 import { atVersion } from '../chain/tape-record.spec-support';
 import { SiteDirectory } from './site-directory';
@@ -41,9 +41,20 @@ describe('SiteFreshness', () => {
     const { sut, feed, changes } = newTestFreshness();
     sut.onApplicationBootstrap();
     feed.handlers!.state(true);
-    feed.handlers!.changed(TAPE, atVersion(2, ROOT) as TapeRecord);
-    feed.handlers!.changed(TAPE, atVersion(0, Buffer.alloc(32)) as TapeRecord);
-    expect(changes.slice(-2).map(([, p]) => p.version)).toEqual([2, 0]);
+    feed.handlers!.changed(TAPE, { ...NO_VERSION, ...atVersion(2, ROOT) } as TapeRecord);
+    feed.handlers!.changed(TAPE, {
+      ...NO_VERSION,
+      aliases: [{ name: 'pr-1', version: 2 }],
+      ...atVersion(2, ROOT),
+      sequence: 3,
+    } as TapeRecord);
+    feed.handlers!.changed(TAPE, NO_VERSION as TapeRecord);
+    // The whole table goes to the directory: an alias change is a new pointer (sequence).
+    expect(changes.slice(-3).map(([, p]) => [p.version, p.sequence, p.aliases.length])).toEqual([
+      [2, 2, 0],
+      [2, 3, 1],
+      [0, 0, 0],
+    ]);
     sut.onModuleDestroy();
     expect(feed.closed).toBe(true);
   });

@@ -1,8 +1,7 @@
 import { Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { TapePointerFeed, TapePointerWatch } from '../chain/tape-pointer-feed';
 import { SiteDirectory } from './site-directory';
-import { pointerOf } from './chain-site-source';
-import { SiteSource } from './site-source';
+import { pointerOfRecord, SiteSource } from './site-source';
 
 export interface SiteFreshnessOptions {
   /** Between two polls of the cached tapes' pointers while the subscription is down. */
@@ -37,7 +36,7 @@ export class SiteFreshness implements OnApplicationBootstrap, OnModuleDestroy {
 
   onApplicationBootstrap(): void {
     this.watch = this.feed.watch({
-      changed: (tape, record) => this.directory.pointerChanged(tape, pointerOf(record)),
+      changed: (tape, record) => this.directory.pointerChanged(tape, pointerOfRecord(record)),
       state: (up) => {
         this.up = up;
         // Operators see which way new versions arrive (docs/site.md, "Sites from versions").

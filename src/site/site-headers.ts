@@ -70,6 +70,7 @@ export function securityHeaders(policy: SitePolicy, shared: boolean): Record<str
       : policy.contentSecurityPolicy,
   };
   if (policy.version !== undefined) headers['x-tape-version'] = policy.version;
+  if (policy.robots !== undefined) headers['x-robots-tag'] = policy.robots;
   return headers;
 }
 
@@ -87,6 +88,8 @@ export function representationHeaders(
   const etag = etagFor(object, options.coding);
   const vary = varyFor(policy, options.compressible);
   const common: Record<string, string> = { etag, ...securityHeaders(policy, options.shared) };
+  // The entry's commitment, as a proof states it (docs/verify.md, "Headers").
+  if (policy.version !== undefined) common['x-tape-commitment'] = object.commitmentHex;
   if (vary) common.vary = vary;
   const full: Record<string, string> = {
     'content-type': contentTypeOf(object),

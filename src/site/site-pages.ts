@@ -31,6 +31,12 @@ export const PAGES = {
     'This site has published no version yet: its tape holds no files. ' +
       'Its owner publishes one with <code>tape deploy</code>.',
   ),
+  versionNotKept: page(
+    404,
+    '404 Not Found',
+    'version_not_kept: this tape does not keep the version this address names ' +
+      "(it was never published, or it left the tape's history), or has no such alias.",
+  ),
   expired: page(
     410,
     '410 Gone',
@@ -38,6 +44,12 @@ export const PAGES = {
       'Its owner can reserve more time with <code>tape extend</code> before a tape expires.',
   ),
   badPath: page(400, '400 Bad Request', 'This path cannot name a file of a site.'),
+  badVersion: page(
+    400,
+    '400 Bad Request',
+    'This address names no version: a version is a number (<code>@3</code>, ' +
+      '<code>v3--</code>) or an alias of lower-case letters, digits and inner hyphens.',
+  ),
   badHost: page(400, '400 Bad Request', 'This host name cannot name a site.'),
   methodNotAllowed: page(405, '405 Method Not Allowed', 'Sites are read with GET and HEAD.'),
   unavailable: page(

@@ -134,6 +134,41 @@ describe('parseSitePath: hidden files', () => {
   });
 });
 
+describe('parseSitePath: .well-known/ names the operator allows', () => {
+  const allow = new Set(['.well-known/security.txt', '.well-known/deep/x.json']);
+
+  it('maps exactly the allowed names, however they are spelled in the path', () => {
+    expect(parseSitePath('/.well-known/security.txt', allow)).toEqual({
+      ok: true,
+      name: '.well-known/security.txt',
+      directory: false,
+      lastSegment: 'security.txt',
+    });
+    expect(parseSitePath('/%2ewell-known/security.txt', allow)).toMatchObject({
+      ok: true,
+      name: '.well-known/security.txt',
+    });
+    expect(parseSitePath('/.well-known/deep/x.json', allow)).toMatchObject({ ok: true });
+  });
+
+  it('keeps every other hidden path hidden', () => {
+    for (const raw of [
+      '/.well-known/security.txt',
+      '/.well-known/other.txt',
+      '/.well-known/',
+      '/.well-known/deep/',
+      '/docs/.well-known/security.txt',
+      '/.env',
+    ]) {
+      const withAllow = raw === '/.well-known/security.txt' ? new Set<string>() : allow;
+      expect([raw, parseSitePath(raw, withAllow)]).toEqual([
+        raw,
+        { ok: false, reason: 'path names a hidden file', hidden: true },
+      ]);
+    }
+  });
+});
+
 describe('looksLikeRoute', () => {
   const parse = (raw: string) => parseSitePath(raw) as SiteFilePath;
 

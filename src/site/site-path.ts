@@ -12,7 +12,9 @@ import { isHiddenName } from '../chain/hidden-names';
  * - a path with a hidden segment (one that starts with `.`: `.env`, `.well-known/…`,
  *   `a/.git/config`, also as `%2e`) is never published (spec: "Hidden files, symlinks,
  *   `.well-known/`: never uploaded or published"): it answers the built-in 404 page without any
- *   lookup, so no name of the tape (its `404.html`, `index.html` fallback included) answers it.
+ *   lookup, so no name of the tape (its `404.html`, `index.html` fallback included) answers it;
+ *   only the exact `.well-known/` names of the operator's `gateway.site.well_known_allow` are
+ *   looked up.
  *   The tape program refuses such names now, but a tape written by an older build may hold
  *   some: this check is the guarantee.
  *
@@ -36,6 +38,8 @@ const RAW_PATH = /^[\x21-\x7e]*$/;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 export const INDEX_FILE = 'index.html';
+
+const NONE: ReadonlySet<string> = new Set();
 export const NOT_FOUND_FILE = '404.html';
 
 export interface SiteFilePath {
@@ -61,7 +65,10 @@ export type SitePath = SiteFilePath | BadSitePath;
  * `rawPath`: the encoded path below the site root, starting with `/`, without the query
  * (`/`, `/app.css`, `/docs/`, `/caf%C3%A9.html`).
  */
-export function parseSitePath(rawPath: string): SitePath {
+export function parseSitePath(
+  rawPath: string,
+  wellKnownAllow: ReadonlySet<string> = NONE,
+): SitePath {
   if (rawPath.length === 0 || rawPath.charCodeAt(0) !== 47 /* / */) {
     return bad('path must start with /');
   }
@@ -95,7 +102,8 @@ export function parseSitePath(rawPath: string): SitePath {
     }
     if (segment === '.' || segment === '..') return bad('path has a . or .. segment');
   }
-  if (isHiddenName(relative))
+  // The one exception: a `.well-known/` name the operator allows (gateway.site.well_known_allow).
+  if (isHiddenName(relative) && !wellKnownAllow.has(relative))
     return { ok: false, reason: 'path names a hidden file', hidden: true };
   return {
     ok: true,

@@ -32,6 +32,11 @@ export interface SitePolicy {
    * number, counting from 1 per tape); absent for a tape served from its names.
    */
   version?: string;
+  /**
+   * `X-Robots-Tag` of a pinned or alias answer (`noindex`: a preview or an old version must not
+   * compete with the live site in search results); absent on the live site.
+   */
+  robots?: string;
 }
 
 export interface GatewaySiteDefaults {
@@ -62,6 +67,9 @@ export function buildSitePolicy(gateway: GatewaySiteDefaults, site: SiteOverride
     corsOrigins: new Set(cors.origins),
   };
 }
+
+/** Answers of a pinned version (`/site/{tape}@<n>/`, `v<n>--<label>`): its bytes never change. */
+export const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 
 export function cacheControlFor(maxAgeSecs: number): string {
   return `public, max-age=${maxAgeSecs}, must-revalidate`;

@@ -4,6 +4,7 @@ import { contentRange, parseRange, unsatisfiedContentRange } from '../tracks/byt
 import { ifNoneMatchMatches, ifRangeAllowsRange } from '../tracks/conditional-request';
 import { multipartByteranges } from '../tracks/multipart-byteranges';
 import { ObjectReader, OpenedObject } from '../tracks/object-reader';
+import { contentDigest } from '../tracks/content-digest';
 import { TrackStoreError, TrackStoreUnavailableError } from '../tracks/track-errors';
 import { Coding, negotiateCoding } from './content-coding';
 import { allowedOrigin, EXPOSED_HEADERS } from './cors';
@@ -30,6 +31,7 @@ import {
 } from './site-answer';
 import { fileNameOf } from './site-path';
 import { SiteObject, trackRefOf } from './site-source';
+import { requestHeader } from '../http/request-header';
 
 /** What is known about one object's answers within one snapshot (memoised in it). */
 export interface Prepared {
@@ -41,6 +43,8 @@ export interface Prepared {
   identity: RepresentationHeaders;
   /** Per coding: its headers once compressed, or false when compression does not pay. */
   variants: Partial<Record<Coding, RepresentationHeaders | false>>;
+  /** The identity headers with `Content-Digest`, once the whole body was in memory. */
+  digested?: HeaderList;
 }
 
 /** Which object a site request is answered with, and how. */
@@ -82,11 +86,14 @@ export class SiteResponder {
       }
     }
     const extra = requestHeaders(req, answer);
-    if (answer.status === 200 && ifNoneMatchMatches(header(req, 'if-none-match'), rep.etag)) {
+    if (
+      answer.status === 200 &&
+      ifNoneMatchMatches(requestHeader(req, 'if-none-match'), rep.etag)
+    ) {
       return { status: 304, headers: withExtra(rep.rawNotModified, extra), body: null };
     }
-    if (ranged && ifRangeAllowsRange(header(req, 'if-range'), rep.etag)) {
-      const range = parseRange(header(req, 'range'), answer.object.size);
+    if (ranged && ifRangeAllowsRange(requestHeader(req, 'if-range'), rep.etag)) {
+      const range = parseRange(requestHeader(req, 'range'), answer.object.size);
       if (range.kind !== 'none') return this.ranged(req, p, range, extra);
     }
     const full = withExtra(rep.rawFull, extra);
@@ -94,7 +101,10 @@ export class SiteResponder {
     const cached = coding
       ? this.bodies.getVariant(p.object, coding)
       : this.bodies.getIdentity(p.object);
-    if (cached) return { status: answer.status, headers: full, body: cached };
+    if (cached) {
+      const sent = coding ? full : withExtra(digested(p, cached), extra);
+      return { status: answer.status, headers: sent, body: cached };
+    }
     return this.loaded(answer.status, full, p, coding);
   }
 
@@ -110,7 +120,10 @@ export class SiteResponder {
    */
   page(page: BuiltInPage, policy?: SitePolicy, extra?: HeaderSet): SiteAnswer {
     const version = policy?.version;
-    const headers = version === undefined ? extra : { ...extra, 'x-tape-version': version };
+    const robots = policy?.robots;
+    let headers = extra;
+    if (version !== undefined) headers = { ...headers, 'x-tape-version': version };
+    if (robots !== undefined) headers = { ...headers, 'x-robots-tag': robots };
     return pageAnswer(page, policy?.cacheControl, headers);
   }
 
@@ -183,7 +196,8 @@ export class SiteResponder {
         if (body) return { status, headers, body };
       }
       if (this.bodies.cacheable(p.object)) {
-        return { status, headers, body: await this.bodies.loadIdentity(p.object) };
+        const body = await this.bodies.loadIdentity(p.object);
+        return { status, headers: [...headers, 'content-digest', contentDigest(body)], body };
       }
       const opened = await this.open(p.object);
       const body = opened.size === 0 ? Buffer.alloc(0) : opened.read(0, opened.size - 1);
@@ -269,7 +283,7 @@ export class SiteResponder {
 /** The headers an object answer takes from its request: CORS and the download disposition. */
 function requestHeaders(req: SiteRequest, answer: ObjectChoice): Record<string, string> | null {
   let extra: Record<string, string> | null = null;
-  const origin = header(req, 'origin');
+  const origin = requestHeader(req, 'origin');
   if (origin !== undefined) {
     const allowed = allowedOrigin(answer.snapshot.policy, origin);
     if (allowed) {
@@ -284,6 +298,12 @@ function requestHeaders(req: SiteRequest, answer: ObjectChoice): Record<string, 
     extra['content-disposition'] = attachmentDisposition(fileNameOf(answer.object.name));
   }
   return extra;
+}
+
+/** The identity headers with the body's RFC 9530 digest, memoised with the prepared answer. */
+function digested(p: Prepared, body: Buffer): HeaderList {
+  p.digested ??= [...p.identity.rawFull, 'content-digest', contentDigest(body)];
+  return p.digested;
 }
 
 /** Prepared headers as they are (no copy on a hit), or followed by the request's own. */
@@ -301,11 +321,6 @@ function sharedMemo(snapshot: SiteSnapshot): Map<unknown, unknown> {
     snapshot.prepared.set(SHARED_ORIGIN, memo);
   }
   return memo;
-}
-
-function header(req: SiteRequest, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 function withoutBody(headers: HeaderSet): Record<string, string> {

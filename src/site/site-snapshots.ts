@@ -1,4 +1,9 @@
-import { buildSitePolicy, GatewaySiteDefaults, SitePolicy } from './site-policy';
+import {
+  buildSitePolicy,
+  GatewaySiteDefaults,
+  IMMUTABLE_CACHE_CONTROL,
+  SitePolicy,
+} from './site-policy';
 import { SiteTarget } from './site-routing';
 import {
   MAX_SETTINGS_BYTES,
@@ -6,7 +11,16 @@ import {
   SETTINGS_FILE,
   SiteOverrides,
 } from './site-settings';
-import { NO_VERSION, SiteObject, SitePointer, SiteSource, TapeStatus } from './site-source';
+import {
+  KeptRoot,
+  NO_VERSION,
+  SiteObject,
+  SitePointer,
+  SiteSource,
+  selectVersion,
+  TapeStatus,
+} from './site-source';
+import { selectorKey, VersionSelector } from '../domains/version-selector';
 
 export type SiteStatus = TapeStatus['kind'];
 
@@ -21,6 +35,14 @@ export interface SiteSnapshot {
   readonly policy: SitePolicy;
   /** The published version served (0: none yet, an empty site). */
   readonly version: number;
+  /** The tape's pointer this snapshot was read with: its kept versions and aliases too. */
+  readonly pointer: SitePointer;
+  /**
+   * The snapshots of other kept versions asked for by `@<n>`/`@<alias>` (`selectorKey`), made
+   * on first use; they die with this one, so a rollback or an alias change is seen by them as
+   * by the live site. At most one per kept version and alias (40).
+   */
+  readonly views: Map<string, SiteSnapshot | Promise<SiteSnapshot>>;
   /** Its root's commitment, and in hex (the key of its names in the name cache); '' for 0. */
   readonly root: Buffer;
   readonly rootHex: string;
@@ -131,6 +153,8 @@ export class SiteSnapshots {
       status: status.kind,
       policy,
       version: versioned ? pointer.version : 0,
+      pointer,
+      views: new Map(),
       root: versioned ? pointer.root : NO_VERSION.root,
       rootHex: versioned ? pointer.root.toString('hex') : '',
       expiresAt: status.kind === 'active' ? now + status.expiresInMs : -Infinity,
@@ -147,6 +171,68 @@ export class SiteSnapshots {
       warnedSettings: settings.warnedSettings ?? previous?.warnedSettings,
     });
     return snapshot;
+  }
+
+  /**
+   * The snapshot of the kept version `selector` names, as of the tape's snapshot `parent`
+   * (active): null when the tape keeps no such version. A pinned version is served immutable;
+   * an alias with the site's own revalidation; both `noindex`. Its settings are its own root's.
+   */
+  view(
+    parent: SiteSnapshot,
+    selector: VersionSelector,
+  ): SiteSnapshot | Promise<SiteSnapshot> | null {
+    const kept = selectVersion(parent.pointer, selector);
+    if (kept === undefined) return null;
+    const key = selectorKey(selector);
+    const known = parent.views.get(key);
+    if (known !== undefined) return known;
+    const made = this.makeView(parent, kept, selector.kind === 'pinned').then(
+      (view) => {
+        parent.views.set(key, view);
+        return view;
+      },
+      (err: unknown) => {
+        parent.views.delete(key);
+        throw err;
+      },
+    );
+    parent.views.set(key, made);
+    return made;
+  }
+
+  private async makeView(
+    parent: SiteSnapshot,
+    kept: KeptRoot,
+    pinned: boolean,
+  ): Promise<SiteSnapshot> {
+    const settings = await this.versionSettingsOf(
+      parent.tape,
+      { ...parent.pointer, version: kept.version, root: kept.root },
+      this.entries.get(parent.tape),
+    );
+    const base =
+      settings.overrides === undefined
+        ? this.defaultPolicy
+        : buildSitePolicy(this.options.defaults, settings.overrides);
+    return {
+      tape: parent.tape,
+      status: parent.status,
+      policy: {
+        ...base,
+        version: String(kept.version),
+        cacheControl: pinned ? IMMUTABLE_CACHE_CONTROL : base.cacheControl,
+        robots: 'noindex',
+      },
+      version: kept.version,
+      pointer: parent.pointer,
+      views: new Map(),
+      root: kept.root,
+      rootHex: kept.root.toString('hex'),
+      expiresAt: parent.expiresAt,
+      prepared: new Map(),
+      routes: new Map(),
+    };
   }
 
   /** After a failed read: a snapshot younger than `staleMs` is used 5 s more; true if kept. */

@@ -1,4 +1,7 @@
+import type { TapeRecord } from '../chain/account-layouts';
 import type { TapeLife } from '../chain/tape-life';
+import { currentVersion } from '../chain/tape-history';
+import { VersionSelector } from '../domains/version-selector';
 import type { TrackRef } from '../tracks/object-reader';
 
 /**
@@ -27,14 +30,59 @@ export interface SiteObject {
 /** Active (and for how long), expired, or no such tape: the program's rule, src/chain/tape-life.ts. */
 export type TapeStatus = TapeLife;
 
-/** The tape's site pointer (docs/program.md): version 0 = none published, names serve. */
+/** A version the tape keeps (docs/versions.md, "History and aliases"): its number and root. */
+export interface KeptRoot {
+  version: number;
+  root: Buffer;
+}
+
+/** An alias of the tape and the version it names. */
+export interface AliasRoot {
+  name: string;
+  version: number;
+}
+
+/**
+ * The tape's site pointer (docs/program.md): the current version (0 = none published, an empty
+ * site), its root, and the table it is one entry of: every version the tape keeps and its
+ * aliases, with the `sequence` that moves on every change of any of them (a rollback, a
+ * promote or an alias change moves no root of the current version, but always the sequence).
+ */
 export interface SitePointer {
   version: number;
   /** Commitment of the current version's root; zeros while version is 0. */
   root: Buffer;
+  sequence: number;
+  /** The kept versions, ascending by number (the current one among them). */
+  history: readonly KeptRoot[];
+  aliases: readonly AliasRoot[];
 }
 
-export const NO_VERSION: SitePointer = { version: 0, root: Buffer.alloc(32) };
+export const NO_VERSION: SitePointer = {
+  version: 0,
+  root: Buffer.alloc(32),
+  sequence: 0,
+  history: [],
+  aliases: [],
+};
+
+/** The pointer a tape record holds (one place: reads, polls and notifications alike). */
+export function pointerOfRecord(record: TapeRecord | null): SitePointer {
+  if (record === null) return NO_VERSION;
+  const current = currentVersion(record);
+  return {
+    version: current ? record.version : 0,
+    root: current ? current.root : NO_VERSION.root,
+    sequence: record.sequence,
+    history: record.history.map((v) => ({ version: v.version, root: v.root })),
+    aliases: record.aliases.map((a) => ({ name: a.name, version: a.version })),
+  };
+}
+
+/** Whether two pointers name the same table (the same sequence, current version and root). */
+export function samePointer(a: SitePointer, b: SitePointer): boolean {
+  return a.sequence === b.sequence && a.version === b.version && a.root.equals(b.root);
+}
 
 export interface SiteRead {
   /** The tape's status, when it was asked for. */
@@ -82,4 +130,20 @@ export function trackRefOf(object: SiteObject): TrackRef {
     };
   }
   return { kind: object.kind, commitment: object.commitment, size: object.size };
+}
+
+/** The kept version a selector names in this pointer, or undefined when the tape keeps none. */
+export function selectVersion(
+  pointer: SitePointer,
+  selector: VersionSelector,
+): KeptRoot | undefined {
+  let version: number;
+  if (selector.kind === 'pinned') {
+    version = selector.version;
+  } else {
+    const alias = pointer.aliases.find((a) => a.name === selector.name);
+    if (alias === undefined) return undefined;
+    version = alias.version;
+  }
+  return pointer.history.find((v) => v.version === version);
 }

@@ -22,8 +22,18 @@ import { commitmentOfBuffer } from '../tracks/commitment';
 import { TrackStore } from '../tracks/track-store';
 import { rewriteTarget } from '../http/target-rewrite';
 import { SiteModule } from './site.module';
-import { SiteObject, SiteRead, SiteSource, TapeStatus } from './site-source';
-import { NamesOnlySource } from './names-only-source.spec-support';
+import {
+  NO_VERSION,
+  SiteObject,
+  SitePointer,
+  SiteRead,
+  SiteSource,
+  TapeStatus,
+} from './site-source';
+import { versionObjects } from './version-objects';
+import { StoreVersionNodes } from '../versions/store-version-nodes';
+import { buildVersion } from '../versions/version-builder';
+import { VersionEntry } from '../versions/version-entry';
 import { TapePointerFeed } from '../chain/tape-pointer-feed';
 import { labelFromAddress } from '../chain/tape-label';
 
@@ -32,8 +42,11 @@ import { labelFromAddress } from '../chain/tape-label';
 class NoChainModule {}
 
 /** Tapes and their objects in memory (the chain's part); bytes go to the real track store. */
-export class MemorySiteSource extends NamesOnlySource {
-  readonly tapes = new Map<string, { status: TapeStatus; objects: SiteObject[] }>();
+export class MemorySiteSource extends SiteSource {
+  readonly tapes = new Map<
+    string,
+    { status: TapeStatus; objects: SiteObject[]; pointer?: SitePointer }
+  >();
   /** Every read: the names asked for, and whether the tape's status was. */
   readonly reads: { tape: string; names: readonly string[]; withStatus: boolean }[] = [];
 
@@ -51,8 +64,22 @@ export class MemorySiteSource extends NamesOnlySource {
     const site = this.tapes.get(tape);
     return {
       status: withStatus ? (site?.status ?? { kind: 'unknown' }) : undefined,
+      pointer: withStatus ? (site?.pointer ?? NO_VERSION) : undefined,
       objects: names.map((name) => site?.objects.find((o) => o.name === name) ?? null),
     };
+  }
+
+  async readVersion(root: Buffer, names: readonly string[]): Promise<(SiteObject | null)[]> {
+    const nodes = new StoreVersionNodes(this.store());
+    return versionObjects(nodes.reader(), await nodes.root(root), names);
+  }
+
+  async versionSettings(root: Buffer): Promise<Buffer> {
+    return (await new StoreVersionNodes(this.store()).root(root)).settings;
+  }
+
+  async pointers(tapes: readonly string[]): Promise<SitePointer[]> {
+    return tapes.map((tape) => this.tapes.get(tape)?.pointer ?? NO_VERSION);
   }
 
   async readWhole(object: SiteObject): Promise<Buffer> {
@@ -84,6 +111,17 @@ export interface SiteTestApp {
     files: Record<string, string | Buffer>,
     status?: TapeStatus,
   ): Promise<{ tape: string; label: string }>;
+  /**
+   * Publishes a version of these files on `tape` (a new active tape when absent): live, or
+   * under `alias`; every version stays kept. Pointers do not move by themselves: tell the
+   * directory (`SiteDirectory.pointerChanged`) as the subscription would.
+   */
+  publish(
+    files: Record<string, string | Buffer>,
+    options?: { tape?: string; alias?: string; settings?: string },
+  ): Promise<{ tape: string; label: string; pointer: SitePointer }>;
+  /** SetCurrent: a kept version becomes the live one (rollback, promote). */
+  setCurrent(tape: string, version: number): SitePointer;
   close(): Promise<void>;
 }
 
@@ -154,6 +192,67 @@ export async function newSiteTestApp(
     return { tape, label: labelFromAddress(tape) };
   }
 
+  async function publish(
+    files: Record<string, string | Buffer>,
+    options: { tape?: string; alias?: string; settings?: string } = {},
+  ) {
+    const tape = options.tape ?? Keypair.generate().publicKey.toBase58();
+    const entries: VersionEntry[] = [];
+    for (const [name, body] of Object.entries(files)) {
+      const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body);
+      const { commitment } = commitmentOfBuffer(bytes);
+      if (!(await store.has(commitment))) {
+        await store.put(commitment, bytes.length, Readable.from([bytes]));
+      }
+      const ext = name.includes('.') ? name.slice(name.lastIndexOf('.') + 1) : '';
+      entries.push({
+        name,
+        commitment,
+        size: bytes.length,
+        contentType: TYPES[ext] ?? 'application/octet-stream',
+        metadata: Buffer.alloc(0),
+        location: { kind: 'blob' },
+      });
+    }
+    const built = buildVersion(entries, Buffer.from(options.settings ?? ''));
+    for (const bytes of [built.rootBytes, ...built.nodes.map((n) => n.bytes)]) {
+      const { commitment } = commitmentOfBuffer(bytes);
+      if (!(await store.has(commitment))) {
+        await store.put(commitment, bytes.length, Readable.from([bytes]));
+      }
+    }
+    const site = source.tapes.get(tape) ?? {
+      status: { kind: 'active', expiresInMs: 3_600_000 } as TapeStatus,
+      objects: [],
+    };
+    const p = site.pointer ?? NO_VERSION;
+    const n = (p.history.at(-1)?.version ?? 0) + 1;
+    const live = options.alias === undefined;
+    const pointer: SitePointer = {
+      version: live ? n : p.version,
+      root: live ? built.rootCommitment : p.root,
+      sequence: p.sequence + 1,
+      history: [...p.history, { version: n, root: built.rootCommitment }],
+      aliases: live
+        ? p.aliases
+        : [
+            ...p.aliases.filter((a) => a.name !== options.alias),
+            { name: options.alias!, version: n },
+          ],
+    };
+    source.tapes.set(tape, { ...site, pointer });
+    return { tape, label: labelFromAddress(tape), pointer };
+  }
+
+  function setCurrent(tape: string, version: number): SitePointer {
+    const site = source.tapes.get(tape)!;
+    const p = site.pointer!;
+    const kept = p.history.find((v) => v.version === version)!;
+    const pointer = { ...p, version, root: kept.root, sequence: p.sequence + 1 };
+    source.tapes.set(tape, { ...site, pointer });
+    return pointer;
+  }
+
   const server = app.getHttpServer();
   const inject = (options: InjectOptions): Promise<LightResponse> => {
     const [listener] = server.listeners('request') as DispatchFunc[];
@@ -166,6 +265,8 @@ export async function newSiteTestApp(
     source,
     store,
     addSite,
+    publish,
+    setCurrent,
     close: async () => {
       await app.close();
       rmSync(dataDir, { recursive: true, force: true });

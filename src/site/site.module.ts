@@ -1,8 +1,6 @@
 import { Logger, Module } from '@nestjs/common';
 import { ChainModule } from '../chain/chain.module';
-import { TapeInstructions } from '../chain/tape-instructions';
-import { pubSubUrlOf, TapePointerFeed, WsTapePointerFeed } from '../chain/tape-pointer-feed';
-import { ChainConfig } from '../config/chain.config';
+import { TAPE_POINTER_FEED_PROVIDER, TapePointerFeed } from '../chain/tape-pointer-feed';
 import { ConfigError } from '../config/config-loader';
 import { SiteConfig } from '../config/site.config';
 import { DomainsModule } from '../domains/domains.module';
@@ -40,12 +38,7 @@ import { SiteService } from './site.service';
   providers: [
     { provide: SiteSource, useClass: ChainSiteSource },
     { provide: SiteDirectory, useFactory: createSiteDirectory, inject: [SiteSource, SiteConfig] },
-    {
-      provide: TapePointerFeed,
-      inject: [ChainConfig, TapeInstructions],
-      useFactory: (chain: ChainConfig, ix: TapeInstructions) =>
-        new WsTapePointerFeed(chain.ws_url ?? pubSubUrlOf(chain.rpc_url!), ix.programId),
-    },
+    TAPE_POINTER_FEED_PROVIDER,
     {
       provide: SiteFreshness,
       inject: [TapePointerFeed, SiteDirectory, SiteSource, SiteConfig],
@@ -87,6 +80,7 @@ function createSiteDirectory(source: SiteSource, site: SiteConfig): SiteDirector
     tenantOverrides: site.tenant_overrides,
     allowAnyOrigin: site.tenant_wildcard_origins,
     nameCacheSecs: site.name_cache_secs,
+    wellKnownAllow: new Set(site.well_known_allow),
     now: () => performance.now(),
     warn: (message) => logger.warn(message),
   });

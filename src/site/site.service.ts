@@ -9,6 +9,8 @@ import { PAGES } from './site-pages';
 import { SiteResponder } from './site-responder';
 import { SiteTarget } from './site-routing';
 import { siteOriginResolver } from './path-isolation';
+import { requestHeader } from '../http/request-header';
+import { selectorKey, VersionSelector } from '../domains/version-selector';
 
 const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
 const PRINTABLE = /^[\x21-\x7e]*$/;
@@ -26,7 +28,7 @@ const PRINTABLE = /^[\x21-\x7e]*$/;
 export class SiteService {
   private readonly logger = new Logger('site');
   /** The origin a path route redirects to, or null when path routes are sandboxed. */
-  private readonly siteOrigin: ((tape: string) => string) | null;
+  private readonly siteOrigin: ((tape: string, hostPrefix?: string) => string | null) | null;
 
   constructor(
     private readonly directory: SiteDirectory,
@@ -41,8 +43,15 @@ export class SiteService {
    * `<site origin>{rest}` (`/` when rest is empty or a query alone); null otherwise.
    * No lookup: the site's own host answers for a tape that does not exist.
    */
-  redirectToSiteOrigin(req: SiteRequest, tape: string, rest: string): SiteAnswer | null {
+  redirectToSiteOrigin(
+    req: SiteRequest,
+    tape: string,
+    rest: string,
+    selector?: VersionSelector,
+  ): SiteAnswer | null {
     if (this.siteOrigin === null) return null;
+    const origin = this.siteOrigin(tape, selector && selectorKey(selector));
+    if (origin === null) return null;
     if (!this.isReadMethod(req.method)) return this.methodNotAllowed();
     const q = rest.indexOf('?');
     const path = q < 0 ? rest : rest.slice(0, q);
@@ -50,15 +59,20 @@ export class SiteService {
     // The path goes into Location as the client wrote it (still percent-encoded): printable
     // ASCII only, never a header break; the site's host applies the path rules.
     if (path !== '' && !PRINTABLE.test(path)) return this.responder.page(PAGES.badPath);
-    const location = `${this.siteOrigin(tape)}${path === '' ? '/' : path}${safeQuery(query)}`;
+    const location = `${origin}${path === '' ? '/' : path}${safeQuery(query)}`;
     return this.responder.redirect(this.directory.gatewayPolicy, location, true);
   }
 
+  /**
+   * `selector`: a pinned version or an alias (`@3`, `@pr-12`, `v3--<label>`) instead of the
+   * current version; 404 `version_not_kept` when the tape keeps no such version.
+   */
   serve(
     req: SiteRequest,
     tape: string,
     rawUrl: string,
     mount: string,
+    selector?: VersionSelector,
   ): SiteAnswer | Promise<SiteAnswer> {
     const method = req.method;
     if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS') {
@@ -73,11 +87,11 @@ export class SiteService {
     }
     if (found instanceof Promise) {
       return found.then(
-        (snapshot) => this.serveSnapshot(req, snapshot, rawUrl, mount),
+        (snapshot) => this.serveSnapshot(req, snapshot, rawUrl, mount, selector),
         (err: unknown) => this.unavailable(tape, err),
       );
     }
-    return this.serveSnapshot(req, found, rawUrl, mount);
+    return this.serveSnapshot(req, found, rawUrl, mount, selector);
   }
 
   isReadMethod(method: string | undefined): boolean {
@@ -110,6 +124,11 @@ export class SiteService {
     return this.responder.page(reason === 'undecodable' ? PAGES.badPath : PAGES.noSite);
   }
 
+  /** A `@…` or `…--<label>` that can name no version (a malformed number or alias). */
+  badVersion(): SiteAnswer {
+    return this.responder.page(PAGES.badVersion, undefined, NOINDEX);
+  }
+
   /** A host that names no site, or cannot name one. */
   noSite(invalidHost = false): SiteAnswer {
     if (invalidHost) return this.responder.page(PAGES.badHost);
@@ -121,6 +140,7 @@ export class SiteService {
     snapshot: SiteSnapshot,
     rawUrl: string,
     mount: string,
+    selector: VersionSelector | undefined,
     rechecked = false,
   ): SiteAnswer | Promise<SiteAnswer> {
     if (snapshot.status === 'unknown') {
@@ -130,20 +150,39 @@ export class SiteService {
       // Out of time by the cached expiry: read the tape again once, in case it was extended.
       if (snapshot.status === 'active' && !rechecked) {
         return this.directory.recheckExpiry(snapshot).then(
-          (fresh) => this.serveSnapshot(req, fresh, rawUrl, mount, true),
+          (fresh) => this.serveSnapshot(req, fresh, rawUrl, mount, selector, true),
           (err: unknown) => this.unavailable(snapshot.tape, err),
         );
       }
       return this.responder.page(PAGES.expired, this.directory.gatewayPolicy);
     }
+    if (selector === undefined) return this.serveVersion(req, snapshot, rawUrl, mount);
+    const view = this.directory.view(snapshot, selector);
+    if (view === null) return this.responder.page(PAGES.versionNotKept, undefined, NOINDEX);
+    if (view instanceof Promise) {
+      return view.then(
+        (found) => this.serveVersion(req, found, rawUrl, mount),
+        (err: unknown) => this.unavailable(snapshot.tape, err),
+      );
+    }
+    return this.serveVersion(req, view, rawUrl, mount);
+  }
+
+  /** An active site's answer from one version's snapshot (the current one, or a view). */
+  private serveVersion(
+    req: SiteRequest,
+    snapshot: SiteSnapshot,
+    rawUrl: string,
+    mount: string,
+  ): SiteAnswer | Promise<SiteAnswer> {
     const policy = snapshot.policy;
     if (req.method === 'OPTIONS') {
       const headers = {
         ...securityHeaders(policy, mount !== ''),
         ...preflightHeaders(policy, {
-          origin: header(req, 'origin'),
-          method: header(req, 'access-control-request-method'),
-          headers: header(req, 'access-control-request-headers'),
+          origin: requestHeader(req, 'origin'),
+          method: requestHeader(req, 'access-control-request-method'),
+          headers: requestHeader(req, 'access-control-request-headers'),
         }),
       };
       return { status: 204, headers: headerList(headers), body: null };
@@ -209,6 +248,9 @@ export class SiteService {
   }
 }
 
+/** Pinned and alias answers are never indexed, their refusals neither. */
+const NOINDEX = { 'x-robots-tag': 'noindex' } as const;
+
 /** The path part of a URL below the site root (`/docs/?x=1` -> `/docs/`). */
 function pathOf(rawUrl: string): string {
   const q = rawUrl.indexOf('?');
@@ -224,9 +266,4 @@ export function wantsDownload(query: string): boolean {
 /** A query is carried into Location only when it is plain printable ASCII (it always is from browsers). */
 function safeQuery(query: string): string {
   return query.length > 1 && PRINTABLE.test(query) ? query : '';
-}
-
-function header(req: SiteRequest, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
 }

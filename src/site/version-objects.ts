@@ -4,9 +4,10 @@ import { VersionReader } from '../versions/version-reader';
 import { SiteObject } from './site-source';
 
 /**
- * Names of one version as site objects. A name no version may hold (hidden, `.well-known/`,
- * malformed) is never looked up, so it is never served whatever a version's bytes say; the
- * reader checks every node it descends into against the branch naming it.
+ * Names of one version as site objects. A name no version may hold (hidden, malformed) is never
+ * looked up, so it is never served whatever a version's bytes say; a `.well-known/` name gets
+ * here only when the operator allows it (site-path.ts). The reader checks every node it
+ * descends into against the branch naming it.
  */
 export function versionObjects(
   reader: VersionReader,

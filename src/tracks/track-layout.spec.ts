@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { commitmentOfBuffer, commitmentToHex } from './commitment';
 import { decodeManifest } from './manifest';
-import { SegmentingHasher, splitFileIntoTracks } from './track-layout';
+import { SegmentingHasher, splitFileIntoTracks, TrackLayout } from './track-layout';
 
 const S = 256 * 1024;
 const dir = mkdtempSync(join(tmpdir(), 'layout-'));
@@ -15,12 +15,19 @@ function fileOf(data: Buffer): string {
   return file;
 }
 
+/** The layout narrowed to its kind; any other kind fails the test (a bare return would pass it). */
+function ofKind<K extends TrackLayout['kind']>(
+  layout: TrackLayout,
+  kind: K,
+): Extract<TrackLayout, { kind: K }> {
+  if (layout.kind !== kind) throw new Error(`expected a ${kind} layout, got ${layout.kind}`);
+  return layout as Extract<TrackLayout, { kind: K }>;
+}
+
 describe('splitFileIntoTracks', () => {
   it.each([0, 1, S - 1, S])('keeps a %i-byte file as one blob track', async (size) => {
     const data = randomBytes(size);
-    const layout = await splitFileIntoTracks(fileOf(data), S);
-    expect(layout.kind).toBe('blob');
-    if (layout.kind !== 'blob') return;
+    const layout = ofKind(await splitFileIntoTracks(fileOf(data), S), 'blob');
     expect(layout.size).toBe(size);
     expect(layout.digest.commitment.equals(commitmentOfBuffer(data).commitment)).toBe(true);
   });
@@ -29,9 +36,7 @@ describe('splitFileIntoTracks', () => {
     'splits a %i-byte file into segments + manifest',
     async (size) => {
       const data = randomBytes(size);
-      const layout = await splitFileIntoTracks(fileOf(data), S);
-      expect(layout.kind).toBe('manifest');
-      if (layout.kind !== 'manifest') return;
+      const layout = ofKind(await splitFileIntoTracks(fileOf(data), S), 'manifest');
       expect(layout.size).toBe(size);
       expect(layout.segments.length).toBe(Math.ceil(size / S));
       for (const [i, segment] of layout.segments.entries()) {
@@ -57,7 +62,7 @@ describe('splitFileIntoTracks', () => {
 
   it('gives the same layout whatever the sizes of the pieces fed in', () => {
     const data = randomBytes(2 * S + 999);
-    const whole = new SegmentingHasher(S).update(data).digest();
+    const whole = ofKind(new SegmentingHasher(S).update(data).digest(), 'manifest');
     const pieces = new SegmentingHasher(S);
     // pieces that end exactly on a segment boundary, then odd sizes
     pieces.update(data.subarray(0, S));
@@ -65,9 +70,7 @@ describe('splitFileIntoTracks', () => {
     for (let offset = 2 * S; offset < data.length; offset += 100) {
       pieces.update(data.subarray(offset, offset + 100));
     }
-    const fromPieces = pieces.digest();
-    expect(fromPieces.kind).toBe('manifest');
-    if (whole.kind !== 'manifest' || fromPieces.kind !== 'manifest') return;
+    const fromPieces = ofKind(pieces.digest(), 'manifest');
     expect(fromPieces.manifestBytes.equals(whole.manifestBytes)).toBe(true);
   });
 

@@ -20,6 +20,13 @@ export interface TrackStoreStats {
   /** Blobs the garbage collector deleted, and their bytes. */
   collectedTracks: number;
   collectedBytes: number;
+  /**
+   * Verified copies kept on local disk (a cache file and its list) that failed their check
+   * when read again: each was dropped and the bytes fetched and verified again.
+   */
+  cacheMismatches?: number;
+  /** Peer gateways left for the next one, by peer origin and reason (docs/peers.md). */
+  peerFailures?: { peer: string; reason: string; count: number }[];
   /** Space left on the store's volume, when the backend knows it. */
   freeBytes?: number;
   totalBytes?: number;

@@ -14,6 +14,7 @@ import { FileTrackStore } from './file-track-store';
 import { ObjectReader } from './object-reader';
 import { TrackStore } from './track-store';
 import { S3TrackStore } from './s3/s3-track-store';
+import { PeerTrackStore } from './peers/peer-track-store';
 import { createTrackStore, TracksModule } from './tracks.module';
 
 async function newTestModule(dataDir: string) {
@@ -145,5 +146,34 @@ describe('TracksModule', () => {
         .compile()
         .then((m) => m.init()),
     ).rejects.toThrow(/storage.tracks.s3.endpoint is required/);
+  });
+
+  it('storage.tracks.peers: a reader gets the peers store, its cache under data_dir; refused with s3 or on a writer, and a bad URL names the key', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tracks-peers-'));
+    try {
+      const env = {
+        TAPE_DATA_DIR: dataDir,
+        TAPE__STORAGE__TRACKS__PEERS: '["http://127.0.0.1:9"]',
+      };
+      const store = await createTrackStore(loadConfig(env).storage, undefined, 'reader');
+      expect(store).toBeInstanceOf(PeerTrackStore);
+      expect((store as PeerTrackStore).cache.dir).toBe(join(dataDir, 'track-cache'));
+      (store as PeerTrackStore).close();
+      await expect(createTrackStore(loadConfig(env).storage, undefined, 'writer')).rejects.toThrow(
+        /storage\.tracks\.peers: only a reader/,
+      );
+      const s3 = { ...env, TAPE__STORAGE__TRACKS__STORE: 's3' };
+      await expect(createTrackStore(loadConfig(s3).storage, undefined, 'reader')).rejects.toThrow(
+        /not both/,
+      );
+      expect(() => loadConfig({ TAPE__STORAGE__TRACKS__PEERS: '["ftp://x", "http://a"]' })).toThrow(
+        /^config error: storage\.tracks\.peers: each peer must be an http\(s\) URL/,
+      );
+      expect(() => loadConfig({ TAPE__STORAGE__TRACKS__PEERS: '["http://user:pw@a"]' })).toThrow(
+        /storage\.tracks\.peers/,
+      );
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -6,14 +6,18 @@ import { GatewayIdentity, GatewayRole } from '../chain/gateway-identity';
 import { ConfigError } from '../config/config-loader';
 import { StorageConfig } from '../config/storage.config';
 import { HealthRegistry } from '../health/health-registry';
+import { GatewayMetrics } from '../observability/gateway-metrics';
+import { MetricsModule } from '../observability/metrics.module';
 import { SharedState } from '../shared-state/shared-state';
 import { SharedStateModule } from '../shared-state/shared-state.module';
 import { FileTrackStore } from './file-track-store';
 import { ObjectReader } from './object-reader';
+import { PeerTrackStore } from './peers/peer-track-store';
 import { RedisTrackReferences } from './redis-track-references';
 import { S3TrackStore } from './s3/s3-track-store';
 import { TrackCache } from './s3/track-cache';
 import { TrackStore } from './track-store';
+import { registerTrackStoreMetrics } from './track-store-metrics';
 
 /**
  * The track store `storage.tracks.store` names: `file` (default), a content-addressed
@@ -29,6 +33,7 @@ export async function createTrackStore(
   role: GatewayRole = 'writer',
 ): Promise<TrackStore> {
   const tracks = storage.tracks;
+  if (tracks.peers.length > 0) return createPeerTrackStore(storage, role);
   if (tracks.store === 's3') {
     if (!tracks.s3.endpoint) {
       throw new ConfigError(
@@ -55,6 +60,35 @@ export async function createTrackStore(
 }
 
 /**
+ * A reader with no store: track bytes from `storage.tracks.peers`, verified, cached under
+ * `<storage.data_dir>/track-cache` (docs/peers.md). A writer needs a store it can write.
+ */
+async function createPeerTrackStore(
+  storage: StorageConfig,
+  role: GatewayRole,
+): Promise<PeerTrackStore> {
+  const tracks = storage.tracks;
+  if (tracks.store === 's3') {
+    throw new ConfigError(
+      'config error: storage.tracks.peers: a gateway reads from peers or from a store, not both (storage.tracks.store is s3)',
+    );
+  }
+  if (role === 'writer') {
+    throw new ConfigError(
+      'config error: storage.tracks.peers: only a reader reads from peers (a writer needs a store it can write: set chain.rpc_url and give no gateway key)',
+    );
+  }
+  const store = new PeerTrackStore({
+    peers: tracks.peers,
+    timeoutMs: tracks.peer.request_timeout_ms,
+    retryAfterMs: tracks.peer.retry_after_ms,
+    cache: new TrackCache(resolve(storage.data_dir, 'track-cache'), tracks.cache.max_bytes),
+  });
+  await store.init();
+  return store;
+}
+
+/**
  * The configured backend itself, before any wrapper: `TrackStore` is this unless overridden
  * (a metrics wrapper injects this token and wraps it). /healthz reads the backend's details here.
  */
@@ -65,7 +99,7 @@ export const TRACK_STORE_BACKEND = Symbol('TrackStoreBackend');
  * store is swapped in (or wrapped) by overriding the `TrackStore` provider.
  */
 @Module({
-  imports: [SharedStateModule, HealthModule, GatewayIdentityModule],
+  imports: [SharedStateModule, HealthModule, MetricsModule, GatewayIdentityModule],
   providers: [
     {
       provide: TRACK_STORE_BACKEND,
@@ -93,18 +127,28 @@ export const TRACK_STORE_BACKEND = Symbol('TrackStoreBackend');
 export class TracksModule implements OnModuleInit {
   constructor(
     private readonly health: HealthRegistry,
+    private readonly metrics: GatewayMetrics,
     private readonly store: TrackStore,
     @Inject(TRACK_STORE_BACKEND) private readonly backend: TrackStore,
   ) {}
 
   onModuleInit(): void {
     this.health.register('track-store', () => this.store.checkHealth());
+    registerTrackStoreMetrics(this.metrics.registry, this.store);
     // Corrupt tracks are reported, never a readiness failure: one bad blob is not a reason to
     // take the gateway out of a load balancer (docs/tracks.md).
     this.health.registerDetail('tracks', () => ({
-      backend: this.backend instanceof S3TrackStore ? 's3' : 'file',
+      backend: backendName(this.backend),
       ...this.store.integrity(),
-      ...(this.backend instanceof S3TrackStore && { cache: this.backend.cacheReport() }),
+      ...((this.backend instanceof S3TrackStore || this.backend instanceof PeerTrackStore) && {
+        cache: this.backend.cacheReport(),
+      }),
     }));
   }
+}
+
+function backendName(store: TrackStore): string {
+  if (store instanceof S3TrackStore) return 's3';
+  if (store instanceof PeerTrackStore) return 'peers';
+  return 'file';
 }

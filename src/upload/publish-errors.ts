@@ -2,7 +2,10 @@ import { ApiError } from '../http/api-error';
 
 /** Errors of `POST /publish/{tape}` beyond the uploads' own (docs/uploads.md, "Publish"). */
 export const publishErrors = {
-  /** The compare-and-swap would fail: the client re-reads the tape, re-plans and asks again. */
+  /**
+   * The compare-and-swap would fail (the tape's `sequence` moved: a Publish, a rollback, an
+   * alias change): the client re-reads the tape, re-plans and asks again.
+   */
   conflict: (current: number, expected: number) =>
     new ApiError(
       409,

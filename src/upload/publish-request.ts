@@ -1,20 +1,19 @@
 import { PublicKey } from '@solana/web3.js';
-import { isAliasName } from '../chain/tape-history';
 import { isCommitmentHex } from '../tracks/commitment';
 import { uploadErrors } from './upload-error';
 
 /**
  * The body of `POST /publish/{tape}` (docs/uploads.md, "Publish"):
- * `{"root": "<hex>", "expected_sequence": <n>, "fee_payer": "<base58>", "alias"?: "<name>"}`.
- * The signature covers these exact bytes, so they are parsed here, after it was checked.
+ * `{"root": "<hex>", "expected_sequence": <n>, "fee_payer": "<base58>", "alias": "<name>"}`
+ * (`alias` optional: publish a preview under that name, the live version unchanged). The
+ * signature covers these exact bytes, so they are parsed here, after it was checked.
  */
 export class PublishBody {
   private constructor(
     readonly root: Buffer,
     readonly expectedSequence: number,
     readonly feePayer: PublicKey,
-    /** '' publishes the live version; a name publishes a preview under that alias. */
-    readonly alias: string,
+    readonly alias: string | undefined,
   ) {}
 
   static parse(raw: Buffer): PublishBody {
@@ -31,11 +30,6 @@ export class PublishBody {
     if (typeof expected !== 'number' || !Number.isSafeInteger(expected) || expected < 0) {
       throw uploadErrors.badRequest('"expected_sequence" must be a non-negative integer');
     }
-    if (alias !== undefined && (typeof alias !== 'string' || !isAliasName(alias))) {
-      throw uploadErrors.badRequest(
-        '"alias" must be 1-24 characters of a-z, 0-9 and "-", alphanumeric at both ends, without "--", and not v<number>',
-      );
-    }
     let feePayer: PublicKey;
     try {
       feePayer = new PublicKey(payer as string);
@@ -43,6 +37,9 @@ export class PublishBody {
       throw uploadErrors.badRequest('"fee_payer" must be a base58 public key');
     }
     if (typeof payer !== 'string') throw uploadErrors.badRequest('"fee_payer" must be a string');
-    return new PublishBody(Buffer.from(root, 'hex'), expected, feePayer, alias ?? '');
+    if (alias !== undefined && alias !== null && typeof alias !== 'string') {
+      throw uploadErrors.badRequest('"alias" must be a string');
+    }
+    return new PublishBody(Buffer.from(root, 'hex'), expected, feePayer, alias ?? undefined);
   }
 }

@@ -6,8 +6,6 @@ import { ChainWriter } from '../chain/chain-writer';
 import { ComputeUnitEstimator } from '../chain/compute-units';
 import { GatewayIdentity } from '../chain/gateway-identity';
 import { TapeInstructions } from '../chain/tape-instructions';
-import { decodeInstructionData } from '../chain/tape-instruction-data';
-import { atVersion } from '../chain/tape-record.spec-support';
 import { Tag } from '../chain/tape-instruction-data';
 import { ApiError } from '../http/api-error';
 import { commitmentOfBuffer } from '../tracks/commitment';
@@ -139,6 +137,16 @@ const body = (root: Buffer, expected: number, feePayer: PublicKey, alias?: strin
     }),
   );
 
+/** What the program does on a landed Publish (no eviction: these tests keep few versions). */
+function landed(tape: TapeRecord, root: Buffer, alias?: string): void {
+  const version = tape.latestVersion + 1;
+  tape.history = [...tape.history, { version, root, bytes: 1, publishedAt: 1 }];
+  tape.latestVersion = version;
+  tape.sequence += 1;
+  if (alias === undefined) tape.version = version;
+  else tape.aliases = [...tape.aliases.filter((a) => a.name !== alias), { name: alias, version }];
+}
+
 async function refusal(p: Promise<unknown>): Promise<{ status: number; message: string }> {
   const err = await p.then(
     () => undefined,
@@ -201,7 +209,7 @@ describe('PublishService', () => {
     const a = blobEntry(holdings, 'a.txt', 'a');
     const v1 = buildVersion([a]);
     holdings.putVersion(v1);
-    Object.assign(tape, atVersion(1, v1.rootCommitment, 1));
+    landed(tape, v1.rootCommitment);
     const v2 = buildVersion([a, blobEntry(holdings, 'b.txt', 'b')]);
     holdings.putVersion(v2);
     await sut.cosign('t', {}, body(v2.rootCommitment, 1, Keypair.generate().publicKey));
@@ -234,7 +242,7 @@ describe('PublishService', () => {
     const v1 = buildVersion([a]);
     holdings.putVersion(v1);
     await sut.cosign('t', {}, body(v1.rootCommitment, 0, Keypair.generate().publicKey));
-    Object.assign(tape, atVersion(1, v1.rootCommitment, 1));
+    landed(tape, v1.rootCommitment);
     const v2 = buildVersion([a, blobEntry(holdings, 'b.txt', 'b')]);
     holdings.putVersion(v2);
     let reads = 0;
@@ -281,7 +289,7 @@ describe('PublishService', () => {
     // Another writer's version won at number 1: its tracks are walked and recorded here.
     const other = buildVersion([blobEntry(holdings, 'o.txt', 'o')]);
     holdings.putVersion(other);
-    Object.assign(tape, atVersion(1, other.rootCommitment, 1));
+    landed(tape, other.rootCommitment);
     const v2 = buildVersion([a]);
     const answer = await sut.cosign(
       't',
@@ -312,7 +320,7 @@ describe('PublishService', () => {
     const a = blobEntry(holdings, 'a.txt', 'a');
     const v1 = buildVersion([a]);
     holdings.putVersion(v1);
-    Object.assign(tape, atVersion(1, v1.rootCommitment, 1));
+    landed(tape, v1.rootCommitment);
     const v2 = buildVersion([a, blobEntry(holdings, 'b.txt', 'b')]);
     holdings.putVersion(v2);
     const answer = await sut.cosign(
@@ -332,62 +340,6 @@ describe('PublishService', () => {
       status: 409,
       message: 'version conflict: tape is at sequence 3, not 2',
     });
-  });
-
-  it('certifies kept_bytes as the unique bytes of every version kept after the Publish', async () => {
-    const { sut, holdings, tape } = newTestService();
-    const a = blobEntry(holdings, 'a.txt', 'a');
-    const b = blobEntry(holdings, 'b.txt', 'b');
-    const v1 = buildVersion([a]);
-    const v2 = buildVersion([a, b]);
-    holdings.putVersion(v1);
-    holdings.putVersion(v2);
-    // Version 1 kept (an older one, rolled back from), version 2 current.
-    Object.assign(tape, {
-      version: 2,
-      latestVersion: 2,
-      sequence: 5,
-      history: [
-        { version: 1, root: v1.rootCommitment, bytes: 1, publishedAt: 0 },
-        { version: 2, root: v2.rootCommitment, bytes: 1, publishedAt: 0 },
-      ],
-    });
-    const v3 = buildVersion([blobEntry(holdings, 'c.txt', 'c')]);
-    holdings.putVersion(v3);
-    const answer = await sut.cosign(
-      't',
-      {},
-      body(v3.rootCommitment, 5, Keypair.generate().publicKey, 'pr-7'),
-    );
-    const unique = v1.rootBytes.length + v2.rootBytes.length + v3.rootBytes.length + 3 * 70_001;
-    expect(answer).toMatchObject({ version: 3, kept_bytes: unique, alias: 'pr-7' });
-    const tx = Transaction.from(Buffer.from(answer.transaction, 'base64'));
-    const publish = tx.instructions.find((ix) => ix.programId.equals(PROGRAM))!;
-    expect(decodeInstructionData(publish.data)).toMatchObject({
-      expectedSequence: 5,
-      keptBytes: unique,
-      alias: 'pr-7',
-    });
-    // With keep 1, publishing 3 live keeps 3 alone.
-    Object.assign(tape, { keep: 1 });
-    const live = await sut.cosign(
-      't',
-      {},
-      body(v3.rootCommitment, 5, Keypair.generate().publicKey),
-    );
-    expect(live.kept_bytes).toBe(v3.rootBytes.length + 70_001);
-  });
-
-  it('refuses (400) an alias that is not a valid name', async () => {
-    const { sut, holdings } = newTestService();
-    const v = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
-    holdings.putVersion(v);
-    for (const alias of ['v2', 'a--b', 'UP', '']) {
-      const answer = await refusal(
-        sut.cosign('t', {}, body(v.rootCommitment, 0, Keypair.generate().publicKey, alias)),
-      );
-      expect(answer).toEqual({ status: 400, message: expect.stringContaining('"alias" must be') });
-    }
   });
 
   it("answers 422 with the certifier's reason", async () => {
@@ -447,7 +399,7 @@ describe('PublishService', () => {
     const v = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
     holdings.putVersion(v);
     const done = await sut.publishOwn(tapeAddress, v.rootCommitment, 0);
-    expect(done).toMatchObject({ expectedSequence: 0, version: 1, signature: 'sig' });
+    expect(done).toMatchObject({ expectedSequence: 0, signature: 'sig' });
     expect((sent[0] as [unknown, Keypair[]])[1]).toEqual([gateway]);
   });
 
@@ -455,5 +407,104 @@ describe('PublishService', () => {
     const { sut, holdings, tapeAddress } = newTestService();
     const v = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
     expect((await refusal(sut.publishOwn(tapeAddress, v.rootCommitment, 0))).status).toBe(403);
+  });
+});
+
+describe('PublishService: kept_bytes and aliases (program 1.3.0)', () => {
+  const payer = () => Keypair.generate().publicKey;
+  const sizeOf = (v: { rootBytes: Buffer }, files: number) => v.rootBytes.length + files * 70_001;
+
+  it('signs kept_bytes = the unique bytes of every version kept after the Publish', async () => {
+    const { sut, holdings, tape } = newTestService();
+    const a = blobEntry(holdings, 'a.txt', 'a');
+    const v1 = buildVersion([a]);
+    holdings.putVersion(v1);
+    const first = await sut.cosign('t', {}, body(v1.rootCommitment, 0, payer()));
+    expect(first).toMatchObject({ version: 1, kept_bytes: sizeOf(v1, 1), alias: null });
+    landed(tape, v1.rootCommitment);
+    const v2 = buildVersion([a, blobEntry(holdings, 'b.txt', 'b')]);
+    holdings.putVersion(v2);
+    const second = await sut.cosign('t', {}, body(v2.rootCommitment, 1, payer()));
+    // a.txt is shared: counted once; both roots count.
+    expect(second).toMatchObject({
+      version: 2,
+      version_bytes: sizeOf(v2, 2),
+      kept_bytes: v1.rootBytes.length + sizeOf(v2, 2),
+    });
+    // The instruction carries exactly what the answer says.
+    const tx = Transaction.from(Buffer.from(second.transaction, 'base64'));
+    const data = tx.instructions.find((ix) => ix.programId.equals(PROGRAM))!.data;
+    expect(Number(data.readBigUInt64LE(1 + 8 + 32 + 8))).toBe(second.kept_bytes);
+  });
+
+  it('counts only what stays: with keep 1 a live Publish drops the old version from kept_bytes', async () => {
+    const { sut, holdings, tape } = newTestService({ keep: 1 });
+    const v1 = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
+    holdings.putVersion(v1);
+    landed(tape, v1.rootCommitment);
+    const v2 = buildVersion([blobEntry(holdings, 'b.txt', 'b')]);
+    holdings.putVersion(v2);
+    const answer = await sut.cosign('t', {}, body(v2.rootCommitment, 1, payer()));
+    expect(answer.kept_bytes).toBe(sizeOf(v2, 1));
+    expect(answer.added_bytes).toBe(sizeOf(v2, 1));
+  });
+
+  it('publishes under an alias: the current version stays kept beside it, even with keep 1', async () => {
+    const { sut, holdings, tape } = newTestService({ keep: 1 });
+    const v1 = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
+    holdings.putVersion(v1);
+    landed(tape, v1.rootCommitment);
+    const v2 = buildVersion([blobEntry(holdings, 'b.txt', 'b')]);
+    holdings.putVersion(v2);
+    const answer = await sut.cosign('t', {}, body(v2.rootCommitment, 1, payer(), 'pr-4'));
+    expect(answer).toMatchObject({ version: 2, alias: 'pr-4' });
+    expect(answer.kept_bytes).toBe(sizeOf(v1, 1) + sizeOf(v2, 1));
+    const tx = Transaction.from(Buffer.from(answer.transaction, 'base64'));
+    const data = tx.instructions.find((ix) => ix.programId.equals(PROGRAM))!.data;
+    const at = 1 + 8 + 32 + 8 + 8;
+    expect([data[at], data.subarray(at + 1, at + 1 + 4).toString()]).toEqual([4, 'pr-4']);
+  });
+
+  it('walks a kept version it never certified once, records its references, then reuses it', async () => {
+    const { sut, holdings, tape, tapeAddress, references } = newTestService();
+    // Version 1 published through another gateway: unknown here.
+    const v1 = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
+    holdings.putVersion(v1);
+    landed(tape, v1.rootCommitment);
+    let reads = 0;
+    const readTrack = holdings.readTrack.bind(holdings);
+    holdings.readTrack = (c, n) => {
+      if (c.equals(v1.rootCommitment)) reads++;
+      return readTrack(c, n);
+    };
+    const v2 = buildVersion([blobEntry(holdings, 'b.txt', 'b')]);
+    holdings.putVersion(v2);
+    await sut.cosign('t', {}, body(v2.rootCommitment, 1, payer(), 'pr-1'));
+    landed(tape, v2.rootCommitment, 'pr-1');
+    const owned = [...references.values()].filter(
+      (r) => r.track === versionOwner(tapeAddress, 1, v1.rootCommitment),
+    );
+    expect(owned).toHaveLength(2);
+    const v3 = buildVersion([blobEntry(holdings, 'c.txt', 'c')]);
+    holdings.putVersion(v3);
+    const answer = await sut.cosign('t', {}, body(v3.rootCommitment, 2, payer(), 'pr-2'));
+    expect(reads).toBe(1);
+    expect(answer.kept_bytes).toBe(sizeOf(v1, 1) + sizeOf(v2, 1) + sizeOf(v3, 1));
+  });
+
+  it('refuses an alias that breaks the rule, and a ninth alias (400)', async () => {
+    const { sut, holdings, tape } = newTestService();
+    const v = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
+    holdings.putVersion(v);
+    for (const bad of ['v3', 'PR-1', 'a--b', '-a', 'a'.repeat(25)]) {
+      const answer = await refusal(sut.cosign('t', {}, body(v.rootCommitment, 0, payer(), bad)));
+      expect([bad, answer.status]).toEqual([bad, 400]);
+    }
+    tape.aliases = Array.from({ length: 8 }, (_, i) => ({ name: `p${i}`, version: 1 }));
+    const ninth = await refusal(sut.cosign('t', {}, body(v.rootCommitment, 0, payer(), 'p9')));
+    expect(ninth).toEqual({ status: 400, message: 'a tape has at most 8 aliases' });
+    // Moving an existing alias is no ninth.
+    const moved = await sut.cosign('t', {}, body(v.rootCommitment, 0, payer(), 'p3'));
+    expect(moved.alias).toBe('p3');
   });
 });

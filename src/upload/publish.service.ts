@@ -1,17 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { PublicKey, Transaction } from '@solana/web3.js';
-import type { TapeRecord } from '../chain/account-layouts';
+import { ALIAS_SLOTS, type TapeRecord } from '../chain/account-layouts';
+import { currentVersion, isAliasName } from '../chain/tape-history';
 import { ChainReader } from '../chain/chain-reader';
 import { ChainRpc } from '../chain/chain-rpc';
 import { ChainWriter } from '../chain/chain-writer';
 import { GatewayIdentity } from '../chain/gateway-identity';
-import { afterPublish, currentVersion } from '../chain/tape-history';
 import { TapeInstructions } from '../chain/tape-instructions';
 import { withComputeBudget } from '../chain/transaction-packer';
 import { IntegrityError } from '../tracks/track-errors';
 import { TrackStore } from '../tracks/track-store';
 import { CertificationError, VersionCertifier } from '../versions/version-certifier';
-import { totalBytes, TrackSizes } from '../versions/version-tracks';
 import { CertificationGate } from './certification-gate';
 import { CertifiedVersions } from './certified-versions';
 import { KeptVersionReferences } from './kept-version-references';
@@ -22,19 +21,22 @@ import { SignedHeaders } from './upload-auth';
 import { uploadErrors } from './upload-error';
 import { requestMessage } from './version-request-auth';
 import { VersionBaseTracks } from './version-base-tracks';
+import { TableAfterPublish, tableAfterPublish, uniqueBytes } from './kept-set';
+import type { TrackSizes } from '../versions/version-tracks';
 
 /** What Publish will carry, once the gateway certified the version. */
 export interface CertifiedPublish {
   root: Buffer;
   expectedSequence: number;
-  /** The number the version gets: the tape's latest version + 1. */
+  /** The number the version gets: the tape's latest_version + 1. */
   version: number;
   versionBytes: number;
-  addedBytes: number;
-  /** Unique bytes of every version the tape keeps after this Publish. */
+  /** Unique bytes of every version the tape keeps after this Publish (signed). */
   keptBytes: number;
-  /** '' for the live version, else the alias it is published under. */
-  alias: string;
+  /** Bytes the version adds to the tape's current one (for display). */
+  addedBytes: number;
+  /** Published under this alias (the live version unchanged), or live. */
+  alias?: string;
 }
 
 /** `POST /publish/{tape}`'s answer: the Publish transaction, signed by the storage authority only. */
@@ -44,8 +46,8 @@ export interface CosignedPublish {
   expected_sequence: number;
   version: number;
   version_bytes: number;
-  added_bytes: number;
   kept_bytes: number;
+  added_bytes: number;
   alias: string | null;
   last_valid_block_height: number;
 }
@@ -108,9 +110,9 @@ export class PublishService {
       expected_sequence: certified.expectedSequence,
       version: certified.version,
       version_bytes: certified.versionBytes,
-      added_bytes: certified.addedBytes,
       kept_bytes: certified.keptBytes,
-      alias: certified.alias || null,
+      added_bytes: certified.addedBytes,
+      alias: certified.alias ?? null,
       last_valid_block_height: lastValidBlockHeight,
     };
   }
@@ -124,6 +126,7 @@ export class PublishService {
     tapeAddress: PublicKey,
     root: Buffer,
     expectedSequence: number,
+    alias?: string,
   ): Promise<CertifiedPublish & { signature: string }> {
     const tape = await chainRead(() => this.chain.getTape(tapeAddress));
     if (!tape) throw uploadErrors.notFound('no such tape on chain');
@@ -134,7 +137,7 @@ export class PublishService {
       );
     }
     await requireActive(this.chain, tape);
-    const certified = await this.certify(tapeAddress, tape, root, expectedSequence, '');
+    const certified = await this.certify(tapeAddress, tape, root, expectedSequence, alias);
     const [signature] = await this.writer.send(
       [this.publishInstruction(tapeAddress, key, certified)],
       [this.identity.keypair],
@@ -144,16 +147,16 @@ export class PublishService {
 
   /**
    * The checks Publish relies on the storage authority for, plus the program's own up front;
-   * then the version's tracks (and the current version's, which the Publish keeps as the
-   * previous one) are recorded under their version owners, before anyone can send the Publish,
-   * so the collector keeps them for as long as the tape keeps each version.
+   * then the version's tracks are recorded under its version owner (and those of every other
+   * version the tape keeps after it, when this store never recorded them), before anyone can
+   * send the Publish, so the collector keeps them for as long as the tape keeps each version.
    */
   private certify(
     address: PublicKey,
     tape: TapeRecord,
     root: Buffer,
     expectedSequence: number,
-    alias: string,
+    alias: string | undefined,
   ): Promise<CertifiedPublish> {
     return this.gate.run(address.toBase58(), () =>
       this.certifyNow(address, tape, root, expectedSequence, alias),
@@ -165,82 +168,90 @@ export class PublishService {
     tape: TapeRecord,
     root: Buffer,
     expectedSequence: number,
-    alias: string,
+    alias: string | undefined,
   ): Promise<CertifiedPublish> {
     if (expectedSequence !== tape.sequence) {
       throw publishErrors.conflict(tape.sequence, expectedSequence);
     }
-    const current = currentVersion(tape);
-    const version = tape.latestVersion + 1;
+    if (alias !== undefined) checkAlias(tape, alias);
     const bytes = await this.store.storedSize(root);
     if (bytes === undefined) {
       throw publishErrors.notCertified('the version root is not held by the gateway');
     }
     const tapeKey = address.toBase58();
+    const current = currentVersion(tape);
+    // Kept versions whose tracks this gateway has not at hand: walked below, and their
+    // references recorded (a version another writer certified is kept here from then on).
+    const unknown = new Set(
+      tape.history.filter((v) => !this.bases.known(v.root)).map((v) => v.root.toString('hex')),
+    );
     // The current version's facts, when this gateway certified it: its nodes and checked
     // entries are not read again, its tracks are the base, its references are recorded already.
-    const trusted = current && this.certified.trusted(tapeKey, current.version, current.root);
+    const trusted =
+      current === undefined
+        ? undefined
+        : this.certified.trusted(tapeKey, current.version, current.root);
     let base;
     let sizes;
     try {
-      base = current && (trusted?.tracks ?? (await this.bases.tracksOf(current.root)));
+      base =
+        current === undefined
+          ? undefined
+          : (trusted?.tracks ?? (await this.bases.tracksOf(current.root)));
       sizes = await this.certifier.certify({ commitment: root, bytes }, base, trusted);
     } catch (err) {
       if (err instanceof CertificationError) throw publishErrors.notCertified(err.message);
       if (err instanceof IntegrityError) throw publishErrors.corrupt(err.message);
       throw err;
     }
-    const keptBytes = await this.keptBytesAfter(
-      tape,
-      { version, root, tracks: sizes.tracks, bytes: sizes.versionBytes, alias },
-      base,
-    );
+    const after = tableAfterPublish(tape, root, sizes.versionBytes, alias);
+    const keptBytes = await this.keptBytes(address, after, sizes.tracks, unknown);
     if (keptBytes > tape.capacity) throw publishErrors.capacity(tape.capacity, keptBytes);
-    await this.kept.record(address, version, root, sizes.tracks, trusted?.tracks);
-    if (current && base && !trusted) {
-      await this.kept.refresh(address, current.version, current.root, base);
-    }
-    this.certified.remember(tapeKey, version, sizes.facts);
+    await this.kept.record(address, after.version, root, sizes.tracks, trusted?.tracks);
+    this.bases.remember(root, sizes.tracks);
+    this.certified.remember(tapeKey, after.version, sizes.facts);
     return {
       root,
       expectedSequence,
-      version,
+      version: after.version,
       versionBytes: sizes.versionBytes,
-      addedBytes: sizes.addedBytes,
       keptBytes,
+      addedBytes: sizes.addedBytes,
       alias,
     };
   }
 
   /**
-   * The unique bytes of the versions the tape keeps once this one is published (its kept set:
-   * docs/versions.md, "History and aliases"): what Publish charges against capacity. `base`:
-   * the current version's tracks, known already.
+   * Unique bytes of the versions kept after the Publish: the new one's tracks (just certified)
+   * and each other kept version's, from the certifier's cache (versions this gateway certified)
+   * or walked once. A walked version's references are recorded (claims only: a version another
+   * writer certified is kept by this store from then on). A kept version whose root this store
+   * does not hold counts its certified bytes whole (an upper bound: never less than its share).
    */
-  private async keptBytesAfter(
-    tape: TapeRecord,
-    next: { version: number; root: Buffer; tracks: TrackSizes; bytes: number; alias: string },
-    base: TrackSizes | undefined,
+  private async keptBytes(
+    address: PublicKey,
+    after: TableAfterPublish,
+    tracks: TrackSizes,
+    unknown: ReadonlySet<string>,
   ): Promise<number> {
-    const after = afterPublish(
-      tape,
-      { version: next.version, root: next.root, bytes: next.bytes, publishedAt: 0 },
-      next.alias,
-    );
-    const union = new Map(next.tracks);
-    for (const kept of after.history) {
-      if (kept.version === next.version) continue;
+    const sets: TrackSizes[] = [tracks];
+    let whole = 0;
+    for (const kept of after.kept) {
+      if (kept.version === after.version) continue;
+      let found: TrackSizes;
       try {
-        const tracks =
-          kept.version === tape.version && base ? base : await this.bases.tracksOf(kept.root);
-        for (const [hex, size] of tracks) union.set(hex, size);
+        found = await this.bases.tracksOf(kept.root);
       } catch (err) {
-        if (err instanceof CertificationError) throw publishErrors.notCertified(err.message);
         if (err instanceof IntegrityError) throw publishErrors.corrupt(err.message);
-        throw err;
+        whole += kept.bytes;
+        continue;
       }
+      if (unknown.has(kept.root.toString('hex'))) {
+        await this.kept.refresh(address, kept.version, kept.root, found);
+      }
+      sets.push(found);
     }
-    return totalBytes(union);
+    return uniqueBytes(sets, whole);
   }
 
   private publishInstruction(tape: PublicKey, signer: PublicKey, c: CertifiedPublish) {
@@ -254,5 +265,18 @@ export class PublishService {
       keptBytes: c.keptBytes,
       alias: c.alias,
     });
+  }
+}
+
+/** The program's alias checks, up front (its errors would only come after signing). */
+function checkAlias(tape: TapeRecord, alias: string): void {
+  if (!isAliasName(alias)) {
+    throw uploadErrors.badRequest(
+      `"alias" must be 1 to 24 of a-z, 0-9 and inner hyphens, no "--", not v<number>`,
+    );
+  }
+  const exists = tape.aliases.some((a) => a.name === alias);
+  if (!exists && tape.aliases.length >= ALIAS_SLOTS) {
+    throw uploadErrors.badRequest(`a tape has at most ${ALIAS_SLOTS} aliases`);
   }
 }

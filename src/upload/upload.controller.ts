@@ -2,6 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { GatewayIdentity } from '../chain/gateway-identity';
 import { ChainReader } from '../chain/chain-reader';
 import { TapeInstructions } from '../chain/tape-instructions';
+import { SiteConfig } from '../config/site.config';
 import { StorageConfig } from '../config/storage.config';
 
 /**
@@ -16,9 +17,13 @@ export class UploadController {
     private readonly chain: ChainReader,
     private readonly program: TapeInstructions,
     private readonly storage: StorageConfig,
+    private readonly site: SiteConfig,
   ) {}
 
-  /** What a writer needs to know before uploading (segment size, keys). */
+  /**
+   * What a writer needs to know before uploading (segment size, keys), and the `.well-known/`
+   * names this gateway certifies and serves (`tape deploy` publishes those it finds).
+   */
   @Get('config')
   async config() {
     const network = await this.chain.networkConfig();
@@ -28,6 +33,7 @@ export class UploadController {
       gateway_key: this.identity.publicKey.toBase58(),
       storage_authority: network.storageAuthority.toBase58(),
       program_id: this.program.programId.toBase58(),
+      well_known_allow: this.site.well_known_allow,
     };
   }
 }

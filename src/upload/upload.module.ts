@@ -11,9 +11,11 @@ import { TrackGcModule } from '../tracks/gc/track-gc.module';
 import { TracksModule } from '../tracks/tracks.module';
 import { UploadController } from './upload.controller';
 import { UploadSlots } from './upload-slots';
+import { registerUploadMetrics } from './upload-metrics';
 import { TrackStore } from '../tracks/track-store';
 import { StoreVersionHoldings } from '../versions/store-version-holdings';
 import { VersionCertifier } from '../versions/version-certifier';
+import { SiteConfig } from '../config/site.config';
 import { PublishController } from './publish.controller';
 import { KeptVersionReferences } from './kept-version-references';
 import { CertificationGate } from './certification-gate';
@@ -58,8 +60,9 @@ import { VersionUploadService } from './version-upload.service';
     { provide: CertificationGate, useFactory: () => new CertificationGate() },
     {
       provide: VersionCertifier,
-      useFactory: (store: TrackStore) => new VersionCertifier(new StoreVersionHoldings(store)),
-      inject: [TrackStore],
+      useFactory: (store: TrackStore, site: SiteConfig) =>
+        new VersionCertifier(new StoreVersionHoldings(store), new Set(site.well_known_allow)),
+      inject: [TrackStore, SiteConfig],
     },
   ],
   // The S3 endpoint's group commit publishes with the gateway's own keys (publishOwn).
@@ -76,6 +79,6 @@ export class UploadModule implements OnModuleInit {
   onModuleInit(): void {
     // A reader is healthy: it serves; /healthz says which role it has.
     this.health.registerDetail('role', () => this.identity.role);
-    this.metrics.registerUploads(() => this.slots.stats());
+    registerUploadMetrics(this.metrics.registry, () => this.slots.stats());
   }
 }

@@ -23,8 +23,8 @@ export interface VersionDownload {
  * node below the tops, each as `u32le length, bytes`. A publisher (`tape deploy`, `tape object`)
  * plans its next version on the current one from it. Nothing here is trusted by the client: it
  * checks the root against the tape's pointer and every node against the branch that names it.
- * Only the tape's current or previous root is served, so the route cannot be used to probe the
- * store for any other tracks.
+ * Only the roots of the tape's kept versions are served, so the route cannot be used to probe
+ * the store for any other tracks.
  */
 @Injectable()
 export class VersionDownloadService {
@@ -44,9 +44,7 @@ export class VersionDownloadService {
     const root = commitmentFromHex(rootHex);
     const version = keptVersionOf(tape, root);
     if (version === undefined) {
-      throw uploadErrors.notFound(
-        `${rootHex} is not the root of a version the tape keeps`,
-      );
+      throw uploadErrors.notFound(`${rootHex} is not the root of a version the tape keeps`);
     }
     // The root's length is not on chain; the stored one is bound by the commitment (a wrong
     // length fails the verified read).
@@ -64,9 +62,15 @@ export class VersionDownloadService {
   }
 }
 
-/** The version a root is in the tape's history table (any kept version), if any. */
-export function keptVersionOf(tape: TapeRecord, root: Buffer): number | undefined {
-  return tape.history.find((v) => v.root.equals(root))?.version;
+/**
+ * The version a root is in the tape's history (its kept versions: current, aliased, newest
+ * `keep`), if any; the newest when two kept versions share a root.
+ */
+export function keptVersionOf(tape: Pick<TapeRecord, 'history'>, root: Buffer): number | undefined {
+  for (let i = tape.history.length - 1; i >= 0; i--) {
+    if (tape.history[i].root.equals(root)) return tape.history[i].version;
+  }
+  return undefined;
 }
 
 /** Verified reads of the store that also hand each node's bytes to the download, once. */

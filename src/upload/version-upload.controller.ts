@@ -10,7 +10,7 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { PeerRequest } from '../metering/client-ip';
+import type { PeerRequest } from '../http/client-ip';
 import { Metered } from '../metering/metered.decorator';
 import { MeteringService } from '../metering/metering.service';
 import { setRateLimitHeaders } from '../metering/rate-limit-headers';

@@ -71,8 +71,8 @@ describe('staging', () => {
 });
 
 describe('VersionUploadService', () => {
-  it("stages the bytes under the tape's staging owner for its current version, within the tape's bound", async () => {
-    const tape = { capacity: 4096, used: 0, keptBytes: 1024, version: 7 };
+  it("stages the bytes under the tape's staging owner for its latest version (a rollback lowers only the current one), within the tape's bound", async () => {
+    const tape = { capacity: 4096, used: 0, keptBytes: 1024, version: 2, latestVersion: 7 };
     const { sut, claims, address, watched } = newTestService(tape);
     const result = await sut.upload(request(address.toBase58()));
     expect(result).toEqual({ tape: address.toBase58(), commitment: HEX, size: 10, staged: true });
@@ -118,7 +118,11 @@ describe('VersionUploadService', () => {
   });
 
   it('answers which commitments the store lacks, staging each one it holds first', async () => {
-    const { sut, address, claims, watched } = newTestService({ capacity: 100, version: 4 });
+    const { sut, address, claims, watched } = newTestService({
+      capacity: 100,
+      version: 4,
+      latestVersion: 4,
+    });
     const other = 'cd'.repeat(32);
     const body = Buffer.from(JSON.stringify({ commitments: [HEX, other, other] }));
     expect(await sut.missing(address.toBase58(), {}, body)).toEqual([other]);

@@ -77,7 +77,7 @@ export class VersionUploadService {
       this.store,
       {
         commitment: commitmentFromHex(req.commitment),
-        track: stagingOwner(address, tape.version),
+        track: stagingOwner(address, tape.latestVersion),
         tape: req.tape,
         role: 'segment',
         size,
@@ -108,7 +108,7 @@ export class VersionUploadService {
       requestMessage({ route: 'missing', tape: tapeText, body, timestamp }),
     );
     const commitments = parseMissingQuery(body);
-    const owner = stagingOwner(address, tape.version);
+    const owner = stagingOwner(address, tape.latestVersion);
     const limits = { maxTapeBytes: tapeStoreBound(tape) };
     const claimOf = (hex: string, size: number): TrackClaim => ({
       commitment: commitmentFromHex(hex),

@@ -22,6 +22,8 @@ describe('StoreVersionHoldings', () => {
     const bad = Buffer.from(data);
     bad[CHUNK_BYTES + 3] ^= 1;
     writeFileSync(file, bad);
-    await expect(sut.readTrack(commitment, data.length)).rejects.toThrow();
+    await expect(sut.readTrack(commitment, data.length)).rejects.toThrow(
+      /failed verification: chunk 1 does not match its hash/,
+    );
   });
 });

@@ -41,7 +41,10 @@ describe('buildVersion and VersionReader', () => {
 
   it('refuses hidden names, repeated names and one commitment with two sizes', () => {
     expect(() => buildVersion([fakeEntry('.env')])).toThrow(VersionFormatError);
-    expect(() => buildVersion([fakeEntry('.well-known/acme-challenge/x')])).toThrow(/hidden/);
+    expect(() => buildVersion([fakeEntry('.well-known/.x')])).toThrow(/hidden/);
+    expect(() => buildVersion([fakeEntry('.well-known/')])).toThrow(/hidden/);
+    // `.well-known/<visible name>` is spelled by the format; the certifier decides (allow list).
+    expect(() => buildVersion([fakeEntry('.well-known/security.txt')])).not.toThrow();
     expect(() => buildVersion([fakeEntry('a/.git/config')])).toThrow(/hidden/);
     expect(() => buildVersion([fakeEntry('a.html'), fakeEntry('a.html', 1)])).toThrow(/twice/);
     const twin = { ...fakeEntry('b.html'), commitment: fakeEntry('a.html').commitment, size: 5 };

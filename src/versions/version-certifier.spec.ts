@@ -170,6 +170,51 @@ describe('VersionCertifier', () => {
   });
 });
 
+describe('VersionCertifier and .well-known/ names', () => {
+  function withWellKnown(holdings: MemoryHoldings, names: string[]) {
+    const { entries, settings } = site(holdings);
+    for (const name of names) {
+      const bytes = Buffer.from(`Contact: mailto:security@example.com (${name})`);
+      entries.push({
+        name,
+        commitment: holdings.put(bytes),
+        size: bytes.length,
+        contentType: 'text/plain',
+        metadata: Buffer.alloc(0),
+        location: { kind: 'blob' },
+      });
+    }
+    const v = buildVersion(entries, settings);
+    holdings.putVersion(v);
+    return { commitment: v.rootCommitment, bytes: v.rootBytes.length };
+  }
+
+  it('refuses any .well-known/ name by default, naming the setting', async () => {
+    const { holdings, sut } = newCertifier();
+    const version = withWellKnown(holdings, ['.well-known/security.txt']);
+    await expect(sut.certify(version, undefined)).rejects.toThrow(
+      new CertificationError(
+        '".well-known/security.txt": .well-known/ names are not published by this gateway unless its operator allows them (gateway.site.well_known_allow)',
+      ),
+    );
+  });
+
+  it('certifies the names the operator allows, and only those', async () => {
+    const holdings = new MemoryHoldings();
+    const sut = new VersionCertifier(holdings, new Set(['.well-known/security.txt']));
+    const allowed = withWellKnown(holdings, ['.well-known/security.txt']);
+    const certified = await sut.certify(allowed, undefined);
+    expect(certified.versionBytes).toBeGreaterThan(0);
+    const other = withWellKnown(holdings, [
+      '.well-known/security.txt',
+      '.well-known/apple-app-site-association',
+    ]);
+    await expect(sut.certify(other, undefined)).rejects.toThrow(
+      /"\.well-known\/apple-app-site-association": \.well-known\/ names are not published/,
+    );
+  });
+});
+
 describe('VersionCertifier, with the facts of the version it certified before', () => {
   /** Holdings that count reads of whole tracks and holding checks. */
   function counted() {

@@ -1,3 +1,4 @@
+import { isWellKnownName } from '../chain/hidden-names';
 import { commitmentOfBuffer } from '../tracks/commitment';
 import { CertifiedFacts, CertifyingNodeCache, Segments, entryFact } from './certified-facts';
 import { decodeManifest } from '../tracks/manifest';
@@ -41,7 +42,14 @@ export interface VersionRef {
  * bytes and the bytes it adds to `base` (the tape's current version, whose tracks are passed in).
  */
 export class VersionCertifier {
-  constructor(private readonly holdings: VersionHoldings) {}
+  /**
+   * `wellKnownAllow`: the `.well-known/` names a version may hold (the operator's
+   * `gateway.site.well_known_allow`); any other is refused, as every hidden name is.
+   */
+  constructor(
+    private readonly holdings: VersionHoldings,
+    private readonly wellKnownAllow: ReadonlySet<string> = new Set(),
+  ) {}
 
   /**
    * `trusted`: facts of a version this certifier certified before for the same tape and whose
@@ -74,6 +82,11 @@ export class VersionCertifier {
       }
       const packs = new Map<string, Buffer>();
       for (const entry of entries) {
+        if (isWellKnownName(entry.name) && !this.wellKnownAllow.has(entry.name)) {
+          throw new CertificationError(
+            `${JSON.stringify(entry.name.slice(0, 200))}: .well-known/ names are not published by this gateway unless its operator allows them (gateway.site.well_known_allow)`,
+          );
+        }
         const fact = entryFact(entry);
         if (trusted?.entries.has(fact) !== true) await this.checkBytes(entry, packs, segmentsOf);
         checked.add(fact);

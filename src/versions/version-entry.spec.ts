@@ -25,6 +25,14 @@ describe('nameProblem', () => {
     expect(nameProblem('.env')).toMatch(/hidden/);
     expect(nameProblem('dir//.git/config')).toMatch(/hidden/);
     expect(nameProblem('/.well-known/x')).toMatch(/hidden/);
+    // `.well-known/<visible name>` is the one hidden form a version may hold (the certifier and
+    // each reader decide by the operator's allow list); its own hidden segments are not.
+    expect(nameProblem('.well-known/security.txt')).toBeUndefined();
+    expect(nameProblem('.well-known/a/b.json')).toBeUndefined();
+    expect(nameProblem('.well-known/.x')).toMatch(/hidden/);
+    expect(nameProblem('.well-known/')).toMatch(/hidden/);
+    expect(nameProblem('.well-known')).toMatch(/hidden/);
+    expect(nameProblem('docs/.well-known/x')).toMatch(/hidden/);
     expect(nameProblem('a\0b')).toMatch(/NUL/);
     expect(nameProblem('a\uD800b')).toMatch(/UTF-8/);
   });

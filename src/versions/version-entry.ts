@@ -1,5 +1,5 @@
 import { COMMITMENT_BYTES } from '../tracks/commitment';
-import { isHiddenName } from '../chain/hidden-names';
+import { isHiddenName, isWellKnownName } from '../chain/hidden-names';
 
 /**
  * One name of a site version (docs/versions.md, "Entries"): what a visitor asks for, the bytes'
@@ -7,7 +7,10 @@ import { isHiddenName } from '../chain/hidden-names';
  * bytes are.
  */
 export interface VersionEntry {
-  /** UTF-8, 1..MAX_NAME_BYTES bytes, no hidden segment, no NUL (any S3 key otherwise). */
+  /**
+   * UTF-8, 1..MAX_NAME_BYTES bytes, no hidden segment but `.well-known/` (whose names only a
+   * gateway's allow list certifies and serves), no NUL (any S3 key otherwise).
+   */
   name: string;
   /** The file's own commitment (tape-track-v1 of its bytes; of its segment manifest when streamed). */
   commitment: Buffer;
@@ -53,13 +56,18 @@ export class VersionFormatError extends Error {
  * (folder markers that the S3 console, s3fs and Hadoop's S3A write are `dir/`), the names tree is
  * keyed by the whole name so they mean nothing to its shape, and no site path reaches them
  * (`parseSitePath` refuses `//` and backslashes and maps `dir/` to `dir/index.html`).
+ *
+ * `.well-known/<visible name>` is the one hidden form the format holds: whether a version may
+ * carry such a name is the certifying gateway's policy (`gateway.site.well_known_allow`,
+ * version-certifier.ts), and whether it is served, each reader's.
  */
 export function nameProblem(name: string): string | undefined {
   const bytes = Buffer.byteLength(name, 'utf8');
   if (bytes === 0) return 'empty name';
   if (bytes > MAX_NAME_BYTES) return `name of ${bytes} bytes (at most ${MAX_NAME_BYTES})`;
   if (LONE_SURROGATE.test(name)) return 'name is not valid UTF-8';
-  if (isHiddenName(name)) return 'hidden name (a segment starts with ".")';
+  if (isHiddenName(name) && !isWellKnownName(name))
+    return 'hidden name (a segment starts with ".")';
   if (name.includes('\0')) return 'NUL in name';
   return undefined;
 }

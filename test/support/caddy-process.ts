@@ -114,6 +114,13 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
+/**
+ * What a handshake for a name Caddy holds no certificate for fails with: Caddy aborts it with
+ * an internal-error alert once the gateway's ask refuses the name (a refused connection or an
+ * untrusted certificate would be another failure, and not this one).
+ */
+export const NO_CERTIFICATE = /tlsv1 alert internal error/;
+
 export interface TlsAnswer {
   status: number;
   body: string;

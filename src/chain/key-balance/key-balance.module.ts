@@ -10,6 +10,7 @@ import { GatewayMetrics } from '../../observability/gateway-metrics';
 import { ObservabilityModule } from '../../observability/observability.module';
 import { BalanceSource, ChainBalanceSource } from './balance-source';
 import { KeyBalance } from './key-balance';
+import { registerKeyBalanceMetrics } from './key-balance-metrics';
 import { keyBalanceLimits } from './key-balance-limits';
 
 /** Longest start-up wait for the first reading (a chain that does not answer only delays). */
@@ -52,7 +53,7 @@ export class KeyBalanceModule implements OnModuleInit, OnApplicationBootstrap, O
     // A reader pays for nothing: no warning, no metric.
     if (!this.balance.applies) return;
     this.health.registerWarning('key-balance', () => this.balance.degradedReason());
-    this.metrics.registerKeyBalance(async () => ({
+    registerKeyBalanceMetrics(this.metrics.registry, async () => ({
       lamports: await this.balance.current(),
       thresholdLamports: this.balance.limits.thresholdLamports,
     }));

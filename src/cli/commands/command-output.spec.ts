@@ -17,6 +17,8 @@ import { TapeSession } from '../session/tape-session';
 import { ConfigGetCommand } from './config-get.command';
 import { ConfigSetCommand } from './config-set.command';
 import { DeployCommand } from './deploy.command';
+import { DeployDryRun } from '../deploy/deploy-dry-run';
+import { RemovalConfirmation } from '../prompt/removal-confirmation';
 import { KeygenCommand } from './keygen.command';
 
 function context(env: Record<string, string> = {}) {
@@ -33,6 +35,8 @@ const result: DeployResult = {
   tape: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin',
   label: 'label',
   url: 'http://label.localhost:8080/',
+  hostUrl: 'http://label.localhost:8080/',
+  pathUrl: 'http://127.0.0.1:8080/site/9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin/',
   files: 12,
   uploaded: 3,
   unchanged: 9,
@@ -49,24 +53,49 @@ describe('command output', () => {
   const dirs: string[] = [];
   afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-  it('deploy prints exactly the three lines of the spec', async () => {
+  const newDeploy = (ctx: CommandContext, deployer: SiteDeployer) => {
+    const removals = { confirm: jest.fn().mockResolvedValue(undefined) };
+    const command = new DeployCommand(
+      ctx,
+      deployer,
+      {} as DeployDryRun,
+      removals as unknown as RemovalConfirmation,
+    );
+    return { command, removals };
+  };
+
+  it('deploy prints the three lines of the spec and the gateway path URL', async () => {
     const { dir, printer, ctx } = context();
     dirs.push(dir);
     const deployer = { deploy: jest.fn().mockResolvedValue(result) } as unknown as SiteDeployer;
-    await new DeployCommand(ctx, deployer).run(['site/index.html'], { prune: true });
+    const { command, removals } = newDeploy(ctx, deployer);
+    await command.run(['site/index.html'], { prune: true });
     expect(printer.out).toEqual([
       'Deployed 12 files (3 uploaded, 9 unchanged)',
       'Tape: 9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin',
       'URL:  http://label.localhost:8080/',
+      'Path: http://127.0.0.1:8080/site/9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin/',
     ]);
     expect(printer.notes).toContain(
       `published version 4 (root ${'ab'.repeat(8)}…, 2048 bytes added)`,
     );
     expect((deployer.deploy as jest.Mock).mock.calls[0][1]).toBe('site/index.html');
-    expect((deployer.deploy as jest.Mock).mock.calls[0][2]).toEqual({
+    const deployOptions = (deployer.deploy as jest.Mock).mock.calls[0][2] as {
+      confirmRemoval: (names: string[], tape: string) => Promise<void>;
+    };
+    expect(deployOptions).toEqual({
       prune: true,
       concurrency: 128,
       maxWaitMs: 120_000,
+      confirmRemoval: expect.any(Function),
+    });
+    // --prune's removals go through the confirmation, --yes passed along.
+    await deployOptions.confirmRemoval(['a.txt'], 'T');
+    expect(removals.confirm).toHaveBeenCalledWith({
+      command: 'tape deploy --prune',
+      names: ['a.txt'],
+      tape: 'T',
+      yes: false,
     });
   });
 
@@ -77,11 +106,13 @@ describe('command output', () => {
     });
     dirs.push(dir);
     const deployer = { deploy: jest.fn().mockResolvedValue(result) } as unknown as SiteDeployer;
-    await new DeployCommand(ctx, deployer).run(['index.html'], { json: true });
+    await newDeploy(ctx, deployer).command.run(['index.html'], { json: true });
     expect(JSON.parse(printer.out.join('\n'))).toEqual({
       tape: result.tape,
       label: 'label',
       url: 'http://label.localhost:8080/',
+      host_url: 'http://label.localhost:8080/',
+      path_url: 'http://127.0.0.1:8080/site/9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin/',
       files: 12,
       uploaded: 3,
       unchanged: 9,
@@ -97,6 +128,7 @@ describe('command output', () => {
       prune: false,
       concurrency: 5,
       maxWaitMs: 600_000,
+      confirmRemoval: undefined,
     });
   });
 

@@ -4,6 +4,9 @@ import { parseDuration } from '../input/duration-parser';
 import { printable } from '../input/size-parser';
 import { DEFAULT_MAX_WAIT_MS } from '../deploy/upload-backoff';
 import { SiteDeployer } from '../deploy/site-deployer';
+import { DeployDryRun } from '../deploy/deploy-dry-run';
+import { dryRunJson, dryRunLines } from '../deploy/dry-run-lines';
+import { RemovalConfirmation } from '../prompt/removal-confirmation';
 import { CommandContext } from '../session/command-context';
 import { GlobalOptions } from '../session/tape-session';
 import { parseAliasName } from './alias-name';
@@ -11,6 +14,8 @@ import { TapeCommand } from './tape-command';
 
 interface DeployCommandOptions extends GlobalOptions {
   prune?: boolean;
+  dryRun?: boolean;
+  yes?: boolean;
   concurrency?: number;
   maxWait?: number;
   alias?: string;
@@ -20,8 +25,10 @@ const DEFAULT_UPLOAD_CONCURRENCY = 128;
 
 @Command({
   name: 'deploy',
-  arguments: '<index_html>',
-  argsDescription: { index_html: "path of the site's index.html; its directory is deployed" },
+  arguments: '<site>',
+  argsDescription: {
+    site: "the site's directory (with an index.html at its top), or the path of that index.html",
+  },
   description:
     'publish a site directory as the next version of the tape (only bytes the gateway lacks are uploaded)',
 })
@@ -29,8 +36,27 @@ export class DeployCommand extends TapeCommand {
   constructor(
     ctx: CommandContext,
     private readonly deployer: SiteDeployer,
+    private readonly dryRun: DeployDryRun,
+    private readonly removals: RemovalConfirmation,
   ) {
     super(ctx);
+  }
+
+  @Option({
+    flags: '--dry-run',
+    description:
+      'print what the deploy would upload, remove and spend, and stop: nothing is signed, sent or uploaded',
+  })
+  parseDryRun(): boolean {
+    return true;
+  }
+
+  @Option({
+    flags: '-y, --yes',
+    description: 'remove the names --prune drops without asking (needed without a terminal)',
+  })
+  parseYes(): boolean {
+    return true;
   }
 
   @Option({
@@ -68,8 +94,14 @@ export class DeployCommand extends TapeCommand {
     return parseAliasName(value);
   }
 
-  async run([indexPath]: string[], options: DeployCommandOptions = {}): Promise<void> {
+  async run([sitePath]: string[], options: DeployCommandOptions = {}): Promise<void> {
     const session = this.session(options);
+    if (options.dryRun === true) {
+      const report = await this.dryRun.plan(session, sitePath, { prune: options.prune === true });
+      if (session.json) this.printer.json(dryRunJson(report));
+      else this.printer.lines(dryRunLines(report));
+      return;
+    }
     const fromEnv = this.ctx.env.uploadConcurrency;
     const concurrency =
       options.concurrency ?? (fromEnv ? parseConcurrency(fromEnv) : DEFAULT_UPLOAD_CONCURRENCY);
@@ -89,10 +121,20 @@ export class DeployCommand extends TapeCommand {
     };
     process.once('SIGINT', onInterrupt);
     try {
-      const result = await this.deployer.deploy(session, indexPath, {
-        prune: options.prune === true,
+      const prune = options.prune === true;
+      const result = await this.deployer.deploy(session, sitePath, {
+        prune,
         concurrency,
         maxWaitMs,
+        confirmRemoval: prune
+          ? (names, tape) =>
+              this.removals.confirm({
+                command: 'tape deploy --prune',
+                names,
+                tape,
+                yes: options.yes === true,
+              })
+          : undefined,
         alias: options.alias,
       });
       if (session.json) {
@@ -100,6 +142,8 @@ export class DeployCommand extends TapeCommand {
           tape: result.tape,
           label: result.label,
           url: result.url,
+          host_url: result.hostUrl,
+          path_url: result.pathUrl,
           files: result.files,
           uploaded: result.uploaded,
           unchanged: result.unchanged,
@@ -114,7 +158,7 @@ export class DeployCommand extends TapeCommand {
         });
         return;
       }
-      // The spec's three lines on stdout; which version is live, on stderr beside the progress.
+      // The spec's three lines on stdout (and the gateway's path URL when URL is a host URL); which version is live, on stderr beside the progress.
       this.printer.note(
         result.published
           ? `published version ${result.version}${result.alias ? ` as ${result.alias} (the live version is unchanged)` : ''} (root ${result.root.slice(0, 16)}…, ${result.addedBytes} bytes added)`
@@ -124,7 +168,7 @@ export class DeployCommand extends TapeCommand {
         `Deployed ${result.files} files (${result.uploaded} uploaded, ${result.unchanged} unchanged)`,
         `Tape: ${result.tape}`,
         `URL:  ${result.url}`,
-        ...(result.pathUrl ? [`Path: ${result.pathUrl}`] : []),
+        ...(result.hostUrl !== null ? [`Path: ${result.pathUrl}`] : []),
       ]);
     } finally {
       process.removeListener('SIGINT', onInterrupt);

@@ -28,7 +28,8 @@ export class InfoCommand extends TapeCommand {
     const objects = await this.objectCount(session, address, record);
     const label = labelFromAddress(address);
     const status = currentEpoch < record.expiryEpoch ? 'active' : 'expired';
-    const url = session.siteUrl(label);
+    // The same URL `tape deploy` prints: the gateway's own port (site-url.ts, siteUrls).
+    const url = session.siteUrls(label, address.toBase58()).url;
     const current = currentVersion(record);
     // On stderr, so the output (and --json) keeps its shape: expiring soon, or what is left to do.
     const warning =

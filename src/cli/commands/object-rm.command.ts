@@ -1,8 +1,10 @@
-import { SubCommand } from 'nest-commander';
+import { Option, SubCommand } from 'nest-commander';
 import { PublicKey } from '@solana/web3.js';
 import { CliError } from '../cli-error';
 import { assertCanPay, assertTapeActive } from '../deploy/deploy-preflight';
 import { printable } from '../input/size-parser';
+import { RemovalConfirmation } from '../prompt/removal-confirmation';
+import { CommandContext } from '../session/command-context';
 import { GlobalOptions } from '../session/tape-session';
 import { ChangePublisher } from '../versions/change-publisher';
 import { VersionPublisher } from '../versions/version-publisher';
@@ -15,7 +17,22 @@ import { TapeCommand } from './tape-command';
   description: 'remove object names: publishes one version of the site without them',
 })
 export class ObjectRmCommand extends TapeCommand {
-  async run(names: string[], options: GlobalOptions = {}): Promise<void> {
+  constructor(
+    ctx: CommandContext,
+    private readonly removals: RemovalConfirmation,
+  ) {
+    super(ctx);
+  }
+
+  @Option({
+    flags: '-y, --yes',
+    description: 'remove several names without asking (needed without a terminal)',
+  })
+  parseYes(): boolean {
+    return true;
+  }
+
+  async run(names: string[], options: GlobalOptions & { yes?: boolean } = {}): Promise<void> {
     const session = this.session(options);
     const tape = await session.loadTape();
     const { reader } = session.chain;
@@ -58,7 +75,17 @@ export class ObjectRmCommand extends TapeCommand {
           pathOf: () => {
             throw new Error('removing names uploads no file');
           },
-          check: async () => {
+          check: async (_planned, attempt) => {
+            // One name is what was typed; several are listed and confirmed (once: a rebase
+            // removes the same names).
+            if (attempt === 1 && unique.length > 1) {
+              await this.removals.confirm({
+                command: 'tape object rm',
+                names: unique,
+                tape: tape.address.toBase58(),
+                yes: options.yes === true,
+              });
+            }
             const { lamports } = await reader.getBalances(payer.publicKey);
             assertCanPay(
               payer.publicKey,

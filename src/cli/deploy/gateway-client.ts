@@ -7,6 +7,11 @@ export interface UploadConfig {
   segmentBytes: number;
   gatewayKey: string;
   storageAuthority: string;
+  /**
+   * `.well-known/` names the gateway publishes (`gateway.site.well_known_allow`); empty when
+   * none, or when the gateway is older than the setting.
+   */
+  wellKnownAllow: string[];
 }
 
 /** Bytes of one upload request: a range of a file on disk, or bytes in memory (a manifest). */
@@ -58,6 +63,9 @@ export class GatewayClient {
       gatewayKey: typeof parsed.gateway_key === 'string' ? parsed.gateway_key : '',
       storageAuthority:
         typeof parsed.storage_authority === 'string' ? parsed.storage_authority : '',
+      wellKnownAllow: Array.isArray(parsed.well_known_allow)
+        ? parsed.well_known_allow.filter((n): n is string => typeof n === 'string')
+        : [],
     };
   }
 

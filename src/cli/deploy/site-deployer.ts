@@ -18,6 +18,7 @@ import { HashedFile, hashSiteFiles } from './site-hasher';
 import { scanSite } from './site-scanner';
 import { HashCache, userCacheDir } from './hash-cache';
 import { readCurrentVersion } from '../versions/current-version';
+import { publishedFiles } from './well-known-files';
 
 export interface DeployOptions {
   prune: boolean;
@@ -25,6 +26,8 @@ export interface DeployOptions {
   concurrency: number;
   /** The longest one upload request waits on a busy gateway, in all (`--max-wait`). */
   maxWaitMs: number;
+  /** Asked before a version without some of the current names is sent (`--prune`); throws to stop. */
+  confirmRemoval?: (names: string[], tape: string) => Promise<void>;
   /** Publish under this alias (a preview): the live version stays. */
   alias?: string;
 }
@@ -33,6 +36,10 @@ export interface DeployResult {
   tape: string;
   label: string;
   url: string;
+  /** `<scheme>://<label>.<domain>/`, or null when none is known (site-url.ts). */
+  hostUrl: string | null;
+  /** `<gateway>/site/<tape>/`. */
+  pathUrl: string;
   files: number;
   /** Files whose name is new or whose bytes changed in the published version. */
   uploaded: number;
@@ -48,9 +55,8 @@ export interface DeployResult {
   signature?: string;
   /** Bytes the new version added to the tape, as the gateway certified them. */
   addedBytes: number;
-  /** With `--alias`: the alias, and the site's path URL under it (`/site/{tape}@<alias>/`). */
+  /** With `--alias`: the alias (the URLs above are then the alias's). */
   alias?: string;
-  pathUrl?: string;
 }
 
 /**
@@ -95,12 +101,13 @@ export class SiteDeployer {
       if (warning) this.printer.note(warning);
       const signer = session.tapeSigner(tape);
       const config = await configuring;
-      const totalBytes = site.files.reduce((sum, f) => sum + f.size, 0);
+      const files = publishedFiles(site, config.wellKnownAllow);
+      const totalBytes = files.reduce((sum, f) => sum + f.size, 0);
       const cache = await HashCache.open(userCacheDir(), site.root, config.segmentBytes);
-      const hashed = await hashSiteFiles(site.files, config.segmentBytes, { cache });
+      const hashed = await hashSiteFiles(files, config.segmentBytes, { cache });
       const saving = cache.save();
       progress.step(
-        `hashed ${site.files.length} ${site.files.length === 1 ? 'file' : 'files'} (${formatBytes(totalBytes)})` +
+        `hashed ${files.length} ${files.length === 1 ? 'file' : 'files'} (${formatBytes(totalBytes)})` +
           (site.hidden.length > 0 ? `, skipped ${site.hidden.length} hidden` : ''),
       );
       const byName = new Map(hashed.map((f) => [f.name, f]));
@@ -119,6 +126,7 @@ export class SiteDeployer {
       });
       const changes = new ChangePublisher(chain, gateway, publisher);
       const storageAuthority = storageAuthorityOf(config.storageAuthority, gateway.baseUrl);
+      const confirmed = new Set<string>();
       const outcome = await session.guarded(
         changes.publish({
           tape: tape.address,
@@ -146,6 +154,10 @@ export class SiteDeployer {
               changes.publishFee(signer, payer, storageAuthority),
               'this deploy',
             );
+            if (options.confirmRemoval && plan.removed.some((n) => !confirmed.has(n))) {
+              await options.confirmRemoval(plan.removed, tape.address.toBase58());
+              plan.removed.forEach((n) => confirmed.add(n));
+            }
           },
           onRebase: (lostTo) =>
             progress.step(
@@ -156,19 +168,20 @@ export class SiteDeployer {
       progress.endUploads();
       await saving;
       const label = labelFromAddress(tape.address);
-      const changed = outcome.published ? changedFiles(hashed, outcome.base.entries) : 0;
       const alias = options.alias;
+      // An alias answers on its own host, `<alias>--<label>`, and at `/site/{tape}@<alias>/`.
+      const urls = session.siteUrls(
+        alias ? `${alias}--${label}` : label,
+        alias ? `${tape.address.toBase58()}@${alias}` : tape.address.toBase58(),
+      );
+      const changed = outcome.published ? changedFiles(hashed, outcome.base.entries) : 0;
       return {
         tape: tape.address.toBase58(),
         label,
-        // An alias answers on its own host, `<alias>--<label>` (docs/versions.md).
-        url: session.siteUrl(alias ? `${alias}--${label}` : label),
-        ...(alias
-          ? {
-              alias,
-              pathUrl: `${gateway.baseUrl.replace(/\/$/, '')}/site/${tape.address.toBase58()}@${alias}/`,
-            }
-          : {}),
+        url: urls.url,
+        hostUrl: urls.hostUrl,
+        pathUrl: urls.pathUrl,
+        ...(alias ? { alias } : {}),
         files: hashed.length,
         uploaded: changed,
         unchanged: hashed.length - changed,
@@ -204,7 +217,7 @@ function changedFiles(files: HashedFile[], base: readonly VersionEntry[]): numbe
 }
 
 /** A scanned, hashed file as a version entry to write. */
-function changedFile(f: HashedFile): ChangedFile {
+export function changedFile(f: HashedFile): ChangedFile {
   return {
     name: f.name,
     commitment: f.commitment,
@@ -215,7 +228,7 @@ function changedFile(f: HashedFile): ChangedFile {
 }
 
 /** A small file's bytes for its pack, checked against what was hashed (it may have changed). */
-async function readSmallFile(path: string, file: ChangedFile): Promise<Buffer> {
+export async function readSmallFile(path: string, file: ChangedFile): Promise<Buffer> {
   let bytes: Buffer;
   try {
     bytes = await readFile(path);
@@ -229,7 +242,7 @@ async function readSmallFile(path: string, file: ChangedFile): Promise<Buffer> {
   return bytes;
 }
 
-function storageAuthorityOf(text: string, gatewayUrl: string): PublicKey {
+export function storageAuthorityOf(text: string, gatewayUrl: string): PublicKey {
   try {
     return new PublicKey(text);
   } catch {

@@ -100,18 +100,63 @@ describe('scanSite', () => {
     ]);
   });
 
-  it('requires the path of an existing index.html', async () => {
+  it('takes the site directory itself or the path of its index.html', async () => {
+    const root = make({ 'index.html': 'x', 'a.css': 'y' });
+    const byDir = await scanSite(root);
+    const byFile = await scanSite(join(root, 'index.html'));
+    expect(byDir.root).toBe(root);
+    expect(byDir.files.map((f) => f.name)).toEqual(['a.css', 'index.html']);
+    expect(byFile).toEqual(byDir);
+    expect((await scanSite(`${root}/`)).root).toBe(root);
+  });
+
+  it('says what is wrong with a path that is not a site', async () => {
     const root = make({ 'index.html': 'x', 'home.html': 'y' });
-    await expect(scanSite(join(root, 'home.html'))).rejects.toThrow(/^no index.html at /);
-    await expect(scanSite(root)).rejects.toThrow(/^no index.html at /);
-    await expect(scanSite(join(root, 'nope', 'index.html'))).rejects.toThrow(CliError);
+    await expect(scanSite(join(root, 'home.html'))).rejects.toThrow(
+      `${join(root, 'home.html')} is not a site directory or its index.html`,
+    );
+    await expect(scanSite(join(root, 'nope'))).rejects.toThrow(
+      `no such file or directory: ${join(root, 'nope')} (give the site's directory or its index.html)`,
+    );
+    await expect(scanSite(join(root, 'nope', 'index.html'))).rejects.toThrow(
+      /^no such file or directory: /,
+    );
+    const empty = make({ 'about.html': 'x' });
+    await expect(scanSite(empty)).rejects.toThrow(
+      `no index.html in ${empty} (a site directory has one at its top)`,
+    );
     const linked = make({ 'target.html': 'x' });
     symlinkSync(join(linked, 'target.html'), join(linked, 'index.html'));
     await expect(scanSite(join(linked, 'index.html'))).rejects.toThrow(
       'symlink not allowed: index.html',
     );
+    await expect(scanSite(linked)).rejects.toThrow('symlink not allowed: index.html');
     const dir = make({ 'index.html/inner.txt': 'x' });
     await expect(scanSite(join(dir, 'index.html'))).rejects.toThrow(/not a regular file/);
+    await expect(scanSite(dir)).rejects.toThrow(CliError);
+  });
+
+  it("lists the root's .well-known/ files apart, their problems beside them", async () => {
+    const root = make({
+      'index.html': 'x',
+      '.well-known/security.txt': 'Contact: mailto:a@b.c',
+      '.well-known/deep/thing.json': '{}',
+      '.well-known/.secret': 'no',
+      'docs/.well-known/other.txt': 'not the root one',
+    });
+    symlinkSync('/etc/passwd', join(root, '.well-known', 'passwd'));
+    const scanned = await scanSite(root);
+    expect(scanned.files.map((f) => f.name)).toEqual(['index.html']);
+    expect(scanned.wellKnown).toEqual([
+      expect.objectContaining({ name: '.well-known/deep/thing.json', size: 2 }),
+      { name: '.well-known/passwd', problem: 'symlink not allowed: .well-known/passwd' },
+      expect.objectContaining({
+        name: '.well-known/security.txt',
+        path: join(root, '.well-known', 'security.txt'),
+        contentType: 'text/plain; charset=utf-8',
+      }),
+    ]);
+    expect((await scanSite(make({ 'index.html': 'x' }))).wellKnown).toEqual([]);
   });
 
   it('rejects file names that are not UTF-8 or that the chain cannot hold', async () => {

@@ -17,7 +17,7 @@ import { withChainWatchdog } from './chain-watchdog';
 import { CliConfigStore } from './cli-config-store';
 import { CliEnvironment } from './cli-environment';
 import { CliSettings, ResolvedSetting } from './cli-settings';
-import { parseSiteDomain, siteUrl } from './site-url';
+import { parseSiteDomain, SiteUrls, siteUrl, siteUrls } from './site-url';
 import { locateWallet, WalletLocation } from './wallet-location';
 
 /** Options every `tape` command takes (src/cli/commands/tape-command.ts). */
@@ -274,6 +274,13 @@ export class TapeSession {
 
   siteUrl(label: string): string {
     return siteUrl(label, this.siteDomain());
+  }
+
+  /** A tape's site URLs at the gateway this command uses (site-url.ts, `siteUrls`). */
+  siteUrls(label: string, tape: string): SiteUrls {
+    const domain = this.settings.siteDomain();
+    const configured = domain.source === 'default' ? undefined : parseSiteDomain(domain.value);
+    return siteUrls(label, tape, this.gatewayUrl, configured);
   }
 }
 

@@ -101,11 +101,8 @@ export class VersionPublisher {
     };
   }
 
-  private async missing(
-    signer: UploadSigner,
-    tape: string,
-    tracks: TrackToUpload[],
-  ): Promise<Set<string>> {
+  /** Which of the tracks the gateway lacks (`POST /upload/{tape}/missing`), by commitment (hex). */
+  async missing(signer: UploadSigner, tape: string, tracks: TrackToUpload[]): Promise<Set<string>> {
     const lacking = new Set<string>();
     for (let i = 0; i < tracks.length; i += MISSING_BATCH) {
       const commitments = tracks.slice(i, i + MISSING_BATCH).map((t) => t.commitment);

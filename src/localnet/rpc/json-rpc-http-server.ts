@@ -1,7 +1,6 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { capConnectionsPerAddress, ConnectionCapOptions } from '../../http/connection-cap';
-import { observeRpcRequest } from '../../observability/process-metrics';
 import { clientAddress } from './client-address';
 import { failure, JsonRpcDispatcher } from './json-rpc-dispatcher';
 import { toJsonText } from './json-text';
@@ -13,6 +12,9 @@ import { RpcError } from './rpc-error';
  */
 export const RPC_HEADERS_TIMEOUT_MS = 20_000;
 export const RPC_REQUEST_TIMEOUT_MS = 60_000;
+
+/** One answered request: its status, the seconds it took, the bytes sent (gateway metrics). */
+export type RpcAnswerObserver = (status: number, seconds: number, bytes: number) => void;
 
 export interface JsonRpcHttpServerOptions {
   /** Bodies above this are refused with 413 before they are parsed. */
@@ -27,6 +29,8 @@ export interface JsonRpcHttpServerOptions {
    * (and their share of the in-flight budget) for as long as it keeps the connection open.
    */
   responseTimeoutMs: number;
+  /** Told of each answer once its response closes. */
+  onAnswered?: RpcAnswerObserver;
 }
 
 /**
@@ -41,16 +45,19 @@ export class JsonRpcHttpServer {
     private readonly dispatcher: JsonRpcDispatcher,
     private readonly options: JsonRpcHttpServerOptions,
   ) {
+    const onAnswered = options.onAnswered;
     this.server = createServer((req, res) => {
-      const start = performance.now();
-      const written = req.socket.bytesWritten;
-      res.once('close', () =>
-        observeRpcRequest(
-          res.statusCode,
-          (performance.now() - start) / 1000,
-          (req.socket?.bytesWritten ?? written) - written,
-        ),
-      );
+      if (onAnswered) {
+        const start = performance.now();
+        const written = req.socket.bytesWritten;
+        res.once('close', () =>
+          onAnswered(
+            res.statusCode,
+            (performance.now() - start) / 1000,
+            (req.socket?.bytesWritten ?? written) - written,
+          ),
+        );
+      }
       try {
         this.handle(req, res);
       } catch (err) {

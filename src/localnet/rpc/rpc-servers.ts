@@ -7,7 +7,7 @@ import { AccountMethods } from './account-methods';
 import { ClusterMethods } from './cluster-methods';
 import { FaucetMethods } from './faucet-methods';
 import { JsonRpcDispatcher } from './json-rpc-dispatcher';
-import { JsonRpcHttpServer } from './json-rpc-http-server';
+import { JsonRpcHttpServer, RpcAnswerObserver } from './json-rpc-http-server';
 import { PubsubServer } from './pubsub/pubsub-server';
 import { ResponsePool } from './response-pool';
 import { RpcLimits } from './rpc-limits';
@@ -32,6 +32,8 @@ export async function startRpcServers(deps: {
   host: string;
   port: number;
   log: (event: Record<string, unknown>) => void;
+  /** Told of each JSON-RPC answer over HTTP (gateway metrics). */
+  onAnswered?: RpcAnswerObserver;
 }): Promise<RpcServers> {
   const { bank, ledger, faucet, limits, log } = deps;
   const internalError = (method: string, err: unknown) =>
@@ -60,6 +62,7 @@ export async function startRpcServers(deps: {
           onRefused: (r) => log({ event: 'connections_refused', listener: 'rpc', ...r }),
         },
         responseTimeoutMs: limits.responseTimeoutMs,
+        onAnswered: deps.onAnswered,
       },
     );
     const rpcPort = await http.listen(deps.port, deps.host);

@@ -6,6 +6,7 @@ import {
   TEST_SECRET,
 } from '../../../test/support/s3-signing';
 import { S3Error } from '../s3-error';
+import { codeOf } from '../s3-error-code.spec-support';
 import { checkSigV4Time, SigningKeyCache, SigV4Verified, verifySigV4 } from './sigv4';
 import { EMPTY_SHA256, parseSigV4Claims, SigV4Request, UNSIGNED_PAYLOAD } from './sigv4-parse';
 
@@ -17,16 +18,6 @@ function verify(request: SigV4Request, secret = TEST_SECRET, now = NOW): SigV4Ve
   if (!claims) throw new Error('no signature');
   checkSigV4Time(claims, now);
   return verifySigV4(request, claims, secret, new SigningKeyCache());
-}
-
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof S3Error) return error.code;
-    throw error;
-  }
-  return 'no error';
 }
 
 function withHeader(request: SigV4Request, name: string, value: string): SigV4Request {

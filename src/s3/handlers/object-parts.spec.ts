@@ -1,6 +1,6 @@
 import { objectAttributesXml, partSlice, requestedPartNumber } from './object-parts';
 import type { S3ObjectHead } from '../s3-backend';
-import { S3Error } from '../s3-error';
+import { codeOf } from '../s3-error-code.spec-support';
 
 const MiB = 1024 * 1024;
 
@@ -21,15 +21,6 @@ const multipart = head({
   etag: 'abc-4',
   parts: { sizes: [5 * MiB, 5 * MiB, 5 * MiB, MiB] },
 });
-
-function codeOf(run: () => unknown): string {
-  try {
-    run();
-    return 'ok';
-  } catch (error) {
-    return (error as S3Error).code;
-  }
-}
 
 describe('requestedPartNumber', () => {
   const of = (query: Record<string, string>, headers: Record<string, string> = {}) =>

@@ -85,7 +85,7 @@ export class ObjectCommitter {
       // that names them is certified and recorded under its own owner.
       await this.spool.store(spooled, {
         tape: tape.address.toBase58(),
-        track: this.publishing.stagingOwner(tape.address, tape.record.version),
+        track: this.publishing.stagingOwner(tape.address, tape.record.latestVersion),
       });
       const written = await this.groups.submit(tape.address, {
         kind: 'put',

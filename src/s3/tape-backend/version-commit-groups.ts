@@ -178,7 +178,7 @@ export class VersionCommitGroups {
     built: BuiltVersion,
     baseNodes: ReadonlySet<string> | undefined,
   ): Promise<void> {
-    const owner = this.publisher.stagingOwner(tape, record.version);
+    const owner = this.publisher.stagingOwner(tape, record.latestVersion);
     const newNodes = built.nodes.filter(
       (n) => baseNodes?.has(n.commitment.toString('hex')) !== true,
     );

@@ -15,7 +15,7 @@ export abstract class VersionPublishing {
   abstract isConflict(error: unknown): boolean;
 
   /** The owner the track index records bytes staged for the tape's next version under. */
-  abstract stagingOwner(tape: PublicKey, version: number): string;
+  abstract stagingOwner(tape: PublicKey, latestVersion: number): string;
 }
 
 /** What the root hands `tapeS3Options`: the module exporting the port's implementation. */

@@ -1,5 +1,6 @@
 import { XMLParser } from 'fast-xml-parser';
 import { S3Error } from '../s3-error';
+import { codeOf } from '../s3-error-code.spec-support';
 import { errorXml, listObjectsV1Xml, listObjectsV2Xml, ListV2Xml } from './s3-xml-responses';
 import {
   MAX_REQUEST_XML_BYTES,
@@ -13,16 +14,6 @@ const reader = new XMLParser({
   trimValues: false,
   isArray: (n) => n === 'Contents',
 });
-
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof S3Error) return error.code;
-    throw error;
-  }
-  return 'no error';
-}
 
 const listing = (over: Partial<ListV2Xml>): ListV2Xml => ({
   bucket: 'bucket',

@@ -133,6 +133,36 @@ describe('judgeReference: a version owner (a certified version’s tracks)', () 
     expect(judge(ref(V4, 3_600_000, 4), facts(preview))).toBe('live');
   });
 
+  it('keeps an aliased version past keep until its alias goes (RemoveAlias: gone at once)', () => {
+    const { tapeRecord, ref, facts, judge } = newVersionWorld();
+    const aliased = tapeRecord({
+      ...keeping(4, [
+        [1, V1],
+        [3, V3],
+        [4, V4],
+      ]),
+      keep: 2,
+      aliases: [{ name: 'pr-1', version: 1 }],
+    });
+    expect(judge(ref(V1), facts(aliased))).toBe('live');
+    expect(judge(ref(V2), facts(aliased))).toBe('version-dropped');
+    const removed = tapeRecord({
+      ...keeping(4, [
+        [3, V3],
+        [4, V4],
+      ]),
+      keep: 2,
+    });
+    expect(judge(ref(V1, 0), facts(removed))).toBe('version-dropped');
+  });
+
+  it('judges staged bytes by the latest version, not the current one (a rollback lowers it)', () => {
+    const { tapeRecord, staged, facts, judge } = newVersionWorld();
+    const rolledBack = facts(tapeRecord({ ...atV3, version: 2, sequence: 4 }));
+    expect(judge(staged(3, 59_000), rolledBack)).toBe('pending');
+    expect(judge(staged(3, 60_000), rolledBack)).toBe('staged-abandoned');
+  });
+
   it('keeps the current and the previous version, drops the one before', () => {
     const { tapeRecord, ref, facts, judge } = newVersionWorld();
     const tape = facts(tapeRecord(atV3));

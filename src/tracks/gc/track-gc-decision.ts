@@ -28,7 +28,7 @@ export type ReferenceVerdict =
   | 'unknown-owner'
   /** The tape expired longer ago than the grace period. */
   | 'tape-expired'
-  /** A version owner whose root is neither the tape's current nor its previous version. */
+  /** A version owner whose root at its number is not in the tape's kept set any more. */
   | 'version-dropped'
   /** Staged on a version the tape has moved past (published, or published by another writer). */
   | 'staged-superseded'
@@ -66,9 +66,11 @@ export function judgeReference(
 
 /**
  * A certified version's track (recorded by the publish service under a version owner): kept
- * while the tape keeps the version (its kept set). Version numbers only grow, so once the tape's
- * latest version reaches the owner's number the table decides for good, at once:
- * a node that lags shows an older pointer, under which the version is still to come (pending).
+ * while the tape keeps the version, i.e. its history table holds that number with that root
+ * (the program evicts every entry outside the kept set: current ∪ aliases ∪ newest `keep`).
+ * Version numbers only grow, so once the tape's `latest_version` reaches the owner's number
+ * the table decides for good, at once: a node that lags shows an older table, under which the
+ * version is still to come (pending).
  * Still to come, it is kept for the pending grace after it was certified (the gateway records it
  * before the Publish is sent, let alone confirmed), then dropped: that Publish never landed.
  */
@@ -88,7 +90,6 @@ function judgeVersionReference(
     return keepsVersion(tape, version.root) ? 'live' : 'version-dropped';
   }
   if (keepsVersionAt(tape, version.version, version.root)) return 'live';
-  // Not yet published (an alias Publish leaves `version` alone: `latestVersion` counts them all).
   if (tape.latestVersion < version.version && withinGrace) return 'pending';
   return 'version-dropped';
 }
@@ -112,7 +113,7 @@ function judgeStagedReference(
   const tape = chain.tapes.get(staged.tape) ?? null;
   if (!tape) return 'staged-superseded';
   if (expiredLongAgo(tape, chain, config)) return 'tape-expired';
-  if (tape.version > staged.version) {
+  if (tape.latestVersion > staged.version) {
     return !published && ageMs < config.rebase_grace_secs * 1000 ? 'pending' : 'staged-superseded';
   }
   return ageMs < config.pending_grace_secs * 1000 ? 'pending' : 'staged-abandoned';
@@ -131,19 +132,22 @@ function publishedSince(staged: StagingOwner, siblings: readonly TrackReference[
 }
 
 /**
- * Whether the tape keeps this root as version `version`: the version is in its kept set
- * (current, aliased, or among the `keep` newest: docs/versions.md, "History and aliases").
+ * Whether the tape keeps this root as version `version`: its history table holds it and it is
+ * in the kept set (the program evicts every other entry; the set is checked anyway).
  */
 export function keepsVersionAt(
   tape: Pick<TapeRecord, 'version' | 'keep' | 'history' | 'aliases'>,
   version: number,
   root: Buffer,
 ): boolean {
-  if (version <= 0 || !keptSet(tape).has(version)) return false;
-  return tape.history.some((v) => v.version === version && v.root.equals(root));
+  return (
+    version > 0 &&
+    keptSet(tape).has(version) &&
+    tape.history.some((v) => v.version === version && v.root.equals(root))
+  );
 }
 
-/** Whether the tape keeps this root as any version of its kept set. */
+/** Whether the tape keeps this root as any of its versions. */
 export function keepsVersion(
   tape: Pick<TapeRecord, 'version' | 'keep' | 'history' | 'aliases'>,
   root: Buffer,

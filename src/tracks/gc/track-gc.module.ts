@@ -1,5 +1,6 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { ChainModule } from '../../chain/chain.module';
+import { TAPE_POINTER_FEED_PROVIDER } from '../../chain/tape-pointer-feed';
 import { HealthModule } from '../../health/health.module';
 import { StorageConfig } from '../../config/storage.config';
 import { HealthRegistry } from '../../health/health-registry';
@@ -25,6 +26,7 @@ import { TrackGarbageCollector } from './track-gc.service';
           ? new RedisGcLease(shared.redis, shared.prefix, storage.shared.gc_lease_ms)
           : new LocalGcLease(),
     },
+    TAPE_POINTER_FEED_PROVIDER,
     TrackGarbageCollector,
   ],
   exports: [TrackGarbageCollector],

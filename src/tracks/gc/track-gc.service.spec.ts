@@ -4,6 +4,7 @@ import { NO_VERSION, TapeRecord } from '../../chain/account-layouts';
 import type { ChainReader } from '../../chain/chain-reader';
 import { GatewayIdentity, GatewayRole } from '../../chain/gateway-identity';
 import { atVersion, keeping } from '../../chain/tape-record.spec-support';
+import { TapePointerFeed, TapePointerHandlers } from '../../chain/tape-pointer-feed';
 import { StorageConfig } from '../../config/storage.config';
 import { bodyOf, newTestStore } from '../../../test/support/tracks';
 import { commitmentOfBuffer } from '../commitment';
@@ -40,7 +41,7 @@ class FakeChain {
   }
 }
 
-function newTestCollector(maxPerPass = 1000, role: GatewayRole = 'writer') {
+function newTestCollector(maxPerPass = 1000, role: GatewayRole = 'writer', feed?: TapePointerFeed) {
   const { store } = newTestStore();
   const chain = new FakeChain();
   const storage = new StorageConfig();
@@ -50,7 +51,14 @@ function newTestCollector(maxPerPass = 1000, role: GatewayRole = 'writer') {
   });
   storage.gc.interval_ms = 100;
   const identity = new GatewayIdentity(Keypair.generate(), role);
-  const sut = new TrackGarbageCollector(store, chain as unknown as ChainReader, storage, identity);
+  const sut = new TrackGarbageCollector(
+    store,
+    chain as unknown as ChainReader,
+    storage,
+    identity,
+    undefined,
+    feed,
+  );
   const tape = Keypair.generate().publicKey;
   /** A version 1 of its own tape holding these bytes: the reference, then the bytes. */
   const upload = async (bytes = randomBytes(5000), tapeKey = Keypair.generate().publicKey) => {
@@ -200,8 +208,8 @@ describe('TrackGarbageCollector', () => {
 
   describe('targeted checks: a watched tape is checked whole at the next pass', () => {
     /** Blobs of versions 1..n of one tape, each with one own blob and one shared by all. */
-    async function versions(n: number) {
-      const ctx = newTestCollector(1);
+    async function versions(n: number, feed?: TapePointerFeed) {
+      const ctx = newTestCollector(1, 'writer', feed);
       const { store, tape } = ctx;
       // A version still to come, and staged bytes, are kept for the grace.
       ctx.storage.gc.pending_grace_secs = 3600;
@@ -250,6 +258,43 @@ describe('TrackGarbageCollector', () => {
       // Settled: no reference waits on the chain, so the tape is not checked again.
       expect(sut.stats().watchedTapes).toBe(0);
       expect((await sut.runPass()).tapesChecked).toBe(0);
+    });
+
+    it('checks a tape it served again when the chain says its table changed (a rollback, SetKeep)', async () => {
+      let handlers: TapePointerHandlers | undefined;
+      const feed: TapePointerFeed = {
+        watch: (h: TapePointerHandlers) => {
+          handlers = h;
+          return { close: () => undefined };
+        },
+      };
+      const { sut, store, tape, own, roots, chain, storage } = await versions(3, feed);
+      storage.gc.interval_ms = 1e9; // passes by hand only
+      sut.onApplicationBootstrap();
+      try {
+        chain.pointers.set(
+          tape.toBase58(),
+          keeping(3, [
+            [2, roots[1]],
+            [3, roots[2]],
+          ]),
+        );
+        sut.watch(tape.toBase58());
+        expect((await sut.runPass()).deleted).toBe(1); // version 1's own
+        expect(sut.stats().watchedTapes).toBe(0);
+        // The owner sends SetKeep 1 itself: version 2 leaves the table, nothing was published here.
+        const record = { ...NO_VERSION, ...keeping(3, [[3, roots[2]]]), keep: 1 } as TapeRecord;
+        chain.pointers.set(tape.toBase58(), record);
+        handlers!.changed(tape.toBase58(), record);
+        // A tape this gateway never served is not checked for its changes.
+        handlers!.changed(Keypair.generate().publicKey.toBase58(), record);
+        expect(sut.stats().watchedTapes).toBe(1);
+        const pass = await sut.runPass();
+        expect(pass).toMatchObject({ tapesChecked: 1, deleted: 1 });
+        expect(await Promise.all(own.map((c) => store.has(c)))).toEqual([false, false, true]);
+      } finally {
+        await sut.onModuleDestroy();
+      }
     });
 
     it('keeps checking a tape while a certified version is not published yet, then collects at once', async () => {

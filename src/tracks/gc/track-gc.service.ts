@@ -8,6 +8,7 @@ import {
 import { PublicKey } from '@solana/web3.js';
 import { ChainReader } from '../../chain/chain-reader';
 import { GatewayIdentity } from '../../chain/gateway-identity';
+import { TapePointerFeed, TapePointerWatch } from '../../chain/tape-pointer-feed';
 import { StorageConfig } from '../../config/storage.config';
 import { TrackReference, TrackStore } from '../track-store';
 import { GcLease, GcLeaseHandle, LocalGcLease } from './gc-lease';
@@ -63,6 +64,8 @@ export interface TrackGcStats {
 }
 
 const RECENT_PASSES = 20;
+/** Tapes whose changes on chain have the collector check them (`served`). */
+const SERVED_TAPES = 100_000;
 
 /**
  * The track store's garbage collector (docs/tracks.md, "Garbage collection"). Each pass first
@@ -87,6 +90,14 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
   private readonly totals: TrackGcStats;
   /** Tapes to check whole at the next pass, oldest first. */
   private readonly watched = new Set<string>();
+  /**
+   * Tapes this gateway certified or staged bytes for (at most SERVED_TAPES, the oldest going
+   * first): when the chain says one changed (a rollback, promote, alias removal or SetKeep,
+   * sent by its owner, not through this gateway), it is checked at the next pass, so a version
+   * that left its table is freed within one interval, as after a Publish.
+   */
+  private readonly served = new Set<string>();
+  private pointerWatch?: TapePointerWatch;
 
   constructor(
     private readonly store: TrackStore,
@@ -94,6 +105,8 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
     private readonly storage: StorageConfig,
     private readonly identity: GatewayIdentity,
     @Optional() private readonly lease: GcLease = new LocalGcLease(),
+    /** Tape accounts as they change: a table change nobody published here (see `served`). */
+    @Optional() private readonly feed?: TapePointerFeed,
   ) {
     this.totals = {
       enabled: this.runs,
@@ -116,11 +129,19 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
   }
 
   onApplicationBootstrap(): void {
-    if (this.runs) this.schedule();
+    if (!this.runs) return;
+    this.schedule();
+    this.pointerWatch = this.feed?.watch({
+      changed: (tape) => {
+        if (this.served.has(tape)) this.watched.add(tape);
+      },
+      state: () => undefined,
+    });
   }
 
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
+    this.pointerWatch?.close();
     clearTimeout(this.timer);
     await this.running?.catch(() => undefined);
   }
@@ -140,7 +161,11 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
    * staged for it. A reader never collects, so it never watches.
    */
   watch(tape: string): void {
-    if (this.runs) this.watched.add(tape);
+    if (!this.runs) return;
+    this.watched.add(tape);
+    this.served.delete(tape);
+    this.served.add(tape);
+    if (this.served.size > SERVED_TAPES) this.served.delete(this.served.values().next().value!);
   }
 
   /**

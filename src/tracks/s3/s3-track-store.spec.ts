@@ -207,6 +207,21 @@ describe('S3TrackStore (against an in-memory bucket)', () => {
     expect(careful.cacheReport().tracks).toBe(0);
   });
 
+  it('a byte flipped on the cache disk is never served: the copy is dropped, counted, and the answer continues from the bucket', async () => {
+    await newStore('w').put(commitment, data.length, Readable.from([data]));
+    const reader = newStore('r', 1 << 20, true);
+    await reader.init();
+    expect((await read(reader)).equals(data)).toBe(true);
+    await cached(reader);
+    const path = join(dir, 'r', 'cache', hex);
+    const damaged = readFileSync(path);
+    damaged[150_000] ^= 1;
+    writeFileSync(path, damaged);
+    expect((await read(reader)).equals(data)).toBe(true);
+    expect((await reader.stats()).cacheMismatches).toBe(1);
+    expect(reader.cacheReport().tracks).toBe(0);
+  });
+
   it('store down and nothing cached: TrackStoreUnavailableError, and the probe names the store', async () => {
     await newStore('w').put(commitment, data.length, Readable.from([data]));
     const reader = newStore('r');

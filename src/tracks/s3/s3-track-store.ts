@@ -31,7 +31,13 @@ import {
 } from '../commitment';
 import { readExactly } from '../durable-file';
 import { hashTrackBody } from '../track-body';
-import { TrackNotFoundError, TrackStoreError, TrackStoreUnavailableError } from '../track-errors';
+import {
+  IntegrityError,
+  TrackNotFoundError,
+  TrackStoreError,
+  TrackStoreUnavailableError,
+} from '../track-errors';
+import { failoverRange } from '../failover-range';
 import { SqliteTrackReferences } from '../sqlite-track-references';
 import { TrackReferences } from '../track-references';
 import {
@@ -82,7 +88,7 @@ export interface S3TrackStoreOptions {
   client?: S3Client;
   /** The ranged GET of reads (default: signedRangedGet, or the given client's GetObject). */
   rangedGet?: RangedGet;
-  /** Hash cached chunks again on every read (storage.tracks.cache.verify_reads); default off. */
+  /** Hash cached chunks again on every read (storage.tracks.cache.verify_reads); default on. */
   verifyCacheReads?: boolean;
 }
 
@@ -137,6 +143,8 @@ export class S3TrackStore extends TrackStore {
   private readonly logger = new Logger('track-store');
   /** Tracks being fetched whole in the background (fillInBackground). */
   private readonly filling = new Set<string>();
+  /** Cached copies that failed their check when read again (dropped, read from the bucket). */
+  private cacheMismatches = 0;
 
   constructor(private readonly options: S3TrackStoreOptions) {
     super();
@@ -289,18 +297,38 @@ export class S3TrackStore extends TrackStore {
     assertTrackSize(size);
     assertRangeInside(start, endInclusive, size);
     if (this.cache.lookup(hex) === size) {
-      return new VerifiedRangeStream({
+      // The cached copy, hashed again (cache.verify_reads, on by default); a copy changed on
+      // this disk is dropped and the rest of the range read from the bucket, verified.
+      return failoverRange({
         track: hex,
-        path: this.cache.dataPath(hex),
-        size,
         start,
         endInclusive,
-        chunkHashes: () => this.readChunkHashes(commitment, size),
-        counters: this.ledger.counters,
-        // Verified on the way in (whole, before it was admitted): see TrackCache.
-        verify: this.options.verifyCacheReads === true,
-        // Damaged on this disk: drop it, the next read fetches a verified copy again.
-        onIntegrityFailure: () => void this.cache.evict(hex),
+        sources: [
+          {
+            name: 'cache',
+            open: (from, to) =>
+              new VerifiedRangeStream({
+                track: hex,
+                path: this.cache.dataPath(hex),
+                size,
+                start: from,
+                endInclusive: to,
+                chunkHashes: () => this.readChunkHashes(commitment, size),
+                counters: this.ledger.counters,
+                verify: this.options.verifyCacheReads !== false,
+              }),
+            failed: (err) => {
+              if (err instanceof IntegrityError) this.cacheMismatches++;
+              this.chunkLists.delete(hex);
+              void this.cache.evict(hex);
+            },
+          },
+          {
+            name: 'bucket',
+            open: (from, to) => this.remoteRange(commitment, size, from, to, false),
+            failed: () => undefined,
+          },
+        ],
       });
     }
     const whole = start === 0 && endInclusive === size - 1;
@@ -389,7 +417,7 @@ export class S3TrackStore extends TrackStore {
   }
 
   async stats(): Promise<TrackStoreStats> {
-    return this.ledger.stats('s3');
+    return { ...this.ledger.stats('s3'), cacheMismatches: this.cacheMismatches };
   }
 
   integrity(): TrackIntegrityReport {

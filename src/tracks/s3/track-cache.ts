@@ -28,9 +28,9 @@ const HEX = /^[0-9a-f]{64}$/;
  * Bounded in bytes (LRU over track sizes); the index is rebuilt from the directory at start,
  * oldest access first, so the cache survives restarts. Only verified tracks are admitted: every
  * chunk of a fill is checked against the commitment's chunk list before it is written, the
- * file is synced, then renamed in beside its (verified) list. Reads from it are trusted local
- * disk, not hashed again, unless storage.tracks.cache.verify_reads (then a file damaged on this
- * disk is an IntegrityError that evicts it). The trust argument is in docs/tracks.md.
+ * file is synced, then renamed in beside its (verified) list. Reads from it are hashed again
+ * (storage.tracks.cache.verify_reads, on by default): a file changed on this disk fails, is
+ * evicted, and the read continues from the store (failoverRange). See docs/tracks.md.
  */
 export class TrackCache {
   private readonly lru: ByteLru<CachedTrack>;

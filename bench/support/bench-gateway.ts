@@ -1,8 +1,8 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI_ENTRY } from './cli-process';
-import { GatewayProcess, startGateway } from './gateway-process';
+import { CLI_ENTRY } from '../../test/support/cli-process';
+import { GatewayProcess, startGateway } from '../../test/support/gateway-process';
 
 /** A benchmark's gateway (local network embedded) and a `tape` user of it, in a work directory. */
 export interface BenchGateway {

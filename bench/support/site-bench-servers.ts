@@ -2,9 +2,9 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './free-port';
-import { spawnNodeChild } from './node-child';
-import { REPO_ROOT } from './site-gateway';
+import { freePort } from '../../test/support/free-port';
+import { spawnNodeChild } from '../../test/support/node-child';
+import { REPO_ROOT } from '../../test/support/site-gateway';
 import { GATEWAY_NODE_FLAGS } from '../../src/node-flags';
 
 /**

@@ -1,5 +1,5 @@
-import { freePort } from './free-port';
-import { spawnNodeChild } from './node-child';
+import { freePort } from '../../test/support/free-port';
+import { spawnNodeChild } from '../../test/support/node-child';
 import { GATEWAY_NODE_FLAGS } from '../../src/node-flags';
 
 /** A process the benchmark talks to and stops. */

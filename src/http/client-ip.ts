@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ForwardedHeaderName } from '../config/metering.config';
+import type { ForwardedHeaderName, MeteringConfig } from '../config/metering.config';
 import { eachHopFromRight, forwardedForAddress, xForwardedForAddress } from './forwarded-headers';
 import { clientKeyOf, IpAddress, parseIp } from './ip-address';
 import { TrustedProxies } from './trusted-proxies';
@@ -20,7 +20,7 @@ const MAX_HOPS = 32;
  * A connection's peer, parsed once: the peer of a socket never changes, and a browser sends
  * dozens of requests on one keep-alive connection. Kept on the socket under a symbol.
  */
-const PEER = Symbol('tape.metering.peer');
+const PEER = Symbol('tape.http.peer');
 
 interface Peer {
   ip: IpAddress;
@@ -33,7 +33,7 @@ interface Peer {
 type PeerSocket = { readonly remoteAddress?: string; [PEER]?: Peer };
 
 /**
- * Who the client is, for metering. The socket peer, unless the peer is a trusted proxy; then
+ * Who the client is, for metering, the access log and uploads. The socket peer, unless the peer is a trusted proxy; then
  * the forwarding header is walked from the right (each proxy appends the address it saw), trusted
  * hops are skipped and the first untrusted address is the client. A hop that is not an address
  * stops the walk and the last good hop counts as the client: nothing a client writes can make
@@ -49,6 +49,16 @@ export class ClientIpResolver {
   ) {
     this.forwardedHeader = forwardedHeader;
     this.addressOf = forwardedHeader === 'forwarded' ? forwardedForAddress : xForwardedForAddress;
+  }
+
+  /** The resolver of `gateway.metering.trusted_proxies` and `forwarded_header`. */
+  static fromConfig(
+    config: Pick<MeteringConfig, 'trusted_proxies' | 'forwarded_header'>,
+  ): ClientIpResolver {
+    return new ClientIpResolver(
+      TrustedProxies.parse(config.trusted_proxies),
+      config.forwarded_header,
+    );
   }
 
   /** The client's IPv4 address, or its IPv6 /64 network (`2001:db8:1:2::/64`). */

@@ -1,0 +1,313 @@
+import { Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import {
+  objectAddress,
+  ProofEntry,
+  readTapePointer,
+  Refusal,
+  RpcAccountAnswer,
+  Sha256,
+  trackCommitment,
+  Verdict,
+  verifyAnswer,
+  walkVersion,
+} from '../../verify/core/tape-verifier';
+import { CliError } from '../cli-error';
+import { HttpAnswer, VerifyHttp } from './verify-http';
+import { VerifyTarget } from './verify-target';
+
+const sha256: Sha256 = (data) => createHash('sha256').update(data).digest();
+/** Reasons a gateway between two Publishes may give honestly: asked once more. */
+const RACY = new Set(['stale_version', 'version_not_kept', 'header_mismatch']);
+const MAX_REDIRECTS = 5;
+const PARALLEL = 16;
+const MAX_WAITS = 5;
+
+/** One failure, as `tape verify` prints it: the file, the bytes, the reason. */
+export interface VerifyFailure {
+  file: string;
+  url: string;
+  reason: string;
+  message: string;
+  range?: [number, number];
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  tape: string;
+  version?: number;
+  slot?: number;
+  files: number;
+  bytes: number;
+  failure?: VerifyFailure;
+}
+
+class Failed extends Error {
+  constructor(readonly failure: VerifyFailure) {
+    super(failure.message);
+  }
+}
+
+/**
+ * `tape verify` (docs/verify.md): fetches answers and proofs through any gateway and checks them
+ * with the verifier core against one read of the tape account from the user's RPC.
+ */
+@Injectable()
+export class TapeVerifierService {
+  constructor(private readonly http: VerifyHttp) {}
+
+  async verifyOne(target: VerifyTarget, rpcUrl: string): Promise<VerifyReport> {
+    let report = await this.once(target, rpcUrl);
+    // A Publish between the answer and the RPC read: ask once more, then it is the answer.
+    if (report.failure && RACY.has(report.failure.reason)) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      report = await this.once(target, rpcUrl);
+    }
+    return report;
+  }
+
+  /** Every file of the site's current version, each fetched through the site's own routes. */
+  async verifyAll(target: VerifyTarget, rpcUrl: string): Promise<VerifyReport> {
+    if (target.kind !== 'site') throw new CliError('--all takes a site URL or path');
+    const rpc = await this.account(rpcUrl, target.tape);
+    const report: VerifyReport = {
+      ok: true,
+      tape: target.tape,
+      slot: rpc.context.slot,
+      files: 0,
+      bytes: 0,
+    };
+    try {
+      const pointer = rpc.value ? readTapePointer(base64(rpc.value.data[0])) : null;
+      if (!pointer) throw fail(target.tape, rpcUrl, 'no_tape', 'the RPC has no such tape account');
+      const current = pointer.kept.find((k) => k.version === pointer.current);
+      if (!current)
+        throw fail(target.tape, rpcUrl, 'no_version', 'the tape has no version published');
+      report.version = current.version;
+      const manifestUrl = `${target.gateway}/versions/${target.tape}/${current.root}`;
+      const manifest = await this.http.get(manifestUrl);
+      if (manifest.status !== 200)
+        throw fail(
+          '(version manifest)',
+          manifestUrl,
+          'no_proof',
+          `the gateway answered ${manifest.status}`,
+        );
+      let entries: ProofEntry[];
+      try {
+        entries = (await walkVersion(current.root, splitParts(manifest.body), sha256)).entries;
+      } catch (err) {
+        if (err instanceof Refusal)
+          throw fail('(version manifest)', manifestUrl, err.detail.reason, err.message);
+        throw err;
+      }
+      let next = 0;
+      const worker = async () => {
+        while (next < entries.length) {
+          const entry = entries[next++];
+          const checked = await this.checkEntry(target, rpc, current.version, entry);
+          report.bytes += checked;
+          report.files++;
+        }
+      };
+      await Promise.all(Array.from({ length: PARALLEL }, worker));
+    } catch (err) {
+      if (!(err instanceof Failed)) throw err;
+      return { ...report, ok: false, failure: err.failure };
+    }
+    return report;
+  }
+
+  private async once(target: VerifyTarget, rpcUrl: string): Promise<VerifyReport> {
+    const report: VerifyReport = { ok: true, tape: target.tape, files: 0, bytes: 0 };
+    try {
+      const { answer, url, path } = await this.fetchAnswer(target);
+      const proofUrl =
+        target.kind === 'site'
+          ? `${target.gateway}/proof/site/${target.tape}${path}`
+          : `${target.gateway}/proof/object/${target.track}`;
+      const proof = await this.proof(proofUrl, target.kind === 'site' ? path : target.commitment);
+      const rpc = await this.account(rpcUrl, target.tape);
+      const verdict = await verifyAnswer({
+        rpc,
+        proof,
+        body: answer.body,
+        status: answer.status,
+        headers: answer.headers,
+        expect:
+          target.kind === 'site'
+            ? { tape: target.tape, path }
+            : { tape: target.tape, commitment: target.commitment },
+        sha256,
+      });
+      return this.report(report, verdict, url);
+    } catch (err) {
+      if (!(err instanceof Failed)) throw err;
+      return { ...report, ok: false, failure: err.failure };
+    }
+  }
+
+  private report(report: VerifyReport, verdict: Verdict, url: string): VerifyReport {
+    if (!verdict.ok) {
+      const { file, reason, message, range } = verdict;
+      return { ...report, ok: false, failure: { file, url, reason, message, range } };
+    }
+    return {
+      ...report,
+      version: verdict.version,
+      slot: verdict.slot,
+      files: 1,
+      bytes: verdict.checkedBytes,
+    };
+  }
+
+  /** The answer, following the site's redirects (`/docs` -> `/docs/`) within the site. */
+  private async fetchAnswer(
+    target: VerifyTarget,
+  ): Promise<{ answer: HttpAnswer; url: string; path: string }> {
+    if (target.kind === 'object')
+      return { answer: await this.get(target.url), url: target.url, path: '' };
+    let path = target.path;
+    for (let hop = 0; ; hop++) {
+      const url = target.siteBase + path;
+      const answer = await this.get(url);
+      if (answer.status < 300 || answer.status > 399 || !answer.location)
+        return { answer, url, path };
+      const next = new URL(answer.location, url);
+      const full = next.origin + next.pathname;
+      if (hop >= MAX_REDIRECTS || !full.startsWith(target.siteBase + '/'))
+        throw fail(path, url, 'redirect', `redirected out of the site to ${answer.location}`);
+      path = full.slice(target.siteBase.length);
+    }
+  }
+
+  /** One file of a version walked from its manifest: its answer must be the entry's bytes. */
+  private async checkEntry(
+    target: Extract<VerifyTarget, { kind: 'site' }>,
+    rpc: RpcAccountAnswer,
+    version: number,
+    entry: ProofEntry,
+  ): Promise<number> {
+    const name = entry.name!;
+    const track = objectAddress(target.tape, entry.commitment)!;
+    const bySite = siteReachable(name);
+    const path = `/${name.split('/').map(encodeURIComponent).join('/')}`;
+    const url = bySite ? target.siteBase + path : `${target.gateway}/object/${track}`;
+    const answer = await this.get(url);
+    const quick =
+      answer.status === 200 &&
+      answer.headers['x-tape-version'] === String(version) &&
+      answer.headers['x-tape-commitment'] === entry.commitment &&
+      entry.location.kind !== 'stream' &&
+      answer.body.length === entry.size &&
+      Buffer.from((await trackCommitment(answer.body, sha256)).commitment).toString('hex') ===
+        entry.commitment;
+    if (quick) return answer.body.length;
+    // Streamed, or something is wrong: the file's own proof says exactly what.
+    const proofUrl = bySite
+      ? `${target.gateway}/proof/site/${target.tape}${path}`
+      : `${target.gateway}/proof/object/${track}`;
+    const proof = await this.proof(proofUrl, bySite ? path : track);
+    const verdict = await verifyAnswer({
+      rpc,
+      proof,
+      body: answer.body,
+      status: bySite ? answer.status : undefined,
+      headers: answer.headers,
+      expect: bySite
+        ? { tape: target.tape, path, version }
+        : { tape: target.tape, commitment: entry.commitment, version },
+      sha256,
+    });
+    if (!verdict.ok) throw new Failed({ ...verdict, file: name, url });
+    if (verdict.entry.commitment !== entry.commitment)
+      throw fail(
+        name,
+        url,
+        'entry_mismatch',
+        `the gateway proves ${verdict.entry.name ?? 'another file'} for ${name}`,
+      );
+    return answer.body.length;
+  }
+
+  private async proof(url: string, file: string): Promise<unknown> {
+    const answer = await this.get(url);
+    if (answer.status !== 200)
+      throw fail(file, url, 'no_proof', `the gateway answered ${answer.status} for the proof`);
+    try {
+      return JSON.parse(Buffer.from(answer.body).toString('utf8'));
+    } catch {
+      throw fail(file, url, 'malformed_proof', 'the proof is not JSON');
+    }
+  }
+
+  private async account(rpcUrl: string, tape: string): Promise<RpcAccountAnswer> {
+    let reply: { result?: RpcAccountAnswer; error?: { message: string } };
+    try {
+      reply = (await this.http.postJson(rpcUrl, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'getAccountInfo',
+        params: [tape, { encoding: 'base64', commitment: 'confirmed' }],
+      })) as typeof reply;
+    } catch (err) {
+      throw new CliError(`cannot reach the chain RPC at ${rpcUrl}: ${(err as Error).message}`);
+    }
+    if (!reply.result)
+      throw new CliError(
+        `the RPC at ${rpcUrl} refused getAccountInfo: ${reply.error?.message ?? 'no result'}`,
+      );
+    return reply.result;
+  }
+
+  /**
+   * One GET; a gateway's 429 (or 503) with `Retry-After` is waited out (a whole site is more than
+   * one window of the default site budget: 1,200 requests a minute), up to MAX_WAITS times.
+   */
+  private async get(url: string): Promise<HttpAnswer> {
+    for (let waits = 0; ; waits++) {
+      let answer: HttpAnswer;
+      try {
+        answer = await this.http.get(url);
+      } catch (err) {
+        throw new CliError(`cannot fetch ${url}: ${(err as Error).message}`);
+      }
+      const retryAfter = Number(answer.headers['retry-after']);
+      const busy = answer.status === 429 || answer.status === 503;
+      if (!busy || waits >= MAX_WAITS || !(retryAfter >= 0)) return answer;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(retryAfter, 60) * 1000 + 100));
+    }
+  }
+}
+
+function fail(file: string, url: string, reason: string, message: string): Failed {
+  return new Failed({ file, url, reason, message });
+}
+
+/** Names the site routes answer as themselves (docs/site.md, "Path mapping"). */
+function siteReachable(name: string): boolean {
+  return (
+    name !== '_site.json' &&
+    !name.endsWith('/') &&
+    !name.startsWith('/') &&
+    !name.includes('//') &&
+    !name.includes('\\')
+  );
+}
+
+/** `GET /versions/{tape}/{root}`: the root, then every node, each as u32le length and bytes. */
+function splitParts(body: Uint8Array): Uint8Array[] {
+  const parts: Uint8Array[] = [];
+  const view = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  for (let at = 0; at < view.length;) {
+    if (at + 4 > view.length) break;
+    const length = view.readUInt32LE(at);
+    parts.push(view.subarray(at + 4, at + 4 + length));
+    at += 4 + length;
+  }
+  return parts;
+}
+
+function base64(text: string): Buffer {
+  return Buffer.from(text, 'base64');
+}

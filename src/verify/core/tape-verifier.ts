@@ -1,0 +1,790 @@
+/**
+ * The verifier of tape proofs (docs/verify.md): given one RPC answer (getAccountInfo of the
+ * tape, with its context slot), a proof a gateway handed out and the bytes it served, it accepts
+ * them or names the first file, byte range and reason that fail.
+ *
+ * One file with no imports at all, on purpose: the `tape verify` command runs it under Node and
+ * the gateway serves the very same code to browsers as one ES module (`GET /_tape/verify.js`),
+ * so it uses only Uint8Array, TextEncoder/TextDecoder and an injected SHA-256 (WebCrypto's
+ * `crypto.subtle.digest` in a browser).
+ */
+
+/** SHA-256 of some bytes: `webCryptoSha256` in a browser, node:crypto in the CLI. */
+export type Sha256 = (data: Uint8Array) => Promise<Uint8Array> | Uint8Array;
+
+export const PROOF_FORMAT = 'tape-proof-v1';
+export const CHUNK_BYTES = 65536;
+const TRACK_DOMAIN = 'tape-track-v1';
+const ROOT_MAGIC = 'tape-version-v1';
+const MAX_LEVEL = 16;
+
+export type EntryLocation =
+  | { kind: 'blob' }
+  | { kind: 'stream'; manifestBytes: number }
+  | { kind: 'packed'; pack: string; packSize: number; offset: number };
+
+/** A file of a version as a proof states it (hex commitments). */
+export interface ProofEntry {
+  /** The name (site targets); absent for `/object` targets (the commits tree has no names). */
+  name?: string;
+  commitment: string;
+  size: number;
+  contentType: string;
+  location: EntryLocation;
+}
+
+export type ProofTarget =
+  | { kind: 'site'; path: string; name: string; status: 200 | 404 }
+  | { kind: 'object'; commitment: string };
+
+export interface TapeProof {
+  format: typeof PROOF_FORMAT;
+  /** The tape's account address (base58). */
+  tape: string;
+  /** What the gateway read: the slot and the tape account's data (base64). Informational. */
+  pointer: { slot: number; data: string };
+  /** Which version the answer is of, and its root commitment (hex). */
+  version: number;
+  root: string;
+  target: ProofTarget;
+  /** base64: the version root, then every node on the way down to the entry's leaf. */
+  nodes: string[];
+  entry: ProofEntry;
+  /** The chunk-hash list of the entry's own commitment, or (streamed files) its segment manifest. */
+  content: { chunkHashes: string } | { manifest: string };
+}
+
+/** The JSON-RPC `result` of `getAccountInfo(tape, {encoding: "base64"})`. */
+export interface RpcAccountAnswer {
+  context: { slot: number };
+  value: { data: [string, string] | string[]; owner?: string } | null;
+}
+
+export type FailureReason =
+  | 'malformed_proof'
+  | 'wrong_target'
+  | 'no_tape'
+  | 'no_version'
+  | 'stale_version'
+  | 'version_not_kept'
+  | 'root_mismatch'
+  | 'node_mismatch'
+  | 'entry_not_found'
+  | 'entry_mismatch'
+  | 'name_not_for_path'
+  | 'content_proof_mismatch'
+  | 'size_mismatch'
+  | 'content_mismatch'
+  | 'header_mismatch';
+
+export interface Accepted {
+  ok: true;
+  file: string;
+  tape: string;
+  version: number;
+  root: string;
+  slot: number;
+  entry: ProofEntry;
+  /** Bytes checked against the chain (0 when no body was given). */
+  checkedBytes: number;
+}
+
+export interface Refused {
+  ok: false;
+  file: string;
+  reason: FailureReason;
+  message: string;
+  /** The bytes that fail, inclusive, when the failure is in the body. */
+  range?: [number, number];
+}
+
+export type Verdict = Accepted | Refused;
+
+/** A tape's kept versions as its account states them: the current one served at `/`. */
+export interface TapePointer {
+  current: number;
+  kept: { version: number; root: string }[];
+}
+
+/**
+ * The tape account's pointer (docs/program.md, "Accounts"; program 1.3.0's 2,221-byte record):
+ * the one place that knows the layout. `current` is the version served at `/`; `kept` is the
+ * history table (every version the tape keeps: current, aliased and the newest `keep`), newest
+ * first. Returns null for data that is not a tape record.
+ */
+export function readTapePointer(data: Uint8Array): TapePointer | null {
+  if (data.length !== TAPE_RECORD_SIZE || data[0] !== 2) return null;
+  const current = u64(data, 130);
+  const historyLen = data[163];
+  if (historyLen > HISTORY_SLOTS) return null;
+  const kept: TapePointer['kept'] = [];
+  for (let i = historyLen - 1; i >= 0; i--) {
+    const at = HISTORY_AT + i * HISTORY_ENTRY_SIZE;
+    kept.push({ version: u64(data, at), root: hex(data.subarray(at + 8, at + 40)) });
+  }
+  return { current, kept };
+}
+
+/** Program 1.3.0's tape record: 130 bytes of tape, then the pointer, history and aliases. */
+const TAPE_RECORD_SIZE = 2221;
+const HISTORY_AT = 164;
+const HISTORY_SLOTS = 32;
+const HISTORY_ENTRY_SIZE = 56;
+
+export interface VerifyInput {
+  rpc: RpcAccountAnswer;
+  proof: unknown;
+  /** The whole body served (omit to check the proof alone). */
+  body?: Uint8Array;
+  /** The answer's status and headers (lower-case names), checked against the proof. */
+  status?: number;
+  headers?: Record<string, string | undefined>;
+  /** What the client asked for: the proof must be about exactly this. */
+  expect?: { tape?: string; path?: string; commitment?: string; version?: number };
+  sha256: Sha256;
+}
+
+/** Checks one answer; never throws for bad input (it is a refusal). */
+export async function verifyAnswer(input: VerifyInput): Promise<Verdict> {
+  const file = fileOf(input);
+  try {
+    return await verify(input, file);
+  } catch (err) {
+    if (err instanceof Refusal) return { ok: false, file, ...err.detail };
+    return refused(file, 'malformed_proof', (err as Error).message);
+  }
+}
+
+/** WebCrypto's SHA-256 (browsers, Node 20+). */
+export const webCryptoSha256: Sha256 = async (data) => {
+  const subtle = (globalThis as unknown as { crypto: { subtle: SubtleLike } }).crypto.subtle;
+  return new Uint8Array(await subtle.digest('SHA-256', data));
+};
+
+interface SubtleLike {
+  digest(algorithm: string, data: Uint8Array): Promise<ArrayBuffer>;
+}
+
+/** A version's entries and nodes, checked from its root: what `tape verify --all` walks. */
+export interface CheckedVersion {
+  entries: ProofEntry[];
+}
+
+/**
+ * Every entry of the names tree of a version whose root is `root` (hex), from its nodes (the
+ * root's bytes first or anywhere; each node found by its own commitment and checked against the
+ * branch naming it).
+ */
+export async function walkVersion(
+  root: string,
+  nodes: Uint8Array[],
+  sha256: Sha256,
+): Promise<CheckedVersion> {
+  const byCommitment = await indexNodes(nodes, sha256);
+  const rootBytes = byCommitment.get(root);
+  if (!rootBytes) throw new Refusal('root_mismatch', `no node hashes to the root ${root}`);
+  const top = decodeRoot(rootBytes).names;
+  const entries: ProofEntry[] = [];
+  const visit = (node: Node): void => {
+    if (node.level === 0) {
+      entries.push(...node.entries);
+      return;
+    }
+    for (let i = 0; i < node.branches.length; i++) visit(childOf(node, i, byCommitment));
+  };
+  visit(top);
+  return { entries };
+}
+
+/** tape-track-v1 of some bytes (docs/tracks.md), with the chunk hashes. */
+export async function trackCommitment(
+  bytes: Uint8Array,
+  sha256: Sha256,
+): Promise<{ commitment: Uint8Array; chunkHashes: Uint8Array }> {
+  const count = Math.ceil(bytes.length / CHUNK_BYTES);
+  const chunkHashes = new Uint8Array(count * 32);
+  for (let i = 0; i < count; i++) {
+    const chunk = bytes.subarray(i * CHUNK_BYTES, Math.min(bytes.length, (i + 1) * CHUNK_BYTES));
+    chunkHashes.set(await sha256(chunk), i * 32);
+  }
+  return { commitment: await commitmentOfList(bytes.length, chunkHashes, sha256), chunkHashes };
+}
+
+/** The tape and the commitment a `/object/{track}` address names (base58 of the 64 bytes). */
+export function objectAddressParts(address: string): { tape: string; commitment: string } | null {
+  const bytes = base58Decode(address);
+  if (bytes === null || bytes.length !== 64) return null;
+  return { tape: base58Encode(bytes.subarray(0, 32)), commitment: hex(bytes.subarray(32)) };
+}
+
+/** The `/object/{track}` address of a file of a tape: base58 of the 64 bytes tape || commitment. */
+export function objectAddress(tape: string, commitment: string): string | null {
+  const key = base58Decode(tape);
+  if (key === null || key.length !== 32 || !isHex64(commitment)) return null;
+  const bytes = new Uint8Array(64);
+  bytes.set(key, 0);
+  bytes.set(unhex(commitment), 32);
+  return base58Encode(bytes);
+}
+
+/** The names a site path may be answered with (docs/site.md, "Path mapping"); null if refused. */
+export function namesForPath(path: string): { exact: string[]; fallback200: string[] } | null {
+  if (!path.startsWith('/')) return null;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    return null;
+  }
+  const relative = decoded.slice(1);
+  const directory = relative === '' || relative.endsWith('/');
+  const name = directory ? `${relative}index.html` : relative;
+  const last = relative.split('/').pop() ?? '';
+  const dot = last.lastIndexOf('.');
+  const route = directory || dot <= 0 || dot === last.length - 1;
+  const exact = [name];
+  if (!directory && route) exact.push(`${name}.html`);
+  return { exact, fallback200: route ? ['index.html'] : [] };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export class Refusal extends Error {
+  constructor(
+    reason: FailureReason,
+    message: string,
+    readonly range?: [number, number],
+  ) {
+    super(message);
+    this.detail = range ? { reason, message, range } : { reason, message };
+  }
+  readonly detail: { reason: FailureReason; message: string; range?: [number, number] };
+}
+
+function refused(file: string, reason: FailureReason, message: string): Refused {
+  return { ok: false, file, reason, message };
+}
+
+function fileOf(input: VerifyInput): string {
+  const p = input.proof as Partial<TapeProof> | null;
+  const t = p && typeof p === 'object' ? p.target : undefined;
+  if (t?.kind === 'site' && typeof t.path === 'string') return t.path;
+  if (t?.kind === 'object' && typeof t.commitment === 'string') return t.commitment;
+  return input.expect?.path ?? input.expect?.commitment ?? '(unknown)';
+}
+
+async function verify(input: VerifyInput, file: string): Promise<Verdict> {
+  const proof = checkShape(input.proof);
+  const { sha256, expect } = input;
+  const target = proof.target;
+  if (expect?.tape !== undefined && expect.tape !== proof.tape)
+    throw new Refusal('wrong_target', `the proof is of tape ${proof.tape}, not ${expect.tape}`);
+  if (expect?.path !== undefined && (target.kind !== 'site' || target.path !== expect.path))
+    throw new Refusal('wrong_target', `the proof is not of the path ${expect.path}`);
+  if (
+    expect?.commitment !== undefined &&
+    (target.kind !== 'object' || target.commitment !== expect.commitment)
+  )
+    throw new Refusal('wrong_target', `the proof is not of the object ${expect.commitment}`);
+
+  // 1. The version, against the chain.
+  const value = input.rpc?.value;
+  if (!value) throw new Refusal('no_tape', `the RPC has no account ${proof.tape}`);
+  const pointer = readTapePointer(base64Decode(String(value.data[0])));
+  if (!pointer) throw new Refusal('no_tape', `${proof.tape} is not a tape account`);
+  if (pointer.current === 0) throw new Refusal('no_version', 'the tape has no version published');
+  const pinned = expect?.version;
+  if (pinned !== undefined && proof.version !== pinned)
+    throw new Refusal('wrong_target', `the proof is of version ${proof.version}, not ${pinned}`);
+  if (target.kind === 'site' && pinned === undefined && proof.version !== pointer.current) {
+    throw new Refusal(
+      proof.version < pointer.current ? 'stale_version' : 'version_not_kept',
+      `the answer is of version ${proof.version}; the tape's current version is ${pointer.current} (slot ${input.rpc.context.slot})`,
+    );
+  }
+  const kept = pointer.kept.find((k) => k.version === proof.version);
+  if (!kept) throw new Refusal('version_not_kept', `the tape keeps no version ${proof.version}`);
+  if (kept.root !== proof.root) {
+    throw new Refusal(
+      'root_mismatch',
+      `version ${proof.version}'s root on chain is ${kept.root}, the proof's ${proof.root} was never published`,
+    );
+  }
+
+  // 2. The manifest path, from the root to the entry.
+  const nodes = proof.nodes.map(base64Decode);
+  const byCommitment = await indexNodes(nodes, sha256);
+  const rootBytes = byCommitment.get(proof.root);
+  if (!rootBytes) throw new Refusal('node_mismatch', `no node of the proof hashes to the root`);
+  const root = decodeRoot(rootBytes);
+  const key =
+    target.kind === 'site' ? new TextEncoder().encode(target.name) : unhex(target.commitment);
+  const leaf = leafFor(target.kind === 'site' ? root.names : root.commits, key, byCommitment);
+  const found = leaf.entries.find((e) =>
+    target.kind === 'site' ? e.name === target.name : e.commitment === target.commitment,
+  );
+  if (!found) throw new Refusal('entry_not_found', `version ${proof.version} has no such entry`);
+  if (!sameEntry(found, proof.entry))
+    throw new Refusal('entry_mismatch', 'the proof states another entry than its nodes hold');
+  if (target.kind === 'site') checkNameForPath(target);
+
+  // 3. The content proof, against the entry's commitment.
+  const entry = found;
+  const content = await checkedContent(entry, proof.content, sha256);
+
+  // 4. The answer: headers and bytes.
+  if (input.status !== undefined && target.kind === 'site' && input.status !== target.status)
+    throw new Refusal('header_mismatch', `status ${input.status}, the proof says ${target.status}`);
+  checkHeaders(input.headers, proof, entry);
+  let checkedBytes = 0;
+  if (input.body !== undefined) {
+    await checkBody(input.body, entry, content, sha256);
+    await checkDigest(input.headers, input.body, sha256);
+    checkedBytes = input.body.length;
+  }
+  return {
+    ok: true,
+    file,
+    tape: proof.tape,
+    version: proof.version,
+    root: proof.root,
+    slot: input.rpc.context.slot,
+    entry,
+    checkedBytes,
+  };
+}
+
+function checkNameForPath(target: { path: string; name: string; status: 200 | 404 }): void {
+  const names = namesForPath(target.path);
+  if (!names) throw new Refusal('name_not_for_path', `${target.path} is not a site path`);
+  const ok =
+    target.status === 404
+      ? target.name === '404.html'
+      : names.exact.includes(target.name) || names.fallback200.includes(target.name);
+  if (!ok) {
+    throw new Refusal(
+      'name_not_for_path',
+      `${target.name} (status ${target.status}) is not what ${target.path} names`,
+    );
+  }
+}
+
+type CheckedContent =
+  { chunkHashes: Uint8Array } | { segments: { size: number; commitment: string }[] };
+
+async function checkedContent(
+  entry: ProofEntry,
+  content: TapeProof['content'],
+  sha256: Sha256,
+): Promise<CheckedContent> {
+  if (entry.location.kind === 'stream') {
+    if (!('manifest' in content))
+      throw new Refusal('content_proof_mismatch', 'a streamed file needs its segment manifest');
+    const bytes = base64Decode(content.manifest);
+    const { commitment } = await trackCommitment(bytes, sha256);
+    if (hex(commitment) !== entry.commitment || bytes.length !== entry.location.manifestBytes)
+      throw new Refusal('content_proof_mismatch', 'the segment manifest is not the entry’s');
+    const manifest = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) as {
+      size: number;
+      segments: { size: number; commitment: string }[];
+    };
+    const sum = manifest.segments.reduce((s, seg) => s + seg.size, 0);
+    if (manifest.size !== entry.size || sum !== entry.size)
+      throw new Refusal('content_proof_mismatch', 'the segment manifest’s size is not the entry’s');
+    return { segments: manifest.segments };
+  }
+  if (!('chunkHashes' in content))
+    throw new Refusal('content_proof_mismatch', 'a file needs its chunk-hash list');
+  const list = base64Decode(content.chunkHashes);
+  if (
+    list.length !== Math.ceil(entry.size / CHUNK_BYTES) * 32 ||
+    hex(await commitmentOfList(entry.size, list, sha256)) !== entry.commitment
+  )
+    throw new Refusal('content_proof_mismatch', 'the chunk-hash list is not the entry’s');
+  return { chunkHashes: list };
+}
+
+async function checkBody(
+  body: Uint8Array,
+  entry: ProofEntry,
+  content: CheckedContent,
+  sha256: Sha256,
+): Promise<void> {
+  if (body.length !== entry.size) {
+    const at = Math.min(body.length, entry.size);
+    throw new Refusal('size_mismatch', `${body.length} bytes served, the entry has ${entry.size}`, [
+      at,
+      Math.max(body.length, entry.size) - 1,
+    ]);
+  }
+  if ('chunkHashes' in content) {
+    for (let i = 0; i * CHUNK_BYTES < body.length; i++) {
+      const start = i * CHUNK_BYTES;
+      const end = Math.min(body.length, start + CHUNK_BYTES);
+      const got = await sha256(body.subarray(start, end));
+      if (!equalBytes(got, content.chunkHashes.subarray(i * 32, i * 32 + 32))) {
+        throw new Refusal('content_mismatch', `chunk ${i} does not match its hash`, [
+          start,
+          end - 1,
+        ]);
+      }
+    }
+    return;
+  }
+  let start = 0;
+  for (let i = 0; i < content.segments.length; i++) {
+    const seg = content.segments[i];
+    const bytes = body.subarray(start, start + seg.size);
+    if (hex((await trackCommitment(bytes, sha256)).commitment) !== seg.commitment) {
+      throw new Refusal('content_mismatch', `segment ${i} does not match its commitment`, [
+        start,
+        start + seg.size - 1,
+      ]);
+    }
+    start += seg.size;
+  }
+}
+
+/** Headers the gateway states about the answer must agree with the proof (when present). */
+function checkHeaders(headers: VerifyInput['headers'], proof: TapeProof, entry: ProofEntry): void {
+  if (!headers) return;
+  const version = headers['x-tape-version'];
+  if (version !== undefined && version !== String(proof.version))
+    throw new Refusal('header_mismatch', `X-Tape-Version ${version}, the proof's ${proof.version}`);
+  const commitment = headers['x-tape-commitment'];
+  if (commitment !== undefined && commitment !== entry.commitment)
+    throw new Refusal('header_mismatch', `X-Tape-Commitment ${commitment} is not the entry's`);
+}
+
+async function checkDigest(
+  headers: VerifyInput['headers'],
+  body: Uint8Array,
+  sha256: Sha256,
+): Promise<void> {
+  const digest = headers?.['content-digest'];
+  if (digest === undefined) return;
+  const match = /(?:^|,)\s*sha-256=:([A-Za-z0-9+/=]+):/.exec(digest);
+  if (!match) return;
+  if (!equalBytes(base64Decode(match[1]), await sha256(body)))
+    throw new Refusal('header_mismatch', 'Content-Digest is not the SHA-256 of the body');
+}
+
+function sameEntry(a: ProofEntry, b: ProofEntry): boolean {
+  return (
+    (b.name === undefined || a.name === b.name) &&
+    a.commitment === b.commitment &&
+    a.size === b.size &&
+    a.contentType === b.contentType &&
+    JSON.stringify(a.location) === JSON.stringify(b.location)
+  );
+}
+
+function checkShape(value: unknown): TapeProof {
+  const p = value as TapeProof;
+  const fail = (what: string): never => {
+    throw new Refusal('malformed_proof', `not a ${PROOF_FORMAT} proof: ${what}`);
+  };
+  if (typeof p !== 'object' || p === null) fail('not an object');
+  if (p.format !== PROOF_FORMAT) fail('format');
+  if (typeof p.tape !== 'string') fail('tape');
+  if (!Number.isSafeInteger(p.version) || p.version < 1) fail('version');
+  if (!isHex64(p.root)) fail('root');
+  if (!Array.isArray(p.nodes) || p.nodes.some((n) => typeof n !== 'string')) fail('nodes');
+  const t = p.target;
+  if (typeof t !== 'object' || t === null) fail('target');
+  if (t.kind === 'site') {
+    if (typeof t.path !== 'string' || typeof t.name !== 'string') fail('target');
+    if (t.status !== 200 && t.status !== 404) fail('target status');
+  } else if (t.kind !== 'object' || !isHex64(t.commitment)) fail('target');
+  const e = p.entry;
+  if (typeof e !== 'object' || e === null || !isHex64(e.commitment)) fail('entry');
+  if (!Number.isSafeInteger(e.size) || typeof e.contentType !== 'string') fail('entry');
+  const c = p.content as Record<string, unknown>;
+  if (typeof c !== 'object' || c === null) fail('content');
+  if (typeof c.chunkHashes !== 'string' && typeof c.manifest !== 'string') fail('content');
+  return p;
+}
+
+// --- version nodes (docs/versions.md, "Encoding") ---------------------------------------------
+
+interface Branch {
+  key: Uint8Array;
+  child: string;
+  childBytes: number;
+  count: number;
+}
+
+interface Node {
+  tree: 1 | 2;
+  level: number;
+  branches: Branch[];
+  entries: ProofEntry[];
+}
+
+async function indexNodes(nodes: Uint8Array[], sha256: Sha256): Promise<Map<string, Uint8Array>> {
+  const map = new Map<string, Uint8Array>();
+  for (const node of nodes) map.set(hex((await trackCommitment(node, sha256)).commitment), node);
+  return map;
+}
+
+function leafFor(top: Node, key: Uint8Array, nodes: Map<string, Uint8Array>): Node {
+  let node = top;
+  while (node.level > 0) {
+    let index = -1;
+    for (let i = 0; i < node.branches.length; i++)
+      if (compareBytes(node.branches[i].key, key) <= 0) index = i;
+    if (index < 0) return { ...node, level: 0, branches: [], entries: [] };
+    node = childOf(node, index, nodes);
+  }
+  return node;
+}
+
+/** The i-th child of a branch, checked against what the branch says of it. */
+function childOf(parent: Node, i: number, nodes: Map<string, Uint8Array>): Node {
+  const b = parent.branches[i];
+  const bytes = nodes.get(b.child);
+  if (!bytes) throw new Refusal('node_mismatch', `the proof lacks node ${b.child}`);
+  if (bytes.length !== b.childBytes)
+    throw new Refusal('node_mismatch', `node ${b.child} is not of the length its branch states`);
+  const r = new Reader(bytes);
+  const node = readNode(r);
+  r.end();
+  const last = node.level === 0 ? node.entries.length : node.branches.length;
+  const next = parent.branches[i + 1]?.key;
+  if (last === 0) throw new Refusal('node_mismatch', `node ${b.child} is empty`);
+  if (
+    node.tree !== parent.tree ||
+    node.level !== parent.level - 1 ||
+    !equalBytes(nodeKey(node, 0), b.key) ||
+    countOf(node) !== b.count ||
+    (next !== undefined && compareBytes(nodeKey(node, last - 1), next) >= 0)
+  )
+    throw new Refusal('node_mismatch', `node ${b.child} does not match the branch that names it`);
+  return node;
+}
+
+function decodeRoot(bytes: Uint8Array): { names: Node; commits: Node } {
+  const r = new Reader(bytes);
+  if (new TextDecoder().decode(r.bytes(ROOT_MAGIC.length)) !== ROOT_MAGIC)
+    throw new Refusal('node_mismatch', 'not a version root');
+  const entryCount = r.u64();
+  r.u64();
+  r.bytes(r.u32());
+  const names = readNode(r);
+  const commits = readNode(r);
+  r.end();
+  if (names.tree !== 1 || commits.tree !== 2 || countOf(names) !== entryCount)
+    throw new Refusal('node_mismatch', 'malformed version root');
+  return { names, commits };
+}
+
+function readNode(r: Reader): Node {
+  if (r.u8() !== 1) throw new Refusal('node_mismatch', 'unknown node format');
+  const tree = r.u8();
+  if (tree !== 1 && tree !== 2) throw new Refusal('node_mismatch', 'unknown tree');
+  const level = r.u8();
+  if (level > MAX_LEVEL) throw new Refusal('node_mismatch', 'level too high');
+  const count = r.u32();
+  const node: Node = { tree, level, branches: [], entries: [] };
+  for (let i = 0; i < count; i++) {
+    if (level > 0) {
+      const key = tree === 1 ? r.bytes(r.u16()) : r.bytes(32);
+      node.branches.push({ key, child: hex(r.bytes(32)), childBytes: r.u64(), count: r.u64() });
+    } else if (tree === 1) {
+      const name = r.str(r.u16());
+      const commitment = hex(r.bytes(32));
+      const size = r.u64();
+      const contentType = r.str(r.u8());
+      r.bytes(r.u16());
+      node.entries.push({ name, commitment, size, contentType, location: readLocation(r) });
+    } else {
+      const commitment = hex(r.bytes(32));
+      const size = r.u64();
+      const contentType = r.str(r.u8());
+      node.entries.push({ commitment, size, contentType, location: readLocation(r) });
+    }
+  }
+  if (level > 0 && count === 0) throw new Refusal('node_mismatch', 'empty branch');
+  for (let i = 1; i < count; i++)
+    if (compareBytes(nodeKey(node, i - 1), nodeKey(node, i)) >= 0)
+      throw new Refusal('node_mismatch', 'node keys not strictly ascending');
+  return node;
+}
+
+function readLocation(r: Reader): EntryLocation {
+  const kind = r.u8();
+  if (kind === 0) return { kind: 'blob' };
+  if (kind === 1) return { kind: 'stream', manifestBytes: r.u64() };
+  if (kind === 2)
+    return { kind: 'packed', pack: hex(r.bytes(32)), packSize: r.u64(), offset: r.u64() };
+  throw new Refusal('node_mismatch', `unknown location kind ${kind}`);
+}
+
+function nodeKey(node: Node, i: number): Uint8Array {
+  if (node.level > 0) return node.branches[i].key;
+  const e = node.entries[i];
+  return node.tree === 1 ? new TextEncoder().encode(e.name) : unhex(e.commitment);
+}
+
+function countOf(node: Node): number {
+  if (node.level === 0) return node.entries.length;
+  return node.branches.reduce((sum, b) => sum + b.count, 0);
+}
+
+class Reader {
+  private at = 0;
+  constructor(private readonly buf: Uint8Array) {}
+  private need(n: number): number {
+    if (this.at + n > this.buf.length) throw new Refusal('node_mismatch', 'truncated node');
+    const start = this.at;
+    this.at += n;
+    return start;
+  }
+  u8(): number {
+    return this.buf[this.need(1)];
+  }
+  u16(): number {
+    const s = this.need(2);
+    return this.buf[s] | (this.buf[s + 1] << 8);
+  }
+  u32(): number {
+    const s = this.need(4);
+    return (
+      (this.buf[s] | (this.buf[s + 1] << 8) | (this.buf[s + 2] << 16)) + this.buf[s + 3] * 0x1000000
+    );
+  }
+  u64(): number {
+    return u64(this.buf, this.need(8));
+  }
+  bytes(n: number): Uint8Array {
+    const s = this.need(n);
+    return this.buf.subarray(s, s + n);
+  }
+  str(n: number): string {
+    return new TextDecoder('utf-8', { fatal: true }).decode(this.bytes(n));
+  }
+  end(): void {
+    if (this.at !== this.buf.length) throw new Refusal('node_mismatch', 'trailing bytes');
+  }
+}
+
+// --- bytes -------------------------------------------------------------------------------------
+
+async function commitmentOfList(
+  size: number,
+  chunkHashes: Uint8Array,
+  sha256: Sha256,
+): Promise<Uint8Array> {
+  const domain = new TextEncoder().encode(TRACK_DOMAIN);
+  const input = new Uint8Array(domain.length + 8 + chunkHashes.length);
+  input.set(domain, 0);
+  let rest = size;
+  for (let i = 0; i < 8; i++) {
+    input[domain.length + i] = rest % 256;
+    rest = Math.floor(rest / 256);
+  }
+  input.set(chunkHashes, domain.length + 8);
+  return sha256(input);
+}
+
+function u64(buf: Uint8Array, at: number): number {
+  let value = 0;
+  for (let i = 7; i >= 0; i--) value = value * 256 + buf[at + i];
+  if (!Number.isSafeInteger(value)) throw new Refusal('node_mismatch', 'integer over 2^53');
+  return value;
+}
+
+function hex(bytes: Uint8Array): string {
+  let out = '';
+  for (const b of bytes) out += b.toString(16).padStart(2, '0');
+  return out;
+}
+
+function unhex(text: string): Uint8Array {
+  const out = new Uint8Array(text.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(text.slice(i * 2, i * 2 + 2), 16);
+  return out;
+}
+
+function isHex64(text: unknown): boolean {
+  return typeof text === 'string' && /^[0-9a-f]{64}$/.test(text);
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && compareBytes(a, b) === 0;
+}
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return a.length - b.length;
+}
+
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+export function base64Decode(text: string): Uint8Array {
+  const clean = text.replace(/=+$/, '');
+  if (!/^[A-Za-z0-9+/]*$/.test(clean) || clean.length % 4 === 1)
+    throw new Refusal('malformed_proof', 'bad base64');
+  const out = new Uint8Array(Math.floor((clean.length * 3) / 4));
+  let bits = 0;
+  let value = 0;
+  let o = 0;
+  for (const ch of clean) {
+    value = (value << 6) | B64.indexOf(ch);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out[o++] = (value >> bits) & 0xff;
+    }
+  }
+  return out;
+}
+
+const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+function base58Decode(text: string): Uint8Array | null {
+  if (text.length === 0 || text.length > 100) return null;
+  const bytes: number[] = [];
+  for (const ch of text) {
+    let carry = B58.indexOf(ch);
+    if (carry < 0) return null;
+    for (let i = 0; i < bytes.length; i++) {
+      carry += bytes[i] * 58;
+      bytes[i] = carry & 0xff;
+      carry >>= 8;
+    }
+    while (carry > 0) {
+      bytes.push(carry & 0xff);
+      carry >>= 8;
+    }
+  }
+  for (const ch of text) {
+    if (ch !== '1') break;
+    bytes.push(0);
+  }
+  return new Uint8Array(bytes.reverse());
+}
+
+function base58Encode(bytes: Uint8Array): string {
+  const digits: number[] = [];
+  for (const byte of bytes) {
+    let carry = byte;
+    for (let i = 0; i < digits.length; i++) {
+      carry += digits[i] << 8;
+      digits[i] = carry % 58;
+      carry = Math.floor(carry / 58);
+    }
+    while (carry > 0) {
+      digits.push(carry % 58);
+      carry = Math.floor(carry / 58);
+    }
+  }
+  let out = '';
+  for (const byte of bytes) {
+    if (byte !== 0) break;
+    out += '1';
+  }
+  for (let i = digits.length - 1; i >= 0; i--) out += B58[digits[i]];
+  return out;
+}

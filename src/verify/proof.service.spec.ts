@@ -1,0 +1,172 @@
+import { Keypair } from '@solana/web3.js';
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { encodeTape, NO_VERSION, TapeRecord } from '../chain/account-layouts';
+import { ChainRpc } from '../chain/chain-rpc';
+import { SiteConfig } from '../config/site.config';
+import { ApiError } from '../http/api-error';
+import { commitmentOfBuffer } from '../tracks/commitment';
+import { ObjectReader } from '../tracks/object-reader';
+import { buildVersion } from '../versions/version-builder';
+import { VersionEntry } from '../versions/version-entry';
+import { newTestStore } from '../../test/support/tracks';
+import { objectAddress, Sha256, verifyAnswer } from './core/tape-verifier';
+import { ProofService } from './proof.service';
+import { VersionProofs } from './version-proofs';
+
+const sha256: Sha256 = (data) => createHash('sha256').update(data).digest();
+
+/** A gateway's proofs over a real file store and a tape whose account a fake RPC answers. */
+async function newProofs(files: Record<string, string>, settings = '') {
+  const { store } = newTestStore();
+  const tapeKey = Keypair.generate().publicKey;
+  const entries: VersionEntry[] = [];
+  const put = async (bytes: Buffer) => {
+    const c = commitmentOfBuffer(bytes).commitment;
+    if (!(await store.has(c))) await store.put(c, bytes.length, Readable.from([bytes]));
+    return c;
+  };
+  for (const [name, text] of Object.entries(files)) {
+    const bytes = Buffer.from(text);
+    entries.push({
+      name,
+      commitment: await put(bytes),
+      size: bytes.length,
+      contentType: 'text/html',
+      metadata: Buffer.alloc(0),
+      location: { kind: 'blob' },
+    });
+  }
+  const version = buildVersion(entries, Buffer.from(settings));
+  for (const bytes of [version.rootBytes, ...version.nodes.map((n) => n.bytes)]) await put(bytes);
+  const record: TapeRecord = {
+    authority: tapeKey,
+    delegate: null,
+    capacity: 1 << 20,
+    activeEpoch: 0,
+    expiryEpoch: 9,
+    createdAt: 1,
+    payer: tapeKey,
+    ...NO_VERSION,
+    version: 1,
+    latestVersion: 1,
+    sequence: 1,
+    history: [{ version: 1, root: version.rootCommitment, bytes: 1, publishedAt: 1 }],
+  };
+  let account: Buffer | null = encodeTape(record);
+  const rpc = {
+    call: async (fn: (c: unknown) => Promise<unknown>) =>
+      fn({
+        getAccountInfoAndContext: async () => ({
+          context: { slot: 77 },
+          value: account ? { data: account } : null,
+        }),
+      }),
+  } as unknown as ChainRpc;
+  const sut = new ProofService(
+    rpc,
+    new VersionProofs(store, new ObjectReader(store)),
+    new SiteConfig(),
+  );
+  const tape = tapeKey.toBase58();
+  const rpcAnswer = () => ({
+    context: { slot: 78 },
+    value: { data: [account!.toString('base64'), 'base64'] },
+  });
+  const refusal = (work: Promise<unknown>) =>
+    work.then(
+      () => 'answered',
+      (err: ApiError) => `${err.getStatus()} ${err.code}`,
+    );
+  return {
+    sut,
+    tape,
+    entries,
+    rpcAnswer,
+    refusal,
+    noAccount: () => (account = null),
+    noVersion: () => (account = encodeTape({ ...record, ...NO_VERSION })),
+  };
+}
+
+describe('ProofService', () => {
+  const files = {
+    'index.html': 'home',
+    'about.html': 'about',
+    'docs/index.html': 'docs',
+    '404.html': 'missing',
+  };
+
+  it('proves what the site routes answer, and the core accepts it with the bytes', async () => {
+    const { sut, tape, rpcAnswer } = await newProofs(files);
+    for (const [path, name, status] of [
+      ['/', 'index.html', 200],
+      ['/about', 'about.html', 200],
+      ['/docs/', 'docs/index.html', 200],
+      ['/nothing.png', '404.html', 404],
+    ] as const) {
+      const proof = await sut.siteProof(tape, path);
+      expect(proof).toMatchObject({
+        format: 'tape-proof-v1',
+        tape,
+        version: 1,
+        pointer: { slot: 77 },
+        target: { kind: 'site', path, name, status },
+      });
+      const verdict = await verifyAnswer({
+        rpc: rpcAnswer(),
+        proof,
+        body: Buffer.from(files[name]),
+        status,
+        expect: { tape, path },
+        sha256,
+      });
+      expect(verdict).toMatchObject({ ok: true, file: path });
+    }
+  });
+
+  it('follows the version’s own spa_fallback setting', async () => {
+    const { sut, tape } = await newProofs(
+      { ...files, '_site.json': '{"spa_fallback":true}' },
+      '{"spa_fallback":true}',
+    );
+    expect((await sut.siteProof(tape, '/app/users/7')).target).toMatchObject({
+      name: 'index.html',
+      status: 200,
+    });
+    expect((await sut.siteProof(tape, '/_site.json')).target).toMatchObject({ name: '404.html' });
+  });
+
+  it('proves an object by address', async () => {
+    const { sut, tape, entries, rpcAnswer } = await newProofs(files);
+    const about = entries.find((e) => e.name === 'about.html')!;
+    const address = objectAddress(tape, about.commitment.toString('hex'))!;
+    const proof = await sut.objectProof(address);
+    expect(proof.target).toEqual({ kind: 'object', commitment: about.commitment.toString('hex') });
+    expect(proof.entry.name).toBeUndefined();
+    const verdict = await verifyAnswer({
+      rpc: rpcAnswer(),
+      proof,
+      body: Buffer.from('about'),
+      sha256,
+    });
+    expect(verdict.ok).toBe(true);
+  });
+
+  it('refuses hostile and unknown input with clear 4xx', async () => {
+    const p = await newProofs(files);
+    expect(await p.refusal(p.sut.siteProof('not-a-tape', '/'))).toBe('400 bad_request');
+    expect(await p.refusal(p.sut.siteProof(p.tape, '/a//b'))).toBe('400 bad_path');
+    expect(await p.refusal(p.sut.siteProof(p.tape, '/%zz'))).toBe('400 bad_path');
+    expect(await p.refusal(p.sut.siteProof(p.tape, '/.env'))).toBe('404 not_found');
+    expect(await p.refusal(p.sut.siteProof(p.tape, '/docs'))).toBe('404 not_found'); // a redirect
+    expect(await p.refusal(p.sut.objectProof('abc'))).toBe('400 invalid_track_address');
+    expect(await p.refusal(p.sut.objectProof(p.tape))).toBe('400 invalid_track_address');
+    const unknown = objectAddress(p.tape, 'ab'.repeat(32))!;
+    expect(await p.refusal(p.sut.objectProof(unknown))).toBe('400 track_not_certified');
+    p.noVersion();
+    expect(await p.refusal(p.sut.siteProof(p.tape, '/'))).toBe('404 not_found');
+    p.noAccount();
+    expect(await p.refusal(p.sut.siteProof(p.tape, '/'))).toBe('404 not_found');
+  });
+});
