@@ -47,7 +47,7 @@ describe('tape versions, rollback, deploy --alias, promote, alias rm, keep', () 
     for (let i = 1; i < files; i++) pages[`p${i}.html`] = `<p>${seed} ${i}</p>`;
     const root = writeSite(pages);
     sites.push(root);
-    return user.ok(['deploy', join(root, 'index.html'), '--prune', ...extra]);
+    return user.ok(['deploy', join(root, 'index.html'), '--prune', '--yes', ...extra]);
   };
 
   beforeAll(async () => {
@@ -91,7 +91,7 @@ describe('tape versions, rollback, deploy --alias, promote, alias rm, keep', () 
     const before = await chainTape();
     const out = keyValues(await user.ok(['rollback']));
     expect(out).toMatchObject({ 'tape address': tape, version: '2 (was 3)' });
-    expect(out.URL).toBe(`http://${label}.localhost:8080/`);
+    expect(out.URL).toBe(`http://${label}.localhost:${gw.port}/`);
     const after = await chainTape();
     expect(after).toMatchObject({ version: 2, latestVersion: 3, sequence: before.sequence + 1 });
     expect(after.keptBytes).toBe(before.keptBytes);
@@ -123,7 +123,7 @@ describe('tape versions, rollback, deploy --alias, promote, alias rm, keep', () 
   it('deploys under an alias without touching the live version, then promotes it', async () => {
     const out = await deploy('preview', 5, ['--alias', 'pr-7']);
     const lines = keyValues(out);
-    expect(lines.URL).toBe(`http://pr-7--${label}.localhost:8080/`);
+    expect(lines.URL).toBe(`http://pr-7--${label}.localhost:${gw.port}/`);
     expect(lines.Path).toBe(`${gw.url}/site/${tape}@pr-7/`);
     const t = await chainTape();
     expect(t).toMatchObject({
@@ -149,7 +149,7 @@ describe('tape versions, rollback, deploy --alias, promote, alias rm, keep', () 
     >;
     expect(ci).toMatchObject({
       alias: 'pr-8',
-      url: `http://pr-8--${label}.localhost:8080/`,
+      url: `http://pr-8--${label}.localhost:${gw.port}/`,
       path_url: `${gw.url}/site/${tape}@pr-8/`,
       version: 5,
       published: true,
