@@ -47,7 +47,7 @@ describe('tape versions, rollback, deploy --alias, promote, alias rm, keep', () 
     for (let i = 1; i < files; i++) pages[`p${i}.html`] = `<p>${seed} ${i}</p>`;
     const root = writeSite(pages);
     sites.push(root);
-    return user.ok(['deploy', join(root, 'index.html'), '--prune', ...extra]);
+    return user.ok(['deploy', join(root, 'index.html'), '--prune', '--yes', ...extra]);
   };
 
   beforeAll(async () => {
@@ -91,7 +91,7 @@ describe('tape versions, rollback, deploy --alias, promote, alias rm, keep', () 
     const before = await chainTape();
     const out = keyValues(await user.ok(['rollback']));
     expect(out).toMatchObject({ 'tape address': tape, version: '2 (was 3)' });
-    expect(out.URL).toBe(`http://${label}.localhost:8080/`);
+    expect(out.URL).toBe(`http://${label}.localhost:${gw.port}/`);
     const after = await chainTape();
     expect(after).toMatchObject({ version: 2, latestVersion: 3, sequence: before.sequence + 1 });
     expect(after.keptBytes).toBe(before.keptBytes);
@@ -123,7 +123,7 @@ describe('tape versions, rollback, deploy --alias, promote, alias rm, keep', () 
   it('deploys under an alias without touching the live version, then promotes it', async () => {
     const out = await deploy('preview', 5, ['--alias', 'pr-7']);
     const lines = keyValues(out);
-    expect(lines.URL).toBe(`http://pr-7--${label}.localhost:8080/`);
+    expect(lines.URL).toBe(`http://pr-7--${label}.localhost:${gw.port}/`);
     expect(lines.Path).toBe(`${gw.url}/site/${tape}@pr-7/`);
     const t = await chainTape();
     expect(t).toMatchObject({
@@ -142,12 +142,29 @@ describe('tape versions, rollback, deploy --alias, promote, alias rm, keep', () 
     expect(await user.fails(['deploy', join(sites[0], 'index.html'), '--alias', 'v2'])).toMatch(
       /^bad alias 'v2'/,
     );
+    // What a CI job reads: the preview's URLs in --json.
+    const ci = JSON.parse(await deploy('ci', 2, ['--alias', 'pr-8', '--json'])) as Record<
+      string,
+      unknown
+    >;
+    expect(ci).toMatchObject({
+      alias: 'pr-8',
+      url: `http://pr-8--${label}.localhost:${gw.port}/`,
+      path_url: `${gw.url}/site/${tape}@pr-8/`,
+      version: 5,
+      published: true,
+    });
+    expect((await chainTape()).aliases).toEqual([
+      { name: 'pr-7', version: 4 },
+      { name: 'pr-8', version: 5 },
+    ]);
+    await user.ok(['alias', 'rm', 'pr-8']);
 
     expect(keyValues(await user.ok(['promote', 'pr-7']))).toMatchObject({
       version: '4 (was 1)',
       alias: 'pr-7',
     });
-    expect(await chainTape()).toMatchObject({ version: 4, latestVersion: 4 });
+    expect(await chainTape()).toMatchObject({ version: 4, latestVersion: 5 });
   });
 
   it('removes an alias, and keeps fewer versions with tape keep', async () => {
@@ -159,12 +176,13 @@ describe('tape versions, rollback, deploy --alias, promote, alias rm, keep', () 
     await user.ok(['keep', '2']);
     const t = await chainTape();
     expect(t.keep).toBe(2);
-    expect(kept(t)).toEqual([3, 4]);
+    // Current 4, and the two newest: 4 and 5 (the removed preview).
+    expect(kept(t)).toEqual([4, 5]);
     const listed = await user.json<VersionsJson>(['versions']);
-    expect(listed.versions.map((v) => v.version)).toEqual([4, 3]);
-    // A new live deploy: 5 is current, 4 stays as the newest but one, 3 goes.
-    await deploy('v5', 2);
-    expect(kept(await chainTape())).toEqual([4, 5]);
-    expect(await user.fails(['rollback', '--to', '3'])).toBe('version 3 is not kept (kept: 4, 5)');
+    expect(listed.versions.map((v) => v.version)).toEqual([5, 4]);
+    // A new live deploy: 6 is current, 5 stays as the newest but one, 4 goes.
+    await deploy('v6', 2);
+    expect(kept(await chainTape())).toEqual([5, 6]);
+    expect(await user.fails(['rollback', '--to', '4'])).toBe('version 4 is not kept (kept: 5, 6)');
   });
 });

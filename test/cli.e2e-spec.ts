@@ -52,6 +52,11 @@ describe('tape CLI', () => {
         'resize',
         'delegate',
         'config',
+        'versions',
+        'rollback',
+        'promote',
+        'alias',
+        'keep',
       ]) {
         expect(root).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
       }
@@ -69,6 +74,11 @@ describe('tape CLI', () => {
         ['delegate'],
         ['config', 'set'],
         ['config', 'get'],
+        ['versions'],
+        ['rollback'],
+        ['promote'],
+        ['alias', 'rm'],
+        ['keep'],
       ];
       const helps = await Promise.all(commands.map((c) => u.run([...c, '--help'])));
       helps.forEach((r, i) => {
@@ -220,6 +230,7 @@ describe('tape CLI', () => {
         URL: `http://${created.label}.localhost:${gw.port}/`,
       });
       expect(info.expires).toMatch(/^~.* UTC \(in about \d+ minutes?\)$/);
+      expect(info['kept versions']).toBe('0 (keep 10 newest)');
 
       const extended = keyValues(await u.ok(['extend', '--epochs', '10']));
       expect(extended.epochs).toBe(`active=${active} expiry=${expiry + 10}`);
@@ -228,7 +239,13 @@ describe('tape CLI', () => {
       const afterDuration = await u.json<Record<string, unknown>>(['info']);
       expect(afterDuration.expiry_epoch).toBe(expiry + 20);
       // The tape records who paid its rent; no version is published yet.
-      expect(afterDuration).toMatchObject({ version: 0, root: null, kept_bytes: 0 });
+      expect(afterDuration).toMatchObject({
+        version: 0,
+        root: null,
+        kept_bytes: 0,
+        keep: 10,
+        kept_versions: 0,
+      });
       expect(afterDuration.payer).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
 
       const resized = keyValues(await u.ok(['resize', '--add', '1m']));

@@ -88,7 +88,7 @@ const CASES: Record<string, Case> = {
   VersionConflict: {
     kind: custom(TapeErrorCode.VersionConflict),
     build: ({ world, owner }) => world.publishIx(owner, 3, 10, 10),
-    logs: programError(6012, 'Publish', 'tape is at version 0, not 3'),
+    logs: programError(6012, 'Publish', 'tape is at sequence 0, not 3'),
   },
   'InvalidInstructionData (unknown tag)': {
     kind: 'InvalidInstructionData',

@@ -33,7 +33,7 @@ export function printHistoryChange(
       ['tape address', tape],
       ['version', version],
       ...Object.entries(extra).map(([k, v]): [string, string] => [k, String(v)]),
-      ['URL', session.siteUrl(labelFromAddress(change.tape))],
+      ['URL', session.siteUrls(labelFromAddress(change.tape), tape).url],
     ]),
   );
 }
