@@ -3,6 +3,7 @@ import type { TapeRecord } from '../../chain/account-layouts';
 import type { ChainReader } from '../../chain/chain-reader';
 import type { GatewayIdentity } from '../../chain/gateway-identity';
 import type { KeyBalance } from '../../chain/key-balance/key-balance';
+import { currentVersion } from '../../chain/tape-history';
 import { commitmentOfBuffer } from '../../tracks/commitment';
 import type { ObjectReader } from '../../tracks/object-reader';
 import type { TrackStore } from '../../tracks/track-store';
@@ -15,11 +16,18 @@ const TAPE = new PublicKey('hR2uCbBrhccHRDcCKbTqPc9SQ2GLuWLcHomiLiFM8n9');
 
 class Conflict extends Error {}
 
+/** The chain's side of the tape: its current version and root, and the compare-and-swap counter. */
+interface FakeTape {
+  version: number;
+  root: Buffer;
+  sequence: number;
+}
+
 /** Publishes held until the test lets each one land (or fail); the chain's pointer follows. */
 class HeldPublishing extends VersionPublishing {
   readonly calls: Array<{ root: Buffer; expected: number; land: () => void; fail: () => void }> =
     [];
-  constructor(private readonly tape: { version: number; root: Buffer }) {
+  constructor(private readonly tape: FakeTape) {
     super();
   }
   publishOwn(_tape: PublicKey, root: Buffer, expected: number): Promise<void> {
@@ -28,7 +36,8 @@ class HeldPublishing extends VersionPublishing {
         root,
         expected,
         land: () => {
-          if (expected !== this.tape.version) return reject(new Conflict('conflict'));
+          if (expected !== this.tape.sequence) return reject(new Conflict('conflict'));
+          this.tape.sequence++;
           this.tape.version++;
           this.tape.root = root;
           resolve();
@@ -53,16 +62,25 @@ class IdleGroups extends VersionCommitGroups {
 }
 
 function newTestGroups() {
-  const tape = { version: 0, root: Buffer.alloc(32) };
+  const tape: FakeTape = { version: 0, root: Buffer.alloc(32), sequence: 0 };
   const chain = {
-    getTape: async () => ({ ...tape }) as unknown as TapeRecord,
+    getTape: async () =>
+      ({
+        version: tape.version,
+        latestVersion: tape.version,
+        sequence: tape.sequence,
+        history:
+          tape.version === 0
+            ? []
+            : [{ version: tape.version, root: tape.root, bytes: 0, publishedAt: 0 }],
+      }) as unknown as TapeRecord,
   } as unknown as ChainReader;
   const planned = new Map<string, PlanBase>();
   const versions = {
     entries: async (_t: PublicKey, record: TapeRecord) =>
       record.version === 0
         ? { entries: [], settings: Buffer.alloc(0) }
-        : planned.get(record.root.toString('hex'))!,
+        : planned.get(currentVersion(record)!.root.toString('hex'))!,
     remember: (_t: PublicKey, root: Buffer, base: PlanBase) =>
       planned.set(root.toString('hex'), base),
   } as unknown as TapeVersions;
