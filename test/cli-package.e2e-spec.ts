@@ -41,6 +41,7 @@ function stageCheckout(dir: string): void {
     'package-lock.json',
     'tsconfig.json',
     'tsconfig.build.json',
+    'tsconfig.verify-module.json',
     'README.md',
     'src',
     'bin',

@@ -30,6 +30,8 @@ beforeAll(async () => {
       TAPE__GATEWAY__METERING__UPLOAD__LIMIT: '5000',
     },
   });
+  // The tape keeps its 2 newest versions (the default is 10): a round's bytes leave two rounds later.
+  await fx.client.setKeep(fx.wallet, fx.tape, 2);
 }, 60_000);
 
 afterAll(async () => {
