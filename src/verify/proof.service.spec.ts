@@ -143,7 +143,7 @@ describe('ProofService', () => {
     const address = objectAddress(tape, about.commitment.toString('hex'))!;
     const proof = await sut.objectProof(address);
     expect(proof.target).toEqual({ kind: 'object', commitment: about.commitment.toString('hex') });
-    expect(proof.entry.name).toBeUndefined();
+    expect(proof.entry!.name).toBeUndefined();
     const verdict = await verifyAnswer({
       rpc: rpcAnswer(),
       proof,
