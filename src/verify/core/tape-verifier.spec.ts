@@ -224,6 +224,7 @@ describe('tape verifier core', () => {
         { version: 5, root: s.version.rootCommitment.toString('hex') },
         { version: 4, root: s.version.rootCommitment.toString('hex') },
       ],
+      aliases: [],
     });
     expect(readTapePointer(data.subarray(1))).toBeNull();
   });
