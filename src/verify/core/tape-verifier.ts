@@ -1,12 +1,29 @@
+import {
+  firstRedirectRule,
+  REDIRECT_STATUSES,
+  RedirectRule,
+  RedirectStatus,
+} from '../../versions/rules/redirect-match';
+
+export {
+  firstRedirectRule,
+  matchPath,
+  placeholdersOf,
+  REDIRECT_STATUSES,
+  substitute,
+} from '../../versions/rules/redirect-match';
+export type { PathParams, RedirectRule, RedirectStatus } from '../../versions/rules/redirect-match';
+
 /**
  * The verifier of tape proofs (docs/verify.md): given one RPC answer (getAccountInfo of the
  * tape, with its context slot), a proof a gateway handed out and the bytes it served, it accepts
  * them or names the first file, byte range and reason that fail.
  *
- * One file with no imports at all, on purpose: the `tape verify` command runs it under Node and
- * the gateway serves the very same code to browsers as one ES module (`GET /_tape/verify.js`),
- * so it uses only Uint8Array, TextEncoder/TextDecoder and an injected SHA-256 (WebCrypto's
- * `crypto.subtle.digest` in a browser).
+ * No dependencies, on purpose: the `tape verify` command runs it under Node and the gateway
+ * serves the very same code to browsers as one ES module (`GET /_tape/verify.js`), so it uses
+ * only Uint8Array, TextEncoder/TextDecoder and an injected SHA-256 (WebCrypto's
+ * `crypto.subtle.digest` in a browser). Its one import, the `_redirects` matching, is itself
+ * import-free and inlined into the module by `npm run build` (tools/bundle-verify-module.mjs).
  */
 
 /** SHA-256 of some bytes: `webCryptoSha256` in a browser, node:crypto in the CLI. */
@@ -317,102 +334,6 @@ export function namesForPath(path: string): {
     requestPath: decoded,
     directoryIndex: directory ? [] : [`${name}/index.html`],
   };
-}
-
-// --- site rules: `_redirects` matching (docs/site.md, "Rules") ----------------------------------
-// The one implementation: src/versions/rules imports these (the gateway's routing and the deploy
-// use exactly what a verifier applies).
-
-export const REDIRECT_STATUSES = [200, 301, 302, 303, 307, 308, 404, 410, 451] as const;
-export type RedirectStatus = (typeof REDIRECT_STATUSES)[number];
-
-/** A compiled `_redirects` rule. */
-export interface RedirectRule {
-  /** Path pattern, percent-decoded. */
-  from: string;
-  /** Target path (printable ASCII, as written: it goes into Location after substitution). */
-  to: string;
-  status: RedirectStatus;
-  /** `!`: applies even when a file exists at the path (else files shadow the rule). */
-  force: boolean;
-}
-
-export type PathParams = Record<string, string>;
-
-/** The values of the pattern's placeholders when `path` (decoded, from `/`) matches, else null. */
-export function matchPath(pattern: string, path: string): PathParams | null {
-  const splat = pattern.endsWith('*');
-  const want = (splat ? pattern.slice(0, -1) : trimSlash(pattern)).split('/');
-  const got = trimSlash(path).split('/');
-  const params: PathParams = {};
-  if (!splat) {
-    if (want.length !== got.length) return null;
-    return segmentsMatch(want, got, want.length, params) ? params : null;
-  }
-  // `/a/*`: the part before the star is a prefix of whole segments, then anything.
-  const prefix = want[want.length - 1];
-  const whole = want.length - 1;
-  if (got.length < whole || !segmentsMatch(want, got, whole, params)) return null;
-  if (got.length === whole) {
-    // `/a/*` also matches `/a` itself (its splat is empty); `/a*` matches `/a`.
-    if (prefix !== '') return null;
-    params.splat = '';
-    return params;
-  }
-  const next = got[whole];
-  if (!next.startsWith(prefix)) return null;
-  params.splat = [next.slice(prefix.length), ...got.slice(whole + 1)].join('/');
-  if (path.endsWith('/') && path !== '/' && got.length > whole) params.splat += '/';
-  return params;
-}
-
-function segmentsMatch(want: string[], got: string[], count: number, params: PathParams): boolean {
-  for (let i = 0; i < count; i++) {
-    if (want[i].startsWith(':')) {
-      if (got[i] === '') return false;
-      params[want[i].slice(1)] = got[i];
-    } else if (want[i] !== got[i]) return false;
-  }
-  return true;
-}
-
-function trimSlash(path: string): string {
-  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-}
-
-/** The placeholders of a valid pattern, `splat` included when it ends with `*`. */
-export function placeholdersOf(pattern: string): string[] {
-  const names = pattern
-    .split('/')
-    .filter((s) => s.startsWith(':'))
-    .map((s) => s.slice(1));
-  if (pattern.endsWith('*')) names.push('splat');
-  return names;
-}
-
-/** `to` with the rule's placeholders filled from `params` (percent-encoded, `/` kept in a splat). */
-export function substitute(rule: RedirectRule, params: PathParams): string {
-  const names = placeholdersOf(rule.from).sort((a, b) => b.length - a.length);
-  if (names.length === 0) return rule.to;
-  const pattern = new RegExp(`:(${names.join('|')})`, 'g');
-  return rule.to.replace(pattern, (_, name: string) =>
-    name === 'splat'
-      ? params.splat.split('/').map(encodeURIComponent).join('/')
-      : encodeURIComponent(params[name]),
-  );
-}
-
-/** The first rule whose pattern matches `path` (decoded, from `/`), its index and its target. */
-export function firstRedirectRule<R extends RedirectRule>(
-  rules: readonly R[],
-  path: string,
-): { rule: R; index: number; target: string } | null {
-  for (let index = 0; index < rules.length; index++) {
-    const params = matchPath(rules[index].from, path);
-    if (params !== null)
-      return { rule: rules[index], index, target: substitute(rules[index], params) };
-  }
-  return null;
 }
 
 /** The `_redirects` rules of a root's compiled rules (docs/versions.md, "Encoding"). */
@@ -867,7 +788,7 @@ function checkShape(value: unknown): TapeProof {
   if (!Array.isArray(p.nodes) || p.nodes.some((n) => typeof n !== 'string')) fail('nodes');
   const t = p.target;
   if (typeof t !== 'object' || t === null) fail('target');
-  const sel = p.selector as ProofSelector | undefined;
+  const sel = p.selector;
   if (sel !== undefined) {
     const ok =
       typeof sel === 'object' &&

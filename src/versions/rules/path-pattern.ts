@@ -6,10 +6,9 @@
  * also matches `/about/`.
  */
 
-// The matching itself is the verifier core's (one implementation for the gateway, the deploy
-// and every verifier: src/verify/core/tape-verifier.ts is dependency-free and served to browsers).
-export { matchPath, placeholdersOf } from '../../verify/core/tape-verifier';
-export type { PathParams } from '../../verify/core/tape-verifier';
+// The matching itself is redirect-match.ts (import-free: the verifier core applies it too).
+export { matchPath, placeholdersOf } from './redirect-match';
+export type { PathParams } from './redirect-match';
 
 const PLACEHOLDER = /^:[A-Za-z_][A-Za-z0-9_]*$/;
 // eslint-disable-next-line no-control-regex -- refusing control characters is the point

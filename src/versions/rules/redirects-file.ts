@@ -1,4 +1,4 @@
-import { REDIRECT_STATUSES, RedirectRule, RedirectStatus } from '../../verify/core/tape-verifier';
+import { REDIRECT_STATUSES, RedirectRule, RedirectStatus } from './redirect-match';
 import { patternProblem, show } from './path-pattern';
 import { MAX_REDIRECT_RULES } from './rules-limits';
 import { RuleProblem, splitLines } from './rules-text';
@@ -13,9 +13,9 @@ import { RuleProblem, splitLines } from './rules-text';
  * gateway's shared origin too (`/site/{tape}/…`), where it must never redirect elsewhere.
  */
 
-// The rule's shape, statuses and substitution are the verifier core's (one implementation).
-export { REDIRECT_STATUSES, substitute } from '../../verify/core/tape-verifier';
-export type { RedirectRule, RedirectStatus } from '../../verify/core/tape-verifier';
+// The rule's shape, statuses and substitution are redirect-match.ts's (one implementation, the verifier core's too).
+export { REDIRECT_STATUSES, substitute } from './redirect-match';
+export type { RedirectRule, RedirectStatus } from './redirect-match';
 
 const TARGET = /^\/[\x21-\x7e]*$/;
 

@@ -1,5 +1,5 @@
 import { CspAdditions, CspDirective, cspAdditions } from './header-fence';
-import { firstRedirectRule } from '../../verify/core/tape-verifier';
+import { firstRedirectRule } from './redirect-match';
 import { matchPath } from './path-pattern';
 import { RedirectRule } from './redirects-file';
 import { SiteRules } from './site-rules';
