@@ -178,8 +178,7 @@ describe('ProofService', () => {
       '/removed /404.html 410',
       '/about /elsewhere 302',
       '/bare /nothing 451',
-    ].join('
-');
+    ].join('\n');
     const { sut, tape, rpcAnswer, refusal } = await newProofs(files, '', { redirects });
     const check = async (path: string, body?: string) =>
       verifyAnswer({
