@@ -247,6 +247,10 @@ export class TapeVerifierService {
       sha256,
     });
     if (!verdict.ok) throw new Failed({ ...verdict, file: name, url });
+    // A forced `_redirects` rule answers the file's path with something else (proved above):
+    // the file itself is checked through /object.
+    if (bySite && verdict.entry?.commitment !== entry.commitment && ruled(proof))
+      return this.checkEntryByObject(target, rpc, version, entry, track);
     if (verdict.entry?.commitment !== entry.commitment)
       throw fail(
         name,
@@ -254,6 +258,27 @@ export class TapeVerifierService {
         'entry_mismatch',
         `the gateway proves ${verdict.entry?.name ?? 'another answer'} for ${name}`,
       );
+    return answer.body.length;
+  }
+
+  private async checkEntryByObject(
+    target: Extract<VerifyTarget, { kind: 'site' }>,
+    rpc: RpcAccountAnswer,
+    version: number,
+    entry: ProofEntry,
+    track: string,
+  ): Promise<number> {
+    const url = `${target.gateway}/object/${track}`;
+    const answer = await this.get(url);
+    const verdict = await verifyAnswer({
+      rpc,
+      proof: await this.proof(`${target.gateway}/proof/object/${track}`, track),
+      body: answer.body,
+      headers: answer.headers,
+      expect: { tape: target.tape, commitment: entry.commitment, version },
+      sha256,
+    });
+    if (!verdict.ok) throw new Failed({ ...verdict, file: entry.name!, url });
     return answer.body.length;
   }
 
@@ -319,11 +344,19 @@ function fail(file: string, url: string, reason: string, message: string): Faile
 function siteReachable(name: string): boolean {
   return (
     name !== '_site.json' &&
+    name !== '_redirects' &&
+    name !== '_headers' &&
     !name.endsWith('/') &&
     !name.startsWith('/') &&
     !name.includes('//') &&
     !name.includes('\\')
   );
+}
+
+/** Whether a proof's answer is one a `_redirects` rule decides. */
+function ruled(proof: unknown): boolean {
+  const target = (proof as { target?: { rule?: unknown } } | null)?.target;
+  return typeof target?.rule === 'number';
 }
 
 /** `GET /versions/{tape}/{root}`: the root, then every node, each as u32le length and bytes. */
