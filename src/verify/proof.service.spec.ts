@@ -216,8 +216,16 @@ describe('ProofService', () => {
       status: 200,
     });
     expect(await check('/about', 'about')).toMatchObject({ ok: true });
-    // A 451 rule without its page: the gateway's built-in page, nothing to prove.
-    expect(await refusal(sut.siteProof(tape, '/bare'))).toBe('404 not_found');
+    // A 451 rule without its page: the gateway's built-in page, its rule and status proved.
+    expect((await sut.siteProof(tape, '/bare')).target).toEqual({
+      kind: 'site',
+      path: '/bare',
+      status: 451,
+      page: 'built-in',
+      rule: 4,
+    });
+    expect(await check('/bare')).toMatchObject({ ok: true, builtInPage: 451 });
+    expect(await refusal(sut.siteProof(tape, '/a//b'))).toBe('400 bad_path');
   });
 
   it('proves an object by address', async () => {

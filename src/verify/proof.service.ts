@@ -122,7 +122,19 @@ export class ProofService {
             ? { entry: await look(NOT_FOUND_FILE), status: 404 as const }
             : undefined;
         // A 410/451 rule without its page, or no 404 page: the gateway's built-in page.
-        if (!page?.entry) throw proofErrors.notServed(rawPath);
+        if (!page?.entry) {
+          return {
+            ...head,
+            target: {
+              kind: 'site',
+              path: rawPath,
+              status: status === 410 || status === 451 ? status : 404,
+              page: 'built-in',
+              rule: match.index,
+            },
+            nodes: lookup.nodes.map((n) => n.toString('base64')),
+          };
+        }
         return {
           ...head,
           target: {

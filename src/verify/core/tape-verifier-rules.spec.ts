@@ -36,7 +36,7 @@ const REDIRECTS = [
   '/missing /nope.html 200',
 ].join('\n');
 
-function site(revision: string, withRules: boolean) {
+function site(revision: string, withRules: boolean, redirects = REDIRECTS) {
   const bytes = new Map<string, Buffer>();
   const entries: VersionEntry[] = [];
   const add = (name: string, body: Buffer) => {
@@ -58,7 +58,7 @@ function site(revision: string, withRules: boolean) {
   add('shadow.html', Buffer.from('a file shadowing a rule'));
   add('forced.html', Buffer.from('a file a forced rule hides'));
   const rules = withRules
-    ? encodeSiteRules(compileSiteRules({ redirects: Buffer.from(REDIRECTS) }))
+    ? encodeSiteRules(compileSiteRules({ redirects: Buffer.from(redirects) }))
     : Buffer.alloc(0);
   return { version: buildVersion(entries, Buffer.alloc(0), rules), bytes };
 }
@@ -349,6 +349,29 @@ describe('tape verifier core: answers of _redirects rules', () => {
         body: s.bytes.get('index.html'),
       }),
     ).toMatchObject({ ok: true });
+  });
+
+  it('accepts the built-in page of a 410 rule only when its file is absent', async () => {
+    const bare = site('', true, '/bare /no-such-page 410\n/removed /gone.html 410');
+    const rpcBare = account([bare.version], 1);
+    const page = (path: string, rule: number) =>
+      proofOf(bare, 1, { kind: 'site', path, status: 410, page: 'built-in', rule }, [
+        ...lookups(path),
+        'no-such-page',
+        'gone.html',
+      ]);
+    expect(
+      await verifyAnswer({ rpc: rpcBare, proof: await page('/bare', 0), status: 410, sha256 }),
+    ).toMatchObject({ ok: true, builtInPage: 410 });
+    expectRefused(
+      await verifyAnswer({ rpc: rpcBare, proof: await page('/bare', 0), status: 200, sha256 }),
+      'header_mismatch',
+    );
+    // gone.html exists: a built-in page instead of it is a lie.
+    expectRefused(
+      await verifyAnswer({ rpc: rpcBare, proof: await page('/removed', 1), sha256 }),
+      'rule_mismatch',
+    );
   });
 
   it('refuses an answer that hides a rule (the 404 page, the SPA index)', async () => {

@@ -57,13 +57,24 @@ export interface ProofEntry {
  * decides. `rule` is the index of the `_redirects` rule that decides the answer (absent when no
  * rule does): a redirect, a 200 rewrite, a 404/410/451 page chosen by the rule.
  */
-export type SiteProofTarget = SiteFileTarget | SiteRedirectTarget;
+export type SiteProofTarget = SiteFileTarget | SiteRedirectTarget | SitePageTarget;
 export interface SiteFileTarget {
   kind: 'site';
   path: string;
   name: string;
   status: 200 | 404 | 410 | 451;
   rule?: number;
+}
+/**
+ * The gateway's built-in page for a rule whose file is absent: a 410/451 rule's page, or the
+ * built-in 404 of a 200/404 rule when the site has no `404.html` either.
+ */
+export interface SitePageTarget {
+  kind: 'site';
+  path: string;
+  status: 404 | 410 | 451;
+  page: 'built-in';
+  rule: number;
 }
 export interface SiteRedirectTarget {
   kind: 'site';
@@ -135,6 +146,8 @@ export interface Accepted {
   entry?: ProofEntry;
   /** A redirect's status and location (the `_redirects` rule's). */
   redirect?: { status: number; location: string };
+  /** The status of a built-in page a `_redirects` rule answers with (no file, body unchecked). */
+  builtInPage?: number;
   /** Bytes checked against the chain (0 when no body was given). */
   checkedBytes: number;
 }
@@ -448,24 +461,41 @@ async function verify(input: VerifyInput, file: string): Promise<Verdict> {
       (e) => e.name === name,
     );
   if (target.kind === 'site') {
-    const redirect = checkSiteRules(target, root.rules, has);
-    if ('location' in target && !redirect)
-      throw new Refusal('rule_mismatch', `${target.path} is not redirected`);
-    if (redirect) {
+    const decided = checkSiteRules(target, root.rules, has);
+    const head = {
+      ok: true as const,
+      file,
+      tape: proof.tape,
+      version: proof.version,
+      root: proof.root,
+      slot: input.rpc.context.slot,
+      checkedBytes: 0,
+    };
+    if (decided?.kind === 'redirect') {
+      const redirect = { status: decided.status, location: decided.location };
       checkRedirectAnswer(input, proof, redirect, selector);
-      return {
-        ok: true,
-        file,
-        tape: proof.tape,
-        version: proof.version,
-        root: proof.root,
-        slot: input.rpc.context.slot,
-        redirect,
-        checkedBytes: 0,
-      };
+      return { ...head, redirect };
+    }
+    if (decided?.kind === 'page') {
+      if (input.status !== undefined && input.status !== decided.status)
+        throw new Refusal(
+          'header_mismatch',
+          `status ${input.status}, the rule's ${decided.status}`,
+        );
+      const version = input.headers?.['x-tape-version'];
+      if (version !== undefined && version !== String(proof.version))
+        throw new Refusal(
+          'header_mismatch',
+          `X-Tape-Version ${version}, the proof's ${proof.version}`,
+        );
+      return { ...head, builtInPage: decided.status };
     }
   }
-  if (!proof.entry || !proof.content || (target.kind === 'site' && 'location' in target))
+  if (
+    !proof.entry ||
+    !proof.content ||
+    (target.kind === 'site' && ('location' in target || 'page' in target))
+  )
     throw new Refusal('malformed_proof', `not a ${PROOF_FORMAT} proof: entry`);
   const key =
     target.kind === 'site' ? new TextEncoder().encode(target.name) : unhex(target.commitment);
@@ -519,7 +549,8 @@ function checkSiteRules(
   target: SiteProofTarget,
   rules: RedirectRule[],
   has: (name: string) => boolean,
-): { status: number; location: string } | null {
+):
+  { kind: 'redirect'; status: number; location: string } | { kind: 'page'; status: number } | null {
   const names = namesForPath(target.path);
   if (!names) throw new Refusal('name_not_for_path', `${target.path} is not a site path`);
   const match = firstRedirectRule(rules, names.requestPath);
@@ -527,7 +558,7 @@ function checkSiteRules(
   const shadowed = (): boolean =>
     [...names.exact, ...names.directoryIndex].some((n) => !isGatewayName(n) && has(n));
   const applies = match !== null && (match.rule.force || !shadowed());
-  if (!('location' in target) && target.rule === undefined) {
+  if (!('location' in target) && !('page' in target) && target.rule === undefined) {
     if (applies) {
       throw new Refusal(
         'rule_mismatch',
@@ -564,11 +595,27 @@ function checkSiteRules(
         `_redirects rule ${match.index + 1} answers ${rule.status} to ${match.target}, the proof says ${target.status} to ${target.location}`,
       );
     }
-    return { status: rule.status, location: match.target };
+    return { kind: 'redirect', status: rule.status, location: match.target };
   }
   if (rule.status !== 200 && rule.status !== 404 && rule.status !== 410 && rule.status !== 451)
     throw new Refusal('rule_mismatch', `_redirects rule ${match.index + 1} is a redirect`);
   const wanted = nameOfTarget(match.target);
+  if ('page' in target) {
+    // No file answers: the rule's file is absent, and for a 200/404 rule the 404 page too.
+    const absent = wanted === null || !has(wanted);
+    const ok =
+      absent &&
+      (rule.status === 410 || rule.status === 451
+        ? target.status === rule.status
+        : target.status === 404 && !has('404.html'));
+    if (!ok) {
+      throw new Refusal(
+        'rule_mismatch',
+        `_redirects rule ${match.index + 1} answers ${target.path} with a file, not a built-in ${target.status} page`,
+      );
+    }
+    return { kind: 'page', status: target.status };
+  }
   if (wanted !== null && target.name === wanted && target.status === rule.status) return null;
   // The rule's file is absent: a 200 or 404 rule answers with the site's 404 page.
   const fallback =
@@ -797,21 +844,25 @@ function checkShape(value: unknown): TapeProof {
         (sel.kind === 'alias' && typeof sel.name === 'string'));
     if (!ok) fail('selector');
   }
-  let redirect = false;
+  let noFile = false;
   if (t.kind === 'site') {
     if (typeof t.path !== 'string') fail('target');
     if (t.rule !== undefined && (!Number.isSafeInteger(t.rule) || t.rule < 0)) fail('target rule');
     if ('location' in t) {
-      redirect = true;
+      noFile = true;
       if (typeof t.location !== 'string' || t.rule === undefined) fail('target');
       if (![301, 302, 303, 307, 308].includes(t.status)) fail('target status');
+    } else if ('page' in t) {
+      noFile = true;
+      if (t.page !== 'built-in' || t.rule === undefined) fail('target');
+      if (![404, 410, 451].includes(t.status)) fail('target status');
     } else {
       if (typeof t.name !== 'string') fail('target');
       const statuses = t.rule === undefined ? [200, 404] : [200, 404, 410, 451];
       if (!statuses.includes(t.status)) fail('target status');
     }
   } else if (t.kind !== 'object' || !isHex64(t.commitment)) fail('target');
-  if (redirect && p.entry === undefined && p.content === undefined) return p;
+  if (noFile && p.entry === undefined && p.content === undefined) return p;
   const e = p.entry as ProofEntry;
   if (typeof e !== 'object' || e === null || !isHex64(e.commitment)) fail('entry');
   if (!Number.isSafeInteger(e.size) || typeof e.contentType !== 'string') fail('entry');
