@@ -63,8 +63,18 @@ const ROOMS = {
   admin: ['chain', 'config', 'domains', 'http', 'observability'],
   // Proofs resolve a site path with the site room's own pure rules (site-path, site-routing,
   // site-settings): one copy of each rule, no Nest module of the site room imported.
-  verify: ['chain', 'config', 'http', 'metering', 'site', 'tracks', 'versions'],
-  cli: ['chain', 'config', 'credentials', 'localnet', 'tracks', 'upload', 'verify', 'versions'],
+  verify: ['chain', 'config', 'domains', 'http', 'metering', 'site', 'tracks', 'versions'],
+  cli: [
+    'chain',
+    'config',
+    'credentials',
+    'domains',
+    'localnet',
+    'tracks',
+    'upload',
+    'verify',
+    'versions',
+  ],
 };
 
 export default tseslint.config(

@@ -219,6 +219,49 @@ describe('tape verify', () => {
     },
     TIMEOUT_MS,
   );
+
+  it(
+    'checks pinned and alias URLs and _redirects answers; catches a moved Location and an alias served from another version',
+    async () => {
+      liar.mode = { kind: 'honest' };
+      // Version 1 stays kept after version 2: its pinned URL is proved from the history table.
+      const pinned = await report([`${liar.url}/site/${tape}@1/a.txt`]);
+      expect(pinned.report).toMatchObject({ ok: true, version: 1, files: 1 });
+      // A preview with rules under an alias: the live site stays version 2.
+      const preview = writeSite({
+        'index.html': Buffer.from('<p>preview</p>'),
+        'new.html': Buffer.from('<p>the new page</p>'),
+        'app/index.html': Buffer.from('<p>the app</p>'),
+        _redirects: Buffer.from('/old /new 301\n/app/* /app/index.html 200\n'),
+      });
+      roots.push(preview);
+      await u.ok(['deploy', preview, '--alias', 'pr-1']);
+      const alias = `${liar.url}/site/${tape}@pr-1`;
+      // The redirect (its rule, status and Location) and the page it leads to: two answers.
+      const moved = await report([`${alias}/old`]);
+      expect(moved.code).toBe(0);
+      expect(moved.report).toMatchObject({ ok: true, version: 3, files: 2 });
+      const rewrite = await report([`${alias}/app/users/7`]);
+      expect(rewrite.report).toMatchObject({ ok: true, version: 3, files: 1 });
+      const port = new URL(gw.url).port;
+      const host = await report([`http://pr-1--${label}.localhost:${port}/old`]);
+      expect(host.report).toMatchObject({ ok: true, version: 3, files: 2 });
+      expect((await report([siteUrl(liar.url, '/a.txt')])).report).toMatchObject({ version: 2 });
+
+      liar.mode = { kind: 'relocate', location: `/site/${tape}@pr-1/elsewhere` };
+      const relocated = await report([`${alias}/old`]);
+      expect(relocated.code).not.toBe(0);
+      expect(relocated.report.failure).toMatchObject({ file: '/old', reason: 'header_mismatch' });
+      expect(relocated.report.failure!.message).toMatch(/Location/);
+
+      liar.mode = { kind: 'unpin', selector: 'pr-1' };
+      const unpinned = await report([`${alias}/a.txt`]);
+      expect(unpinned.code).not.toBe(0);
+      expect(unpinned.report.failure).toMatchObject({ file: '/a.txt', reason: 'alias_mismatch' });
+      liar.mode = { kind: 'honest' };
+    },
+    TIMEOUT_MS,
+  );
 });
 
 function get(

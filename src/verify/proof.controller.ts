@@ -1,11 +1,14 @@
 import { Controller, Get, Param, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { parsePathSelector } from '../domains/version-selector';
+import { ApiError } from '../http/api-error';
 import { Metered } from '../metering/metered.decorator';
 import { TapeProof } from './core/tape-verifier';
 import { ProofService } from './proof.service';
 
 /**
- * `GET /proof/site/{tape}/{path}` and `GET /proof/object/{track}` (docs/verify.md): the proof
+ * `GET /proof/site/{tape}/{path}` (`{tape}@<n>` and `{tape}@<alias>` for a pinned version or an
+ * alias) and `GET /proof/object/{track}` (docs/verify.md): the proof
  * of what the site or object route answers, as JSON. Metered like object reads.
  */
 @Controller('proof')
@@ -19,7 +22,12 @@ export class ProofController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<TapeProof> {
     const { tape, path } = splitSiteUrl(req.raw.url ?? '');
-    return answer(reply, await this.proofs.siteProof(tape, path));
+    const at = tape.indexOf('@');
+    if (at < 0) return answer(reply, await this.proofs.siteProof(tape, path));
+    const selector = parsePathSelector(tape.slice(at + 1));
+    if (selector.kind === 'bad')
+      throw new ApiError(400, 'bad_request', `the version selector is ${selector.reason}`);
+    return answer(reply, await this.proofs.siteProof(tape.slice(0, at), path, selector));
   }
 
   @Get('object/:track')

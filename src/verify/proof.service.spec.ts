@@ -7,6 +7,7 @@ import { SiteConfig } from '../config/site.config';
 import { ApiError } from '../http/api-error';
 import { commitmentOfBuffer } from '../tracks/commitment';
 import { ObjectReader } from '../tracks/object-reader';
+import { compileSiteRules, encodeSiteRules } from '../versions/rules/site-rules';
 import { buildVersion } from '../versions/version-builder';
 import { VersionEntry } from '../versions/version-entry';
 import { newTestStore } from '../../test/support/tracks';
@@ -17,7 +18,11 @@ import { VersionProofs } from './version-proofs';
 const sha256: Sha256 = (data) => createHash('sha256').update(data).digest();
 
 /** A gateway's proofs over a real file store and a tape whose account a fake RPC answers. */
-async function newProofs(files: Record<string, string>, settings = '') {
+async function newProofs(
+  files: Record<string, string>,
+  settings = '',
+  extra: { redirects?: string; alias?: string } = {},
+) {
   const { store } = newTestStore();
   const tapeKey = Keypair.generate().publicKey;
   const entries: VersionEntry[] = [];
@@ -37,7 +42,10 @@ async function newProofs(files: Record<string, string>, settings = '') {
       location: { kind: 'blob' },
     });
   }
-  const version = buildVersion(entries, Buffer.from(settings));
+  const rules = extra.redirects
+    ? encodeSiteRules(compileSiteRules({ redirects: Buffer.from(extra.redirects) }))
+    : Buffer.alloc(0);
+  const version = buildVersion(entries, Buffer.from(settings), rules);
   for (const bytes of [version.rootBytes, ...version.nodes.map((n) => n.bytes)]) await put(bytes);
   const record: TapeRecord = {
     authority: tapeKey,
@@ -52,6 +60,7 @@ async function newProofs(files: Record<string, string>, settings = '') {
     latestVersion: 1,
     sequence: 1,
     history: [{ version: 1, root: version.rootCommitment, bytes: 1, publishedAt: 1 }],
+    aliases: extra.alias ? [{ name: extra.alias, version: 1 }] : [],
   };
   let account: Buffer | null = encodeTape(record);
   const rpc = {
@@ -137,13 +146,95 @@ describe('ProofService', () => {
     expect((await sut.siteProof(tape, '/_site.json')).target).toMatchObject({ name: '404.html' });
   });
 
+  it('proves pinned and alias answers; refuses a version or alias the tape does not keep', async () => {
+    const { sut, tape, rpcAnswer, refusal } = await newProofs(files, '', { alias: 'pr-1' });
+    for (const selector of [
+      { kind: 'pinned', version: 1 },
+      { kind: 'alias', name: 'pr-1' },
+    ] as const) {
+      const proof = await sut.siteProof(tape, '/about', selector);
+      expect(proof).toMatchObject({ version: 1, selector, target: { name: 'about.html' } });
+      const verdict = await verifyAnswer({
+        rpc: rpcAnswer(),
+        proof,
+        body: Buffer.from('about'),
+        expect: { tape, path: '/about', selector },
+        sha256,
+      });
+      expect(verdict).toMatchObject({ ok: true, version: 1 });
+    }
+    expect(await refusal(sut.siteProof(tape, '/', { kind: 'pinned', version: 2 }))).toBe(
+      '404 not_found',
+    );
+    expect(await refusal(sut.siteProof(tape, '/', { kind: 'alias', name: 'pr-2' }))).toBe(
+      '404 not_found',
+    );
+  });
+
+  it('proves what _redirects rules answer: a redirect, a rewrite, a 410 page, a shadowed rule', async () => {
+    const redirects = [
+      '/old/:id /new/:id 301',
+      '/app/* /index.html 200',
+      '/removed /404.html 410',
+      '/about /elsewhere 302',
+      '/bare /nothing 451',
+    ].join('\n');
+    const { sut, tape, rpcAnswer, refusal } = await newProofs(files, '', { redirects });
+    const check = async (path: string, body?: string) =>
+      verifyAnswer({
+        rpc: rpcAnswer(),
+        proof: await sut.siteProof(tape, path),
+        body: body === undefined ? undefined : Buffer.from(body),
+        expect: { tape, path },
+        sha256,
+      });
+    expect((await sut.siteProof(tape, '/old/7')).target).toEqual({
+      kind: 'site',
+      path: '/old/7',
+      status: 301,
+      location: '/new/7',
+      rule: 0,
+    });
+    expect(await check('/old/7')).toMatchObject({ ok: true, redirect: { status: 301 } });
+    expect((await sut.siteProof(tape, '/app/x')).target).toMatchObject({
+      name: 'index.html',
+      status: 200,
+      rule: 1,
+    });
+    expect(await check('/app/x', 'home')).toMatchObject({ ok: true });
+    expect((await sut.siteProof(tape, '/removed')).target).toMatchObject({
+      name: '404.html',
+      status: 410,
+      rule: 2,
+    });
+    expect(await check('/removed', 'missing')).toMatchObject({ ok: true });
+    // about.html exists: the file shadows the rule.
+    expect((await sut.siteProof(tape, '/about')).target).toEqual({
+      kind: 'site',
+      path: '/about',
+      name: 'about.html',
+      status: 200,
+    });
+    expect(await check('/about', 'about')).toMatchObject({ ok: true });
+    // A 451 rule without its page: the gateway's built-in page, its rule and status proved.
+    expect((await sut.siteProof(tape, '/bare')).target).toEqual({
+      kind: 'site',
+      path: '/bare',
+      status: 451,
+      page: 'built-in',
+      rule: 4,
+    });
+    expect(await check('/bare')).toMatchObject({ ok: true, builtInPage: 451 });
+    expect(await refusal(sut.siteProof(tape, '/a//b'))).toBe('400 bad_path');
+  });
+
   it('proves an object by address', async () => {
     const { sut, tape, entries, rpcAnswer } = await newProofs(files);
     const about = entries.find((e) => e.name === 'about.html')!;
     const address = objectAddress(tape, about.commitment.toString('hex'))!;
     const proof = await sut.objectProof(address);
     expect(proof.target).toEqual({ kind: 'object', commitment: about.commitment.toString('hex') });
-    expect(proof.entry.name).toBeUndefined();
+    expect(proof.entry!.name).toBeUndefined();
     const verdict = await verifyAnswer({
       rpc: rpcAnswer(),
       proof,

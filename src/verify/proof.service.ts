@@ -6,11 +6,16 @@ import { SiteConfig } from '../config/site.config';
 import { ApiError } from '../http/api-error';
 import { parseSiteSettings } from '../site/site-settings';
 import { parseSitePath } from '../site/site-path';
-import { namesOfPath, routeSitePath } from '../site/site-routing';
+import { isGatewayFile, namesOfPath, routeSitePath } from '../site/site-routing';
+import { NOT_FOUND_FILE } from '../site/site-path';
+import { requestPathOf } from '../site/site-directory';
+import { VersionSelector } from '../domains/version-selector';
+import { decodeSiteRules, NO_RULES } from '../versions/rules/site-rules';
 import { IntegrityError, TrackStoreError } from '../tracks/track-errors';
 import { VersionFormatError } from '../versions/version-entry';
 import { VersionEntry } from '../versions/version-entry';
 import {
+  firstRedirectRule,
   objectAddress,
   objectAddressParts,
   PROOF_FORMAT,
@@ -32,6 +37,7 @@ export const proofErrors = {
   badPath: (reason: string) => new ApiError(400, 'bad_path', `the site path is refused: ${reason}`),
   noTape: () => new ApiError(404, 'not_found', 'no such tape'),
   noVersion: () => new ApiError(404, 'not_found', 'the tape has no version published'),
+  noSelected: (what: string) => new ApiError(404, 'not_found', `the tape keeps no ${what}`),
   notServed: (what: string) =>
     new ApiError(404, 'not_found', `${what}: no file of the version answers it`),
   notCertified: () =>
@@ -61,29 +67,92 @@ export class ProofService {
     private readonly site: SiteConfig,
   ) {}
 
-  async siteProof(tape: string, rawPath: string): Promise<TapeProof> {
+  /**
+   * The proof of a site answer: of the current version, or (`selector`) of a pinned version or
+   * an alias's version. The path is routed as the site routes route it (SiteDirectory.route):
+   * the version's `_redirects` rules first (a file at the path shadows a rule without `!`),
+   * then the file rules; every name a verifier needs to see present or absent is looked up, so
+   * its nodes are in the proof.
+   */
+  async siteProof(tape: string, rawPath: string, selector?: VersionSelector): Promise<TapeProof> {
     const read = await this.readPointer(parseTape(tape));
-    const current = read.pointer.kept.find((k) => k.version === read.pointer.current);
-    if (!current) throw proofErrors.noVersion();
+    const version = chosenVersion(read.pointer, selector);
     const path = parseSitePath(rawPath);
     if (!path.ok)
       throw path.hidden ? proofErrors.notServed(rawPath) : proofErrors.badPath(path.reason);
     return this.guard(async () => {
-      const lookup = await this.proofs.open(Buffer.from(current.root, 'hex'));
+      const lookup = await this.proofs.open(Buffer.from(version.root, 'hex'));
       const spa = this.spaFallback(lookup.root.settings);
       const found = new Map<string, VersionEntry>();
-      for (const name of namesOfPath(path, spa)) {
+      const look = async (name: string) => {
+        if (found.has(name)) return found.get(name);
         const entry = await lookup.byName(name);
         if (entry) found.set(name, entry);
+        return entry;
+      };
+      for (const name of namesOfPath(path, spa)) await look(name);
+      const files = routeSitePath((name) => siteObjectStub(found.get(name)), spa, path);
+      const head = {
+        ...this.head(tape, read, version.version, version.root),
+        ...(selector && { selector }),
+      };
+      const rules = lookup.root.rules.length > 0 ? decodeSiteRules(lookup.root.rules) : NO_RULES;
+      const match = firstRedirectRule(rules.redirects, requestPathOf(path));
+      const shadowed = (files.kind === 'object' && files.named) || files.kind === 'add-slash';
+      if (match !== null && (match.rule.force || !shadowed)) {
+        const status = match.rule.status;
+        if (status !== 200 && status !== 404 && status !== 410 && status !== 451) {
+          return {
+            ...head,
+            target: {
+              kind: 'site',
+              path: rawPath,
+              status,
+              location: match.target,
+              rule: match.index,
+            },
+            nodes: lookup.nodes.map((n) => n.toString('base64')),
+          };
+        }
+        const to = parseSitePath(match.target.split(/[?#]/)[0]);
+        const wanted = to.ok && !isGatewayFile(to.name) ? await look(to.name) : undefined;
+        const page = wanted
+          ? { entry: wanted, status }
+          : status === 200 || status === 404
+            ? { entry: await look(NOT_FOUND_FILE), status: 404 as const }
+            : undefined;
+        // A 410/451 rule without its page, or no 404 page: the gateway's built-in page.
+        if (!page?.entry) {
+          return {
+            ...head,
+            target: {
+              kind: 'site',
+              path: rawPath,
+              status: status === 410 || status === 451 ? status : 404,
+              page: 'built-in',
+              rule: match.index,
+            },
+            nodes: lookup.nodes.map((n) => n.toString('base64')),
+          };
+        }
+        return {
+          ...head,
+          target: {
+            kind: 'site',
+            path: rawPath,
+            name: page.entry.name,
+            status: page.status,
+            rule: match.index,
+          },
+          ...(await lookup.part(page.entry, true)),
+        };
       }
-      const target = routeSitePath((name) => siteObjectStub(found.get(name)), spa, path);
-      // A path a site's `_redirects` answers with 410 or 451 has no proof yet (docs/verify.md).
-      if (target.kind !== 'object' || (target.status !== 200 && target.status !== 404))
+      if (files.kind !== 'object' || (files.status !== 200 && files.status !== 404))
         throw proofErrors.notServed(rawPath);
-      const entry = found.get(target.object.name)!;
+      const entry = found.get(files.object.name)!;
       return {
-        ...this.head(tape, read, current.version, current.root),
-        target: { kind: 'site', path: rawPath, name: entry.name, status: target.status },
+        ...head,
+        target: { kind: 'site', path: rawPath, name: entry.name, status: files.status },
         ...(await lookup.part(entry, true)),
       };
     });
@@ -156,6 +225,25 @@ export class ProofService {
       throw err;
     }
   }
+}
+
+/** The kept version a site proof is of: the current one, a pinned number or an alias's. */
+function chosenVersion(
+  pointer: TapePointer,
+  selector: VersionSelector | undefined,
+): TapePointer['kept'][number] {
+  const number =
+    selector === undefined
+      ? pointer.current
+      : selector.kind === 'pinned'
+        ? selector.version
+        : pointer.aliases.find((a) => a.name === selector.name)?.version;
+  const kept = pointer.kept.find((k) => k.version === number);
+  if (kept && number !== 0) return kept;
+  if (selector === undefined) throw proofErrors.noVersion();
+  throw proofErrors.noSelected(
+    selector.kind === 'pinned' ? `version ${selector.version}` : `alias ${selector.name}`,
+  );
 }
 
 function parseTape(tape: string): PublicKey {

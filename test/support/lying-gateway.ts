@@ -14,7 +14,10 @@ import { buildVersion } from '../../src/versions/version-builder';
  * - `swap-names`: `a` is answered with `b`'s answer and `b`'s proof (re-labelled for `a`'s path);
  * - `replay`: answers recorded earlier (`record` mode) are served instead of the current ones:
  *   an older version served as current;
- * - `forge`: the answer is other bytes, proven by a version built for them and never published.
+ * - `forge`: the answer is other bytes, proven by a version built for them and never published;
+ * - `relocate`: a redirect's `Location` is replaced (a `_redirects` answer sent elsewhere);
+ * - `unpin`: a request for `@<selector>` is answered from the current version, its proof
+ *   relabelled with the selector (an alias or pinned URL served from another version).
  */
 export type LyingMode =
   | { kind: 'honest' }
@@ -22,7 +25,9 @@ export type LyingMode =
   | { kind: 'flip-byte'; offset: number; only?: string }
   | { kind: 'swap-names'; a: string; b: string }
   | { kind: 'replay' }
-  | { kind: 'forge'; bytes: Buffer };
+  | { kind: 'forge'; bytes: Buffer }
+  | { kind: 'relocate'; location: string }
+  | { kind: 'unpin'; selector: string };
 
 interface Recorded {
   status: number;
@@ -96,6 +101,22 @@ export async function startLyingGateway(target: string): Promise<LyingGateway> {
         if (!isProof || answer.status !== 200) return answer;
         const proof = JSON.parse(answer.body.toString('utf8'));
         proof.target.path = proof.target.path.replace(mode.b, mode.a);
+        return { ...answer, body: Buffer.from(JSON.stringify(proof)) };
+      }
+      case 'relocate': {
+        const answer = await fetchUpstream(req, url);
+        if (isProof || answer.status < 300 || answer.status > 399) return answer;
+        return { ...answer, headers: { ...answer.headers, location: mode.location } };
+      }
+      case 'unpin': {
+        const at = `@${mode.selector}`;
+        if (!url.includes(at)) return fetchUpstream(req, url);
+        const answer = await fetchUpstream(req, url.replace(at, ''));
+        if (!isProof || answer.status !== 200) return answer;
+        const proof = JSON.parse(answer.body.toString('utf8'));
+        proof.selector = /^[0-9]+$/.test(mode.selector)
+          ? { kind: 'pinned', version: Number(mode.selector) }
+          : { kind: 'alias', name: mode.selector };
         return { ...answer, body: Buffer.from(JSON.stringify(proof)) };
       }
       case 'forge':

@@ -14,11 +14,11 @@ import {
 } from '../../verify/core/tape-verifier';
 import { CliError } from '../cli-error';
 import { HttpAnswer, VerifyHttp } from './verify-http';
-import { VerifyTarget } from './verify-target';
+import { selectorSuffix, VerifyTarget } from './verify-target';
 
 const sha256: Sha256 = (data) => createHash('sha256').update(data).digest();
 /** Reasons a gateway between two Publishes may give honestly: asked once more. */
-const RACY = new Set(['stale_version', 'version_not_kept', 'header_mismatch']);
+const RACY = new Set(['stale_version', 'version_not_kept', 'header_mismatch', 'alias_mismatch']);
 const MAX_REDIRECTS = 5;
 const PARALLEL = 16;
 const MAX_WAITS = 5;
@@ -69,6 +69,8 @@ export class TapeVerifierService {
   /** Every file of the site's current version, each fetched through the site's own routes. */
   async verifyAll(target: VerifyTarget, rpcUrl: string): Promise<VerifyReport> {
     if (target.kind !== 'site') throw new CliError('--all takes a site URL or path');
+    if (target.selector)
+      throw new CliError('--all checks the current version: give the site URL without a selector');
     const rpc = await this.account(rpcUrl, target.tape);
     const report: VerifyReport = {
       ok: true,
@@ -119,28 +121,64 @@ export class TapeVerifierService {
   }
 
   private async once(target: VerifyTarget, rpcUrl: string): Promise<VerifyReport> {
-    const report: VerifyReport = { ok: true, tape: target.tape, files: 0, bytes: 0 };
+    let report: VerifyReport = { ok: true, tape: target.tape, files: 0, bytes: 0 };
     try {
-      const { answer, url, path } = await this.fetchAnswer(target);
-      const proofUrl =
-        target.kind === 'site'
-          ? `${target.gateway}/proof/site/${target.tape}${path}`
-          : `${target.gateway}/proof/object/${target.track}`;
-      const proof = await this.proof(proofUrl, target.kind === 'site' ? path : target.commitment);
+      if (target.kind === 'object') {
+        const answer = await this.get(target.url);
+        const proofUrl = `${target.gateway}/proof/object/${target.track}`;
+        const proof = await this.proof(proofUrl, target.commitment);
+        const rpc = await this.account(rpcUrl, target.tape);
+        const verdict = await verifyAnswer({
+          rpc,
+          proof,
+          body: answer.body,
+          status: answer.status,
+          headers: answer.headers,
+          expect: { tape: target.tape, commitment: target.commitment },
+          sha256,
+        });
+        return this.report(report, verdict, target.url);
+      }
+      // A site path: each answer on the way is checked, a `_redirects` redirect included (its
+      // proof names the rule); a redirect with no proof (`/docs` -> `/docs/`) is only followed.
       const rpc = await this.account(rpcUrl, target.tape);
-      const verdict = await verifyAnswer({
-        rpc,
-        proof,
-        body: answer.body,
-        status: answer.status,
-        headers: answer.headers,
-        expect:
-          target.kind === 'site'
-            ? { tape: target.tape, path }
-            : { tape: target.tape, commitment: target.commitment },
-        sha256,
-      });
-      return this.report(report, verdict, url);
+      const proofBase = `${target.gateway}/proof/site/${target.tape}${selectorSuffix(target.selector)}`;
+      let path = target.path;
+      for (let hop = 0; ; hop++) {
+        const url = target.siteBase + path;
+        const answer = await this.get(url);
+        const redirect = answer.status >= 300 && answer.status <= 399 && !!answer.location;
+        const proof = redirect
+          ? await this.optionalProof(proofBase + path, path)
+          : await this.proof(proofBase + path, path);
+        if (proof !== undefined) {
+          const verdict = await verifyAnswer({
+            rpc,
+            proof,
+            body: redirect ? undefined : answer.body,
+            status: answer.status,
+            headers: answer.headers,
+            expect: {
+              tape: target.tape,
+              path,
+              ...(target.selector && { selector: target.selector }),
+            },
+            sha256,
+          });
+          const files = report.files;
+          const bytes = report.bytes;
+          report = this.report(report, verdict, url);
+          report.files += files;
+          report.bytes += bytes;
+          if (!report.ok) return report;
+        }
+        if (!redirect) return report;
+        const next = new URL(answer.location!, url);
+        const full = next.origin + next.pathname;
+        if (hop >= MAX_REDIRECTS || !full.startsWith(target.siteBase + '/'))
+          throw fail(path, url, 'redirect', `redirected out of the site to ${answer.location}`);
+        path = full.slice(target.siteBase.length);
+      }
     } catch (err) {
       if (!(err instanceof Failed)) throw err;
       return { ...report, ok: false, failure: err.failure };
@@ -161,24 +199,13 @@ export class TapeVerifierService {
     };
   }
 
-  /** The answer, following the site's redirects (`/docs` -> `/docs/`) within the site. */
-  private async fetchAnswer(
-    target: VerifyTarget,
-  ): Promise<{ answer: HttpAnswer; url: string; path: string }> {
-    if (target.kind === 'object')
-      return { answer: await this.get(target.url), url: target.url, path: '' };
-    let path = target.path;
-    for (let hop = 0; ; hop++) {
-      const url = target.siteBase + path;
-      const answer = await this.get(url);
-      if (answer.status < 300 || answer.status > 399 || !answer.location)
-        return { answer, url, path };
-      const next = new URL(answer.location, url);
-      const full = next.origin + next.pathname;
-      if (hop >= MAX_REDIRECTS || !full.startsWith(target.siteBase + '/'))
-        throw fail(path, url, 'redirect', `redirected out of the site to ${answer.location}`);
-      path = full.slice(target.siteBase.length);
-    }
+  /** A redirect's proof: a `_redirects` rule has one, the gateway's own `/docs` -> `/docs/` none. */
+  private async optionalProof(url: string, file: string): Promise<unknown> {
+    const answer = await this.get(url);
+    if (answer.status === 404) return undefined;
+    if (answer.status !== 200)
+      throw fail(file, url, 'no_proof', `the gateway answered ${answer.status} for the proof`);
+    return this.parseProof(answer, url, file);
   }
 
   /** One file of a version walked from its manifest: its answer must be the entry's bytes. */
@@ -220,13 +247,38 @@ export class TapeVerifierService {
       sha256,
     });
     if (!verdict.ok) throw new Failed({ ...verdict, file: name, url });
-    if (verdict.entry.commitment !== entry.commitment)
+    // A forced `_redirects` rule answers the file's path with something else (proved above):
+    // the file itself is checked through /object.
+    if (bySite && verdict.entry?.commitment !== entry.commitment && ruled(proof))
+      return this.checkEntryByObject(target, rpc, version, entry, track);
+    if (verdict.entry?.commitment !== entry.commitment)
       throw fail(
         name,
         url,
         'entry_mismatch',
-        `the gateway proves ${verdict.entry.name ?? 'another file'} for ${name}`,
+        `the gateway proves ${verdict.entry?.name ?? 'another answer'} for ${name}`,
       );
+    return answer.body.length;
+  }
+
+  private async checkEntryByObject(
+    target: Extract<VerifyTarget, { kind: 'site' }>,
+    rpc: RpcAccountAnswer,
+    version: number,
+    entry: ProofEntry,
+    track: string,
+  ): Promise<number> {
+    const url = `${target.gateway}/object/${track}`;
+    const answer = await this.get(url);
+    const verdict = await verifyAnswer({
+      rpc,
+      proof: await this.proof(`${target.gateway}/proof/object/${track}`, track),
+      body: answer.body,
+      headers: answer.headers,
+      expect: { tape: target.tape, commitment: entry.commitment, version },
+      sha256,
+    });
+    if (!verdict.ok) throw new Failed({ ...verdict, file: entry.name!, url });
     return answer.body.length;
   }
 
@@ -234,6 +286,10 @@ export class TapeVerifierService {
     const answer = await this.get(url);
     if (answer.status !== 200)
       throw fail(file, url, 'no_proof', `the gateway answered ${answer.status} for the proof`);
+    return this.parseProof(answer, url, file);
+  }
+
+  private parseProof(answer: HttpAnswer, url: string, file: string): unknown {
     try {
       return JSON.parse(Buffer.from(answer.body).toString('utf8'));
     } catch {
@@ -288,11 +344,19 @@ function fail(file: string, url: string, reason: string, message: string): Faile
 function siteReachable(name: string): boolean {
   return (
     name !== '_site.json' &&
+    name !== '_redirects' &&
+    name !== '_headers' &&
     !name.endsWith('/') &&
     !name.startsWith('/') &&
     !name.includes('//') &&
     !name.includes('\\')
   );
+}
+
+/** Whether a proof's answer is one a `_redirects` rule decides. */
+function ruled(proof: unknown): boolean {
+  const target = (proof as { target?: { rule?: unknown } } | null)?.target;
+  return typeof target?.rule === 'number';
 }
 
 /** `GET /versions/{tape}/{root}`: the root, then every node, each as u32le length and bytes. */

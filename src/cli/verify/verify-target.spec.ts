@@ -36,6 +36,37 @@ describe('parseVerifyTarget', () => {
     ).toMatchObject({ gateway: 'https://gw.test' });
   });
 
+  it('pinned and alias URLs: the selector from the path or the host', () => {
+    expect(parseVerifyTarget(`http://gw.test/site/${tape}@3/a/`, fallback)).toEqual({
+      kind: 'site',
+      tape,
+      siteBase: `http://gw.test/site/${tape}@3`,
+      path: '/a/',
+      gateway: 'http://gw.test',
+      selector: { kind: 'pinned', version: 3 },
+    });
+    expect(parseVerifyTarget(`http://gw.test/site/${tape}@pr-12`, fallback)).toMatchObject({
+      path: '/',
+      selector: { kind: 'alias', name: 'pr-12' },
+    });
+    const label = labelFromAddress(tape);
+    expect(parseVerifyTarget(`https://v7--${label}.sites.test/x`, fallback)).toEqual({
+      kind: 'site',
+      tape,
+      siteBase: `https://v7--${label}.sites.test`,
+      path: '/x',
+      gateway: 'https://sites.test',
+      selector: { kind: 'pinned', version: 7 },
+    });
+    expect(parseVerifyTarget(`https://pr-1--${label}.sites.test/`, fallback)).toMatchObject({
+      tape,
+      selector: { kind: 'alias', name: 'pr-1' },
+    });
+    expect(() => parseVerifyTarget(`http://gw.test/site/${tape}@Bad_/`, fallback)).toThrow(
+      /version selector/,
+    );
+  });
+
   it('an object URL: the tape and commitment from the address', () => {
     const commitment = 'ab'.repeat(32);
     const track = objectAddress(tape, commitment)!;

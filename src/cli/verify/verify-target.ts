@@ -1,12 +1,19 @@
 import { addressFromLabel } from '../../chain/tape-label';
+import {
+  parseHostSelector,
+  parsePathSelector,
+  VersionSelector,
+} from '../../domains/version-selector';
 import { objectAddressParts } from '../../verify/core/tape-verifier';
 import { CliError } from '../cli-error';
 
 /**
  * What `tape verify` was asked to check, from its argument (docs/cli.md, "tape verify"):
- * - `<gateway>/site/{tape}/{path}`: a path route;
+ * - `<gateway>/site/{tape}/{path}`: a path route; `/site/{tape}@<n>/…` and `/site/{tape}@<alias>/…`
+ *   a pinned version or an alias;
  * - `<scheme>://<label>.<suffix>/{path}`: a hostname route (the label is base32 of the tape;
- *   proofs are asked of `<scheme>://<suffix>`, or of `--gateway`);
+ *   proofs are asked of `<scheme>://<suffix>`, or of `--gateway`); `v<n>--<label>` and
+ *   `<alias>--<label>` a pinned version or an alias;
  * - `<gateway>/object/{track}`: an object by address;
  * - `/{path}`: a path of the active tape (`--tape`), through the configured gateway.
  */
@@ -19,6 +26,8 @@ export type VerifyTarget =
       path: string;
       /** Where proofs and version manifests are asked for. */
       gateway: string;
+      /** A pinned version or an alias instead of the current version. */
+      selector?: VersionSelector;
     }
   | {
       kind: 'object';
@@ -49,14 +58,17 @@ export function parseVerifyTarget(
     throw new CliError(`${text}: only http and https URLs can be verified`);
   const path = url.pathname;
   const own = trim(fallback.gatewayOption ?? url.origin);
-  const site = /^\/site\/([1-9A-HJ-NP-Za-km-z]{32,44})(\/.*)?$/.exec(path);
+  const site = /^\/site\/([1-9A-HJ-NP-Za-km-z]{32,44})(?:@([^/]*))?(\/.*)?$/.exec(path);
   if (site) {
+    const selector =
+      site[2] === undefined ? undefined : selectorOf(parsePathSelector(site[2]), text);
     return {
       kind: 'site',
       tape: site[1],
-      siteBase: `${url.origin}/site/${site[1]}`,
-      path: site[2] ?? '/',
+      siteBase: `${url.origin}/site/${site[1]}${site[2] === undefined ? '' : `@${site[2]}`}`,
+      path: site[3] ?? '/',
       gateway: own,
+      ...(selector && { selector }),
     };
   }
   const object = /^\/object\/([1-9A-HJ-NP-Za-km-z]+)$/.exec(path);
@@ -72,7 +84,11 @@ export function parseVerifyTarget(
       gateway: own,
     };
   }
-  const [label, ...rest] = url.hostname.split('.');
+  const [first, ...rest] = url.hostname.split('.');
+  const dashes = first.lastIndexOf('--');
+  const label = dashes < 0 ? first : first.slice(dashes + 2);
+  const selector =
+    dashes < 0 ? undefined : selectorOf(parseHostSelector(first.slice(0, dashes)), text);
   const tape = addressFromLabel(label);
   if (tape === null || rest.length === 0) {
     throw new CliError(
@@ -86,7 +102,20 @@ export function parseVerifyTarget(
     siteBase: url.origin,
     path,
     gateway: trim(fallback.gatewayOption ?? `${url.protocol}//${rest.join('.')}${port}`),
+    ...(selector && { selector }),
   };
+}
+
+function selectorOf(parsed: ReturnType<typeof parsePathSelector>, text: string): VersionSelector {
+  if (parsed.kind === 'bad')
+    throw new CliError(`${text}: the version selector is ${parsed.reason}`);
+  return parsed;
+}
+
+/** `@3` or `@pr-12` after the tape in a path (empty for the current version). */
+export function selectorSuffix(selector: VersionSelector | undefined): string {
+  if (selector === undefined) return '';
+  return selector.kind === 'pinned' ? `@${selector.version}` : `@${selector.name}`;
 }
 
 function trim(base: string): string {

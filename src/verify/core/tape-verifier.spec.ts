@@ -166,7 +166,7 @@ describe('tape verifier core', () => {
       status: 200,
       headers: {
         'x-tape-version': '1',
-        'x-tape-commitment': proof.entry.commitment,
+        'x-tape-commitment': proof.entry!.commitment,
         'content-digest': `sha-256=:${createHash('sha256').update(s.bytes.get('pages/p-777.html')!).digest('base64')}:`,
       },
       expect: { tape: TAPE, path: '/pages/p-777.html' },
@@ -224,6 +224,7 @@ describe('tape verifier core', () => {
         { version: 5, root: s.version.rootCommitment.toString('hex') },
         { version: 4, root: s.version.rootCommitment.toString('hex') },
       ],
+      aliases: [],
     });
     expect(readTapePointer(data.subarray(1))).toBeNull();
   });
@@ -305,7 +306,7 @@ describe('tape verifier core', () => {
     });
     it('entry_mismatch', async () => {
       expectRefused(
-        await check((p) => (p.entry.contentType = 'text/javascript')),
+        await check((p) => (p.entry!.contentType = 'text/javascript')),
         'entry_mismatch',
       );
     });

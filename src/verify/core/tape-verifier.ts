@@ -1,12 +1,29 @@
+import {
+  firstRedirectRule,
+  REDIRECT_STATUSES,
+  RedirectRule,
+  RedirectStatus,
+} from '../../versions/rules/redirect-match';
+
+export {
+  firstRedirectRule,
+  matchPath,
+  placeholdersOf,
+  REDIRECT_STATUSES,
+  substitute,
+} from '../../versions/rules/redirect-match';
+export type { PathParams, RedirectRule, RedirectStatus } from '../../versions/rules/redirect-match';
+
 /**
  * The verifier of tape proofs (docs/verify.md): given one RPC answer (getAccountInfo of the
  * tape, with its context slot), a proof a gateway handed out and the bytes it served, it accepts
  * them or names the first file, byte range and reason that fail.
  *
- * One file with no imports at all, on purpose: the `tape verify` command runs it under Node and
- * the gateway serves the very same code to browsers as one ES module (`GET /_tape/verify.js`),
- * so it uses only Uint8Array, TextEncoder/TextDecoder and an injected SHA-256 (WebCrypto's
- * `crypto.subtle.digest` in a browser).
+ * No dependencies, on purpose: the `tape verify` command runs it under Node and the gateway
+ * serves the very same code to browsers as one ES module (`GET /_tape/verify.js`), so it uses
+ * only Uint8Array, TextEncoder/TextDecoder and an injected SHA-256 (WebCrypto's
+ * `crypto.subtle.digest` in a browser). Its one import, the `_redirects` matching, is itself
+ * import-free and inlined into the module by `npm run build` (tools/bundle-verify-module.mjs).
  */
 
 /** SHA-256 of some bytes: `webCryptoSha256` in a browser, node:crypto in the CLI. */
@@ -16,6 +33,8 @@ export const PROOF_FORMAT = 'tape-proof-v1';
 export const CHUNK_BYTES = 65536;
 const TRACK_DOMAIN = 'tape-track-v1';
 const ROOT_MAGIC = 'tape-version-v1';
+/** A root carrying the site's compiled `_redirects` and `_headers` (docs/versions.md). */
+const ROOT_MAGIC_RULES = 'tape-version-v2';
 const MAX_LEVEL = 16;
 
 export type EntryLocation =
@@ -33,9 +52,42 @@ export interface ProofEntry {
   location: EntryLocation;
 }
 
-export type ProofTarget =
-  | { kind: 'site'; path: string; name: string; status: 200 | 404 }
-  | { kind: 'object'; commitment: string };
+/**
+ * A site answer: a file (`name`) under `status`, or (`location`) a redirect a `_redirects` rule
+ * decides. `rule` is the index of the `_redirects` rule that decides the answer (absent when no
+ * rule does): a redirect, a 200 rewrite, a 404/410/451 page chosen by the rule.
+ */
+export type SiteProofTarget = SiteFileTarget | SiteRedirectTarget | SitePageTarget;
+export interface SiteFileTarget {
+  kind: 'site';
+  path: string;
+  name: string;
+  status: 200 | 404 | 410 | 451;
+  rule?: number;
+}
+/**
+ * The gateway's built-in page for a rule whose file is absent: a 410/451 rule's page, or the
+ * built-in 404 of a 200/404 rule when the site has no `404.html` either.
+ */
+export interface SitePageTarget {
+  kind: 'site';
+  path: string;
+  status: 404 | 410 | 451;
+  page: 'built-in';
+  rule: number;
+}
+export interface SiteRedirectTarget {
+  kind: 'site';
+  path: string;
+  status: 301 | 302 | 303 | 307 | 308;
+  location: string;
+  rule: number;
+}
+
+export type ProofTarget = SiteProofTarget | { kind: 'object'; commitment: string };
+
+/** Which kept version a site URL asks for instead of the current one (`@3`, `@pr-12`). */
+export type ProofSelector = { kind: 'pinned'; version: number } | { kind: 'alias'; name: string };
 
 export interface TapeProof {
   format: typeof PROOF_FORMAT;
@@ -46,12 +98,15 @@ export interface TapeProof {
   /** Which version the answer is of, and its root commitment (hex). */
   version: number;
   root: string;
+  /** The selector of a pinned or alias URL the proof answers (absent: the current version). */
+  selector?: ProofSelector;
   target: ProofTarget;
   /** base64: the version root, then every node on the way down to the entry's leaf. */
   nodes: string[];
-  entry: ProofEntry;
+  /** The file answering (absent only for a redirect target). */
+  entry?: ProofEntry;
   /** The chunk-hash list of the entry's own commitment, or (streamed files) its segment manifest. */
-  content: { chunkHashes: string } | { manifest: string };
+  content?: { chunkHashes: string } | { manifest: string };
 }
 
 /** The JSON-RPC `result` of `getAccountInfo(tape, {encoding: "base64"})`. */
@@ -72,6 +127,9 @@ export type FailureReason =
   | 'entry_not_found'
   | 'entry_mismatch'
   | 'name_not_for_path'
+  | 'alias_mismatch'
+  | 'rule_mismatch'
+  | 'rule_shadowed'
   | 'content_proof_mismatch'
   | 'size_mismatch'
   | 'content_mismatch'
@@ -84,7 +142,12 @@ export interface Accepted {
   version: number;
   root: string;
   slot: number;
-  entry: ProofEntry;
+  /** The file that answered (absent for a redirect). */
+  entry?: ProofEntry;
+  /** A redirect's status and location (the `_redirects` rule's). */
+  redirect?: { status: number; location: string };
+  /** The status of a built-in page a `_redirects` rule answers with (no file, body unchecked). */
+  builtInPage?: number;
   /** Bytes checked against the chain (0 when no body was given). */
   checkedBytes: number;
 }
@@ -104,6 +167,8 @@ export type Verdict = Accepted | Refused;
 export interface TapePointer {
   current: number;
   kept: { version: number; root: string }[];
+  /** The alias table: each name and the version it points at, in table order. */
+  aliases: { name: string; version: number }[];
 }
 
 /**
@@ -122,7 +187,18 @@ export function readTapePointer(data: Uint8Array): TapePointer | null {
     const at = HISTORY_AT + i * HISTORY_ENTRY_SIZE;
     kept.push({ version: u64(data, at), root: hex(data.subarray(at + 8, at + 40)) });
   }
-  return { current, kept };
+  const aliasCount = data[ALIASES_AT];
+  if (aliasCount > ALIAS_SLOTS) return null;
+  const aliases: TapePointer['aliases'] = [];
+  for (let i = 0; i < aliasCount; i++) {
+    const at = ALIASES_AT + 1 + i * ALIAS_ENTRY_SIZE;
+    const len = data[at];
+    if (len < 1 || len > ALIAS_NAME_MAX) return null;
+    let name = '';
+    for (const b of data.subarray(at + 1, at + 1 + len)) name += String.fromCharCode(b);
+    aliases.push({ name, version: u64(data, at + 1 + ALIAS_NAME_MAX) });
+  }
+  return { current, kept, aliases };
 }
 
 /** Program 1.3.0's tape record: 130 bytes of tape, then the pointer, history and aliases. */
@@ -130,6 +206,11 @@ const TAPE_RECORD_SIZE = 2221;
 const HISTORY_AT = 164;
 const HISTORY_SLOTS = 32;
 const HISTORY_ENTRY_SIZE = 56;
+/** After the history table: `u8 alias_count`, then 8 × (`u8 len`, `[24] name`, `u64 version`). */
+const ALIASES_AT = HISTORY_AT + HISTORY_SLOTS * HISTORY_ENTRY_SIZE;
+const ALIAS_SLOTS = 8;
+const ALIAS_NAME_MAX = 24;
+const ALIAS_ENTRY_SIZE = 1 + ALIAS_NAME_MAX + 8;
 
 export interface VerifyInput {
   rpc: RpcAccountAnswer;
@@ -140,7 +221,14 @@ export interface VerifyInput {
   status?: number;
   headers?: Record<string, string | undefined>;
   /** What the client asked for: the proof must be about exactly this. */
-  expect?: { tape?: string; path?: string; commitment?: string; version?: number };
+  expect?: {
+    tape?: string;
+    path?: string;
+    commitment?: string;
+    version?: number;
+    /** The URL asked for a pinned version or an alias (`@3`, `v3--…`, `@pr-12`, `pr-12--…`). */
+    selector?: ProofSelector;
+  };
   sha256: Sha256;
 }
 
@@ -227,8 +315,17 @@ export function objectAddress(tape: string, commitment: string): string | null {
   return base58Encode(bytes);
 }
 
-/** The names a site path may be answered with (docs/site.md, "Path mapping"); null if refused. */
-export function namesForPath(path: string): { exact: string[]; fallback200: string[] } | null {
+/**
+ * The names a site path may be answered with (docs/site.md, "Path mapping"); null if refused.
+ * `requestPath` is the decoded path rules match; `directoryIndex` the `<path>/index.html` whose
+ * existence makes the gateway add a slash.
+ */
+export function namesForPath(path: string): {
+  exact: string[];
+  fallback200: string[];
+  requestPath: string;
+  directoryIndex: string[];
+} | null {
   if (!path.startsWith('/')) return null;
   let decoded: string;
   try {
@@ -244,7 +341,37 @@ export function namesForPath(path: string): { exact: string[]; fallback200: stri
   const route = directory || dot <= 0 || dot === last.length - 1;
   const exact = [name];
   if (!directory && route) exact.push(`${name}.html`);
-  return { exact, fallback200: route ? ['index.html'] : [] };
+  return {
+    exact,
+    fallback200: route ? ['index.html'] : [],
+    requestPath: decoded,
+    directoryIndex: directory ? [] : [`${name}/index.html`],
+  };
+}
+
+/** The `_redirects` rules of a root's compiled rules (docs/versions.md, "Encoding"). */
+export function redirectsOfRules(bytes: Uint8Array): RedirectRule[] {
+  if (bytes.length === 0) return [];
+  const bad = (): never => {
+    throw new Refusal('node_mismatch', 'malformed site rules in the version root');
+  };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    return bad();
+  }
+  const list = (parsed as { redirects?: unknown }).redirects;
+  if (!Array.isArray(list)) return bad();
+  return list.map((r: unknown): RedirectRule => {
+    if (!Array.isArray(r) || r.length !== 4) return bad();
+    const [from, to, status, force] = r as unknown[];
+    if (typeof from !== 'string' || typeof to !== 'string' || typeof force !== 'boolean')
+      return bad();
+    if (!(REDIRECT_STATUSES as readonly unknown[]).includes(status)) bad();
+    if (!from.startsWith('/') || !to.startsWith('/') || to.startsWith('//')) bad();
+    return { from, to, status: status as RedirectStatus, force };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -286,6 +413,9 @@ async function verify(input: VerifyInput, file: string): Promise<Verdict> {
     (target.kind !== 'object' || target.commitment !== expect.commitment)
   )
     throw new Refusal('wrong_target', `the proof is not of the object ${expect.commitment}`);
+  const selector = expect?.selector;
+  if (selector !== undefined && selectorText(proof.selector) !== selectorText(selector))
+    throw new Refusal('wrong_target', `the proof is not of ${selectorText(selector)}`);
 
   // 1. The version, against the chain.
   const value = input.rpc?.value;
@@ -293,10 +423,19 @@ async function verify(input: VerifyInput, file: string): Promise<Verdict> {
   const pointer = readTapePointer(base64Decode(String(value.data[0])));
   if (!pointer) throw new Refusal('no_tape', `${proof.tape} is not a tape account`);
   if (pointer.current === 0) throw new Refusal('no_version', 'the tape has no version published');
-  const pinned = expect?.version;
+  const pinned = selector?.kind === 'pinned' ? selector.version : expect?.version;
   if (pinned !== undefined && proof.version !== pinned)
     throw new Refusal('wrong_target', `the proof is of version ${proof.version}, not ${pinned}`);
-  if (target.kind === 'site' && pinned === undefined && proof.version !== pointer.current) {
+  if (selector?.kind === 'alias') {
+    const alias = pointer.aliases.find((a) => a.name === selector.name);
+    if (!alias) throw new Refusal('alias_mismatch', `the tape has no alias ${selector.name}`);
+    if (alias.version !== proof.version) {
+      throw new Refusal(
+        'alias_mismatch',
+        `the alias ${selector.name} points at version ${alias.version}, the answer is of version ${proof.version} (slot ${input.rpc.context.slot})`,
+      );
+    }
+  } else if (target.kind === 'site' && pinned === undefined && proof.version !== pointer.current) {
     throw new Refusal(
       proof.version < pointer.current ? 'stale_version' : 'version_not_kept',
       `the answer is of version ${proof.version}; the tape's current version is ${pointer.current} (slot ${input.rpc.context.slot})`,
@@ -311,12 +450,53 @@ async function verify(input: VerifyInput, file: string): Promise<Verdict> {
     );
   }
 
-  // 2. The manifest path, from the root to the entry.
+  // 2. The manifest path, from the root to the entry; a site path's `_redirects` rule.
   const nodes = proof.nodes.map(base64Decode);
   const byCommitment = await indexNodes(nodes, sha256);
   const rootBytes = byCommitment.get(proof.root);
   if (!rootBytes) throw new Refusal('node_mismatch', `no node of the proof hashes to the root`);
   const root = decodeRoot(rootBytes);
+  const has = (name: string): boolean =>
+    leafFor(root.names, new TextEncoder().encode(name), byCommitment).entries.some(
+      (e) => e.name === name,
+    );
+  if (target.kind === 'site') {
+    const decided = checkSiteRules(target, root.rules, has);
+    const head = {
+      ok: true as const,
+      file,
+      tape: proof.tape,
+      version: proof.version,
+      root: proof.root,
+      slot: input.rpc.context.slot,
+      checkedBytes: 0,
+    };
+    if (decided?.kind === 'redirect') {
+      const redirect = { status: decided.status, location: decided.location };
+      checkRedirectAnswer(input, proof, redirect, selector);
+      return { ...head, redirect };
+    }
+    if (decided?.kind === 'page') {
+      if (input.status !== undefined && input.status !== decided.status)
+        throw new Refusal(
+          'header_mismatch',
+          `status ${input.status}, the rule's ${decided.status}`,
+        );
+      const version = input.headers?.['x-tape-version'];
+      if (version !== undefined && version !== String(proof.version))
+        throw new Refusal(
+          'header_mismatch',
+          `X-Tape-Version ${version}, the proof's ${proof.version}`,
+        );
+      return { ...head, builtInPage: decided.status };
+    }
+  }
+  if (
+    !proof.entry ||
+    !proof.content ||
+    (target.kind === 'site' && ('location' in target || 'page' in target))
+  )
+    throw new Refusal('malformed_proof', `not a ${PROOF_FORMAT} proof: entry`);
   const key =
     target.kind === 'site' ? new TextEncoder().encode(target.name) : unhex(target.commitment);
   const leaf = leafFor(target.kind === 'site' ? root.names : root.commits, key, byCommitment);
@@ -326,7 +506,6 @@ async function verify(input: VerifyInput, file: string): Promise<Verdict> {
   if (!found) throw new Refusal('entry_not_found', `version ${proof.version} has no such entry`);
   if (!sameEntry(found, proof.entry))
     throw new Refusal('entry_mismatch', 'the proof states another entry than its nodes hold');
-  if (target.kind === 'site') checkNameForPath(target);
 
   // 3. The content proof, against the entry's commitment.
   const entry = found;
@@ -335,7 +514,7 @@ async function verify(input: VerifyInput, file: string): Promise<Verdict> {
   // 4. The answer: headers and bytes.
   if (input.status !== undefined && target.kind === 'site' && input.status !== target.status)
     throw new Refusal('header_mismatch', `status ${input.status}, the proof says ${target.status}`);
-  checkHeaders(input.headers, proof, entry);
+  checkHeaders(input.headers, proof, entry, selector);
   let checkedBytes = 0;
   if (input.body !== undefined) {
     await checkBody(input.body, entry, content, sha256);
@@ -354,13 +533,165 @@ async function verify(input: VerifyInput, file: string): Promise<Verdict> {
   };
 }
 
-function checkNameForPath(target: { path: string; name: string; status: 200 | 404 }): void {
+function selectorText(selector: ProofSelector | undefined): string {
+  if (selector === undefined) return 'the current version';
+  return selector.kind === 'pinned' ? `@${selector.version}` : `@${selector.name}`;
+}
+
+/**
+ * The site's routing of the path, rules first (docs/verify.md, "Site rules"): which `_redirects`
+ * rule decides the path (the first whose pattern matches, unless a file at the path shadows a
+ * rule without `!`) must be the proof's `rule`; a file answer must then be the rule's target
+ * file (or the 404 page when the target is absent), a plain answer one the path names.
+ * Returns the redirect a redirect target proves.
+ */
+function checkSiteRules(
+  target: SiteProofTarget,
+  rules: RedirectRule[],
+  has: (name: string) => boolean,
+):
+  { kind: 'redirect'; status: number; location: string } | { kind: 'page'; status: number } | null {
+  const names = namesForPath(target.path);
+  if (!names) throw new Refusal('name_not_for_path', `${target.path} is not a site path`);
+  const match = firstRedirectRule(rules, names.requestPath);
+  // A file the path names itself (or its directory's index) shadows a rule without `!`.
+  const shadowed = (): boolean =>
+    [...names.exact, ...names.directoryIndex].some((n) => !isGatewayName(n) && has(n));
+  const applies = match !== null && (match.rule.force || !shadowed());
+  if (!('location' in target) && !('page' in target) && target.rule === undefined) {
+    if (applies) {
+      throw new Refusal(
+        'rule_mismatch',
+        `_redirects rule ${match.index + 1} (${match.rule.from} ${match.rule.to} ${match.rule.status}) answers ${target.path}, the proof says no rule does`,
+      );
+    }
+    if (match !== null && !(target.status === 200 && names.exact.includes(target.name))) {
+      throw new Refusal(
+        'rule_mismatch',
+        `${target.path} is answered by _redirects rule ${match.index + 1} unless a file shadows it; ${target.name} does not`,
+      );
+    }
+    checkNameForPath(target);
+    return null;
+  }
+  if (match === null || match.index !== target.rule) {
+    throw new Refusal(
+      'rule_mismatch',
+      match === null
+        ? `no _redirects rule matches ${target.path}`
+        : `_redirects rule ${match.index + 1} matches ${target.path} first, not rule ${(target.rule ?? 0) + 1}`,
+    );
+  }
+  if (!applies)
+    throw new Refusal(
+      'rule_shadowed',
+      `a file at ${target.path} shadows _redirects rule ${match.index + 1}`,
+    );
+  const rule = match.rule;
+  if ('location' in target) {
+    if (target.status !== rule.status || target.location !== match.target) {
+      throw new Refusal(
+        'rule_mismatch',
+        `_redirects rule ${match.index + 1} answers ${rule.status} to ${match.target}, the proof says ${target.status} to ${target.location}`,
+      );
+    }
+    return { kind: 'redirect', status: rule.status, location: match.target };
+  }
+  if (rule.status !== 200 && rule.status !== 404 && rule.status !== 410 && rule.status !== 451)
+    throw new Refusal('rule_mismatch', `_redirects rule ${match.index + 1} is a redirect`);
+  const wanted = nameOfTarget(match.target);
+  if ('page' in target) {
+    // No file answers: the rule's file is absent, and for a 200/404 rule the 404 page too.
+    const absent = wanted === null || !has(wanted);
+    const ok =
+      absent &&
+      (rule.status === 410 || rule.status === 451
+        ? target.status === rule.status
+        : target.status === 404 && !has('404.html'));
+    if (!ok) {
+      throw new Refusal(
+        'rule_mismatch',
+        `_redirects rule ${match.index + 1} answers ${target.path} with a file, not a built-in ${target.status} page`,
+      );
+    }
+    return { kind: 'page', status: target.status };
+  }
+  if (wanted !== null && target.name === wanted && target.status === rule.status) return null;
+  // The rule's file is absent: a 200 or 404 rule answers with the site's 404 page.
+  const fallback =
+    (rule.status === 200 || rule.status === 404) &&
+    target.name === '404.html' &&
+    target.status === 404 &&
+    (wanted === null || !has(wanted));
+  if (!fallback) {
+    throw new Refusal(
+      'rule_mismatch',
+      `_redirects rule ${match.index + 1} answers ${target.path} with ${wanted ?? 'no file'} (status ${rule.status}), the proof says ${target.name} (status ${target.status})`,
+    );
+  }
+  return null;
+}
+
+/** The file a rule's target path names (`/a/` -> `a/index.html`), null for a gateway file. */
+function nameOfTarget(to: string): string | null {
+  const names = namesForPath(to.split(/[?#]/)[0]);
+  if (!names) return null;
+  const name = names.exact[0];
+  return isGatewayName(name) ? null : name;
+}
+
+/** `_site.json`, `_redirects`, `_headers`: read by the gateway, never served. */
+function isGatewayName(name: string): boolean {
+  return name === '_site.json' || name === '_redirects' || name === '_headers';
+}
+
+/**
+ * A redirect's answer: its status and `Location` (the rule's target under the site's mount:
+ * nothing on a hostname, `/site/{tape}` or `/site/{tape}@<selector>` on the path route; the
+ * request's query added when the target has none). Its body is the gateway's own note.
+ */
+function checkRedirectAnswer(
+  input: VerifyInput,
+  proof: TapeProof,
+  redirect: { status: number; location: string },
+  selector: ProofSelector | undefined,
+): void {
+  if (input.status !== undefined && input.status !== redirect.status)
+    throw new Refusal('header_mismatch', `status ${input.status}, the rule's ${redirect.status}`);
+  const headers = input.headers;
+  if (!headers) return;
+  const version = headers['x-tape-version'];
+  if (version !== undefined && version !== String(proof.version))
+    throw new Refusal('header_mismatch', `X-Tape-Version ${version}, the proof's ${proof.version}`);
+  const location = headers['location'];
+  if (location === undefined) {
+    if (input.status !== undefined)
+      throw new Refusal('header_mismatch', 'a redirect without Location');
+    return;
+  }
+  const mounts = ['', `/site/${proof.tape}`];
+  if (selector !== undefined) mounts.push(`/site/${proof.tape}${selectorText(selector)}`);
+  const ok = mounts.some((mount) => {
+    const want = mount + redirect.location;
+    if (location === want) return true;
+    return !redirect.location.includes('?') && location.startsWith(`${want}?`);
+  });
+  if (!ok) {
+    throw new Refusal(
+      'header_mismatch',
+      `Location ${location}, the rule's ${redirect.location} (under the site's mount)`,
+    );
+  }
+}
+
+function checkNameForPath(target: { path: string; name: string; status: number }): void {
   const names = namesForPath(target.path);
   if (!names) throw new Refusal('name_not_for_path', `${target.path} is not a site path`);
   const ok =
     target.status === 404
       ? target.name === '404.html'
-      : names.exact.includes(target.name) || names.fallback200.includes(target.name);
+      : target.status === 200 &&
+        (names.exact.includes(target.name) || names.fallback200.includes(target.name));
   if (!ok) {
     throw new Refusal(
       'name_not_for_path',
@@ -374,7 +705,7 @@ type CheckedContent =
 
 async function checkedContent(
   entry: ProofEntry,
-  content: TapeProof['content'],
+  content: NonNullable<TapeProof['content']>,
   sha256: Sha256,
 ): Promise<CheckedContent> {
   if (entry.location.kind === 'stream') {
@@ -446,11 +777,23 @@ async function checkBody(
 }
 
 /** Headers the gateway states about the answer must agree with the proof (when present). */
-function checkHeaders(headers: VerifyInput['headers'], proof: TapeProof, entry: ProofEntry): void {
+function checkHeaders(
+  headers: VerifyInput['headers'],
+  proof: TapeProof,
+  entry: ProofEntry,
+  selector: ProofSelector | undefined,
+): void {
   if (!headers) return;
   const version = headers['x-tape-version'];
   if (version !== undefined && version !== String(proof.version))
     throw new Refusal('header_mismatch', `X-Tape-Version ${version}, the proof's ${proof.version}`);
+  // A preview must not be indexed: an alias answer that names its version says `noindex`.
+  if (
+    selector?.kind === 'alias' &&
+    version !== undefined &&
+    !/(^|[\s,])noindex($|[\s,])/i.test(headers['x-robots-tag'] ?? '')
+  )
+    throw new Refusal('header_mismatch', 'an alias answer without X-Robots-Tag: noindex');
   const commitment = headers['x-tape-commitment'];
   if (commitment !== undefined && commitment !== entry.commitment)
     throw new Refusal('header_mismatch', `X-Tape-Commitment ${commitment} is not the entry's`);
@@ -492,11 +835,35 @@ function checkShape(value: unknown): TapeProof {
   if (!Array.isArray(p.nodes) || p.nodes.some((n) => typeof n !== 'string')) fail('nodes');
   const t = p.target;
   if (typeof t !== 'object' || t === null) fail('target');
+  const sel = p.selector;
+  if (sel !== undefined) {
+    const ok =
+      typeof sel === 'object' &&
+      sel !== null &&
+      ((sel.kind === 'pinned' && Number.isSafeInteger(sel.version) && sel.version >= 1) ||
+        (sel.kind === 'alias' && typeof sel.name === 'string'));
+    if (!ok) fail('selector');
+  }
+  let noFile = false;
   if (t.kind === 'site') {
-    if (typeof t.path !== 'string' || typeof t.name !== 'string') fail('target');
-    if (t.status !== 200 && t.status !== 404) fail('target status');
+    if (typeof t.path !== 'string') fail('target');
+    if (t.rule !== undefined && (!Number.isSafeInteger(t.rule) || t.rule < 0)) fail('target rule');
+    if ('location' in t) {
+      noFile = true;
+      if (typeof t.location !== 'string' || t.rule === undefined) fail('target');
+      if (![301, 302, 303, 307, 308].includes(t.status)) fail('target status');
+    } else if ('page' in t) {
+      noFile = true;
+      if (t.page !== 'built-in' || t.rule === undefined) fail('target');
+      if (![404, 410, 451].includes(t.status)) fail('target status');
+    } else {
+      if (typeof t.name !== 'string') fail('target');
+      const statuses = t.rule === undefined ? [200, 404] : [200, 404, 410, 451];
+      if (!statuses.includes(t.status)) fail('target status');
+    }
   } else if (t.kind !== 'object' || !isHex64(t.commitment)) fail('target');
-  const e = p.entry;
+  if (noFile && p.entry === undefined && p.content === undefined) return p;
+  const e = p.entry as ProofEntry;
   if (typeof e !== 'object' || e === null || !isHex64(e.commitment)) fail('entry');
   if (!Number.isSafeInteger(e.size) || typeof e.contentType !== 'string') fail('entry');
   const c = p.content as Record<string, unknown>;
@@ -563,19 +930,23 @@ function childOf(parent: Node, i: number, nodes: Map<string, Uint8Array>): Node 
   return node;
 }
 
-function decodeRoot(bytes: Uint8Array): { names: Node; commits: Node } {
+function decodeRoot(bytes: Uint8Array): { names: Node; commits: Node; rules: RedirectRule[] } {
   const r = new Reader(bytes);
-  if (new TextDecoder().decode(r.bytes(ROOT_MAGIC.length)) !== ROOT_MAGIC)
+  const magic = new TextDecoder().decode(r.bytes(ROOT_MAGIC.length));
+  if (magic !== ROOT_MAGIC && magic !== ROOT_MAGIC_RULES)
     throw new Refusal('node_mismatch', 'not a version root');
   const entryCount = r.u64();
   r.u64();
   r.bytes(r.u32());
+  const rules = magic === ROOT_MAGIC_RULES ? r.bytes(r.u32()) : new Uint8Array(0);
+  if (magic === ROOT_MAGIC_RULES && rules.length === 0)
+    throw new Refusal('node_mismatch', 'a v2 root without rules');
   const names = readNode(r);
   const commits = readNode(r);
   r.end();
   if (names.tree !== 1 || commits.tree !== 2 || countOf(names) !== entryCount)
     throw new Refusal('node_mismatch', 'malformed version root');
-  return { names, commits };
+  return { names, commits, rules: redirectsOfRules(rules) };
 }
 
 function readNode(r: Reader): Node {

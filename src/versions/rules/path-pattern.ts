@@ -6,7 +6,9 @@
  * also matches `/about/`.
  */
 
-export type PathParams = Record<string, string>;
+// The matching itself is redirect-match.ts (import-free: the verifier core applies it too).
+export { matchPath, placeholdersOf } from './redirect-match';
+export type { PathParams } from './redirect-match';
 
 const PLACEHOLDER = /^:[A-Za-z_][A-Za-z0-9_]*$/;
 // eslint-disable-next-line no-control-regex -- refusing control characters is the point
@@ -35,57 +37,6 @@ export function patternProblem(pattern: string): string | null {
     seen.add(segment);
   }
   return null;
-}
-
-/** The placeholders of a valid pattern, `splat` included when it ends with `*`. */
-export function placeholdersOf(pattern: string): string[] {
-  const names = pattern
-    .split('/')
-    .filter((s) => s.startsWith(':'))
-    .map((s) => s.slice(1));
-  if (pattern.endsWith('*')) names.push('splat');
-  return names;
-}
-
-/** The values of the pattern's placeholders when `path` (decoded, from `/`) matches, else null. */
-export function matchPath(pattern: string, path: string): PathParams | null {
-  const splat = pattern.endsWith('*');
-  const want = (splat ? pattern.slice(0, -1) : trimSlash(pattern)).split('/');
-  const got = trimSlash(path).split('/');
-  const params: PathParams = {};
-  if (!splat) {
-    if (want.length !== got.length) return null;
-    return segmentsMatch(want, got, want.length, params) ? params : null;
-  }
-  // `/a/*`: the part before the star is a prefix of whole segments, then anything.
-  const prefix = want[want.length - 1];
-  const whole = want.length - 1;
-  if (got.length < whole || !segmentsMatch(want, got, whole, params)) return null;
-  if (got.length === whole) {
-    // `/a/*` also matches `/a` itself (its splat is empty); `/a*` matches `/a`.
-    if (prefix !== '') return null;
-    params.splat = '';
-    return params;
-  }
-  const next = got[whole];
-  if (!next.startsWith(prefix)) return null;
-  params.splat = [next.slice(prefix.length), ...got.slice(whole + 1)].join('/');
-  if (path.endsWith('/') && path !== '/' && got.length > whole) params.splat += '/';
-  return params;
-}
-
-function segmentsMatch(want: string[], got: string[], count: number, params: PathParams): boolean {
-  for (let i = 0; i < count; i++) {
-    if (want[i].startsWith(':')) {
-      if (got[i] === '') return false;
-      params[want[i].slice(1)] = got[i];
-    } else if (want[i] !== got[i]) return false;
-  }
-  return true;
-}
-
-function trimSlash(path: string): string {
-  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
 export function show(text: string): string {

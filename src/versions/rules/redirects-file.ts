@@ -1,4 +1,5 @@
-import { patternProblem, placeholdersOf, show } from './path-pattern';
+import { REDIRECT_STATUSES, RedirectRule, RedirectStatus } from './redirect-match';
+import { patternProblem, show } from './path-pattern';
 import { MAX_REDIRECT_RULES } from './rules-limits';
 import { RuleProblem, splitLines } from './rules-text';
 
@@ -12,18 +13,9 @@ import { RuleProblem, splitLines } from './rules-text';
  * gateway's shared origin too (`/site/{tape}/…`), where it must never redirect elsewhere.
  */
 
-export const REDIRECT_STATUSES = [200, 301, 302, 303, 307, 308, 404, 410, 451] as const;
-export type RedirectStatus = (typeof REDIRECT_STATUSES)[number];
-
-export interface RedirectRule {
-  /** Path pattern, percent-decoded. */
-  from: string;
-  /** Target path (printable ASCII, as written: it goes into Location after substitution). */
-  to: string;
-  status: RedirectStatus;
-  /** `!`: applies even when a file exists at the path (else files shadow the rule). */
-  force: boolean;
-}
+// The rule's shape, statuses and substitution are redirect-match.ts's (one implementation, the verifier core's too).
+export { REDIRECT_STATUSES, substitute } from './redirect-match';
+export type { RedirectRule, RedirectStatus } from './redirect-match';
 
 const TARGET = /^\/[\x21-\x7e]*$/;
 
@@ -85,18 +77,6 @@ function targetProblem(to: string): string | null {
     return `${show(to)} holds a . or .. segment`;
   }
   return null;
-}
-
-/** `to` with the rule's placeholders filled from `params` (percent-encoded, `/` kept in a splat). */
-export function substitute(rule: RedirectRule, params: Record<string, string>): string {
-  const names = placeholdersOf(rule.from).sort((a, b) => b.length - a.length);
-  if (names.length === 0) return rule.to;
-  const pattern = new RegExp(`:(${names.join('|')})`, 'g');
-  return rule.to.replace(pattern, (_, name: string) =>
-    name === 'splat'
-      ? params.splat.split('/').map(encodeURIComponent).join('/')
-      : encodeURIComponent(params[name]),
-  );
 }
 
 function decodePattern(raw: string): string | null {

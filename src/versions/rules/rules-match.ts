@@ -1,6 +1,7 @@
 import { CspAdditions, CspDirective, cspAdditions } from './header-fence';
-import { matchPath, PathParams } from './path-pattern';
-import { RedirectRule, substitute } from './redirects-file';
+import { firstRedirectRule } from './redirect-match';
+import { matchPath } from './path-pattern';
+import { RedirectRule } from './redirects-file';
 import { SiteRules } from './site-rules';
 
 /** The rule that decides a path, first match wins, and the target it names for that path. */
@@ -12,11 +13,8 @@ export interface RedirectMatch {
 
 /** The first redirect rule whose pattern matches `path` (decoded, from `/`), if any. */
 export function firstRedirect(rules: SiteRules, path: string): RedirectMatch | null {
-  for (const rule of rules.redirects) {
-    const params: PathParams | null = matchPath(rule.from, path);
-    if (params !== null) return { rule, target: substitute(rule, params) };
-  }
-  return null;
+  const match = firstRedirectRule(rules.redirects, path);
+  return match && { rule: match.rule, target: match.target };
 }
 
 /** What the `_headers` rules matching one path add up to. */
