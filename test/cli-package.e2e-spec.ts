@@ -42,6 +42,7 @@ function stageCheckout(dir: string): void {
     'tsconfig.json',
     'tsconfig.build.json',
     'tsconfig.verify-module.json',
+    'tools/bundle-verify-module.mjs',
     'README.md',
     'src',
     'bin',
