@@ -271,7 +271,7 @@ export class UploadClient {
           wallet,
           plan,
           built: buildVersion(entries, base.settings, from.rules ?? base.rules),
-          expectedSequence: base.version,
+          expectedSequence: base.record.sequence,
           pathOf: () => from.path,
         });
         return;
