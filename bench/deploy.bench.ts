@@ -22,15 +22,17 @@
  *   npm run bench -- deploy        (or: node dist-bench/bench/deploy.bench.js)
  *   BENCH_RUNS=1 BENCH_FILES=200 BENCH_BYTES=10000000 ... for a smaller run
  */
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Connection, LAMPORTS_PER_SOL, PublicKey } from '@solana/web3.js';
 import { writeSite } from '../test/support/cli-site';
 import { startBenchGateway } from './support/bench-gateway';
+import { awsEnvironment, run, timed } from './support/aws-cli';
+import { median } from './wrk-runner';
 import { CLI_ENTRY } from '../test/support/cli-process';
 import { hashedSite } from '../test/support/hashed-site';
 
@@ -372,49 +374,6 @@ function timedCli(args: string[], env: NodeJS.ProcessEnv): Promise<TimedRun> {
       else resolve({ seconds, stdout, phases });
     });
   });
-}
-
-/** aws-cli 2 with a config of its own: path-style, no user profile, no instance metadata. */
-function awsEnvironment(work: string): NodeJS.ProcessEnv {
-  const home = join(work, 'aws');
-  mkdirSync(home, { recursive: true });
-  const config = join(home, 'config');
-  writeFileSync(config, `[default]\nregion = us-east-1\ns3 =\n  addressing_style = path\n`);
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AWS_')) env[k] = v;
-  return {
-    ...env,
-    HOME: home,
-    AWS_CONFIG_FILE: config,
-    AWS_SHARED_CREDENTIALS_FILE: join(home, 'credentials'),
-    AWS_DEFAULT_REGION: 'us-east-1',
-    AWS_EC2_METADATA_DISABLED: 'true',
-    AWS_PAGER: '',
-  };
-}
-
-function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(command, args, { env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error)
-        reject(
-          new Error(`${command} ${args.slice(0, 3).join(' ')} failed: ${stderr || error.message}`),
-        );
-      else resolve(stdout);
-    });
-  });
-}
-
-async function timed(work: () => Promise<unknown>): Promise<number> {
-  const started = process.hrtime.bigint();
-  await work();
-  return Number(process.hrtime.bigint() - started) / 1e9;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 main().catch((err: unknown) => {

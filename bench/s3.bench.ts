@@ -10,11 +10,12 @@
  *   BENCH_RUNS=1 BENCH_FILES=200 BENCH_BYTES=10000000 BENCH_PUT_BYTES=20000000 ... smaller
  */
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { execFile } from 'node:child_process';
-import { createReadStream, mkdirSync, writeFileSync } from 'node:fs';
+import { createReadStream, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateSite, writeSite } from '../test/support/cli-site';
 import { startBenchGateway } from './support/bench-gateway';
+import { awsEnvironment, run, timed } from './support/aws-cli';
+import { median } from './wrk-runner';
 import { CLI_ENTRY } from '../test/support/cli-process';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -47,7 +48,7 @@ async function main(): Promise<void> {
       ) as { access_key_id: string; secret_access_key: string };
       return { address, label, id: issued.access_key_id, secret: issued.secret_access_key };
     };
-    const awsEnv = awsEnvironment(work);
+    const awsEnv = awsEnvironment(work, AWS_CONCURRENCY);
 
     const deploySecs: number[] = [];
     const syncSecs: number[] = [];
@@ -203,53 +204,6 @@ async function main(): Promise<void> {
   } finally {
     await bench.stop();
   }
-}
-
-/** aws-cli 2 with a config of its own: path-style, no user profile, no instance metadata. */
-function awsEnvironment(work: string): NodeJS.ProcessEnv {
-  const home = join(work, 'aws');
-  mkdirSync(home, { recursive: true });
-  const config = join(home, 'config');
-  const concurrency = AWS_CONCURRENCY ? `  max_concurrent_requests = ${AWS_CONCURRENCY}\n` : '';
-  writeFileSync(
-    config,
-    `[default]\nregion = us-east-1\ns3 =\n  addressing_style = path\n${concurrency}`,
-  );
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AWS_')) env[k] = v;
-  return {
-    ...env,
-    HOME: home,
-    AWS_CONFIG_FILE: config,
-    AWS_SHARED_CREDENTIALS_FILE: join(home, 'credentials'),
-    AWS_DEFAULT_REGION: 'us-east-1',
-    AWS_EC2_METADATA_DISABLED: 'true',
-    AWS_PAGER: '',
-  };
-}
-
-function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(command, args, { env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error)
-        reject(
-          new Error(`${command} ${args.slice(0, 3).join(' ')} failed: ${stderr || error.message}`),
-        );
-      else resolve(stdout);
-    });
-  });
-}
-
-async function timed(work: () => Promise<unknown>): Promise<number> {
-  const started = process.hrtime.bigint();
-  await work();
-  return Number(process.hrtime.bigint() - started) / 1e9;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 main().catch((err: unknown) => {
