@@ -5,3 +5,8 @@ export function singleHeader(headers: IncomingHttpHeaders, name: string): string
   const value = headers[name];
   return Array.isArray(value) ? value.join(',') : value;
 }
+
+/** ETags arrive quoted, sometimes XML-escaped quotes, sometimes bare. */
+export function unquoteEtag(etag: string): string {
+  return etag.replace(/^"(.*)"$/, '$1');
+}

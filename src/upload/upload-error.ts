@@ -1,6 +1,13 @@
 import { ApiError } from '../http/api-error';
 import type { MeterDecision } from '../metering/meter-decision';
-import type { SlotRefusal } from './upload-slots';
+
+export type SlotScope = 'client' | 'tape';
+
+/** Returned when a scope is full: the limit that refused, for the 429's headers and message. */
+export interface SlotRefusal {
+  scope: SlotScope;
+  limit: number;
+}
 
 /** Seconds a client refused for concurrency is told to wait. */
 const SLOT_RETRY_AFTER_SECS = 1;

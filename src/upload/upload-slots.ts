@@ -1,14 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { StorageConfig } from '../config/storage.config';
-import { UploadSlotsFullError } from './upload-error';
-
-export type SlotScope = 'client' | 'tape';
-
-/** Returned when a scope is full: the limit that refused, for the 429's headers and message. */
-export interface SlotRefusal {
-  scope: SlotScope;
-  limit: number;
-}
+import { SlotRefusal, SlotScope, UploadSlotsFullError } from './upload-error';
 
 /**
  * Uploads in progress per client and per tape (`storage.uploads.*`). An upload holds one slot

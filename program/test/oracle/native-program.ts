@@ -58,8 +58,8 @@ export interface CpiAccount {
   isWritable: boolean;
 }
 
-export type { InstructionErrorKind } from '../../../src/localnet/transactions/transaction-error';
-import type { InstructionErrorKind } from '../../../src/localnet/transactions/transaction-error';
+export type { InstructionErrorKind } from '../../../src/localnet/transactions/instruction-errors';
+import type { InstructionErrorKind } from '../../../src/localnet/transactions/instruction-errors';
 
 export class InstructionFailure extends Error {
   constructor(

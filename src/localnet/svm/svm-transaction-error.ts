@@ -6,7 +6,8 @@ import {
   TransactionErrorProgramExecutionTemporarilyRestricted,
 } from 'litesvm/dist/internal';
 import type { FailedTransactionMetadata } from 'litesvm/dist/internal';
-import { InstructionErrorKind, TransactionErrorJson } from '../transactions/transaction-error';
+import { InstructionErrorKind } from '../transactions/instruction-errors';
+import { TransactionErrorJson } from '../transactions/transaction-error';
 
 /** Solana's `InstructionError` variants without fields, in litesvm's (agave's) numbering. */
 const INSTRUCTION_ERRORS = [

@@ -1,4 +1,5 @@
-import type { InstructionErrorKind } from './transaction-error';
+/** A Solana `InstructionError` variant: a string like 'InvalidArgument' or `{ Custom: n }`. */
+export type InstructionErrorKind = string | { Custom: number };
 
 /** Display text of Solana's `InstructionError` variants, as `Program X failed: <text>` shows them. */
 const DESCRIPTIONS: Record<string, string> = {

@@ -1,7 +1,4 @@
-import { describeInstructionError } from './instruction-errors';
-
-/** A Solana `InstructionError` variant: a string like 'InvalidArgument' or `{ Custom: n }`. */
-export type InstructionErrorKind = string | { Custom: number };
+import { describeInstructionError, InstructionErrorKind } from './instruction-errors';
 
 /**
  * Solana's `TransactionError` as JSON-RPC serialises it: unit variants are strings, the others

@@ -3,7 +3,7 @@ import { OBJECT_CSP } from '../../http/raw-content-policy';
 import type { S3ObjectHead } from '../s3-backend';
 import { S3Error } from '../s3-error';
 import { quoteEtag } from '../xml/s3-xml-responses';
-import { unquoteEtag } from '../xml/s3-xml-requests';
+import { unquoteEtag } from '../http-header';
 
 /** S3's limit on user-defined metadata (names and values of x-amz-meta-*), in bytes. */
 export const MAX_USER_METADATA_BYTES = 2048;

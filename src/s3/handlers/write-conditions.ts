@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { unquoteEtag } from '../xml/s3-xml-requests';
+import { unquoteEtag } from '../http-header';
 import { S3Error } from '../s3-error';
 
 /**

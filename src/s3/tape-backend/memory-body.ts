@@ -2,7 +2,7 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { TrackKind } from '../../tracks/track-kind';
 import { TrackHasher } from '../../tracks/commitment';
-import type { SpooledObject } from './object-spool';
+import type { SpooledObject } from './spooled-object';
 
 /**
  * Receives a small body (one segment at most) into one buffer while hashing it. The protocol

@@ -6,7 +6,8 @@ import { checkWriteCondition, S3WriteCondition } from '../handlers/write-conditi
 import { ObjectMetadata } from '../object-metadata';
 import { S3BackendInsufficientCapacityError, S3Bucket, S3WriteResult } from '../s3-backend';
 import { s3EtagOf } from './object-records';
-import { ObjectSpool, SpooledObject } from './object-spool';
+import { ObjectSpool } from './object-spool';
+import type { SpooledObject } from './spooled-object';
 import { SpoolLedger } from './spool-ledger';
 import { TapeBucket, TapeDirectory } from './tape-directory';
 import { TapeVersions } from './tape-versions';

@@ -11,20 +11,9 @@ import { TrackStore } from '../../tracks/track-store';
 import { sweepOldEntries } from './spool-sweep';
 import { receiveInMemory } from './memory-body';
 import { ByteBudget } from './byte-budget';
-import { removeFiles, SegmentSpoolWriter, SpooledSegment } from './segment-spool-writer';
+import { removeFiles, SegmentSpoolWriter } from './segment-spool-writer';
+import type { SpooledObject } from './spooled-object';
 import { makeDirectoryAsync } from '../../config/directories';
-
-/** A body received whole and hashed, waiting in the spool to be stored. */
-export interface SpooledObject {
-  /** The whole object's size. */
-  size: number;
-  kind: TrackKind;
-  /** The track the object name points at: the blob's, or the manifest's. */
-  commitment: Buffer;
-  segments: SpooledSegment[];
-  /** Set for a streamed object (more than one segment). */
-  manifestBytes?: Buffer;
-}
 
 /** Bodies up to this size may be received into memory instead of a spool file. */
 const MEMORY_BODY_MAX_BYTES = 1024 * 1024;

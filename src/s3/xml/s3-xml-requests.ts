@@ -2,6 +2,7 @@ import { XMLParser } from 'fast-xml-parser';
 import type { S3CompletedPart } from '../s3-backend';
 import { CHECKSUM_ALGORITHMS, checksumElement } from '../body/checksums';
 import { S3Error } from '../s3-error';
+import { unquoteEtag } from '../http-header';
 
 /**
  * Request documents (DeleteObjects, CompleteMultipartUpload). Bodies are size-capped before they
@@ -65,11 +66,6 @@ export function parseCompleteMultipartUpload(body: Buffer): S3CompletedPart[] {
       ...(checksum ? { checksum } : {}),
     };
   });
-}
-
-/** ETags arrive quoted, sometimes XML-escaped quotes, sometimes bare. */
-export function unquoteEtag(etag: string): string {
-  return etag.replace(/^"(.*)"$/, '$1');
 }
 
 type XmlRecord = Record<string, unknown>;
