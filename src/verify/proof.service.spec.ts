@@ -1,5 +1,4 @@
 import { Keypair } from '@solana/web3.js';
-import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { encodeTape, NO_VERSION, TapeRecord } from '../chain/account-layouts';
 import { ChainRpc } from '../chain/chain-rpc';
@@ -11,11 +10,10 @@ import { compileSiteRules, encodeSiteRules } from '../versions/rules/site-rules'
 import { buildVersion } from '../versions/version-builder';
 import { VersionEntry } from '../versions/version-entry';
 import { newTestStore } from '../../test/support/tracks';
-import { objectAddress, Sha256, verifyAnswer } from './core/tape-verifier';
+import { objectAddress, verifyAnswer } from './core/tape-verifier';
+import { sha256 } from './core/verdicts.spec-support';
 import { ProofService } from './proof.service';
 import { VersionProofs } from './version-proofs';
-
-const sha256: Sha256 = (data) => createHash('sha256').update(data).digest();
 
 /** A gateway's proofs over a real file store and a tape whose account a fake RPC answers. */
 async function newProofs(

@@ -14,7 +14,10 @@ import {
 } from '../../verify/core/tape-verifier';
 import { CliError } from '../cli-error';
 import { HttpAnswer, VerifyHttp } from './verify-http';
+import { fail, Failed, VerifyReport } from './verify-report';
 import { selectorSuffix, VerifyTarget } from './verify-target';
+
+export type { VerifyFailure, VerifyReport } from './verify-report';
 
 const sha256: Sha256 = (data) => createHash('sha256').update(data).digest();
 /** Reasons a gateway between two Publishes may give honestly: asked once more. */
@@ -22,31 +25,6 @@ const RACY = new Set(['stale_version', 'version_not_kept', 'header_mismatch', 'a
 const MAX_REDIRECTS = 5;
 const PARALLEL = 16;
 const MAX_WAITS = 5;
-
-/** One failure, as `tape verify` prints it: the file, the bytes, the reason. */
-export interface VerifyFailure {
-  file: string;
-  url: string;
-  reason: string;
-  message: string;
-  range?: [number, number];
-}
-
-export interface VerifyReport {
-  ok: boolean;
-  tape: string;
-  version?: number;
-  slot?: number;
-  files: number;
-  bytes: number;
-  failure?: VerifyFailure;
-}
-
-class Failed extends Error {
-  constructor(readonly failure: VerifyFailure) {
-    super(failure.message);
-  }
-}
 
 /**
  * `tape verify` (docs/verify.md): fetches answers and proofs through any gateway and checks them
@@ -334,10 +312,6 @@ export class TapeVerifierService {
       await new Promise((resolve) => setTimeout(resolve, Math.min(retryAfter, 60) * 1000 + 100));
     }
   }
-}
-
-function fail(file: string, url: string, reason: string, message: string): Failed {
-  return new Failed({ file, url, reason, message });
 }
 
 /** Names the site routes answer as themselves (docs/site.md, "Path mapping"). */

@@ -1,30 +1,19 @@
-import { createHash } from 'node:crypto';
-import { Keypair } from '@solana/web3.js';
-import { encodeTape, NO_VERSION, TapeAlias, TapeRecord } from '../../chain/account-layouts';
-import { commitmentOfBuffer } from '../../tracks/commitment';
+import { TapeAlias } from '../../chain/account-layouts';
 import { compileSiteRules, encodeSiteRules } from '../../versions/rules/site-rules';
 import { BuiltVersion, buildVersion } from '../../versions/version-builder';
-import { VersionEntry } from '../../versions/version-entry';
-import { VersionNodeSource, VersionReader } from '../../versions/version-reader';
 import { proofEntry } from '../version-proofs';
+import { chunkHashesOf, recordedProof, SiteFiles, TAPE, tapeAccount } from './proofs.spec-support';
 import {
-  FailureReason,
-  PROOF_FORMAT,
   ProofSelector,
   readTapePointer,
-  RpcAccountAnswer,
-  Sha256,
   SiteProofTarget,
   TapeProof,
-  Verdict,
   verifyAnswer,
+  VerifyInput,
 } from './tape-verifier';
+import { expectRefused, sha256 } from './verdicts.spec-support';
 
 /** Pinned and alias answers, and answers a site's `_redirects` decides (docs/verify.md). */
-
-const sha256: Sha256 = (data) => createHash('sha256').update(data).digest();
-const tapeKey = Keypair.generate().publicKey;
-const TAPE = tapeKey.toBase58();
 
 const REDIRECTS = [
   '/old /new 301',
@@ -37,107 +26,45 @@ const REDIRECTS = [
 ].join('\n');
 
 function site(revision: string, withRules: boolean, redirects = REDIRECTS) {
-  const bytes = new Map<string, Buffer>();
-  const entries: VersionEntry[] = [];
-  const add = (name: string, body: Buffer) => {
-    bytes.set(name, body);
-    entries.push({
-      name,
-      commitment: commitmentOfBuffer(body).commitment,
-      size: body.length,
-      contentType: 'text/html',
-      metadata: Buffer.alloc(0),
-      location: { kind: 'blob' },
-    });
-  };
+  const files = new SiteFiles();
   // Enough names for branch nodes: rule checks look names up through them.
-  for (let i = 0; i < 1200; i++) add(`pages/p-${i}.html`, Buffer.from(`page ${i}`));
+  for (let i = 0; i < 1200; i++) files.add(`pages/p-${i}.html`, Buffer.from(`page ${i}`));
   for (const name of ['index.html', '404.html', 'app/index.html', 'gone.html']) {
-    add(name, Buffer.from(`${name}${revision}`));
+    files.add(name, Buffer.from(`${name}${revision}`));
   }
-  add('shadow.html', Buffer.from('a file shadowing a rule'));
-  add('forced.html', Buffer.from('a file a forced rule hides'));
+  files.add('shadow.html', Buffer.from('a file shadowing a rule'));
+  files.add('forced.html', Buffer.from('a file a forced rule hides'));
   const rules = withRules
     ? encodeSiteRules(compileSiteRules({ redirects: Buffer.from(redirects) }))
     : Buffer.alloc(0);
-  return { version: buildVersion(entries, Buffer.alloc(0), rules), bytes };
+  return { version: buildVersion(files.entries, Buffer.alloc(0), rules), bytes: files.bytes };
 }
 
 type Site = ReturnType<typeof site>;
 
+/** The tape at version `current`, keeping `kept` as versions 1, 2, … */
 function account(kept: BuiltVersion[], current: number, aliases: TapeAlias[] = []) {
-  const record: TapeRecord = {
-    authority: tapeKey,
-    delegate: null,
-    capacity: 1 << 30,
-    activeEpoch: 0,
-    expiryEpoch: 100,
-    createdAt: 1,
-    payer: tapeKey,
-    ...NO_VERSION,
-    history: kept.map((v, i) => ({
-      version: i + 1,
-      root: v.rootCommitment,
-      bytes: 1,
-      publishedAt: 1,
-    })),
-    version: current,
-    latestVersion: kept.length,
-    aliases,
-  };
-  const answer: RpcAccountAnswer = {
-    context: { slot: 7 },
-    value: { data: [encodeTape(record).toString('base64'), 'base64'], owner: 'x' },
-  };
-  return answer;
+  const history = kept.map((v, i): [number, BuiltVersion] => [i + 1, v]);
+  return tapeAccount(7, current, history, aliases);
 }
 
 /**
  * A proof as the gateway builds it: every name in `lookups` looked up with a recording reader
- * (so the nodes a verifier needs to see a name present or absent are in it), `file` the answer.
+ * (so the nodes a verifier needs to see a name present or absent are in it), then the file.
  */
-async function proofOf(
+function proofOf(
   s: Site,
   version: number,
   target: SiteProofTarget,
   lookups: string[],
   selector?: ProofSelector,
 ): Promise<TapeProof> {
-  const tracks = new Map<string, Buffer>();
-  for (const n of s.version.nodes) tracks.set(n.commitment.toString('hex'), n.bytes);
-  const nodes = [s.version.rootBytes];
-  const source: VersionNodeSource = {
-    read: async (c) => {
-      const b = tracks.get(c.toString('hex'))!;
-      nodes.push(b);
-      return b;
-    },
-  };
-  const reader = new VersionReader(source);
-  for (const name of lookups) await reader.lookupName(s.version.root, name);
-  const proof: TapeProof = {
-    format: PROOF_FORMAT,
-    tape: TAPE,
-    pointer: { slot: 6, data: '' },
-    version,
-    root: s.version.rootCommitment.toString('hex'),
-    ...(selector && { selector }),
-    target,
-    nodes: nodes.map((n) => n.toString('base64')),
-  };
-  if ('name' in target) {
+  return recordedProof(s.version, { version, target, selector }, async (reader) => {
+    for (const name of lookups) await reader.lookupName(s.version.root, name);
+    if (!('name' in target)) return {};
     const entry = await reader.lookupName(s.version.root, target.name);
-    proof.entry = proofEntry(entry!, true);
-    proof.content = {
-      chunkHashes: commitmentOfBuffer(s.bytes.get(target.name)!).chunkHashes.toString('base64'),
-    };
-    proof.nodes = nodes.map((n) => n.toString('base64'));
-  }
-  return proof;
-}
-
-function expectRefused(v: Verdict, reason: FailureReason): void {
-  expect(v).toMatchObject({ ok: false, reason });
+    return { entry: proofEntry(entry!, true), content: chunkHashesOf(s.bytes.get(target.name)!) };
+  });
 }
 
 describe('tape verifier core: pinned versions and aliases', () => {
@@ -146,6 +73,12 @@ describe('tape verifier core: pinned versions and aliases', () => {
   const rpc = account([v1.version, v2.version], 2, [{ name: 'pr-1', version: 1 }]);
   const page = (s: Site, version: number, selector?: ProofSelector) =>
     proofOf(s, version, { kind: 'site', path: '/', name: 'index.html', status: 200 }, [], selector);
+  /** The verdict on a proof offered for the URL of `selector` (`@1`, `@pr-1`). */
+  const asked = async (
+    selector: ProofSelector,
+    proof: Promise<TapeProof>,
+    answer: Partial<VerifyInput> = {},
+  ) => verifyAnswer({ rpc, proof: await proof, expect: { selector }, sha256, ...answer });
 
   it('reads the alias table of the tape account', () => {
     const pointer = readTapePointer(Buffer.from(rpc.value!.data[0], 'base64'));
@@ -169,25 +102,9 @@ describe('tape verifier core: pinned versions and aliases', () => {
 
   it('refuses a pinned answer of another version, or of a version not kept', async () => {
     const selector = { kind: 'pinned', version: 1 } as const;
-    expectRefused(
-      await verifyAnswer({
-        rpc,
-        proof: await page(v2, 2, selector),
-        expect: { selector },
-        sha256,
-      }),
-      'wrong_target',
-    );
+    expectRefused(await asked(selector, page(v2, 2, selector)), 'wrong_target');
     const three = { kind: 'pinned', version: 3 } as const;
-    expectRefused(
-      await verifyAnswer({
-        rpc,
-        proof: await page(v2, 3, three),
-        expect: { selector: three },
-        sha256,
-      }),
-      'version_not_kept',
-    );
+    expectRefused(await asked(three, page(v2, 3, three)), 'version_not_kept');
     // A pinned proof offered for the current URL: its version must still be the current one.
     expectRefused(
       await verifyAnswer({ rpc, proof: await page(v1, 1, selector), sha256 }),
@@ -211,40 +128,17 @@ describe('tape verifier core: pinned versions and aliases', () => {
 
   it('refuses an alias answer of another version, an unknown alias, a preview without noindex', async () => {
     const selector = { kind: 'alias', name: 'pr-1' } as const;
-    const lie = await verifyAnswer({
-      rpc,
-      proof: await page(v2, 2, selector),
-      body: v2.bytes.get('index.html'),
-      expect: { selector },
-      sha256,
-    });
+    const lie = await asked(selector, page(v2, 2, selector), { body: v2.bytes.get('index.html') });
     expectRefused(lie, 'alias_mismatch');
     expect(lie.ok === false && lie.message).toMatch(/points at version 1/);
     const unknown = { kind: 'alias', name: 'pr-9' } as const;
+    expectRefused(await asked(unknown, page(v1, 1, unknown)), 'alias_mismatch');
     expectRefused(
-      await verifyAnswer({
-        rpc,
-        proof: await page(v1, 1, unknown),
-        expect: { selector: unknown },
-        sha256,
-      }),
-      'alias_mismatch',
-    );
-    expectRefused(
-      await verifyAnswer({
-        rpc,
-        proof: await page(v1, 1, selector),
-        headers: { 'x-tape-version': '1' },
-        expect: { selector },
-        sha256,
-      }),
+      await asked(selector, page(v1, 1, selector), { headers: { 'x-tape-version': '1' } }),
       'header_mismatch',
     );
     // The proof must be of the selector asked for.
-    expectRefused(
-      await verifyAnswer({ rpc, proof: await page(v1, 1), expect: { selector }, sha256 }),
-      'wrong_target',
-    );
+    expectRefused(await asked(selector, page(v1, 1)), 'wrong_target');
   });
 });
 

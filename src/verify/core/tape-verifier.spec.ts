@@ -1,53 +1,33 @@
 import { createHash } from 'node:crypto';
-import { Keypair } from '@solana/web3.js';
-import { encodeTape, NO_VERSION, TapeRecord } from '../../chain/account-layouts';
 import { versionedTrackAddress } from '../../object/versioned-track';
 import { commitmentOfBuffer } from '../../tracks/commitment';
 import { encodeManifest } from '../../tracks/manifest';
 import { BuiltVersion, buildVersion } from '../../versions/version-builder';
-import { VersionEntry } from '../../versions/version-entry';
-import { VersionNodeSource, VersionReader } from '../../versions/version-reader';
 import { proofEntry } from '../version-proofs';
+import { chunkHashesOf, recordedProof, SiteFiles, TAPE, tapeAccount } from './proofs.spec-support';
 import {
-  FailureReason,
   objectAddress,
   objectAddressParts,
-  PROOF_FORMAT,
+  ProofTarget,
   readTapePointer,
   RpcAccountAnswer,
-  Sha256,
   TapeProof,
-  Verdict,
   verifyAnswer,
   walkVersion,
   webCryptoSha256,
 } from './tape-verifier';
-
-const sha256: Sha256 = (data) => createHash('sha256').update(data).digest();
-const tapeKey = Keypair.generate().publicKey;
-const TAPE = tapeKey.toBase58();
+import { expectRefused, sha256 } from './verdicts.spec-support';
 
 /** A site of `count` small pages, a directory index, a clean URL, a 404 page and a streamed file. */
 function site(count: number, revision = '') {
-  const bytes = new Map<string, Buffer>();
-  const entries: VersionEntry[] = [];
-  const add = (name: string, body: Buffer, location?: VersionEntry['location'], c?: Buffer) => {
-    bytes.set(name, body);
-    entries.push({
-      name,
-      commitment: c ?? commitmentOfBuffer(body).commitment,
-      size: body.length,
-      contentType: 'text/html',
-      metadata: Buffer.alloc(0),
-      location: location ?? { kind: 'blob' },
-    });
-  };
-  for (let i = 0; i < count; i++) add(`pages/p-${i}.html`, Buffer.from(`page ${i}${revision}`));
-  add('index.html', Buffer.from(`home${revision}`));
-  add('docs/index.html', Buffer.from('docs'));
-  add('about.html', Buffer.from('about'));
-  add('404.html', Buffer.from('not here'));
-  add('big.bin', Buffer.alloc(150_000, 7).fill(1, 70_000)); // 3 chunks
+  const files = new SiteFiles();
+  for (let i = 0; i < count; i++)
+    files.add(`pages/p-${i}.html`, Buffer.from(`page ${i}${revision}`));
+  files.add('index.html', Buffer.from(`home${revision}`));
+  files.add('docs/index.html', Buffer.from('docs'));
+  files.add('about.html', Buffer.from('about'));
+  files.add('404.html', Buffer.from('not here'));
+  files.add('big.bin', Buffer.alloc(150_000, 7).fill(1, 70_000)); // 3 chunks
   // A streamed file: 3 segments of 64 KiB (the smallest segment size) and a short one.
   const streamed = Buffer.alloc(3 * 65536 + 100);
   for (let i = 0; i < streamed.length; i++) streamed[i] = (i * 13) % 251;
@@ -62,93 +42,50 @@ function site(count: number, revision = '') {
     segment_bytes: 65536,
     segments,
   });
-  add(
+  files.add(
     'video.bin',
     streamed,
     { kind: 'stream', manifestBytes: manifest.length },
     commitmentOfBuffer(manifest).commitment,
   );
+  const { bytes, entries } = files;
   return { version: buildVersion(entries), bytes, entries, manifest };
 }
 
 type Site = ReturnType<typeof site>;
 
+/** The tape at version `n` of `current` (none without), keeping `previous` as version n - 1. */
 function account(current?: BuiltVersion, n = 1, previous?: BuiltVersion): RpcAccountAnswer {
-  const record: TapeRecord = {
-    authority: tapeKey,
-    delegate: null,
-    capacity: 1 << 30,
-    activeEpoch: 0,
-    expiryEpoch: 100,
-    createdAt: 1,
-    payer: tapeKey,
-    ...NO_VERSION,
-    history: [],
-  };
-  const kept = (version: number, v: BuiltVersion) => ({
-    version,
-    root: v.rootCommitment,
-    bytes: 1,
-    publishedAt: 1,
-  });
-  if (previous) record.history.push(kept(n - 1, previous));
-  if (current) {
-    record.history.push(kept(n, current));
-    Object.assign(record, { version: n, latestVersion: n });
-  }
-  return {
-    context: { slot: 42 },
-    value: { data: [encodeTape(record).toString('base64'), 'base64'], owner: 'x' },
-  };
+  const kept: Array<[number, BuiltVersion]> = [];
+  if (previous) kept.push([n - 1, previous]);
+  if (current) kept.push([n, current]);
+  return tapeAccount(42, current ? n : 0, kept);
 }
 
 /** What a gateway hands out, built the way the gateway builds it (a recording reader). */
-async function proofOf(
+function proofOf(
   s: Site,
   target: { path: string; name: string; status?: 200 | 404 } | { commitment: Buffer },
   version = 1,
 ): Promise<TapeProof> {
-  const tracks = new Map<string, Buffer>();
-  for (const n of s.version.nodes) tracks.set(n.commitment.toString('hex'), n.bytes);
-  const nodes = [s.version.rootBytes];
-  const source: VersionNodeSource = {
-    read: async (c) => {
-      const b = tracks.get(c.toString('hex'))!;
-      nodes.push(b);
-      return b;
-    },
-  };
-  const reader = new VersionReader(source);
-  const entry =
+  const proofTarget: ProofTarget =
     'name' in target
-      ? await reader.lookupName(s.version.root, target.name)
-      : await reader.lookupCommitment(s.version.root, target.commitment);
-  const named = s.entries.find((e) => e.commitment.equals(entry!.commitment))!;
-  const content =
-    entry!.location.kind === 'stream'
-      ? { manifest: s.manifest.toString('base64') }
-      : {
-          chunkHashes: commitmentOfBuffer(s.bytes.get(named.name)!).chunkHashes.toString('base64'),
-        };
-  return {
-    format: PROOF_FORMAT,
-    tape: TAPE,
-    pointer: { slot: 41, data: '' },
-    version,
-    root: s.version.rootCommitment.toString('hex'),
-    target:
+      ? { kind: 'site', path: target.path, name: target.name, status: target.status ?? 200 }
+      : { kind: 'object', commitment: target.commitment.toString('hex') };
+  return recordedProof(s.version, { version, target: proofTarget }, async (reader) => {
+    const entry =
       'name' in target
-        ? { kind: 'site', path: target.path, name: target.name, status: target.status ?? 200 }
-        : { kind: 'object', commitment: target.commitment.toString('hex') },
-    nodes: nodes.map((n) => n.toString('base64')),
-    entry: proofEntry(entry!, 'name' in target),
-    content,
-  };
-}
-
-function expectRefused(v: Verdict, reason: FailureReason, range?: [number, number]): void {
-  expect(v).toMatchObject({ ok: false, reason });
-  if (range) expect(v.ok === false && v.range).toEqual(range);
+        ? await reader.lookupName(s.version.root, target.name)
+        : await reader.lookupCommitment(s.version.root, target.commitment);
+    const named = s.entries.find((e) => e.commitment.equals(entry!.commitment))!;
+    return {
+      entry: proofEntry(entry!, 'name' in target),
+      content:
+        entry!.location.kind === 'stream'
+          ? { manifest: s.manifest.toString('base64') }
+          : chunkHashesOf(s.bytes.get(named.name)!),
+    };
+  });
 }
 
 describe('tape verifier core', () => {

@@ -1,8 +1,8 @@
 /**
  * `_redirects` matching (docs/site.md, "Rules"): the one implementation the gateway's routing,
  * the deploy and every verifier apply. No imports at all, on purpose: the verifier core
- * (src/verify/core/tape-verifier.ts) imports it and `npm run build` inlines it into the one ES
- * module the gateway serves to browsers (tools/bundle-verify-module.mjs).
+ * (src/verify/core) imports it and `npm run build` joins it into the one ES module the gateway
+ * serves to browsers (tools/bundle-verify-module.mjs).
  */
 
 export const REDIRECT_STATUSES = [200, 301, 302, 303, 307, 308, 404, 410, 451] as const;
