@@ -7,10 +7,7 @@ import { capGatewayListener } from './http/connection-cap';
 import { TrustedProxies } from './http/trusted-proxies';
 import { AppConfig } from './config/app-config';
 import { JsonLogger } from './logging/json-logger';
-import { RequestObserver } from './observability/request-observer';
-import { MainRouteKinds } from './observability/route-kind';
 import { registerRefusedTargetRoute, rewriteTarget } from './http/target-rewrite';
-import { HostRouter } from './domains/host-router';
 
 /** Paths longer than this are refused before routing (the site route checks 1024-byte paths). */
 const MAX_URL_BYTES = 8192;
@@ -24,8 +21,8 @@ export async function createGatewayApp(
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreDuplicateSlashes: false, maxParamLength: MAX_URL_BYTES },
-    // Absolute-form targets become origin-form; site requests never get here: the site edge
-    // (src/site/site-edge.ts) answers them before Fastify.
+    // Absolute-form targets become origin-form; site requests never get here: the main
+    // listener (src/http/main-listener.ts) hands them to the site edge before Fastify.
     rewriteUrl: rewriteTarget as (req: unknown) => string,
     // Requests refused before routing get the gateway's answers, not Fastify's or Node's JSON.
     frameworkErrors: sendFrameworkError,
@@ -42,13 +39,13 @@ export async function createGatewayApp(
     (event) => logger.warn(event, 'gateway'),
     (address) => trusted.containsAddress(address),
   );
-  // A hook, not a `request` listener: the site edge expects to be the server's only one.
+  // A hook, not a `request` listener: the main listener expects to be the server's only one.
   fastify.addHook('onRequest', (request, _reply, done) => {
     watchBodyIdle(request.raw, config.gateway.body_idle_timeout_ms);
     done();
   });
   // No answer of the gateway is ever sniffed into another type (a JSON body into a page). The
-  // site and object routes set it themselves (the site edge answers before Fastify); added
+  // site and object routes set it themselves (their edges answer before Fastify); added
   // last here, so their header order stays as they wrote it.
   fastify.addHook('onSend', (_request, reply, payload, done) => {
     if (!reply.hasHeader('x-content-type-options')) {
@@ -60,26 +57,10 @@ export async function createGatewayApp(
   registerRefusedTargetRoute(fastify);
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (_req, _payload, done) => done(null));
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
+  return NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger,
     bodyParser: false,
     // A module that fails to start (a ConfigError) reaches main's one-line report, not Nest's log.
     abortOnError: false,
   });
-  // Once Nest has bootstrapped (the site edge has wrapped the server's listener), as the
-  // server starts: metrics and the access log wrap both.
-  fastify.addHook('onReady', (done) => {
-    observeMainListener(app);
-    done();
-  });
-  return app;
-}
-
-/**
- * Metrics and the access log on the main listener: wraps the Node server's request listener
- * (around the site edge too) and counts each answer by route kind.
- */
-export function observeMainListener(app: NestFastifyApplication): void {
-  const kinds = new MainRouteKinds(app.get(HostRouter));
-  app.get(RequestObserver).wrapServer(app.getHttpServer(), 'main', (req) => kinds.of(req));
 }

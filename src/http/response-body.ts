@@ -4,7 +4,7 @@ import { pipeline, Readable } from 'node:stream';
 /**
  * Ends a response whose head is written with its body: none, bytes in memory, or a stream of
  * verified bytes, where a failure after the status line can only cut the connection. The site
- * edge and the object edge both write their bodies with it.
+ * edge and the object answer writer both write their bodies with it.
  */
 export function endWithBody(res: ServerResponse, body: Buffer | Readable | null): void {
   if (body === null) {

@@ -1,13 +1,15 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo, connect } from 'node:net';
+import type { HttpAdapterHost } from '@nestjs/core';
 import { GatewayConfig } from '../config/app-config';
 import { Readable } from 'node:stream';
-import { EdgeRoutes } from '../http/edge-routes';
+import { MainListener } from '../http/main-listener';
 import { MeterDecision } from '../metering/meter-decision';
 import { MeteringGate } from '../metering/metering-gate';
 import { TooManyRequestsError } from '../metering/too-many-requests.error';
 import { OpenedObject } from '../tracks/object-reader';
-import { ObjectEdge, SEND_STALL_MS } from './object-edge';
+import { ObjectAnswerWriter, SEND_STALL_MS } from './object-answer-writer';
+import { ObjectEdge } from './object-edge';
 import { ObjectService } from './object.service';
 import { newTestService } from './object-test-service.spec-support';
 import { TrackResolver } from './track-resolver';
@@ -40,7 +42,10 @@ interface EdgeFixture {
   close: () => Promise<void>;
 }
 
-/** An ObjectEdge over the real service (fake chain and reader) on a loopback server. */
+/**
+ * An ObjectEdge over the real service (fake chain and reader) and the one object answer writer,
+ * registered with a main listener on a loopback server.
+ */
 async function startEdge(
   opened: Partial<OpenedObject>,
   size: number,
@@ -70,26 +75,30 @@ async function startEdge(
     enforceBytes,
     error: (d: MeterDecision) => new TooManyRequestsError(d, 'object requests'),
   } as unknown as MeteringGate;
-  const routes = new EdgeRoutes();
+  const listener = new MainListener(undefined as unknown as HttpAdapterHost);
   const edge = new ObjectEdge(
     { body_idle_timeout_ms: BODY_IDLE_MS } as GatewayConfig,
-    routes,
+    listener,
     resolver as unknown as TrackResolver,
-    sut,
+    new ObjectAnswerWriter(sut, meter),
     meter,
   );
   edge.onModuleInit();
   const passed: string[] = [];
   const timeouts: [number, () => void, ServerResponse][] = [];
+  // What Fastify would get: the requests the main listener did not answer at its edge.
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    passed.push(`${req.method} ${req.url}`);
+    res.end('passed on');
+  });
+  listener.install(server);
+  // Each response's stall timer, seen before the main listener takes the request.
+  server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
     const setTimeout = res.setTimeout.bind(res);
     res.setTimeout = (ms: number, onTimeout?: () => void) => {
       timeouts.push([ms, onTimeout!, res]);
       return setTimeout(ms, onTimeout);
     };
-    if (routes.tryServe(req, res, req.url!)) return;
-    passed.push(`${req.method} ${req.url}`);
-    res.end('passed on');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

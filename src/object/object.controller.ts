@@ -2,7 +2,7 @@ import { Controller, Get, Head, Param, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MemoizedValidationPipe } from '../http/validation-pipe';
 import { Metered } from '../metering/metered.decorator';
-import { ObjectEdge } from './object-edge';
+import { ObjectAnswerWriter } from './object-answer-writer';
 import { objectErrors } from './object-errors';
 import { ObjectTrackParams } from './object-track.params';
 
@@ -12,13 +12,14 @@ const OBJECT_INPUT = new MemoizedValidationPipe(() => objectErrors.invalidAddres
 /**
  * `GET|HEAD /object/{track}`: a track's decoded payload by its address (spec 4.1). The way in
  * for what the edge does not take (src/object/object-edge.ts): a track whose chain record is not
- * cached yet, and malformed addresses. The guard meters, the pipe validates; the edge's one
- * writer answers, with the headers the guard set.
+ * cached yet, and malformed addresses. The guard meters, the pipe validates; the one writer of
+ * object answers (object-answer-writer.ts, the edge's too) answers, with the headers the guard
+ * set.
  */
 @Controller('object')
 @Metered('object')
 export class ObjectController {
-  constructor(private readonly edge: ObjectEdge) {}
+  constructor(private readonly writer: ObjectAnswerWriter) {}
 
   /** Declared (before GET, so Fastify does not add its own HEAD route) so that HEAD never reads
    * the payload rather than relying on the adapter to drop a body. */
@@ -46,6 +47,6 @@ export class ObjectController {
       if (value !== undefined) head.push(name, String(value));
     }
     reply.hijack();
-    return this.edge.respond(req.raw, reply.raw, track, head);
+    return this.writer.respond(req.raw, reply.raw, track, head);
   }
 }

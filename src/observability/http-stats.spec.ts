@@ -43,4 +43,17 @@ describe('HttpStats', () => {
     );
     expect(lines).toContain('tape_http_response_bytes_total{listener="main",kind="site"} 150');
   });
+
+  it('keeps each (listener, kind) apart, however their names would join', async () => {
+    const stats = new HttpStats();
+    const registry = new Registry();
+    stats.register(registry);
+    stats.observe('main', 'other', 200, 0.001, 1);
+    stats.observe('admin', 'other', 200, 0.001, 2);
+    stats.observe('mai', 'nother', 200, 0.001, 4);
+    const lines = (await registry.metrics()).split('\n');
+    expect(lines).toContain('tape_http_response_bytes_total{listener="main",kind="other"} 1');
+    expect(lines).toContain('tape_http_response_bytes_total{listener="admin",kind="other"} 2');
+    expect(lines).toContain('tape_http_response_bytes_total{listener="mai",kind="nother"} 4');
+  });
 });

@@ -31,11 +31,15 @@ interface MetricValue {
  * `tape_http_requests_total`, `tape_http_request_duration_seconds`, `tape_http_response_bytes_total`.
  */
 export class HttpStats {
-  private readonly slots = new Map<string, Slot>();
+  /** Per listener, per kind: looked up by the callers' own strings, no key built per request. */
+  private readonly byListener = new Map<string, Map<string, Slot>>();
+  /** Every slot, in the order they were first observed. */
+  private readonly slots: Slot[] = [];
 
   observe(listener: string, kind: string, status: number, seconds: number, bytes: number): void {
-    const key = listener + kind;
-    let slot = this.slots.get(key);
+    let kinds = this.byListener.get(listener);
+    if (kinds === undefined) this.byListener.set(listener, (kinds = new Map()));
+    let slot = kinds.get(kind);
     if (slot === undefined) {
       slot = {
         labels: { listener, kind },
@@ -45,7 +49,8 @@ export class HttpStats {
         count: 0,
         bytes: 0,
       };
-      this.slots.set(key, slot);
+      kinds.set(kind, slot);
+      this.slots.push(slot);
     }
     const statusIndex = status >= 500 ? 4 : status < 100 ? 0 : ((status / 100) | 0) - 1;
     slot.byStatus[statusIndex]++;
@@ -72,7 +77,7 @@ export class HttpStats {
       'Requests answered, by listener, route kind and status class.',
       'counter',
       () =>
-        [...this.slots.values()].flatMap((slot) =>
+        this.slots.flatMap((slot) =>
           STATUS_CLASSES.map((status_class, i) => ({
             value: slot.byStatus[i],
             labels: { ...slot.labels, status_class },
@@ -84,7 +89,7 @@ export class HttpStats {
       'Time from request to the end of its answer, by listener and route kind.',
       'histogram',
       () =>
-        [...this.slots.values()].flatMap((slot) => {
+        this.slots.flatMap((slot) => {
           const out: MetricValue[] = [];
           let cumulative = 0;
           LATENCY_BUCKETS.forEach((le, i) => {
@@ -117,7 +122,7 @@ export class HttpStats {
       'tape_http_response_bytes_total',
       'Bytes sent in answers (status line, headers and body), by listener and route kind.',
       'counter',
-      () => [...this.slots.values()].map((slot) => ({ value: slot.bytes, labels: slot.labels })),
+      () => this.slots.map((slot) => ({ value: slot.bytes, labels: slot.labels })),
     );
   }
 }

@@ -16,7 +16,7 @@ interface Observed {
   bytes: number;
 }
 
-/** A node:http server whose listener `answer` is wrapped by a RequestObserver. */
+/** A node:http server whose listener is `answer` wrapped by a RequestObserver. */
 async function observedServer(
   answer: (req: IncomingMessage, res: ServerResponse) => void,
 ): Promise<{ server: Server; url: string; observed: Observed[]; logged: AccessLogEntry[] }> {
@@ -35,14 +35,15 @@ async function observedServer(
     log,
     ClientIpResolver.fromConfig(new MeteringConfig()),
   );
-  const server = createServer(answer);
-  observer.wrapServer(server, 'main', (req) => (req.url?.startsWith('/site/') ? 'site' : 'other'));
+  const server = createServer(
+    observer.wrap('main', answer, (req) => (req.url?.startsWith('/site/') ? 'site' : 'other')),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return { server, url: `http://127.0.0.1:${port}`, observed, logged };
 }
 
-describe('RequestObserver.wrapServer', () => {
+describe('RequestObserver.wrap', () => {
   let server: Server | undefined;
   afterEach(async () => {
     jest.restoreAllMocks();

@@ -1,20 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ClientIpResolver } from '../http/client-ip';
+import type { RequestListener } from '../http/main-listener';
 import { ExchangeAnchor } from '../http/shape-anchors';
 import { AccessLog } from './access-log';
 import { GatewayMetrics, ListenerName } from './gateway-metrics';
 import type { RouteKind } from './route-kind';
-
-type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
 const STARTED = Symbol('tape.observability.started');
 type Started = { [STARTED]?: { at: number; written: number; url: string } };
 
 /**
  * Metrics and the access log for one request, from its start to the end of its answer: the
- * main listener's Node server is wrapped (`wrapServer`, around the site hot path too), the S3
- * listener calls `start`/`finish` from its Fastify hooks.
+ * main listener's dispatch is wrapped (`wrap`, around its edge routes too, registered by
+ * ObservabilityModule), the S3 listener calls `start`/`finish` from its Fastify hooks.
  */
 @Injectable()
 export class RequestObserver {
@@ -55,8 +54,8 @@ export class RequestObserver {
   }
 
   /**
-   * Wraps the server's one `request` listener (Fastify's, already wrapped by the site hot path):
-   * every request is timed and counted under `kindOf(req)` once its answer is done.
+   * Wraps a listener (the main listener's dispatch, src/http/main-listener.ts): every request
+   * is timed and counted under `kindOf(req)` once its answer is done.
    *
    * An answer ended on its socket before the listener returns (the site edge's answers from
    * memory, nearly every request a busy gateway sees) is counted there and then: its bytes are
@@ -64,27 +63,21 @@ export class RequestObserver {
    * (a later one, or one queued behind a pipelined request's) is counted when its response
    * closes. So the hot path allocates no per-request state and adds no listener.
    */
-  wrapServer(
-    server: Server,
+  wrap(
     listener: ListenerName,
+    next: RequestListener,
     kindOf: (req: IncomingMessage) => RouteKind,
-  ): void {
-    const listeners = server.listeners('request');
-    if (listeners.length !== 1) {
-      throw new Error(`cannot observe requests: ${listeners.length} request listeners`);
-    }
-    const next = listeners[0] as RequestListener;
-    server.removeListener('request', next);
+  ): RequestListener {
     // One shared listener (the response is `this`): no closure per request.
     const finish = this.finish.bind(this);
     function onClose(this: ServerResponse): void {
       finish(listener, kindOf(this.req), this.req, this);
     }
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    return (req: IncomingMessage, res: ServerResponse) => {
       const at = performance.now();
       const written = req.socket?.bytesWritten ?? 0;
       const url = req.url ?? '/';
-      next.call(server, req, res);
+      next(req, res);
       // Ended on its socket (a pipelined answer waiting behind another has none yet, and its
       // bytes go out later), or destroyed: nothing more will be sent.
       if ((res.writableEnded && res.socket !== null) || res.destroyed) {
@@ -93,7 +86,7 @@ export class RequestObserver {
         (req as Started)[STARTED] = { at, written, url };
         res.on('close', onClose);
       }
-    });
+    };
   }
 
   private record(

@@ -4,15 +4,15 @@ import { HostRouter } from '../domains/host-router';
 import { TxtBindingService } from '../domains/txt-binding.service';
 import { MainRouteKinds } from './route-kind';
 
-const kinds = new MainRouteKinds(
-  new HostRouter(
-    Object.assign(new SiteConfig(), {
-      subdomain_suffix: 'sites.test',
-      domains: { 'shop.example': 'So11111111111111111111111111111111111111112' },
-    }),
-    {} as TxtBindingService,
-  ),
+const hosts = new HostRouter(
+  Object.assign(new SiteConfig(), {
+    subdomain_suffix: 'sites.test',
+    domains: { 'shop.example': 'So11111111111111111111111111111111111111112' },
+  }),
+  {} as TxtBindingService,
 );
+// As the site edge answers the main listener (src/site/site-edge.ts, ownsHost).
+const kinds = new MainRouteKinds({ isSiteHost: (host) => hosts.route(host).kind !== 'gateway' });
 
 function req(host: string, url: string): IncomingMessage {
   return { headers: { host }, url } as unknown as IncomingMessage;

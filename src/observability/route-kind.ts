@@ -14,22 +14,22 @@ export const ROUTE_KINDS: readonly RouteKind[] = [
   'other',
 ];
 
-/** Where a Host header goes: the gateway's one HostRouter (src/domains), handed in. */
-export interface HostRoutes {
-  route(host: string): { kind: string };
+/** Whether a Host names a site: the main listener asks its site host edge (src/http). */
+export interface SiteHosts {
+  isSiteHost(host: string): boolean;
 }
 
 /**
- * The kind of a request on the main listener, read when it has been answered (the site edge
- * has made its target origin-form by then): a site host by the gateway's one HostRouter, else
- * the path prefix.
+ * The kind of a request on the main listener, read when it has been answered (the listener
+ * has made its target origin-form by then): a site host as the site host edge says (the
+ * gateway's one HostRouter), else the path prefix.
  */
 export class MainRouteKinds {
-  constructor(private readonly hosts: HostRoutes) {}
+  constructor(private readonly hosts: SiteHosts) {}
 
   of(req: IncomingMessage): RouteKind {
     const host = req.headers.host;
-    if (typeof host === 'string' && this.hosts.route(host).kind !== 'gateway') return 'site';
+    if (typeof host === 'string' && this.hosts.isSiteHost(host)) return 'site';
     return pathKind(req.url ?? '/');
   }
 }

@@ -44,6 +44,8 @@ const ROUTE_MEMO_LIMIT = 4096;
 /** A pointer read older than the one announced is read again after this long. */
 const STALE_POINTER_RETRY_MS = 100;
 
+type Routed = SiteTarget | Promise<SiteTarget>;
+
 export class SiteDirectory {
   private readonly sites: SiteSnapshots;
   private readonly names: SiteNameCache;
@@ -79,13 +81,21 @@ export class SiteDirectory {
     return this.sites.defaultPolicy;
   }
 
+  /** The clock, read once per request and handed on: a read costs more than a lookup. */
+  now(): number {
+    return this.options.now();
+  }
+
   /**
    * The tape's snapshot. When it must be read, the names `rawPath` (the encoded path below the
    * site root, without the query) may need are read in the same request.
    */
-  lookup(tape: string, rawPath?: string): SiteSnapshot | Promise<SiteSnapshot> {
+  lookup(
+    tape: string,
+    rawPath?: string,
+    now = this.options.now(),
+  ): SiteSnapshot | Promise<SiteSnapshot> {
     const entry = this.sites.get(tape);
-    const now = this.options.now();
     if (entry !== undefined && now < entry.freshUntil) {
       if (now >= entry.refreshAt && !this.loader.loadingSite(tape)) {
         this.loader.load(tape, [], true).catch(() => undefined);
@@ -108,17 +118,17 @@ export class SiteDirectory {
    * for plain (unencoded) paths that name an object or its directory: their number is bounded
    * by the site's own objects, so random paths (misses, fallbacks) cannot grow that memo.
    */
-  route(snapshot: SiteSnapshot, rawPath: string): SiteTarget | Promise<SiteTarget> {
+  route(snapshot: SiteSnapshot, rawPath: string, now = this.options.now()): Routed {
     const rules = snapshot.rules;
     if (rules === undefined || rules.redirects.length === 0)
-      return this.routeFiles(snapshot, rawPath);
+      return this.routeFiles(snapshot, rawPath, now);
     const path = parseSitePath(rawPath);
-    if (!path.ok) return this.routeFiles(snapshot, rawPath);
+    if (!path.ok) return this.routeFiles(snapshot, rawPath, now);
     const match = firstRedirect(rules, requestPathOf(path));
-    if (match === null) return this.routeFiles(snapshot, rawPath);
+    if (match === null) return this.routeFiles(snapshot, rawPath, now);
     if (match.rule.force) return this.applyRedirect(snapshot, match);
     // Netlify's shadowing (and IPFS's "no forced redirects"): a file at the path wins.
-    const files = this.routeFiles(snapshot, rawPath);
+    const files = this.routeFiles(snapshot, rawPath, now);
     const decide = (target: SiteTarget) =>
       (target.kind === 'object' && target.named) || target.kind === 'add-slash'
         ? target
@@ -158,8 +168,7 @@ export class SiteDirectory {
     return this.versionLoader.load(owner, missing, false).then(decide);
   }
 
-  private routeFiles(snapshot: SiteSnapshot, rawPath: string): SiteTarget | Promise<SiteTarget> {
-    const now = this.options.now();
+  private routeFiles(snapshot: SiteSnapshot, rawPath: string, now: number): Routed {
     const memo = snapshot.routes.get(rawPath);
     if (memo !== undefined && now < memo.refreshAt) return memo.target;
     const path = parseSitePath(rawPath, this.options.wellKnownAllow);
@@ -196,8 +205,8 @@ export class SiteDirectory {
   }
 
   /** An expired tape is no longer served, from the moment its reservation ends. */
-  isExpired(snapshot: SiteSnapshot): boolean {
-    return snapshot.status === 'expired' || this.options.now() >= snapshot.expiresAt;
+  isExpired(snapshot: SiteSnapshot, now = this.options.now()): boolean {
+    return snapshot.status === 'expired' || now >= snapshot.expiresAt;
   }
 
   /**

@@ -1,16 +1,9 @@
-import {
-  BeforeApplicationShutdown,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-} from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseAddress } from '../chain/tape-label';
-import { EdgeRoutes } from '../http/edge-routes';
 import { watchBodyIdle } from '../http/listener-timeouts';
+import { MainListener, SiteHostEdge } from '../http/main-listener';
 import { endWithBody } from '../http/response-body';
-import { originFormTarget } from '../http/request-target';
 import { GatewayConfig } from '../config/app-config';
 import { HostResolution } from '../domains/host-resolution';
 import { HostRoute, HostRouter } from '../domains/host-router';
@@ -20,22 +13,19 @@ import { MeteringGate } from '../metering/metering-gate';
 import { SiteAnswer } from './site-answer';
 import { SiteService } from './site.service';
 
-type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
-
 const SITE_PREFIX = '/site/';
 
 /** Longer URLs on the path routes name no site (the gateway's router limit, gateway-app.ts). */
 const MAX_URL_BYTES = 8192;
 
 /**
- * The one way into the site routes, on the main listener, before Fastify and Nest see a request:
+ * The one way into the site routes, a peer of the main listener (src/http/main-listener.ts),
+ * which hands it requests before Fastify and Nest see them, their target made origin-form:
  *
  * - a request whose Host the host router sends to a site (an operator domain, a label under the
  *   subdomain suffix, a TXT-bound customer domain, or a host that names no site) is a site
  *   request whatever its path: `/healthz` or `/object/x` there is a file of the site;
- * - on the gateway's own hosts, `/site/{tape}` and `/site/{tape}/<path>`, then the edge routes
- *   other feature rooms registered (src/http/edge-routes.ts: the object route's warm reads);
- * - everything else goes on to Fastify unchanged.
+ * - on the gateway's own hosts, `/site/{tape}` and `/site/{tape}/<path>`.
  *
  * Each site request passes the metering gate (`site` budget: RateLimit headers on every answer,
  * the gate's 429 over budget), then SiteService answers it (synchronously when the site, the
@@ -43,73 +33,45 @@ const MAX_URL_BYTES = 8192;
  * prepared header list, one write or a stream. Any failure is the built-in 500 page (HTML, like
  * every other refusal of the site routes), or ends the connection once headers are out.
  *
- * Why not a Fastify route or a Nest controller: on a cached 4 KiB page, Fastify's routing and
- * Nest's per-request pipeline cost about as much as the page itself (docs/site.md,
- * "Performance"), and a hostname is not something Fastify's router routes on.
- *
  * Paths are taken from the raw URL (still percent-encoded), so they are decoded exactly once,
- * by the site path rules. An absolute-form target is made origin-form first (its authority as
- * the Host), so no target form lets a site host reach a gateway route; a target that cannot be
- * made origin-form goes on to Fastify, which refuses it.
- *
- * Installation: the Node server's one `request` listener (Fastify's) is wrapped once the app is
- * bootstrapped; start-up fails when the server does not look as expected, since the site routes
- * exist nowhere else. During shutdown the edge steps aside, so Fastify's closing behaviour
- * (503 on new requests) applies.
+ * by the site path rules.
  */
 @Injectable()
-export class SiteEdge implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class SiteEdge implements SiteHostEdge, OnModuleInit {
   private readonly logger = new Logger('site');
   private readonly bodyIdleMs: number;
-  private closing = false;
 
   constructor(
     gateway: GatewayConfig,
-    private readonly adapterHost: HttpAdapterHost,
+    private readonly listener: MainListener,
     private readonly hosts: HostRouter,
     private readonly gate: MeteringGate,
     private readonly site: SiteService,
-    private readonly routes: EdgeRoutes,
   ) {
     this.bodyIdleMs = gateway.body_idle_timeout_ms;
   }
 
-  onApplicationBootstrap(): void {
-    const server = this.adapterHost.httpAdapter?.getHttpServer() as Server | undefined;
-    const listeners = server?.listeners('request') ?? [];
-    if (!server || listeners.length !== 1) {
-      throw new Error(`the site edge cannot be installed (${listeners.length} request listeners)`);
-    }
-    const next = listeners[0] as RequestListener;
-    server.removeListener('request', next);
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      if (!this.tryServe(req, res)) next.call(server, req, res);
+  onModuleInit(): void {
+    this.listener.serveSiteHosts(this);
+    this.listener.addRoute(SITE_PREFIX, {
+      tryServe: (req, res, url) => {
+        this.meter(req, res, url, null);
+        return true;
+      },
     });
   }
 
-  beforeApplicationShutdown(): void {
-    this.closing = true;
+  /** Answers the request when its Host names a site; false leaves a gateway host's untouched. */
+  tryServe(req: IncomingMessage, res: ServerResponse, url: string): boolean {
+    const headers = req.headers;
+    const route = this.hosts.route(headers[':authority'] ?? headers.host);
+    if (route.kind === 'gateway') return false;
+    this.meter(req, res, url, route);
+    return true;
   }
 
-  /** Answers the request when it is a site request; false leaves it untouched for Fastify. */
-  tryServe(req: IncomingMessage, res: ServerResponse): boolean {
-    if (this.closing) return false;
-    const headers = req.headers;
-    let url = req.url ?? '/';
-    if (url.charCodeAt(0) !== 47 /* / */) {
-      const target = originFormTarget(url, headers.host);
-      if (!target.ok) return false;
-      req.url = url = target.url;
-      headers.host = target.host;
-    }
-    const route = this.hosts.route(headers[':authority'] ?? headers.host);
-    if (route.kind === 'gateway') {
-      if (!url.startsWith(SITE_PREFIX)) return this.routes.tryServe(req, res, url);
-      this.meter(req, res, url, null);
-    } else {
-      this.meter(req, res, url, route);
-    }
-    return true;
+  ownsHost(host: string): boolean {
+    return this.hosts.route(host).kind !== 'gateway';
   }
 
   /** The metering gate, then the answer: synchronous when the store answers at once. */

@@ -106,7 +106,8 @@ export interface SiteTestApp {
   app: NestFastifyApplication;
   /**
    * A request injected into the HTTP server's request listener, as a socket's would reach it:
-   * through the site edge, then Fastify (Fastify's own `inject` starts after the edge).
+   * through the main listener (the site edge first), then Fastify (Fastify's own `inject` starts
+   * after the listener).
    */
   inject(options: InjectOptions): Promise<LightResponse>;
   source: MemorySiteSource;

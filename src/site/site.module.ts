@@ -4,7 +4,7 @@ import { TAPE_POINTER_FEED_PROVIDER, TapePointerFeed } from '../chain/tape-point
 import { ConfigError } from '../config/config-loader';
 import { SiteConfig } from '../config/site.config';
 import { DomainsModule } from '../domains/domains.module';
-import { EdgeRoutesModule } from '../http/edge-routes';
+import { MainListenerModule } from '../http/main-listener';
 import { MeteringModule } from '../metering/metering.module';
 import { ObjectReader } from '../tracks/object-reader';
 import { TracksModule } from '../tracks/tracks.module';
@@ -22,8 +22,8 @@ import { SiteService } from './site.service';
 
 /**
  * Site serving: `/site/{tape}/…` and hostname routes, `_site.json`, caching and security
- * headers. SiteEdge takes site requests off the main listener before Fastify (see there why);
- * SiteService returns their answers. Imports the chain, the data plane, the
+ * headers. SiteEdge registers with the main listener (src/http/main-listener.ts) to take site
+ * requests before Fastify; SiteService returns their answers. Imports the chain, the data plane, the
  * host router and metering.
  */
 @Module({
@@ -33,7 +33,7 @@ import { SiteService } from './site.service';
     DomainsModule,
     MeteringModule,
     ChainModule,
-    EdgeRoutesModule,
+    MainListenerModule,
   ],
   providers: [
     { provide: SiteSource, useClass: ChainSiteSource },

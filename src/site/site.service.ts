@@ -81,20 +81,23 @@ export class SiteService {
     if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS') {
       return this.methodNotAllowed();
     }
+    // One clock reading for the whole synchronous answer; one more after anything awaited.
+    const now = this.directory.now();
     let found: SiteSnapshot | Promise<SiteSnapshot>;
     try {
       // A cold site is read with the names this path needs, in one request.
-      found = this.directory.lookup(tape, method === 'OPTIONS' ? undefined : pathOf(rawUrl));
+      found = this.directory.lookup(tape, method === 'OPTIONS' ? undefined : pathOf(rawUrl), now);
     } catch (err) {
       return this.unavailable(tape, err);
     }
     if (found instanceof Promise) {
       return found.then(
-        (snapshot) => this.serveSnapshot(req, snapshot, rawUrl, mount, selector),
+        (snapshot) =>
+          this.serveSnapshot(req, snapshot, rawUrl, mount, selector, this.directory.now()),
         (err: unknown) => this.unavailable(tape, err),
       );
     }
-    return this.serveSnapshot(req, found, rawUrl, mount, selector);
+    return this.serveSnapshot(req, found, rawUrl, mount, selector, now);
   }
 
   isReadMethod(method: string | undefined): boolean {
@@ -144,31 +147,33 @@ export class SiteService {
     rawUrl: string,
     mount: string,
     selector: VersionSelector | undefined,
+    now: number,
     rechecked = false,
   ): SiteAnswer | Promise<SiteAnswer> {
     if (snapshot.status === 'unknown') {
       return this.responder.page(PAGES.noSite, this.directory.gatewayPolicy);
     }
-    if (this.directory.isExpired(snapshot)) {
+    if (this.directory.isExpired(snapshot, now)) {
       // Out of time by the cached expiry: read the tape again once, in case it was extended.
       if (snapshot.status === 'active' && !rechecked) {
         return this.directory.recheckExpiry(snapshot).then(
-          (fresh) => this.serveSnapshot(req, fresh, rawUrl, mount, selector, true),
+          (fresh) =>
+            this.serveSnapshot(req, fresh, rawUrl, mount, selector, this.directory.now(), true),
           (err: unknown) => this.unavailable(snapshot.tape, err),
         );
       }
       return this.responder.page(PAGES.expired, this.directory.gatewayPolicy);
     }
-    if (selector === undefined) return this.serveVersion(req, snapshot, rawUrl, mount);
+    if (selector === undefined) return this.serveVersion(req, snapshot, rawUrl, mount, now);
     const view = this.directory.view(snapshot, selector);
     if (view === null) return this.responder.page(PAGES.versionNotKept, undefined, NOINDEX);
     if (view instanceof Promise) {
       return view.then(
-        (found) => this.serveVersion(req, found, rawUrl, mount),
+        (found) => this.serveVersion(req, found, rawUrl, mount, this.directory.now()),
         (err: unknown) => this.unavailable(snapshot.tape, err),
       );
     }
-    return this.serveVersion(req, view, rawUrl, mount);
+    return this.serveVersion(req, view, rawUrl, mount, now);
   }
 
   /** An active site's answer from one version's snapshot (the current one, or a view). */
@@ -177,6 +182,7 @@ export class SiteService {
     snapshot: SiteSnapshot,
     rawUrl: string,
     mount: string,
+    now: number,
   ): SiteAnswer | Promise<SiteAnswer> {
     if (snapshot.rulesRefused !== undefined) {
       return this.responder.page(
@@ -202,7 +208,7 @@ export class SiteService {
     const query = q < 0 ? '' : rawUrl.slice(q);
     let target: SiteTarget | Promise<SiteTarget>;
     try {
-      target = this.directory.route(snapshot, rawPath);
+      target = this.directory.route(snapshot, rawPath, now);
     } catch (err) {
       return this.unavailable(snapshot.tape, err);
     }

@@ -1,0 +1,136 @@
+import type { HttpAdapterHost } from '@nestjs/core';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { EdgeRoute, MainListener, RequestListener, SiteHostEdge } from './main-listener';
+
+/** Who answered each request, in order: a peer's name, or `fastify` with the URL it got. */
+type Log = string[];
+
+const SITE_HOST = 'site.example';
+
+function siteHosts(log: Log): SiteHostEdge {
+  return {
+    ownsHost: (host) => host === SITE_HOST,
+    tryServe: (req, _res, url) => {
+      if (req.headers.host !== SITE_HOST) return false;
+      log.push(`site-host ${url}`);
+      return true;
+    },
+  };
+}
+
+function route(log: Log, name: string, takes = true): EdgeRoute {
+  return {
+    tryServe: (_req, _res, url) => {
+      if (takes) log.push(`${name} ${url}`);
+      return takes;
+    },
+  };
+}
+
+/** A server whose one listener stands for Fastify, the main listener installed in front. */
+function setUp(register: (listener: MainListener, log: Log) => void): {
+  listener: MainListener;
+  server: Server;
+  send: (url: string, host?: string) => Log;
+} {
+  const log: Log = [];
+  const server = createServer((req) => log.push(`fastify ${req.url} ${req.headers.host}`));
+  const adapterHost = { httpAdapter: { getHttpServer: () => server } };
+  const listener = new MainListener(adapterHost as unknown as HttpAdapterHost);
+  register(listener, log);
+  listener.onApplicationBootstrap();
+  const send = (url: string, host = 'localhost'): Log => {
+    const [installed] = server.listeners('request') as RequestListener[];
+    log.length = 0;
+    const req = { url, headers: { host }, method: 'GET' } as unknown as IncomingMessage;
+    installed.call(server, req, {} as ServerResponse);
+    return [...log];
+  };
+  return { listener, server, send };
+}
+
+describe('MainListener', () => {
+  it('dispatches in a fixed order: site hosts, then edge routes by prefix, then Fastify', () => {
+    const { send } = setUp((listener, log) => {
+      listener.addRoute('/site/', route(log, 'site-path'));
+      listener.addRoute('/object/', route(log, 'object'));
+      listener.serveSiteHosts(siteHosts(log));
+    });
+    expect(send('/object/x', SITE_HOST)).toEqual(['site-host /object/x']);
+    expect(send('/site/T/a')).toEqual(['site-path /site/T/a']);
+    expect(send('/object/x')).toEqual(['object /object/x']);
+    expect(send('/objects/x')).toEqual(['fastify /objects/x localhost']);
+    expect(send('/healthz')).toEqual(['fastify /healthz localhost']);
+  });
+
+  it('tries the next route, then Fastify, when a route declines', () => {
+    const { send } = setUp((listener, log) => {
+      listener.addRoute('/object/', route(log, 'cold', false));
+      listener.addRoute('/object/', route(log, 'second'));
+      listener.addRoute('/upload/', route(log, 'never', false));
+    });
+    expect(send('/object/x')).toEqual(['second /object/x']);
+    expect(send('/upload/x')).toEqual(['fastify /upload/x localhost']);
+  });
+
+  it('makes an absolute-form target origin-form first; one it cannot goes on to Fastify as sent', () => {
+    const { send } = setUp((listener, log) => listener.serveSiteHosts(siteHosts(log)));
+    expect(send(`http://${SITE_HOST}/healthz`, SITE_HOST)).toEqual(['site-host /healthz']);
+    expect(send('http://localhost/healthz')).toEqual(['fastify /healthz localhost']);
+    // The authority differs from the Host: refused by Fastify's rewrite, never a site request.
+    expect(send('http://localhost/x', SITE_HOST)).toEqual([
+      `fastify http://localhost/x ${SITE_HOST}`,
+    ]);
+  });
+
+  it('steps aside during shutdown: every request goes to Fastify as sent', () => {
+    const { listener, send } = setUp((l, log) => {
+      l.serveSiteHosts(siteHosts(log));
+      l.addRoute('/object/', route(log, 'object'));
+    });
+    listener.beforeApplicationShutdown();
+    expect(send('/', SITE_HOST)).toEqual([`fastify / ${SITE_HOST}`]);
+    expect(send('/object/x')).toEqual(['fastify /object/x localhost']);
+  });
+
+  it('wraps the whole dispatch with its observer, and answers who owns a Host', () => {
+    const seen: string[] = [];
+    const { listener, send } = setUp((l, log) => {
+      l.serveSiteHosts(siteHosts(log));
+      l.observeWith((dispatch) => (req, res) => {
+        seen.push(`before ${req.url}`);
+        dispatch(req, res);
+        seen.push(`after ${req.url}`);
+      });
+    });
+    expect(send('http://localhost/a')).toEqual(['fastify /a localhost']);
+    expect(send('/b', SITE_HOST)).toEqual(['site-host /b']);
+    // The observer sees the target as sent, and the origin-form one once it is answered.
+    expect(seen).toEqual(['before http://localhost/a', 'after /a', 'before /b', 'after /b']);
+    expect([listener.isSiteHost(SITE_HOST), listener.isSiteHost('localhost')]).toEqual([
+      true,
+      false,
+    ]);
+  });
+
+  it('is the only request listener: refuses a server with another, and late registrations', () => {
+    const server = createServer(() => undefined);
+    server.on('request', () => undefined);
+    const listener = new MainListener({} as HttpAdapterHost);
+    expect(() => listener.install(server)).toThrow(
+      'the main listener cannot be installed (2 request listeners)',
+    );
+    const { listener: installed, server: one } = setUp(() => undefined);
+    expect(one.listeners('request')).toHaveLength(1);
+    expect(() => installed.addRoute('/late/', route([], 'late'))).toThrow(
+      'the edge route /late/ registered after the main listener was installed',
+    );
+  });
+
+  it('installs nothing without an HTTP server (an application context, the CLI)', () => {
+    const listener = new MainListener({ httpAdapter: undefined } as unknown as HttpAdapterHost);
+    expect(() => listener.onApplicationBootstrap()).not.toThrow();
+    expect(() => listener.serveSiteHosts(siteHosts([]))).not.toThrow();
+    expect(() => listener.serveSiteHosts(siteHosts([]))).toThrow('a site host edge already');
+  });
+});

@@ -1,0 +1,150 @@
+import {
+  BeforeApplicationShutdown,
+  Injectable,
+  Module,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { originFormTarget } from './request-target';
+
+export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * A peer answering on the main listener before Fastify and Nest: given a request and its
+ * origin-form URL, it answers and returns true, or returns false having touched nothing.
+ */
+export interface EdgeRoute {
+  tryServe(req: IncomingMessage, res: ServerResponse, url: string): boolean;
+}
+
+/**
+ * The peer that owns the requests whose Host is not one of the gateway's own (the site edge,
+ * src/site/site-edge.ts): it takes every such request, whatever its path, and declines the
+ * gateway's hosts.
+ */
+export interface SiteHostEdge extends EdgeRoute {
+  /** Whether requests with this Host value are this peer's, whatever their path. */
+  ownsHost(host: string): boolean;
+}
+
+/** Wraps the listener's dispatch to see every request and its answer (metrics, access log). */
+export type ListenerObserver = (dispatch: RequestListener) => RequestListener;
+
+/**
+ * The one entrance of the main listener: the Node server's one `request` listener, installed
+ * when the app is bootstrapped. For each request, in this order:
+ *
+ * 1. the observer registered with `observeWith` (src/observability: metrics and the access log
+ *    of every answer) wraps everything below;
+ * 2. an absolute-form target is made origin-form (its authority as the Host), so no target form
+ *    lets a site host reach a gateway route; one that cannot be goes on to Fastify, which
+ *    refuses it (src/http/target-rewrite.ts);
+ * 3. the site hosts: the peer registered with `serveSiteHosts` takes every request whose Host
+ *    names a site;
+ * 4. the gateway host's edge routes, by path prefix, in the order they were added (`/site/`,
+ *    `/object/` warm reads): each takes what it answers exactly as its Nest route would;
+ * 5. Fastify and Nest, for everything else.
+ *
+ * Feature rooms register their peers when their module starts (`onModuleInit`), as they
+ * register health checks and metrics: they never import each other, and this file knows none of
+ * them. During shutdown the listener steps aside: every request goes straight to Fastify, whose
+ * closing behaviour (503 on new requests) applies.
+ *
+ * Why an edge before Fastify at all: on a cached 4 KiB page or a hot object, Fastify's routing
+ * and Nest's per-request pipeline cost about as much CPU as the answer itself (docs/site.md and
+ * docs/object.md, "Performance"), and a hostname is not something Fastify's router routes on.
+ */
+@Injectable()
+export class MainListener implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private siteHosts: SiteHostEdge | null = null;
+  private routes: readonly { prefix: string; route: EdgeRoute }[] = [];
+  private observer: ListenerObserver | null = null;
+  private closing = false;
+  private installed = false;
+
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
+  /** The peer that takes every request on a site host (one: two would disagree on a Host). */
+  serveSiteHosts(edge: SiteHostEdge): void {
+    this.beforeInstall('a site host edge');
+    if (this.siteHosts !== null) throw new Error('the main listener has a site host edge already');
+    this.siteHosts = edge;
+  }
+
+  /** An edge route for the gateway's own hosts: tried for URLs that start with `prefix`. */
+  addRoute(prefix: string, route: EdgeRoute): void {
+    this.beforeInstall(`the edge route ${prefix}`);
+    this.routes = [...this.routes, { prefix, route }];
+  }
+
+  /** The observer of every request (one: the request observer of src/observability). */
+  observeWith(observer: ListenerObserver): void {
+    this.beforeInstall('an observer');
+    if (this.observer !== null) throw new Error('the main listener has an observer already');
+    this.observer = observer;
+  }
+
+  /** Whether a request with this Host is a site request (for the observer's route kinds). */
+  isSiteHost(host: string): boolean {
+    return this.siteHosts !== null && this.siteHosts.ownsHost(host);
+  }
+
+  onApplicationBootstrap(): void {
+    // An application context (the CLI) has no HTTP server: nothing to install.
+    const server = this.adapterHost.httpAdapter?.getHttpServer() as Server | undefined;
+    if (server) this.install(server);
+  }
+
+  beforeApplicationShutdown(): void {
+    this.closing = true;
+  }
+
+  /**
+   * Becomes the server's one `request` listener, in front of the one it had (Fastify's).
+   * Start-up fails when the server does not look as expected: the edge routes exist nowhere else.
+   */
+  install(server: Server): void {
+    const listeners = server.listeners('request');
+    if (listeners.length !== 1) {
+      throw new Error(
+        `the main listener cannot be installed (${listeners.length} request listeners)`,
+      );
+    }
+    const fastify = listeners[0] as RequestListener;
+    const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
+      if (!this.atEdge(req, res)) fastify.call(server, req, res);
+    };
+    server.removeListener('request', fastify);
+    server.on('request', this.observer === null ? dispatch : this.observer(dispatch));
+    this.installed = true;
+  }
+
+  /** Answers the request at the edge; false leaves it untouched (its target made origin-form). */
+  private atEdge(req: IncomingMessage, res: ServerResponse): boolean {
+    if (this.closing) return false;
+    let url = req.url ?? '/';
+    if (url.charCodeAt(0) !== 47 /* / */) {
+      const target = originFormTarget(url, req.headers.host);
+      if (!target.ok) return false;
+      req.url = url = target.url;
+      req.headers.host = target.host;
+    }
+    const siteHosts = this.siteHosts;
+    if (siteHosts !== null && siteHosts.tryServe(req, res, url)) return true;
+    const routes = this.routes;
+    for (let i = 0; i < routes.length; i++) {
+      const { prefix, route } = routes[i];
+      if (url.startsWith(prefix) && route.tryServe(req, res, url)) return true;
+    }
+    return false;
+  }
+
+  private beforeInstall(what: string): void {
+    if (this.installed) throw new Error(`${what} registered after the main listener was installed`);
+  }
+}
+
+/** One MainListener for the whole application: the modules that register with it import this. */
+@Module({ providers: [MainListener], exports: [MainListener] })
+export class MainListenerModule {}
