@@ -94,16 +94,11 @@ export class CredentialDatabase {
     if (!ACCESS_KEY_ID_PATTERN.test(accessKeyId)) return null;
     const row = this.row(accessKeyId);
     if (!row) return null;
-    const secretAccessKey = this.cipher.open(
-      { iv: row.secret_iv, tag: row.secret_tag, ciphertext: row.secret_ciphertext },
-      accessKeyId,
-    );
-    return {
-      accessKeyId,
-      secretAccessKey,
-      tapeAddress: row.tape,
+    return this.cipher.openCredential(accessKeyId, {
+      sealed: { iv: row.secret_iv, tag: row.secret_tag, ciphertext: row.secret_ciphertext },
+      tape: row.tape,
       revoked: row.revoked_at !== null,
-    };
+    });
   }
 
   close(): void {

@@ -107,20 +107,15 @@ export class RedisCredentialRegistry extends CredentialRegistry {
     if (!ACCESS_KEY_ID_PATTERN.test(accessKeyId)) return null;
     const row = await this.redis.hgetall(this.key(accessKeyId));
     if (!row.tape || !row.iv || !row.tag || !row.secret) return null;
-    const secretAccessKey = this.cipher.open(
-      {
+    return this.cipher.openCredential(accessKeyId, {
+      sealed: {
         iv: Buffer.from(row.iv, 'base64'),
         tag: Buffer.from(row.tag, 'base64'),
         ciphertext: Buffer.from(row.secret, 'base64'),
       },
-      accessKeyId,
-    );
-    return {
-      accessKeyId,
-      secretAccessKey,
-      tapeAddress: row.tape,
+      tape: row.tape,
       revoked: row.revoked_at !== undefined,
-    };
+    });
   }
 
   async close(): Promise<void> {
