@@ -9,7 +9,7 @@ import {
   ValidateBy,
   ValidationOptions,
 } from 'class-validator';
-import { IntRange } from './int-range';
+import { IntRange } from './config-decorators';
 
 /** A base58 public key exactly as Solana writes it (32 bytes, no stray characters). */
 export function isPublicKey(value: unknown): boolean {

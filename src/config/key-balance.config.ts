@@ -1,5 +1,5 @@
 import { IsOptional } from 'class-validator';
-import { IntRange } from './int-range';
+import { IntRange } from './config-decorators';
 
 /**
  * `gateway.key_balance.*`: when the storage-authority key (the writer's own key: it pays the

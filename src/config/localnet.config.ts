@@ -1,5 +1,5 @@
 import { IsArray, IsIP, IsString } from 'class-validator';
-import { IntRange } from './int-range';
+import { IntRange } from './config-decorators';
 
 /** `localnet.*`: the embedded Solana-compatible network. */
 export class LocalnetConfig {

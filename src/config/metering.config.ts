@@ -2,14 +2,12 @@ import { Type } from 'class-transformer';
 import {
   IsBoolean,
   IsIn,
-  IsOptional,
   IsString,
-  Matches,
   ValidateBy,
   ValidateNested,
   ValidationOptions,
 } from 'class-validator';
-import { IntRange } from './int-range';
+import { IntRange, OptionalRedisUrl } from './config-decorators';
 import { isIP } from 'node:net';
 
 /** One throttling budget: `limit` requests per `ttl_secs` window per client. */
@@ -84,9 +82,7 @@ export class MeteringConfig {
   forwarded_header: ForwardedHeaderName = 'x-forwarded-for';
 
   /** When set, counters live in Redis so several gateways share one budget. */
-  @IsOptional()
-  @IsString()
-  @Matches(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
+  @OptionalRedisUrl()
   redis_url?: string;
 
   /** Longest wait for one Redis command; past it the request is served unmetered. */

@@ -1,5 +1,5 @@
 import { IsNumber, IsOptional, IsString, Max, Min } from 'class-validator';
-import { IntRange } from './int-range';
+import { IntRange } from './config-decorators';
 
 /** `gateway.s3.*`: the S3-compatible listener. */
 export class S3Config {

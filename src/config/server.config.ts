@@ -10,7 +10,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { IntRange } from './int-range';
+import { IntRange } from './config-decorators';
 import { TlsAskConfig } from './tls-ask.config';
 
 /**

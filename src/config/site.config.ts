@@ -7,7 +7,7 @@ import {
   Matches,
   MaxLength,
 } from 'class-validator';
-import { IntRange } from './int-range';
+import { IntRange } from './config-decorators';
 
 /** How path-served sites are kept apart (src/site/path-isolation.ts). */
 export const PATH_ISOLATION_MODES = ['sandbox', 'redirect'] as const;

@@ -8,11 +8,10 @@ import {
   IsIn,
   IsOptional,
   IsString,
-  Matches,
   ValidateBy,
   ValidateNested,
 } from 'class-validator';
-import { IntRange } from './int-range';
+import { IntRange, OptionalRedisUrl } from './config-decorators';
 
 /**
  * `storage.gc.*`: the track store's garbage collector (docs/tracks.md, "Garbage collection").
@@ -218,9 +217,7 @@ export class TracksStoreConfig {
  * spool files), right for a single gateway.
  */
 export class SharedStateConfig {
-  @IsOptional()
-  @IsString()
-  @Matches(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
+  @OptionalRedisUrl()
   redis_url?: string;
 
   /** Prefix of every key, so several networks (or metering) can share one Redis. */

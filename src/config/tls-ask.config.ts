@@ -1,4 +1,4 @@
-import { IntRange } from './int-range';
+import { IntRange } from './config-decorators';
 
 /**
  * `gateway.admin.tls_ask.*`: how the on-demand TLS `ask` endpoint remembers its answers and how
