@@ -1,6 +1,11 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import type { Credential } from './credential-registry';
+import {
+  Credential,
+  IssuedCredential,
+  newAccessKeyId,
+  newSecretAccessKey,
+} from './credential-registry';
 
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
@@ -57,6 +62,19 @@ export class CredentialCipher {
     decipher.setAAD(Buffer.from(accessKeyId, 'utf8'));
     decipher.setAuthTag(sealed.tag);
     return Buffer.concat([decipher.update(sealed.ciphertext), decipher.final()]).toString('utf8');
+  }
+
+  /** A new credential for a tape (its secret shown once), and the secret sealed to store. */
+  issueCredential(
+    tapeAddress: string,
+    now: Date,
+  ): { issued: IssuedCredential; sealed: SealedSecret } {
+    const accessKeyId = newAccessKeyId();
+    const secretAccessKey = newSecretAccessKey();
+    return {
+      issued: { accessKeyId, secretAccessKey, tapeAddress, createdAt: now, revokedAt: null },
+      sealed: this.seal(secretAccessKey, accessKeyId),
+    };
   }
 
   /** A stored credential with its secret opened (every registry's `find`). */

@@ -6,8 +6,6 @@ import {
   CredentialRegistry,
   CredentialSummary,
   IssuedCredential,
-  newAccessKeyId,
-  newSecretAccessKey,
   RevokeOutcome,
 } from './credential-registry';
 import { makeDirectory } from '../config/directories';
@@ -63,16 +61,21 @@ export class SqliteCredentialRegistry extends CredentialRegistry {
   }
 
   async issue(tapeAddress: string, now = new Date()): Promise<IssuedCredential> {
-    const accessKeyId = newAccessKeyId();
-    const secretAccessKey = newSecretAccessKey();
-    const sealed = this.cipher.seal(secretAccessKey, accessKeyId);
+    const { issued, sealed } = this.cipher.issueCredential(tapeAddress, now);
     this.db
       .prepare(
         `INSERT INTO credentials (access_key_id, tape, secret_iv, secret_tag, secret_ciphertext, created_at)
          VALUES (?, ?, ?, ?, ?, ?)`,
       )
-      .run(accessKeyId, tapeAddress, sealed.iv, sealed.tag, sealed.ciphertext, now.getTime());
-    return { accessKeyId, secretAccessKey, tapeAddress, createdAt: now, revokedAt: null };
+      .run(
+        issued.accessKeyId,
+        tapeAddress,
+        sealed.iv,
+        sealed.tag,
+        sealed.ciphertext,
+        now.getTime(),
+      );
+    return issued;
   }
 
   async list(): Promise<CredentialSummary[]> {
