@@ -1,9 +1,9 @@
-import { LAMPORTS_PER_SOL, PublicKey } from '@solana/web3.js';
+import { LAMPORTS_PER_SOL } from '@solana/web3.js';
 import { AppConfig } from './config/app-config';
 import { ChainServices } from './chain/chain.module';
 import { GatewayIdentity } from './chain/gateway-identity';
 import { startLocalnet } from './localnet/localnet';
-import { localnetLimits } from './localnet/localnet-limits';
+import { localnetOptions } from './localnet/localnet-options';
 import { JsonLogger } from './logging/json-logger';
 import { registerLocalnetMetrics } from './localnet/localnet-metrics';
 import type { GatewayMetrics } from './observability/gateway-metrics';
@@ -34,16 +34,7 @@ export async function embedLocalNetwork(
   makeDirectory(config.storage.data_dir);
   const identity = GatewayIdentity.load(config.chain, config.storage);
   const network = await startLocalnet({
-    dataDir: config.storage.data_dir,
-    host: config.localnet.host,
-    port: config.localnet.port,
-    epochDurationSecs: config.localnet.epoch_duration_secs,
-    pricePerMibEpoch: config.localnet.price_per_mib_epoch,
-    slotMs: config.localnet.slot_ms,
-    storageAuthority: identity.publicKey,
-    // Genesis deploys the tape program at the configured id (chain.program_id, TAPE_PROGRAM_ID).
-    programId: config.chain.program_id ? new PublicKey(config.chain.program_id) : undefined,
-    ...localnetLimits(config.localnet),
+    ...localnetOptions(config, identity.publicKey),
     // Internal errors of the RPC (a handler that threw) are the gateway's to see, and so is a
     // WebSocket client dropped for not reading (a hostile or broken client of the RPC port);
     // the rest is the local network's routine (listening, dropped transactions): debug.

@@ -1,6 +1,6 @@
 import { DNSSEC_OK } from 'dns-packet';
 import { DnsTxtLookup } from '../src/domains/dns-txt-lookup';
-import { parseResolverAddress, ResolverAddress } from '../src/domains/resolver-address';
+import { parseResolverAddress, ResolverAddress } from '../src/config/resolver-address';
 import { DnsRelay, replyTo, txtAnswer } from './support/dns-relay';
 
 /**

@@ -1,5 +1,7 @@
 import { startGateway } from './support/gateway-process';
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from './support/gateway-process';
 
@@ -39,5 +41,24 @@ describe('gateway process', () => {
     expect(run.stderr.trim()).toBe(
       'config error: gateway.site.max_age_secs: must not be less than 0',
     );
+  });
+
+  it('refuses a check across keys at load, before the local network or its data directory', () => {
+    const parent = mkdtempSync(join(tmpdir(), 'tape-gw-shell-'));
+    const dataDir = join(parent, 'data');
+    try {
+      const run = spawnSync(process.execPath, [join(REPO_ROOT, 'dist', 'main.js')], {
+        env: { ...process.env, TAPE_DATA_DIR: dataDir, TAPE__STORAGE__TRACKS__STORE: 's3' },
+        encoding: 'utf8',
+        timeout: 20000,
+      });
+      expect(run.status).toBe(1);
+      expect(run.stderr.trim()).toBe(
+        'config error: storage.tracks.s3.endpoint is required when storage.tracks.store is s3',
+      );
+      expect(existsSync(dataDir)).toBe(false);
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
   });
 });

@@ -1,15 +1,10 @@
 import { Keypair } from '@solana/web3.js';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { ChainConfig } from '../config/chain.config';
+import { GatewayRole, gatewayKeypairPath, gatewayRole } from '../config/gateway-role';
 import { StorageConfig } from '../config/storage.config';
 import { readKeypair, readOrCreateKeypair } from './keypair-file';
 
-/**
- * `writer`: holds the storage-authority key, accepts uploads and certifies. `reader`: holds no
- * key and serves what the shared track store holds (docs/operator.md, "Scaling out").
- */
-export type GatewayRole = 'writer' | 'reader';
+export type { GatewayRole };
 
 /**
  * The gateway's own key: the storage authority that certifies tracks it holds, and the
@@ -36,17 +31,16 @@ export class GatewayIdentity {
   }
 
   static keypairPath(chain: ChainConfig, storage: StorageConfig): string {
-    return chain.gateway_keypair ?? join(storage.data_dir, 'gateway-key.json');
+    return gatewayKeypairPath(chain, storage);
   }
 
   static load(chain: ChainConfig, storage: StorageConfig): GatewayIdentity {
-    const path = GatewayIdentity.keypairPath(chain, storage);
+    const path = gatewayKeypairPath(chain, storage);
     // The embedded local network: the key its genesis names (created on first start).
     if (!chain.rpc_url) return new GatewayIdentity(readOrCreateKeypair(path), 'writer');
-    // Named explicitly: it must exist (a typo must not turn a writer into a reader).
-    if (chain.gateway_keypair !== undefined || existsSync(path)) {
+    // Named explicitly, it must exist (a typo must not turn a writer into a reader).
+    if (gatewayRole(chain, storage) === 'writer')
       return new GatewayIdentity(readKeypair(path), 'writer');
-    }
     return new GatewayIdentity(Keypair.generate(), 'reader');
   }
 

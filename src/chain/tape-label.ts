@@ -1,4 +1,5 @@
 import { PublicKey } from '@solana/web3.js';
+import { isPublicKey } from '../config/chain.config';
 
 /**
  * A tape's label is the lowercase RFC 4648 base32 (no padding) of its 32-byte address: 52
@@ -51,11 +52,5 @@ export function addressFromLabel(label: string): string | null {
 
 /** A base58 tape address in canonical form, or null when the text is not one. */
 export function parseAddress(text: string): string | null {
-  if (text.length < 32 || text.length > 44 || !/^[1-9A-HJ-NP-Za-km-z]+$/.test(text)) return null;
-  try {
-    const key = new PublicKey(text);
-    return key.toBase58() === text ? text : null;
-  } catch {
-    return null;
-  }
+  return isPublicKey(text) ? text : null;
 }

@@ -4,14 +4,12 @@ import {
   ArrayMaxSize,
   IsArray,
   IsIn,
-  IsInt,
   IsOptional,
   IsString,
-  Max,
-  Min,
   ValidateBy,
   ValidationOptions,
 } from 'class-validator';
+import { IntRange } from './config-decorators';
 
 /** A base58 public key exactly as Solana writes it (32 bytes, no stray characters). */
 export function isPublicKey(value: unknown): boolean {
@@ -84,9 +82,7 @@ export class ChainConfig {
    */
   @Expose({ name: 'compute_unit_price' })
   @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(Number.MAX_SAFE_INTEGER)
+  @IntRange(0, Number.MAX_SAFE_INTEGER)
   computeUnitPrice?: number;
 }
 

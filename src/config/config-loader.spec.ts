@@ -55,6 +55,21 @@ describe('loadConfig', () => {
     );
   });
 
+  it('gives the first message of stacked checks, whatever decorator combined them', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(
+      /^config error: gateway\.port: must not be greater than 65535$/,
+    );
+    expect(() => loadConfig({ TAPE_REDIS_URL: 'http://x' })).toThrow(
+      /^config error: gateway\.metering\.redis_url: must be a redis:\/\/ or rediss:\/\/ URL$/,
+    );
+    expect(() => loadConfig({ TAPE__STORAGE__SHARED__REDIS_URL: '5' })).toThrow(
+      /^config error: storage\.shared\.redis_url: must be a redis:\/\/ or rediss:\/\/ URL$/,
+    );
+    expect(loadConfig({ TAPE_REDIS_URL: 'rediss://r:6380' }).gateway.metering.redis_url).toBe(
+      'rediss://r:6380',
+    );
+  });
+
   it('rejects unknown keys, a missing file and a file that is not a mapping', () => {
     expect(() => loadConfig({ TAPE__GATEWAY__SITE__NOPE: '1' })).toThrow(/gateway\.site\.nope/);
     expect(() => loadConfig({ TAPE_GATEWAY_CONFIG: '/nonexistent/x.yaml' })).toThrow(ConfigError);

@@ -4,14 +4,12 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { AppConfig } from './app-config';
 import { ChainConfig, normalizeRpcUrls } from './chain.config';
+import { ConfigError } from './config-error';
+import { gatewayRole } from './gateway-role';
+import { checkSiteConfig, readResolvConf, siteResolvers } from './site-checks';
+import { checkTrackStoreConfig, checkTrackStoreRole } from './storage-checks';
 
-/** Thrown when configuration is wrong; the message names the key. */
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError };
 
 type Env = Record<string, string | undefined>;
 type Plain = Record<string, unknown>;
@@ -51,15 +49,36 @@ export function loadConfig(env: Env = process.env): AppConfig {
     const key = name.slice(GENERIC_PREFIX.length).toLowerCase().split('__').join('.');
     setPath(plain, key, parseScalar(value));
   }
-  return validateConfig(plain);
+  const config = validateConfig(plain);
+  checkAgainstHost(config);
+  return config;
 }
 
+/**
+ * Validates a plain configuration: every key's type and range (the classes' decorators), then
+ * the checks that span keys or parse names (site-checks.ts, storage-checks.ts). The first
+ * failure is one ConfigError line naming the key.
+ */
 export function validateConfig(plain: Plain): AppConfig {
   if (isPlain(plain.chain)) normalizeRpcUrls(plain.chain);
   const config = plainToInstance(AppConfig, plain, { exposeDefaultValues: true });
   const errors = validateSync(config, { whitelist: true, forbidNonWhitelisted: true });
   if (errors.length > 0) throw new ConfigError(`config error: ${describe(errors[0])}`);
+  checkSiteConfig(config.gateway.site);
+  checkTrackStoreConfig(config.storage);
   return config;
+}
+
+/**
+ * The checks that read this machine, for a configuration loaded to run here: the resolvers of
+ * /etc/resolv.conf when TXT bindings use them, and the role the gateway's key file gives it.
+ */
+function checkAgainstHost(config: AppConfig): void {
+  const site = config.gateway.site;
+  if (site.txt_domains && site.dns_resolvers.length === 0) siteResolvers(site, readResolvConf());
+  if (config.storage.tracks.peers.length > 0) {
+    checkTrackStoreRole(config.storage, gatewayRole(config.chain, config.storage));
+  }
 }
 
 /**

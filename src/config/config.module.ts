@@ -1,5 +1,5 @@
-import { Global, Module } from '@nestjs/common';
-import { ConfigModule as NestConfigModule } from '@nestjs/config';
+import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
+import { ConfigModule as NestConfigModule, ConfigService, Path, PathValue } from '@nestjs/config';
 import { AppConfig, GatewayConfig } from './app-config';
 import { ChainConfig } from './chain.config';
 import { KeyBalanceConfig } from './key-balance.config';
@@ -11,38 +11,60 @@ import { SiteConfig } from './site.config';
 import { StorageConfig } from './storage.config';
 
 /**
- * Validated configuration, once. Each namespace is injectable by its class, so a service asks
- * for exactly what it reads (`constructor(private readonly site: SiteConfig)`).
+ * The validated configuration as `@nestjs/config` serves it, typed: `get('gateway.site',
+ * { infer: true })` is a `SiteConfig`. Nothing falls back to `process.env`: the loader
+ * (config-loader.ts) has read the variables and the file, and checked them.
+ */
+export type AppConfigService = ConfigService<AppConfig, true>;
+
+/** A section of the configuration injectable by its class, read from the ConfigService. */
+function section<P extends Path<AppConfig>>(
+  token: abstract new () => PathValue<AppConfig, P>,
+  path: P,
+): Provider {
+  return {
+    provide: token,
+    inject: [ConfigService],
+    useFactory: (config: AppConfigService) => config.get(path, { infer: true }),
+  };
+}
+
+/**
+ * The sections services ask for: a service names exactly what it reads
+ * (`constructor(private readonly site: SiteConfig)`), and gets it from the ConfigService.
+ */
+const SECTIONS: Provider[] = [
+  section(GatewayConfig, 'gateway'),
+  section(SiteConfig, 'gateway.site'),
+  section(MeteringConfig, 'gateway.metering'),
+  section(S3Config, 'gateway.s3'),
+  section(KeyBalanceConfig, 'gateway.key_balance'),
+  section(ChainConfig, 'chain'),
+  section(StorageConfig, 'storage'),
+  section(LocalnetConfig, 'localnet'),
+];
+
+/**
+ * Validated configuration, once: `loadConfig` (YAML file, then environment; every check of
+ * config-loader.ts) fails before any module starts, and `@nestjs/config` holds the result. The
+ * one `@Global` module: the ConfigService and every section are injectable everywhere.
  */
 @Global()
 @Module({})
 export class ConfigModule {
-  static forRoot(config: AppConfig = loadConfig()) {
+  static forRoot(config: AppConfig = loadConfig()): DynamicModule {
     return {
       module: ConfigModule,
-      imports: [NestConfigModule.forRoot({ ignoreEnvFile: true, load: [() => ({ ...config })] })],
-      providers: [
-        { provide: AppConfig, useValue: config },
-        { provide: GatewayConfig, useValue: config.gateway },
-        { provide: SiteConfig, useValue: config.gateway.site },
-        { provide: MeteringConfig, useValue: config.gateway.metering },
-        { provide: S3Config, useValue: config.gateway.s3 },
-        { provide: KeyBalanceConfig, useValue: config.gateway.key_balance },
-        { provide: ChainConfig, useValue: config.chain },
-        { provide: StorageConfig, useValue: config.storage },
-        { provide: LocalnetConfig, useValue: config.localnet },
+      imports: [
+        NestConfigModule.forRoot({
+          isGlobal: true,
+          ignoreEnvFile: true,
+          skipProcessEnv: true,
+          load: [() => ({ ...config })],
+        }),
       ],
-      exports: [
-        AppConfig,
-        GatewayConfig,
-        SiteConfig,
-        MeteringConfig,
-        S3Config,
-        KeyBalanceConfig,
-        ChainConfig,
-        StorageConfig,
-        LocalnetConfig,
-      ],
+      providers: SECTIONS,
+      exports: SECTIONS,
     };
   }
 }

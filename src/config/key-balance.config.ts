@@ -1,4 +1,5 @@
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsOptional } from 'class-validator';
+import { IntRange } from './config-decorators';
 
 /**
  * `gateway.key_balance.*`: when the storage-authority key (the writer's own key: it pays the
@@ -13,9 +14,7 @@ export class KeyBalanceConfig {
    * `chain.compute_unit_price` for a transaction's 1.4 M compute-unit maximum).
    */
   @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(Number.MAX_SAFE_INTEGER)
+  @IntRange(0, Number.MAX_SAFE_INTEGER)
   min_lamports?: number;
 
   /**
@@ -23,14 +22,10 @@ export class KeyBalanceConfig {
    * one a second, a busy writer (a certification batch carries about 30 uploads; an S3 write is
    * one transaction).
    */
-  @IsInt()
-  @Min(1)
-  @Max(10_000_000)
+  @IntRange(1, 10_000_000)
   transactions_per_hour = 3600;
 
   /** How often the balance is read while the key is funded (also the metric's freshness). */
-  @IsInt()
-  @Min(1)
-  @Max(3600)
+  @IntRange(1, 3600)
   refresh_secs = 30;
 }

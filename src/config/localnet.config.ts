@@ -1,4 +1,5 @@
-import { IsArray, IsInt, IsIP, IsString, Max, Min } from 'class-validator';
+import { IsArray, IsIP, IsString } from 'class-validator';
+import { IntRange } from './config-decorators';
 
 /** `localnet.*`: the embedded Solana-compatible network. */
 export class LocalnetConfig {
@@ -6,95 +7,70 @@ export class LocalnetConfig {
   host = '127.0.0.1';
 
   /** JSON-RPC port; WebSocket subscriptions on port + 1. */
-  @IsInt()
-  @Min(0)
-  @Max(65534)
+  @IntRange(0, 65534)
   port = 8899;
 
-  @IsInt()
-  @Min(1)
+  @IntRange(1)
   epoch_duration_secs = 3600;
 
   /** Storage-token base units per MiB per epoch. */
-  @IsInt()
-  @Min(0)
+  @IntRange(0)
   price_per_mib_epoch = 1000;
 
   /** Milliseconds per slot: how often a block is produced. */
-  @IsInt()
-  @Min(10)
+  @IntRange(10)
   slot_ms = 400;
 
   /** Largest SOL airdrop per request, in lamports (default 1,000 SOL). */
-  @IsInt()
-  @Min(1)
-  @Max(Number.MAX_SAFE_INTEGER)
+  @IntRange(1, Number.MAX_SAFE_INTEGER)
   airdrop_max_lamports = 1_000_000_000_000;
 
   /** Largest storage-token grant per faucet request, in base units (default a million tokens). */
-  @IsInt()
-  @Min(1)
-  @Max(Number.MAX_SAFE_INTEGER)
+  @IntRange(1, Number.MAX_SAFE_INTEGER)
   storage_token_max_units = 1_000_000_000_000;
 
   /** JSON-RPC bodies (and WebSocket messages) above this are refused: 413. Agave's default. */
-  @IsInt()
-  @Min(1024)
-  @Max(64 * 1024 * 1024)
+  @IntRange(1024, 64 * 1024 * 1024)
   rpc_max_request_body_bytes = 50 * 1024;
 
   /** Requests in one JSON-RPC batch; a longer batch is one -32600 error. */
-  @IsInt()
-  @Min(1)
-  @Max(100_000)
+  @IntRange(1, 100_000)
   rpc_max_batch_length = 100;
 
   /**
    * JSON text of one response; past it that request gets -32600. One 10 MiB account fits, and
    * so does the listing of a tape of 100,000 names (about 40 MB: the scale benchmark's).
    */
-  @IsInt()
-  @Min(64 * 1024)
-  @Max(512 * 1024 * 1024)
+  @IntRange(64 * 1024, 512 * 1024 * 1024)
   rpc_max_response_bytes = 64 * 1024 * 1024;
 
   /** JSON text of all the responses of one batch together. */
-  @IsInt()
-  @Min(64 * 1024)
-  @Max(512 * 1024 * 1024)
+  @IntRange(64 * 1024, 512 * 1024 * 1024)
   rpc_max_batch_response_bytes = 64 * 1024 * 1024;
 
   /**
    * Response text of all requests together, built and not yet written (many connections, or
    * clients that do not read). Past it, large responses get -32603 "busy"; small ones still go.
    */
-  @IsInt()
-  @Min(1024 * 1024)
-  @Max(4 * 1024 * 1024 * 1024)
+  @IntRange(1024 * 1024, 4 * 1024 * 1024 * 1024)
   rpc_max_inflight_response_bytes = 128 * 1024 * 1024;
 
   /**
    * Accounts one getProgramAccounts (or getTokenAccountsByOwner) returns; past it -32012. High
    * enough for the listing of a tape of 100,000 names (CLI deploys and S3 listings list a tape).
    */
-  @IsInt()
-  @Min(1)
-  @Max(10_000_000)
+  @IntRange(1, 10_000_000)
   rpc_max_program_accounts = 200_000;
 
   /** Bytes queued on one WebSocket whose client does not read before it is dropped. */
-  @IsInt()
-  @Min(64 * 1024)
-  @Max(1024 * 1024 * 1024)
+  @IntRange(64 * 1024, 1024 * 1024 * 1024)
   rpc_ws_max_buffered_bytes = 32 * 1024 * 1024;
 
   /**
    * Open connections one client address may hold on the JSON-RPC listener; past it a new
    * connection is closed at once. 0 turns the cap off. (PubSub: the key below.)
    */
-  @IsInt()
-  @Min(0)
-  @Max(1_000_000)
+  @IntRange(0, 1_000_000)
   rpc_max_connections_per_address = 128;
 
   /**
@@ -103,9 +79,7 @@ export class LocalnetConfig {
    * `rpc_ws_max_buffered_bytes` it bounds the notification bytes one address can make the node
    * hold (16 × 32 MiB), and a client library needs one socket.
    */
-  @IsInt()
-  @Min(0)
-  @Max(1_000_000)
+  @IntRange(0, 1_000_000)
   rpc_ws_max_connections_per_address = 16;
 
   /**
@@ -117,42 +91,30 @@ export class LocalnetConfig {
   rpc_connection_cap_exempt_ips: string[] = ['127.0.0.1', '::1'];
 
   /** Subscriptions of one client address over all its WebSocket connections; past it -32600. */
-  @IsInt()
-  @Min(1)
-  @Max(1_000_000)
+  @IntRange(1, 1_000_000)
   rpc_ws_max_subscriptions_per_address = 1000;
 
   /**
    * Seconds an HTTP JSON-RPC answer may take to reach its client once it is written; then the
    * connection is closed and its bytes (and its share of the in-flight budget) are released.
    */
-  @IsInt()
-  @Min(1)
-  @Max(3600)
+  @IntRange(1, 3600)
   rpc_response_timeout_secs = 60;
 
   /** Faucet requests (airdrops and storage tokens) one client address may make at once. */
-  @IsInt()
-  @Min(1)
-  @Max(1_000_000)
+  @IntRange(1, 1_000_000)
   faucet_ip_burst = 20;
 
   /** Faucet requests one client address gets back per minute. */
-  @IsInt()
-  @Min(0)
-  @Max(1_000_000)
+  @IntRange(0, 1_000_000)
   faucet_ip_per_minute = 10;
 
   /** Faucet requests for one recipient at once (any number of clients together). */
-  @IsInt()
-  @Min(1)
-  @Max(1_000_000)
+  @IntRange(1, 1_000_000)
   faucet_recipient_burst = 5;
 
   /** Faucet requests one recipient gets back per minute. */
-  @IsInt()
-  @Min(0)
-  @Max(1_000_000)
+  @IntRange(0, 1_000_000)
   faucet_recipient_per_minute = 2;
 
   /** Client addresses the faucet limits do not apply to (the operator's own tools). */

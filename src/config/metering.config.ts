@@ -2,26 +2,20 @@ import { Type } from 'class-transformer';
 import {
   IsBoolean,
   IsIn,
-  IsInt,
-  IsOptional,
   IsString,
-  Matches,
-  Max,
-  Min,
   ValidateBy,
   ValidateNested,
   ValidationOptions,
 } from 'class-validator';
+import { IntRange, OptionalRedisUrl } from './config-decorators';
 import { isIP } from 'node:net';
 
 /** One throttling budget: `limit` requests per `ttl_secs` window per client. */
 export class Budget {
-  @IsInt()
-  @Min(1)
+  @IntRange(1)
   limit = 1200;
 
-  @IsInt()
-  @Min(1)
+  @IntRange(1)
   ttl_secs = 60;
 
   static of(limit: number, ttl_secs: number): Budget {
@@ -88,15 +82,11 @@ export class MeteringConfig {
   forwarded_header: ForwardedHeaderName = 'x-forwarded-for';
 
   /** When set, counters live in Redis so several gateways share one budget. */
-  @IsOptional()
-  @IsString()
-  @Matches(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
+  @OptionalRedisUrl()
   redis_url?: string;
 
   /** Longest wait for one Redis command; past it the request is served unmetered. */
-  @IsInt()
-  @Min(5)
-  @Max(5000)
+  @IntRange(5, 5000)
   redis_timeout_ms = 100;
 
   /**
@@ -105,9 +95,7 @@ export class MeteringConfig {
    * trip per request; other gateways' hits are seen that late. 0: every hit is counted in Redis
    * before it is answered, exact across gateways.
    */
-  @IsInt()
-  @Min(0)
-  @Max(1000)
+  @IntRange(0, 1000)
   redis_sync_ms = 10;
 
   /** Prefix of every Redis key, so several deployments can share one Redis. */
@@ -124,12 +112,10 @@ export class MeteringConfig {
   object: Budget = new ObjectBudget();
 
   /** Bytes served by the object route per client and `object_bytes_ttl_secs` window. */
-  @IsInt()
-  @Min(1)
+  @IntRange(1)
   object_bytes = 2 * 1024 * 1024 * 1024;
 
-  @IsInt()
-  @Min(1)
+  @IntRange(1)
   object_bytes_ttl_secs = 60;
 
   @ValidateNested()

@@ -1,10 +1,9 @@
-import { IsInt, IsNumber, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IsNumber, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IntRange } from './config-decorators';
 
 /** `gateway.s3.*`: the S3-compatible listener. */
 export class S3Config {
-  @IsInt()
-  @Min(0)
-  @Max(65535)
+  @IntRange(0, 65535)
   port = 8081;
 
   /** Host for virtual-hosted-style buckets (`<bucket>.<host>`); empty = path style only. */
@@ -16,13 +15,11 @@ export class S3Config {
   region = 'us-east-1';
 
   /** Largest single PutObject / UploadPart body. */
-  @IsInt()
-  @Min(1)
+  @IntRange(1)
   max_object_bytes = 5 * 1024 * 1024 * 1024;
 
   /** Largest single chunk of an aws-chunked body (SDKs send 64 KiB; nothing is buffered). */
-  @IsInt()
-  @Min(1)
+  @IntRange(1)
   max_chunk_bytes = 16 * 1024 * 1024;
 
   /**
@@ -30,13 +27,11 @@ export class S3Config {
    * Content-Length): the spool reserves this much for it before reading. 0 refuses such bodies
    * (`411 MissingContentLength`). UploadPart always needs a length.
    */
-  @IsInt()
-  @Min(0)
+  @IntRange(0)
   max_unsized_body_bytes = 64 * 1024 * 1024;
 
   /** Smallest part (except the last) CompleteMultipartUpload accepts: S3's 5 MiB. */
-  @IsInt()
-  @Min(1)
+  @IntRange(1)
   min_part_bytes = 5 * 1024 * 1024;
 
   /**
@@ -44,8 +39,7 @@ export class S3Config {
    * parts of open multipart uploads, and PutObject / UploadPart bodies being received. A write
    * past it is answered `503 SlowDown` (clients retry later).
    */
-  @IsInt()
-  @Min(1)
+  @IntRange(1)
   max_spool_bytes = 10 * 1024 * 1024 * 1024;
 
   /**
@@ -60,21 +54,18 @@ export class S3Config {
   spool_share_per_tape = 0.5;
 
   /** Multipart uploads in progress per tape (created, neither completed nor aborted). */
-  @IsInt()
-  @Min(1)
+  @IntRange(1)
   max_uploads_per_tape = 100;
 
   /** Multipart uploads neither completed nor aborted this long after they began are removed. */
-  @IsInt()
-  @Min(1)
+  @IntRange(1)
   upload_expiry_hours = 7 * 24;
 
   /**
    * Multipart uploads that received no part for this long (since they began or since their last
    * part) are removed and their spool given back, well before `upload_expiry_hours`.
    */
-  @IsInt()
-  @Min(1)
+  @IntRange(1)
   upload_idle_hours = 24;
 
   /**
@@ -82,8 +73,7 @@ export class S3Config {
    * CompleteMultipartUpload answers the same ETag instead of 404 NoSuchUpload; past this many
    * the oldest are forgotten first. Each is a few hundred bytes on disk.
    */
-  @IsInt()
-  @Min(0)
+  @IntRange(0)
   completed_uploads_kept = 10_000;
 
   /**
@@ -96,7 +86,6 @@ export class S3Config {
   credential_key_file?: string;
 
   /** A connection that sends or receives nothing for this long is closed. */
-  @IsInt()
-  @Min(1000)
+  @IntRange(1000)
   idle_timeout_ms = 120000;
 }

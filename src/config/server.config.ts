@@ -2,7 +2,6 @@ import { Type } from 'class-transformer';
 import {
   IsArray,
   IsBoolean,
-  IsInt,
   IsIn,
   IsIP,
   IsNumber,
@@ -11,6 +10,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import { IntRange } from './config-decorators';
 import { TlsAskConfig } from './tls-ask.config';
 
 /**
@@ -22,9 +22,7 @@ export class AdminConfig {
   host = '127.0.0.1';
 
   /** `TAPE_ADMIN_PORT`; 0 turns the admin listener off. */
-  @IsInt()
-  @Min(0)
-  @Max(65535)
+  @IntRange(0, 65535)
   port = 9464;
 
   @ValidateNested()
@@ -37,14 +35,11 @@ export class ServerConfig {
   @IsString()
   host = '127.0.0.1';
 
-  @IsInt()
-  @Min(0)
-  @Max(65535)
+  @IntRange(0, 65535)
   port = 8080;
 
   /** Milliseconds to let in-flight requests finish on SIGTERM. */
-  @IsInt()
-  @Min(0)
+  @IntRange(0)
   shutdown_grace_ms = 10000;
 
   /**
@@ -81,23 +76,19 @@ export class ServerConfig {
    * temporary files removed) however young the request is; a slow but steady upload is never
    * idle, and only `request_timeout_ms` bounds it as a whole.
    */
-  @IsInt()
-  @Min(1000)
+  @IntRange(1000)
   body_idle_timeout_ms = 30_000;
 
   /** Longest time to receive a whole request (head and body); 0 = no limit. */
-  @IsInt()
-  @Min(0)
+  @IntRange(0)
   request_timeout_ms = 60 * 60 * 1000;
 
   /** Longest time to receive a request's head (request line and headers). */
-  @IsInt()
-  @Min(1000)
+  @IntRange(1000)
   headers_timeout_ms = 30_000;
 
   /** An idle kept-alive connection between requests is closed after this long. */
-  @IsInt()
-  @Min(1000)
+  @IntRange(1000)
   keep_alive_timeout_ms = 65_000;
 
   /**
@@ -105,8 +96,7 @@ export class ServerConfig {
    * admin); past it a new connection is closed as soon as it is accepted. Trusted proxies
    * (`gateway.metering.trusted_proxies`) are not capped. 0 turns the cap off.
    */
-  @IsInt()
-  @Min(0)
+  @IntRange(0)
   max_connections_per_address = 128;
 
   /**

@@ -1,15 +1,13 @@
 import {
   IsBoolean,
   IsIn,
-  IsInt,
   IsObject,
   IsOptional,
   IsString,
   Matches,
-  Max,
   MaxLength,
-  Min,
 } from 'class-validator';
+import { IntRange } from './config-decorators';
 
 /** How path-served sites are kept apart (src/site/path-isolation.ts). */
 export const PATH_ISOLATION_MODES = ['sandbox', 'redirect'] as const;
@@ -80,27 +78,19 @@ export class SiteConfig {
   dns_resolvers_trusted = false;
 
   /** How long one resolver may take to answer one query before the next one is tried. */
-  @IsInt()
-  @Min(50)
-  @Max(30000)
+  @IntRange(50, 30000)
   dns_timeout_ms = 2000;
 
   /** Seconds a failed binding lookup (NXDOMAIN, NODATA, no AD, SERVFAIL, timeout) is cached. */
-  @IsInt()
-  @Min(1)
-  @Max(3600)
+  @IntRange(1, 3600)
   dns_negative_ttl_secs = 30;
 
   /** Bindings kept in memory (LRU); misses are kept in a second LRU of the same size. */
-  @IsInt()
-  @Min(1)
-  @Max(1000000)
+  @IntRange(1, 1000000)
   dns_cache_entries = 10000;
 
   /** DNS queries in flight at once; lookups past it are answered as a miss, uncached. */
-  @IsInt()
-  @Min(1)
-  @Max(10000)
+  @IntRange(1, 10000)
   dns_max_inflight = 64;
 
   @IsBoolean()
@@ -116,14 +106,11 @@ export class SiteConfig {
   @IsString({ each: true })
   connect_origins: string[] = [];
 
-  @IsInt()
-  @Min(0)
-  @Max(31536000)
+  @IntRange(0, 31536000)
   max_age_secs = 60;
 
   /** Bytes of verified object content kept in the in-memory LRU. */
-  @IsInt()
-  @Min(0)
+  @IntRange(0)
   cache_bytes = 256 * 1024 * 1024;
 
   @IsOptional()
@@ -143,24 +130,18 @@ export class SiteConfig {
   tenant_wildcard_origins = false;
 
   /** Longest time a site's object list is cached; also never longer than the site's max-age. */
-  @IsInt()
-  @Min(1)
-  @Max(3600)
+  @IntRange(1, 3600)
   name_cache_secs = 60;
 
   /**
    * While the chain's subscription to tape pointers is down, the pointers of the sites in memory
    * are read this often (docs/site.md, "Sites from versions").
    */
-  @IsInt()
-  @Min(100)
-  @Max(3_600_000)
+  @IntRange(100, 3_600_000)
   pointer_poll_ms = 500;
 
   /** Objects up to this size are kept whole (and compressed) in the LRU; larger ones stream. */
-  @IsInt()
-  @Min(0)
-  @Max(64 * 1024 * 1024)
+  @IntRange(0, 64 * 1024 * 1024)
   cache_object_max_bytes = 2 * 1024 * 1024;
 
   /**

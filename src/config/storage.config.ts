@@ -6,15 +6,12 @@ import {
   IsArray,
   IsBoolean,
   IsIn,
-  IsInt,
   IsOptional,
   IsString,
-  Matches,
-  Max,
-  Min,
   ValidateBy,
   ValidateNested,
 } from 'class-validator';
+import { IntRange, OptionalRedisUrl } from './config-decorators';
 
 /**
  * `storage.gc.*`: the track store's garbage collector (docs/tracks.md, "Garbage collection").
@@ -30,20 +27,15 @@ export class TrackGcConfig {
    * the cursor's page is read from the local index; a dropped version's bytes go within one
    * interval of the Publish that dropped it (docs/versions.md, "Garbage collection").
    */
-  @IsInt()
-  @Min(100)
-  @Max(24 * 60 * 60 * 1000)
+  @IntRange(100, 24 * 60 * 60 * 1000)
   interval_ms = 5 * 1000;
 
   /** Stored blobs examined per pass (their references read with getMultipleAccounts). */
-  @IsInt()
-  @Min(1)
-  @Max(100_000)
+  @IntRange(1, 100_000)
   max_tracks_per_pass = 1000;
 
   /** A tape's bytes are kept this long after it expired (time to extend it). */
-  @IsInt()
-  @Min(0)
+  @IntRange(0)
   expired_grace_secs = 7 * 24 * 60 * 60;
 
   /**
@@ -53,8 +45,7 @@ export class TrackGcConfig {
    * A reference under no version or staging owner (a per-file track recorded by a gateway
    * before program 1.2.0) is dropped once it is older than this.
    */
-  @IsInt()
-  @Min(0)
+  @IntRange(0)
   pending_grace_secs = 60 * 60;
 
   /**
@@ -63,8 +54,7 @@ export class TrackGcConfig {
    * and is re-planning on the new version (an S3 commit group, a deploy racing S3 writes). They
    * count against the tape's bound on disk all the while.
    */
-  @IsInt()
-  @Min(0)
+  @IntRange(0)
   rebase_grace_secs = 120;
 }
 
@@ -75,13 +65,11 @@ export class UploadLimitsConfig {
    * slot until its bytes are verified and staged, so this is what a deploy's throughput rests
    * on: the `tape` CLI sends 128 at once (`deploy --concurrency`).
    */
-  @IsInt()
-  @Min(1)
+  @IntRange(1)
   max_per_client = 128;
 
   /** Uploads in progress at once into one tape, whoever sends them (two full-speed clients). */
-  @IsInt()
-  @Min(1)
+  @IntRange(1)
   max_per_tape = 256;
 }
 
@@ -119,18 +107,14 @@ export class TrackS3Config {
   path_style = true;
 
   /** One request's longest wait (connect and each response) before the store counts as down. */
-  @IsInt()
-  @Min(100)
-  @Max(10 * 60 * 1000)
+  @IntRange(100, 10 * 60 * 1000)
   request_timeout_ms = 10_000;
 
   /**
    * Tracks larger than this are sent as a multipart upload of parts this size (S3's minimum
    * part is 5 MiB); smaller ones with one PutObject.
    */
-  @IsInt()
-  @Min(5 * 1024 * 1024)
-  @Max(1024 * 1024 * 1024)
+  @IntRange(5 * 1024 * 1024, 1024 * 1024 * 1024)
   multipart_part_bytes = 16 * 1024 * 1024;
 
   /** Creates the bucket at start-up when missing (writer only; readers never write). */
@@ -141,8 +125,7 @@ export class TrackS3Config {
 /** `storage.tracks.cache.*`: the verified local read-through cache in front of a remote store. */
 export class TrackCacheConfig {
   /** Bytes of verified tracks kept on local disk (LRU, under `<data_dir>/track-cache`). 0: none. */
-  @IsInt()
-  @Min(0)
+  @IntRange(0)
   max_bytes = 4 * 1024 * 1024 * 1024;
 
   /**
@@ -181,15 +164,11 @@ export function isPeerUrl(value: unknown): boolean {
  */
 export class TrackPeerConfig {
   /** Longest silence of one peer request (connecting, its answer's headers, its body). */
-  @IsInt()
-  @Min(100)
-  @Max(5 * 60 * 1000)
+  @IntRange(100, 5 * 60 * 1000)
   request_timeout_ms = 5000;
 
   /** A peer that failed is asked last for this long (it is still the last resort). */
-  @IsInt()
-  @Min(0)
-  @Max(24 * 60 * 60 * 1000)
+  @IntRange(0, 24 * 60 * 60 * 1000)
   retry_after_ms = 30_000;
 }
 
@@ -238,9 +217,7 @@ export class TracksStoreConfig {
  * spool files), right for a single gateway.
  */
 export class SharedStateConfig {
-  @IsOptional()
-  @IsString()
-  @Matches(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
+  @OptionalRedisUrl()
   redis_url?: string;
 
   /** Prefix of every key, so several networks (or metering) can share one Redis. */
@@ -248,18 +225,14 @@ export class SharedStateConfig {
   key_prefix = 'tape:shared:';
 
   /** Longest wait for one command; past it the request that needed it fails (503). */
-  @IsInt()
-  @Min(10)
-  @Max(60_000)
+  @IntRange(10, 60_000)
   command_timeout_ms = 2000;
 
   /**
    * How long the garbage collector's lease lasts without renewal: a replica that dies holding
    * it delays the next pass by at most this long. Renewed every third of it while a pass runs.
    */
-  @IsInt()
-  @Min(1000)
-  @Max(60 * 60 * 1000)
+  @IntRange(1000, 60 * 60 * 1000)
   gc_lease_ms = 60_000;
 }
 
@@ -269,9 +242,7 @@ export class StorageConfig {
   data_dir = './.tape-data';
 
   /** Objects larger than this are stored as segment tracks plus a manifest. */
-  @IsInt()
-  @Min(64 * 1024)
-  @Max(1024 * 1024 * 1024)
+  @IntRange(64 * 1024, 1024 * 1024 * 1024)
   segment_bytes = 8 * 1024 * 1024;
 
   @ValidateNested()

@@ -1,4 +1,4 @@
-import { IsInt, Max, Min } from 'class-validator';
+import { IntRange } from './config-decorators';
 
 /**
  * `gateway.admin.tls_ask.*`: how the on-demand TLS `ask` endpoint remembers its answers and how
@@ -8,32 +8,22 @@ import { IsInt, Max, Min } from 'class-validator';
  */
 export class TlsAskConfig {
   /** Answers remembered (approvals and refusals together, oldest dropped first). */
-  @IsInt()
-  @Min(1)
-  @Max(1_000_000)
+  @IntRange(1, 1_000_000)
   cache_entries = 10_000;
 
   /** How long a refusal (no such tape, expired tape, no binding) is remembered. */
-  @IsInt()
-  @Min(1)
-  @Max(3600)
+  @IntRange(1, 3600)
   refused_ttl_secs = 60;
 
   /** How long an approval is remembered; never past the tape's expiry. */
-  @IsInt()
-  @Min(1)
-  @Max(86_400)
+  @IntRange(1, 86_400)
   approved_ttl_secs = 300;
 
   /** Fresh decisions (names not in the cache) per minute, sustained; past it the ask says 429. */
-  @IsInt()
-  @Min(1)
-  @Max(100_000)
+  @IntRange(1, 100_000)
   lookups_per_minute = 30;
 
   /** Fresh decisions allowed at once on top of the sustained rate (the bucket's size). */
-  @IsInt()
-  @Min(1)
-  @Max(100_000)
+  @IntRange(1, 100_000)
   lookup_burst = 20;
 }

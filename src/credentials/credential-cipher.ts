@@ -1,5 +1,11 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  Credential,
+  IssuedCredential,
+  newAccessKeyId,
+  newSecretAccessKey,
+} from './credential-registry';
 
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
@@ -10,6 +16,13 @@ export interface SealedSecret {
   iv: Buffer;
   tag: Buffer;
   ciphertext: Buffer;
+}
+
+/** A credential as a registry stores it: the secret sealed. */
+export interface StoredCredential {
+  sealed: SealedSecret;
+  tape: string;
+  revoked: boolean;
 }
 
 /**
@@ -49,6 +62,29 @@ export class CredentialCipher {
     decipher.setAAD(Buffer.from(accessKeyId, 'utf8'));
     decipher.setAuthTag(sealed.tag);
     return Buffer.concat([decipher.update(sealed.ciphertext), decipher.final()]).toString('utf8');
+  }
+
+  /** A new credential for a tape (its secret shown once), and the secret sealed to store. */
+  issueCredential(
+    tapeAddress: string,
+    now: Date,
+  ): { issued: IssuedCredential; sealed: SealedSecret } {
+    const accessKeyId = newAccessKeyId();
+    const secretAccessKey = newSecretAccessKey();
+    return {
+      issued: { accessKeyId, secretAccessKey, tapeAddress, createdAt: now, revokedAt: null },
+      sealed: this.seal(secretAccessKey, accessKeyId),
+    };
+  }
+
+  /** A stored credential with its secret opened (every registry's `find`). */
+  openCredential(accessKeyId: string, stored: StoredCredential): Credential {
+    return {
+      accessKeyId,
+      secretAccessKey: this.open(stored.sealed, accessKeyId),
+      tapeAddress: stored.tape,
+      revoked: stored.revoked,
+    };
   }
 }
 

@@ -6,7 +6,7 @@ import { AppConfig } from '../config/app-config';
 import { validateConfig } from '../config/config-loader';
 import { ConfigModule } from '../config/config.module';
 import { LazyAppConfig } from '../config/lazy-config.module';
-import { CREDENTIALS_FILE } from './credential-database';
+import { CREDENTIALS_FILE } from './sqlite-credential-registry';
 import { CredentialRegistry } from './credential-registry';
 import { CredentialsModule } from './credentials.module';
 import { LazyCredentialRegistry } from './lazy-credential-registry';

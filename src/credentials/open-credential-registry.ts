@@ -4,10 +4,9 @@ import type { S3Config } from '../config/s3.config';
 import type { StorageConfig } from '../config/storage.config';
 import { connectSharedRedis } from '../shared-state/shared-redis';
 import { CredentialCipher } from './credential-cipher';
-import { CredentialDatabase, OPERATOR_KEY_FILE } from './credential-database';
 import { CredentialRegistry } from './credential-registry';
 import { RedisCredentialRegistry } from './redis-credential-registry';
-import { SqliteCredentialRegistry } from './sqlite-credential-registry';
+import { OPERATOR_KEY_FILE, SqliteCredentialRegistry } from './sqlite-credential-registry';
 
 /** The operator key file: `gateway.s3.credential_key_file`, else `<data_dir>/s3-credentials.key`. */
 export function operatorKeyPath(storage: StorageConfig, s3: S3Config): string {
@@ -26,7 +25,7 @@ export function openCredentialRegistry(
 ): CredentialRegistry {
   const keyFile = operatorKeyPath(storage, s3);
   if (!storage.shared.redis_url) {
-    return new SqliteCredentialRegistry(CredentialDatabase.open(storage.data_dir, keyFile));
+    return SqliteCredentialRegistry.open(storage.data_dir, keyFile);
   }
   const cipher = CredentialCipher.fromKeyFile(keyFile);
   const connection = redis ?? connectSharedRedis(storage.shared, 'tape-cli-credentials');

@@ -6,8 +6,6 @@ import {
   CredentialRegistry,
   CredentialSummary,
   IssuedCredential,
-  newAccessKeyId,
-  newSecretAccessKey,
   RevokeOutcome,
 } from './credential-registry';
 
@@ -58,9 +56,8 @@ export class RedisCredentialRegistry extends CredentialRegistry {
   }
 
   async issue(tapeAddress: string, now = new Date()): Promise<IssuedCredential> {
-    const accessKeyId = newAccessKeyId();
-    const secretAccessKey = newSecretAccessKey();
-    const sealed = this.cipher.seal(secretAccessKey, accessKeyId);
+    const { issued, sealed } = this.cipher.issueCredential(tapeAddress, now);
+    const { accessKeyId } = issued;
     const created = await this.commands.tapeIssueCredential(
       this.key(accessKeyId),
       this.indexKey,
@@ -72,7 +69,7 @@ export class RedisCredentialRegistry extends CredentialRegistry {
       accessKeyId,
     );
     if (created !== 1) throw new Error(`access key id ${accessKeyId} already issued`);
-    return { accessKeyId, secretAccessKey, tapeAddress, createdAt: now, revokedAt: null };
+    return issued;
   }
 
   async list(): Promise<CredentialSummary[]> {
@@ -107,20 +104,15 @@ export class RedisCredentialRegistry extends CredentialRegistry {
     if (!ACCESS_KEY_ID_PATTERN.test(accessKeyId)) return null;
     const row = await this.redis.hgetall(this.key(accessKeyId));
     if (!row.tape || !row.iv || !row.tag || !row.secret) return null;
-    const secretAccessKey = this.cipher.open(
-      {
+    return this.cipher.openCredential(accessKeyId, {
+      sealed: {
         iv: Buffer.from(row.iv, 'base64'),
         tag: Buffer.from(row.tag, 'base64'),
         ciphertext: Buffer.from(row.secret, 'base64'),
       },
-      accessKeyId,
-    );
-    return {
-      accessKeyId,
-      secretAccessKey,
-      tapeAddress: row.tape,
+      tape: row.tape,
       revoked: row.revoked_at !== undefined,
-    };
+    });
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,7 @@
 import { createSocket } from 'node:dgram';
 import { connect } from 'node:net';
 import { DecodedPacket, Packet, decode, encode, streamEncode } from 'dns-packet';
-import { ResolverAddress } from './resolver-address';
+import { ResolverAddress } from '../config/resolver-address';
 
 /** What one query to one resolver over one transport came to. */
 export type ExchangeOutcome =

@@ -8,7 +8,7 @@ import {
   RECURSION_DESIRED,
 } from 'dns-packet';
 import { ExchangeOutcome, exchangeTcp, exchangeUdp } from './dns-exchange';
-import { ResolverAddress } from './resolver-address';
+import { ResolverAddress } from '../config/resolver-address';
 import { TxtLookup, TxtLookupResult, TxtMiss, TxtMissReason } from './txt-lookup';
 
 export interface DnsTxtLookupOptions {

@@ -1,5 +1,6 @@
 import { Logger, Module, OnModuleInit } from '@nestjs/common';
-import { readFileSync } from 'node:fs';
+import { describeResolver } from '../config/resolver-address';
+import { readResolvConf, siteResolvers } from '../config/site-checks';
 import { SiteConfig } from '../config/site.config';
 import { GatewayMetrics } from '../observability/gateway-metrics';
 import { MetricsModule } from '../observability/metrics.module';
@@ -7,12 +8,8 @@ import { registerBindingMetrics } from './binding-metrics';
 import { Clock, MonotonicClock } from './clock';
 import { DnsTxtLookup } from './dns-txt-lookup';
 import { HostRouter } from './host-router';
-import { configuredResolvers, describeResolver } from './resolver-address';
-import { assertResolversTrusted } from './resolver-trust';
 import { TxtBindingService } from './txt-binding.service';
 import { TxtLookup } from './txt-lookup';
-
-const RESOLV_CONF = '/etc/resolv.conf';
 
 /**
  * Host -> where it goes (HostRouter): the gateway's own names, operator domains, subdomain
@@ -40,12 +37,8 @@ export class DomainsModule implements OnModuleInit {
 }
 
 function createTxtLookup(site: SiteConfig): TxtLookup {
-  const resolvers = configuredResolvers(site.dns_resolvers, readResolvConf());
-  assertResolversTrusted(resolvers, {
-    txtDomains: site.txt_domains,
-    trusted: site.dns_resolvers_trusted,
-    fromResolvConf: site.dns_resolvers.length === 0,
-  });
+  // Checked when the configuration was loaded (src/config/site-checks.ts).
+  const resolvers = siteResolvers(site, readResolvConf());
   if (site.txt_domains) {
     new Logger('Domains').log({
       event: 'txt-domains-enabled',
@@ -54,12 +47,4 @@ function createTxtLookup(site: SiteConfig): TxtLookup {
     });
   }
   return new DnsTxtLookup({ resolvers, timeoutMs: site.dns_timeout_ms });
-}
-
-function readResolvConf(): string {
-  try {
-    return readFileSync(RESOLV_CONF, 'utf8');
-  } catch {
-    return '';
-  }
 }

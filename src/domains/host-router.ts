@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { isIP } from 'node:net';
-import { addressFromLabel, parseAddress } from '../chain/tape-label';
-import { ConfigError } from '../config/config-loader';
+import { addressFromLabel } from '../chain/tape-label';
+import { parseHost, ParsedHost } from '../config/host-name';
+import { siteDomains, subdomainSuffix } from '../config/site-checks';
 import { SiteConfig } from '../config/site.config';
 import { HostResolution, NO_SITE } from './host-resolution';
-import { parseHost, ParsedHost, validateName } from './host-name';
 import { TxtBindingService } from './txt-binding.service';
 import { parseHostSelector } from './version-selector';
 
@@ -45,7 +45,8 @@ const MAX_QUERY_NAME_LENGTH = 253;
  * A site host that is not a valid host name (an underscore, an empty label, a bad port) names
  * no site and says why (`invalid`). Ports are ignored on both sides.
  *
- * The configuration is checked here once, at start-up, failing fast naming the key.
+ * The configuration was checked when it was loaded (src/config/site-checks.ts); the router
+ * reads the same parsed values.
  */
 @Injectable()
 export class HostRouter {
@@ -59,25 +60,10 @@ export class HostRouter {
     site: SiteConfig,
     private readonly bindings: TxtBindingService,
   ) {
-    for (const [key, value] of Object.entries(site.domains ?? {})) {
-      const where = `gateway.site.domains["${key}"]`;
-      const name = validateName(key);
-      if (typeof name !== 'string') {
-        throw new ConfigError(`config error: ${where}: not a host name (${name.reason})`);
-      }
-      const tape = typeof value === 'string' ? parseAddress(value.trim()) : null;
-      if (!tape) {
-        throw new ConfigError(
-          `config error: ${where}: ${JSON.stringify(value)} is not a tape address`,
-        );
-      }
-      const existing = this.domains.get(name);
-      if (existing?.kind === 'tape' && existing.tape !== tape) {
-        throw new ConfigError(`config error: ${where}: ${name} is mapped to two different tapes`);
-      }
+    for (const [name, tape] of siteDomains(site)) {
       this.domains.set(name, Object.freeze({ kind: 'tape', tape, via: 'domain' }));
     }
-    this.suffix = parseSuffix(site.subdomain_suffix ?? '');
+    this.suffix = subdomainSuffix(site);
     this.txtDomains = site.txt_domains;
     const own = [...(site.gateway_hosts ?? [])];
     if (this.suffix) own.push(this.suffix);
@@ -167,17 +153,6 @@ function mayHaveTxtBinding(name: string): boolean {
   if (lastDot < 0) return false;
   if (NEVER_IN_DNS.has(name.slice(lastDot + 1))) return false;
   return '_tape.'.length + name.length <= MAX_QUERY_NAME_LENGTH;
-}
-
-function parseSuffix(text: string): string | null {
-  if (text.trim() === '') return null;
-  const host = parseHost(text.trim());
-  if (host.kind === 'invalid') {
-    throw new ConfigError(
-      `config error: gateway.site.subdomain_suffix: "${text}" is not host or host:port (${host.reason})`,
-    );
-  }
-  return host.name;
 }
 
 function hostOfUrl(url: string): string {

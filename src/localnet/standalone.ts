@@ -1,12 +1,11 @@
 import 'reflect-metadata';
-import { PublicKey } from '@solana/web3.js';
-import { join } from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../config/config-loader';
 import { readOrCreateKeypair as loadOrCreateKeypair } from '../chain/keypair-file';
 import { startLocalnet } from './localnet';
-import { localnetLimits } from './localnet-limits';
+import { localnetOptions } from './localnet-options';
 import { makeDirectory } from '../config/directories';
+import { gatewayKeypairPath } from '../config/gateway-role';
 
 /**
  * `npm run localnet`: the local network alone, configured like the gateway (`localnet.*`,
@@ -23,21 +22,10 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const logger = pino({ level: config.gateway.log_level, base: { service: 'tape-localnet' } });
-  const dataDir = config.storage.data_dir;
-  makeDirectory(dataDir);
-  const authority = loadOrCreateKeypair(
-    config.chain.gateway_keypair ?? join(dataDir, 'gateway-key.json'),
-  );
+  makeDirectory(config.storage.data_dir);
+  const authority = loadOrCreateKeypair(gatewayKeypairPath(config.chain, config.storage));
   const network = await startLocalnet({
-    dataDir,
-    host: config.localnet.host,
-    port: config.localnet.port,
-    epochDurationSecs: config.localnet.epoch_duration_secs,
-    pricePerMibEpoch: config.localnet.price_per_mib_epoch,
-    slotMs: config.localnet.slot_ms,
-    storageAuthority: authority.publicKey,
-    programId: config.chain.program_id ? new PublicKey(config.chain.program_id) : undefined,
-    ...localnetLimits(config.localnet),
+    ...localnetOptions(config, authority.publicKey),
     log: (event) => logger.info(event),
   });
   let closing = false;

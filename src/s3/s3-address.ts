@@ -1,4 +1,4 @@
-import { parseHost } from '../domains/host-name';
+import { parseHost } from '../config/host-name';
 import { HIDDEN_NAME_RULE, isHiddenName } from '../chain/hidden-names';
 import { S3Error } from './s3-error';
 import { splitQuery } from './auth/sigv4-canonical';
@@ -119,7 +119,7 @@ function bucketFromHost(
   virtualHost: string | undefined,
 ): string | undefined {
   if (!virtualHost || !hostHeader) return undefined;
-  // The gateway's one Host parser (src/domains/host-name.ts): lower case, no port, no final dot.
+  // The gateway's one Host parser (src/config/host-name.ts): lower case, no port, no final dot.
   const host = parseHost(hostHeader.trim()).name;
   const base = parseHost(virtualHost.trim()).name;
   if (host === null || base === null) return undefined;

@@ -1,5 +1,4 @@
 import { labelFromAddress } from '../chain/tape-label';
-import { ConfigError } from '../config/config-loader';
 import { PathIsolationMode } from '../config/site.config';
 
 /**
@@ -34,7 +33,8 @@ export interface PathIsolationSettings {
  * Where `redirect` sends a tape's path route: the origin of its subdomain, `null` in sandbox
  * mode. With a host prefix (`v3`, `pr-12`: a pinned or alias path route) the origin of
  * `<prefix>--<label>`, or null when that is longer than one DNS label (then the path route is
- * served sandboxed). Redirect needs a suffix (start-up fails naming the key otherwise). The scheme is the
+ * served sandboxed). Redirect needs a suffix (checked when the configuration is loaded:
+ * src/config/site-checks.ts; without one, path routes stay sandboxed). The scheme is the
  * one of `public_url` when set; else `http` for a `localhost` suffix (browsers resolve
  * `*.localhost` to loopback, where the gateway speaks plain HTTP) and `https` for any other,
  * as `tape deploy` prints site URLs.
@@ -42,13 +42,8 @@ export interface PathIsolationSettings {
 export function siteOriginResolver(
   settings: PathIsolationSettings,
 ): ((tape: string, hostPrefix?: string) => string | null) | null {
-  if (settings.path_isolation !== 'redirect') return null;
   const suffix = settings.subdomain_suffix.trim().toLowerCase().replace(/\.$/, '');
-  if (suffix === '') {
-    throw new ConfigError(
-      'config error: gateway.site.path_isolation is redirect but gateway.site.subdomain_suffix is empty',
-    );
-  }
+  if (settings.path_isolation !== 'redirect' || suffix === '') return null;
   const scheme = schemeFor(suffix, settings.public_url);
   return (tape, hostPrefix) => {
     const label = labelFromAddress(tape);

@@ -1,4 +1,4 @@
-import { parseOriginList } from './origin';
+import { parseOriginList } from '../config/origin';
 import { SiteDirectoryOptions } from './site-directory-options';
 
 /** The directory options of the directory specs: gateway defaults, a clock the test moves. */

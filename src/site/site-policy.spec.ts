@@ -1,5 +1,5 @@
 import { allowedOrigin, preflightHeaders, variesByOrigin } from './cors';
-import { parseOriginList } from './origin';
+import { parseOriginList } from '../config/origin';
 import { DEFAULT_PATH_SANDBOX_FLAGS } from '../config/site.config';
 import { pathSandboxPolicy } from './path-isolation';
 import { buildSitePolicy, contentSecurityPolicy, GatewaySiteDefaults } from './site-policy';

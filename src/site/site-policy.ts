@@ -1,5 +1,5 @@
 import type { CspAdditions } from '../versions/rules/header-fence';
-import { OriginList } from './origin';
+import { OriginList } from '../config/origin';
 import { SiteOverrides } from './site-settings';
 
 /**

@@ -1,4 +1,4 @@
-import { OriginList, parseOriginList } from './origin';
+import { OriginList, parseOriginList } from '../config/origin';
 
 /**
  * `_site.json`, the per-site settings object at the tape root. Every field is optional and an

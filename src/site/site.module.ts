@@ -1,7 +1,7 @@
 import { Logger, Module } from '@nestjs/common';
 import { ChainModule } from '../chain/chain.module';
 import { TAPE_POINTER_FEED_PROVIDER, TapePointerFeed } from '../chain/tape-pointer-feed';
-import { ConfigError } from '../config/config-loader';
+import { gatewayOrigins } from '../config/site-checks';
 import { SiteConfig } from '../config/site.config';
 import { DomainsModule } from '../domains/domains.module';
 import { MainListenerModule } from '../http/main-listener';
@@ -10,7 +10,6 @@ import { ObjectReader } from '../tracks/object-reader';
 import { TracksModule } from '../tracks/tracks.module';
 import { VersionsModule } from '../versions/versions.module';
 import { ChainSiteSource } from './chain-site-source';
-import { OriginList, parseOriginList } from './origin';
 import { pathSandboxPolicy } from './path-isolation';
 import { SiteBodyCache } from './site-body-cache';
 import { SiteDirectory } from './site-directory';
@@ -73,8 +72,8 @@ function createSiteDirectory(source: SiteSource, site: SiteConfig): SiteDirector
     defaults: {
       spaFallback: site.spa_fallback,
       maxAgeSecs: site.max_age_secs,
-      corsOrigins: gatewayOrigins('cors_origins', site.cors_origins),
-      connectOrigins: gatewayOrigins('connect_origins', site.connect_origins),
+      corsOrigins: gatewayOrigins(site, 'cors_origins'),
+      connectOrigins: gatewayOrigins(site, 'connect_origins'),
       pathSandbox: pathSandboxPolicy(site.path_sandbox_allow),
     },
     tenantOverrides: site.tenant_overrides,
@@ -84,13 +83,4 @@ function createSiteDirectory(source: SiteSource, site: SiteConfig): SiteDirector
     now: () => performance.now(),
     warn: (message) => logger.warn(message),
   });
-}
-
-/** The operator's lists must be right: a wrong entry stops start-up naming it. */
-function gatewayOrigins(key: string, entries: string[]): OriginList {
-  const list = parseOriginList(entries, true);
-  if (list.dropped.length > 0) {
-    throw new ConfigError(`config error: gateway.site.${key}${list.dropped[0]}`);
-  }
-  return list;
 }

@@ -2,8 +2,9 @@ import { Inject, Module, OnModuleInit } from '@nestjs/common';
 import { GatewayIdentityModule } from '../chain/gateway-identity.module';
 import { HealthModule } from '../health/health.module';
 import { resolve } from 'node:path';
-import { GatewayIdentity, GatewayRole } from '../chain/gateway-identity';
-import { ConfigError } from '../config/config-loader';
+import { GatewayIdentity } from '../chain/gateway-identity';
+import { GatewayRole } from '../config/gateway-role';
+import { checkTrackStoreRole } from '../config/storage-checks';
 import { StorageConfig } from '../config/storage.config';
 import { HealthRegistry } from '../health/health-registry';
 import { GatewayMetrics } from '../observability/gateway-metrics';
@@ -26,6 +27,7 @@ import { registerTrackStoreMetrics } from './track-store-metrics';
  * (docs/tracks.md). Both keep the writer's reference index in
  * `<storage.data_dir>/tracks.references.sqlite`; with `storage.shared.redis_url`, the S3 store
  * keeps every writer's references in the shared Redis instead (several writers on one bucket).
+ * The keys were checked when the configuration was loaded (src/config/storage-checks.ts).
  */
 export async function createTrackStore(
   storage: StorageConfig,
@@ -35,11 +37,6 @@ export async function createTrackStore(
   const tracks = storage.tracks;
   if (tracks.peers.length > 0) return createPeerTrackStore(storage, role);
   if (tracks.store === 's3') {
-    if (!tracks.s3.endpoint) {
-      throw new ConfigError(
-        'storage.tracks.s3.endpoint is required when storage.tracks.store is s3',
-      );
-    }
     const store = new S3TrackStore({
       s3: tracks.s3,
       cache: new TrackCache(resolve(storage.data_dir, 'track-cache'), tracks.cache.max_bytes),
@@ -68,16 +65,7 @@ async function createPeerTrackStore(
   role: GatewayRole,
 ): Promise<PeerTrackStore> {
   const tracks = storage.tracks;
-  if (tracks.store === 's3') {
-    throw new ConfigError(
-      'config error: storage.tracks.peers: a gateway reads from peers or from a store, not both (storage.tracks.store is s3)',
-    );
-  }
-  if (role === 'writer') {
-    throw new ConfigError(
-      'config error: storage.tracks.peers: only a reader reads from peers (a writer needs a store it can write: set chain.rpc_url and give no gateway key)',
-    );
-  }
+  checkTrackStoreRole(storage, role);
   const store = new PeerTrackStore({
     peers: tracks.peers,
     timeoutMs: tracks.peer.request_timeout_ms,

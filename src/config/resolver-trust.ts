@@ -1,5 +1,5 @@
 import { BlockList, isIP } from 'node:net';
-import { ConfigError } from '../config/config-loader';
+import { ConfigError } from './config-error';
 import { describeResolver, ResolverAddress } from './resolver-address';
 
 const LOOPBACK = new BlockList();

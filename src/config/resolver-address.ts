@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { ConfigError } from '../config/config-loader';
+import { ConfigError } from './config-error';
 
 /** One validating resolver the gateway asks for `_tape.` TXT records. */
 export interface ResolverAddress {

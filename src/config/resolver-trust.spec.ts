@@ -1,4 +1,4 @@
-import { ConfigError } from '../config/config-loader';
+import { ConfigError } from './config-error';
 import { parseResolverAddress, ResolverAddress, systemResolvers } from './resolver-address';
 import { assertResolversTrusted, isLoopbackResolver } from './resolver-trust';
 
