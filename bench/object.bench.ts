@@ -29,7 +29,8 @@ import {
   writeRandomFile,
 } from '../test/support/object-bench-tools';
 import { metricsText, requiredSample } from '../test/support/metrics-text';
-import { ObjectGateway, startObjectGateway } from '../test/support/object-gateway';
+import type { GatewayProcess } from '../test/support/gateway-process';
+import { startObjectGateway } from '../test/support/object-fixture';
 import { UploadClient, WrittenTrack } from '../test/support/upload-client';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -84,7 +85,7 @@ async function main(): Promise<void> {
   }
 }
 
-function gateway(dataDir: string): Promise<ObjectGateway> {
+function gateway(dataDir: string): Promise<GatewayProcess> {
   return startObjectGateway({ dataDir, env: GATEWAY_ENV, logLevel: 'error' });
 }
 
@@ -111,7 +112,7 @@ async function upload(dataDir: string, small: Buffer, bigPath: string) {
   }
 }
 
-async function throughput(gw: ObjectGateway, track: WrittenTrack, www: string, work: string) {
+async function throughput(gw: GatewayProcess, track: WrittenTrack, www: string, work: string) {
   print(
     `\n1. full reads of a 256 KiB object (wrk, ${WRK_CONNECTIONS} connections, ${WRK_SECONDS} s per run, ${THROUGHPUT_RUNS} interleaved runs)`,
   );
@@ -157,7 +158,7 @@ async function throughput(gw: ObjectGateway, track: WrittenTrack, www: string, w
   );
 }
 
-async function rangeLatency(gw: ObjectGateway, track: WrittenTrack) {
+async function rangeLatency(gw: GatewayProcess, track: WrittenTrack) {
   print(
     `\n2. a 1 MiB range in the middle of the 1 GiB streamed object (${RANGE_REQUESTS} requests x ${RUNS} runs)`,
   );
@@ -197,7 +198,7 @@ async function rangeLatency(gw: ObjectGateway, track: WrittenTrack) {
 }
 
 /** The track store's bytes read since start, from the gateway's `/metrics` (absent: a failure). */
-async function storeBytesRead(gw: ObjectGateway): Promise<number> {
+async function storeBytesRead(gw: GatewayProcess): Promise<number> {
   return requiredSample(await metricsText(gw), 'tape_track_store_read_bytes_total');
 }
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../test/support/free-port';
 import { spawnNodeChild } from '../../test/support/node-child';
-import { REPO_ROOT } from '../../test/support/site-gateway';
+import { REPO_ROOT } from '../../test/support/gateway-process';
 import { GATEWAY_NODE_FLAGS } from '../../src/node-flags';
 
 /**
