@@ -19,15 +19,10 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  median,
-  percentile,
-  procStatusBytes,
-  startNginx,
-  timedGet,
-  wrk,
-  writeRandomFile,
-} from '../test/support/object-bench-tools';
+import { percentile, timedGet, wrk, writeRandomFile } from './support/object-bench-tools';
+import { startNginx } from './support/nginx';
+import { procStatusBytes } from '../test/support/proc-status';
+import { median } from './wrk-runner';
 import { metricsText, requiredSample } from '../test/support/metrics-text';
 import type { GatewayProcess } from '../test/support/gateway-process';
 import { startObjectGateway } from '../test/support/object-fixture';
@@ -116,8 +111,8 @@ async function throughput(gw: GatewayProcess, track: WrittenTrack, www: string, 
   print(
     `\n1. full reads of a 256 KiB object (wrk, ${WRK_CONNECTIONS} connections, ${WRK_SECONDS} s per run, ${THROUGHPUT_RUNS} interleaved runs)`,
   );
-  const nginx = await startNginx(www, join(work, 'nginx'));
-  const nginx1 = await startNginx(www, join(work, 'nginx-1'), 1);
+  const nginx = await startNginx({ root: www, workDir: join(work, 'nginx') });
+  const nginx1 = await startNginx({ root: www, workDir: join(work, 'nginx-1'), workers: 1 });
   const targets = {
     gateway: `${gw.url}/object/${track.address}`,
     nginx: `${nginx.url}/small.bin`,
