@@ -20,6 +20,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { percentile, timedGet, wrk, writeRandomFile } from './support/object-bench-tools';
+import { UNREACHED_OBJECT_BUDGETS } from './support/bench-gateway';
 import { startNginx } from './support/nginx';
 import { procStatusBytes } from '../test/support/proc-status';
 import { median } from './wrk-runner';
@@ -40,12 +41,6 @@ const WRK_SECONDS = Number(process.env.BENCH_WRK_SECONDS ?? 5);
 const WRK_CONNECTIONS = 32;
 const RANGE_REQUESTS = 60;
 const STREAM_CLIENTS = 8;
-
-const GATEWAY_ENV = {
-  TAPE__GATEWAY__METERING__OBJECT__LIMIT: String(1e12),
-  TAPE__GATEWAY__METERING__OBJECT__TTL_SECS: '60',
-  TAPE__GATEWAY__METERING__OBJECT_BYTES: String(1e15),
-};
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
@@ -81,7 +76,7 @@ async function main(): Promise<void> {
 }
 
 function gateway(dataDir: string): Promise<GatewayProcess> {
-  return startObjectGateway({ dataDir, env: GATEWAY_ENV, logLevel: 'error' });
+  return startObjectGateway({ dataDir, env: UNREACHED_OBJECT_BUDGETS, logLevel: 'error' });
 }
 
 async function upload(dataDir: string, small: Buffer, bigPath: string) {

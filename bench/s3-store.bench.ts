@@ -29,6 +29,7 @@ import { TrackS3Config } from '../src/config/storage.config';
 import { commitmentToHex } from '../src/tracks/commitment';
 import { signedRangedGet } from '../src/tracks/s3/ranged-get';
 import { percentile, timedGet, wrk, writeRandomFile } from './support/object-bench-tools';
+import { UNREACHED_OBJECT_BUDGETS } from './support/bench-gateway';
 import { startNginx } from './support/nginx';
 import { procStatusBytes } from '../test/support/proc-status';
 import { startNodePassThrough } from './support/node-pass-through';
@@ -60,12 +61,7 @@ const COLD_RUNS = 3;
 const COLD_PER_RUN = 40;
 const STREAM_CLIENTS = 8;
 
-const METERING_ENV = {
-  TAPE__GATEWAY__METERING__OBJECT__LIMIT: String(1e12),
-  TAPE__GATEWAY__METERING__OBJECT__TTL_SECS: '60',
-  TAPE__GATEWAY__METERING__OBJECT_BYTES: String(1e15),
-  TAPE_LOG_LEVEL: 'error',
-};
+const GATEWAY_ENV = { ...UNREACHED_OBJECT_BUDGETS, TAPE_LOG_LEVEL: 'error' };
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
@@ -90,7 +86,7 @@ async function main(): Promise<void> {
     if (PARTS.has('stream')) writeRandomFile(bigPath, BIG_BYTES);
 
     print('preparing: Ceph RGW, a writer gateway on it, uploads through the writer');
-    lab = await startS3StoreLab({ ceph: { memstoreBytes: 4 * GIB }, env: METERING_ENV });
+    lab = await startS3StoreLab({ ceph: { memstoreBytes: 4 * GIB }, env: GATEWAY_ENV });
     const uploaded = await upload(lab, small, bigPath);
     const reader = await lab.startReader();
     const nginx = await startNginx({ root: www, workDir: join(work, 'nginx') });

@@ -50,3 +50,13 @@ export async function startBenchGateway(name: string): Promise<BenchGateway> {
     },
   };
 }
+
+/**
+ * The object benchmarks' gateways meter objects (the production path) with budgets no run
+ * reaches, so every request is counted and none refused.
+ */
+export const UNREACHED_OBJECT_BUDGETS: Record<string, string> = {
+  TAPE__GATEWAY__METERING__OBJECT__LIMIT: String(1e12),
+  TAPE__GATEWAY__METERING__OBJECT__TTL_SECS: '60',
+  TAPE__GATEWAY__METERING__OBJECT_BYTES: String(1e15),
+};
