@@ -69,9 +69,7 @@ async function main(): Promise<void> {
   const chain = new Connection(gateway.rpcUrl, 'confirmed');
   const plain = await plainPutEndpoint();
   try {
-    // TAPE_DATA_DIR: the gateway's own, for `tape gateway` (operator) commands.
-    const env = { ...bench.cliEnv, TAPE_DATA_DIR: gateway.dataDir };
-    const tape = (...args: string[]) => run(process.execPath, [CLI_ENTRY, ...args], env);
+    const { cliEnv: env, tape } = bench;
     await tape('keygen');
     await tape('airdrop', '--sol', '500', '--tokens', '1000000');
     const gatewayKey = new PublicKey((await tape('gateway', 'key')).trim());

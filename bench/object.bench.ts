@@ -19,17 +19,14 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  median,
-  percentile,
-  procStatusBytes,
-  startNginx,
-  timedGet,
-  wrk,
-  writeRandomFile,
-} from '../test/support/object-bench-tools';
+import { percentile, timedGet, wrk, writeRandomFile } from './support/object-bench-tools';
+import { UNREACHED_OBJECT_BUDGETS } from './support/bench-gateway';
+import { startNginx } from './support/nginx';
+import { procStatusBytes } from '../test/support/proc-status';
+import { median } from './wrk-runner';
 import { metricsText, requiredSample } from '../test/support/metrics-text';
-import { ObjectGateway, startObjectGateway } from '../test/support/object-gateway';
+import type { GatewayProcess } from '../test/support/gateway-process';
+import { startObjectGateway } from '../test/support/object-fixture';
 import { UploadClient, WrittenTrack } from '../test/support/upload-client';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -44,12 +41,6 @@ const WRK_SECONDS = Number(process.env.BENCH_WRK_SECONDS ?? 5);
 const WRK_CONNECTIONS = 32;
 const RANGE_REQUESTS = 60;
 const STREAM_CLIENTS = 8;
-
-const GATEWAY_ENV = {
-  TAPE__GATEWAY__METERING__OBJECT__LIMIT: String(1e12),
-  TAPE__GATEWAY__METERING__OBJECT__TTL_SECS: '60',
-  TAPE__GATEWAY__METERING__OBJECT_BYTES: String(1e15),
-};
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
@@ -84,8 +75,8 @@ async function main(): Promise<void> {
   }
 }
 
-function gateway(dataDir: string): Promise<ObjectGateway> {
-  return startObjectGateway({ dataDir, env: GATEWAY_ENV, logLevel: 'error' });
+function gateway(dataDir: string): Promise<GatewayProcess> {
+  return startObjectGateway({ dataDir, env: UNREACHED_OBJECT_BUDGETS, logLevel: 'error' });
 }
 
 async function upload(dataDir: string, small: Buffer, bigPath: string) {
@@ -111,12 +102,12 @@ async function upload(dataDir: string, small: Buffer, bigPath: string) {
   }
 }
 
-async function throughput(gw: ObjectGateway, track: WrittenTrack, www: string, work: string) {
+async function throughput(gw: GatewayProcess, track: WrittenTrack, www: string, work: string) {
   print(
     `\n1. full reads of a 256 KiB object (wrk, ${WRK_CONNECTIONS} connections, ${WRK_SECONDS} s per run, ${THROUGHPUT_RUNS} interleaved runs)`,
   );
-  const nginx = await startNginx(www, join(work, 'nginx'));
-  const nginx1 = await startNginx(www, join(work, 'nginx-1'), 1);
+  const nginx = await startNginx({ root: www, workDir: join(work, 'nginx') });
+  const nginx1 = await startNginx({ root: www, workDir: join(work, 'nginx-1'), workers: 1 });
   const targets = {
     gateway: `${gw.url}/object/${track.address}`,
     nginx: `${nginx.url}/small.bin`,
@@ -157,7 +148,7 @@ async function throughput(gw: ObjectGateway, track: WrittenTrack, www: string, w
   );
 }
 
-async function rangeLatency(gw: ObjectGateway, track: WrittenTrack) {
+async function rangeLatency(gw: GatewayProcess, track: WrittenTrack) {
   print(
     `\n2. a 1 MiB range in the middle of the 1 GiB streamed object (${RANGE_REQUESTS} requests x ${RUNS} runs)`,
   );
@@ -197,7 +188,7 @@ async function rangeLatency(gw: ObjectGateway, track: WrittenTrack) {
 }
 
 /** The track store's bytes read since start, from the gateway's `/metrics` (absent: a failure). */
-async function storeBytesRead(gw: ObjectGateway): Promise<number> {
+async function storeBytesRead(gw: GatewayProcess): Promise<number> {
   return requiredSample(await metricsText(gw), 'tape_track_store_read_bytes_total');
 }
 

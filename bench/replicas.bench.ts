@@ -27,6 +27,7 @@ import { RoundRobin, startRoundRobin } from '../test/support/nginx-round-robin';
 import { S3StoreLab, startS3StoreLab } from '../test/support/s3-store-lab';
 import { siteGet } from '../test/support/site-http';
 import { median, Target, wrkRun } from './wrk-runner';
+import { page4k } from './support/page';
 
 const ROUNDS = Number(process.env.BENCH_RUNS ?? 5);
 const SECONDS = Number(process.env.BENCH_WRK_SECONDS ?? 5);
@@ -39,16 +40,6 @@ const METERING_ENV = {
   TAPE__GATEWAY__METERING__SITE__TTL_SECS: '60',
   TAPE_LOG_LEVEL: 'error',
 };
-
-/** A 4 KiB HTML page (exactly 4096 bytes), as in the site and scale benchmarks. */
-function page4k(): string {
-  const head = '<!doctype html><html><head><meta charset="utf-8"><title>bench</title></head><body>';
-  const tail = '</body></html>\n';
-  let body = '';
-  for (let i = 0; body.length < 4096 - head.length - tail.length - 20; i++)
-    body += `<p>para ${i}</p>`;
-  return (head + body).padEnd(4096 - tail.length, ' ') + tail;
-}
 
 const PAGE = page4k();
 const print = (line: string) => process.stdout.write(`${line}\n`);

@@ -18,7 +18,7 @@
  * Metering stays on (limits no run reaches). Needs about 2.5 GB in the temp directory and
  * ~3 GB of RAM (the OSD keeps the bucket in memory); everything is removed at the end.
  */
-import { GetObjectCommand, PutBucketPolicyCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Keypair } from '@solana/web3.js';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,20 +28,16 @@ import { join } from 'node:path';
 import { TrackS3Config } from '../src/config/storage.config';
 import { commitmentToHex } from '../src/tracks/commitment';
 import { signedRangedGet } from '../src/tracks/s3/ranged-get';
-import {
-  median,
-  percentile,
-  procStatusBytes,
-  startNginx,
-  timedGet,
-  wrk,
-  writeRandomFile,
-} from '../test/support/object-bench-tools';
+import { percentile, timedGet, wrk, writeRandomFile } from './support/object-bench-tools';
+import { UNREACHED_OBJECT_BUDGETS } from './support/bench-gateway';
+import { startNginx } from './support/nginx';
+import { procStatusBytes } from '../test/support/proc-status';
 import { startNodePassThrough } from './support/node-pass-through';
+import { allowPublicRead } from '../test/support/ceph';
 import { S3StoreLab, startS3StoreLab } from '../test/support/s3-store-lab';
 import { TestTape, UploadClient, WrittenTrack } from '../test/support/upload-client';
 import type { GatewayProcess } from '../test/support/gateway-process';
-import { CLOCK_TICKS_PER_SEC, cpuTicks } from './wrk-runner';
+import { CLOCK_TICKS_PER_SEC, cpuTicks, median } from './wrk-runner';
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
@@ -65,12 +61,7 @@ const COLD_RUNS = 3;
 const COLD_PER_RUN = 40;
 const STREAM_CLIENTS = 8;
 
-const METERING_ENV = {
-  TAPE__GATEWAY__METERING__OBJECT__LIMIT: String(1e12),
-  TAPE__GATEWAY__METERING__OBJECT__TTL_SECS: '60',
-  TAPE__GATEWAY__METERING__OBJECT_BYTES: String(1e15),
-  TAPE_LOG_LEVEL: 'error',
-};
+const GATEWAY_ENV = { ...UNREACHED_OBJECT_BUDGETS, TAPE_LOG_LEVEL: 'error' };
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
@@ -95,10 +86,10 @@ async function main(): Promise<void> {
     if (PARTS.has('stream')) writeRandomFile(bigPath, BIG_BYTES);
 
     print('preparing: Ceph RGW, a writer gateway on it, uploads through the writer');
-    lab = await startS3StoreLab({ ceph: { memstoreBytes: 4 * GIB }, env: METERING_ENV });
+    lab = await startS3StoreLab({ ceph: { memstoreBytes: 4 * GIB }, env: GATEWAY_ENV });
     const uploaded = await upload(lab, small, bigPath);
     const reader = await lab.startReader();
-    const nginx = await startNginx(www, join(work, 'nginx'));
+    const nginx = await startNginx({ root: www, workDir: join(work, 'nginx') });
     try {
       if (PARTS.has('warm')) await warmSmall(reader, uploaded.small, nginx.url);
       if (PARTS.has('cold')) await coldSmall(lab, reader, uploaded.cold, work);
@@ -206,27 +197,17 @@ async function coldSmall(
     forcePathStyle: true,
     credentials: { accessKeyId: lab.ceph.accessKey, secretAccessKey: lab.ceph.secretKey },
   });
-  await s3.send(
-    new PutBucketPolicyCommand({
-      Bucket: lab.bucket,
-      Policy: JSON.stringify({
-        Version: '2012-10-17',
-        Statement: [
-          {
-            Effect: 'Allow',
-            Principal: '*',
-            // A public-read bucket as docs/operator.md describes it (readers probe the bucket).
-            Action: ['s3:GetObject', 's3:ListBucket'],
-            Resource: [`arn:aws:s3:::${lab.bucket}`, `arn:aws:s3:::${lab.bucket}/*`],
-          },
-        ],
-      }),
-    }),
-  );
+  // A public-read bucket as docs/operator.md describes it (readers probe the bucket).
+  await allowPublicRead(s3, lab.bucket);
   const anonymous = await lab.startReader({}, 'anonymous');
   // What any extra hop costs here, verifying nothing: nginx, and the smallest Node proxy, each
   // forwarding the plain GET to RGW (the floor under a reader, which also verifies).
-  const nginxHop = await startNginx(work, join(work, 'nginx-hop'), 1, lab.ceph.endpoint);
+  const nginxHop = await startNginx({
+    root: work,
+    workDir: join(work, 'nginx-hop'),
+    workers: 1,
+    proxyTo: lab.ceph.endpoint,
+  });
   const nodeHop = await startNodePassThrough(lab.ceph.endpoint).catch(async (err: unknown) => {
     await nginxHop.stop();
     throw err;

@@ -16,7 +16,6 @@ import { generateSite, writeSite } from '../test/support/cli-site';
 import { startBenchGateway } from './support/bench-gateway';
 import { awsEnvironment, run, timed } from './support/aws-cli';
 import { median } from './wrk-runner';
-import { CLI_ENTRY } from '../test/support/cli-process';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const FILES = Number(process.env.BENCH_FILES ?? 1000);
@@ -31,9 +30,7 @@ async function main(): Promise<void> {
   const bench = await startBenchGateway('s3');
   const { gateway, work } = bench;
   try {
-    // TAPE_DATA_DIR: the gateway's own, for `tape gateway` (operator) commands.
-    const env = { ...bench.cliEnv, TAPE_DATA_DIR: gateway.dataDir };
-    const tape = (...args: string[]) => run(process.execPath, [CLI_ENTRY, ...args], env);
+    const { tape } = bench;
     await tape('keygen');
     await tape('airdrop', '--sol', '500', '--tokens', '1000000');
     const gatewayKey = (await tape('gateway', 'key')).trim();

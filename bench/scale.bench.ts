@@ -35,6 +35,7 @@ import { SiteGateway, startSiteGateway } from '../test/support/site-gateway';
 import { siteGet } from '../test/support/site-http';
 import { PublishedSite, publishSite } from '../test/support/site-publish';
 import { median, Target, wrkRun } from './wrk-runner';
+import { page4k } from './support/page';
 
 const NAMES = Number(process.env.BENCH_SCALE_NAMES ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 5);
@@ -44,16 +45,6 @@ const COLD_GOAL_MS = 50;
 const RSS_GOAL = 1.2;
 /** The site benchmark's reader: metering on, every request counted, none refused. */
 const METERING = { enabled: true, site: { limit: 1_000_000_000, ttl_secs: 60 } };
-
-/** A 4 KiB HTML page (exactly 4096 bytes), as in the site benchmark. */
-function page4k(): string {
-  const head = '<!doctype html><html><head><meta charset="utf-8"><title>bench</title></head><body>';
-  const tail = '</body></html>\n';
-  let body = '';
-  for (let i = 0; body.length < 4096 - head.length - tail.length - 20; i++)
-    body += `<p>para ${i}</p>`;
-  return (head + body).padEnd(4096 - tail.length, ' ') + tail;
-}
 
 const PAGE = page4k();
 const SHARED = '<!doctype html><title>page</title><p>one of many pages</p>\n';

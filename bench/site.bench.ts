@@ -22,26 +22,18 @@ import { ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startBareFastify, startNginx, startPlainNode } from './support/site-bench-servers';
+import { startNginx } from './support/nginx';
+import { startBareFastify, startPlainNode } from './support/site-bench-servers';
 import { SiteGateway, startSiteGateway } from '../test/support/site-gateway';
 import { siteGet } from '../test/support/site-http';
 import { publishSite } from '../test/support/site-publish';
 import { median, Target, wrkRun } from './wrk-runner';
+import { page4k } from './support/page';
 
 const ROUNDS = Number(process.env.BENCH_SITE_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SITE_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_SITE_CONNECTIONS ?? 50);
 const METERING = process.env.BENCH_SITE_METERING !== 'off';
-
-/** A 4 KiB HTML page (exactly 4096 bytes). */
-function page4k(): string {
-  const head = '<!doctype html><html><head><meta charset="utf-8"><title>bench</title></head><body>';
-  const tail = '</body></html>\n';
-  let body = '';
-  for (let i = 0; body.length < 4096 - head.length - tail.length - 20; i++)
-    body += `<p>para ${i}</p>`;
-  return (head + body).padEnd(4096 - tail.length, ' ') + tail;
-}
 
 function stop(child: ChildProcess | undefined): void {
   if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
@@ -101,7 +93,16 @@ async function main(): Promise<void> {
       'accept-ranges': _ranges,
       ...nginxHeaders
     } = siteHeaders;
-    nginx = await startNginx(siteDir, nginxHeaders);
+    nginx = await startNginx({
+      root: siteDir,
+      workers: 1,
+      headers: nginxHeaders,
+      http: [
+        'open_file_cache max=100 inactive=60s;',
+        'types { text/html html; }',
+        'charset utf-8;',
+      ],
+    });
     const nginxEtag = (await siteGet(`http://127.0.0.1:${nginx.port}`, '/index.html')).headers
       .etag as string;
     const revalidated = await siteGet(gw.url, '/', { host, headers: { 'if-none-match': etag } });

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { Connection, PublicKey } from '@solana/web3.js';
 import { CliUser, keyValues } from './support/cli-process';
 import { removeSite, writeSite } from './support/cli-site';
-import { runOnTerminal } from './support/cli-terminal';
 import { GatewayProcess, startGateway } from './support/gateway-process';
 import { ACROSS_PROCESSES, eventually } from './support/eventually';
 import { metricsText, sample } from './support/metrics-text';
@@ -245,7 +244,7 @@ describe('deploys people trust', () => {
       expect(await version(u)).toBe(1);
 
       // On a terminal: the list, then [y/N]; "n" stops with nothing published.
-      const declined = await runOnTerminal(u, ['deploy', root, '--prune'], {
+      const declined = await u.onTerminal(['deploy', root, '--prune'], {
         when: /\[y\/N\] $/,
         type: 'n\n',
       });
@@ -256,7 +255,7 @@ describe('deploys people trust', () => {
       expect(declined.text).toContain('error: cancelled: nothing was removed or published');
       expect(await version(u)).toBe(1);
 
-      const accepted = await runOnTerminal(u, ['deploy', root, '--prune'], {
+      const accepted = await u.onTerminal(['deploy', root, '--prune'], {
         when: /\[y\/N\] $/,
         type: 'y\n',
       });
@@ -272,7 +271,7 @@ describe('deploys people trust', () => {
         /^tape object rm would remove 2 names from tape \S+ \(x\.txt, y\.txt\) .*pass --yes/,
       );
       expect(await names(u)).toContain('x.txt');
-      const rm = await runOnTerminal(u, ['object', 'rm', 'x.txt', 'y.txt'], {
+      const rm = await u.onTerminal(['object', 'rm', 'x.txt', 'y.txt'], {
         when: /\[y\/N\] $/,
         type: 'yes\n',
       });

@@ -5,7 +5,7 @@ import { SystemProgram } from '@solana/web3.js';
 import { eventually } from './support/eventually';
 import { GatewayProcess, startGateway } from './support/gateway-process';
 import { LocalnetClient } from './support/localnet-client';
-import { procStatusBytes } from './support/object-bench-tools';
+import { procStatusBytes } from './support/proc-status';
 import { stalledSubscriber } from './support/stalled-subscriber';
 
 /**

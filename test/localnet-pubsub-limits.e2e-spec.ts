@@ -3,7 +3,7 @@ import WebSocket from 'ws';
 import { eventually } from './support/eventually';
 import { LocalnetClient } from './support/localnet-client';
 import { LocalnetProcess, startLocalnetProcess } from './support/localnet-process';
-import { procStatusBytes } from './support/object-bench-tools';
+import { procStatusBytes } from './support/proc-status';
 import { StalledSubscriber, stalledSubscriber } from './support/stalled-subscriber';
 
 const MiB = 1024 * 1024;

@@ -1,7 +1,7 @@
-import { PutBucketPolicyCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { CephRgw, startCephRgw } from './support/ceph';
+import { allowPublicRead, CephRgw, startCephRgw } from './support/ceph';
 import { CliUser, keyValues } from './support/cli-process';
 import { removeSite, writeSite } from './support/cli-site';
 import { GatewayProcess, startGateway } from './support/gateway-process';
@@ -70,22 +70,7 @@ describe('readers with read-only access to the track store (Ceph RGW)', () => {
     });
     owner = client({ accessKeyId: ceph.accessKey, secretAccessKey: ceph.secretKey });
     // Public read for the anonymous reader: objects (GET, HEAD) and the bucket (its probe).
-    await owner.send(
-      new PutBucketPolicyCommand({
-        Bucket: BUCKET,
-        Policy: JSON.stringify({
-          Version: '2012-10-17',
-          Statement: [
-            {
-              Effect: 'Allow',
-              Principal: '*',
-              Action: ['s3:GetObject', 's3:ListBucket'],
-              Resource: [`arn:aws:s3:::${BUCKET}`, `arn:aws:s3:::${BUCKET}/*`],
-            },
-          ],
-        }),
-      }),
-    );
+    await allowPublicRead(owner, BUCKET);
     user = new CliUser({ url: writer.url, rpcUrl: writer.rpcUrl });
     await user.fundedWallet();
     tape = keyValues(await user.ok(['create', '--capacity', '64m', '--duration', '1d']))[

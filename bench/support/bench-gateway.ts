@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI_ENTRY } from '../../test/support/cli-process';
+import { CLI_ENTRY, cliEnv, runCli } from '../../test/support/cli-process';
 import { GatewayProcess, startGateway } from '../../test/support/gateway-process';
 
 /** A benchmark's gateway (local network embedded) and a `tape` user of it, in a work directory. */
@@ -9,8 +9,13 @@ export interface BenchGateway {
   gateway: GatewayProcess;
   /** A temporary directory for the run; the gateway's data lives in `work/gateway`. */
   work: string;
-  /** The environment of a `tape` user of this gateway (config directory `work/config`). */
-  cliEnv: NodeJS.ProcessEnv;
+  /**
+   * The environment of a `tape` user of this gateway (config directory `work/config`), who is
+   * also its operator (TAPE_DATA_DIR: the gateway's, for `tape gateway …`).
+   */
+  cliEnv: Record<string, string>;
+  /** Runs `tape <args>` as that user; its stdout, or an error with its stderr. */
+  tape(...args: string[]): Promise<string>;
   /** Stops the gateway, prints what it logged (warnings and errors), removes `work`. */
   stop(): Promise<void>;
 }
@@ -20,16 +25,23 @@ export async function startBenchGateway(name: string): Promise<BenchGateway> {
   if (!existsSync(CLI_ENTRY)) throw new Error(`${CLI_ENTRY} is missing: run npm run build first`);
   const work = mkdtempSync(join(tmpdir(), `tape-bench-${name}-`));
   const gateway = await startGateway({ dataDir: join(work, 'gateway') });
+  const env = cliEnv(
+    {
+      configDir: join(work, 'config'),
+      rpcUrl: gateway.rpcUrl,
+      gatewayUrl: gateway.url,
+    },
+    // The hash cache (docs/cli.md) starts empty and goes with the run.
+    { XDG_CACHE_HOME: join(work, 'cache'), TAPE_DATA_DIR: gateway.dataDir },
+  );
   return {
     gateway,
     work,
-    cliEnv: {
-      ...process.env,
-      TAPE_CONFIG_DIR: join(work, 'config'),
-      TAPE_RPC_URL: gateway.rpcUrl,
-      TAPE_GATEWAY: gateway.url,
-      // The hash cache (docs/cli.md) starts empty and goes with the run.
-      XDG_CACHE_HOME: join(work, 'cache'),
+    cliEnv: env,
+    tape: async (...args) => {
+      const result = await runCli(args, env);
+      if (result.code !== 0) throw new Error(`tape ${args.join(' ')} failed: ${result.stderr}`);
+      return result.stdout;
     },
     stop: async () => {
       await gateway.stop();
@@ -38,3 +50,13 @@ export async function startBenchGateway(name: string): Promise<BenchGateway> {
     },
   };
 }
+
+/**
+ * The object benchmarks' gateways meter objects (the production path) with budgets no run
+ * reaches, so every request is counted and none refused.
+ */
+export const UNREACHED_OBJECT_BUDGETS: Record<string, string> = {
+  TAPE__GATEWAY__METERING__OBJECT__LIMIT: String(1e12),
+  TAPE__GATEWAY__METERING__OBJECT__TTL_SECS: '60',
+  TAPE__GATEWAY__METERING__OBJECT_BYTES: String(1e15),
+};

@@ -1,71 +1,14 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { freePort } from '../../test/support/free-port';
 import { spawnNodeChild } from '../../test/support/node-child';
-import { REPO_ROOT } from '../../test/support/site-gateway';
+import { REPO_ROOT } from '../../test/support/gateway-process';
 import { GATEWAY_NODE_FLAGS } from '../../src/node-flags';
 
 /**
  * The reference servers of bench/site.bench.ts, each in its own process on a free loopback
- * port: nginx serving a directory, a bare Fastify handler answering from memory, and a plain
- * node:http handler answering with the site's own headers.
+ * port: a bare Fastify handler answering from memory and a plain node:http handler answering
+ * with the site's own headers (nginx, the third, is bench/support/nginx.ts).
  */
-
-/** nginx on a free port serving `root`, with the site's headers added to its own ETag handling. */
-export async function startNginx(
-  root: string,
-  headers: Record<string, string>,
-): Promise<{ port: number; child: ChildProcess; dir: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-nginx-'));
-  chmodSync(dir, 0o755);
-  for (const sub of ['logs', 'tmp']) mkdirSync(join(dir, sub));
-  const port = await freePort();
-  const addHeaders = Object.entries(headers)
-    .map(([name, value]) => `      add_header ${name} "${value.replace(/"/g, '\\"')}" always;`)
-    .join('\n');
-  const conf = `
-worker_processes 1;
-daemon off;
-pid ${dir}/nginx.pid;
-error_log ${dir}/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  sendfile on;
-  tcp_nopush on;
-  keepalive_requests 1000000;
-  open_file_cache max=100 inactive=60s;
-  client_body_temp_path ${dir}/tmp/body;
-  proxy_temp_path ${dir}/tmp/proxy;
-  fastcgi_temp_path ${dir}/tmp/fastcgi;
-  uwsgi_temp_path ${dir}/tmp/uwsgi;
-  scgi_temp_path ${dir}/tmp/scgi;
-  types { text/html html; }
-  charset utf-8;
-  server {
-    listen 127.0.0.1:${port};
-    root ${root};
-    location / {
-${addHeaders}
-    }
-  }
-}
-`;
-  writeFileSync(join(dir, 'nginx.conf'), conf);
-  const child = spawn(
-    '/usr/sbin/nginx',
-    ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'user root;'],
-    {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  await waitUntilServing(`http://127.0.0.1:${port}/index.html`, child, () => stderr);
-  return { port, child, dir };
-}
 
 /** What the reference servers answer: the site's page, its ETag, and its 200 and 304 headers. */
 export interface PageAnswers {
@@ -165,23 +108,4 @@ async function startPageServer(
   });
   await server.waitForHttp(`http://127.0.0.1:${port}/`, 20_000);
   return { port, child: server.child };
-}
-
-async function waitUntilServing(
-  url: string,
-  child: ChildProcess,
-  logs: () => string,
-): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null)
-      throw new Error(`${url}: server exited (${child.exitCode}): ${logs()}`);
-    try {
-      if ((await fetch(url)).status === 200) return;
-    } catch {
-      // not yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url}: not serving after 20 s: ${logs()}`);
 }

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { primeStream } from './primed-stream';
+import { drain } from '../../test/support/tracks';
 
 /** A source that emits `chunks` then fails with `error` (if given), recording its destruction. */
 function source(chunks: Buffer[], error?: Error) {
@@ -23,16 +24,6 @@ function source(chunks: Buffer[], error?: Error) {
   return { stream, state };
 }
 
-async function collect(stream: Readable): Promise<{ bytes: Buffer; error?: Error }> {
-  const parts: Buffer[] = [];
-  try {
-    for await (const part of stream) parts.push(part as Buffer);
-    return { bytes: Buffer.concat(parts) };
-  } catch (error) {
-    return { bytes: Buffer.concat(parts), error: error as Error };
-  }
-}
-
 describe('primeStream', () => {
   it('rejects when the first bytes fail, and releases the source', async () => {
     const { stream, state } = source([], new Error('chunk 0 does not match its hash'));
@@ -46,7 +37,7 @@ describe('primeStream', () => {
     const chunks = [Buffer.from('alpha'), Buffer.from('beta'), Buffer.from('gamma')];
     const { stream } = source(chunks);
     const primed = await primeStream(stream, jest.fn());
-    expect((await collect(primed)).bytes.toString()).toBe('alphabetagamma');
+    expect((await drain(primed)).bytes.toString()).toBe('alphabetagamma');
   });
 
   it('reads nothing more than the first chunk before it is consumed', async () => {
@@ -60,7 +51,7 @@ describe('primeStream', () => {
     const failure = new Error('chunk 2 does not match its hash');
     const { stream } = source([Buffer.from('good'), Buffer.from('also')], failure);
     const late = jest.fn();
-    const result = await collect(await primeStream(stream, late));
+    const result = await drain(await primeStream(stream, late));
     expect(result.bytes.toString()).toBe('goodalso');
     expect(result.error).toBe(failure);
     expect(late).toHaveBeenCalledWith(failure);
@@ -70,13 +61,13 @@ describe('primeStream', () => {
     const { stream } = source([Buffer.alloc(5), Buffer.alloc(7), Buffer.alloc(9)]);
     let counted = 0;
     const primed = await primeStream(stream, jest.fn(), (bytes) => (counted += bytes));
-    await collect(primed);
+    await drain(primed);
     expect(counted).toBe(21);
   });
 
   it('an empty source gives an empty stream', async () => {
     const { stream } = source([]);
-    expect((await collect(await primeStream(stream, jest.fn()))).bytes.length).toBe(0);
+    expect((await drain(await primeStream(stream, jest.fn()))).bytes.length).toBe(0);
   });
 
   it('destroying the primed stream (client gone) destroys the source', async () => {

@@ -1,5 +1,4 @@
-import { createServer, request } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { startHttpProxy } from './http-proxy';
 
 /**
  * A lying peer gateway: passes every request to `target` and answers with its status and
@@ -17,48 +16,26 @@ export async function startByteFlippingProxy(
   target: string,
   flips: (path: string) => boolean = (path) => /^\/tracks\/[0-9a-f]{64}$/.test(path),
 ): Promise<ByteFlippingProxy> {
-  const upstream = new URL(target);
   const flipped: string[] = [];
-  const server = createServer((req, res) => {
-    const forwarded = request(
-      {
-        host: upstream.hostname,
-        port: upstream.port,
-        method: req.method,
-        path: req.url,
-        headers: req.headers,
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        let first = req.method !== 'HEAD' && flips(new URL(req.url ?? '/', target).pathname);
-        answer.on('data', (piece: Buffer) => {
-          if (first && piece.length > 0) {
-            first = false;
-            piece = Buffer.from(piece);
-            piece[0] ^= 0xff;
-            flipped.push(`${req.method} ${req.url}`);
-          }
-          if (!res.write(piece)) {
-            answer.pause();
-            res.once('drain', () => answer.resume());
-          }
-        });
-        answer.on('end', () => res.end());
-        answer.on('error', () => res.destroy());
-      },
-    );
-    forwarded.on('error', () => res.destroy());
-    res.on('close', () => forwarded.destroy());
-    req.pipe(forwarded);
+  const proxy = await startHttpProxy(target, (req) => {
+    if (req.method === 'HEAD' || !flips(new URL(req.url ?? '/', target).pathname)) return;
+    return (answer, res) => {
+      res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
+      let first = true;
+      answer.on('data', (piece: Buffer) => {
+        if (first && piece.length > 0) {
+          first = false;
+          piece = Buffer.from(piece);
+          piece[0] ^= 0xff;
+          flipped.push(`${req.method} ${req.url}`);
+        }
+        if (!res.write(piece)) {
+          answer.pause();
+          res.once('drain', () => answer.resume());
+        }
+      });
+      answer.on('end', () => res.end());
+    };
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    flipped,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...proxy, flipped };
 }

@@ -1,3 +1,4 @@
+import { PutBucketPolicyCommand, S3Client } from '@aws-sdk/client-s3';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -72,4 +73,27 @@ export async function startCephRgw(options: CephRgwOptions = {}): Promise<CephRg
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Makes `bucket` public-read as docs/operator.md describes it: anyone may GET and HEAD its
+ * objects and list the bucket (an anonymous reader's store probe lists it).
+ */
+export async function allowPublicRead(owner: S3Client, bucket: string): Promise<void> {
+  await owner.send(
+    new PutBucketPolicyCommand({
+      Bucket: bucket,
+      Policy: JSON.stringify({
+        Version: '2012-10-17',
+        Statement: [
+          {
+            Effect: 'Allow',
+            Principal: '*',
+            Action: ['s3:GetObject', 's3:ListBucket'],
+            Resource: [`arn:aws:s3:::${bucket}`, `arn:aws:s3:::${bucket}/*`],
+          },
+        ],
+      }),
+    }),
+  );
 }

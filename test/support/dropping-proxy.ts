@@ -1,5 +1,4 @@
-import { createServer, IncomingMessage, request, Server, ServerResponse } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { startHttpProxy } from './http-proxy';
 
 /**
  * An HTTP proxy in front of a listener that forwards every request whole, waits for the whole
@@ -19,7 +18,6 @@ export async function startDroppingProxy(
   target: string,
   options: { dropRate: number; seed?: number },
 ): Promise<DroppingProxy> {
-  const upstream = new URL(target);
   const stats = { requests: 0, dropped: 0 };
   let state = options.seed ?? 1;
   const nextRandom = () => {
@@ -29,43 +27,17 @@ export async function startDroppingProxy(
     state ^= state << 5;
     return (state >>> 0) / 0x1_0000_0000;
   };
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const proxy = await startHttpProxy(target, (req) => {
     stats.requests++;
-    const drop = nextRandom() < options.dropRate;
-    const forwarded = request(
-      {
-        host: upstream.hostname,
-        port: upstream.port,
-        method: req.method,
-        path: req.url,
-        headers: req.headers,
-      },
-      (answer) => {
-        if (drop) {
-          // Read the whole answer (the write has happened), then hang up without a byte.
-          answer.resume();
-          answer.once('end', () => {
-            stats.dropped++;
-            req.socket.destroy();
-          });
-          return;
-        }
-        res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
-        answer.pipe(res);
-      },
-    );
-    forwarded.once('error', () => req.socket.destroy());
-    req.pipe(forwarded);
+    if (nextRandom() >= options.dropRate) return;
+    return (answer) => {
+      // Read the whole answer (the write has happened), then hang up without a byte.
+      answer.resume();
+      answer.once('end', () => {
+        stats.dropped++;
+        req.socket.destroy();
+      });
+    };
   });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stats,
-    close: () =>
-      new Promise<void>((done) => {
-        server.closeAllConnections();
-        server.close(() => done());
-      }),
-  };
+  return { ...proxy, stats };
 }

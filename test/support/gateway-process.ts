@@ -40,6 +40,10 @@ export interface GatewayOptions {
   node?: string;
   /** The gateway's descriptor limit (`ulimit -n`); default this process's. */
   maxOpenFiles?: number;
+  /** TAPE_LOG_LEVEL; default `warn`. */
+  logLevel?: string;
+  /** A port chosen beforehand (when the config must name it, e.g. in `subdomain_suffix`). */
+  port?: number;
 }
 
 export interface GatewayProcess {
@@ -47,6 +51,7 @@ export interface GatewayProcess {
   s3Url: string;
   rpcUrl: string;
   port: number;
+  pid: number;
   /** The admin listener (metrics, /livez, the TLS ask endpoint), on loopback. */
   adminUrl: string;
   adminPort: number;
@@ -59,31 +64,37 @@ export interface GatewayProcess {
 }
 
 /**
- * Starts the built gateway (`node dist/main.js`, from `npm run build`) on free ports with the
- * local network embedded (unless `rpcUrl`), and waits until /healthz says ready.
+ * The harness's one way to start a gateway: the built gateway (`node dist/main.js`, from
+ * `npm run build`) as `npm start` runs it, on free loopback ports with the local network
+ * embedded (unless `rpcUrl`), a fresh data directory (unless `dataDir`), configured through
+ * the environment and a config file as an operator configures it; resolves once /healthz says
+ * ready. The site gateway, the S3 lab and the benchmarks' gateways are this with options.
  */
 export async function startGateway(options: GatewayOptions = {}): Promise<GatewayProcess> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'tape-gw-'));
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const s3Port = await freePort();
   const localnetPort = await freePort(true);
   // Every gateway gets its own admin port: several run at once.
   const adminPort = await freePort();
+  // Only a config file this start names, not one the test runner's environment happens to carry.
+  const { TAPE_GATEWAY_CONFIG: _inherited, ...inherited } = process.env;
   const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
+    ...(inherited as Record<string, string>),
     HOST: '127.0.0.1',
     PORT: String(port),
     TAPE_S3_PORT: String(s3Port),
     TAPE_ADMIN_PORT: String(adminPort),
     TAPE_LOCALNET_PORT: String(localnetPort),
     TAPE_DATA_DIR: dataDir,
-    TAPE_LOG_LEVEL: 'warn',
+    TAPE_LOG_LEVEL: options.logLevel ?? 'warn',
     ...(options.env ?? {}),
   };
   if (options.rpcUrl) env.TAPE_RPC_URL = options.rpcUrl;
   else delete env.TAPE_RPC_URL;
   if (options.config) {
-    const file = join(dataDir, 'gateway.yaml');
+    // Named by port: gateways started together may share a data directory (a writer, its readers).
+    const file = join(dataDir, `gateway-${port}.yaml`);
     writeFileSync(file, stringify(options.config));
     env.TAPE_GATEWAY_CONFIG = file;
   }
@@ -93,6 +104,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     node: options.node,
     entry: join(REPO_ROOT, 'dist', 'main.js'),
     args: options.args,
+    cwd: REPO_ROOT,
     env,
     maxOpenFiles: options.maxOpenFiles,
   });
@@ -105,6 +117,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     s3Url: `http://127.0.0.1:${s3Port}`,
     rpcUrl: options.rpcUrl ?? `http://127.0.0.1:${localnetPort}`,
     port,
+    pid: gateway.pid,
     adminUrl: `http://127.0.0.1:${adminPort}`,
     adminPort,
     dataDir,

@@ -1,8 +1,8 @@
-import { createServer, IncomingMessage, request, ServerResponse } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { IncomingMessage, request, ServerResponse } from 'node:http';
 import { commitmentOfBuffer } from '../../src/tracks/commitment';
 import { proofEntry } from '../../src/verify/version-proofs';
 import { buildVersion } from '../../src/versions/version-builder';
+import { listenLoopback } from './loopback-server';
 
 /**
  * A gateway that lies, in front of an honest one (docs/verify.md, "Tests"): every request is
@@ -126,7 +126,7 @@ export async function startLyingGateway(target: string): Promise<LyingGateway> {
     }
   };
 
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const server = await listenLoopback((req: IncomingMessage, res: ServerResponse) => {
     lie(req).then(
       (answer) => {
         const headers: Record<string, string | string[] | undefined> = {
@@ -142,13 +142,8 @@ export async function startLyingGateway(target: string): Promise<LyingGateway> {
       () => res.destroy(),
     );
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  gateway.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  gateway.close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
+  gateway.url = server.url;
+  gateway.close = server.close;
   return gateway;
 }
 

@@ -1,12 +1,12 @@
 import { Keypair, PublicKey } from '@solana/web3.js';
-import { ObjectGateway, ObjectGatewayOptions, startObjectGateway } from './object-gateway';
+import { GatewayOptions, GatewayProcess, startGateway } from './gateway-process';
 import { TestTape, UploadClient } from './upload-client';
 
 export const SEGMENT_BYTES = 262144;
 
 /** A running gateway, a funded wallet and one tape with room for the tests' objects. */
 export interface ObjectFixture {
-  gw: ObjectGateway;
+  gw: GatewayProcess;
   client: UploadClient;
   wallet: Keypair;
   tape: TestTape;
@@ -14,8 +14,19 @@ export interface ObjectFixture {
   stop(): Promise<void>;
 }
 
+/**
+ * The object tests' gateway: slots of 100 ms (a tape's transactions confirm quickly) unless
+ * `env` says otherwise.
+ */
+export function startObjectGateway(options: GatewayOptions = {}): Promise<GatewayProcess> {
+  return startGateway({
+    ...options,
+    env: { TAPE__LOCALNET__SLOT_MS: '100', ...options.env },
+  });
+}
+
 export async function startObjectFixture(
-  options: ObjectGatewayOptions & { capacity?: number; epochs?: number } = {},
+  options: GatewayOptions & { capacity?: number; epochs?: number } = {},
 ): Promise<ObjectFixture> {
   const gw = await startObjectGateway(options);
   const client = new UploadClient(gw.url, gw.rpcUrl);

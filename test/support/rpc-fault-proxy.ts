@@ -1,6 +1,6 @@
 import bs58 from 'bs58';
-import { createServer, IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { listenLoopback } from './loopback-server';
 
 /** What the proxy does with one JSON-RPC request. */
 export type ProxyDecision =
@@ -70,20 +70,10 @@ export async function startRpcFaultProxy(
     res.setHeader('content-type', 'application/json');
     res.end(Buffer.from(await upstream.arrayBuffer()));
   };
-  const server = createServer((req, res) => {
+  const server = await listenLoopback((req, res) => {
     handle(req, res).catch(() => res.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    seen,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { url: server.url, seen, close: server.close };
 }
 
 /** The transaction's first signature (its id): after the compact-u16 signature count. */

@@ -1,5 +1,5 @@
-import { createServer, IncomingMessage, Server } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { IncomingMessage } from 'node:http';
+import { listenLoopback } from './loopback-server';
 
 /**
  * A JSON-RPC proxy on loopback that forwards every HTTP request to a Solana RPC node and
@@ -16,7 +16,7 @@ export interface RpcRecorder {
 
 export async function startRpcRecorder(upstream: string): Promise<RpcRecorder> {
   let methods: string[] = [];
-  const server: Server = createServer((req, res) => {
+  const server = await listenLoopback((req, res) => {
     void forward(req).then(
       ({ status, body }) => {
         res.writeHead(status, { 'content-type': 'application/json' });
@@ -50,17 +50,12 @@ export async function startRpcRecorder(upstream: string): Promise<RpcRecorder> {
     return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: server.url,
     methods: () => [...methods],
     reset: () => {
       methods = [];
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: server.close,
   };
 }

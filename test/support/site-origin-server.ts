@@ -1,5 +1,5 @@
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { listenLoopback } from './loopback-server';
 
 /**
  * A tiny HTTP server on a free loopback port, standing for "another origin" in browser tests:
@@ -17,25 +17,11 @@ export async function startOriginServer(
   handler: (req: IncomingMessage, res: ServerResponse) => void,
 ): Promise<OriginServer> {
   const requests: string[] = [];
-  const server: Server = createServer((req, res) => {
+  const server = await listenLoopback((req, res) => {
     requests.push(req.url ?? '');
     handler(req, res);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const port = (server.address() as AddressInfo).port;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    port,
-    requests,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { origin: server.url, port: server.port, requests, close: server.close };
 }
 
 /** An API endpoint any origin may read (so only the page's own CSP decides). */

@@ -1,7 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { CliResult, SiteGateway } from './site-gateway';
+import { join } from 'node:path';
+import type { CliResult } from './cli-process';
+import { writeSite } from './cli-site';
+import { SiteGateway } from './site-gateway';
 
 /**
  * A site published the way a user publishes one: `tape keygen`, `tape airdrop`, `tape create`,
@@ -47,7 +49,7 @@ export async function publishSite(
   const tape = /tape address\s*:?\s*(\S+)/i.exec(created.stdout)?.[1];
   const label = /label\s*:?\s*([a-z2-7]{52})/i.exec(created.stdout)?.[1];
   if (!tape || !label) throw new Error(`cannot read the tape address from:\n${created.stdout}`);
-  writeFiles(siteDir, files);
+  writeSite(files, siteDir);
   await run(['deploy', join(siteDir, 'index.html')]);
   return {
     tape,
@@ -57,7 +59,7 @@ export async function publishSite(
     redeploy: async (next, extraArgs = []) => {
       rmSync(siteDir, { recursive: true, force: true });
       mkdirSync(siteDir);
-      writeFiles(siteDir, next);
+      writeSite(next, siteDir);
       return run(['deploy', join(siteDir, 'index.html'), ...extraArgs]);
     },
     remove: () => {
@@ -65,12 +67,4 @@ export async function publishSite(
       rmSync(siteDir, { recursive: true, force: true });
     },
   };
-}
-
-function writeFiles(root: string, files: SiteFiles): void {
-  for (const [name, body] of Object.entries(files)) {
-    const path = join(root, name);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, body);
-  }
 }
