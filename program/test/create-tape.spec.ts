@@ -91,32 +91,28 @@ describe.each(HOSTS)('%s host', (_host, newHost) => {
 
     it('needs the tape keypair and the payer to sign', () => {
       const { world, createIx } = setup();
-      expect(world.failure(alter(createIx(MIB, 1), 1, { isSigner: false }))).toEqual(
-        custom(TapeErrorCode.UnauthorizedSigner),
-      );
-      expect(world.failure(alter(createIx(MIB, 1), 0, { isSigner: false }))).toEqual(
-        custom(TapeErrorCode.UnauthorizedSigner),
-      );
+      for (const account of [1, 0]) {
+        expect(world.failure(alter(createIx(MIB, 1), account, { isSigner: false }))).toEqual(
+          custom(TapeErrorCode.UnauthorizedSigner),
+        );
+      }
     });
 
     it('refuses a tape address that is not the PDA of the authority, and wrong program accounts', () => {
       const { world, createIx } = setup();
       const other = world.pdas.tape(Keypair.generate().publicKey);
-      expect(world.failure(alter(createIx(MIB, 1), 2, { pubkey: other }))).toEqual(
-        custom(TapeErrorCode.AccountMismatch),
-      );
-      expect(world.failure(alter(createIx(MIB, 1), 2, { isWritable: false }))).toEqual(
-        custom(TapeErrorCode.AccountMismatch),
-      );
-      expect(
-        world.failure(alter(createIx(MIB, 1), 5, { pubkey: Keypair.generate().publicKey })),
-      ).toEqual(custom(TapeErrorCode.AccountMismatch));
-      expect(world.failure(alter(createIx(MIB, 1), 6, { pubkey: TOKEN_PROGRAM_ID }))).toEqual(
-        custom(TapeErrorCode.AccountMismatch),
-      );
-      expect(world.failure(alter(createIx(MIB, 1), 7, { pubkey: SYSTEM_PROGRAM_ID }))).toEqual(
-        custom(TapeErrorCode.AccountMismatch),
-      );
+      const wrong: [number, Parameters<typeof alter>[2]][] = [
+        [2, { pubkey: other }],
+        [2, { isWritable: false }],
+        [5, { pubkey: Keypair.generate().publicKey }],
+        [6, { pubkey: TOKEN_PROGRAM_ID }],
+        [7, { pubkey: SYSTEM_PROGRAM_ID }],
+      ];
+      for (const [account, change] of wrong) {
+        expect(world.failure(alter(createIx(MIB, 1), account, change))).toEqual(
+          custom(TapeErrorCode.AccountMismatch),
+        );
+      }
     });
 
     it('pays only into the network treasury', () => {
