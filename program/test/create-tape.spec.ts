@@ -60,17 +60,9 @@ describe.each(HOSTS)('%s host', (_host, newHost) => {
     });
 
     it('takes exactly the cost: a payer holding cost - 1 is refused, one holding cost succeeds', () => {
-      const { world, authority } = setup();
+      const { world, createIx } = setup();
       const poor = world.wallet(10 * SOL, 1_999n);
-      const ix = (payer: PublicKey) =>
-        world.ix.createTape({
-          payer,
-          authority,
-          mint: world.mint,
-          treasury: world.treasury,
-          capacity: MIB,
-          epochs: 2,
-        });
+      const ix = (payer: PublicKey) => createIx(MIB, 2, { payer });
       expect(world.failure(ix(poor))).toEqual(custom(TapeErrorCode.InsufficientFunds));
       const exact = world.wallet(10 * SOL, 2_000n);
       world.expectOk(ix(exact));
@@ -171,18 +163,8 @@ describe.each(HOSTS)('%s host', (_host, newHost) => {
     });
 
     it('needs no token account when storage is free', () => {
-      const { world, authority } = setup(0n);
-      const payer = world.wallet();
-      world.expectOk(
-        world.ix.createTape({
-          payer,
-          authority,
-          mint: world.mint,
-          treasury: world.treasury,
-          capacity: MIB,
-          epochs: 3,
-        }),
-      );
+      const { world, authority, createIx } = setup(0n);
+      world.expectOk(createIx(MIB, 3, { payer: world.wallet() }));
       expect(world.tapeOf(authority).capacity).toBe(MIB);
     });
 
