@@ -1,13 +1,7 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { sdkClient } from './support/s3-sdk-client';
 import { encodeKeyPath, presign } from './support/s3-signing';
 import { eventually } from './support/eventually';
-import {
-  startTapeS3Lab,
-  TapeS3Lab,
-  tapeWithCredential,
-  TapeWithCredential,
-} from './support/s3-tape-lab';
+import { useS3TapeFixture } from './support/s3-tape-fixture';
 
 /**
  * Issue 15, finding 9: with the access log on, a presigned S3 URL (a bearer token for up to 7
@@ -16,36 +10,28 @@ import {
  */
 jest.setTimeout(120_000);
 
-let lab: TapeS3Lab;
-let site: TapeWithCredential;
-
-beforeAll(async () => {
-  lab = await startTapeS3Lab({
-    config: { localnet: { slot_ms: 100 }, gateway: { access_log: true } },
-    env: { TAPE_LOG_LEVEL: 'info' },
-  });
-  site = await tapeWithCredential(lab);
-  const s3 = sdkClient(lab.gw.s3Url, site.accessKeyId, site.secret);
-  await s3.send(
-    new PutObjectCommand({ Bucket: site.label, Key: 'docs/secret-plan.txt', Body: 'hello' }),
-  );
+const fx = useS3TapeFixture({
+  config: { localnet: { slot_ms: 100 }, gateway: { access_log: true } },
+  env: { TAPE_LOG_LEVEL: 'info' },
 });
 
-afterAll(async () => {
-  await lab?.stop();
+beforeAll(async () => {
+  await fx.s3.send(
+    new PutObjectCommand({ Bucket: fx.site.label, Key: 'docs/secret-plan.txt', Body: 'hello' }),
+  );
 });
 
 describe('access log', () => {
   it('logs a presigned GET with its path and key id, without its signature or scope', async () => {
-    const { host, port } = new URL(lab.gw.s3Url);
+    const { host, port } = new URL(fx.lab.gw.s3Url);
     const presigned = await presign(
       {
         method: 'GET',
-        path: encodeKeyPath(site.label, 'docs/secret-plan.txt'),
+        path: encodeKeyPath(fx.site.label, 'docs/secret-plan.txt'),
         host,
         date: new Date(),
-        accessKeyId: site.accessKeyId,
-        secret: site.secret,
+        accessKeyId: fx.site.accessKeyId,
+        secret: fx.site.secret,
       },
       3600,
     );
@@ -56,7 +42,7 @@ describe('access log', () => {
     expect(signature).toMatch(/^[0-9a-f]{64}$/);
 
     const requestLine = (): Record<string, unknown> | undefined =>
-      lab.gw
+      fx.lab.gw
         .logs()
         .split('\n')
         .filter((l) => l.startsWith('{'))
@@ -72,10 +58,10 @@ describe('access log', () => {
       everyMs: 250,
     });
     const line = requestLine()!;
-    expect(lab.gw.logs()).not.toContain(signature);
-    expect(String(line.url)).toContain(`/${site.label}/docs/secret-plan.txt?`);
+    expect(fx.lab.gw.logs()).not.toContain(signature);
+    expect(String(line.url)).toContain(`/${fx.site.label}/docs/secret-plan.txt?`);
     expect(String(line.url)).toContain('X-Amz-Signature=REDACTED');
-    expect(String(line.url)).toContain(`X-Amz-Credential=${site.accessKeyId}/REDACTED`);
+    expect(String(line.url)).toContain(`X-Amz-Credential=${fx.site.accessKeyId}/REDACTED`);
     expect(line.status).toBe(200);
   });
 });

@@ -10,12 +10,7 @@ import { versionUploadMessage } from '../src/upload/version-request-auth';
 import { storedTrackPath } from './support/object-http';
 import { requestHead } from './support/s3-raw-http';
 import { encodeKeyPath, signWithHeader } from './support/s3-signing';
-import {
-  startTapeS3Lab,
-  TapeS3Lab,
-  tapeWithCredential,
-  TapeWithCredential,
-} from './support/s3-tape-lab';
+import { useS3TapeFixture } from './support/s3-tape-fixture';
 import { TestTape, UploadClient, WrittenTrack } from './support/upload-client';
 
 /**
@@ -29,34 +24,28 @@ const KiB = 1024;
 const IDLE_MS = 2000;
 const SEGMENT_BYTES = 262144;
 
-let lab: TapeS3Lab;
+const fx = useS3TapeFixture({
+  config: {
+    localnet: { slot_ms: 100 },
+    storage: { segment_bytes: SEGMENT_BYTES },
+    gateway: { body_idle_timeout_ms: IDLE_MS },
+  },
+});
 let uploads: UploadClient;
 let wallet: Keypair;
 let tape: TestTape;
-let bucket: TapeWithCredential;
 
 beforeAll(async () => {
-  lab = await startTapeS3Lab({
-    config: {
-      localnet: { slot_ms: 100 },
-      storage: { segment_bytes: SEGMENT_BYTES },
-      gateway: { body_idle_timeout_ms: IDLE_MS },
-    },
-  });
-  uploads = new UploadClient(lab.gw.url, lab.gw.rpcUrl);
+  uploads = new UploadClient(fx.lab.gw.url, fx.lab.gw.rpcUrl);
   wallet = await uploads.fundedWallet();
   tape = await uploads.createTape(wallet, 64 << 20, 100);
-  bucket = await tapeWithCredential(lab);
 });
 
-afterAll(async () => {
-  uploads?.close();
-  await lab?.stop();
-});
+afterAll(() => uploads?.close());
 
 const trackTempFiles = () =>
-  readdirSync(join(lab.gw.dataDir, 'tracks', '.tmp')).filter((f) => f.endsWith('.part'));
-const s3SpoolFiles = () => readdirSync(join(lab.gw.dataDir, 's3-spool'));
+  readdirSync(join(fx.lab.gw.dataDir, 'tracks', '.tmp')).filter((f) => f.endsWith('.part'));
+const s3SpoolFiles = () => readdirSync(join(fx.lab.gw.dataDir, 's3-spool'));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function writtenTrack(bytes: Buffer): WrittenTrack {
@@ -65,9 +54,9 @@ function writtenTrack(bytes: Buffer): WrittenTrack {
 
 /** `PUT /upload/{tape}/{commitment}` of a version's bytes. */
 const uploadUrl = (track: WrittenTrack) =>
-  `${lab.gw.url}/upload/${tape.address.toBase58()}/${track.commitment}`;
+  `${fx.lab.gw.url}/upload/${tape.address.toBase58()}/${track.commitment}`;
 const stored = (track: WrittenTrack) =>
-  existsSync(storedTrackPath(lab.gw.dataDir, Buffer.from(track.commitment, 'hex')));
+  existsSync(storedTrackPath(fx.lab.gw.dataDir, Buffer.from(track.commitment, 'hex')));
 
 function uploadHeaders(track: WrittenTrack, bytes: Buffer): Record<string, string> {
   if (track.layout.kind !== 'blob') throw new Error('a blob is expected');
@@ -87,16 +76,16 @@ function uploadHeaders(track: WrittenTrack, bytes: Buffer): Record<string, strin
 
 /** A raw socket that has sent the signed head of an S3 PutObject of `size` bytes. */
 async function s3PutHead(key: string, size: number): Promise<Socket> {
-  const port = Number(new URL(lab.gw.s3Url).port);
-  const path = encodeKeyPath(bucket.label, key);
+  const port = Number(new URL(fx.lab.gw.s3Url).port);
+  const path = encodeKeyPath(fx.site.label, key);
   const signed = await signWithHeader({
     method: 'PUT',
     path,
     host: `127.0.0.1:${port}`,
     headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', 'content-length': String(size) },
     date: new Date(),
-    accessKeyId: bucket.accessKeyId,
-    secret: bucket.secret,
+    accessKeyId: fx.site.accessKeyId,
+    secret: fx.site.secret,
   });
   const socket = connect(port, '127.0.0.1');
   await new Promise<void>((resolve) => socket.once('connect', resolve));

@@ -11,17 +11,12 @@ import {
 } from '@aws-sdk/client-s3';
 import { Connection, PublicKey } from '@solana/web3.js';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { awsCli } from './support/s3-cli';
-import { failure, sdkClient } from './support/s3-sdk-client';
-import {
-  startTapeS3Lab,
-  TapeS3Lab,
-  tapeWithCredential,
-  TapeWithCredential,
-} from './support/s3-tape-lab';
+import { failure } from './support/s3-sdk-client';
+import { useS3TapeFixture } from './support/s3-tape-fixture';
+import { tapeWithCredential } from './support/s3-tape-lab';
 import { currentVersion } from './support/s3-version-view';
 
 /**
@@ -31,20 +26,8 @@ import { currentVersion } from './support/s3-version-view';
  */
 jest.setTimeout(300_000);
 
-let lab: TapeS3Lab;
-let work: string;
+const fx = useS3TapeFixture({ config: { localnet: { slot_ms: 100 } }, tapes: 0 });
 
-beforeAll(async () => {
-  lab = await startTapeS3Lab({ config: { localnet: { slot_ms: 100 } } });
-  work = mkdtempSync(join(tmpdir(), 'tape-s3-group-'));
-});
-
-afterAll(async () => {
-  await lab?.stop();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
-
-const clientOf = (t: TapeWithCredential) => sdkClient(lab.gw.s3Url, t.accessKeyId, t.secret);
 const read = async (s3: S3Client, bucket: string, key: string) => {
   const res = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
   return Buffer.from(await res.Body!.transformToByteArray());
@@ -54,8 +37,8 @@ const absent = async (s3: S3Client, bucket: string, key: string) =>
 
 describe('group commit', () => {
   it('concurrent PutObjects share versions; each is answered once its version is on chain', async () => {
-    const t = await tapeWithCredential(lab);
-    const s3 = clientOf(t);
+    const t = await tapeWithCredential(fx.lab);
+    const s3 = fx.client(t);
     const bodies = Array.from({ length: 40 }, (_, i) => randomBytes(200 + i * 37));
     const seenAtAnswer: boolean[] = [];
     await Promise.all(
@@ -63,13 +46,13 @@ describe('group commit', () => {
         const key = `burst/${String(i).padStart(2, '0')}.bin`;
         await s3.send(new PutObjectCommand({ Bucket: t.label, Key: key, Body }));
         // Confirmed before answered: the chain's current version already holds the object.
-        const now = await currentVersion(lab.gw, t.tape);
+        const now = await currentVersion(fx.lab.gw, t.tape);
         const entry = now.entries.find((e) => e.name === key);
         seenAtAnswer[i] = entry?.size === Body.length;
       }),
     );
     expect(seenAtAnswer).toEqual(bodies.map(() => true));
-    const { record, entries } = await currentVersion(lab.gw, t.tape);
+    const { record, entries } = await currentVersion(fx.lab.gw, t.tape);
     expect(entries).toHaveLength(bodies.length);
     // Grouped: fewer versions than writes (one Publish in flight, the next group forms meanwhile).
     expect(record.version).toBeGreaterThanOrEqual(1);
@@ -82,8 +65,8 @@ describe('group commit', () => {
   });
 
   it('PUT k, DELETE k, PUT k at once: the object is there at the end, for every kind of write', async () => {
-    const t = await tapeWithCredential(lab);
-    const s3 = clientOf(t);
+    const t = await tapeWithCredential(fx.lab);
+    const s3 = fx.client(t);
     const bytes = Buffer.from('the same bytes every time');
     const put = () => s3.send(new PutObjectCommand({ Bucket: t.label, Key: 'k.txt', Body: bytes }));
     const del = () => s3.send(new DeleteObjectCommand({ Bucket: t.label, Key: 'k.txt' }));
@@ -136,24 +119,24 @@ describe('group commit', () => {
   });
 
   it('aws s3 sync of 300 files locks no rent: the gateway key pays fees only', async () => {
-    const t = await tapeWithCredential(lab);
-    const dir = join(work, 'sync');
+    const t = await tapeWithCredential(fx.lab);
+    const dir = join(fx.work, 'sync');
     for (let i = 0; i < 300; i++) {
       const path = join(dir, `d${i % 10}`, `file-${i}.txt`);
       mkdirSync(join(dir, `d${i % 10}`), { recursive: true });
       writeFileSync(path, `file ${i} ${'x'.repeat(i * 7)}`);
     }
-    const connection = new Connection(lab.gw.rpcUrl, 'confirmed');
-    const key = new PublicKey(lab.gatewayKey);
+    const connection = new Connection(fx.lab.gw.rpcUrl, 'confirmed');
+    const key = new PublicKey(fx.lab.gatewayKey);
     const before = await connection.getBalance(key);
-    const aws = awsCli(lab.gw.s3Url, t.accessKeyId, t.secret);
+    const aws = awsCli(fx.lab.gw.s3Url, t.accessKeyId, t.secret);
     const started = Date.now();
     const result = await aws('s3', 'sync', dir, `s3://${t.label}`, '--size-only');
     const took = Date.now() - started;
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const after = await connection.getBalance(key);
-    const { record, entries } = await currentVersion(lab.gw, t.tape);
+    const { record, entries } = await currentVersion(fx.lab.gw, t.tape);
     expect(entries).toHaveLength(300);
     const spent = before - after;
     console.log(

@@ -10,8 +10,8 @@ import {
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
 import { Readable } from 'node:stream';
-import { failure, sdkClient } from './support/s3-sdk-client';
-import { startS3TestApp, S3TestApp } from './support/s3-test-app';
+import { failure } from './support/s3-sdk-client';
+import { APP_OWNER, useS3TestApp } from './support/s3-app-fixture';
 
 /**
  * Hidden keys (a segment starting with "."): a tape written by a program from before the rule
@@ -21,22 +21,19 @@ import { startS3TestApp, S3TestApp } from './support/s3-test-app';
  */
 jest.setTimeout(60_000);
 
-const TAPE = 'TapeOfTheOwner111111111111111111111111111';
-const BUCKET = 'ownerbucketlabel2222222222222222222222222222222222aa';
+const BUCKET = APP_OWNER.bucket;
 const HIDDEN = ['.env', '.well-known/acme-challenge/x', 'a/.git/config'];
 const VISIBLE = ['a/b.txt', 'a.b/c.txt', 'index.html'];
 const SECRET = 'AWS_SECRET_ACCESS_KEY=hunter2';
 
-let app: S3TestApp;
-const s3 = () => sdkClient(app.url, 'AKOWNER', 'owner-secret');
+const fx = useS3TestApp();
+const s3 = () => fx.client();
 
 beforeAll(async () => {
-  app = await startS3TestApp();
-  const tape = app.backend.addTape(BUCKET, TAPE);
-  app.credentials.issue('AKOWNER', 'owner-secret', TAPE);
+  const tape = fx.app.backend.tape(BUCKET);
   for (const key of [...HIDDEN, ...VISIBLE]) {
     const body = Buffer.from(HIDDEN.includes(key) ? SECRET : key);
-    await app.backend.putObject(tape.bucket, {
+    await fx.app.backend.putObject(tape.bucket, {
       key,
       contentType: 'text/plain',
       metadata: {},
@@ -44,20 +41,16 @@ beforeAll(async () => {
       body: Readable.from([body]),
     });
   }
-  await app.backend.createMultipartUpload(tape.bucket, {
+  await fx.app.backend.createMultipartUpload(tape.bucket, {
     key: '.env',
     contentType: undefined,
     metadata: {},
   });
-  await app.backend.createMultipartUpload(tape.bucket, {
+  await fx.app.backend.createMultipartUpload(tape.bucket, {
     key: 'big.bin',
     contentType: undefined,
     metadata: {},
   });
-});
-
-afterAll(async () => {
-  await app?.close();
 });
 
 describe('S3: hidden keys are never published', () => {
@@ -98,11 +91,11 @@ describe('S3: hidden keys are never published', () => {
       ),
     );
     expect([copy.name, copy.status]).toEqual(['NoSuchKey', 404]);
-    expect(app.backend.tape(BUCKET).objects.has('leak.txt')).toBe(false);
+    expect(fx.app.backend.tape(BUCKET).objects.has('leak.txt')).toBe(false);
   });
 
   it('PutObject, CopyObject and CreateMultipartUpload refuse a hidden key with 400 InvalidArgument', async () => {
-    const calls = app.backend.calls.length;
+    const calls = fx.app.backend.calls.length;
     for (const key of ['.htaccess', '.well-known/acme-challenge/token', 'docs/.git/HEAD']) {
       const put = await failure(
         s3().send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: 'token' })),
@@ -120,11 +113,11 @@ describe('S3: hidden keys are never published', () => {
       );
       expect([key, create.name, create.status]).toEqual([key, 'InvalidArgument', 400]);
     }
-    expect(app.backend.calls.slice(calls)).toEqual([]);
+    expect(fx.app.backend.calls.slice(calls)).toEqual([]);
   });
 
   it('DeleteObject removes a hidden name (an owner can clean up)', async () => {
     await s3().send(new DeleteObjectCommand({ Bucket: BUCKET, Key: 'a/.git/config' }));
-    expect(app.backend.tape(BUCKET).objects.has('a/.git/config')).toBe(false);
+    expect(fx.app.backend.tape(BUCKET).objects.has('a/.git/config')).toBe(false);
   });
 });

@@ -7,20 +7,14 @@ import {
   HeadObjectCommand,
   ListPartsCommand,
   PutObjectCommand,
-  S3Client,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { CHECKSUM_ALGORITHMS, newChecksum } from '../src/s3/body/checksums';
-import { failure, sdkClient } from './support/s3-sdk-client';
-import {
-  gatewayGet,
-  startTapeS3Lab,
-  TapeS3Lab,
-  tapeWithCredential,
-  TapeWithCredential,
-} from './support/s3-tape-lab';
+import { failure } from './support/s3-sdk-client';
+import { useS3TapeFixture } from './support/s3-tape-fixture';
+import { gatewayGet } from './support/s3-tape-lab';
 
 /**
  * Issue 19, findings 4 and 5: what S3 keeps with an object besides its bytes and type — the
@@ -32,9 +26,7 @@ jest.setTimeout(180_000);
 
 const MiB = 1024 * 1024;
 
-let lab: TapeS3Lab;
-let site: TapeWithCredential;
-let s3: S3Client;
+const fx = useS3TapeFixture({ config: { localnet: { slot_ms: 100 } } });
 
 const KEPT = {
   CacheControl: 'public, max-age=3600',
@@ -52,9 +44,9 @@ const base64Of = (algorithm: (typeof CHECKSUM_ALGORITHMS)[number], data: Buffer)
 };
 
 async function getBytes(key: string, checksum = false) {
-  const res = await s3.send(
+  const res = await fx.s3.send(
     new GetObjectCommand({
-      Bucket: site.label,
+      Bucket: fx.site.label,
       Key: key,
       ...(checksum ? { ChecksumMode: 'ENABLED' as const } : {}),
     }),
@@ -62,29 +54,19 @@ async function getBytes(key: string, checksum = false) {
   return { res, body: Buffer.from(await res.Body!.transformToByteArray()) };
 }
 
-beforeAll(async () => {
-  lab = await startTapeS3Lab({ config: { localnet: { slot_ms: 100 } } });
-  site = await tapeWithCredential(lab);
-  s3 = sdkClient(lab.gw.s3Url, site.accessKeyId, site.secret);
-});
-
-afterAll(async () => {
-  await lab?.stop();
-});
-
 describe('object headers and x-amz-meta-*', () => {
   it('PutObject keeps Cache-Control, Content-Disposition, -Encoding, -Language, Expires and x-amz-meta-*; HEAD and GET return them', async () => {
-    await s3.send(
+    await fx.s3.send(
       new PutObjectCommand({
-        Bucket: site.label,
+        Bucket: fx.site.label,
         Key: 'docs/report.pdf',
         Body: Buffer.from('%PDF-1.4 pretend'),
         Expires: EXPIRES,
         ...KEPT,
       }),
     );
-    const head = await s3.send(
-      new HeadObjectCommand({ Bucket: site.label, Key: 'docs/report.pdf' }),
+    const head = await fx.s3.send(
+      new HeadObjectCommand({ Bucket: fx.site.label, Key: 'docs/report.pdf' }),
     );
     expect(head).toMatchObject({ ...KEPT, ExpiresString: EXPIRES.toUTCString() });
     const { res } = await getBytes('docs/report.pdf');
@@ -92,7 +74,7 @@ describe('object headers and x-amz-meta-*', () => {
   });
 
   it('the site route keeps the spec headers: tenant metadata does not change them', async () => {
-    const served = await gatewayGet(lab.gw, `/site/${site.tape}/docs/report.pdf`);
+    const served = await gatewayGet(fx.lab.gw, `/site/${fx.site.tape}/docs/report.pdf`);
     expect(served.status).toBe(200);
     expect(served.headers['cache-control']).toBe('public, max-age=60, must-revalidate');
     expect(served.headers['content-disposition']).toBeUndefined();
@@ -101,30 +83,30 @@ describe('object headers and x-amz-meta-*', () => {
   });
 
   it('CopyObject copies the metadata by default and replaces all of it with REPLACE', async () => {
-    await s3.send(
+    await fx.s3.send(
       new CopyObjectCommand({
-        Bucket: site.label,
+        Bucket: fx.site.label,
         Key: 'docs/copy.pdf',
-        CopySource: `${site.label}/docs/report.pdf`,
+        CopySource: `${fx.site.label}/docs/report.pdf`,
       }),
     );
-    const copied = await s3.send(
-      new HeadObjectCommand({ Bucket: site.label, Key: 'docs/copy.pdf' }),
+    const copied = await fx.s3.send(
+      new HeadObjectCommand({ Bucket: fx.site.label, Key: 'docs/copy.pdf' }),
     );
     expect(copied).toMatchObject(KEPT);
 
-    await s3.send(
+    await fx.s3.send(
       new CopyObjectCommand({
-        Bucket: site.label,
+        Bucket: fx.site.label,
         Key: 'docs/replaced.pdf',
-        CopySource: `${site.label}/docs/report.pdf`,
+        CopySource: `${fx.site.label}/docs/report.pdf`,
         MetadataDirective: 'REPLACE',
         CacheControl: 'no-store',
         Metadata: { reviewer: 'grace' },
       }),
     );
-    const replaced = await s3.send(
-      new HeadObjectCommand({ Bucket: site.label, Key: 'docs/replaced.pdf' }),
+    const replaced = await fx.s3.send(
+      new HeadObjectCommand({ Bucket: fx.site.label, Key: 'docs/replaced.pdf' }),
     );
     expect(replaced.CacheControl).toBe('no-store');
     expect(replaced.Metadata).toEqual({ reviewer: 'grace' });
@@ -133,19 +115,25 @@ describe('object headers and x-amz-meta-*', () => {
   });
 
   it('a PutObject without metadata replaces an object that had some: none is left', async () => {
-    await s3.send(
-      new PutObjectCommand({ Bucket: site.label, Key: 'docs/copy.pdf', Body: Buffer.from('v2') }),
+    await fx.s3.send(
+      new PutObjectCommand({
+        Bucket: fx.site.label,
+        Key: 'docs/copy.pdf',
+        Body: Buffer.from('v2'),
+      }),
     );
-    const head = await s3.send(new HeadObjectCommand({ Bucket: site.label, Key: 'docs/copy.pdf' }));
+    const head = await fx.s3.send(
+      new HeadObjectCommand({ Bucket: fx.site.label, Key: 'docs/copy.pdf' }),
+    );
     expect(head.Metadata).toEqual({});
     expect(head.CacheControl).toBeUndefined();
   });
 
   it('metadata larger than a name can keep is 400 MetadataTooLarge before the body is stored', async () => {
     const failed = await failure(
-      s3.send(
+      fx.s3.send(
         new PutObjectCommand({
-          Bucket: site.label,
+          Bucket: fx.site.label,
           Key: 'too-much.txt',
           Body: Buffer.from('x'),
           Metadata: { big: 'v'.repeat(1_500) },
@@ -154,7 +142,7 @@ describe('object headers and x-amz-meta-*', () => {
     );
     expect(failed).toMatchObject({ name: 'MetadataTooLarge', status: 400 });
     await expect(
-      s3.send(new HeadObjectCommand({ Bucket: site.label, Key: 'too-much.txt' })),
+      fx.s3.send(new HeadObjectCommand({ Bucket: fx.site.label, Key: 'too-much.txt' })),
     ).rejects.toMatchObject({ name: 'NotFound' });
   });
 });
@@ -166,9 +154,9 @@ describe('checksums', () => {
       const algorithm = name.toLowerCase() as (typeof CHECKSUM_ALGORITHMS)[number];
       const data = randomBytes(70_000);
       const key = `sums/${algorithm}.bin`;
-      const put = await s3.send(
+      const put = await fx.s3.send(
         new PutObjectCommand({
-          Bucket: site.label,
+          Bucket: fx.site.label,
           Key: key,
           Body: data,
           ChecksumAlgorithm: ChecksumAlgorithm[name],
@@ -178,8 +166,8 @@ describe('checksums', () => {
       const expected = base64Of(algorithm, data);
       expect(put[field]).toBe(expected);
 
-      const head = await s3.send(
-        new HeadObjectCommand({ Bucket: site.label, Key: key, ChecksumMode: 'ENABLED' }),
+      const head = await fx.s3.send(
+        new HeadObjectCommand({ Bucket: fx.site.label, Key: key, ChecksumMode: 'ENABLED' }),
       );
       expect(head[field]).toBe(expected);
       expect(head.ChecksumType).toBe('FULL_OBJECT');
@@ -188,15 +176,15 @@ describe('checksums', () => {
       expect(body.equals(data)).toBe(true);
 
       // Without ChecksumMode, S3 sends no checksum.
-      const plain = await s3.send(new HeadObjectCommand({ Bucket: site.label, Key: key }));
+      const plain = await fx.s3.send(new HeadObjectCommand({ Bucket: fx.site.label, Key: key }));
       expect(plain[field]).toBeUndefined();
     },
   );
 
   it('a ranged GET carries no whole-object checksum (the SDK would reject the range)', async () => {
-    const res = await s3.send(
+    const res = await fx.s3.send(
       new GetObjectCommand({
-        Bucket: site.label,
+        Bucket: fx.site.label,
         Key: 'sums/crc32.bin',
         Range: 'bytes=0-99',
         ChecksumMode: 'ENABLED',
@@ -207,25 +195,25 @@ describe('checksums', () => {
   });
 
   it('CopyObject keeps the checksum (COPY and REPLACE: the bytes are the same)', async () => {
-    await s3.send(
+    await fx.s3.send(
       new CopyObjectCommand({
-        Bucket: site.label,
+        Bucket: fx.site.label,
         Key: 'sums/sha256-copy.bin',
-        CopySource: `${site.label}/sums/sha256.bin`,
+        CopySource: `${fx.site.label}/sums/sha256.bin`,
         MetadataDirective: 'REPLACE',
         Metadata: { copied: 'yes' },
       }),
     );
-    const head = await s3.send(
+    const head = await fx.s3.send(
       new HeadObjectCommand({
-        Bucket: site.label,
+        Bucket: fx.site.label,
         Key: 'sums/sha256-copy.bin',
         ChecksumMode: 'ENABLED',
       }),
     );
-    const original = await s3.send(
+    const original = await fx.s3.send(
       new HeadObjectCommand({
-        Bucket: site.label,
+        Bucket: fx.site.label,
         Key: 'sums/sha256.bin',
         ChecksumMode: 'ENABLED',
       }),
@@ -242,9 +230,9 @@ describe('multipart', () => {
   async function uploadParts(key: string, algorithm: ChecksumAlgorithm, uploadId: string) {
     const sent = [];
     for (const [i, body] of parts.entries()) {
-      const res = await s3.send(
+      const res = await fx.s3.send(
         new UploadPartCommand({
-          Bucket: site.label,
+          Bucket: fx.site.label,
           Key: key,
           UploadId: uploadId,
           PartNumber: i + 1,
@@ -259,9 +247,9 @@ describe('multipart', () => {
 
   it('CreateMultipartUpload echoes SHA256; parts return theirs; the object keeps the COMPOSITE checksum and the metadata', async () => {
     const key = 'media/composite.bin';
-    const created = await s3.send(
+    const created = await fx.s3.send(
       new CreateMultipartUploadCommand({
-        Bucket: site.label,
+        Bucket: fx.site.label,
         Key: key,
         ChecksumAlgorithm: 'SHA256',
         Expires: EXPIRES,
@@ -273,17 +261,17 @@ describe('multipart', () => {
     const sent = await uploadParts(key, 'SHA256', created.UploadId!);
     const partSums = parts.map((p) => createHash('sha256').update(p).digest());
     sent.forEach(({ res }, i) => expect(res.ChecksumSHA256).toBe(partSums[i].toString('base64')));
-    const listed = await s3.send(
-      new ListPartsCommand({ Bucket: site.label, Key: key, UploadId: created.UploadId }),
+    const listed = await fx.s3.send(
+      new ListPartsCommand({ Bucket: fx.site.label, Key: key, UploadId: created.UploadId }),
     );
     expect(listed.Parts!.map((p) => p.ChecksumSHA256)).toEqual(
       partSums.map((d) => d.toString('base64')),
     );
 
     const composite = `${createHash('sha256').update(Buffer.concat(partSums)).digest('base64')}-2`;
-    const done = await s3.send(
+    const done = await fx.s3.send(
       new CompleteMultipartUploadCommand({
-        Bucket: site.label,
+        Bucket: fx.site.label,
         Key: key,
         UploadId: created.UploadId,
         MultipartUpload: {
@@ -298,8 +286,8 @@ describe('multipart', () => {
     expect(done.ChecksumSHA256).toBe(composite);
     expect(done.ChecksumType).toBe('COMPOSITE');
 
-    const head = await s3.send(
-      new HeadObjectCommand({ Bucket: site.label, Key: key, ChecksumMode: 'ENABLED' }),
+    const head = await fx.s3.send(
+      new HeadObjectCommand({ Bucket: fx.site.label, Key: key, ChecksumMode: 'ENABLED' }),
     );
     expect(head).toMatchObject({
       ...KEPT,
@@ -313,9 +301,9 @@ describe('multipart', () => {
 
   it('a CRC32 FULL_OBJECT upload keeps the CRC32 of the whole object (the SDK validates the GET)', async () => {
     const key = 'media/full.bin';
-    const created = await s3.send(
+    const created = await fx.s3.send(
       new CreateMultipartUploadCommand({
-        Bucket: site.label,
+        Bucket: fx.site.label,
         Key: key,
         ChecksumAlgorithm: 'CRC32',
         ChecksumType: 'FULL_OBJECT',
@@ -323,9 +311,9 @@ describe('multipart', () => {
     );
     expect(created.ChecksumType).toBe('FULL_OBJECT');
     const sent = await uploadParts(key, 'CRC32', created.UploadId!);
-    const done = await s3.send(
+    const done = await fx.s3.send(
       new CompleteMultipartUploadCommand({
-        Bucket: site.label,
+        Bucket: fx.site.label,
         Key: key,
         UploadId: created.UploadId,
         MultipartUpload: { Parts: sent.map(({ PartNumber, ETag }) => ({ PartNumber, ETag })) },
@@ -342,14 +330,18 @@ describe('multipart', () => {
 
   it('CompleteMultipartUpload refuses a part checksum other than the one the part arrived with', async () => {
     const key = 'media/wrong-sum.bin';
-    const created = await s3.send(
-      new CreateMultipartUploadCommand({ Bucket: site.label, Key: key, ChecksumAlgorithm: 'SHA1' }),
+    const created = await fx.s3.send(
+      new CreateMultipartUploadCommand({
+        Bucket: fx.site.label,
+        Key: key,
+        ChecksumAlgorithm: 'SHA1',
+      }),
     );
     const sent = await uploadParts(key, 'SHA1', created.UploadId!);
     const failed = await failure(
-      s3.send(
+      fx.s3.send(
         new CompleteMultipartUploadCommand({
-          Bucket: site.label,
+          Bucket: fx.site.label,
           Key: key,
           UploadId: created.UploadId,
           MultipartUpload: {
@@ -367,9 +359,9 @@ describe('multipart', () => {
 
   it('CreateMultipartUpload refuses a checksum type the algorithm does not offer', async () => {
     const failed = await failure(
-      s3.send(
+      fx.s3.send(
         new CreateMultipartUploadCommand({
-          Bucket: site.label,
+          Bucket: fx.site.label,
           Key: 'media/nope.bin',
           ChecksumAlgorithm: 'SHA256',
           ChecksumType: 'FULL_OBJECT',

@@ -7,19 +7,13 @@ import {
   GetObjectCommand,
   HeadObjectCommand,
   PutObjectCommand,
-  S3Client,
   UploadPartCommand,
   UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
-import { failure, sdkClient } from './support/s3-sdk-client';
+import { failure } from './support/s3-sdk-client';
 import { send, signedRequest } from './support/s3-raw-http';
-import {
-  startTapeS3Lab,
-  TapeS3Lab,
-  tapeWithCredential,
-  TapeWithCredential,
-} from './support/s3-tape-lab';
+import { useS3TapeFixture } from './support/s3-tape-fixture';
 import { currentVersion } from './support/s3-version-view';
 
 /**
@@ -34,30 +28,14 @@ const KiB = 1024;
 const md5 = (b: Buffer) => createHash('md5').update(b).digest();
 const sha256b64 = (b: Buffer) => createHash('sha256').update(b).digest('base64');
 
-let lab: TapeS3Lab;
-let a: TapeWithCredential;
-let b: TapeWithCredential;
-let s3a: S3Client;
-let s3b: S3Client;
-
-beforeAll(async () => {
-  lab = await startTapeS3Lab({
-    config: { localnet: { slot_ms: 100 }, gateway: { s3: { min_part_bytes: 64 * KiB } } },
-  });
-  [a, b] = await Promise.all([tapeWithCredential(lab), tapeWithCredential(lab)]);
-  s3a = sdkClient(lab.gw.s3Url, a.accessKeyId, a.secret);
-  s3b = sdkClient(lab.gw.s3Url, b.accessKeyId, b.secret);
-});
-
-afterAll(async () => {
-  s3a?.destroy();
-  s3b?.destroy();
-  await lab?.stop();
+const fx = useS3TapeFixture({
+  config: { localnet: { slot_ms: 100 }, gateway: { s3: { min_part_bytes: 64 * KiB } } },
+  tapes: 2,
 });
 
 const bytesOf = async (res: { Body?: { transformToByteArray(): Promise<Uint8Array> } }) =>
   Buffer.from(await res.Body!.transformToByteArray());
-const s3Port = () => Number(new URL(lab.gw.s3Url).port);
+const s3Port = () => Number(new URL(fx.lab.gw.s3Url).port);
 
 describe('a completed multipart upload keeps its parts', () => {
   const parts = [randomBytes(64 * KiB), randomBytes(64 * KiB), randomBytes(10 * KiB)];
@@ -67,18 +45,18 @@ describe('a completed multipart upload keeps its parts', () => {
   let complete: () => Promise<{ ETag?: string; ChecksumSHA256?: string }>;
 
   beforeAll(async () => {
-    const { UploadId } = await s3a.send(
+    const { UploadId } = await fx.s3.send(
       new CreateMultipartUploadCommand({
-        Bucket: a.label,
+        Bucket: fx.site.label,
         Key: 'mp/parts.bin',
         ChecksumAlgorithm: 'SHA256',
       }),
     );
     const listed: CompletedPart[] = [];
     for (const [i, Body] of parts.entries()) {
-      const res = await s3a.send(
+      const res = await fx.s3.send(
         new UploadPartCommand({
-          Bucket: a.label,
+          Bucket: fx.site.label,
           Key: 'mp/parts.bin',
           UploadId,
           PartNumber: i + 1,
@@ -89,9 +67,9 @@ describe('a completed multipart upload keeps its parts', () => {
       listed.push({ PartNumber: i + 1, ETag: res.ETag, ChecksumSHA256: res.ChecksumSHA256 });
     }
     complete = () =>
-      s3a.send(
+      fx.s3.send(
         new CompleteMultipartUploadCommand({
-          Bucket: a.label,
+          Bucket: fx.site.label,
           Key: 'mp/parts.bin',
           UploadId,
           MultipartUpload: { Parts: listed },
@@ -115,9 +93,9 @@ describe('a completed multipart upload keeps its parts', () => {
   });
 
   it('GetObjectAttributes lists the parts with their sizes and checksums, paginated', async () => {
-    const attrs = await s3a.send(
+    const attrs = await fx.s3.send(
       new GetObjectAttributesCommand({
-        Bucket: a.label,
+        Bucket: fx.site.label,
         Key: 'mp/parts.bin',
         ObjectAttributes: ['ETag', 'Checksum', 'ObjectParts', 'StorageClass', 'ObjectSize'],
       }),
@@ -130,9 +108,9 @@ describe('a completed multipart upload keeps its parts', () => {
     expect(attrs.ObjectParts?.Parts?.map((p) => [p.PartNumber, p.Size, p.ChecksumSHA256])).toEqual(
       parts.map((p, i) => [i + 1, p.length, sha256b64(p)]),
     );
-    const page = await s3a.send(
+    const page = await fx.s3.send(
       new GetObjectAttributesCommand({
-        Bucket: a.label,
+        Bucket: fx.site.label,
         Key: 'mp/parts.bin',
         ObjectAttributes: ['ObjectParts'],
         MaxParts: 1,
@@ -145,30 +123,32 @@ describe('a completed multipart upload keeps its parts', () => {
   });
 
   it('GET and HEAD by partNumber answer that part and the parts count', async () => {
-    const second = await s3a.send(
-      new GetObjectCommand({ Bucket: a.label, Key: 'mp/parts.bin', PartNumber: 2 }),
+    const second = await fx.s3.send(
+      new GetObjectCommand({ Bucket: fx.site.label, Key: 'mp/parts.bin', PartNumber: 2 }),
     );
     expect(second.PartsCount).toBe(3);
     expect(second.ETag).toBe(etag);
     expect((await bytesOf(second)).equals(parts[1])).toBe(true);
-    const last = await s3a.send(
-      new HeadObjectCommand({ Bucket: a.label, Key: 'mp/parts.bin', PartNumber: 3 }),
+    const last = await fx.s3.send(
+      new HeadObjectCommand({ Bucket: fx.site.label, Key: 'mp/parts.bin', PartNumber: 3 }),
     );
     expect([last.PartsCount, last.ContentLength]).toEqual([3, parts[2].length]);
     const none = await failure(
-      s3a.send(new GetObjectCommand({ Bucket: a.label, Key: 'mp/parts.bin', PartNumber: 4 })),
+      fx.s3.send(
+        new GetObjectCommand({ Bucket: fx.site.label, Key: 'mp/parts.bin', PartNumber: 4 }),
+      ),
     );
     expect([none.status, none.name]).toEqual([400, 'InvalidPart']);
   });
 
   it('a single-part object has its MD5 as ETag and no ObjectParts', async () => {
-    const put = await s3a.send(
-      new PutObjectCommand({ Bucket: a.label, Key: 'one.txt', Body: 'bar' }),
+    const put = await fx.s3.send(
+      new PutObjectCommand({ Bucket: fx.site.label, Key: 'one.txt', Body: 'bar' }),
     );
     expect(put.ETag).toBe('"37b51d194a7513e45b56f6524f2d51f2"');
-    const attrs = await s3a.send(
+    const attrs = await fx.s3.send(
       new GetObjectAttributesCommand({
-        Bucket: a.label,
+        Bucket: fx.site.label,
         Key: 'one.txt',
         ObjectAttributes: ['ETag', 'ObjectParts', 'ObjectSize'],
       }),
@@ -183,18 +163,30 @@ describe('a completed multipart upload keeps its parts', () => {
 
 it('a part uploaded twice and listed twice completes with the part as stored', async () => {
   const key = 'mp/resent.bin';
-  const { UploadId } = await s3a.send(
-    new CreateMultipartUploadCommand({ Bucket: a.label, Key: key }),
+  const { UploadId } = await fx.s3.send(
+    new CreateMultipartUploadCommand({ Bucket: fx.site.label, Key: key }),
   );
-  const first = await s3a.send(
-    new UploadPartCommand({ Bucket: a.label, Key: key, UploadId, PartNumber: 1, Body: 'AAAAAAAA' }),
+  const first = await fx.s3.send(
+    new UploadPartCommand({
+      Bucket: fx.site.label,
+      Key: key,
+      UploadId,
+      PartNumber: 1,
+      Body: 'AAAAAAAA',
+    }),
   );
-  const second = await s3a.send(
-    new UploadPartCommand({ Bucket: a.label, Key: key, UploadId, PartNumber: 1, Body: 'BBBBBBBB' }),
+  const second = await fx.s3.send(
+    new UploadPartCommand({
+      Bucket: fx.site.label,
+      Key: key,
+      UploadId,
+      PartNumber: 1,
+      Body: 'BBBBBBBB',
+    }),
   );
-  await s3a.send(
+  await fx.s3.send(
     new CompleteMultipartUploadCommand({
-      Bucket: a.label,
+      Bucket: fx.site.label,
       Key: key,
       UploadId,
       MultipartUpload: {
@@ -205,59 +197,71 @@ it('a part uploaded twice and listed twice completes with the part as stored', a
       },
     }),
   );
-  const got = await s3a.send(new GetObjectCommand({ Bucket: a.label, Key: key }));
+  const got = await fx.s3.send(new GetObjectCommand({ Bucket: fx.site.label, Key: key }));
   expect((await bytesOf(got)).toString()).toBe('BBBBBBBB');
 });
 
 it("copies from another tape's bucket into the credential's own (CopyObject, UploadPartCopy)", async () => {
   const data = randomBytes(70 * KiB);
-  await s3a.send(
+  await fx.s3.send(
     new PutObjectCommand({
-      Bucket: a.label,
+      Bucket: fx.site.label,
       Key: 'src.bin',
       Body: data,
       Metadata: { origin: 'a' },
       CacheControl: 'no-cache',
     }),
   );
-  const copied = await s3b.send(
-    new CopyObjectCommand({ Bucket: b.label, Key: 'copy.bin', CopySource: `${a.label}/src.bin` }),
+  const copied = await fx.clients[1].send(
+    new CopyObjectCommand({
+      Bucket: fx.tapes[1].label,
+      Key: 'copy.bin',
+      CopySource: `${fx.site.label}/src.bin`,
+    }),
   );
   expect(copied.CopyObjectResult?.ETag).toBe(`"${md5(data).toString('hex')}"`);
-  const got = await s3b.send(new GetObjectCommand({ Bucket: b.label, Key: 'copy.bin' }));
+  const got = await fx.clients[1].send(
+    new GetObjectCommand({ Bucket: fx.tapes[1].label, Key: 'copy.bin' }),
+  );
   expect((await bytesOf(got)).equals(data)).toBe(true);
   expect([got.Metadata, got.CacheControl]).toEqual([{ origin: 'a' }, 'no-cache']);
-  expect((await currentVersion(lab.gw, b.tape)).entries).toEqual([
+  expect((await currentVersion(fx.lab.gw, fx.tapes[1].tape)).entries).toEqual([
     expect.objectContaining({ name: 'copy.bin' }),
   ]);
 
-  const { UploadId } = await s3b.send(
-    new CreateMultipartUploadCommand({ Bucket: b.label, Key: 'parts.bin' }),
+  const { UploadId } = await fx.clients[1].send(
+    new CreateMultipartUploadCommand({ Bucket: fx.tapes[1].label, Key: 'parts.bin' }),
   );
-  const part = await s3b.send(
+  const part = await fx.clients[1].send(
     new UploadPartCopyCommand({
-      Bucket: b.label,
+      Bucket: fx.tapes[1].label,
       Key: 'parts.bin',
       UploadId,
       PartNumber: 1,
-      CopySource: `${a.label}/src.bin`,
+      CopySource: `${fx.site.label}/src.bin`,
       CopySourceRange: 'bytes=10-19',
     }),
   );
-  await s3b.send(
+  await fx.clients[1].send(
     new CompleteMultipartUploadCommand({
-      Bucket: b.label,
+      Bucket: fx.tapes[1].label,
       Key: 'parts.bin',
       UploadId,
       MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.CopyPartResult?.ETag }] },
     }),
   );
-  const slice = await s3b.send(new GetObjectCommand({ Bucket: b.label, Key: 'parts.bin' }));
+  const slice = await fx.clients[1].send(
+    new GetObjectCommand({ Bucket: fx.tapes[1].label, Key: 'parts.bin' }),
+  );
   expect((await bytesOf(slice)).equals(data.subarray(10, 20))).toBe(true);
   // Writes stay scoped: tape B's credential still cannot write into tape A's bucket.
   const refused = await failure(
-    s3b.send(
-      new CopyObjectCommand({ Bucket: a.label, Key: 'x', CopySource: `${b.label}/copy.bin` }),
+    fx.clients[1].send(
+      new CopyObjectCommand({
+        Bucket: fx.site.label,
+        Key: 'x',
+        CopySource: `${fx.tapes[1].label}/copy.bin`,
+      }),
     ),
   );
   expect(refused.status).toBe(403);
@@ -266,25 +270,25 @@ it("copies from another tape's bucket into the credential's own (CopyObject, Upl
 it('takes a PutObject in chunked Transfer-Encoding without Content-Length', async () => {
   const res = await signedRequest(s3Port(), {
     method: 'PUT',
-    path: `/${a.label}/chunked.txt`,
+    path: `/${fx.site.label}/chunked.txt`,
     headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', 'transfer-encoding': 'chunked' },
     body: Buffer.from('bar'),
-    accessKeyId: a.accessKeyId,
-    secret: a.secret,
+    accessKeyId: fx.site.accessKeyId,
+    secret: fx.site.secret,
   });
   expect(res.status).toBe(200);
   expect(res.headers.etag).toBe('"37b51d194a7513e45b56f6524f2d51f2"');
-  const got = await s3a.send(new GetObjectCommand({ Bucket: a.label, Key: 'chunked.txt' }));
+  const got = await fx.s3.send(new GetObjectCommand({ Bucket: fx.site.label, Key: 'chunked.txt' }));
   expect((await bytesOf(got)).toString()).toBe('bar');
 });
 
 it('answers a key with a control character 400 InvalidURI, as S3 does', async () => {
   const res = await signedRequest(s3Port(), {
     method: 'GET',
-    path: `/${a.label}/%C2%AE%C2%8A-`,
+    path: `/${fx.site.label}/%C2%AE%C2%8A-`,
     headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
-    accessKeyId: a.accessKeyId,
-    secret: a.secret,
+    accessKeyId: fx.site.accessKeyId,
+    secret: fx.site.secret,
   });
   expect(res.status).toBe(400);
   expect(res.body).toContain('<Code>InvalidURI</Code>');
@@ -292,10 +296,10 @@ it('answers a key with a control character 400 InvalidURI, as S3 does', async ()
 });
 
 it('answers OPTIONS (a CORS preflight) 400 without Origin and 403 with one, before authentication', async () => {
-  const bare = await send(s3Port(), 'OPTIONS', `/${a.label}/one.txt?X-Amz-Expires=60`, {});
+  const bare = await send(s3Port(), 'OPTIONS', `/${fx.site.label}/one.txt?X-Amz-Expires=60`, {});
   expect(bare.status).toBe(400);
   expect(bare.body).toContain('<Code>BadRequest</Code>');
-  const cors = await send(s3Port(), 'OPTIONS', `/${a.label}/one.txt`, {
+  const cors = await send(s3Port(), 'OPTIONS', `/${fx.site.label}/one.txt`, {
     origin: 'https://a.example',
     'access-control-request-method': 'GET',
   });

@@ -1,6 +1,6 @@
-import { PutObjectCommand, S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
-import { failure, sdkClient } from './support/s3-sdk-client';
-import { startS3TestApp, S3TestApp } from './support/s3-test-app';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { failure } from './support/s3-sdk-client';
+import { APP_OWNER, useS3TestApp } from './support/s3-app-fixture';
 
 /**
  * Every refusal a site owner syncing with an SDK can meet, by the name and status the client
@@ -8,29 +8,16 @@ import { startS3TestApp, S3TestApp } from './support/s3-test-app';
  */
 jest.setTimeout(120000);
 
-const TAPE = 'TapeOfTheOwner111111111111111111111111111';
 const OTHER_TAPE = 'TapeOfSomeoneElse11111111111111111111111';
-const BUCKET = 'ownerbucketlabel2222222222222222222222222222222222aa';
+const BUCKET = APP_OWNER.bucket;
 const OTHER = 'otherbucketlabel3333333333333333333333333333333333aa';
 
-let app: S3TestApp;
+const fx = useS3TestApp();
+const client = fx.client;
 
-const client = (
-  accessKeyId = 'AKOWNER',
-  secretAccessKey = 'owner-secret',
-  extra: S3ClientConfig = {},
-) => sdkClient(app.url, accessKeyId, secretAccessKey, extra);
-
-beforeAll(async () => {
-  app = await startS3TestApp();
-  app.backend.addTape(BUCKET, TAPE);
-  app.backend.addTape(OTHER, OTHER_TAPE);
-  app.credentials.issue('AKOWNER', 'owner-secret', TAPE);
-  app.credentials.issue('AKOTHER', 'other-secret', OTHER_TAPE);
-});
-
-afterAll(async () => {
-  await app?.close();
+beforeAll(() => {
+  fx.app.backend.addTape(OTHER, OTHER_TAPE);
+  fx.app.credentials.issue('AKOTHER', 'other-secret', OTHER_TAPE);
 });
 
 describe('refusals, by the names clients show', () => {
@@ -59,7 +46,7 @@ describe('refusals, by the names clients show', () => {
   });
 
   it('revoked or unknown credential: InvalidAccessKeyId', async () => {
-    app.credentials.issue('AKREVOKED', 'revoked-secret', TAPE).revoked = true;
+    fx.app.credentials.issue('AKREVOKED', 'revoked-secret', APP_OWNER.tape).revoked = true;
     expect((await failure(put(client('AKREVOKED', 'revoked-secret')))).name).toBe(
       'InvalidAccessKeyId',
     );
@@ -67,35 +54,35 @@ describe('refusals, by the names clients show', () => {
   });
 
   it('undelegated tape: AccessDenied naming the fix', async () => {
-    app.backend.tape(BUCKET).undelegated = true;
+    fx.app.backend.tape(BUCKET).undelegated = true;
     try {
       const e = await failure(put(client()));
       expect(e.name).toBe('AccessDenied');
       expect(e.message).toContain('tape delegate');
     } finally {
-      app.backend.tape(BUCKET).undelegated = false;
+      fx.app.backend.tape(BUCKET).undelegated = false;
     }
   });
 
   it('full tape: 507 InsufficientStorage "insufficient capacity (fix: tape resize --add <size>)"', async () => {
-    app.backend.tape(BUCKET).capacity = 0;
+    fx.app.backend.tape(BUCKET).capacity = 0;
     try {
       const e = await failure(put(client()));
       expect([e.name, e.status]).toEqual(['InsufficientStorage', 507]);
       expect(e.message).toMatch(/^insufficient capacity.*\(fix: tape resize --add <size>\)$/);
     } finally {
-      app.backend.tape(BUCKET).capacity = undefined;
+      fx.app.backend.tape(BUCKET).capacity = undefined;
     }
   });
 
   it('expired tape: AccessDenied "tape expired (fix: tape extend --duration <time>)"', async () => {
-    app.backend.tape(OTHER).expired = true;
+    fx.app.backend.tape(OTHER).expired = true;
     try {
       const e = await failure(put(client('AKOTHER', 'other-secret'), OTHER));
       expect([e.name, e.status]).toEqual(['AccessDenied', 403]);
       expect(e.message).toBe('tape expired (fix: tape extend --duration <time>)');
     } finally {
-      app.backend.tape(OTHER).expired = false;
+      fx.app.backend.tape(OTHER).expired = false;
     }
   });
 });

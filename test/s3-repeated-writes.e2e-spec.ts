@@ -4,15 +4,9 @@ import {
   DeleteObjectsCommand,
   GetObjectCommand,
   PutObjectCommand,
-  S3Client,
 } from '@aws-sdk/client-s3';
-import { failure, sdkClient } from './support/s3-sdk-client';
-import {
-  startTapeS3Lab,
-  TapeS3Lab,
-  tapeWithCredential,
-  TapeWithCredential,
-} from './support/s3-tape-lab';
+import { failure } from './support/s3-sdk-client';
+import { useS3TapeFixture } from './support/s3-tape-fixture';
 
 /**
  * Every acknowledged write takes effect (issue 31): PUT k, DELETE k, then the same PUT k again
@@ -23,36 +17,29 @@ import {
  */
 jest.setTimeout(180_000);
 
-let lab: TapeS3Lab;
-let site: TapeWithCredential;
-let s3: S3Client;
-
-beforeAll(async () => {
-  lab = await startTapeS3Lab({ config: { localnet: { slot_ms: 100 } } });
-  site = await tapeWithCredential(lab);
-  s3 = sdkClient(lab.gw.s3Url, site.accessKeyId, site.secret);
-});
-
-afterAll(async () => {
-  await lab?.stop();
-});
+const fx = useS3TapeFixture({ config: { localnet: { slot_ms: 100 } } });
 
 const put = (key: string, body: string) =>
-  s3.send(
-    new PutObjectCommand({ Bucket: site.label, Key: key, Body: body, ContentType: 'text/plain' }),
+  fx.s3.send(
+    new PutObjectCommand({
+      Bucket: fx.site.label,
+      Key: key,
+      Body: body,
+      ContentType: 'text/plain',
+    }),
   );
 const read = async (key: string) => {
-  const res = await s3.send(new GetObjectCommand({ Bucket: site.label, Key: key }));
+  const res = await fx.s3.send(new GetObjectCommand({ Bucket: fx.site.label, Key: key }));
   return Buffer.from(await res.Body!.transformToByteArray()).toString();
 };
 const absent = async (key: string) =>
-  (await failure(s3.send(new GetObjectCommand({ Bucket: site.label, Key: key }))))?.name;
+  (await failure(fx.s3.send(new GetObjectCommand({ Bucket: fx.site.label, Key: key }))))?.name;
 
 describe('a write repeated at once, after its undoing, takes effect again', () => {
   it('PutObject, DeleteObject, the same PutObject', async () => {
     for (let round = 0; round < 3; round++) {
       await put('again.txt', 'same bytes');
-      await s3.send(new DeleteObjectCommand({ Bucket: site.label, Key: 'again.txt' }));
+      await fx.s3.send(new DeleteObjectCommand({ Bucket: fx.site.label, Key: 'again.txt' }));
       expect(await absent('again.txt')).toBe('NoSuchKey');
       await put('again.txt', 'same bytes');
       expect(await read('again.txt')).toBe('same bytes');
@@ -63,17 +50,17 @@ describe('a write repeated at once, after its undoing, takes effect again', () =
     await put('source.txt', 'copied bytes');
     for (let round = 0; round < 3; round++) {
       const copy = () =>
-        s3.send(
+        fx.s3.send(
           new CopyObjectCommand({
-            Bucket: site.label,
+            Bucket: fx.site.label,
             Key: 'copy.txt',
-            CopySource: `${site.label}/source.txt`,
+            CopySource: `${fx.site.label}/source.txt`,
           }),
         );
       await copy();
-      await s3.send(
+      await fx.s3.send(
         new DeleteObjectsCommand({
-          Bucket: site.label,
+          Bucket: fx.site.label,
           Delete: { Objects: [{ Key: 'copy.txt' }] },
         }),
       );

@@ -7,20 +7,14 @@ import {
   HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
-  S3Client,
   UploadPartCommand,
   UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
 import { signedRequest } from './support/s3-raw-http';
-import { failure, sdkClient } from './support/s3-sdk-client';
+import { failure } from './support/s3-sdk-client';
 import { encodeKeyPath } from './support/s3-signing';
-import {
-  startTapeS3Lab,
-  TapeS3Lab,
-  tapeWithCredential,
-  TapeWithCredential,
-} from './support/s3-tape-lab';
+import { useS3TapeFixture } from './support/s3-tape-fixture';
 
 /**
  * Issue 19: every S3 write is safe to retry at any moment. An identical write sent twice builds
@@ -33,9 +27,7 @@ jest.setTimeout(300_000);
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-let lab: TapeS3Lab;
-let site: TapeWithCredential;
-let s3: S3Client;
+const fx = useS3TapeFixture({ config: { localnet: { slot_ms: 100 } } });
 
 const statusOf = async (promise: Promise<unknown>): Promise<number> => {
   try {
@@ -47,23 +39,13 @@ const statusOf = async (promise: Promise<unknown>): Promise<number> => {
 };
 
 const body = async (key: string) => {
-  const res = await s3.send(new GetObjectCommand({ Bucket: site.label, Key: key }));
+  const res = await fx.s3.send(new GetObjectCommand({ Bucket: fx.site.label, Key: key }));
   return Buffer.from(await res.Body!.transformToByteArray()).toString();
 };
 
-beforeAll(async () => {
-  lab = await startTapeS3Lab({ config: { localnet: { slot_ms: 100 } } });
-  site = await tapeWithCredential(lab);
-  s3 = sdkClient(lab.gw.s3Url, site.accessKeyId, site.secret);
-});
-
-afterAll(async () => {
-  await lab?.stop();
-});
-
 describe('identical writes sent twice at once', () => {
   it('100 rounds of PutObject, CopyObject and DeleteObjects, each sent twice at once: no 5xx, no per-key error', async () => {
-    const Bucket = site.label;
+    const Bucket = fx.site.label;
     const statuses: number[] = [];
     const deleteErrors: unknown[] = [];
     const twice = async (send: () => Promise<unknown>) =>
@@ -72,10 +54,10 @@ describe('identical writes sent twice at once', () => {
       // The same key and bytes each round: from the second round on, both copies of the
       // request find the key already holding them and build the same transaction.
       await twice(() =>
-        s3.send(new PutObjectCommand({ Bucket, Key: 'same/page.html', Body: '<p>same</p>' })),
+        fx.s3.send(new PutObjectCommand({ Bucket, Key: 'same/page.html', Body: '<p>same</p>' })),
       );
       await twice(() =>
-        s3.send(
+        fx.s3.send(
           new CopyObjectCommand({
             Bucket,
             Key: 'same/copy.html',
@@ -84,7 +66,7 @@ describe('identical writes sent twice at once', () => {
         ),
       );
       await twice(async () => {
-        const res = await s3.send(
+        const res = await fx.s3.send(
           new DeleteObjectsCommand({
             Bucket,
             Delete: { Objects: [{ Key: 'same/copy.html' }, { Key: 'same/never.html' }] },
@@ -96,20 +78,20 @@ describe('identical writes sent twice at once', () => {
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
     expect(deleteErrors).toEqual([]);
     expect(await body('same/page.html')).toBe('<p>same</p>');
-    expect(await statusOf(s3.send(new HeadObjectCommand({ Bucket, Key: 'same/copy.html' })))).toBe(
-      404,
-    );
+    expect(
+      await statusOf(fx.s3.send(new HeadObjectCommand({ Bucket, Key: 'same/copy.html' }))),
+    ).toBe(404);
   });
 });
 
 describe('CompleteMultipartUpload', () => {
   async function upload(key: string): Promise<{ uploadId: string; etag: string }> {
-    const { UploadId } = await s3.send(
-      new CreateMultipartUploadCommand({ Bucket: site.label, Key: key }),
+    const { UploadId } = await fx.s3.send(
+      new CreateMultipartUploadCommand({ Bucket: fx.site.label, Key: key }),
     );
-    const part = await s3.send(
+    const part = await fx.s3.send(
       new UploadPartCommand({
-        Bucket: site.label,
+        Bucket: fx.site.label,
         Key: key,
         UploadId,
         PartNumber: 1,
@@ -120,9 +102,9 @@ describe('CompleteMultipartUpload', () => {
   }
 
   const complete = (key: string, uploadId: string, etag: string, ifNoneMatch?: string) =>
-    s3.send(
+    fx.s3.send(
       new CompleteMultipartUploadCommand({
-        Bucket: site.label,
+        Bucket: fx.site.label,
         Key: key,
         UploadId: uploadId,
         MultipartUpload: { Parts: [{ PartNumber: 1, ETag: etag }] },
@@ -150,7 +132,9 @@ describe('CompleteMultipartUpload', () => {
 
   it('If-None-Match: * refuses with 412 when the key exists', async () => {
     const { uploadId, etag } = await upload('mp/guarded.bin');
-    await s3.send(new PutObjectCommand({ Bucket: site.label, Key: 'mp/guarded.bin', Body: 'x' }));
+    await fx.s3.send(
+      new PutObjectCommand({ Bucket: fx.site.label, Key: 'mp/guarded.bin', Body: 'x' }),
+    );
     const refused = await failure(complete('mp/guarded.bin', uploadId, etag, '*'));
     expect(refused.status).toBe(412);
     expect(await body('mp/guarded.bin')).toBe('x');
@@ -159,9 +143,9 @@ describe('CompleteMultipartUpload', () => {
 
 describe('conditional PutObject', () => {
   it('If-None-Match: * writes only a new key; of two racing writers exactly one wins', async () => {
-    const Bucket = site.label;
+    const Bucket = fx.site.label;
     const put = (Key: string, Body: string) =>
-      s3.send(new PutObjectCommand({ Bucket, Key, Body, IfNoneMatch: '*' }));
+      fx.s3.send(new PutObjectCommand({ Bucket, Key, Body, IfNoneMatch: '*' }));
     await put('cond/new.txt', 'first');
     expect((await failure(put('cond/new.txt', 'second'))).status).toBe(412);
     expect(await body('cond/new.txt')).toBe('first');
@@ -174,10 +158,10 @@ describe('conditional PutObject', () => {
   });
 
   it('If-Match writes only over the ETag named (412 otherwise, 404 on an absent key)', async () => {
-    const Bucket = site.label;
-    const first = await s3.send(new PutObjectCommand({ Bucket, Key: 'cond/m.txt', Body: 'v1' }));
+    const Bucket = fx.site.label;
+    const first = await fx.s3.send(new PutObjectCommand({ Bucket, Key: 'cond/m.txt', Body: 'v1' }));
     const put = (Body: string, IfMatch: string, Key = 'cond/m.txt') =>
-      s3.send(new PutObjectCommand({ Bucket, Key, Body, IfMatch }));
+      fx.s3.send(new PutObjectCommand({ Bucket, Key, Body, IfMatch }));
     const second = await put('v2', first.ETag!);
     expect((await failure(put('v3', first.ETag!))).status).toBe(412);
     expect(await body('cond/m.txt')).toBe('v2');
@@ -187,11 +171,11 @@ describe('conditional PutObject', () => {
   });
 
   it('CopyObject with If-None-Match: * does not replace an existing destination', async () => {
-    const Bucket = site.label;
-    await s3.send(new PutObjectCommand({ Bucket, Key: 'cond/src.txt', Body: 'src' }));
-    await s3.send(new PutObjectCommand({ Bucket, Key: 'cond/dst.txt', Body: 'dst' }));
+    const Bucket = fx.site.label;
+    await fx.s3.send(new PutObjectCommand({ Bucket, Key: 'cond/src.txt', Body: 'src' }));
+    await fx.s3.send(new PutObjectCommand({ Bucket, Key: 'cond/dst.txt', Body: 'dst' }));
     const refused = await failure(
-      s3.send(
+      fx.s3.send(
         new CopyObjectCommand({
           Bucket,
           Key: 'cond/dst.txt',
@@ -206,17 +190,17 @@ describe('conditional PutObject', () => {
 });
 
 describe('smaller gaps (finding 6)', () => {
-  const Bucket = () => site.label;
+  const Bucket = () => fx.site.label;
 
   it('UploadPartCopy builds a part from an object or a byte range of it', async () => {
-    await s3.send(
+    await fx.s3.send(
       new PutObjectCommand({ Bucket: Bucket(), Key: 'gap/src.txt', Body: '0123456789' }),
     );
-    const { UploadId } = await s3.send(
+    const { UploadId } = await fx.s3.send(
       new CreateMultipartUploadCommand({ Bucket: Bucket(), Key: 'gap/dst.txt' }),
     );
     const part = (PartNumber: number, CopySourceRange?: string) =>
-      s3.send(
+      fx.s3.send(
         new UploadPartCopyCommand({
           Bucket: Bucket(),
           Key: 'gap/dst.txt',
@@ -234,7 +218,7 @@ describe('smaller gaps (finding 6)', () => {
     expect(whole.CopyPartResult!.ETag).toBe(`"${sha256('0123456789')}"`);
     expect(slice.CopyPartResult!.ETag).toBe(`"${sha256('234')}"`);
     // Parts below the minimum size may only be last: complete with the slice alone.
-    await s3.send(
+    await fx.s3.send(
       new CompleteMultipartUploadCommand({
         Bucket: Bucket(),
         Key: 'gap/dst.txt',
@@ -246,31 +230,31 @@ describe('smaller gaps (finding 6)', () => {
   });
 
   it('GetObject partNumber=1 is the whole object; other parts are 400 InvalidPart', async () => {
-    await s3.send(new PutObjectCommand({ Bucket: Bucket(), Key: 'gap/p.txt', Body: 'body' }));
-    const one = await s3.send(
+    await fx.s3.send(new PutObjectCommand({ Bucket: Bucket(), Key: 'gap/p.txt', Body: 'body' }));
+    const one = await fx.s3.send(
       new GetObjectCommand({ Bucket: Bucket(), Key: 'gap/p.txt', PartNumber: 1 }),
     );
     expect(Buffer.from(await one.Body!.transformToByteArray()).toString()).toBe('body');
     const two = await failure(
-      s3.send(new GetObjectCommand({ Bucket: Bucket(), Key: 'gap/p.txt', PartNumber: 2 })),
+      fx.s3.send(new GetObjectCommand({ Bucket: Bucket(), Key: 'gap/p.txt', PartNumber: 2 })),
     );
     expect({ name: two.name, status: two.status }).toEqual({ name: 'InvalidPart', status: 400 });
   });
 
   it('ListObjectsV2 shows Owner only with fetch-owner', async () => {
-    const plain = await s3.send(new ListObjectsV2Command({ Bucket: Bucket(), Prefix: 'gap/' }));
+    const plain = await fx.s3.send(new ListObjectsV2Command({ Bucket: Bucket(), Prefix: 'gap/' }));
     expect(plain.Contents![0].Owner).toBeUndefined();
-    const owned = await s3.send(
+    const owned = await fx.s3.send(
       new ListObjectsV2Command({ Bucket: Bucket(), Prefix: 'gap/', FetchOwner: true }),
     );
     expect(owned.Contents![0].Owner).toEqual({
-      ID: site.accessKeyId,
-      DisplayName: site.accessKeyId,
+      ID: fx.site.accessKeyId,
+      DisplayName: fx.site.accessKeyId,
     });
   });
 
   it('a PUT with an Expect header other than 100-continue is taken (S3 ignores it; was 417)', async () => {
-    const res = await signedRequest(Number(new URL(lab.gw.s3Url).port), {
+    const res = await signedRequest(Number(new URL(fx.lab.gw.s3Url).port), {
       method: 'PUT',
       path: encodeKeyPath(Bucket(), 'gap/expect.txt'),
       headers: {
@@ -279,8 +263,8 @@ describe('smaller gaps (finding 6)', () => {
         'x-amz-content-sha256': 'UNSIGNED-PAYLOAD',
       },
       body: Buffer.from('ok'),
-      accessKeyId: site.accessKeyId,
-      secret: site.secret,
+      accessKeyId: fx.site.accessKeyId,
+      secret: fx.site.secret,
     });
     const status = res.status;
     expect(status).toBe(200);

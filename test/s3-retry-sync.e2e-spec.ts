@@ -1,15 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { commitmentOfBuffer } from '../src/tracks/commitment';
 import { DroppingProxy, startDroppingProxy } from './support/dropping-proxy';
 import { awsCli, rclone } from './support/s3-cli';
-import {
-  startTapeS3Lab,
-  TapeS3Lab,
-  tapeWithCredential,
-  TapeWithCredential,
-} from './support/s3-tape-lab';
+import { useS3TapeFixture } from './support/s3-tape-fixture';
+import { tapeWithCredential, TapeWithCredential } from './support/s3-tape-lab';
 import { currentVersion } from './support/s3-version-view';
 
 /**
@@ -25,9 +20,8 @@ const FILES = Number(process.env.SYNC_FILES ?? 300);
 /** The clients' own time limit: 1,000 files take over two minutes on a loaded machine. */
 const CLIENT_TIMEOUT_MS = Math.max(120_000, FILES * 400);
 
-let lab: TapeS3Lab;
+const fx = useS3TapeFixture({ config: { localnet: { slot_ms: 100 } }, tapes: 0 });
 let proxy: DroppingProxy;
-let work: string;
 let source: string;
 const site = new Map<string, Buffer>();
 
@@ -38,7 +32,7 @@ interface Listed {
 }
 
 async function publishedMatchesSource(tape: TapeWithCredential): Promise<void> {
-  const objects: Listed[] = (await currentVersion(lab.gw, tape.tape)).entries.map((e) => ({
+  const objects: Listed[] = (await currentVersion(fx.lab.gw, tape.tape)).entries.map((e) => ({
     name: e.name,
     size: e.size,
     commitment: e.commitment.toString('hex'),
@@ -55,10 +49,8 @@ async function publishedMatchesSource(tape: TapeWithCredential): Promise<void> {
 }
 
 beforeAll(async () => {
-  lab = await startTapeS3Lab({ config: { localnet: { slot_ms: 100 } } });
-  proxy = await startDroppingProxy(lab.gw.s3Url, { dropRate: 0.05, seed: 19 });
-  work = mkdtempSync(join(tmpdir(), 'tape-retry-sync-'));
-  source = join(work, 'site');
+  proxy = await startDroppingProxy(fx.lab.gw.s3Url, { dropRate: 0.05, seed: 19 });
+  source = join(fx.work, 'site');
   for (let i = 0; i < FILES; i++) {
     const name = `${['pages', 'assets', 'docs/deep'][i % 3]}/file-${i}.${['html', 'css', 'txt'][i % 3]}`;
     const bytes = Buffer.from(`<p>file ${i}</p>\n${'x'.repeat(i % 97)}`);
@@ -70,13 +62,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await proxy?.close();
-  await lab?.stop();
-  if (work) rmSync(work, { recursive: true, force: true });
 });
 
 describe('syncing a site through a proxy that drops 5% of the answers', () => {
   it('aws s3 sync publishes a site identical to the source', async () => {
-    const tape = await tapeWithCredential(lab);
+    const tape = await tapeWithCredential(fx.lab);
     const before = { ...proxy.stats };
     const aws = awsCli(proxy.url, tape.accessKeyId, tape.secret, CLIENT_TIMEOUT_MS);
     const result = await aws('s3', 'sync', source, `s3://${tape.label}`, '--size-only');
@@ -87,7 +77,7 @@ describe('syncing a site through a proxy that drops 5% of the answers', () => {
   });
 
   it('rclone sync publishes a site identical to the source', async () => {
-    const tape = await tapeWithCredential(lab);
+    const tape = await tapeWithCredential(fx.lab);
     const before = { ...proxy.stats };
     const rc = rclone(proxy.url, tape.accessKeyId, tape.secret, CLIENT_TIMEOUT_MS);
     const result = await rc('sync', source, `:s3:${tape.label}`, '--retries', '5');

@@ -10,43 +10,26 @@ import {
   ListPartsCommand,
   PutObjectCommand,
   S3Client,
-  S3ClientConfig,
   UploadPartCommand,
   AbortMultipartUploadCommand,
 } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { captureHeaders, failure, sdkClient } from './support/s3-sdk-client';
-import { startS3TestApp, S3TestApp } from './support/s3-test-app';
+import { captureHeaders, failure } from './support/s3-sdk-client';
+import { APP_OWNER, useS3TestApp } from './support/s3-app-fixture';
 
 /**
  * @aws-sdk/client-s3 against the S3 listener: streamed bodies (aws-chunked with a CRC32 trailer),
  * multipart rules, listing order, copy and delete. Refusals: s3-refusals.e2e-spec.ts.
  */
-const TAPE = 'TapeOfTheOwner111111111111111111111111111';
-const BUCKET = 'ownerbucketlabel2222222222222222222222222222222222aa';
+const BUCKET = APP_OWNER.bucket;
 
 jest.setTimeout(120000);
 
-let app: S3TestApp;
-
-const client = (
-  accessKeyId = 'AKOWNER',
-  secretAccessKey = 'owner-secret',
-  extra: S3ClientConfig = {},
-) => sdkClient(app.url, accessKeyId, secretAccessKey, extra);
+const fx = useS3TestApp();
+const client = fx.client;
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
-
-beforeAll(async () => {
-  app = await startS3TestApp();
-  app.backend.addTape(BUCKET, TAPE);
-  app.credentials.issue('AKOWNER', 'owner-secret', TAPE);
-});
-
-afterAll(async () => {
-  await app?.close();
-});
 
 describe('streamed PutObject (STREAMING-UNSIGNED-PAYLOAD-TRAILER)', () => {
   it('decodes the aws-chunked body, checks its CRC32 trailer and echoes the checksum', async () => {
@@ -66,7 +49,7 @@ describe('streamed PutObject (STREAMING-UNSIGNED-PAYLOAD-TRAILER)', () => {
     expect(sent[0]['x-amz-trailer']).toBe('x-amz-checksum-crc32');
     expect(out.ETag).toBe(`"${sha256(data)}"`);
     expect(out.ChecksumCRC32).toBeDefined();
-    const stored = app.backend.tape(BUCKET).objects.get('stream/ünï +.bin');
+    const stored = fx.app.backend.tape(BUCKET).objects.get('stream/ünï +.bin');
     expect(stored?.data.equals(data)).toBe(true);
     expect(stored?.head.contentType).toBe('application/x-test');
 
@@ -137,7 +120,7 @@ describe('listing, copy and batch delete', () => {
       'list/copy',
       'list/never-existed',
     ]);
-    expect(app.backend.tape(BUCKET).objects.has('list/a&b<c>')).toBe(false);
+    expect(fx.app.backend.tape(BUCKET).objects.has('list/a&b<c>')).toBe(false);
   });
 
   it('answers a missing key as NoSuchKey (GET) and NotFound (HEAD, no body)', async () => {
@@ -223,7 +206,7 @@ describe('multipart uploads', () => {
     ]);
     expect(done.ETag).toBe(`"${sha256(Buffer.concat([five, tail]))}"`);
     expect(
-      app.backend
+      fx.app.backend
         .tape(BUCKET)
         .objects.get('mp/file.bin')
         ?.data.equals(Buffer.concat([five, tail])),
@@ -290,7 +273,7 @@ describe('multipart uploads', () => {
 
   it('keeps a slow CompleteMultipartUpload alive and reports a late failure inside the 200', async () => {
     const s3 = client();
-    app.backend.slowCommitMs = 2500;
+    fx.app.backend.slowCommitMs = 2500;
     try {
       const { UploadId, e1, e2 } = await startUpload(s3, BUCKET, 'mp/slow.bin');
       const done = await s3.send(
@@ -310,8 +293,8 @@ describe('multipart uploads', () => {
 
       // Room for each part, not for the assembled object: the commit fails after the 200 began.
       const late = 'latebucketlabel44444444444444444444444444444444444aa';
-      app.backend.addTape(late, 'TapeLate', { capacity: five.length + 500 });
-      app.credentials.issue('AKLATE', 'late-secret', 'TapeLate');
+      fx.app.backend.addTape(late, 'TapeLate', { capacity: five.length + 500 });
+      fx.app.credentials.issue('AKLATE', 'late-secret', 'TapeLate');
       const lateClient = client('AKLATE', 'late-secret');
       const parts = await startUpload(lateClient, late, 'mp/late.bin');
       const started = Date.now();
@@ -335,7 +318,7 @@ describe('multipart uploads', () => {
       expect([e.name, e.status]).toEqual(['InsufficientStorage', 503]);
       expect(e.message).toContain('insufficient capacity');
     } finally {
-      app.backend.slowCommitMs = 0;
+      fx.app.backend.slowCommitMs = 0;
     }
   });
 });

@@ -2,11 +2,9 @@ import {
   AbortMultipartUploadCommand,
   CreateMultipartUploadCommand,
   PutObjectCommand,
-  S3Client,
 } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   expectContinue,
@@ -15,14 +13,9 @@ import {
   signedRequest,
   writeAllThenRead,
 } from './support/s3-raw-http';
-import { sdkClient } from './support/s3-sdk-client';
 import { encodeKeyPath, signWithHeader } from './support/s3-signing';
-import {
-  startTapeS3Lab,
-  TapeS3Lab,
-  tapeWithCredential,
-  TapeWithCredential,
-} from './support/s3-tape-lab';
+import { useS3TapeFixture } from './support/s3-tape-fixture';
+import { tapeWithCredential, TapeWithCredential } from './support/s3-tape-lab';
 
 /**
  * Issue 15, finding 3: multipart parts are budgeted before they are spooled. A part must
@@ -41,31 +34,32 @@ const SPOOL_CAP = 12 * MiB;
 const SHARE = 0.75;
 const TAPE_SHARE = SPOOL_CAP * SHARE;
 
-let lab: TapeS3Lab;
-let dataDir: string;
-let roomy: TapeWithCredential;
-let other: TapeWithCredential;
-
-const client = (t: TapeWithCredential): S3Client =>
-  sdkClient(lab.gw.s3Url, t.accessKeyId, t.secret);
-const s3Port = () => Number(new URL(lab.gw.s3Url).port);
+const fx = useS3TapeFixture({
+  config: {
+    localnet: { slot_ms: 100 },
+    gateway: { s3: { max_spool_bytes: SPOOL_CAP, spool_share_per_tape: SHARE } },
+  },
+  ownDataDir: true,
+  tapes: 2,
+});
+const s3Port = () => Number(new URL(fx.lab.gw.s3Url).port);
 
 /** What the multipart spool holds for one upload (`upload.json` alone: no part, no part file). */
 const uploadFiles = (uploadId: string) =>
-  readdirSync(join(dataDir, 's3-multipart', uploadId)).sort();
-const spoolFiles = () => readdirSync(join(dataDir, 's3-spool'));
+  readdirSync(join(fx.dataDir, 's3-multipart', uploadId)).sort();
+const spoolFiles = () => readdirSync(join(fx.dataDir, 's3-spool'));
 
 async function create(t: TapeWithCredential, key: string): Promise<string> {
-  const created = await client(t).send(
-    new CreateMultipartUploadCommand({ Bucket: t.label, Key: key }),
-  );
+  const created = await fx
+    .client(t)
+    .send(new CreateMultipartUploadCommand({ Bucket: t.label, Key: key }));
   return created.UploadId!;
 }
 
 async function abort(t: TapeWithCredential, key: string, uploadId: string): Promise<void> {
-  await client(t).send(
-    new AbortMultipartUploadCommand({ Bucket: t.label, Key: key, UploadId: uploadId }),
-  );
+  await fx
+    .client(t)
+    .send(new AbortMultipartUploadCommand({ Bucket: t.label, Key: key, UploadId: uploadId }));
 }
 
 /** UploadPart over node:http (no SDK retries), with exactly the headers given. */
@@ -133,27 +127,10 @@ function codeOf(res: RawResponse): [number, string | undefined] {
   return [res.status, /<Code>([^<]+)<\/Code>/.exec(res.body)?.[1]];
 }
 
-beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'tape-s3-budget-'));
-  lab = await startTapeS3Lab({
-    dataDir,
-    config: {
-      localnet: { slot_ms: 100 },
-      gateway: { s3: { max_spool_bytes: SPOOL_CAP, spool_share_per_tape: SHARE } },
-    },
-  });
-  [roomy, other] = [await tapeWithCredential(lab), await tapeWithCredential(lab)];
-});
-
-afterAll(async () => {
-  await lab?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-});
-
 describe('multipart spool budget', () => {
   it('a chunked UploadPart without a declared length is 411 MissingContentLength and spools nothing', async () => {
-    const uploadId = await create(roomy, 'no-length.bin');
-    const plain = await putPart(roomy, 'no-length.bin', uploadId, 1, randomBytes(MiB), {
+    const uploadId = await create(fx.site, 'no-length.bin');
+    const plain = await putPart(fx.site, 'no-length.bin', uploadId, 1, randomBytes(MiB), {
       ...CHUNKED_UNSIGNED,
     });
     expect(codeOf(plain)).toEqual([411, 'MissingContentLength']);
@@ -163,20 +140,24 @@ describe('multipart spool budget', () => {
       randomBytes(MiB),
       Buffer.from('\r\n0\r\n\r\n'),
     ]);
-    const awsChunked = await putPart(roomy, 'no-length.bin', uploadId, 2, framed, {
+    const awsChunked = await putPart(fx.site, 'no-length.bin', uploadId, 2, framed, {
       'x-amz-content-sha256': 'STREAMING-UNSIGNED-PAYLOAD-TRAILER',
       'content-encoding': 'aws-chunked',
       'content-length': String(framed.length),
     });
     expect(codeOf(awsChunked)).toEqual([411, 'MissingContentLength']);
     expect(uploadFiles(uploadId)).toEqual(['upload.json']);
-    await abort(roomy, 'no-length.bin', uploadId);
+    await abort(fx.site, 'no-length.bin', uploadId);
   });
 
   it('three 4 MiB parts onto a tape with ~843 KiB free are refused, declared or not, and nothing is spooled', async () => {
-    const small = await tapeWithCredential(lab, { capacity: '1m' });
-    await client(small).send(
-      new PutObjectCommand({ Bucket: small.label, Key: 'taken.bin', Body: randomBytes(181 * KiB) }),
+    const small = await tapeWithCredential(fx.lab, { capacity: '1m' });
+    await fx.client(small).send(
+      new PutObjectCommand({
+        Bucket: small.label,
+        Key: 'taken.bin',
+        Body: randomBytes(181 * KiB),
+      }),
     );
     const uploadId = await create(small, 'big.bin');
     for (const n of [1, 2, 3]) {
@@ -207,7 +188,7 @@ describe('multipart spool budget', () => {
   });
 
   it('the parts of every open upload of a tape count together against its free capacity', async () => {
-    const tight = await tapeWithCredential(lab, { capacity: '8m' });
+    const tight = await tapeWithCredential(fx.lab, { capacity: '8m' });
     const first = await create(tight, 'a.bin');
     const second = await create(tight, 'b.bin');
     expect((await putPart(tight, 'a.bin', first, 1, randomBytes(4.5 * MiB))).status).toBe(200);
@@ -224,7 +205,7 @@ describe('multipart spool budget', () => {
   });
 
   it('a body longer than it declared is cut off and refused, leaving nothing spooled', async () => {
-    const uploadId = await create(roomy, 'liar.bin');
+    const uploadId = await create(fx.site, 'liar.bin');
     // Declares 1 MiB, sends 3 MiB of aws-chunked data.
     const framed = Buffer.concat([
       ...[0, 1, 2].flatMap(() => [
@@ -234,7 +215,7 @@ describe('multipart spool budget', () => {
       ]),
       Buffer.from('0\r\n\r\n'),
     ]);
-    const res = await putPart(roomy, 'liar.bin', uploadId, 1, framed, {
+    const res = await putPart(fx.site, 'liar.bin', uploadId, 1, framed, {
       'x-amz-content-sha256': 'STREAMING-UNSIGNED-PAYLOAD-TRAILER',
       'content-encoding': 'aws-chunked',
       'x-amz-decoded-content-length': String(MiB),
@@ -244,23 +225,23 @@ describe('multipart spool budget', () => {
     expect(res.body).toMatch(/<Code>(InvalidRequest|IncompleteBody|EntityTooLarge)<\/Code>/);
     expect(uploadFiles(uploadId)).toEqual(['upload.json']);
     // The refused part gave its budget back: the tape's whole share is available again.
-    expect((await putPart(roomy, 'liar.bin', uploadId, 1, randomBytes(TAPE_SHARE))).status).toBe(
+    expect((await putPart(fx.site, 'liar.bin', uploadId, 1, randomBytes(TAPE_SHARE))).status).toBe(
       200,
     );
-    await abort(roomy, 'liar.bin', uploadId);
+    await abort(fx.site, 'liar.bin', uploadId);
   });
 
   it('a refused part sent whole without Expect is read to its end and answered, not reset', async () => {
     // A client that does not wait for 100 Continue has its body on the wire when the refusal
     // is written. The gateway reads and discards it after the answer (lingering close), so the
     // whole write succeeds and the client sees the 503 instead of EPIPE/ECONNRESET.
-    const held = await create(roomy, 'held-whole.bin');
-    expect((await putPart(roomy, 'held-whole.bin', held, 1, randomBytes(8 * MiB))).status).toBe(
+    const held = await create(fx.site, 'held-whole.bin');
+    expect((await putPart(fx.site, 'held-whole.bin', held, 1, randomBytes(8 * MiB))).status).toBe(
       200,
     );
-    const waiting = await create(other, 'whole.bin');
+    const waiting = await create(fx.tapes[1], 'whole.bin');
     const body = randomBytes(5 * MiB);
-    const path = encodeKeyPath(other.label, 'whole.bin');
+    const path = encodeKeyPath(fx.tapes[1].label, 'whole.bin');
     const signed = await signWithHeader({
       method: 'PUT',
       path,
@@ -271,8 +252,8 @@ describe('multipart spool budget', () => {
         'content-length': String(body.length),
       },
       date: new Date(),
-      accessKeyId: other.accessKeyId,
-      secret: other.secret,
+      accessKeyId: fx.tapes[1].accessKeyId,
+      secret: fx.tapes[1].secret,
     });
     const head = requestHead('PUT', `${path}?${signed.rawQuery}`, signed.rawHeaders);
     // Five times over: a reset that loses the answer was a race, seen about once in ten runs
@@ -288,42 +269,46 @@ describe('multipart spool budget', () => {
       expect(response.toLowerCase()).toContain('connection: close');
     }
     expect(uploadFiles(waiting)).toEqual(['upload.json']);
-    await abort(roomy, 'held-whole.bin', held);
-    await abort(other, 'whole.bin', waiting);
+    await abort(fx.site, 'held-whole.bin', held);
+    await abort(fx.tapes[1], 'whole.bin', waiting);
   });
 
   it('past gateway.s3.max_spool_bytes over all tapes a part is 503 SlowDown, until room is given back', async () => {
-    const held = await create(roomy, 'held.bin');
-    expect((await putPart(roomy, 'held.bin', held, 1, randomBytes(8 * MiB))).status).toBe(200);
-    const waiting = await create(other, 'waiting.bin');
-    const refused = await putPart(other, 'waiting.bin', waiting, 1, randomBytes(5 * MiB));
+    const held = await create(fx.site, 'held.bin');
+    expect((await putPart(fx.site, 'held.bin', held, 1, randomBytes(8 * MiB))).status).toBe(200);
+    const waiting = await create(fx.tapes[1], 'waiting.bin');
+    const refused = await putPart(fx.tapes[1], 'waiting.bin', waiting, 1, randomBytes(5 * MiB));
     expect(codeOf(refused)).toEqual([503, 'SlowDown']);
     expect(refused.headers['retry-after']).toBeDefined();
     expect(uploadFiles(waiting)).toEqual(['upload.json']);
-    await abort(roomy, 'held.bin', held);
-    expect((await putPart(other, 'waiting.bin', waiting, 1, randomBytes(5 * MiB))).status).toBe(
-      200,
-    );
-    await abort(other, 'waiting.bin', waiting);
+    await abort(fx.site, 'held.bin', held);
+    expect(
+      (await putPart(fx.tapes[1], 'waiting.bin', waiting, 1, randomBytes(5 * MiB))).status,
+    ).toBe(200);
+    await abort(fx.tapes[1], 'waiting.bin', waiting);
   });
 
   it('one tape past its share of the spool is 503 SlowDown while another tape still writes', async () => {
-    const greedy = await create(roomy, 'greedy.bin');
-    expect((await putPart(roomy, 'greedy.bin', greedy, 1, randomBytes(5 * MiB))).status).toBe(200);
+    const greedy = await create(fx.site, 'greedy.bin');
+    expect((await putPart(fx.site, 'greedy.bin', greedy, 1, randomBytes(5 * MiB))).status).toBe(
+      200,
+    );
     // 10 MiB would fit the gateway's 12 MiB, not the tape's 9 MiB share.
-    const refused = await putPart(roomy, 'greedy.bin', greedy, 2, randomBytes(5 * MiB));
+    const refused = await putPart(fx.site, 'greedy.bin', greedy, 2, randomBytes(5 * MiB));
     expect(codeOf(refused)).toEqual([503, 'SlowDown']);
     expect(refused.body).toContain('spool_share_per_tape');
     expect(refused.headers['retry-after']).toBeDefined();
-    const polite = await create(other, 'polite.bin');
-    expect((await putPart(other, 'polite.bin', polite, 1, randomBytes(3 * MiB))).status).toBe(200);
-    // Aborting gives the tape its share back.
-    await abort(roomy, 'greedy.bin', greedy);
-    const again = await create(roomy, 'greedy.bin');
-    expect((await putPart(roomy, 'greedy.bin', again, 1, randomBytes(TAPE_SHARE))).status).toBe(
+    const polite = await create(fx.tapes[1], 'polite.bin');
+    expect((await putPart(fx.tapes[1], 'polite.bin', polite, 1, randomBytes(3 * MiB))).status).toBe(
       200,
     );
-    await abort(roomy, 'greedy.bin', again);
-    await abort(other, 'polite.bin', polite);
+    // Aborting gives the tape its share back.
+    await abort(fx.site, 'greedy.bin', greedy);
+    const again = await create(fx.site, 'greedy.bin');
+    expect((await putPart(fx.site, 'greedy.bin', again, 1, randomBytes(TAPE_SHARE))).status).toBe(
+      200,
+    );
+    await abort(fx.site, 'greedy.bin', again);
+    await abort(fx.tapes[1], 'polite.bin', polite);
   });
 });

@@ -3,12 +3,7 @@ import { join } from 'node:path';
 import { CliUser } from './support/cli-process';
 import { removeSite, writeSite } from './support/cli-site';
 import { awsCli, rclone } from './support/s3-cli';
-import {
-  startTapeS3Lab,
-  TapeS3Lab,
-  tapeWithCredential,
-  TapeWithCredential,
-} from './support/s3-tape-lab';
+import { useS3TapeFixture } from './support/s3-tape-fixture';
 
 /**
  * Issue 36: the sync commands `tape gateway credentials issue` prints (and docs/s3.md gives)
@@ -16,8 +11,7 @@ import {
  * are run as printed (the directory aside) against the gateway, with the real aws-cli 2 and rclone.
  */
 describe('S3 sync advice', () => {
-  let lab: TapeS3Lab;
-  let tape: TapeWithCredential;
+  const fx = useS3TapeFixture({ tape: { capacity: '1m' }, startTimeout: 120_000 });
   let printed: string[];
   let dir: string;
   let aws: ReturnType<typeof awsCli>;
@@ -27,7 +21,7 @@ describe('S3 sync advice', () => {
     const words = line.trim().split(/\s+/);
     expect(words[0]).toBe(tool);
     const at = words.indexOf(endpointFlag);
-    expect(words[at + 1]).toBe(lab.gw.s3Url);
+    expect(words[at + 1]).toBe(fx.lab.gw.s3Url);
     return words.slice(1).map((w) => (w === './site' ? dir : w));
   };
   /** Sets a file's modification time `secs` from now. */
@@ -36,19 +30,17 @@ describe('S3 sync advice', () => {
     utimesSync(join(dir, name), t, t);
   };
   const served = async (key: string) =>
-    (await aws('s3', 'cp', `s3://${tape.label}/${key}`, '-')).stdout;
+    (await aws('s3', 'cp', `s3://${fx.site.label}/${key}`, '-')).stdout;
 
   beforeAll(async () => {
-    lab = await startTapeS3Lab();
-    tape = await tapeWithCredential(lab, { capacity: '1m' });
-    aws = awsCli(lab.gw.s3Url, tape.accessKeyId, tape.secret);
+    aws = awsCli(fx.lab.gw.s3Url, fx.site.accessKeyId, fx.site.secret);
     // The operator's environment names the gateway's S3 port, as on the gateway's machine.
-    const operator = new CliUser(lab.gw, {
-      TAPE_DATA_DIR: lab.gw.dataDir,
-      TAPE_S3_PORT: new URL(lab.gw.s3Url).port,
+    const operator = new CliUser(fx.lab.gw, {
+      TAPE_DATA_DIR: fx.lab.gw.dataDir,
+      TAPE_S3_PORT: new URL(fx.lab.gw.s3Url).port,
     });
-    lab.users.push(operator);
-    const issued = await operator.run(['gateway', 'credentials', 'issue', '--tape', tape.tape]);
+    fx.lab.users.push(operator);
+    const issued = await operator.run(['gateway', 'credentials', 'issue', '--tape', fx.site.tape]);
     expect(issued.code).toBe(0);
     printed = issued.stderr.trimEnd().split('\n');
     dir = writeSite({ 'index.html': '<h1>v1</h1>', 'style.css': 'h1{color:red}' });
@@ -59,15 +51,14 @@ describe('S3 sync advice', () => {
 
   afterAll(async () => {
     if (dir) removeSite(dir);
-    await lab?.stop();
   });
 
   it('prints the plain aws s3 sync and rclone --update --use-server-modtime, and says what --size-only skips', () => {
-    const endpoint = lab.gw.s3Url;
+    const endpoint = fx.lab.gw.s3Url;
     expect(printed.slice(1)).toEqual([
       'sync a site (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY to the two values above):',
-      `  aws s3 sync ./site s3://${tape.label} --delete --endpoint-url ${endpoint}`,
-      `  rclone sync ./site :s3:${tape.label} --update --use-server-modtime --s3-provider Other --s3-env-auth --s3-endpoint ${endpoint}`,
+      `  aws s3 sync ./site s3://${fx.site.label} --delete --endpoint-url ${endpoint}`,
+      `  rclone sync ./site :s3:${fx.site.label} --update --use-server-modtime --s3-provider Other --s3-env-auth --s3-endpoint ${endpoint}`,
       'both upload every file changed since its last upload (newer than the object, or of another size); --size-only would skip a file edited to the same size',
     ]);
   });
@@ -85,7 +76,7 @@ describe('S3 sync advice', () => {
     // Edited after the sync, same size: --size-only sees nothing to do and the old page stays.
     writeFileSync(join(dir, 'index.html'), '<h1>v2</h1>');
     touch('index.html', 0);
-    const sizeOnly = await aws('s3', 'sync', dir, `s3://${tape.label}`, '--size-only');
+    const sizeOnly = await aws('s3', 'sync', dir, `s3://${fx.site.label}`, '--size-only');
     expect([sizeOnly.code, sizeOnly.stdout]).toEqual([0, '']);
     expect(await served('index.html')).toBe('<h1>v1</h1>');
 
@@ -100,7 +91,7 @@ describe('S3 sync advice', () => {
     // rclone as printed: the listing's LastModified against the file's time, no HEAD per file.
     writeFileSync(join(dir, 'index.html'), '<h1>v3</h1>');
     touch('index.html', 0);
-    const r = rclone(lab.gw.s3Url, tape.accessKeyId, tape.secret);
+    const r = rclone(fx.lab.gw.s3Url, fx.site.accessKeyId, fx.site.secret);
     const synced = await r(...argsOf(printed[3], 'rclone', '--s3-endpoint'), '-v');
     expect(synced.code).toBe(0);
     expect(synced.stderr.match(/INFO {2}: \S+: Copied/g)).toEqual(['INFO  : index.html: Copied']);

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { labelFromAddress } from '../src/chain/tape-label';
 import { CliUser, keyValues } from './support/cli-process';
 import { failure, sdkClient } from './support/s3-sdk-client';
-import { startTapeS3Lab, TapeS3Lab, tapeWithCredential } from './support/s3-tape-lab';
+import { useS3TapeFixture } from './support/s3-tape-fixture';
+import { tapeWithCredential } from './support/s3-tape-lab';
 
 /**
  * The operator commands (`tape gateway key`, `tape gateway credentials issue|list|revoke`) run
@@ -12,71 +13,65 @@ import { startTapeS3Lab, TapeS3Lab, tapeWithCredential } from './support/s3-tape
  */
 jest.setTimeout(120_000);
 
-let lab: TapeS3Lab;
+// At log level "info" the gateway prints its key at start-up, to compare with the command's.
+const fx = useS3TapeFixture({ env: { TAPE_LOG_LEVEL: 'info' }, tapes: 0 });
 const TAPE = 'GegjFWW8SVeSTqsyo9ZkEzCQY2mY55T2AUazk4kjfYyT';
-
-beforeAll(async () => {
-  // At log level "info" the gateway prints its key at start-up, to compare with the command's.
-  lab = await startTapeS3Lab({ env: { TAPE_LOG_LEVEL: 'info' } });
-});
-
-afterAll(async () => {
-  await lab?.stop();
-});
 
 describe('tape gateway key', () => {
   it('prints the key the running gateway announced (and signs with)', async () => {
-    const logged = /"gateway_key":"([1-9A-HJ-NP-Za-km-z]+)"/.exec(lab.gw.logs())?.[1];
-    expect(lab.gatewayKey).toBe(logged);
-    const json = await lab.operator.json<{ gateway_key: string; keypair_file: string }>([
+    const logged = /"gateway_key":"([1-9A-HJ-NP-Za-km-z]+)"/.exec(fx.lab.gw.logs())?.[1];
+    expect(fx.lab.gatewayKey).toBe(logged);
+    const json = await fx.lab.operator.json<{ gateway_key: string; keypair_file: string }>([
       'gateway',
       'key',
     ]);
     expect(json).toEqual({
-      gateway_key: lab.gatewayKey,
-      keypair_file: join(lab.gw.dataDir, 'gateway-key.json'),
+      gateway_key: fx.lab.gatewayKey,
+      keypair_file: join(fx.lab.gw.dataDir, 'gateway-key.json'),
     });
   });
 });
 
 describe('tape gateway credentials', () => {
   it('issue prints the access key id and secret lines; the secret is stored encrypted', async () => {
-    const out = await lab.operator.ok(['gateway', 'credentials', 'issue', '--tape', TAPE]);
+    const out = await fx.lab.operator.ok(['gateway', 'credentials', 'issue', '--tape', TAPE]);
     const kv = keyValues(out);
     expect(kv['access key id']).toMatch(/^TK[A-Z2-7]{18}$/);
     expect(kv['secret access key']).toMatch(/^[A-Za-z0-9+/]{40}$/);
     expect(kv['tape address']).toBe(TAPE);
     expect(kv.bucket).toBe(labelFromAddress(TAPE));
-    const db = readFileSync(join(lab.gw.dataDir, 's3-credentials.sqlite'));
+    const db = readFileSync(join(fx.lab.gw.dataDir, 's3-credentials.sqlite'));
     expect(db.includes(Buffer.from(kv['secret access key']))).toBe(false);
-    expect(statSync(join(lab.gw.dataDir, 's3-credentials.key')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(fx.lab.gw.dataDir, 's3-credentials.key')).mode & 0o777).toBe(0o600);
   });
 
   it('issue takes the tape by label too, and the credential works at once', async () => {
-    const t = await tapeWithCredential(lab);
-    const issued = await lab.operator.json<{
+    const t = await tapeWithCredential(fx.lab);
+    const issued = await fx.lab.operator.json<{
       access_key_id: string;
       secret_access_key: string;
       tape: string;
     }>(['gateway', 'credentials', 'issue', '--tape', t.label]);
     expect(issued.tape).toBe(t.tape);
-    const s3 = sdkClient(lab.gw.s3Url, issued.access_key_id, issued.secret_access_key);
+    const s3 = sdkClient(fx.lab.gw.s3Url, issued.access_key_id, issued.secret_access_key);
     const listing = await s3.send(new ListObjectsV2Command({ Bucket: t.label }));
     expect(listing.KeyCount).toBe(0);
   });
 
   it('list shows id, tape, created and revoked, never a secret; revoke is idempotent', async () => {
     const issued = keyValues(
-      await lab.operator.ok(['gateway', 'credentials', 'issue', '--tape', TAPE]),
+      await fx.lab.operator.ok(['gateway', 'credentials', 'issue', '--tape', TAPE]),
     );
     const id = issued['access key id'];
-    expect((await lab.operator.ok(['gateway', 'credentials', 'revoke', id])).trim()).toBe(
+    expect((await fx.lab.operator.ok(['gateway', 'credentials', 'revoke', id])).trim()).toBe(
       `revoked ${id}`,
     );
-    expect((await lab.operator.ok(['gateway', 'credentials', 'revoke', id])).trim()).toBe(
+    expect((await fx.lab.operator.ok(['gateway', 'credentials', 'revoke', id])).trim()).toBe(
       `${id} was already revoked`,
     );
-    const table = (await lab.operator.ok(['gateway', 'credentials', 'list'])).trimEnd().split('\n');
+    const table = (await fx.lab.operator.ok(['gateway', 'credentials', 'list']))
+      .trimEnd()
+      .split('\n');
     expect(table[0]).toMatch(/^ACCESS KEY ID\s+TAPE\s+CREATED\s+REVOKED$/);
     const row = table.find((l) => l.startsWith(id))!;
     expect(row).toMatch(
@@ -85,7 +80,7 @@ describe('tape gateway credentials', () => {
       ),
     );
     expect(table.join('\n')).not.toContain(issued['secret access key']);
-    const json = await lab.operator.json<Record<string, unknown>[]>([
+    const json = await fx.lab.operator.json<Record<string, unknown>[]>([
       'gateway',
       'credentials',
       'list',
@@ -99,13 +94,9 @@ describe('tape gateway credentials', () => {
   });
 
   it('a revoked credential no longer authenticates', async () => {
-    const t = await tapeWithCredential(lab);
-    await lab.operator.ok(['gateway', 'credentials', 'revoke', t.accessKeyId]);
-    const e = await failure(
-      sdkClient(lab.gw.s3Url, t.accessKeyId, t.secret).send(
-        new ListObjectsV2Command({ Bucket: t.label }),
-      ),
-    );
+    const t = await tapeWithCredential(fx.lab);
+    await fx.lab.operator.ok(['gateway', 'credentials', 'revoke', t.accessKeyId]);
+    const e = await failure(fx.client(t).send(new ListObjectsV2Command({ Bucket: t.label })));
     expect(e.name).toBe('InvalidAccessKeyId');
   });
 
@@ -132,11 +123,11 @@ describe('tape gateway credentials', () => {
       "bad access key id 'x' OR 1=1': expected TK followed by 18 characters A-Z, 2-7",
     ],
   ])('refuses %s with one clear line', async (_label, args, message) => {
-    expect(await lab.operator.fails(['gateway', 'credentials', ...args])).toBe(message);
+    expect(await fx.lab.operator.fails(['gateway', 'credentials', ...args])).toBe(message);
   });
 
   it('a data directory the system cannot create is one clear line, at once (not a hang)', async () => {
-    const elsewhere = new CliUser(lab.gw, { TAPE_DATA_DIR: '/proc/tape-no-such-dir/data' });
+    const elsewhere = new CliUser(fx.lab.gw, { TAPE_DATA_DIR: '/proc/tape-no-such-dir/data' });
     const started = Date.now();
     const line = await elsewhere.fails(['gateway', 'credentials', 'list']);
     expect(line).toMatch(/cannot create directory \/proc\/tape-no-such-dir: E[A-Z]+/);
@@ -145,7 +136,7 @@ describe('tape gateway credentials', () => {
 
   it('the groups alone print their help and exit non-zero', async () => {
     for (const args of [['gateway'], ['gateway', 'credentials']]) {
-      const r = await lab.operator.run(args);
+      const r = await fx.lab.operator.run(args);
       expect(r.code).not.toBe(0);
       expect(r.stderr + r.stdout).toMatch(/Usage: tape gateway/);
     }

@@ -1,18 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { splitFileIntoTracks } from '../src/tracks/track-layout';
 import { awsCli, rclone } from './support/s3-cli';
 import { ACROSS_PROCESSES, eventually } from './support/eventually';
-import {
-  gatewayGet,
-  sitePath,
-  startTapeS3Lab,
-  TapeS3Lab,
-  tapeWithCredential,
-  TapeWithCredential,
-} from './support/s3-tape-lab';
+import { useS3TapeFixture } from './support/s3-tape-fixture';
+import { gatewayGet, sitePath, tapeWithCredential } from './support/s3-tape-lab';
 import { currentVersion } from './support/s3-version-view';
 
 /**
@@ -41,21 +34,19 @@ interface Listed {
   streamed: boolean;
 }
 
-let lab: TapeS3Lab;
-let site: TapeWithCredential;
-let work: string;
+const fx = useS3TapeFixture({ config: { localnet: { slot_ms: 100 } } });
 let dist: string;
 let aws: ReturnType<typeof awsCli>;
 
 const lines = (out: string) => out.split(/[\r\n]+/).filter(Boolean);
 const uploads = (out: string) => lines(out).filter((l) => l.startsWith('upload:'));
 const sync = (...extra: string[]) =>
-  aws('s3', 'sync', dist, `s3://${site.label}`, '--size-only', '--delete', ...extra);
-const served = (name: string) => gatewayGet(lab.gw, `/site/${site.tape}/${sitePath(name)}`);
+  aws('s3', 'sync', dist, `s3://${fx.site.label}`, '--size-only', '--delete', ...extra);
+const served = (name: string) => gatewayGet(fx.lab.gw, `/site/${fx.site.tape}/${sitePath(name)}`);
 /** The objects of the tape's current version (docs/versions.md), as `tape object ls` shows them. */
 const listedOf = async (tape: string): Promise<Map<string, Listed>> =>
   new Map(
-    (await currentVersion(lab.gw, tape)).entries.map((e) => [
+    (await currentVersion(fx.lab.gw, tape)).entries.map((e) => [
       e.name,
       {
         name: e.name,
@@ -66,7 +57,7 @@ const listedOf = async (tape: string): Promise<Map<string, Listed>> =>
       },
     ]),
   );
-const listed = () => listedOf(site.tape);
+const listed = () => listedOf(fx.site.tape);
 
 function writeTree(root: string, files: Record<string, Buffer>): void {
   for (const [name, data] of Object.entries(files)) {
@@ -75,18 +66,10 @@ function writeTree(root: string, files: Record<string, Buffer>): void {
   }
 }
 
-beforeAll(async () => {
-  lab = await startTapeS3Lab({ config: { localnet: { slot_ms: 100 } } });
-  site = await tapeWithCredential(lab);
-  work = mkdtempSync(join(tmpdir(), 'tape-s3-sync-'));
-  dist = join(work, 'dist');
+beforeAll(() => {
+  dist = join(fx.work, 'dist');
   writeTree(dist, SITE);
-  aws = awsCli(lab.gw.s3Url, site.accessKeyId, site.secret);
-});
-
-afterAll(async () => {
-  await lab?.stop();
-  if (work) rmSync(work, { recursive: true, force: true });
+  aws = awsCli(fx.lab.gw.s3Url, fx.site.accessKeyId, fx.site.secret);
 });
 
 describe('aws s3 sync publishes a site on a tape', () => {
@@ -120,7 +103,7 @@ describe('aws s3 sync publishes a site on a tape', () => {
     }
     const big = await served('big.bin');
     expect(sha256(big.body)).toBe(sha256(SITE['big.bin']));
-    const home = await gatewayGet(lab.gw, '/', `${site.label}.localhost:8080`);
+    const home = await gatewayGet(fx.lab.gw, '/', `${fx.site.label}.localhost:8080`);
     expect(home.status).toBe(200);
     expect(home.body.toString()).toContain('<h1>v1</h1>');
   });
@@ -148,7 +131,7 @@ describe('aws s3 sync publishes a site on a tape', () => {
     unlinkSync(join(dist, 'c++', 'x+y.txt'));
     const result = await sync();
     expect(result.code).toBe(0);
-    expect(lines(result.stdout)).toContain(`delete: s3://${site.label}/c++/x+y.txt`);
+    expect(lines(result.stdout)).toContain(`delete: s3://${fx.site.label}/c++/x+y.txt`);
     expect((await listed()).has('c++/x+y.txt')).toBe(false);
     await eventually(
       'the deleted file gone from the site',
@@ -161,7 +144,7 @@ describe('aws s3 sync publishes a site on a tape', () => {
   });
 
   it('aws s3 ls lists what the tape holds', async () => {
-    const result = await aws('s3', 'ls', '--recursive', `s3://${site.label}`);
+    const result = await aws('s3', 'ls', '--recursive', `s3://${fx.site.label}`);
     expect(result.code).toBe(0);
     const keys = lines(result.stdout).map((l) => /^\S+ \S+\s+(\d+) (.*)$/.exec(l)!.slice(1));
     expect(keys).toContainEqual([String(SITE['big.bin'].length), 'big.bin']);
@@ -170,21 +153,21 @@ describe('aws s3 sync publishes a site on a tape', () => {
   });
 
   it('aws s3 cp uploads and downloads names with spaces, + and non-ASCII characters', async () => {
-    const up = join(work, 'up file.txt');
+    const up = join(fx.work, 'up file.txt');
     writeFileSync(up, 'copied up');
-    const target = `s3://${site.label}/cp dir/ä+b c.txt`;
+    const target = `s3://${fx.site.label}/cp dir/ä+b c.txt`;
     expect((await aws('s3', 'cp', up, target)).code).toBe(0);
-    const down = join(work, 'down.txt');
+    const down = join(fx.work, 'down.txt');
     expect((await aws('s3', 'cp', target, down)).code).toBe(0);
     expect(readFileSync(down, 'utf8')).toBe('copied up');
-    const big = join(work, 'big.down');
-    expect((await aws('s3', 'cp', `s3://${site.label}/big.bin`, big)).code).toBe(0);
+    const big = join(fx.work, 'big.down');
+    expect((await aws('s3', 'cp', `s3://${fx.site.label}/big.bin`, big)).code).toBe(0);
     expect(sha256(readFileSync(big))).toBe(sha256(SITE['big.bin']));
     expect((await served('cp dir/ä+b c.txt')).body.toString()).toBe('copied up');
   });
 
   it('aws s3 presign gives a URL a plain GET can use', async () => {
-    const presigned = await aws('s3', 'presign', `s3://${site.label}/docs/a b.html`);
+    const presigned = await aws('s3', 'presign', `s3://${fx.site.label}/docs/a b.html`);
     expect(presigned.code).toBe(0);
     const res = await fetch(presigned.stdout.trim());
     expect(res.status).toBe(200);
@@ -215,20 +198,20 @@ describe('aws s3 sync publishes a site on a tape', () => {
 
 describe('rclone publishes to a tape too', () => {
   it('syncs a tree, then finds nothing to transfer; the site serves it', async () => {
-    const other = await tapeWithCredential(lab);
-    const tree = join(work, 'rclone');
+    const other = await tapeWithCredential(fx.lab);
+    const tree = join(fx.work, 'rclone');
     writeTree(tree, {
       'index.html': Buffer.from('rclone home'),
       'sub dir/x+y ü.txt': Buffer.from('rclone plus'),
       'sub dir/deep/😀.txt': Buffer.from('rclone emoji'),
     });
-    const r = rclone(lab.gw.s3Url, other.accessKeyId, other.secret);
+    const r = rclone(fx.lab.gw.s3Url, other.accessKeyId, other.secret);
     const first = await r('sync', tree, `:s3:${other.label}`, '--size-only', '-v');
     expect(first.code).toBe(0);
     const second = await r('sync', tree, `:s3:${other.label}`, '--size-only', '-v');
     expect(second.code).toBe(0);
     expect(second.stderr).toMatch(/There was nothing to transfer|Transferred:\s+0 \/ 0/);
-    const res = await gatewayGet(lab.gw, `/site/${other.tape}/${sitePath('sub dir/x+y ü.txt')}`);
+    const res = await gatewayGet(fx.lab.gw, `/site/${other.tape}/${sitePath('sub dir/x+y ü.txt')}`);
     expect(res.body.toString()).toBe('rclone plus');
     const names = [...(await listedOf(other.tape)).keys()];
     expect(names.sort()).toEqual(['index.html', 'sub dir/deep/😀.txt', 'sub dir/x+y ü.txt']);

@@ -14,15 +14,10 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { commitmentOfBuffer } from '../src/tracks/commitment';
 import { requestHead, signedRequest } from './support/s3-raw-http';
-import { captureHeaders, failure, sdkClient } from './support/s3-sdk-client';
+import { captureHeaders, failure } from './support/s3-sdk-client';
 import { encodeKeyPath, signWithHeader } from './support/s3-signing';
-import {
-  gatewayGet,
-  startTapeS3Lab,
-  TapeS3Lab,
-  tapeWithCredential,
-  TapeWithCredential,
-} from './support/s3-tape-lab';
+import { useS3TapeFixture } from './support/s3-tape-fixture';
+import { gatewayGet, tapeWithCredential, TapeWithCredential } from './support/s3-tape-lab';
 import { eventually } from './support/eventually';
 
 /**
@@ -39,14 +34,12 @@ interface TapeInfo {
   version: number;
 }
 
-let lab: TapeS3Lab;
-let site: TapeWithCredential;
-let s3: S3Client;
+const fx = useS3TapeFixture({ config: { localnet: { slot_ms: 100 } } });
 
 const info = (t: TapeWithCredential) => t.owner.json<TapeInfo>(['info', '--tape', t.tape]);
 /** The keys of the tape's current version, listed through S3. */
 const names = async (t: TapeWithCredential) => {
-  const client = sdkClient(lab.gw.s3Url, t.accessKeyId, t.secret);
+  const client = fx.client(t);
   const listed = await client.send(new ListObjectsV2Command({ Bucket: t.label }));
   return (listed.Contents ?? []).map((o) => o.Key!);
 };
@@ -55,54 +48,46 @@ const get = async (client: S3Client, bucket: string, key: string, range?: string
   return { res, body: Buffer.from(await res.Body!.transformToByteArray()) };
 };
 /** Files in the gateway's track store (not counting puts in progress). */
-const storedTracks = () => countFiles(join(lab.gw.dataDir, 'tracks'));
-const spoolFiles = () => readdirSync(join(lab.gw.dataDir, 's3-spool'));
-
-beforeAll(async () => {
-  lab = await startTapeS3Lab({ config: { localnet: { slot_ms: 100 } } });
-  site = await tapeWithCredential(lab);
-  s3 = sdkClient(lab.gw.s3Url, site.accessKeyId, site.secret);
-});
-
-afterAll(async () => {
-  await lab?.stop();
-});
+const storedTracks = () => countFiles(join(fx.lab.gw.dataDir, 'tracks'));
+const spoolFiles = () => readdirSync(join(fx.lab.gw.dataDir, 's3-spool'));
 
 describe('writes', () => {
   it("a streamed SDK body (STREAMING-UNSIGNED-PAYLOAD-TRAILER) becomes an object whose S3 ETag is its MD5 (the site route's stays the commitment)", async () => {
     const data = randomBytes(300_000);
-    const sent = captureHeaders(s3);
-    await s3.send(
+    const sent = captureHeaders(fx.s3);
+    await fx.s3.send(
       new PutObjectCommand({
-        Bucket: site.label,
+        Bucket: fx.site.label,
         Key: 'data/feed.json',
         Body: Readable.from([data.subarray(0, 100_000), data.subarray(100_000)]),
         ContentLength: data.length,
       }),
     );
     expect(sent[0]['x-amz-content-sha256']).toBe('STREAMING-UNSIGNED-PAYLOAD-TRAILER');
-    const head = await s3.send(
-      new HeadObjectCommand({ Bucket: site.label, Key: 'data/feed.json' }),
+    const head = await fx.s3.send(
+      new HeadObjectCommand({ Bucket: fx.site.label, Key: 'data/feed.json' }),
     );
     expect(head.ETag).toBe(`"${createHash('md5').update(data).digest('hex')}"`);
-    const listed = await s3.send(new ListObjectsV2Command({ Bucket: site.label, Prefix: 'data/' }));
+    const listed = await fx.s3.send(
+      new ListObjectsV2Command({ Bucket: fx.site.label, Prefix: 'data/' }),
+    );
     expect(listed.Contents?.map((o) => o.ETag)).toEqual([head.ETag]);
-    const served = await gatewayGet(lab.gw, `/site/${site.tape}/data/feed.json`);
+    const served = await gatewayGet(fx.lab.gw, `/site/${fx.site.tape}/data/feed.json`);
     expect(String(served.headers.etag)).toContain(
       commitmentOfBuffer(data).commitment.toString('hex'),
     );
     expect(head.ContentType).toBe('application/json; charset=utf-8');
     expect(head.ContentLength).toBe(data.length);
     expect(Math.abs(head.LastModified!.getTime() - Date.now())).toBeLessThan(120_000);
-    expect((await get(s3, site.label, 'data/feed.json')).body.equals(data)).toBe(true);
-    const ranged = await get(s3, site.label, 'data/feed.json', 'bytes=70000-70009');
+    expect((await get(fx.s3, fx.site.label, 'data/feed.json')).body.equals(data)).toBe(true);
+    const ranged = await get(fx.s3, fx.site.label, 'data/feed.json', 'bytes=70000-70009');
     expect(ranged.res.ContentRange).toBe(`bytes 70000-70009/${data.length}`);
     expect(ranged.body.equals(data.subarray(70000, 70010))).toBe(true);
   });
 
   it('concurrent writes of one key all succeed and leave one object, with no account per object', async () => {
-    const tape = await tapeWithCredential(lab);
-    const client = sdkClient(lab.gw.s3Url, tape.accessKeyId, tape.secret);
+    const tape = await tapeWithCredential(fx.lab);
+    const client = fx.client(tape);
     const bodies = Array.from({ length: 6 }, (_, i) => randomBytes(1000 + i * 100));
     await Promise.all(
       bodies.map((Body) =>
@@ -122,8 +107,8 @@ describe('writes', () => {
   });
 
   it('CopyObject names the same bytes (no bytes copied), keeps the source content type; the copy outlives its source', async () => {
-    const tape = await tapeWithCredential(lab);
-    const client = sdkClient(lab.gw.s3Url, tape.accessKeyId, tape.secret);
+    const tape = await tapeWithCredential(fx.lab);
+    const client = fx.client(tape);
     await client.send(
       new PutObjectCommand({ Bucket: tape.label, Key: 'a.html', Body: '<p>shared</p>' }),
     );
@@ -148,7 +133,7 @@ describe('writes', () => {
     // One commitment (the site routes' ETag) for the three names: the bytes are shared.
     const siteEtags = await Promise.all(
       ['a.html', 'b.txt', 'c.html'].map(
-        async (name) => (await gatewayGet(lab.gw, `/site/${tape.tape}/${name}`)).headers.etag,
+        async (name) => (await gatewayGet(fx.lab.gw, `/site/${tape.tape}/${name}`)).headers.etag,
       ),
     );
     expect(new Set(siteEtags).size).toBe(1);
@@ -176,11 +161,11 @@ describe('writes', () => {
   it('DeleteObjects removes a batch in one request; absent keys count as deleted', async () => {
     const keys = ['del/1.txt', 'del/2.txt', 'del/3 ü.txt'];
     for (const Key of keys) {
-      await s3.send(new PutObjectCommand({ Bucket: site.label, Key, Body: Key }));
+      await fx.s3.send(new PutObjectCommand({ Bucket: fx.site.label, Key, Body: Key }));
     }
-    const result = await s3.send(
+    const result = await fx.s3.send(
       new DeleteObjectsCommand({
-        Bucket: site.label,
+        Bucket: fx.site.label,
         Delete: { Objects: [...keys, 'del/never.txt'].map((Key) => ({ Key })) },
       }),
     );
@@ -188,7 +173,7 @@ describe('writes', () => {
     expect((result.Deleted ?? []).map((d) => d.Key).sort()).toEqual(
       [...keys, 'del/never.txt'].sort(),
     );
-    expect((await names(site)).filter((n) => n.startsWith('del/'))).toEqual([]);
+    expect((await names(fx.site)).filter((n) => n.startsWith('del/'))).toEqual([]);
   });
 
   it('folder markers and keys with empty segments or backslashes are ordinary keys (written, listed, read, deleted)', async () => {
@@ -196,48 +181,50 @@ describe('writes', () => {
     // rule refused such keys with 403 AccessDenied once S3 wrote into versions.
     const keys = ['folder/', 'folder/sub/', 'folder//twice.txt', '/lead.txt', 'win\\path.txt'];
     for (const Key of keys) {
-      await s3.send(new PutObjectCommand({ Bucket: site.label, Key, Body: `body of ${Key}` }));
+      await fx.s3.send(
+        new PutObjectCommand({ Bucket: fx.site.label, Key, Body: `body of ${Key}` }),
+      );
     }
     for (const key of keys)
-      expect((await get(s3, site.label, key)).body.toString()).toBe(`body of ${key}`);
-    const rolled = await s3.send(
-      new ListObjectsV2Command({ Bucket: site.label, Prefix: 'folder/', Delimiter: '/' }),
+      expect((await get(fx.s3, fx.site.label, key)).body.toString()).toBe(`body of ${key}`);
+    const rolled = await fx.s3.send(
+      new ListObjectsV2Command({ Bucket: fx.site.label, Prefix: 'folder/', Delimiter: '/' }),
     );
     expect((rolled.Contents ?? []).map((o) => o.Key)).toEqual(['folder/']);
     expect((rolled.CommonPrefixes ?? []).map((p) => p.Prefix)).toEqual(['folder//', 'folder/sub/']);
-    await s3.send(
+    await fx.s3.send(
       new DeleteObjectsCommand({
-        Bucket: site.label,
+        Bucket: fx.site.label,
         Delete: { Objects: keys.map((Key) => ({ Key })) },
       }),
     );
-    const left = await names(site);
+    const left = await names(fx.site);
     expect(left.filter((n) => keys.includes(n))).toEqual([]);
   });
 
   it('a body that fails its signed SHA-256 is refused and leaves nothing behind', async () => {
     const tracksBefore = storedTracks();
-    const res = await signedRequest(Number(new URL(lab.gw.s3Url).port), {
+    const res = await signedRequest(Number(new URL(fx.lab.gw.s3Url).port), {
       method: 'PUT',
-      path: encodeKeyPath(site.label, 'lying.txt'),
+      path: encodeKeyPath(fx.site.label, 'lying.txt'),
       headers: {
         'x-amz-content-sha256': createHash('sha256').update('other bytes').digest('hex'),
       },
       body: Buffer.from('these bytes'),
-      accessKeyId: site.accessKeyId,
-      secret: site.secret,
+      accessKeyId: fx.site.accessKeyId,
+      secret: fx.site.secret,
     });
     expect(res.status).toBe(400);
     expect(res.body).toContain('<Code>XAmzContentSHA256Mismatch</Code>');
     expect(storedTracks()).toBe(tracksBefore);
     expect(spoolFiles()).toEqual([]);
-    expect(await names(site)).not.toContain('lying.txt');
+    expect(await names(fx.site)).not.toContain('lying.txt');
   });
 
   it('a connection dropped mid-body leaves no spool file, no track and no name', async () => {
     const tracksBefore = storedTracks();
-    const port = Number(new URL(lab.gw.s3Url).port);
-    const path = encodeKeyPath(site.label, 'dropped.bin');
+    const port = Number(new URL(fx.lab.gw.s3Url).port);
+    const path = encodeKeyPath(fx.site.label, 'dropped.bin');
     const total = 12 * 1024 * 1024;
     const signed = await signWithHeader({
       method: 'PUT',
@@ -245,8 +232,8 @@ describe('writes', () => {
       host: `127.0.0.1:${port}`,
       headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', 'content-length': String(total) },
       date: new Date(),
-      accessKeyId: site.accessKeyId,
-      secret: site.secret,
+      accessKeyId: fx.site.accessKeyId,
+      secret: fx.site.secret,
     });
     const socket = connect(port, '127.0.0.1');
     await new Promise<void>((resolve) => socket.once('connect', resolve));
@@ -257,10 +244,12 @@ describe('writes', () => {
     socket.destroy();
     await eventually('the spool emptied', () => spoolFiles().length === 0);
     expect(storedTracks()).toBe(tracksBefore);
-    expect(await names(site)).not.toContain('dropped.bin');
+    expect(await names(fx.site)).not.toContain('dropped.bin');
     // The gateway carries on.
-    await s3.send(new PutObjectCommand({ Bucket: site.label, Key: 'after.txt', Body: 'ok' }));
-    expect((await gatewayGet(lab.gw, `/site/${site.tape}/after.txt`)).body.toString()).toBe('ok');
+    await fx.s3.send(new PutObjectCommand({ Bucket: fx.site.label, Key: 'after.txt', Body: 'ok' }));
+    expect((await gatewayGet(fx.lab.gw, `/site/${fx.site.tape}/after.txt`)).body.toString()).toBe(
+      'ok',
+    );
   });
 });
 

@@ -6,7 +6,8 @@ import {
   signedRequest,
 } from './support/s3-raw-http';
 import { signWithHeader } from './support/s3-signing';
-import { startS3TestApp, S3TestApp } from './support/s3-test-app';
+import { useS3TestApp } from './support/s3-app-fixture';
+import { startS3TestApp } from './support/s3-test-app';
 
 /**
  * The S3 listener on the wire: what reaches it that no SDK sends (anonymous, malformed, hostile,
@@ -23,28 +24,18 @@ const EMPTY = {
   'x-amz-content-sha256': 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
 };
 
-let app: S3TestApp;
+const fx = useS3TestApp({ tape: TAPE, bucket: BUCKET, accessKeyId: KEY_ID, secret: SECRET });
 const signed = (options: Parameters<typeof signedRequest>[1]) =>
-  signedRequest(app.port, { accessKeyId: KEY_ID, secret: SECRET, ...options });
-
-beforeAll(async () => {
-  app = await startS3TestApp();
-  app.backend.addTape(BUCKET, TAPE);
-  app.credentials.issue(KEY_ID, SECRET, TAPE);
-});
-
-afterAll(async () => {
-  await app?.close();
-});
+  signedRequest(fx.app.port, { accessKeyId: KEY_ID, secret: SECRET, ...options });
 
 afterEach(() => {
   jest.restoreAllMocks();
-  app.meter.refuse = false;
+  fx.app.meter.refuse = false;
 });
 
 describe('errors on the wire', () => {
   it('refuses anonymous requests with S3 error XML and a request id', async () => {
-    const res = await send(app.port, 'GET', `/${BUCKET}?list-type=2`, {});
+    const res = await send(fx.app.port, 'GET', `/${BUCKET}?list-type=2`, {});
     expect(res.status).toBe(403);
     expect(res.headers['content-type']).toBe('application/xml');
     expect(res.body).toContain('<Code>AccessDenied</Code>');
@@ -59,17 +50,17 @@ describe('errors on the wire', () => {
   });
 
   it('answers a malformed URI 400 InvalidURI and an unknown method 405, in XML', async () => {
-    const bad = await send(app.port, 'GET', `/${BUCKET}/%ZZ`, {});
+    const bad = await send(fx.app.port, 'GET', `/${BUCKET}/%ZZ`, {});
     expect(bad.status).toBe(400);
     expect(bad.body).toContain('<Code>InvalidURI</Code>');
-    const patch = await send(app.port, 'PATCH', `/${BUCKET}/k`, {});
+    const patch = await send(fx.app.port, 'PATCH', `/${BUCKET}/k`, {});
     expect(patch.status).toBe(405);
     expect(patch.body).toContain('<Code>MethodNotAllowed</Code>');
   });
 
   it('never sends internal details or stack traces', async () => {
     jest
-      .spyOn(app.backend, 'listObjects')
+      .spyOn(fx.app.backend, 'listObjects')
       .mockRejectedValueOnce(new Error('secret internal detail'));
     const res = await signed({ method: 'GET', path: `/${BUCKET}?list-type=2`, headers: EMPTY });
     expect(res.status).toBe(500);
@@ -80,7 +71,7 @@ describe('errors on the wire', () => {
 
   it('refuses a backend that claims success without reading the verified body', async () => {
     jest
-      .spyOn(app.backend, 'putObject')
+      .spyOn(fx.app.backend, 'putObject')
       .mockResolvedValueOnce({ etag: 'x', lastModified: new Date() });
     const res = await signed({
       method: 'PUT',
@@ -101,7 +92,7 @@ describe('request bodies', () => {
       body: Buffer.from('x'),
     });
     expect(res.status).toBe(200);
-    expect(app.backend.tape(BUCKET).objects.get('odd-type')?.head.contentType).toBe(
+    expect(fx.app.backend.tape(BUCKET).objects.get('odd-type')?.head.contentType).toBe(
       'not a media type',
     );
   });
@@ -132,7 +123,7 @@ describe('request bodies', () => {
     });
     expect(res.status).toBe(400);
     expect(res.body).toContain('<Code>InvalidRequest</Code>');
-    expect(app.backend.tape(BUCKET).objects.has('hostile')).toBe(false);
+    expect(fx.app.backend.tape(BUCKET).objects.has('hostile')).toBe(false);
   });
 
   it('refuses an oversized DeleteObjects document', async () => {
@@ -151,16 +142,20 @@ describe('request bodies', () => {
     const request = await signWithHeader({
       method: 'PUT',
       path: `/${BUCKET}/dropped`,
-      host: `127.0.0.1:${app.port}`,
+      host: `127.0.0.1:${fx.app.port}`,
       headers: { ...UNSIGNED, 'content-length': '100000' },
       date: new Date(),
       accessKeyId: KEY_ID,
       secret: SECRET,
     });
     const head = requestHead('PUT', request.rawPath, request.rawHeaders);
-    await rawExchange(app.port, Buffer.concat([Buffer.from(head), Buffer.alloc(5000, 'a')]), true);
+    await rawExchange(
+      fx.app.port,
+      Buffer.concat([Buffer.from(head), Buffer.alloc(5000, 'a')]),
+      true,
+    );
     await new Promise((r) => setTimeout(r, 300));
-    expect(app.backend.tape(BUCKET).objects.has('dropped')).toBe(false);
+    expect(fx.app.backend.tape(BUCKET).objects.has('dropped')).toBe(false);
     const after = await signed({ method: 'GET', path: `/${BUCKET}?list-type=2`, headers: EMPTY });
     expect(after.status).toBe(200);
   });
@@ -171,7 +166,7 @@ describe('Expect: 100-continue', () => {
     const request = await signWithHeader({
       method: 'PUT',
       path: `/${BUCKET}/${key}`,
-      host: `127.0.0.1:${app.port}`,
+      host: `127.0.0.1:${fx.app.port}`,
       headers: {
         ...UNSIGNED,
         'content-length': String(length),
@@ -187,18 +182,22 @@ describe('Expect: 100-continue', () => {
 
   it('asks for the body only when the backend starts reading it', async () => {
     const body = Buffer.from('continued body');
-    const ok = await expectContinue(app.port, await continueHead('continued', body.length), body);
+    const ok = await expectContinue(
+      fx.app.port,
+      await continueHead('continued', body.length),
+      body,
+    );
     expect(ok.interim).toBe(true);
     expect(ok.response).toMatch(/^HTTP\/1\.1 200 /);
-    expect(app.backend.tape(BUCKET).objects.get('continued')?.data.equals(body)).toBe(true);
+    expect(fx.app.backend.tape(BUCKET).objects.get('continued')?.data.equals(body)).toBe(true);
   });
 
   it('refuses a full tape before the client sends a byte of the body', async () => {
-    app.backend.tape(BUCKET).capacity = 10;
+    fx.app.backend.tape(BUCKET).capacity = 10;
     try {
       const big = Buffer.alloc(1024 * 1024);
       const refused = await expectContinue(
-        app.port,
+        fx.app.port,
         await continueHead('too-big', big.length),
         big,
       );
@@ -206,14 +205,14 @@ describe('Expect: 100-continue', () => {
       expect(refused.response).toMatch(/^HTTP\/1\.1 507 /);
       expect(refused.response).toContain('insufficient capacity');
     } finally {
-      app.backend.tape(BUCKET).capacity = undefined;
+      fx.app.backend.tape(BUCKET).capacity = undefined;
     }
   });
 });
 
 describe('metering and addressing', () => {
   it('answers 503 SlowDown with Retry-After when the meter refuses, and meters by kind', async () => {
-    app.meter.refuse = true;
+    fx.app.meter.refuse = true;
     const res = await signed({
       method: 'PUT',
       path: `/${BUCKET}/metered`,
@@ -223,9 +222,9 @@ describe('metering and addressing', () => {
     expect(res.status).toBe(503);
     expect(res.headers['retry-after']).toBe('7');
     expect(res.body).toContain('<Code>SlowDown</Code>');
-    expect(app.meter.seen.at(-1)).toBe('127.0.0.1 write');
+    expect(fx.app.meter.seen.at(-1)).toBe('127.0.0.1 write');
     await signed({ method: 'GET', path: `/${BUCKET}/metered`, headers: EMPTY });
-    expect(app.meter.seen.at(-1)).toBe('127.0.0.1 read');
+    expect(fx.app.meter.seen.at(-1)).toBe('127.0.0.1 read');
   });
 
   it('serves virtual-hosted-style requests when virtual_host is configured', async () => {

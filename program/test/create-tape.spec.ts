@@ -60,17 +60,9 @@ describe.each(HOSTS)('%s host', (_host, newHost) => {
     });
 
     it('takes exactly the cost: a payer holding cost - 1 is refused, one holding cost succeeds', () => {
-      const { world, authority } = setup();
+      const { world, createIx } = setup();
       const poor = world.wallet(10 * SOL, 1_999n);
-      const ix = (payer: PublicKey) =>
-        world.ix.createTape({
-          payer,
-          authority,
-          mint: world.mint,
-          treasury: world.treasury,
-          capacity: MIB,
-          epochs: 2,
-        });
+      const ix = (payer: PublicKey) => createIx(MIB, 2, { payer });
       expect(world.failure(ix(poor))).toEqual(custom(TapeErrorCode.InsufficientFunds));
       const exact = world.wallet(10 * SOL, 2_000n);
       world.expectOk(ix(exact));
@@ -91,32 +83,28 @@ describe.each(HOSTS)('%s host', (_host, newHost) => {
 
     it('needs the tape keypair and the payer to sign', () => {
       const { world, createIx } = setup();
-      expect(world.failure(alter(createIx(MIB, 1), 1, { isSigner: false }))).toEqual(
-        custom(TapeErrorCode.UnauthorizedSigner),
-      );
-      expect(world.failure(alter(createIx(MIB, 1), 0, { isSigner: false }))).toEqual(
-        custom(TapeErrorCode.UnauthorizedSigner),
-      );
+      for (const account of [1, 0]) {
+        expect(world.failure(alter(createIx(MIB, 1), account, { isSigner: false }))).toEqual(
+          custom(TapeErrorCode.UnauthorizedSigner),
+        );
+      }
     });
 
     it('refuses a tape address that is not the PDA of the authority, and wrong program accounts', () => {
       const { world, createIx } = setup();
       const other = world.pdas.tape(Keypair.generate().publicKey);
-      expect(world.failure(alter(createIx(MIB, 1), 2, { pubkey: other }))).toEqual(
-        custom(TapeErrorCode.AccountMismatch),
-      );
-      expect(world.failure(alter(createIx(MIB, 1), 2, { isWritable: false }))).toEqual(
-        custom(TapeErrorCode.AccountMismatch),
-      );
-      expect(
-        world.failure(alter(createIx(MIB, 1), 5, { pubkey: Keypair.generate().publicKey })),
-      ).toEqual(custom(TapeErrorCode.AccountMismatch));
-      expect(world.failure(alter(createIx(MIB, 1), 6, { pubkey: TOKEN_PROGRAM_ID }))).toEqual(
-        custom(TapeErrorCode.AccountMismatch),
-      );
-      expect(world.failure(alter(createIx(MIB, 1), 7, { pubkey: SYSTEM_PROGRAM_ID }))).toEqual(
-        custom(TapeErrorCode.AccountMismatch),
-      );
+      const wrong: [number, Parameters<typeof alter>[2]][] = [
+        [2, { pubkey: other }],
+        [2, { isWritable: false }],
+        [5, { pubkey: Keypair.generate().publicKey }],
+        [6, { pubkey: TOKEN_PROGRAM_ID }],
+        [7, { pubkey: SYSTEM_PROGRAM_ID }],
+      ];
+      for (const [account, change] of wrong) {
+        expect(world.failure(alter(createIx(MIB, 1), account, change))).toEqual(
+          custom(TapeErrorCode.AccountMismatch),
+        );
+      }
     });
 
     it('pays only into the network treasury', () => {
@@ -175,18 +163,8 @@ describe.each(HOSTS)('%s host', (_host, newHost) => {
     });
 
     it('needs no token account when storage is free', () => {
-      const { world, authority } = setup(0n);
-      const payer = world.wallet();
-      world.expectOk(
-        world.ix.createTape({
-          payer,
-          authority,
-          mint: world.mint,
-          treasury: world.treasury,
-          capacity: MIB,
-          epochs: 3,
-        }),
-      );
+      const { world, authority, createIx } = setup(0n);
+      world.expectOk(createIx(MIB, 3, { payer: world.wallet() }));
       expect(world.tapeOf(authority).capacity).toBe(MIB);
     });
 

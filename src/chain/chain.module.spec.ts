@@ -13,19 +13,12 @@ import { ChainWriter } from './chain-writer';
 import { ChainModule, ChainServices } from './chain.module';
 import { StorageCosts } from './storage-costs';
 import { TapeInstructions } from './tape-instructions';
-
-async function deadPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { freePort } from '../../test/support/free-port';
 
 /** The gateway's chain module over an RPC nobody answers (nothing here needs an answer). */
 async function newTestModule(chain: Record<string, unknown>) {
   const dataDir = mkdtempSync(join(tmpdir(), 'chain-module-'));
-  const port = await deadPort();
+  const port = await freePort();
   const config = validateConfig({
     chain: { rpc_url: `http://127.0.0.1:${port}`, ...chain },
     storage: { data_dir: dataDir },

@@ -1,25 +1,17 @@
 import { Connection } from '@solana/web3.js';
-import { createServer } from 'node:net';
 import { closeConnectionSocket } from './close-connection';
+import { freePort } from '../../test/support/free-port';
 
 interface InternalSocket {
   connect(): void;
   on(event: 'error', listener: () => void): void;
 }
 
-async function deadPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 describe('closeConnectionSocket', () => {
   it('stops the WebSocket retrying a node that is gone', async () => {
     const silenced = jest.spyOn(console, 'error').mockImplementation(() => undefined);
     try {
-      const port = await deadPort();
+      const port = await freePort();
       const connection = new Connection(`http://127.0.0.1:${port}`, {
         wsEndpoint: `ws://127.0.0.1:${port}`,
       });

@@ -72,6 +72,35 @@ function signedSize(instructions: TransactionInstruction[]): number {
   return tx.serialize().length;
 }
 
+/**
+ * Each transaction within the packet limit, its computed size the signed one's, and full: the
+ * next transaction's first instruction would not have fit.
+ */
+function expectFullWithExactSizes(packed: PackedTransaction[]): void {
+  for (const [i, t] of packed.entries()) {
+    const size = transactionSize(t.transactionInstructions, payer.publicKey);
+    expect(size).toBeLessThanOrEqual(PACKET_DATA_SIZE);
+    expect(signedSize(t.transactionInstructions)).toBe(size);
+    if (i < packed.length - 1) {
+      const next = packed[i + 1].instructions[0];
+      expect(
+        transactionSize([...t.transactionInstructions, next], payer.publicKey),
+      ).toBeGreaterThan(PACKET_DATA_SIZE);
+    }
+  }
+}
+
+/** Packing with Publish estimated at `units` (no per-byte part), other estimates as shipped. */
+function publishEstimatedAt(units: number): PackOptions {
+  return {
+    computeUnits: new ComputeUnitEstimator(programId, {
+      ...COMPUTE_UNITS,
+      tape: { ...COMPUTE_UNITS.tape, [Tag.Publish]: units },
+      tapePerDataByte: {},
+    }),
+  };
+}
+
 function limitOf(packed: PackedTransaction): number {
   const [first] = packed.transactionInstructions;
   expect(ComputeBudgetInstruction.decodeInstructionType(first)).toBe('SetComputeUnitLimit');
@@ -84,19 +113,10 @@ describe('packInstructions', () => {
     const packed = packInstructions(instructions, payer.publicKey, packing);
     expect(packed.flatMap((t) => t.instructions)).toEqual(instructions);
     expect(packed.length).toBeGreaterThan(1);
-    for (const [i, t] of packed.entries()) {
+    for (const t of packed) {
       expect(t.transactionInstructions).toEqual([expect.anything(), ...t.instructions]);
-      const size = transactionSize(t.transactionInstructions, payer.publicKey);
-      expect(size).toBeLessThanOrEqual(PACKET_DATA_SIZE);
-      expect(signedSize(t.transactionInstructions)).toBe(size);
-      // Full: the next instruction would not have fit.
-      if (i < packed.length - 1) {
-        const next = packed[i + 1].instructions[0];
-        expect(
-          transactionSize([...t.transactionInstructions, next], payer.publicKey),
-        ).toBeGreaterThan(PACKET_DATA_SIZE);
-      }
     }
+    expectFullWithExactSizes(packed);
   });
 
   it("sets each transaction's compute-unit limit to the sum of its instructions' estimates", () => {
@@ -109,13 +129,7 @@ describe('packInstructions', () => {
   });
 
   it('never puts more than 1.4 M compute units of estimates in one transaction', () => {
-    const heavy: PackOptions = {
-      computeUnits: new ComputeUnitEstimator(programId, {
-        ...COMPUTE_UNITS,
-        tape: { ...COMPUTE_UNITS.tape, [Tag.Publish]: 500_000 },
-        tapePerDataByte: {},
-      }),
-    };
+    const heavy = publishEstimatedAt(500_000);
     const instructions = Array.from({ length: 7 }, (_, i) => tapeIx(i, 20));
     // By size alone they share one transaction.
     expect(packInstructions(instructions, payer.publicKey, packing)).toHaveLength(1);
@@ -131,13 +145,7 @@ describe('packInstructions', () => {
   });
 
   it('sends an instruction estimated over 1.4 M alone, with the limit capped', () => {
-    const huge: PackOptions = {
-      computeUnits: new ComputeUnitEstimator(programId, {
-        ...COMPUTE_UNITS,
-        tape: { ...COMPUTE_UNITS.tape, [Tag.Publish]: 2_000_000 },
-        tapePerDataByte: {},
-      }),
-    };
+    const huge = publishEstimatedAt(2_000_000);
     const packed = packInstructions([delegate(1), tapeIx(1), delegate(2)], payer.publicKey, huge);
     expect(packed.map((t) => t.instructions.length)).toEqual([1, 1, 1]);
     expect(packed.map(limitOf)).toEqual([
@@ -152,7 +160,8 @@ describe('packInstructions', () => {
     const instructions = Array.from({ length: 40 }, (_, i) => tapeIx(i, 30));
     const packed = packInstructions(instructions, payer.publicKey, priced);
     expect(packed.flatMap((t) => t.instructions)).toEqual(instructions);
-    for (const [i, t] of packed.entries()) {
+    expectFullWithExactSizes(packed);
+    for (const t of packed) {
       const price = t.transactionInstructions[1];
       expect(ComputeBudgetInstruction.decodeInstructionType(price)).toBe('SetComputeUnitPrice');
       expect(ComputeBudgetInstruction.decodeSetComputeUnitPrice(price).microLamports).toBe(25_000n);
@@ -160,15 +169,6 @@ describe('packInstructions', () => {
         2 * LIMIT_UNITS +
           t.instructions.reduce((sum, i) => sum + packing.computeUnits.estimate(i), 0),
       );
-      const size = transactionSize(t.transactionInstructions, payer.publicKey);
-      expect(size).toBeLessThanOrEqual(PACKET_DATA_SIZE);
-      expect(signedSize(t.transactionInstructions)).toBe(size);
-      if (i < packed.length - 1) {
-        const next = packed[i + 1].instructions[0];
-        expect(
-          transactionSize([...t.transactionInstructions, next], payer.publicKey),
-        ).toBeGreaterThan(PACKET_DATA_SIZE);
-      }
     }
     // Without a price there is no price instruction.
     for (const t of packInstructions(instructions, payer.publicKey, packing)) {

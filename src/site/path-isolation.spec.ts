@@ -2,7 +2,7 @@ import { labelFromAddress } from '../chain/tape-label';
 import { ConfigError, validateConfig } from '../config/config-loader';
 import { DEFAULT_PATH_SANDBOX_FLAGS } from '../config/site.config';
 import { pathSandboxPolicy, siteOriginResolver } from './path-isolation';
-import { newSiteTestApp, SiteTestApp } from './site-test-app.spec-support';
+import { newSiteTestApp, useSiteTestApp } from './site-test-app.spec-support';
 
 const TAPE = 'HrGUHhZBy1PcrUGVzoQG7bVDuvrmMRnKemDVGVP3wE7D';
 const LABEL = labelFromAddress(TAPE);
@@ -79,20 +79,12 @@ describe('siteOriginResolver', () => {
 
 describe('path routes on the shared origin', () => {
   describe('sandbox (default)', () => {
-    let t: SiteTestApp;
-    let tape: string;
-    let label: string;
-
-    beforeAll(async () => {
-      t = await newSiteTestApp();
-      ({ tape, label } = await t.addSite({
-        'index.html': '<h1>home</h1>',
-        'docs/index.html': '<h1>docs</h1>',
-        '404.html': '<h1>missing</h1>',
-        'app.js': 'console.log(1)',
-      }));
+    const site = useSiteTestApp({
+      'index.html': '<h1>home</h1>',
+      'docs/index.html': '<h1>docs</h1>',
+      '404.html': '<h1>missing</h1>',
+      'app.js': 'console.log(1)',
     });
-    afterAll(() => t.close());
 
     const sandboxed = (csp: unknown) => {
       expect(csp).toEqual(expect.stringMatching(/^default-src 'self';.*, sandbox allow-scripts /));
@@ -101,33 +93,39 @@ describe('path routes on the shared origin', () => {
 
     it('sandboxes every answer of /site/{tape}/: pages, 404.html, redirects, 304, OPTIONS', async () => {
       const inject = (url: string, extra: Record<string, string> = {}, method = 'GET') =>
-        t.inject({ method: method as 'GET', url, headers: extra });
-      const page = await inject(`/site/${tape}/`);
+        site.app.inject({ method: method as 'GET', url, headers: extra });
+      const page = await inject(`/site/${site.tape}/`);
       expect(page.statusCode).toBe(200);
       sandboxed(page.headers['content-security-policy']);
-      sandboxed((await inject(`/site/${tape}/app.js`)).headers['content-security-policy']);
-      const missing = await inject(`/site/${tape}/nothing-here`);
+      sandboxed((await inject(`/site/${site.tape}/app.js`)).headers['content-security-policy']);
+      const missing = await inject(`/site/${site.tape}/nothing-here`);
       expect(missing.statusCode).toBe(404);
       sandboxed(missing.headers['content-security-policy']);
-      const slash = await inject(`/site/${tape}/docs`);
+      const slash = await inject(`/site/${site.tape}/docs`);
       expect(slash.statusCode).toBe(308);
       sandboxed(slash.headers['content-security-policy']);
-      const root = await inject(`/site/${tape}`);
+      const root = await inject(`/site/${site.tape}`);
       expect(root.statusCode).toBe(308);
       sandboxed(root.headers['content-security-policy']);
-      const again = await inject(`/site/${tape}/`, { 'if-none-match': String(page.headers.etag) });
+      const again = await inject(`/site/${site.tape}/`, {
+        'if-none-match': String(page.headers.etag),
+      });
       expect(again.statusCode).toBe(304);
       sandboxed(again.headers['content-security-policy']);
-      const options = await inject(`/site/${tape}/`, {}, 'OPTIONS');
+      const options = await inject(`/site/${site.tape}/`, {}, 'OPTIONS');
       expect(options.statusCode).toBe(204);
       sandboxed(options.headers['content-security-policy']);
     });
 
     it('does not sandbox the same site on its own hostname, before or after the path route', async () => {
       const viaHost = () =>
-        t.inject({ method: 'GET', url: '/', headers: { host: `${label}.localhost:8080` } });
+        site.app.inject({
+          method: 'GET',
+          url: '/',
+          headers: { host: `${site.label}.localhost:8080` },
+        });
       const before = await viaHost();
-      await t.inject({ method: 'GET', url: `/site/${tape}/` });
+      await site.app.inject({ method: 'GET', url: `/site/${site.tape}/` });
       const after = await viaHost();
       for (const res of [before, after]) {
         expect(res.statusCode).toBe(200);
@@ -135,50 +133,45 @@ describe('path routes on the shared origin', () => {
         expect(res.headers['content-security-policy']).not.toMatch(/sandbox/);
       }
       // And the path route keeps its sandbox after the hostname route prepared its answer.
-      const path = await t.inject({ method: 'GET', url: `/site/${tape}/` });
+      const path = await site.app.inject({ method: 'GET', url: `/site/${site.tape}/` });
       expect(path.headers['content-security-policy']).toMatch(/, sandbox /);
     });
   });
 
   describe('redirect', () => {
-    let t: SiteTestApp;
-    let tape: string;
-    let label: string;
-
-    beforeAll(async () => {
-      t = await newSiteTestApp({ path_isolation: 'redirect', subdomain_suffix: 'localhost:8080' });
-      ({ tape, label } = await t.addSite({ 'index.html': '<h1>home</h1>' }));
-    });
-    afterAll(() => t.close());
+    const site = useSiteTestApp(
+      { 'index.html': '<h1>home</h1>' },
+      { site: { path_isolation: 'redirect', subdomain_suffix: 'localhost:8080' } },
+    );
 
     it('answers 308 to the site origin, keeping the path and query as sent', async () => {
       const cases: [string, string][] = [
-        [`/site/${tape}`, '/'],
-        [`/site/${tape}?a=1`, '/?a=1'],
-        [`/site/${tape}/`, '/'],
-        [`/site/${tape}/docs/a%20b.html?x=1&y=2`, '/docs/a%20b.html?x=1&y=2'],
+        [`/site/${site.tape}`, '/'],
+        [`/site/${site.tape}?a=1`, '/?a=1'],
+        [`/site/${site.tape}/`, '/'],
+        [`/site/${site.tape}/docs/a%20b.html?x=1&y=2`, '/docs/a%20b.html?x=1&y=2'],
       ];
       for (const [url, rest] of cases) {
-        const res = await t.inject({ method: 'GET', url });
+        const res = await site.app.inject({ method: 'GET', url });
         expect({ url, status: res.statusCode, location: res.headers.location }).toEqual({
           url,
           status: 308,
-          location: `http://${label}.localhost:8080${rest}`,
+          location: `http://${site.label}.localhost:8080${rest}`,
         });
         expect(res.headers['content-security-policy']).toMatch(/, sandbox /);
         expect(res.body).not.toContain('<h1>home</h1>');
       }
-      const head = await t.inject({ method: 'HEAD', url: `/site/${tape}/x` });
+      const head = await site.app.inject({ method: 'HEAD', url: `/site/${site.tape}/x` });
       expect(head.statusCode).toBe(308);
-      const post = await t.inject({ method: 'POST', url: `/site/${tape}/x` });
+      const post = await site.app.inject({ method: 'POST', url: `/site/${site.tape}/x` });
       expect(post.statusCode).toBe(405);
     });
 
     it('still serves the site on its hostname', async () => {
-      const res = await t.inject({
+      const res = await site.app.inject({
         method: 'GET',
         url: '/',
-        headers: { host: `${label}.localhost:8080` },
+        headers: { host: `${site.label}.localhost:8080` },
       });
       expect(res.statusCode).toBe(200);
       expect(res.body).toBe('<h1>home</h1>');

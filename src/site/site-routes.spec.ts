@@ -1,5 +1,5 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { newSiteTestApp, SiteTestApp } from './site-test-app.spec-support';
+import { newSiteTestApp, useSiteTestApp } from './site-test-app.spec-support';
 
 /**
  * The site routes injected into the HTTP server's request listener: the real site edge, host
@@ -11,13 +11,9 @@ const INDEX = '<!doctype html><title>home</title><h1>home</h1>';
 const CSS = 'body { color: #333; }\n'.repeat(100);
 
 describe('site routes', () => {
-  let t: SiteTestApp;
-  let tape: string;
-  let label: string;
-
-  beforeAll(async () => {
-    t = await newSiteTestApp();
-    ({ tape, label } = await t.addSite({
+  // An app and a published version: a few seconds on a busy 2-core machine.
+  const site = useSiteTestApp(
+    {
       'index.html': INDEX,
       'app.css': CSS,
       'docs/index.html': '<h1>docs</h1>',
@@ -27,27 +23,26 @@ describe('site routes', () => {
       'logo.png': Buffer.alloc(3000, 7),
       '_site.json': JSON.stringify({ cors_origins: ['https://reader.example'] }),
       healthz: 'site file named healthz',
-    }));
-    // An app and a published version: a few seconds on a busy 2-core machine.
-  }, 30_000);
-  afterAll(() => t.close());
+    },
+    { timeout: 30_000 },
+  );
 
   const get = (
     url: string,
     headers: Record<string, string> = {},
     method: 'GET' | 'HEAD' | 'OPTIONS' | 'POST' = 'GET',
-  ) => t.inject({ method, url, headers });
+  ) => site.app.inject({ method, url, headers });
   const host = (
     path: string,
     headers: Record<string, string> = {},
     method: 'GET' | 'HEAD' | 'OPTIONS' = 'GET',
-  ) => get(path, { host: `${label}.localhost:8080`, ...headers }, method);
+  ) => get(path, { host: `${site.label}.localhost:8080`, ...headers }, method);
 
   describe.each([
     [
       'path route',
-      (p: string, h?: Record<string, string>) => get(`/site/${tape}${p}`, h),
-      () => `/site/${tape}`,
+      (p: string, h?: Record<string, string>) => get(`/site/${site.tape}${p}`, h),
+      () => `/site/${site.tape}`,
     ],
     ['hostname route', (p: string, h?: Record<string, string>) => host(p, h), () => ''],
   ])('%s', (_name, fetchPath, mount) => {
@@ -76,7 +71,7 @@ describe('site routes', () => {
     });
 
     it('answers a tape that has published no version with 404 and a page saying so', async () => {
-      const empty = await t.addSite({});
+      const empty = await site.app.addSite({});
       for (const path of ['/', '/index.html', '/docs/']) {
         const res = await get(`/site/${empty.tape}${path}`);
         expect(res.statusCode).toBe(404);
@@ -85,7 +80,7 @@ describe('site routes', () => {
         expect(res.headers['x-tape-version']).toBeUndefined();
       }
       // A published site's miss keeps the generic page (or its own 404.html).
-      const miss = await get(`/site/${tape}/no-such-page`);
+      const miss = await get(`/site/${site.tape}/no-such-page`);
       expect(miss.body).not.toContain('has published no version yet');
     });
 
@@ -177,9 +172,9 @@ describe('site routes', () => {
   });
 
   it('redirects /site/{tape} to /site/{tape}/ with the query', async () => {
-    const res = await get(`/site/${tape}?a=1&b=2`);
+    const res = await get(`/site/${site.tape}?a=1&b=2`);
     expect(res.statusCode).toBe(308);
-    expect(res.headers.location).toBe(`/site/${tape}/?a=1&b=2`);
+    expect(res.headers.location).toBe(`/site/${site.tape}/?a=1&b=2`);
   });
 
   it('answers an unknown or malformed tape with 404', async () => {
@@ -189,41 +184,50 @@ describe('site routes', () => {
   });
 
   it('answers an expired tape with 410', async () => {
-    const expired = await t.addSite({ 'index.html': 'x' }, { kind: 'expired' });
+    const expired = await site.app.addSite({ 'index.html': 'x' }, { kind: 'expired' });
     const res = await get(`/site/${expired.tape}/`);
     expect(res.statusCode).toBe(410);
     expect(res.body).toMatch(/no longer served/);
   });
 
   it('answers an expiring tape with 410 once its time is up, reading the tape again once', async () => {
-    const soon = await t.addSite({ 'index.html': 'x' }, { kind: 'active', expiresInMs: 1000 });
+    const soon = await site.app.addSite(
+      { 'index.html': 'x' },
+      { kind: 'active', expiresInMs: 1000 },
+    );
     expect((await get(`/site/${soon.tape}/`)).statusCode).toBe(200);
     await new Promise((r) => setTimeout(r, 1050));
     // The chain now says what the clock said: expired.
-    t.source.tapes.get(soon.tape)!.status = { kind: 'expired' };
-    const calls = t.source.statusReads;
+    site.app.source.tapes.get(soon.tape)!.status = { kind: 'expired' };
+    const calls = site.app.source.statusReads;
     expect((await get(`/site/${soon.tape}/`)).statusCode).toBe(410);
     expect((await get(`/site/${soon.tape}/`)).statusCode).toBe(410);
-    expect(t.source.statusReads).toBe(calls + 1);
+    expect(site.app.source.statusReads).toBe(calls + 1);
   });
 
   it('keeps serving a tape extended while its old expiry was cached', async () => {
-    const extended = await t.addSite({ 'index.html': 'x' }, { kind: 'active', expiresInMs: 1000 });
+    const extended = await site.app.addSite(
+      { 'index.html': 'x' },
+      { kind: 'active', expiresInMs: 1000 },
+    );
     expect((await get(`/site/${extended.tape}/`)).statusCode).toBe(200);
-    t.source.tapes.get(extended.tape)!.status = { kind: 'active', expiresInMs: 3_600_000 };
+    site.app.source.tapes.get(extended.tape)!.status = { kind: 'active', expiresInMs: 3_600_000 };
     await new Promise((r) => setTimeout(r, 1050));
     expect((await get(`/site/${extended.tape}/`)).statusCode).toBe(200);
   });
 
   it('uses the built-in 404 page when the site has none', async () => {
-    const bare = await t.addSite({ 'index.html': 'x' });
+    const bare = await site.app.addSite({ 'index.html': 'x' });
     const res = await get(`/site/${bare.tape}/missing`);
     expect(res.statusCode).toBe(404);
     expect(res.body).toMatch(/404 Not Found/);
   });
 
   it('falls back to index.html for routes when spa_fallback is on, not for files', async () => {
-    const spa = await t.addSite({ 'index.html': 'spa', '_site.json': '{"spa_fallback":true}' });
+    const spa = await site.app.addSite({
+      'index.html': 'spa',
+      '_site.json': '{"spa_fallback":true}',
+    });
     const route = await get(`/site/${spa.tape}/users/42`);
     expect(route.statusCode).toBe(200);
     expect(route.body).toBe('spa');
@@ -265,7 +269,7 @@ describe('site routes', () => {
   });
 
   it('refuses other methods with 405', async () => {
-    const res = await get(`/site/${tape}/`, {}, 'POST');
+    const res = await get(`/site/${site.tape}/`, {}, 'POST');
     expect(res.statusCode).toBe(405);
     expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
   });

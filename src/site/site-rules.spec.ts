@@ -1,4 +1,4 @@
-import { newSiteTestApp, SiteTestApp } from './site-test-app.spec-support';
+import { useSiteTestApp } from './site-test-app.spec-support';
 
 /**
  * `_redirects` and `_headers` of a published version, through the real site edge, service and
@@ -30,35 +30,30 @@ const HEADERS = [
 ].join('\n');
 
 describe('site rules', () => {
-  let t: SiteTestApp;
-  let tape: string;
-  let label: string;
-
-  beforeAll(async () => {
-    t = await newSiteTestApp();
-    ({ tape, label } = await t.addSite(
-      {
-        'index.html': '<h1>my index</h1>',
-        'one.html': '<h1>one</h1>',
-        'two.html': '<h1>two</h1>',
-        '404.html': '<h1>my 404</h1>',
-        '410.html': '<h1>my 410</h1>',
-        '451.html': '<h1>my 451</h1>',
-        'assets/app.js': 'console.log(1)',
-        _redirects: REDIRECTS,
-        _headers: HEADERS,
-      },
-      undefined,
-      {},
-    ));
-  }, 30_000);
-  afterAll(() => t.close());
+  const site = useSiteTestApp(
+    {
+      'index.html': '<h1>my index</h1>',
+      'one.html': '<h1>one</h1>',
+      'two.html': '<h1>two</h1>',
+      '404.html': '<h1>my 404</h1>',
+      '410.html': '<h1>my 410</h1>',
+      '451.html': '<h1>my 451</h1>',
+      'assets/app.js': 'console.log(1)',
+      _redirects: REDIRECTS,
+      _headers: HEADERS,
+    },
+    { versioned: {}, timeout: 30_000 },
+  );
 
   describe.each([
-    ['path route', (p: string) => t.inject({ url: `/site/${tape}${p}` }), () => `/site/${tape}`],
+    [
+      'path route',
+      (p: string) => site.app.inject({ url: `/site/${site.tape}${p}` }),
+      () => `/site/${site.tape}`,
+    ],
     [
       'hostname route',
-      (p: string) => t.inject({ url: p, headers: { host: `${label}.localhost:8080` } }),
+      (p: string) => site.app.inject({ url: p, headers: { host: `${site.label}.localhost:8080` } }),
       () => '',
     ],
   ])('%s', (_name, get, mount) => {
@@ -105,11 +100,11 @@ describe('site rules', () => {
 
     it('answers If-None-Match on a rewrite with 304', async () => {
       const first = await get('/app/x');
-      const again = await t.inject({
+      const again = await site.app.inject({
         url: `${mount()}/app/y`,
         headers: {
           'if-none-match': first.headers.etag as string,
-          ...(mount() === '' ? { host: `${label}.localhost:8080` } : {}),
+          ...(mount() === '' ? { host: `${site.label}.localhost:8080` } : {}),
         },
       });
       expect(again.statusCode).toBe(304);
@@ -148,15 +143,18 @@ describe('site rules', () => {
         headers: [['/*', [['set-cookie', 'a=b']], []]],
       }),
     );
-    const bad = await t.addSite({ 'index.html': 'x' }, undefined, { rules: forged });
+    const bad = await site.app.addSite({ 'index.html': 'x' }, undefined, { rules: forged });
     for (const url of [`/site/${bad.tape}/`, `/site/${bad.tape}/go`]) {
-      const res = await t.inject({ url });
+      const res = await site.app.inject({ url });
       expect(res.statusCode).toBe(500);
       expect(res.headers['set-cookie']).toBeUndefined();
       expect(res.headers.location).toBeUndefined();
       expect(res.body).toContain('rules are invalid');
     }
-    const byHost = await t.inject({ url: '/go', headers: { host: `${bad.label}.localhost:8080` } });
+    const byHost = await site.app.inject({
+      url: '/go',
+      headers: { host: `${bad.label}.localhost:8080` },
+    });
     expect(byHost.statusCode).toBe(500);
   });
 });

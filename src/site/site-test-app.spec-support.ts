@@ -300,3 +300,31 @@ export async function newSiteTestApp(
     },
   };
 }
+
+/** A suite's site test app with one site on it, filled in by the suite's `beforeAll`. */
+export interface SiteTestFixture {
+  app: SiteTestApp;
+  tape: string;
+  label: string;
+}
+
+/**
+ * Starts a site test app with one site of these files before the suite's tests and closes it
+ * after them. Call inside a `describe`; read the fields inside hooks and tests.
+ */
+export function useSiteTestApp(
+  files: Record<string, string | Buffer>,
+  options: {
+    site?: Record<string, unknown>;
+    versioned?: { rules?: Buffer };
+    timeout?: number;
+  } = {},
+): SiteTestFixture {
+  const fixture = {} as SiteTestFixture;
+  beforeAll(async () => {
+    fixture.app = await newSiteTestApp(options.site);
+    Object.assign(fixture, await fixture.app.addSite(files, undefined, options.versioned));
+  }, options.timeout);
+  afterAll(() => fixture.app?.close());
+  return fixture;
+}

@@ -1,10 +1,8 @@
 import { commitmentOfBuffer } from '../tracks/commitment';
 import { encodeManifest } from '../tracks/manifest';
-import { packFiles } from './pack-writer';
 import { buildVersion } from './version-builder';
 import { CertificationError, VersionCertifier } from './version-certifier';
-import { VersionEntry } from './version-entry';
-import { MemoryHoldings } from './version-test-support.spec-support';
+import { MemoryHoldings, packedEntries } from './version-test-support.spec-support';
 import { encodeNode, encodeRoot } from './version-nodes';
 
 function site(holdings: MemoryHoldings, settings = '{"spa_fallback":true}') {
@@ -13,24 +11,8 @@ function site(holdings: MemoryHoldings, settings = '{"spa_fallback":true}') {
     { name: 'app.css', bytes: Buffer.from('body{}') },
     { name: 'index.html', bytes: Buffer.from('<h1>hi</h1>') },
   ];
-  const { packs, placements } = packFiles(small);
-  for (const p of packs) holdings.put(p.bytes);
-  const entries: VersionEntry[] = small.map((f) => {
-    const at = placements.get(f.name)!;
-    return {
-      name: f.name,
-      commitment: commitmentOfBuffer(f.bytes).commitment,
-      size: f.bytes.length,
-      contentType: 'text/plain',
-      metadata: Buffer.alloc(0),
-      location: {
-        kind: 'packed',
-        pack: packs[at.pack].commitment,
-        packSize: packs[at.pack].bytes.length,
-        offset: at.offset,
-      },
-    };
-  });
+  const entries = packedEntries(holdings, small);
+  const packBytes = entries[0].location.kind === 'packed' ? entries[0].location.packSize : 0;
   const big = Buffer.alloc(100_000, 7);
   entries.push({
     name: 'big.bin',
@@ -57,7 +39,7 @@ function site(holdings: MemoryHoldings, settings = '{"spa_fallback":true}') {
     metadata: Buffer.alloc(0),
     location: { kind: 'stream', manifestBytes: manifest.length },
   });
-  return { entries, settings: Buffer.from(settings), packBytes: packs[0].bytes.length, segC };
+  return { entries, settings: Buffer.from(settings), packBytes, segC };
 }
 
 function newCertifier() {

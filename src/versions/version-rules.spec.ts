@@ -1,37 +1,21 @@
 import { commitmentOfBuffer } from '../tracks/commitment';
-import { packFiles } from './pack-writer';
 import { compileSiteRules, decodeSiteRules, encodeSiteRules, RulesError } from './rules/site-rules';
 import { buildVersion } from './version-builder';
 import { CertificationError, VersionCertifier } from './version-certifier';
 import { VersionEntry } from './version-entry';
 import { decodeRoot, encodeRoot, ROOT_MAGIC, ROOT_MAGIC_RULES } from './version-nodes';
 import { ChangedFile, planVersion } from './version-planner';
-import { MemoryHoldings } from './version-test-support.spec-support';
+import { MemoryHoldings, packedEntries } from './version-test-support.spec-support';
 
 const REDIRECTS = '/old /new 301\n/* /index.html 200\n';
 const HEADERS = "/*\n  Content-Security-Policy: script-src 'sha256-abc='\n";
 
 /** A packed site of these files, its bytes held. */
 function site(holdings: MemoryHoldings, files: Record<string, string>): VersionEntry[] {
-  const small = Object.entries(files).map(([name, text]) => ({ name, bytes: Buffer.from(text) }));
-  const { packs, placements } = packFiles(small);
-  for (const p of packs) holdings.put(p.bytes);
-  return small.map((f) => {
-    const at = placements.get(f.name)!;
-    return {
-      name: f.name,
-      commitment: commitmentOfBuffer(f.bytes).commitment,
-      size: f.bytes.length,
-      contentType: 'text/plain',
-      metadata: Buffer.alloc(0),
-      location: {
-        kind: 'packed',
-        pack: packs[at.pack].commitment,
-        packSize: packs[at.pack].bytes.length,
-        offset: at.offset,
-      },
-    };
-  });
+  return packedEntries(
+    holdings,
+    Object.entries(files).map(([name, text]) => ({ name, bytes: Buffer.from(text) })),
+  );
 }
 
 function compiled(files: { redirects?: string; headers?: string }): Buffer {

@@ -4,6 +4,7 @@ import { BuiltVersion } from './version-builder';
 import { VersionHoldings } from './version-holdings';
 import { commitmentOfBuffer } from '../tracks/commitment';
 import { VersionNodeSource } from './version-reader';
+import { packFiles } from './pack-writer';
 
 /** A node source over a map of stored tracks, counting reads; it checks lengths like a store. */
 export class MemoryNodeSource extends VersionNodeSource {
@@ -68,4 +69,29 @@ export class MemoryHoldings extends VersionHoldings {
   async holds(commitment: Buffer, bytes: number): Promise<boolean> {
     return this.tracks.get(commitment.toString('hex'))?.length === bytes;
   }
+}
+
+/** Entries for these files packed together (text/plain, no metadata), the packs put in `holdings`. */
+export function packedEntries(
+  holdings: MemoryHoldings,
+  files: { name: string; bytes: Buffer }[],
+): VersionEntry[] {
+  const { packs, placements } = packFiles(files);
+  for (const p of packs) holdings.put(p.bytes);
+  return files.map((f) => {
+    const at = placements.get(f.name)!;
+    return {
+      name: f.name,
+      commitment: commitmentOfBuffer(f.bytes).commitment,
+      size: f.bytes.length,
+      contentType: 'text/plain',
+      metadata: Buffer.alloc(0),
+      location: {
+        kind: 'packed',
+        pack: packs[at.pack].commitment,
+        packSize: packs[at.pack].bytes.length,
+        offset: at.offset,
+      },
+    };
+  });
 }

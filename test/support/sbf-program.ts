@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { compileSbfObject } from '../../tools/sbf-link/compile-c';
 import { linkSbf } from '../../tools/sbf-link/link';
 
 /**
@@ -13,42 +13,21 @@ import { linkSbf } from '../../tools/sbf-link/link';
 export function buildLoggingProgram(message: string, version?: string): Buffer {
   const dir = mkdtempSync(join(tmpdir(), 'sbf-program-'));
   try {
-    const source = join(dir, 'program.c');
-    const object = join(dir, 'program.o');
-    writeFileSync(
-      source,
-      [
-        '#include <stdint.h>',
-        'void sol_log_(const char *message, uint64_t length);',
-        `static const char text[] = ${JSON.stringify(message)};`,
-        ...(version === undefined
-          ? []
-          : [`const char tape_program_version[] = "tape-program-version=${version}";`]),
-        'uint64_t entrypoint(const uint8_t *input) {',
-        '  (void)input;',
-        '  sol_log_(text, sizeof text - 1);',
-        '  return 0;',
-        '}',
-        '',
-      ].join('\n'),
-    );
-    execFileSync(
-      'clang-19',
-      [
-        '-target',
-        'bpf',
-        '-mcpu=v1',
-        '-O2',
-        '-ffreestanding',
-        '-fno-builtin',
-        '-c',
-        source,
-        '-o',
-        object,
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    return linkSbf([{ name: 'program.o', bytes: readFileSync(object) }]);
+    const source = [
+      '#include <stdint.h>',
+      'void sol_log_(const char *message, uint64_t length);',
+      `static const char text[] = ${JSON.stringify(message)};`,
+      ...(version === undefined
+        ? []
+        : [`const char tape_program_version[] = "tape-program-version=${version}";`]),
+      'uint64_t entrypoint(const uint8_t *input) {',
+      '  (void)input;',
+      '  sol_log_(text, sizeof text - 1);',
+      '  return 0;',
+      '}',
+      '',
+    ].join('\n');
+    return linkSbf([compileSbfObject(dir, 'program', source)]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -2,26 +2,15 @@
  * End to end: C compiled by clang-19, linked by linkSbf, deployed and run by agave's SVM
  * (litesvm). Needs clang-19 on PATH; without it the spec fails (it is not skipped).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { address, getTransactionDecoder, lamports } from '@solana/kit';
 import { Keypair, Transaction, TransactionInstruction } from '@solana/web3.js';
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
+import { CLANG, compileSbfObject } from './compile-c';
 import { linkSbf } from './link';
-
-const CLANG = 'clang-19';
-const CLANG_FLAGS = [
-  '-target',
-  'bpf',
-  '-mcpu=v1',
-  '-O2',
-  '-ffreestanding',
-  '-fno-builtin',
-  '-mllvm',
-  '-bpf-stack-size=4096',
-];
 
 const MAIN_C = String.raw`
 #include <stdint.h>
@@ -102,14 +91,6 @@ function requireClang(): void {
   }
 }
 
-function compile(dir: string, name: string, source: string): { name: string; bytes: Buffer } {
-  const c = join(dir, `${name}.c`);
-  const o = join(dir, `${name}.o`);
-  writeFileSync(c, source);
-  execFileSync(CLANG, [...CLANG_FLAGS, '-c', c, '-o', o], { stdio: ['ignore', 'pipe', 'pipe'] });
-  return { name: `${name}.o`, bytes: readFileSync(o) };
-}
-
 function runOnce(program: Uint8Array): string[] {
   const svm = new LiteSVM();
   const programId = Keypair.generate().publicKey;
@@ -134,7 +115,7 @@ describe('linkSbf + litesvm (clang-19)', () => {
   beforeAll(() => {
     requireClang();
     dir = mkdtempSync(join(tmpdir(), 'sbf-link-'));
-    objects = [compile(dir, 'main', MAIN_C), compile(dir, 'helper', HELPER_C)];
+    objects = [compileSbfObject(dir, 'main', MAIN_C), compileSbfObject(dir, 'helper', HELPER_C)];
   });
 
   afterAll(() => {

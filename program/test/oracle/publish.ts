@@ -80,6 +80,17 @@ function writeChanged(
   view.data = encodeTape({ ...next, history: evictUnkept(next) });
 }
 
+/**
+ * Accounts: signer s, tape w. The checks every change of aliases or keep starts with, in the
+ * program's order: the tape's signer, then the sequence compare-and-swap.
+ */
+function signedChange(call: TapeInvocation, expectedSequence: number) {
+  const signer = call.signer(0, 'signer');
+  const tape = call.tape(1);
+  expectTapeSigner(tape.record, signer);
+  return { tape, record: tape.record, sequence: expectSequence(tape.record, expectedSequence) };
+}
+
 /** Accounts: signer s, tape w, config. Rollback and promote: a kept version becomes current. */
 export function setCurrent(
   call: TapeInvocation,
@@ -103,11 +114,7 @@ export function removeAlias(
   call: TapeInvocation,
   data: Extract<TapeInstructionData, { tag: Tag.RemoveAlias }>,
 ): void {
-  const signer = call.signer(0, 'signer');
-  const tape = call.tape(1);
-  const record = tape.record;
-  expectTapeSigner(record, signer);
-  const sequence = expectSequence(record, data.expectedSequence);
+  const { tape, record, sequence } = signedChange(call, data.expectedSequence);
   if (!isAliasName(data.name)) fail(TapeErrorCode.InvalidArgument, 'invalid alias name');
   if (!record.aliases.some((a) => a.name === data.name)) {
     fail(TapeErrorCode.InvalidArgument, `no alias ${data.name}`);
@@ -121,11 +128,7 @@ export function setKeep(
   call: TapeInvocation,
   data: Extract<TapeInstructionData, { tag: Tag.SetKeep }>,
 ): void {
-  const signer = call.signer(0, 'signer');
-  const tape = call.tape(1);
-  const record = tape.record;
-  expectTapeSigner(record, signer);
-  const sequence = expectSequence(record, data.expectedSequence);
+  const { tape, record, sequence } = signedChange(call, data.expectedSequence);
   if (data.keep < 1 || data.keep > 16) fail(TapeErrorCode.InvalidArgument, 'keep must be 1..16');
   writeChanged(tape.view, record, { keep: data.keep }, sequence);
 }

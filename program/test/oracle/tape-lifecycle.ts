@@ -65,8 +65,11 @@ export function createTape(call: TapeInvocation, data: Data<Tag.CreateTape>): vo
   });
 }
 
-/** Accounts: payer s w, tape w, payer ATA w, treasury w, config, token. Anyone may pay. */
-export function extendTape(call: TapeInvocation, data: Data<Tag.ExtendTape>): void {
+/**
+ * Accounts: payer s w, tape w, payer ATA w, treasury w, config, token: the accounts of a paid
+ * change of a tape (extend, resize), checked in the program's order.
+ */
+function paidTapeChange(call: TapeInvocation) {
   const payer = call.wallet(0, 'payer');
   const tape = call.tape(1);
   const config = call.config(4);
@@ -74,6 +77,18 @@ export function extendTape(call: TapeInvocation, data: Data<Tag.ExtendTape>): vo
   const source = call.at(2);
   const treasury = call.at(3);
   expectPaymentAccounts(config, source, treasury);
+  /** Checks the payer can pay `amount` and moves it to the treasury. */
+  const pay = (amount: bigint) => {
+    const payment: StoragePayment = { payer, source, treasury, amount };
+    checkStoragePayment(call, config, payment);
+    payStorage(call, payment);
+  };
+  return { tape, config, pay };
+}
+
+/** Accounts as paidTapeChange's. Anyone may pay. */
+export function extendTape(call: TapeInvocation, data: Data<Tag.ExtendTape>): void {
+  const { tape, config, pay } = paidTapeChange(call);
 
   if (data.epochs < 1) fail(TapeErrorCode.InvalidArgument, 'epochs must be >= 1');
   const expiryEpoch = checkedAdd(
@@ -83,28 +98,13 @@ export function extendTape(call: TapeInvocation, data: Data<Tag.ExtendTape>): vo
     'expiry epoch',
   );
   expectActive(tape.record, call.epoch(config));
-  const payment: StoragePayment = {
-    payer,
-    source,
-    treasury,
-    amount: storageCost(tape.record.capacity, data.epochs, config.pricePerMibEpoch),
-  };
-  checkStoragePayment(call, config, payment);
-
-  payStorage(call, payment);
+  pay(storageCost(tape.record.capacity, data.epochs, config.pricePerMibEpoch));
   tape.view.data = encodeTape({ ...tape.record, expiryEpoch });
 }
 
-/** Accounts: payer s w, tape w, payer ATA w, treasury w, config, token. */
+/** Accounts as paidTapeChange's. */
 export function resizeTape(call: TapeInvocation, data: Data<Tag.ResizeTape>): void {
-  const payer = call.wallet(0, 'payer');
-  const tape = call.tape(1);
-  const config = call.config(4);
-  call.expectAddress(5, TOKEN_PROGRAM_ID, 'token program');
-
-  const source = call.at(2);
-  const treasury = call.at(3);
-  expectPaymentAccounts(config, source, treasury);
+  const { tape, config, pay } = paidTapeChange(call);
 
   if (data.addBytes < 1) fail(TapeErrorCode.InvalidArgument, 'add_bytes must be >= 1');
   const { capacity, expiryEpoch } = tape.record;
@@ -112,15 +112,7 @@ export function resizeTape(call: TapeInvocation, data: Data<Tag.ResizeTape>): vo
   const epoch = call.epoch(config);
   expectActive(tape.record, epoch);
   const remainingEpochs = expiryEpoch - epoch;
-  const payment: StoragePayment = {
-    payer,
-    source,
-    treasury,
-    amount: resizeCost(capacity, data.addBytes, remainingEpochs, config.pricePerMibEpoch),
-  };
-  checkStoragePayment(call, config, payment);
-
-  payStorage(call, payment);
+  pay(resizeCost(capacity, data.addBytes, remainingEpochs, config.pricePerMibEpoch));
   tape.view.data = encodeTape({ ...tape.record, capacity: newCapacity });
 }
 
