@@ -1,35 +1,26 @@
 import { storedCopyFault, TrackStoreLedger } from './track-store-ledger';
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import {
-  FileHandle,
-  link,
-  open,
-  readdir,
-  rename,
-  rm,
-  stat,
-  statfs,
-  unlink,
-} from 'node:fs/promises';
+import { FileHandle, open, readdir, rename, rm, stat, statfs, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { ByteLru } from './byte-lru';
 import {
   WrongLength,
   isMissing,
+  linkIfAbsent,
   readExactly,
+  renameIfPresent,
+  sizeOnDisk,
   syncDirectory,
   writeAll,
   writeDurably,
 } from './durable-file';
 import {
-  COMMITMENT_BYTES,
   assertRangeInside,
   assertTrackSize,
   chunkCount,
   CHUNK_HASH_BYTES,
-  commitmentToHex,
+  storeKeyHex,
   verifyChunkList,
 } from './commitment';
 import { TrackNotFoundError } from './track-errors';
@@ -46,18 +37,13 @@ import {
   TrackStore,
   TrackStoreStats,
 } from './track-store';
+import { VerifiedChunkLists } from './verified-chunk-lists';
 import { VerifiedRangeStream } from './verified-range-stream';
 import { makeDirectoryAsync } from '../config/directories';
 import { PRIVATE_FILE_MODE } from '../config/private-files';
 
 /** Temporary files older than this are leftovers of a crash, not a put in progress. */
 const STALE_TEMP_MS = 60 * 60 * 1000;
-
-interface VerifiedChunkList {
-  size: number;
-  hashes: Buffer;
-  byteLength: number;
-}
 
 /**
  * The embedded track store: a content-addressed directory.
@@ -75,7 +61,7 @@ interface VerifiedChunkList {
 export class FileTrackStore extends TrackStore {
   private readonly tmpDir: string;
   private ready: Promise<void> | undefined;
-  private readonly chunkLists: ByteLru<VerifiedChunkList>;
+  private readonly chunkLists: VerifiedChunkLists;
   /** Releases moving a blob's files aside, by hex commitment: `storedSize` waits for them. */
   private readonly releasing = new Map<string, Promise<void>>();
   private readonly ledger = new TrackStoreLedger();
@@ -92,8 +78,7 @@ export class FileTrackStore extends TrackStore {
     this.tmpDir = join(root, '.tmp');
     this.quarantineDir = join(root, 'quarantine');
     this.indexPath = options.indexPath ?? `${root}.references.sqlite`;
-    // 16 MiB of verified lists describes 32 GiB of hot track data.
-    this.chunkLists = new ByteLru(options.chunkListCacheBytes ?? 16 * 1024 * 1024);
+    this.chunkLists = new VerifiedChunkLists(options.chunkListCacheBytes);
   }
 
   /** Creates the directories and sweeps stale temporary files; idempotent. */
@@ -130,7 +115,7 @@ export class FileTrackStore extends TrackStore {
         size,
         storedSize: stored,
         noun: 'file',
-        forgetChunkList: () => this.chunkLists.delete(paths.hex),
+        forgetChunkList: () => this.chunkLists.forget(paths.hex),
         readChunkList: () => this.readChunkHashes(commitment, size),
         readWhole: () => this.openRange(commitment, size, 0, size - 1),
       });
@@ -172,8 +157,8 @@ export class FileTrackStore extends TrackStore {
 
   async readChunkHashes(commitment: Buffer, size: number): Promise<Buffer> {
     const paths = this.paths(commitment);
-    const cached = this.chunkLists.get(paths.hex);
-    if (cached && cached.size === size) return cached.hashes;
+    const cached = this.chunkLists.get(paths.hex, size);
+    if (cached) return cached;
     const expectedBytes = chunkCount(size) * CHUNK_HASH_BYTES;
     let hashes: Buffer;
     try {
@@ -190,7 +175,7 @@ export class FileTrackStore extends TrackStore {
     if (!verifyChunkList(commitment, size, hashes)) {
       throw this.ledger.integrityFailure(paths.hex, 'chunk list does not match the commitment');
     }
-    this.chunkLists.set(paths.hex, { size, hashes, byteLength: hashes.length + 64 });
+    this.chunkLists.remember(paths.hex, size, hashes);
     return hashes;
   }
 
@@ -288,7 +273,7 @@ export class FileTrackStore extends TrackStore {
       await rm(tombData, { force: true });
       return { outcome: 'kept' };
     }
-    this.chunkLists.delete(paths.hex);
+    this.chunkLists.forget(paths.hex);
     await rm(tombChunks, { force: true });
     await rm(tombData, { force: true });
     if (!movedData) return { outcome: 'absent' };
@@ -298,7 +283,7 @@ export class FileTrackStore extends TrackStore {
 
   async remove(commitment: Buffer): Promise<boolean> {
     const paths = this.paths(commitment);
-    this.chunkLists.delete(paths.hex);
+    this.chunkLists.forget(paths.hex);
     let existed = true;
     try {
       await unlink(paths.data);
@@ -340,10 +325,7 @@ export class FileTrackStore extends TrackStore {
   }
 
   private paths(commitment: Buffer) {
-    if (!Buffer.isBuffer(commitment) || commitment.length !== COMMITMENT_BYTES) {
-      throw new RangeError(`a commitment is ${COMMITMENT_BYTES} bytes`);
-    }
-    const hex = commitmentToHex(commitment);
+    const hex = storeKeyHex(commitment);
     const dir = join(this.root, hex.slice(0, 2), hex.slice(2, 4));
     return { hex, dir, data: join(dir, hex), chunks: join(dir, `${hex}.chunks`) };
   }
@@ -362,7 +344,7 @@ export class FileTrackStore extends TrackStore {
     const base = join(this.quarantineDir, `${paths.hex}.${Date.now()}`);
     await linkIfAbsent(paths.data, base);
     await linkIfAbsent(paths.chunks, `${base}.chunks`);
-    this.chunkLists.delete(paths.hex);
+    this.chunkLists.forget(paths.hex);
     this.ledger.noteQuarantined(paths.hex);
     this.logger.warn({
       msg: 'stored track failed verification; replaced by a verified upload',
@@ -379,36 +361,5 @@ export class FileTrackStore extends TrackStore {
       const info = await stat(path).catch(() => undefined);
       if (info && info.mtimeMs < cutoff) await rm(path, { force: true, recursive: true });
     }
-  }
-}
-
-async function renameIfPresent(from: string, to: string): Promise<boolean> {
-  try {
-    await rename(from, to);
-    return true;
-  } catch (err) {
-    if (isMissing(err)) return false;
-    throw err;
-  }
-}
-
-/** Hard-links `from` at `to` unless `to` exists (or `from` is gone). */
-async function linkIfAbsent(from: string, to: string): Promise<void> {
-  try {
-    await link(from, to);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'EEXIST' && code !== 'ENOENT') throw err;
-  }
-}
-
-/** A data file's size, or undefined when there is none. */
-async function sizeOnDisk(path: string): Promise<number | undefined> {
-  try {
-    const info = await stat(path);
-    return info.isFile() ? info.size : undefined;
-  } catch (err) {
-    if (isMissing(err)) return undefined;
-    throw err;
   }
 }

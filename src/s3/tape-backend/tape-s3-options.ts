@@ -9,7 +9,7 @@ import { CredentialsModule } from '../../credentials/credentials.module';
 import { MeteringModule } from '../../metering/metering.module';
 import { SharedState } from '../../shared-state/shared-state';
 import { SharedStateModule } from '../../shared-state/shared-state.module';
-import { trackS3Client } from '../../tracks/s3/s3-track-store';
+import { trackS3Client } from '../../tracks/s3/track-s3-client';
 import { TracksModule } from '../../tracks/tracks.module';
 import { S3Backend } from '../s3-backend';
 import { S3CredentialStore } from '../s3-credential-store';

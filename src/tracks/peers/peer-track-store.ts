@@ -1,13 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { ByteLru } from '../byte-lru';
 import {
   CHUNK_HASH_BYTES,
-  COMMITMENT_BYTES,
   assertRangeInside,
   assertTrackSize,
   chunkCount,
-  commitmentToHex,
+  storeKeyHex,
   verifyChunkList,
 } from '../commitment';
 import { readExactly } from '../durable-file';
@@ -22,6 +20,7 @@ import {
 } from '../track-errors';
 import { TrackIntegrityReport, TrackStoreStats } from '../track-store';
 import { TrackStoreLedger } from '../track-store-ledger';
+import { VerifiedChunkLists } from '../verified-chunk-lists';
 import { VerifiedRangeStream } from '../verified-range-stream';
 import { PeerFailure, PeerFailureReason, PeerHttp, readExactBody } from './peer-http';
 import { PeerSet } from './peer-set';
@@ -43,12 +42,6 @@ export interface PeerTrackStoreOptions {
   cache: TrackCache;
 }
 
-interface VerifiedChunkList {
-  size: number;
-  hashes: Buffer;
-  byteLength: number;
-}
-
 /**
  * Track bytes fetched from peer gateways (`GET /tracks/{hex}` with Range, `/tracks/{hex}/chunks`;
  * docs/peers.md) by a reader with no store of its own. Peers are trusted for nothing: a chunk
@@ -62,7 +55,7 @@ interface VerifiedChunkList {
 export class PeerTrackStore extends UnreferencedTrackStore {
   readonly peers: PeerSet;
   private readonly http: PeerHttp;
-  private readonly chunkLists = new ByteLru<VerifiedChunkList>(16 * 1024 * 1024);
+  private readonly chunkLists = new VerifiedChunkLists();
   private readonly ledger = new TrackStoreLedger();
   private cacheMismatches = 0;
 
@@ -86,7 +79,7 @@ export class PeerTrackStore extends UnreferencedTrackStore {
 
   /** Whether this reader holds the track itself (a peer's request is answered only then). */
   holdsLocally(commitment: Buffer): boolean {
-    return this.cache.lookup(this.hexOf(commitment)) !== undefined;
+    return this.cache.lookup(storeKeyHex(commitment)) !== undefined;
   }
 
   async has(commitment: Buffer): Promise<boolean> {
@@ -95,7 +88,7 @@ export class PeerTrackStore extends UnreferencedTrackStore {
 
   /** The cached track's size, else the first peer's answer to HEAD (untrusted, bounded). */
   async storedSize(commitment: Buffer): Promise<number | undefined> {
-    const hex = this.hexOf(commitment);
+    const hex = storeKeyHex(commitment);
     const cached = this.cache.lookup(hex);
     if (cached !== undefined) return cached;
     const failures: PeerFailure[] = [];
@@ -111,7 +104,7 @@ export class PeerTrackStore extends UnreferencedTrackStore {
         if (!Number.isSafeInteger(size) || size < 0 || size > MAX_PEER_TRACK_BYTES) {
           throw new PeerFailure(peer.name, 'wrong_length', hex, 'answers no usable length');
         }
-        if (this.knownChunkList(hex, size)) return size;
+        if (this.chunkLists.get(hex, size)) return size;
         // The size is believed once the same peer's chunk list, hashed with it, gives the
         // commitment (the commitment binds the size): a lying length is that peer's failure,
         // not a 502 while an honest peer remains. The list is needed next anyway.
@@ -129,15 +122,15 @@ export class PeerTrackStore extends UnreferencedTrackStore {
     body.destroy();
     return Promise.reject(
       new TrackStoreUnavailableError(
-        this.hexOf(commitment),
+        storeKeyHex(commitment),
         new Error('a reader with peers stores nothing'),
       ),
     );
   }
 
   async readChunkHashes(commitment: Buffer, size: number): Promise<Buffer> {
-    const hex = this.hexOf(commitment);
-    const known = this.knownChunkList(hex, size);
+    const hex = storeKeyHex(commitment);
+    const known = this.chunkLists.get(hex, size);
     if (known) return known;
     if (size > MAX_PEER_TRACK_BYTES) {
       throw new TrackStoreUnavailableError(
@@ -149,7 +142,7 @@ export class PeerTrackStore extends UnreferencedTrackStore {
     if (this.cache.lookup(hex) === size) {
       const hashes = await readExactly(this.cache.chunksPath(hex), expected).catch(() => undefined);
       if (hashes && verifyChunkList(commitment, size, hashes)) {
-        this.remember(hex, size, hashes);
+        this.chunkLists.remember(hex, size, hashes);
         return hashes;
       }
       await this.cacheMismatch(hex);
@@ -192,12 +185,12 @@ export class PeerTrackStore extends UnreferencedTrackStore {
         `chunk list fails the commitment at ${size} bytes`,
       );
     }
-    this.remember(hex, size, hashes);
+    this.chunkLists.remember(hex, size, hashes);
     return hashes;
   }
 
   openRange(commitment: Buffer, size: number, start: number, endInclusive: number): Readable {
-    const hex = this.hexOf(commitment);
+    const hex = storeKeyHex(commitment);
     assertTrackSize(size);
     assertRangeInside(start, endInclusive, size);
     const cached = this.cache.lookup(hex) === size;
@@ -219,7 +212,7 @@ export class PeerTrackStore extends UnreferencedTrackStore {
         this.cache.fits(size) && {
           fill: {
             tempPath: temp,
-            admit: () => this.cache.admit(hex, temp, size, this.knownChunkList(hex, size)!),
+            admit: () => this.cache.admit(hex, temp, size, this.chunkLists.get(hex, size)!),
           },
         }),
     });
@@ -329,21 +322,12 @@ export class PeerTrackStore extends UnreferencedTrackStore {
 
   private async cacheMismatch(hex: string): Promise<void> {
     this.cacheMismatches++;
-    this.chunkLists.delete(hex);
+    this.chunkLists.forget(hex);
     await this.cache.evict(hex);
   }
 
-  private knownChunkList(hex: string, size: number): Buffer | undefined {
-    const known = this.chunkLists.get(hex);
-    return known && known.size === size ? known.hashes : undefined;
-  }
-
-  private remember(hex: string, size: number, hashes: Buffer): void {
-    this.chunkLists.set(hex, { size, hashes, byteLength: hashes.length + 64 });
-  }
-
   async remove(commitment: Buffer): Promise<boolean> {
-    const hex = this.hexOf(commitment);
+    const hex = storeKeyHex(commitment);
     const held = this.cache.lookup(hex) !== undefined;
     await this.cache.evict(hex);
     return held;
@@ -380,13 +364,6 @@ export class PeerTrackStore extends UnreferencedTrackStore {
 
   close(): void {
     this.http.close();
-  }
-
-  private hexOf(commitment: Buffer): string {
-    if (!Buffer.isBuffer(commitment) || commitment.length !== COMMITMENT_BYTES) {
-      throw new RangeError(`a commitment is ${COMMITMENT_BYTES} bytes`);
-    }
-    return commitmentToHex(commitment);
   }
 }
 
