@@ -26,15 +26,11 @@ import {
 import { TrackNotFoundError } from './track-errors';
 import { hashTrackBody } from './track-body';
 import { TrackReferenceIndex } from './track-reference-index';
-import {
-  ClaimLimits,
-  ClaimOutcome,
-  ReferencedBlob,
+import { IndexedTrackStore } from './indexed-track-store';
+import type {
   ReleaseOutcome,
-  TrackClaim,
   TrackIntegrityReport,
   TrackReference,
-  TrackStore,
   TrackStoreStats,
 } from './track-store';
 import { VerifiedChunkLists } from './verified-chunk-lists';
@@ -58,7 +54,7 @@ const STALE_TEMP_MS = 60 * 60 * 1000;
  * A put writes both files under temporary names, fsyncs them, renames the list then the bytes
  * into place and fsyncs the directory: a track is visible only once it is whole and durable.
  */
-export class FileTrackStore extends TrackStore {
+export class FileTrackStore extends IndexedTrackStore {
   private readonly tmpDir: string;
   private ready: Promise<void> | undefined;
   private readonly chunkLists: VerifiedChunkLists;
@@ -195,31 +191,9 @@ export class FileTrackStore extends TrackStore {
     });
   }
 
-  async claim(claim: TrackClaim, limits: ClaimLimits = {}): Promise<ClaimOutcome> {
-    this.paths(claim.commitment);
+  protected async referenceIndex(): Promise<TrackReferenceIndex> {
     await this.init();
-    return this.references().claim(claim, limits);
-  }
-
-  async claimMany(claims: TrackClaim[]): Promise<void> {
-    for (const claim of claims) this.paths(claim.commitment);
-    await this.init();
-    this.references().claimMany(claims);
-  }
-
-  async referencesOfTape(tape: string): Promise<ReferencedBlob[]> {
-    await this.init();
-    return this.references().referencesOfTape(tape);
-  }
-
-  async unclaim(claim: TrackClaim, recordedAt: number): Promise<void> {
-    await this.init();
-    this.references().unclaim(claim, recordedAt);
-  }
-
-  async listReferenced(after: Buffer | undefined, limit: number): Promise<ReferencedBlob[]> {
-    await this.init();
-    return this.references().list(after, limit);
+    return this.references();
   }
 
   /**

@@ -21,7 +21,6 @@ import {
 import { TrackIntegrityReport, TrackStoreStats } from '../track-store';
 import { TrackStoreLedger } from '../track-store-ledger';
 import { VerifiedChunkLists } from '../verified-chunk-lists';
-import { VerifiedRangeStream } from '../verified-range-stream';
 import { PeerFailure, PeerFailureReason, PeerHttp, readExactBody } from './peer-http';
 import { PeerSet } from './peer-set';
 import { UnreferencedTrackStore } from './unreferenced-track-store';
@@ -220,24 +219,17 @@ export class PeerTrackStore extends UnreferencedTrackStore {
 
   /** The cached file, every chunk hashed again: a changed byte drops the copy (and is counted). */
   private cacheSource(commitment: Buffer, hex: string, size: number): RangeSource {
-    return {
-      name: 'cache',
-      open: (from, to) =>
-        new VerifiedRangeStream({
-          track: hex,
-          path: this.cache.dataPath(hex),
-          size,
-          start: from,
-          endInclusive: to,
-          chunkHashes: () => this.readChunkHashes(commitment, size),
-          counters: this.ledger.counters,
-          verify: true,
-        }),
+    return this.cache.rangeSource({
+      hex,
+      size,
+      chunkHashes: () => this.readChunkHashes(commitment, size),
+      counters: this.ledger.counters,
+      verify: true,
       failed: (err) => {
         if (err instanceof IntegrityError) void this.cacheMismatch(hex);
         else void this.cache.evict(hex);
       },
-    };
+    });
   }
 
   private peerSource(

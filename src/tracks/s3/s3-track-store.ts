@@ -19,20 +19,15 @@ import { IntegrityError, TrackNotFoundError } from '../track-errors';
 import { failoverRange } from '../failover-range';
 import { SqliteTrackReferences } from '../sqlite-track-references';
 import { TrackReferences } from '../track-references';
-import {
-  ClaimLimits,
-  ClaimOutcome,
-  ReferencedBlob,
+import { IndexedTrackStore } from '../indexed-track-store';
+import type {
   ReleaseOutcome,
-  TrackClaim,
   TrackIntegrityReport,
   TrackReference,
-  TrackStore,
   TrackStoreStats,
 } from '../track-store';
 import { storedCopyFault, TrackStoreLedger } from '../track-store-ledger';
 import { VerifiedChunkLists } from '../verified-chunk-lists';
-import { VerifiedRangeStream } from '../verified-range-stream';
 import { BucketRangeReads } from './bucket-range-reads';
 import { TrackBucket, TrackBucketOptions } from './track-bucket';
 import { TrackCache } from './track-cache';
@@ -62,7 +57,7 @@ export interface S3TrackStoreOptions extends TrackBucketOptions {
  * reads are served from local disk. A store that cannot be reached is a
  * TrackStoreUnavailableError (503), distinct from missing (404 from the store) or corrupt bytes.
  */
-export class S3TrackStore extends TrackStore {
+export class S3TrackStore extends IndexedTrackStore {
   /** The S3 requests (track-bucket.ts); this class verifies what they answer. */
   private readonly bucket: TrackBucket;
   /** Verified ranges from the bucket, and the cache fills they make (bucket-range-reads.ts). */
@@ -212,25 +207,18 @@ export class S3TrackStore extends TrackStore {
         start,
         endInclusive,
         sources: [
-          {
-            name: 'cache',
-            open: (from, to) =>
-              new VerifiedRangeStream({
-                track: hex,
-                path: this.cache.dataPath(hex),
-                size,
-                start: from,
-                endInclusive: to,
-                chunkHashes: () => this.readChunkHashes(commitment, size),
-                counters: this.ledger.counters,
-                verify: this.options.verifyCacheReads !== false,
-              }),
+          this.cache.rangeSource({
+            hex,
+            size,
+            chunkHashes: () => this.readChunkHashes(commitment, size),
+            counters: this.ledger.counters,
+            verify: this.options.verifyCacheReads !== false,
             failed: (err) => {
               if (err instanceof IntegrityError) this.cacheMismatches++;
               this.chunkLists.forget(hex);
               void this.cache.evict(hex);
             },
-          },
+          }),
           {
             name: 'bucket',
             open: (from, to) => this.reads.open(commitment, size, from, to, false),
@@ -244,26 +232,8 @@ export class S3TrackStore extends TrackStore {
     return this.reads.open(commitment, size, start, endInclusive, true);
   }
 
-  async claim(claim: TrackClaim, limits: ClaimLimits = {}): Promise<ClaimOutcome> {
-    storeKeyHex(claim.commitment);
-    return this.index.claim(claim, limits);
-  }
-
-  async claimMany(claims: TrackClaim[]): Promise<void> {
-    for (const claim of claims) storeKeyHex(claim.commitment);
-    await this.index.claimMany(claims);
-  }
-
-  async referencesOfTape(tape: string): Promise<ReferencedBlob[]> {
-    return this.index.referencesOfTape(tape);
-  }
-
-  async unclaim(claim: TrackClaim, recordedAt: number): Promise<void> {
-    await this.index.unclaim(claim, recordedAt);
-  }
-
-  async listReferenced(after: Buffer | undefined, limit: number): Promise<ReferencedBlob[]> {
-    return this.index.list(after, limit);
+  protected async referenceIndex(): Promise<TrackReferences> {
+    return this.index;
   }
 
   /**
