@@ -142,30 +142,17 @@ export class MultipartSpool extends MultipartStore<StoredPart> implements OnModu
     return record;
   }
 
-  /** The upload of this tape and key, or NoSuchUpload (unknown, another tape's, another key). */
-  async get(tapeAddress: string, key: string, uploadId: string): Promise<MultipartUpload> {
-    const upload = await this.load(uploadId);
-    if (
-      !upload ||
-      upload.tapeAddress !== tapeAddress ||
-      upload.key !== key ||
-      this.completedAt.has(uploadId)
-    ) {
-      throw new S3BackendNoSuchUploadError(uploadId);
-    }
-    return upload;
+  protected async isCompleted(uploadId: string): Promise<boolean> {
+    return this.completedAt.has(uploadId);
   }
 
-  /** The result of an upload of this tape and key that was completed, or null. */
-  async completed(
-    tapeAddress: string,
-    key: string,
+  protected async loadCompleted(
     uploadId: string,
-  ): Promise<CompletedUpload | null> {
+  ): Promise<{ upload: MultipartUpload; done: CompletedUpload } | null> {
     if (!this.completedAt.has(uploadId)) return null;
     const upload = await this.load(uploadId);
-    if (!upload || upload.tapeAddress !== tapeAddress || upload.key !== key) return null;
-    return this.readCompleted(uploadId);
+    const done = upload && (await this.readCompleted(uploadId));
+    return upload && done ? { upload, done } : null;
   }
 
   /**
@@ -305,7 +292,7 @@ export class MultipartSpool extends MultipartStore<StoredPart> implements OnModu
     return open;
   }
 
-  private async load(uploadId: string): Promise<MultipartUpload | null> {
+  protected async load(uploadId: string): Promise<MultipartUpload | null> {
     // Checked before it touches a path: an upload id is never a path of its own choosing.
     if (!isUploadId(uploadId)) return null;
     try {

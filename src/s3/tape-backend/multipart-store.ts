@@ -66,14 +66,35 @@ export abstract class MultipartStore<Part extends StoredPartRecord = StoredPartR
     upload: Omit<MultipartUpload, 'uploadId' | 'initiated'>,
     maxOpenPerTape: number,
   ): Promise<MultipartUpload | null>;
-  /** The upload of this tape and key, or NoSuchUpload (unknown, another tape's, another key). */
-  abstract get(tapeAddress: string, key: string, uploadId: string): Promise<MultipartUpload>;
+  /**
+   * The upload of this tape and key in progress, or NoSuchUpload (unknown, another tape's,
+   * another key, completed).
+   */
+  async get(tapeAddress: string, key: string, uploadId: string): Promise<MultipartUpload> {
+    const upload = await this.load(uploadId);
+    if (
+      !upload ||
+      upload.tapeAddress !== tapeAddress ||
+      upload.key !== key ||
+      (await this.isCompleted(uploadId))
+    ) {
+      throw new S3BackendNoSuchUploadError(uploadId);
+    }
+    return upload;
+  }
+
   /** The result of an upload of this tape and key that was completed, or null. */
-  abstract completed(
+  async completed(
     tapeAddress: string,
     key: string,
     uploadId: string,
-  ): Promise<CompletedUpload | null>;
+  ): Promise<CompletedUpload | null> {
+    const found = await this.loadCompleted(uploadId);
+    if (!found || found.upload.tapeAddress !== tapeAddress || found.upload.key !== key) {
+      return null;
+    }
+    return found.done;
+  }
   abstract markCompleted(
     upload: MultipartUpload,
     result: { etag: string; lastModified: Date },
@@ -119,6 +140,16 @@ export abstract class MultipartStore<Part extends StoredPartRecord = StoredPartR
    * while the first is still committing waits for it, then answers its result.
    */
   abstract completing<T>(uploadId: string, work: () => Promise<T>): Promise<T>;
+
+  /** The upload's record (in progress or completed), or null (an id `create` never makes too). */
+  protected abstract load(uploadId: string): Promise<MultipartUpload | null>;
+
+  protected abstract isCompleted(uploadId: string): Promise<boolean>;
+
+  /** A completed upload's record and the answer kept for retries, or null. */
+  protected abstract loadCompleted(
+    uploadId: string,
+  ): Promise<{ upload: MultipartUpload; done: CompletedUpload } | null>;
 
   /** Stores one part's bytes and its record; `writePart` releases the hold when this fails. */
   protected abstract receivePart(

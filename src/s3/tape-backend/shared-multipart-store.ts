@@ -88,25 +88,18 @@ export class SharedMultipartStore extends MultipartStore<SharedStoredPart> {
     return (await this.records.create(record, maxOpenPerTape)) ? record : null;
   }
 
-  async get(tapeAddress: string, key: string, uploadId: string): Promise<MultipartUpload> {
-    const upload = await this.records.load(uploadId);
-    if (!upload || upload.tapeAddress !== tapeAddress || upload.key !== key) {
-      throw new S3BackendNoSuchUploadError(uploadId);
-    }
-    if (await this.records.isCompleted(uploadId)) throw new S3BackendNoSuchUploadError(uploadId);
-    return upload;
+  protected load(uploadId: string): Promise<MultipartUpload | null> {
+    return this.records.load(uploadId);
   }
 
-  async completed(
-    tapeAddress: string,
-    key: string,
+  protected isCompleted(uploadId: string): Promise<boolean> {
+    return this.records.isCompleted(uploadId);
+  }
+
+  protected loadCompleted(
     uploadId: string,
-  ): Promise<CompletedUpload | null> {
-    const found = await this.records.loadCompleted(uploadId);
-    if (!found || found.upload.tapeAddress !== tapeAddress || found.upload.key !== key) {
-      return null;
-    }
-    return found.done;
+  ): Promise<{ upload: MultipartUpload; done: CompletedUpload } | null> {
+    return this.records.loadCompleted(uploadId);
   }
 
   async markCompleted(
