@@ -107,23 +107,13 @@ export class MultipartSpool extends MultipartStore<StoredPart> implements OnModu
     return removed;
   }
 
-  async removeTapeUploads(tapeAddress: string): Promise<number> {
-    const ids = [...this.open].filter(([, u]) => u.tapeAddress === tapeAddress).map(([id]) => id);
-    for (const id of ids) await this.removeId(id);
-    return ids.length;
+  protected async openIds(tapeAddress: string): Promise<string[]> {
+    return [...this.open].filter(([, u]) => u.tapeAddress === tapeAddress).map(([id]) => id);
   }
 
-  async create(
-    upload: Omit<MultipartUpload, 'uploadId' | 'initiated'>,
-    maxOpenPerTape: number,
-  ): Promise<MultipartUpload | null> {
+  protected async insert(record: MultipartUpload, maxOpenPerTape: number): Promise<boolean> {
     // Counted and taken before the first await: creates running at once each see the others.
-    if (this.openUploads(upload.tapeAddress) >= maxOpenPerTape) return null;
-    const record: MultipartUpload = {
-      ...upload,
-      uploadId: randomBytes(16).toString('hex'),
-      initiated: new Date().toISOString(),
-    };
+    if (this.openUploads(record.tapeAddress) >= maxOpenPerTape) return false;
     const initiated = Date.parse(record.initiated);
     this.open.set(record.uploadId, {
       tapeAddress: record.tapeAddress,
@@ -139,7 +129,7 @@ export class MultipartSpool extends MultipartStore<StoredPart> implements OnModu
       this.open.delete(record.uploadId);
       throw error;
     }
-    return record;
+    return true;
   }
 
   protected async isCompleted(uploadId: string): Promise<boolean> {

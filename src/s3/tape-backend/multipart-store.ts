@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { ChecksumAlgorithm } from '../body/checksums';
 import type { ChecksumType, StoredHeaders } from '../object-metadata';
@@ -56,16 +57,27 @@ export abstract class MultipartStore<Part extends StoredPartRecord = StoredPartR
    */
   abstract removeExpired(now?: number): Promise<number>;
   /** Removes every upload in progress of a tape (its tape expired or is gone). */
-  abstract removeTapeUploads(tapeAddress: string): Promise<number>;
+  async removeTapeUploads(tapeAddress: string): Promise<number> {
+    const ids = await this.openIds(tapeAddress);
+    for (const id of ids) await this.removeId(id);
+    return ids.length;
+  }
   /**
    * Begins an upload unless its tape already has `maxOpenPerTape` in progress (null then): the
    * count and the insert are one step, so uploads created at once (on any replica) never pass
    * the limit together.
    */
-  abstract create(
+  async create(
     upload: Omit<MultipartUpload, 'uploadId' | 'initiated'>,
     maxOpenPerTape: number,
-  ): Promise<MultipartUpload | null>;
+  ): Promise<MultipartUpload | null> {
+    const record: MultipartUpload = {
+      ...upload,
+      uploadId: randomBytes(16).toString('hex'),
+      initiated: new Date().toISOString(),
+    };
+    return (await this.insert(record, maxOpenPerTape)) ? record : null;
+  }
   /**
    * The upload of this tape and key in progress, or NoSuchUpload (unknown, another tape's,
    * another key, completed).
@@ -140,6 +152,15 @@ export abstract class MultipartStore<Part extends StoredPartRecord = StoredPartR
    * while the first is still committing waits for it, then answers its result.
    */
   abstract completing<T>(uploadId: string, work: () => Promise<T>): Promise<T>;
+
+  /**
+   * Records a new upload unless its tape has `maxOpenPerTape` in progress (false then), the
+   * count and the insert one step. Called at once by `create`, before anything is awaited.
+   */
+  protected abstract insert(record: MultipartUpload, maxOpenPerTape: number): Promise<boolean>;
+
+  /** The ids of a tape's uploads in progress. */
+  protected abstract openIds(tapeAddress: string): Promise<string[]>;
 
   /** The upload's record (in progress or completed), or null (an id `create` never makes too). */
   protected abstract load(uploadId: string): Promise<MultipartUpload | null>;

@@ -1,7 +1,6 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
-import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { S3BackendNoSuchUploadError, S3CompletedPart, S3PartInfo } from '../s3-backend';
 import { RedisMutex } from '../../shared-state/redis-mutex';
@@ -70,22 +69,12 @@ export class SharedMultipartStore extends MultipartStore<SharedStoredPart> {
     return open.length;
   }
 
-  async removeTapeUploads(tapeAddress: string): Promise<number> {
-    const ids = await this.records.openIds(tapeAddress);
-    for (const id of ids) await this.removeId(id);
-    return ids.length;
+  protected openIds(tapeAddress: string): Promise<string[]> {
+    return this.records.openIds(tapeAddress);
   }
 
-  async create(
-    upload: Omit<MultipartUpload, 'uploadId' | 'initiated'>,
-    maxOpenPerTape: number,
-  ): Promise<MultipartUpload | null> {
-    const record: MultipartUpload = {
-      ...upload,
-      uploadId: randomBytes(16).toString('hex'),
-      initiated: new Date().toISOString(),
-    };
-    return (await this.records.create(record, maxOpenPerTape)) ? record : null;
+  protected insert(record: MultipartUpload, maxOpenPerTape: number): Promise<boolean> {
+    return this.records.create(record, maxOpenPerTape);
   }
 
   protected load(uploadId: string): Promise<MultipartUpload | null> {
