@@ -16,7 +16,7 @@ import {
   writeDurably,
 } from './durable-file';
 import {
-  assertRangeInside,
+  rangeReadHex,
   assertTrackSize,
   chunkCount,
   CHUNK_HASH_BYTES,
@@ -176,9 +176,8 @@ export class FileTrackStore extends IndexedTrackStore {
   }
 
   openRange(commitment: Buffer, size: number, start: number, endInclusive: number): Readable {
+    rangeReadHex(commitment, size, start, endInclusive);
     const paths = this.paths(commitment);
-    assertTrackSize(size);
-    assertRangeInside(start, endInclusive, size);
     return new VerifiedRangeStream({
       track: paths.hex,
       path: paths.data,

@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import {
   CHUNK_HASH_BYTES,
-  assertRangeInside,
-  assertTrackSize,
+  rangeReadHex,
   chunkCount,
   storeKeyHex,
   verifyChunkList,
@@ -189,9 +188,7 @@ export class PeerTrackStore extends UnreferencedTrackStore {
   }
 
   openRange(commitment: Buffer, size: number, start: number, endInclusive: number): Readable {
-    const hex = storeKeyHex(commitment);
-    assertTrackSize(size);
-    assertRangeInside(start, endInclusive, size);
+    const hex = rangeReadHex(commitment, size, start, endInclusive);
     const cached = this.cache.lookup(hex) === size;
     // After the chunk list is read: a peer that failed it is asked last for the bytes too.
     const sources = (): RangeSource[] => [

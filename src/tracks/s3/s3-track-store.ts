@@ -7,7 +7,7 @@ import type { TrackS3Config } from '../../config/storage.config';
 import {
   CHUNK_HASH_BYTES,
   TrackDigest,
-  assertRangeInside,
+  rangeReadHex,
   assertTrackSize,
   chunkCount,
   storeKeyHex,
@@ -196,9 +196,7 @@ export class S3TrackStore extends IndexedTrackStore {
   }
 
   openRange(commitment: Buffer, size: number, start: number, endInclusive: number): Readable {
-    const hex = storeKeyHex(commitment);
-    assertTrackSize(size);
-    assertRangeInside(start, endInclusive, size);
+    const hex = rangeReadHex(commitment, size, start, endInclusive);
     if (this.cache.lookup(hex) === size) {
       // The cached copy, hashed again (cache.verify_reads, on by default); a copy changed on
       // this disk is dropped and the rest of the range read from the bucket, verified.
