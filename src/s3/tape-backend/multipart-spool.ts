@@ -8,7 +8,13 @@ import { pipeline } from 'node:stream/promises';
 import { S3Config } from '../../config/s3.config';
 import { StorageConfig } from '../../config/storage.config';
 import { S3BackendNoSuchUploadError, S3CompletedPart, S3PartInfo } from '../s3-backend';
-import { CompletedUpload, isUploadId, MultipartStore, MultipartUpload } from './multipart-store';
+import {
+  CompletedUpload,
+  IncomingPart,
+  isUploadId,
+  MultipartStore,
+  MultipartUpload,
+} from './multipart-store';
 import { NameLocks } from './name-locks';
 import { PartDigester, StoredPartRecord, toPartInfo } from './stored-part';
 import { SpoolBudget, SpoolHold } from './spool-budget';
@@ -181,12 +187,9 @@ export class MultipartSpool extends MultipartStore<StoredPart> implements OnModu
     return uploads.filter((u): u is MultipartUpload => u?.tapeAddress === tapeAddress);
   }
 
-  protected async receivePart(
-    upload: MultipartUpload,
-    partNumber: number,
-    body: Readable,
-    hold: SpoolHold,
-  ): Promise<S3PartInfo> {
+  protected async receivePart(incoming: IncomingPart): Promise<S3PartInfo> {
+    const { upload, partNumber, body } = incoming;
+    let { hold } = incoming;
     const dir = this.uploadDir(upload.uploadId);
     const file = `part-${partNumber}-${randomBytes(6).toString('hex')}.bin`;
     const hashing = new PartDigester(hold.bytes, upload.checksum?.algorithm);

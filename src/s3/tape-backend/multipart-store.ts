@@ -25,6 +25,14 @@ export interface MultipartUpload {
   checksum?: { algorithm: ChecksumAlgorithm; type: ChecksumType };
 }
 
+/** A part on its way in: its upload, number, body and the spool budget held for it. */
+export interface IncomingPart {
+  upload: MultipartUpload;
+  partNumber: number;
+  body: Readable;
+  hold: SpoolHold;
+}
+
 /** The answer a retried CompleteMultipartUpload gets again. */
 export interface CompletedUpload {
   etag: string;
@@ -125,7 +133,7 @@ export abstract class MultipartStore<Part extends StoredPartRecord = StoredPartR
     hold: SpoolHold,
   ): Promise<S3PartInfo> {
     try {
-      return await this.receivePart(upload, partNumber, body, hold);
+      return await this.receivePart({ upload, partNumber, body, hold });
     } catch (error) {
       hold.release();
       throw error;
@@ -173,12 +181,7 @@ export abstract class MultipartStore<Part extends StoredPartRecord = StoredPartR
   ): Promise<{ upload: MultipartUpload; done: CompletedUpload } | null>;
 
   /** Stores one part's bytes and its record; `writePart` releases the hold when this fails. */
-  protected abstract receivePart(
-    upload: MultipartUpload,
-    partNumber: number,
-    body: Readable,
-    hold: SpoolHold,
-  ): Promise<S3PartInfo>;
+  protected abstract receivePart(part: IncomingPart): Promise<S3PartInfo>;
 
   /** The upload's stored parts (NoSuchUpload when the upload is gone). */
   protected abstract storedParts(upload: MultipartUpload): Promise<Part[]>;

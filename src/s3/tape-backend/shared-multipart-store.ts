@@ -4,12 +4,11 @@ import type Redis from 'ioredis';
 import { Readable } from 'node:stream';
 import { S3BackendNoSuchUploadError, S3CompletedPart, S3PartInfo } from '../s3-backend';
 import { RedisMutex } from '../../shared-state/redis-mutex';
-import { CompletedUpload, MultipartStore, MultipartUpload } from './multipart-store';
+import { CompletedUpload, IncomingPart, MultipartStore, MultipartUpload } from './multipart-store';
 import { NameLocks } from './name-locks';
 import { PartObjects } from './part-objects';
 import { SharedMultipartRecords, SharedStoredPart } from './shared-multipart-records';
 import { PartDigester, toPartInfo } from './stored-part';
-import type { SpoolHold } from './spool-budget';
 import { SharedSpoolLedger } from './shared-spool-ledger';
 
 export interface SharedMultipartOptions {
@@ -111,12 +110,12 @@ export class SharedMultipartStore extends MultipartStore<SharedStoredPart> {
     return this.records.list(tapeAddress);
   }
 
-  protected async receivePart(
-    upload: MultipartUpload,
-    partNumber: number,
-    body: Readable,
-    hold: SpoolHold,
-  ): Promise<S3PartInfo> {
+  protected async receivePart({
+    upload,
+    partNumber,
+    body,
+    hold,
+  }: IncomingPart): Promise<S3PartInfo> {
     const object = this.objects.newKey(upload.uploadId, partNumber);
     const hashing = new PartDigester(hold.bytes, upload.checksum?.algorithm);
     body.once('error', (err) => hashing.destroy(err));
