@@ -27,15 +27,7 @@ import { VersionBaseTracks } from './version-base-tracks';
 const PROGRAM = new PublicKey('TapeProgram11111111111111111111111111111111');
 
 function blobEntry(holdings: MemoryHoldings, name: string, text: string): VersionEntry {
-  const bytes = Buffer.from(text.repeat(70_000 / text.length + 1));
-  return {
-    name,
-    commitment: holdings.put(bytes),
-    size: bytes.length,
-    contentType: 'text/plain',
-    metadata: Buffer.alloc(0),
-    location: { kind: 'blob' },
-  };
+  return holdings.blob(name, Buffer.from(text.repeat(70_000 / text.length + 1)));
 }
 
 function newTestService(tapeFields: Partial<TapeRecord> = {}) {
@@ -113,8 +105,12 @@ function newTestService(tapeFields: Partial<TapeRecord> = {}) {
     new CertificationGate(),
     new CertifiedVersions(),
   );
+  /** A tenant's `POST /publish` of `root` at `expected`, its own wallet paying. */
+  const cosign = (root: Buffer, expected = 0) =>
+    sut.cosign('t', {}, body(root, expected, Keypair.generate().publicKey));
   return {
     sut,
+    cosign,
     holdings,
     tape,
     authority,
@@ -178,11 +174,11 @@ describe('PublishService', () => {
   });
 
   it("records each of the version's tracks under its version owner before answering, in one batch, and has the collector watch the tape", async () => {
-    const { sut, holdings, tapeAddress, references, claimBatches, watched } = newTestService();
+    const { cosign, holdings, tapeAddress, references, claimBatches, watched } = newTestService();
     const a = blobEntry(holdings, 'a.txt', 'a');
     const v = buildVersion([a]);
     holdings.putVersion(v);
-    await sut.cosign('t', {}, body(v.rootCommitment, 0, Keypair.generate().publicKey));
+    await cosign(v.rootCommitment);
     const owner = versionOwner(tapeAddress, 1, v.rootCommitment);
     expect(owner).toBe(`version:${tapeAddress.toBase58()}:1:${v.rootCommitment.toString('hex')}`);
     expect(claimBatches).toEqual([2]);
@@ -205,14 +201,14 @@ describe('PublishService', () => {
   });
 
   it("records the current version's tracks again under its own owner: it stays kept as the previous one", async () => {
-    const { sut, holdings, tape, tapeAddress, references } = newTestService();
+    const { cosign, holdings, tape, tapeAddress, references } = newTestService();
     const a = blobEntry(holdings, 'a.txt', 'a');
     const v1 = buildVersion([a]);
     holdings.putVersion(v1);
     landed(tape, v1.rootCommitment);
     const v2 = buildVersion([a, blobEntry(holdings, 'b.txt', 'b')]);
     holdings.putVersion(v2);
-    await sut.cosign('t', {}, body(v2.rootCommitment, 1, Keypair.generate().publicKey));
+    await cosign(v2.rootCommitment, 1);
     const owned = (version: number, root: Buffer) =>
       [...references.values()]
         .filter((r) => r.track === versionOwner(tapeAddress, version, root))
@@ -225,11 +221,11 @@ describe('PublishService', () => {
   });
 
   it('certifying the same version again records nothing new, only refreshes the time', async () => {
-    const { sut, holdings, tape, gateway, tapeAddress, references } = newTestService();
+    const { sut, cosign, holdings, tape, gateway, tapeAddress, references } = newTestService();
     Object.assign(tape, { delegate: gateway.publicKey });
     const v = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
     holdings.putVersion(v);
-    await sut.cosign('t', {}, body(v.rootCommitment, 0, Keypair.generate().publicKey));
+    await cosign(v.rootCommitment);
     const first = new Map([...references].map(([k, r]) => [k, r.recordedAt]));
     await sut.publishOwn(tapeAddress, v.rootCommitment, 0);
     expect([...references.keys()].sort()).toEqual([...first.keys()].sort());
@@ -237,11 +233,11 @@ describe('PublishService', () => {
   });
 
   it("certifies a tape's next version from the facts of the one it certified: no base walk, no second recording of the base", async () => {
-    const { sut, holdings, tape, tapeAddress, references, claimBatches } = newTestService();
+    const { cosign, holdings, tape, tapeAddress, references, claimBatches } = newTestService();
     const a = blobEntry(holdings, 'a.txt', 'a');
     const v1 = buildVersion([a]);
     holdings.putVersion(v1);
-    await sut.cosign('t', {}, body(v1.rootCommitment, 0, Keypair.generate().publicKey));
+    await cosign(v1.rootCommitment);
     landed(tape, v1.rootCommitment);
     const v2 = buildVersion([a, blobEntry(holdings, 'b.txt', 'b')]);
     holdings.putVersion(v2);
@@ -257,11 +253,7 @@ describe('PublishService', () => {
       looked.push(k);
       return has(k);
     };
-    const answer = await sut.cosign(
-      't',
-      {},
-      body(v2.rootCommitment, 1, Keypair.generate().publicKey),
-    );
+    const answer = await cosign(v2.rootCommitment, 1);
     expect(answer.added_bytes).toBe(v2.rootBytes.length + 70_001);
     // v2's root only: v1's tracks come from its facts, a.txt's holding from its check.
     expect(reads).toBe(1);
@@ -281,27 +273,23 @@ describe('PublishService', () => {
   });
 
   it('trusts no facts when the current version is not the one it certified at that number', async () => {
-    const { sut, holdings, tape, claimBatches } = newTestService();
+    const { cosign, holdings, tape, claimBatches } = newTestService();
     const a = blobEntry(holdings, 'a.txt', 'a');
     const v1 = buildVersion([a]);
     holdings.putVersion(v1);
-    await sut.cosign('t', {}, body(v1.rootCommitment, 0, Keypair.generate().publicKey));
+    await cosign(v1.rootCommitment);
     // Another writer's version won at number 1: its tracks are walked and recorded here.
     const other = buildVersion([blobEntry(holdings, 'o.txt', 'o')]);
     holdings.putVersion(other);
     landed(tape, other.rootCommitment);
     const v2 = buildVersion([a]);
-    const answer = await sut.cosign(
-      't',
-      {},
-      body(v2.rootCommitment, 1, Keypair.generate().publicKey),
-    );
+    const answer = await cosign(v2.rootCommitment, 1);
     expect(answer.added_bytes).toBe(v2.rootBytes.length + 70_001);
     expect(claimBatches).toEqual([2, 2, 2]);
   });
 
   it('refuses (422) a version whose bytes were collected between certifying and recording', async () => {
-    const { sut, holdings } = newTestService();
+    const { cosign, holdings } = newTestService();
     const a = blobEntry(holdings, 'a.txt', 'a');
     const v = buildVersion([a]);
     holdings.putVersion(v);
@@ -309,55 +297,45 @@ describe('PublishService', () => {
     // The certifier reads the bytes (holdings.get); the look after the claims finds them gone.
     const has = holdings.tracks.has.bind(holdings.tracks);
     holdings.tracks.has = (k: string) => k !== hex && has(k);
-    const { status, message } = await refusal(
-      sut.cosign('t', {}, body(v.rootCommitment, 0, Keypair.generate().publicKey)),
-    );
+    const { status, message } = await refusal(cosign(v.rootCommitment));
     expect([status, message]).toEqual([422, expect.stringContaining(`track ${hex}`)]);
   });
 
   it('counts added bytes against the current version, whose tracks it reads once', async () => {
-    const { sut, holdings, tape } = newTestService();
+    const { cosign, holdings, tape } = newTestService();
     const a = blobEntry(holdings, 'a.txt', 'a');
     const v1 = buildVersion([a]);
     holdings.putVersion(v1);
     landed(tape, v1.rootCommitment);
     const v2 = buildVersion([a, blobEntry(holdings, 'b.txt', 'b')]);
     holdings.putVersion(v2);
-    const answer = await sut.cosign(
-      't',
-      {},
-      body(v2.rootCommitment, 1, Keypair.generate().publicKey),
-    );
+    const answer = await cosign(v2.rootCommitment, 1);
     expect(answer.added_bytes).toBe(v2.rootBytes.length + 70_001);
   });
 
   it('answers 409 on a stale expected sequence, naming the current one', async () => {
-    const { sut, holdings } = newTestService({ sequence: 3 });
+    const { cosign, holdings } = newTestService({ sequence: 3 });
     const v = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
-    expect(
-      await refusal(sut.cosign('t', {}, body(v.rootCommitment, 2, Keypair.generate().publicKey))),
-    ).toEqual({
+    expect(await refusal(cosign(v.rootCommitment, 2))).toEqual({
       status: 409,
       message: 'version conflict: tape is at sequence 3, not 2',
     });
   });
 
   it("answers 422 with the certifier's reason", async () => {
-    const { sut, holdings } = newTestService();
+    const { cosign, holdings } = newTestService();
     const entry = blobEntry(holdings, 'gone.bin', 'g');
     holdings.tracks.delete(entry.commitment.toString('hex'));
     const v = buildVersion([entry]);
     holdings.putVersion(v);
-    expect(
-      await refusal(sut.cosign('t', {}, body(v.rootCommitment, 0, Keypair.generate().publicKey))),
-    ).toEqual({
+    expect(await refusal(cosign(v.rootCommitment))).toEqual({
       status: 422,
       message: '"gone.bin": its bytes are not held by the gateway',
     });
   });
 
   it("answers 502 naming the track when a stored copy fails verification (the operator's repair)", async () => {
-    const { sut, holdings } = newTestService();
+    const { cosign, holdings } = newTestService();
     const entry = blobEntry(holdings, 'rotten.bin', 'r');
     const v = buildVersion([entry]);
     holdings.putVersion(v);
@@ -368,9 +346,7 @@ describe('PublishService', () => {
     holdings.holds = async () => {
       throw new IntegrityError(hex, 'chunk 0 does not match');
     };
-    const answer = await refusal(
-      sut.cosign('t', {}, body(v.rootCommitment, 0, Keypair.generate().publicKey)),
-    );
+    const answer = await refusal(cosign(v.rootCommitment));
     expect(answer.status).toBe(502);
     expect(answer.message).toMatch(
       /^track [0-9a-f]{64} failed verification: chunk 0 does not match; .*repair it/,
@@ -378,12 +354,10 @@ describe('PublishService', () => {
   });
 
   it('answers 413 when the kept versions would pass the capacity', async () => {
-    const { sut, holdings } = newTestService({ capacity: 1000 });
+    const { cosign, holdings } = newTestService({ capacity: 1000 });
     const v = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
     holdings.putVersion(v);
-    const { status, message } = await refusal(
-      sut.cosign('t', {}, body(v.rootCommitment, 0, Keypair.generate().publicKey)),
-    );
+    const { status, message } = await refusal(cosign(v.rootCommitment));
     expect([status, message]).toEqual([413, expect.stringMatching(/^insufficient capacity/)]);
   });
 
