@@ -123,6 +123,18 @@ function newTestService(tapeFields: Partial<TapeRecord> = {}) {
   };
 }
 
+/** Version 1 (a.txt) landed, version 2 (b.txt, a.txt dropped) built and held. */
+function aLandedThenB(tapeFields: Partial<TapeRecord> = {}) {
+  const ctx = newTestService(tapeFields);
+  const { holdings, tape } = ctx;
+  const v1 = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
+  holdings.putVersion(v1);
+  landed(tape, v1.rootCommitment);
+  const v2 = buildVersion([blobEntry(holdings, 'b.txt', 'b')]);
+  holdings.putVersion(v2);
+  return { ...ctx, v1, v2 };
+}
+
 const body = (root: Buffer, expected: number, feePayer: PublicKey, alias?: string) =>
   Buffer.from(
     JSON.stringify({
@@ -412,24 +424,14 @@ describe('PublishService: kept_bytes and aliases (program 1.3.0)', () => {
   });
 
   it('counts only what stays: with keep 1 a live Publish drops the old version from kept_bytes', async () => {
-    const { sut, holdings, tape } = newTestService({ keep: 1 });
-    const v1 = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
-    holdings.putVersion(v1);
-    landed(tape, v1.rootCommitment);
-    const v2 = buildVersion([blobEntry(holdings, 'b.txt', 'b')]);
-    holdings.putVersion(v2);
+    const { sut, v2 } = aLandedThenB({ keep: 1 });
     const answer = await sut.cosign('t', {}, body(v2.rootCommitment, 1, payer()));
     expect(answer.kept_bytes).toBe(sizeOf(v2, 1));
     expect(answer.added_bytes).toBe(sizeOf(v2, 1));
   });
 
   it('publishes under an alias: the current version stays kept beside it, even with keep 1', async () => {
-    const { sut, holdings, tape } = newTestService({ keep: 1 });
-    const v1 = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
-    holdings.putVersion(v1);
-    landed(tape, v1.rootCommitment);
-    const v2 = buildVersion([blobEntry(holdings, 'b.txt', 'b')]);
-    holdings.putVersion(v2);
+    const { sut, v1, v2 } = aLandedThenB({ keep: 1 });
     const answer = await sut.cosign('t', {}, body(v2.rootCommitment, 1, payer(), 'pr-4'));
     expect(answer).toMatchObject({ version: 2, alias: 'pr-4' });
     expect(answer.kept_bytes).toBe(sizeOf(v1, 1) + sizeOf(v2, 1));
