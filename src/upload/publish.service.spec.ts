@@ -105,12 +105,19 @@ function newTestService(tapeFields: Partial<TapeRecord> = {}) {
     new CertificationGate(),
     new CertifiedVersions(),
   );
+  /** A version of these entries, built and held by the gateway. */
+  const held = (entries: VersionEntry[], settings?: Buffer) => {
+    const v = buildVersion(entries, settings);
+    holdings.putVersion(v);
+    return v;
+  };
   /** A tenant's `POST /publish` of `root` at `expected`, its own wallet paying. */
   const cosign = (root: Buffer, expected = 0) =>
     sut.cosign('t', {}, body(root, expected, Keypair.generate().publicKey));
   return {
     sut,
     cosign,
+    held,
     holdings,
     tape,
     authority,
@@ -169,9 +176,8 @@ async function refusal(p: Promise<unknown>): Promise<{ status: number; message: 
 
 describe('PublishService', () => {
   it('certifies, then returns Publish signed by the storage authority only, the wallet paying', async () => {
-    const { sut, holdings, gateway, authority } = newTestService();
-    const v = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
-    holdings.putVersion(v);
+    const { sut, holdings, gateway, authority, held } = newTestService();
+    const v = held([blobEntry(holdings, 'a.txt', 'a')]);
     const wallet = Keypair.generate().publicKey;
     const answer = await sut.cosign('t', {}, body(v.rootCommitment, 0, wallet));
     const tx = Transaction.from(Buffer.from(answer.transaction, 'base64'));
@@ -186,10 +192,10 @@ describe('PublishService', () => {
   });
 
   it("records each of the version's tracks under its version owner before answering, in one batch, and has the collector watch the tape", async () => {
-    const { cosign, holdings, tapeAddress, references, claimBatches, watched } = newTestService();
+    const { cosign, holdings, tapeAddress, references, claimBatches, watched, held } =
+      newTestService();
     const a = blobEntry(holdings, 'a.txt', 'a');
-    const v = buildVersion([a]);
-    holdings.putVersion(v);
+    const v = held([a]);
     await cosign(v.rootCommitment);
     const owner = versionOwner(tapeAddress, 1, v.rootCommitment);
     expect(owner).toBe(`version:${tapeAddress.toBase58()}:1:${v.rootCommitment.toString('hex')}`);
@@ -213,13 +219,11 @@ describe('PublishService', () => {
   });
 
   it("records the current version's tracks again under its own owner: it stays kept as the previous one", async () => {
-    const { cosign, holdings, tape, tapeAddress, references } = newTestService();
+    const { cosign, holdings, tape, tapeAddress, references, held } = newTestService();
     const a = blobEntry(holdings, 'a.txt', 'a');
-    const v1 = buildVersion([a]);
-    holdings.putVersion(v1);
+    const v1 = held([a]);
     landed(tape, v1.rootCommitment);
-    const v2 = buildVersion([a, blobEntry(holdings, 'b.txt', 'b')]);
-    holdings.putVersion(v2);
+    const v2 = held([a, blobEntry(holdings, 'b.txt', 'b')]);
     await cosign(v2.rootCommitment, 1);
     const owned = (version: number, root: Buffer) =>
       [...references.values()]
@@ -233,10 +237,10 @@ describe('PublishService', () => {
   });
 
   it('certifying the same version again records nothing new, only refreshes the time', async () => {
-    const { sut, cosign, holdings, tape, gateway, tapeAddress, references } = newTestService();
+    const { sut, cosign, holdings, tape, gateway, tapeAddress, references, held } =
+      newTestService();
     Object.assign(tape, { delegate: gateway.publicKey });
-    const v = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
-    holdings.putVersion(v);
+    const v = held([blobEntry(holdings, 'a.txt', 'a')]);
     await cosign(v.rootCommitment);
     const first = new Map([...references].map(([k, r]) => [k, r.recordedAt]));
     await sut.publishOwn(tapeAddress, v.rootCommitment, 0);
@@ -245,14 +249,13 @@ describe('PublishService', () => {
   });
 
   it("certifies a tape's next version from the facts of the one it certified: no base walk, no second recording of the base", async () => {
-    const { cosign, holdings, tape, tapeAddress, references, claimBatches } = newTestService();
+    const { cosign, holdings, tape, tapeAddress, references, claimBatches, held } =
+      newTestService();
     const a = blobEntry(holdings, 'a.txt', 'a');
-    const v1 = buildVersion([a]);
-    holdings.putVersion(v1);
+    const v1 = held([a]);
     await cosign(v1.rootCommitment);
     landed(tape, v1.rootCommitment);
-    const v2 = buildVersion([a, blobEntry(holdings, 'b.txt', 'b')]);
-    holdings.putVersion(v2);
+    const v2 = held([a, blobEntry(holdings, 'b.txt', 'b')]);
     let reads = 0;
     const readTrack = holdings.readTrack.bind(holdings);
     holdings.readTrack = (c, n) => {
@@ -285,14 +288,12 @@ describe('PublishService', () => {
   });
 
   it('trusts no facts when the current version is not the one it certified at that number', async () => {
-    const { cosign, holdings, tape, claimBatches } = newTestService();
+    const { cosign, holdings, tape, claimBatches, held } = newTestService();
     const a = blobEntry(holdings, 'a.txt', 'a');
-    const v1 = buildVersion([a]);
-    holdings.putVersion(v1);
+    const v1 = held([a]);
     await cosign(v1.rootCommitment);
     // Another writer's version won at number 1: its tracks are walked and recorded here.
-    const other = buildVersion([blobEntry(holdings, 'o.txt', 'o')]);
-    holdings.putVersion(other);
+    const other = held([blobEntry(holdings, 'o.txt', 'o')]);
     landed(tape, other.rootCommitment);
     const v2 = buildVersion([a]);
     const answer = await cosign(v2.rootCommitment, 1);
@@ -301,10 +302,9 @@ describe('PublishService', () => {
   });
 
   it('refuses (422) a version whose bytes were collected between certifying and recording', async () => {
-    const { cosign, holdings } = newTestService();
+    const { cosign, holdings, held } = newTestService();
     const a = blobEntry(holdings, 'a.txt', 'a');
-    const v = buildVersion([a]);
-    holdings.putVersion(v);
+    const v = held([a]);
     const hex = a.commitment.toString('hex');
     // The certifier reads the bytes (holdings.get); the look after the claims finds them gone.
     const has = holdings.tracks.has.bind(holdings.tracks);
@@ -314,13 +314,11 @@ describe('PublishService', () => {
   });
 
   it('counts added bytes against the current version, whose tracks it reads once', async () => {
-    const { cosign, holdings, tape } = newTestService();
+    const { cosign, holdings, tape, held } = newTestService();
     const a = blobEntry(holdings, 'a.txt', 'a');
-    const v1 = buildVersion([a]);
-    holdings.putVersion(v1);
+    const v1 = held([a]);
     landed(tape, v1.rootCommitment);
-    const v2 = buildVersion([a, blobEntry(holdings, 'b.txt', 'b')]);
-    holdings.putVersion(v2);
+    const v2 = held([a, blobEntry(holdings, 'b.txt', 'b')]);
     const answer = await cosign(v2.rootCommitment, 1);
     expect(answer.added_bytes).toBe(v2.rootBytes.length + 70_001);
   });
@@ -335,11 +333,10 @@ describe('PublishService', () => {
   });
 
   it("answers 422 with the certifier's reason", async () => {
-    const { cosign, holdings } = newTestService();
+    const { cosign, holdings, held } = newTestService();
     const entry = blobEntry(holdings, 'gone.bin', 'g');
     holdings.tracks.delete(entry.commitment.toString('hex'));
-    const v = buildVersion([entry]);
-    holdings.putVersion(v);
+    const v = held([entry]);
     expect(await refusal(cosign(v.rootCommitment))).toEqual({
       status: 422,
       message: '"gone.bin": its bytes are not held by the gateway',
@@ -347,10 +344,9 @@ describe('PublishService', () => {
   });
 
   it("answers 502 naming the track when a stored copy fails verification (the operator's repair)", async () => {
-    const { cosign, holdings } = newTestService();
+    const { cosign, holdings, held } = newTestService();
     const entry = blobEntry(holdings, 'rotten.bin', 'r');
-    const v = buildVersion([entry]);
-    holdings.putVersion(v);
+    const v = held([entry]);
     const hex = entry.commitment.toString('hex');
     holdings.readTrack = async (commitment) => {
       throw new IntegrityError(commitment.toString('hex'), 'chunk 0 does not match');
@@ -366,9 +362,8 @@ describe('PublishService', () => {
   });
 
   it('answers 413 when the kept versions would pass the capacity', async () => {
-    const { cosign, holdings } = newTestService({ capacity: 1000 });
-    const v = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
-    holdings.putVersion(v);
+    const { cosign, holdings, held } = newTestService({ capacity: 1000 });
+    const v = held([blobEntry(holdings, 'a.txt', 'a')]);
     const { status, message } = await refusal(cosign(v.rootCommitment));
     expect([status, message]).toEqual([413, expect.stringMatching(/^insufficient capacity/)]);
   });
@@ -380,10 +375,9 @@ describe('PublishService', () => {
   });
 
   it('publishOwn signs and sends with the gateway key when it is the delegate', async () => {
-    const { sut, holdings, tape, gateway, tapeAddress, sent } = newTestService();
+    const { sut, holdings, tape, gateway, tapeAddress, sent, held } = newTestService();
     Object.assign(tape, { delegate: gateway.publicKey });
-    const v = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
-    holdings.putVersion(v);
+    const v = held([blobEntry(holdings, 'a.txt', 'a')]);
     const done = await sut.publishOwn(tapeAddress, v.rootCommitment, 0);
     expect(done).toMatchObject({ expectedSequence: 0, signature: 'sig' });
     expect((sent[0] as [unknown, Keypair[]])[1]).toEqual([gateway]);
@@ -401,15 +395,13 @@ describe('PublishService: kept_bytes and aliases (program 1.3.0)', () => {
   const sizeOf = (v: { rootBytes: Buffer }, files: number) => v.rootBytes.length + files * 70_001;
 
   it('signs kept_bytes = the unique bytes of every version kept after the Publish', async () => {
-    const { sut, holdings, tape } = newTestService();
+    const { sut, holdings, tape, held } = newTestService();
     const a = blobEntry(holdings, 'a.txt', 'a');
-    const v1 = buildVersion([a]);
-    holdings.putVersion(v1);
+    const v1 = held([a]);
     const first = await sut.cosign('t', {}, body(v1.rootCommitment, 0, payer()));
     expect(first).toMatchObject({ version: 1, kept_bytes: sizeOf(v1, 1), alias: null });
     landed(tape, v1.rootCommitment);
-    const v2 = buildVersion([a, blobEntry(holdings, 'b.txt', 'b')]);
-    holdings.putVersion(v2);
+    const v2 = held([a, blobEntry(holdings, 'b.txt', 'b')]);
     const second = await sut.cosign('t', {}, body(v2.rootCommitment, 1, payer()));
     // a.txt is shared: counted once; both roots count.
     expect(second).toMatchObject({
@@ -442,10 +434,9 @@ describe('PublishService: kept_bytes and aliases (program 1.3.0)', () => {
   });
 
   it('walks a kept version it never certified once, records its references, then reuses it', async () => {
-    const { sut, holdings, tape, tapeAddress, references } = newTestService();
+    const { sut, holdings, tape, tapeAddress, references, held } = newTestService();
     // Version 1 published through another gateway: unknown here.
-    const v1 = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
-    holdings.putVersion(v1);
+    const v1 = held([blobEntry(holdings, 'a.txt', 'a')]);
     landed(tape, v1.rootCommitment);
     let reads = 0;
     const readTrack = holdings.readTrack.bind(holdings);
@@ -453,25 +444,22 @@ describe('PublishService: kept_bytes and aliases (program 1.3.0)', () => {
       if (c.equals(v1.rootCommitment)) reads++;
       return readTrack(c, n);
     };
-    const v2 = buildVersion([blobEntry(holdings, 'b.txt', 'b')]);
-    holdings.putVersion(v2);
+    const v2 = held([blobEntry(holdings, 'b.txt', 'b')]);
     await sut.cosign('t', {}, body(v2.rootCommitment, 1, payer(), 'pr-1'));
     landed(tape, v2.rootCommitment, 'pr-1');
     const owned = [...references.values()].filter(
       (r) => r.track === versionOwner(tapeAddress, 1, v1.rootCommitment),
     );
     expect(owned).toHaveLength(2);
-    const v3 = buildVersion([blobEntry(holdings, 'c.txt', 'c')]);
-    holdings.putVersion(v3);
+    const v3 = held([blobEntry(holdings, 'c.txt', 'c')]);
     const answer = await sut.cosign('t', {}, body(v3.rootCommitment, 2, payer(), 'pr-2'));
     expect(reads).toBe(1);
     expect(answer.kept_bytes).toBe(sizeOf(v1, 1) + sizeOf(v2, 1) + sizeOf(v3, 1));
   });
 
   it('refuses an alias that breaks the rule, and a ninth alias (400)', async () => {
-    const { sut, holdings, tape } = newTestService();
-    const v = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
-    holdings.putVersion(v);
+    const { sut, holdings, tape, held } = newTestService();
+    const v = held([blobEntry(holdings, 'a.txt', 'a')]);
     for (const bad of ['v3', 'PR-1', 'a--b', '-a', 'a'.repeat(25)]) {
       const answer = await refusal(sut.cosign('t', {}, body(v.rootCommitment, 0, payer(), bad)));
       expect([bad, answer.status]).toEqual([bad, 400]);
