@@ -61,25 +61,27 @@ describe('resolveOperation', () => {
   const op = (method: string, url: string, copy?: string) =>
     resolveOperation(method, parseS3Address(url, undefined, undefined), copy);
 
-  it('routes by method, key and query as S3 does', () => {
-    expect(op('GET', '/')).toBe('ListBuckets');
-    expect(op('GET', '/bkt?list-type=2')).toBe('ListObjectsV2');
-    expect(op('GET', '/bkt')).toBe('ListObjects');
-    expect(op('GET', '/bkt?location')).toBe('GetBucketLocation');
-    expect(op('GET', '/bkt?uploads')).toBe('ListMultipartUploads');
-    expect(op('POST', '/bkt?delete')).toBe('DeleteObjects');
-    expect(op('PUT', '/bkt')).toBe('CreateBucket');
-    expect(op('HEAD', '/bkt')).toBe('HeadBucket');
-    expect(op('PUT', '/bkt/k')).toBe('PutObject');
-    expect(op('PUT', '/bkt/k', 'bkt/j')).toBe('CopyObject');
-    expect(op('PUT', '/bkt/k?partNumber=1&uploadId=u')).toBe('UploadPart');
-    expect(op('POST', '/bkt/k?uploads')).toBe('CreateMultipartUpload');
-    expect(op('POST', '/bkt/k?uploadId=u')).toBe('CompleteMultipartUpload');
-    expect(op('DELETE', '/bkt/k?uploadId=u')).toBe('AbortMultipartUpload');
-    expect(op('GET', '/bkt/k?uploadId=u')).toBe('ListParts');
-    expect(op('DELETE', '/bkt/k')).toBe('DeleteObject');
-    expect(op('HEAD', '/bkt/k')).toBe('HeadObject');
-    expect(op('GET', '/bkt/k')).toBe('GetObject');
+  it.each([
+    ['GET', '/', undefined, 'ListBuckets'],
+    ['GET', '/bkt?list-type=2', undefined, 'ListObjectsV2'],
+    ['GET', '/bkt', undefined, 'ListObjects'],
+    ['GET', '/bkt?location', undefined, 'GetBucketLocation'],
+    ['GET', '/bkt?uploads', undefined, 'ListMultipartUploads'],
+    ['POST', '/bkt?delete', undefined, 'DeleteObjects'],
+    ['PUT', '/bkt', undefined, 'CreateBucket'],
+    ['HEAD', '/bkt', undefined, 'HeadBucket'],
+    ['PUT', '/bkt/k', undefined, 'PutObject'],
+    ['PUT', '/bkt/k', 'bkt/j', 'CopyObject'],
+    ['PUT', '/bkt/k?partNumber=1&uploadId=u', undefined, 'UploadPart'],
+    ['POST', '/bkt/k?uploads', undefined, 'CreateMultipartUpload'],
+    ['POST', '/bkt/k?uploadId=u', undefined, 'CompleteMultipartUpload'],
+    ['DELETE', '/bkt/k?uploadId=u', undefined, 'AbortMultipartUpload'],
+    ['GET', '/bkt/k?uploadId=u', undefined, 'ListParts'],
+    ['DELETE', '/bkt/k', undefined, 'DeleteObject'],
+    ['HEAD', '/bkt/k', undefined, 'HeadObject'],
+    ['GET', '/bkt/k', undefined, 'GetObject'],
+  ] as const)('routes %s %s (copy source %s) as S3 does: %s', (method, url, copy, operation) => {
+    expect(op(method, url, copy)).toBe(operation);
   });
 
   it('answers unsupported sub-resources 501 and other methods 405', () => {

@@ -157,6 +157,27 @@ export function commitmentToHex(commitment: Buffer): string {
   return commitment.toString('hex');
 }
 
+/** The hex of a commitment a store is handed: a Buffer of COMMITMENT_BYTES, else RangeError. */
+export function storeKeyHex(commitment: Buffer): string {
+  if (!Buffer.isBuffer(commitment) || commitment.length !== COMMITMENT_BYTES) {
+    throw new RangeError(`a commitment is ${COMMITMENT_BYTES} bytes`);
+  }
+  return commitment.toString('hex');
+}
+
+/** A store's range read, its arguments checked (RangeError otherwise): the track's hex. */
+export function rangeReadHex(
+  commitment: Buffer,
+  size: number,
+  start: number,
+  endInclusive: number,
+): string {
+  const hex = storeKeyHex(commitment);
+  assertTrackSize(size);
+  assertRangeInside(start, endInclusive, size);
+  return hex;
+}
+
 const HEX64 = /^[0-9a-f]{64}$/;
 
 /** Lowercase hex only, exactly 64 digits: one spelling per commitment. */

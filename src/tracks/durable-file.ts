@@ -1,4 +1,4 @@
-import { FileHandle, open } from 'node:fs/promises';
+import { FileHandle, link, open, rename, stat } from 'node:fs/promises';
 import { PRIVATE_FILE_MODE } from '../config/private-files';
 
 /** Small file primitives the track store needs for atomic, durable writes and bounded reads. */
@@ -57,4 +57,36 @@ export async function syncDirectory(dir: string): Promise<void> {
 
 export function isMissing(err: unknown): boolean {
   return (err as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+}
+
+/** Renames `from` to `to`; false when `from` is not there. */
+export async function renameIfPresent(from: string, to: string): Promise<boolean> {
+  try {
+    await rename(from, to);
+    return true;
+  } catch (err) {
+    if (isMissing(err)) return false;
+    throw err;
+  }
+}
+
+/** Hard-links `from` at `to` unless `to` exists (or `from` is gone). */
+export async function linkIfAbsent(from: string, to: string): Promise<void> {
+  try {
+    await link(from, to);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EEXIST' && code !== 'ENOENT') throw err;
+  }
+}
+
+/** A data file's size, or undefined when there is none. */
+export async function sizeOnDisk(path: string): Promise<number | undefined> {
+  try {
+    const info = await stat(path);
+    return info.isFile() ? info.size : undefined;
+  } catch (err) {
+    if (isMissing(err)) return undefined;
+    throw err;
+  }
 }

@@ -1,63 +1,45 @@
 import { storedCopyFault, TrackStoreLedger } from './track-store-ledger';
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import {
-  FileHandle,
-  link,
-  open,
-  readdir,
-  rename,
-  rm,
-  stat,
-  statfs,
-  unlink,
-} from 'node:fs/promises';
+import { FileHandle, open, readdir, rename, rm, stat, statfs, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { ByteLru } from './byte-lru';
 import {
   WrongLength,
   isMissing,
+  linkIfAbsent,
   readExactly,
+  renameIfPresent,
+  sizeOnDisk,
   syncDirectory,
   writeAll,
   writeDurably,
 } from './durable-file';
 import {
-  COMMITMENT_BYTES,
-  assertRangeInside,
+  rangeReadHex,
   assertTrackSize,
   chunkCount,
   CHUNK_HASH_BYTES,
-  commitmentToHex,
+  storeKeyHex,
   verifyChunkList,
 } from './commitment';
 import { TrackNotFoundError } from './track-errors';
 import { hashTrackBody } from './track-body';
 import { TrackReferenceIndex } from './track-reference-index';
-import {
-  ClaimLimits,
-  ClaimOutcome,
-  ReferencedBlob,
+import { IndexedTrackStore } from './indexed-track-store';
+import type {
   ReleaseOutcome,
-  TrackClaim,
   TrackIntegrityReport,
   TrackReference,
-  TrackStore,
   TrackStoreStats,
 } from './track-store';
+import { VerifiedChunkLists } from './verified-chunk-lists';
 import { VerifiedRangeStream } from './verified-range-stream';
 import { makeDirectoryAsync } from '../config/directories';
 import { PRIVATE_FILE_MODE } from '../config/private-files';
 
 /** Temporary files older than this are leftovers of a crash, not a put in progress. */
 const STALE_TEMP_MS = 60 * 60 * 1000;
-
-interface VerifiedChunkList {
-  size: number;
-  hashes: Buffer;
-  byteLength: number;
-}
 
 /**
  * The embedded track store: a content-addressed directory.
@@ -72,10 +54,10 @@ interface VerifiedChunkList {
  * A put writes both files under temporary names, fsyncs them, renames the list then the bytes
  * into place and fsyncs the directory: a track is visible only once it is whole and durable.
  */
-export class FileTrackStore extends TrackStore {
+export class FileTrackStore extends IndexedTrackStore {
   private readonly tmpDir: string;
   private ready: Promise<void> | undefined;
-  private readonly chunkLists: ByteLru<VerifiedChunkList>;
+  private readonly chunkLists: VerifiedChunkLists;
   /** Releases moving a blob's files aside, by hex commitment: `storedSize` waits for them. */
   private readonly releasing = new Map<string, Promise<void>>();
   private readonly ledger = new TrackStoreLedger();
@@ -92,8 +74,7 @@ export class FileTrackStore extends TrackStore {
     this.tmpDir = join(root, '.tmp');
     this.quarantineDir = join(root, 'quarantine');
     this.indexPath = options.indexPath ?? `${root}.references.sqlite`;
-    // 16 MiB of verified lists describes 32 GiB of hot track data.
-    this.chunkLists = new ByteLru(options.chunkListCacheBytes ?? 16 * 1024 * 1024);
+    this.chunkLists = new VerifiedChunkLists(options.chunkListCacheBytes);
   }
 
   /** Creates the directories and sweeps stale temporary files; idempotent. */
@@ -130,7 +111,7 @@ export class FileTrackStore extends TrackStore {
         size,
         storedSize: stored,
         noun: 'file',
-        forgetChunkList: () => this.chunkLists.delete(paths.hex),
+        forgetChunkList: () => this.chunkLists.forget(paths.hex),
         readChunkList: () => this.readChunkHashes(commitment, size),
         readWhole: () => this.openRange(commitment, size, 0, size - 1),
       });
@@ -172,8 +153,8 @@ export class FileTrackStore extends TrackStore {
 
   async readChunkHashes(commitment: Buffer, size: number): Promise<Buffer> {
     const paths = this.paths(commitment);
-    const cached = this.chunkLists.get(paths.hex);
-    if (cached && cached.size === size) return cached.hashes;
+    const cached = this.chunkLists.get(paths.hex, size);
+    if (cached) return cached;
     const expectedBytes = chunkCount(size) * CHUNK_HASH_BYTES;
     let hashes: Buffer;
     try {
@@ -190,14 +171,13 @@ export class FileTrackStore extends TrackStore {
     if (!verifyChunkList(commitment, size, hashes)) {
       throw this.ledger.integrityFailure(paths.hex, 'chunk list does not match the commitment');
     }
-    this.chunkLists.set(paths.hex, { size, hashes, byteLength: hashes.length + 64 });
+    this.chunkLists.remember(paths.hex, size, hashes);
     return hashes;
   }
 
   openRange(commitment: Buffer, size: number, start: number, endInclusive: number): Readable {
+    rangeReadHex(commitment, size, start, endInclusive);
     const paths = this.paths(commitment);
-    assertTrackSize(size);
-    assertRangeInside(start, endInclusive, size);
     return new VerifiedRangeStream({
       track: paths.hex,
       path: paths.data,
@@ -210,31 +190,9 @@ export class FileTrackStore extends TrackStore {
     });
   }
 
-  async claim(claim: TrackClaim, limits: ClaimLimits = {}): Promise<ClaimOutcome> {
-    this.paths(claim.commitment);
+  protected async referenceIndex(): Promise<TrackReferenceIndex> {
     await this.init();
-    return this.references().claim(claim, limits);
-  }
-
-  async claimMany(claims: TrackClaim[]): Promise<void> {
-    for (const claim of claims) this.paths(claim.commitment);
-    await this.init();
-    this.references().claimMany(claims);
-  }
-
-  async referencesOfTape(tape: string): Promise<ReferencedBlob[]> {
-    await this.init();
-    return this.references().referencesOfTape(tape);
-  }
-
-  async unclaim(claim: TrackClaim, recordedAt: number): Promise<void> {
-    await this.init();
-    this.references().unclaim(claim, recordedAt);
-  }
-
-  async listReferenced(after: Buffer | undefined, limit: number): Promise<ReferencedBlob[]> {
-    await this.init();
-    return this.references().list(after, limit);
+    return this.references();
   }
 
   /**
@@ -288,7 +246,7 @@ export class FileTrackStore extends TrackStore {
       await rm(tombData, { force: true });
       return { outcome: 'kept' };
     }
-    this.chunkLists.delete(paths.hex);
+    this.chunkLists.forget(paths.hex);
     await rm(tombChunks, { force: true });
     await rm(tombData, { force: true });
     if (!movedData) return { outcome: 'absent' };
@@ -298,7 +256,7 @@ export class FileTrackStore extends TrackStore {
 
   async remove(commitment: Buffer): Promise<boolean> {
     const paths = this.paths(commitment);
-    this.chunkLists.delete(paths.hex);
+    this.chunkLists.forget(paths.hex);
     let existed = true;
     try {
       await unlink(paths.data);
@@ -340,10 +298,7 @@ export class FileTrackStore extends TrackStore {
   }
 
   private paths(commitment: Buffer) {
-    if (!Buffer.isBuffer(commitment) || commitment.length !== COMMITMENT_BYTES) {
-      throw new RangeError(`a commitment is ${COMMITMENT_BYTES} bytes`);
-    }
-    const hex = commitmentToHex(commitment);
+    const hex = storeKeyHex(commitment);
     const dir = join(this.root, hex.slice(0, 2), hex.slice(2, 4));
     return { hex, dir, data: join(dir, hex), chunks: join(dir, `${hex}.chunks`) };
   }
@@ -362,7 +317,7 @@ export class FileTrackStore extends TrackStore {
     const base = join(this.quarantineDir, `${paths.hex}.${Date.now()}`);
     await linkIfAbsent(paths.data, base);
     await linkIfAbsent(paths.chunks, `${base}.chunks`);
-    this.chunkLists.delete(paths.hex);
+    this.chunkLists.forget(paths.hex);
     this.ledger.noteQuarantined(paths.hex);
     this.logger.warn({
       msg: 'stored track failed verification; replaced by a verified upload',
@@ -379,36 +334,5 @@ export class FileTrackStore extends TrackStore {
       const info = await stat(path).catch(() => undefined);
       if (info && info.mtimeMs < cutoff) await rm(path, { force: true, recursive: true });
     }
-  }
-}
-
-async function renameIfPresent(from: string, to: string): Promise<boolean> {
-  try {
-    await rename(from, to);
-    return true;
-  } catch (err) {
-    if (isMissing(err)) return false;
-    throw err;
-  }
-}
-
-/** Hard-links `from` at `to` unless `to` exists (or `from` is gone). */
-async function linkIfAbsent(from: string, to: string): Promise<void> {
-  try {
-    await link(from, to);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'EEXIST' && code !== 'ENOENT') throw err;
-  }
-}
-
-/** A data file's size, or undefined when there is none. */
-async function sizeOnDisk(path: string): Promise<number | undefined> {
-  try {
-    const info = await stat(path);
-    return info.isFile() ? info.size : undefined;
-  } catch (err) {
-    if (isMissing(err)) return undefined;
-    throw err;
   }
 }

@@ -19,24 +19,26 @@ const RECENT_CORRUPT = 10;
 export class TrackStoreLedger {
   /** Handed to the range streams, which count as they read. */
   readonly counters: RangeReadCounters = { bytesRead: 0, chunksVerified: 0, integrityFailures: 0 };
-  private puts = 0;
-  private bytesWritten = 0;
-  private rejectedPuts = 0;
-  private quarantined = 0;
-  private collectedTracks = 0;
-  private collectedBytes = 0;
+  private readonly tally = {
+    puts: 0,
+    bytesWritten: 0,
+    rejectedPuts: 0,
+    quarantined: 0,
+    collectedTracks: 0,
+    collectedBytes: 0,
+  };
   /** Most recent last; each track once. */
   private readonly corrupt = new Set<string>();
   private corruptCount = 0;
 
   stored(bytes: number): void {
-    this.puts++;
-    this.bytesWritten += bytes;
+    this.tally.puts++;
+    this.tally.bytesWritten += bytes;
   }
 
   collected(bytes: number): void {
-    this.collectedTracks++;
-    this.collectedBytes += bytes;
+    this.tally.collectedTracks++;
+    this.tally.collectedBytes += bytes;
   }
 
   /**
@@ -46,7 +48,7 @@ export class TrackStoreLedger {
   rejectPut(err: unknown, body: Readable): never {
     if (!body.destroyed) body.destroy();
     if (err instanceof TrackStoreError && !(err instanceof TrackStoreUnavailableError)) {
-      this.rejectedPuts++;
+      this.tally.rejectedPuts++;
     }
     throw err;
   }
@@ -69,7 +71,7 @@ export class TrackStoreLedger {
 
   /** A corrupt stored copy set aside or overwritten by a verified upload. */
   noteQuarantined(hex: string): void {
-    this.quarantined++;
+    this.tally.quarantined++;
     this.noteCorrupt(hex);
   }
 
@@ -77,22 +79,17 @@ export class TrackStoreLedger {
     return {
       corruptTracks: this.corruptCount,
       recentCorruptTracks: [...this.corrupt],
-      quarantined: this.quarantined,
+      quarantined: this.tally.quarantined,
     };
   }
 
   stats(backend: TrackStoreStats['backend']): TrackStoreStats {
     return {
       backend,
-      puts: this.puts,
-      bytesWritten: this.bytesWritten,
-      rejectedPuts: this.rejectedPuts,
+      ...this.tally,
       ...this.counters,
-      quarantined: this.quarantined,
       corruptTracks: this.corruptCount,
       recentCorruptTracks: [...this.corrupt],
-      collectedTracks: this.collectedTracks,
-      collectedBytes: this.collectedBytes,
     };
   }
 }

@@ -27,15 +27,7 @@ import { VersionBaseTracks } from './version-base-tracks';
 const PROGRAM = new PublicKey('TapeProgram11111111111111111111111111111111');
 
 function blobEntry(holdings: MemoryHoldings, name: string, text: string): VersionEntry {
-  const bytes = Buffer.from(text.repeat(70_000 / text.length + 1));
-  return {
-    name,
-    commitment: holdings.put(bytes),
-    size: bytes.length,
-    contentType: 'text/plain',
-    metadata: Buffer.alloc(0),
-    location: { kind: 'blob' },
-  };
+  return holdings.blob(name, Buffer.from(text.repeat(70_000 / text.length + 1)));
 }
 
 function newTestService(tapeFields: Partial<TapeRecord> = {}) {
@@ -113,8 +105,19 @@ function newTestService(tapeFields: Partial<TapeRecord> = {}) {
     new CertificationGate(),
     new CertifiedVersions(),
   );
+  /** A version of these entries, built and held by the gateway. */
+  const held = (entries: VersionEntry[], settings?: Buffer) => {
+    const v = buildVersion(entries, settings);
+    holdings.putVersion(v);
+    return v;
+  };
+  /** A tenant's `POST /publish` of `root` at `expected`, its own wallet paying. */
+  const cosign = (root: Buffer, expected = 0) =>
+    sut.cosign('t', {}, body(root, expected, Keypair.generate().publicKey));
   return {
     sut,
+    cosign,
+    held,
     holdings,
     tape,
     authority,
@@ -125,6 +128,18 @@ function newTestService(tapeFields: Partial<TapeRecord> = {}) {
     claimBatches,
     watched,
   };
+}
+
+/** Version 1 (a.txt) landed, version 2 (b.txt, a.txt dropped) built and held. */
+function aLandedThenB(tapeFields: Partial<TapeRecord> = {}) {
+  const ctx = newTestService(tapeFields);
+  const { holdings, tape } = ctx;
+  const v1 = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
+  holdings.putVersion(v1);
+  landed(tape, v1.rootCommitment);
+  const v2 = buildVersion([blobEntry(holdings, 'b.txt', 'b')]);
+  holdings.putVersion(v2);
+  return { ...ctx, v1, v2 };
 }
 
 const body = (root: Buffer, expected: number, feePayer: PublicKey, alias?: string) =>
@@ -161,9 +176,8 @@ async function refusal(p: Promise<unknown>): Promise<{ status: number; message: 
 
 describe('PublishService', () => {
   it('certifies, then returns Publish signed by the storage authority only, the wallet paying', async () => {
-    const { sut, holdings, gateway, authority } = newTestService();
-    const v = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
-    holdings.putVersion(v);
+    const { sut, holdings, gateway, authority, held } = newTestService();
+    const v = held([blobEntry(holdings, 'a.txt', 'a')]);
     const wallet = Keypair.generate().publicKey;
     const answer = await sut.cosign('t', {}, body(v.rootCommitment, 0, wallet));
     const tx = Transaction.from(Buffer.from(answer.transaction, 'base64'));
@@ -178,11 +192,11 @@ describe('PublishService', () => {
   });
 
   it("records each of the version's tracks under its version owner before answering, in one batch, and has the collector watch the tape", async () => {
-    const { sut, holdings, tapeAddress, references, claimBatches, watched } = newTestService();
+    const { cosign, holdings, tapeAddress, references, claimBatches, watched, held } =
+      newTestService();
     const a = blobEntry(holdings, 'a.txt', 'a');
-    const v = buildVersion([a]);
-    holdings.putVersion(v);
-    await sut.cosign('t', {}, body(v.rootCommitment, 0, Keypair.generate().publicKey));
+    const v = held([a]);
+    await cosign(v.rootCommitment);
     const owner = versionOwner(tapeAddress, 1, v.rootCommitment);
     expect(owner).toBe(`version:${tapeAddress.toBase58()}:1:${v.rootCommitment.toString('hex')}`);
     expect(claimBatches).toEqual([2]);
@@ -205,14 +219,12 @@ describe('PublishService', () => {
   });
 
   it("records the current version's tracks again under its own owner: it stays kept as the previous one", async () => {
-    const { sut, holdings, tape, tapeAddress, references } = newTestService();
+    const { cosign, holdings, tape, tapeAddress, references, held } = newTestService();
     const a = blobEntry(holdings, 'a.txt', 'a');
-    const v1 = buildVersion([a]);
-    holdings.putVersion(v1);
+    const v1 = held([a]);
     landed(tape, v1.rootCommitment);
-    const v2 = buildVersion([a, blobEntry(holdings, 'b.txt', 'b')]);
-    holdings.putVersion(v2);
-    await sut.cosign('t', {}, body(v2.rootCommitment, 1, Keypair.generate().publicKey));
+    const v2 = held([a, blobEntry(holdings, 'b.txt', 'b')]);
+    await cosign(v2.rootCommitment, 1);
     const owned = (version: number, root: Buffer) =>
       [...references.values()]
         .filter((r) => r.track === versionOwner(tapeAddress, version, root))
@@ -225,11 +237,11 @@ describe('PublishService', () => {
   });
 
   it('certifying the same version again records nothing new, only refreshes the time', async () => {
-    const { sut, holdings, tape, gateway, tapeAddress, references } = newTestService();
+    const { sut, cosign, holdings, tape, gateway, tapeAddress, references, held } =
+      newTestService();
     Object.assign(tape, { delegate: gateway.publicKey });
-    const v = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
-    holdings.putVersion(v);
-    await sut.cosign('t', {}, body(v.rootCommitment, 0, Keypair.generate().publicKey));
+    const v = held([blobEntry(holdings, 'a.txt', 'a')]);
+    await cosign(v.rootCommitment);
     const first = new Map([...references].map(([k, r]) => [k, r.recordedAt]));
     await sut.publishOwn(tapeAddress, v.rootCommitment, 0);
     expect([...references.keys()].sort()).toEqual([...first.keys()].sort());
@@ -237,14 +249,13 @@ describe('PublishService', () => {
   });
 
   it("certifies a tape's next version from the facts of the one it certified: no base walk, no second recording of the base", async () => {
-    const { sut, holdings, tape, tapeAddress, references, claimBatches } = newTestService();
+    const { cosign, holdings, tape, tapeAddress, references, claimBatches, held } =
+      newTestService();
     const a = blobEntry(holdings, 'a.txt', 'a');
-    const v1 = buildVersion([a]);
-    holdings.putVersion(v1);
-    await sut.cosign('t', {}, body(v1.rootCommitment, 0, Keypair.generate().publicKey));
+    const v1 = held([a]);
+    await cosign(v1.rootCommitment);
     landed(tape, v1.rootCommitment);
-    const v2 = buildVersion([a, blobEntry(holdings, 'b.txt', 'b')]);
-    holdings.putVersion(v2);
+    const v2 = held([a, blobEntry(holdings, 'b.txt', 'b')]);
     let reads = 0;
     const readTrack = holdings.readTrack.bind(holdings);
     holdings.readTrack = (c, n) => {
@@ -257,11 +268,7 @@ describe('PublishService', () => {
       looked.push(k);
       return has(k);
     };
-    const answer = await sut.cosign(
-      't',
-      {},
-      body(v2.rootCommitment, 1, Keypair.generate().publicKey),
-    );
+    const answer = await cosign(v2.rootCommitment, 1);
     expect(answer.added_bytes).toBe(v2.rootBytes.length + 70_001);
     // v2's root only: v1's tracks come from its facts, a.txt's holding from its check.
     expect(reads).toBe(1);
@@ -281,86 +288,65 @@ describe('PublishService', () => {
   });
 
   it('trusts no facts when the current version is not the one it certified at that number', async () => {
-    const { sut, holdings, tape, claimBatches } = newTestService();
+    const { cosign, holdings, tape, claimBatches, held } = newTestService();
     const a = blobEntry(holdings, 'a.txt', 'a');
-    const v1 = buildVersion([a]);
-    holdings.putVersion(v1);
-    await sut.cosign('t', {}, body(v1.rootCommitment, 0, Keypair.generate().publicKey));
+    const v1 = held([a]);
+    await cosign(v1.rootCommitment);
     // Another writer's version won at number 1: its tracks are walked and recorded here.
-    const other = buildVersion([blobEntry(holdings, 'o.txt', 'o')]);
-    holdings.putVersion(other);
+    const other = held([blobEntry(holdings, 'o.txt', 'o')]);
     landed(tape, other.rootCommitment);
     const v2 = buildVersion([a]);
-    const answer = await sut.cosign(
-      't',
-      {},
-      body(v2.rootCommitment, 1, Keypair.generate().publicKey),
-    );
+    const answer = await cosign(v2.rootCommitment, 1);
     expect(answer.added_bytes).toBe(v2.rootBytes.length + 70_001);
     expect(claimBatches).toEqual([2, 2, 2]);
   });
 
   it('refuses (422) a version whose bytes were collected between certifying and recording', async () => {
-    const { sut, holdings } = newTestService();
+    const { cosign, holdings, held } = newTestService();
     const a = blobEntry(holdings, 'a.txt', 'a');
-    const v = buildVersion([a]);
-    holdings.putVersion(v);
+    const v = held([a]);
     const hex = a.commitment.toString('hex');
     // The certifier reads the bytes (holdings.get); the look after the claims finds them gone.
     const has = holdings.tracks.has.bind(holdings.tracks);
     holdings.tracks.has = (k: string) => k !== hex && has(k);
-    const { status, message } = await refusal(
-      sut.cosign('t', {}, body(v.rootCommitment, 0, Keypair.generate().publicKey)),
-    );
+    const { status, message } = await refusal(cosign(v.rootCommitment));
     expect([status, message]).toEqual([422, expect.stringContaining(`track ${hex}`)]);
   });
 
   it('counts added bytes against the current version, whose tracks it reads once', async () => {
-    const { sut, holdings, tape } = newTestService();
+    const { cosign, holdings, tape, held } = newTestService();
     const a = blobEntry(holdings, 'a.txt', 'a');
-    const v1 = buildVersion([a]);
-    holdings.putVersion(v1);
+    const v1 = held([a]);
     landed(tape, v1.rootCommitment);
-    const v2 = buildVersion([a, blobEntry(holdings, 'b.txt', 'b')]);
-    holdings.putVersion(v2);
-    const answer = await sut.cosign(
-      't',
-      {},
-      body(v2.rootCommitment, 1, Keypair.generate().publicKey),
-    );
+    const v2 = held([a, blobEntry(holdings, 'b.txt', 'b')]);
+    const answer = await cosign(v2.rootCommitment, 1);
     expect(answer.added_bytes).toBe(v2.rootBytes.length + 70_001);
   });
 
   it('answers 409 on a stale expected sequence, naming the current one', async () => {
-    const { sut, holdings } = newTestService({ sequence: 3 });
+    const { cosign, holdings } = newTestService({ sequence: 3 });
     const v = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
-    expect(
-      await refusal(sut.cosign('t', {}, body(v.rootCommitment, 2, Keypair.generate().publicKey))),
-    ).toEqual({
+    expect(await refusal(cosign(v.rootCommitment, 2))).toEqual({
       status: 409,
       message: 'version conflict: tape is at sequence 3, not 2',
     });
   });
 
   it("answers 422 with the certifier's reason", async () => {
-    const { sut, holdings } = newTestService();
+    const { cosign, holdings, held } = newTestService();
     const entry = blobEntry(holdings, 'gone.bin', 'g');
     holdings.tracks.delete(entry.commitment.toString('hex'));
-    const v = buildVersion([entry]);
-    holdings.putVersion(v);
-    expect(
-      await refusal(sut.cosign('t', {}, body(v.rootCommitment, 0, Keypair.generate().publicKey))),
-    ).toEqual({
+    const v = held([entry]);
+    expect(await refusal(cosign(v.rootCommitment))).toEqual({
       status: 422,
       message: '"gone.bin": its bytes are not held by the gateway',
     });
   });
 
   it("answers 502 naming the track when a stored copy fails verification (the operator's repair)", async () => {
-    const { sut, holdings } = newTestService();
+    const { cosign, holdings, held } = newTestService();
     const entry = blobEntry(holdings, 'rotten.bin', 'r');
-    const v = buildVersion([entry]);
-    holdings.putVersion(v);
+    const v = held([entry]);
     const hex = entry.commitment.toString('hex');
     holdings.readTrack = async (commitment) => {
       throw new IntegrityError(commitment.toString('hex'), 'chunk 0 does not match');
@@ -368,9 +354,7 @@ describe('PublishService', () => {
     holdings.holds = async () => {
       throw new IntegrityError(hex, 'chunk 0 does not match');
     };
-    const answer = await refusal(
-      sut.cosign('t', {}, body(v.rootCommitment, 0, Keypair.generate().publicKey)),
-    );
+    const answer = await refusal(cosign(v.rootCommitment));
     expect(answer.status).toBe(502);
     expect(answer.message).toMatch(
       /^track [0-9a-f]{64} failed verification: chunk 0 does not match; .*repair it/,
@@ -378,12 +362,9 @@ describe('PublishService', () => {
   });
 
   it('answers 413 when the kept versions would pass the capacity', async () => {
-    const { sut, holdings } = newTestService({ capacity: 1000 });
-    const v = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
-    holdings.putVersion(v);
-    const { status, message } = await refusal(
-      sut.cosign('t', {}, body(v.rootCommitment, 0, Keypair.generate().publicKey)),
-    );
+    const { cosign, holdings, held } = newTestService({ capacity: 1000 });
+    const v = held([blobEntry(holdings, 'a.txt', 'a')]);
+    const { status, message } = await refusal(cosign(v.rootCommitment));
     expect([status, message]).toEqual([413, expect.stringMatching(/^insufficient capacity/)]);
   });
 
@@ -394,10 +375,9 @@ describe('PublishService', () => {
   });
 
   it('publishOwn signs and sends with the gateway key when it is the delegate', async () => {
-    const { sut, holdings, tape, gateway, tapeAddress, sent } = newTestService();
+    const { sut, holdings, tape, gateway, tapeAddress, sent, held } = newTestService();
     Object.assign(tape, { delegate: gateway.publicKey });
-    const v = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
-    holdings.putVersion(v);
+    const v = held([blobEntry(holdings, 'a.txt', 'a')]);
     const done = await sut.publishOwn(tapeAddress, v.rootCommitment, 0);
     expect(done).toMatchObject({ expectedSequence: 0, signature: 'sig' });
     expect((sent[0] as [unknown, Keypair[]])[1]).toEqual([gateway]);
@@ -415,15 +395,13 @@ describe('PublishService: kept_bytes and aliases (program 1.3.0)', () => {
   const sizeOf = (v: { rootBytes: Buffer }, files: number) => v.rootBytes.length + files * 70_001;
 
   it('signs kept_bytes = the unique bytes of every version kept after the Publish', async () => {
-    const { sut, holdings, tape } = newTestService();
+    const { sut, holdings, tape, held } = newTestService();
     const a = blobEntry(holdings, 'a.txt', 'a');
-    const v1 = buildVersion([a]);
-    holdings.putVersion(v1);
+    const v1 = held([a]);
     const first = await sut.cosign('t', {}, body(v1.rootCommitment, 0, payer()));
     expect(first).toMatchObject({ version: 1, kept_bytes: sizeOf(v1, 1), alias: null });
     landed(tape, v1.rootCommitment);
-    const v2 = buildVersion([a, blobEntry(holdings, 'b.txt', 'b')]);
-    holdings.putVersion(v2);
+    const v2 = held([a, blobEntry(holdings, 'b.txt', 'b')]);
     const second = await sut.cosign('t', {}, body(v2.rootCommitment, 1, payer()));
     // a.txt is shared: counted once; both roots count.
     expect(second).toMatchObject({
@@ -438,24 +416,14 @@ describe('PublishService: kept_bytes and aliases (program 1.3.0)', () => {
   });
 
   it('counts only what stays: with keep 1 a live Publish drops the old version from kept_bytes', async () => {
-    const { sut, holdings, tape } = newTestService({ keep: 1 });
-    const v1 = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
-    holdings.putVersion(v1);
-    landed(tape, v1.rootCommitment);
-    const v2 = buildVersion([blobEntry(holdings, 'b.txt', 'b')]);
-    holdings.putVersion(v2);
+    const { sut, v2 } = aLandedThenB({ keep: 1 });
     const answer = await sut.cosign('t', {}, body(v2.rootCommitment, 1, payer()));
     expect(answer.kept_bytes).toBe(sizeOf(v2, 1));
     expect(answer.added_bytes).toBe(sizeOf(v2, 1));
   });
 
   it('publishes under an alias: the current version stays kept beside it, even with keep 1', async () => {
-    const { sut, holdings, tape } = newTestService({ keep: 1 });
-    const v1 = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
-    holdings.putVersion(v1);
-    landed(tape, v1.rootCommitment);
-    const v2 = buildVersion([blobEntry(holdings, 'b.txt', 'b')]);
-    holdings.putVersion(v2);
+    const { sut, v1, v2 } = aLandedThenB({ keep: 1 });
     const answer = await sut.cosign('t', {}, body(v2.rootCommitment, 1, payer(), 'pr-4'));
     expect(answer).toMatchObject({ version: 2, alias: 'pr-4' });
     expect(answer.kept_bytes).toBe(sizeOf(v1, 1) + sizeOf(v2, 1));
@@ -466,10 +434,9 @@ describe('PublishService: kept_bytes and aliases (program 1.3.0)', () => {
   });
 
   it('walks a kept version it never certified once, records its references, then reuses it', async () => {
-    const { sut, holdings, tape, tapeAddress, references } = newTestService();
+    const { sut, holdings, tape, tapeAddress, references, held } = newTestService();
     // Version 1 published through another gateway: unknown here.
-    const v1 = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
-    holdings.putVersion(v1);
+    const v1 = held([blobEntry(holdings, 'a.txt', 'a')]);
     landed(tape, v1.rootCommitment);
     let reads = 0;
     const readTrack = holdings.readTrack.bind(holdings);
@@ -477,25 +444,22 @@ describe('PublishService: kept_bytes and aliases (program 1.3.0)', () => {
       if (c.equals(v1.rootCommitment)) reads++;
       return readTrack(c, n);
     };
-    const v2 = buildVersion([blobEntry(holdings, 'b.txt', 'b')]);
-    holdings.putVersion(v2);
+    const v2 = held([blobEntry(holdings, 'b.txt', 'b')]);
     await sut.cosign('t', {}, body(v2.rootCommitment, 1, payer(), 'pr-1'));
     landed(tape, v2.rootCommitment, 'pr-1');
     const owned = [...references.values()].filter(
       (r) => r.track === versionOwner(tapeAddress, 1, v1.rootCommitment),
     );
     expect(owned).toHaveLength(2);
-    const v3 = buildVersion([blobEntry(holdings, 'c.txt', 'c')]);
-    holdings.putVersion(v3);
+    const v3 = held([blobEntry(holdings, 'c.txt', 'c')]);
     const answer = await sut.cosign('t', {}, body(v3.rootCommitment, 2, payer(), 'pr-2'));
     expect(reads).toBe(1);
     expect(answer.kept_bytes).toBe(sizeOf(v1, 1) + sizeOf(v2, 1) + sizeOf(v3, 1));
   });
 
   it('refuses an alias that breaks the rule, and a ninth alias (400)', async () => {
-    const { sut, holdings, tape } = newTestService();
-    const v = buildVersion([blobEntry(holdings, 'a.txt', 'a')]);
-    holdings.putVersion(v);
+    const { sut, holdings, tape, held } = newTestService();
+    const v = held([blobEntry(holdings, 'a.txt', 'a')]);
     for (const bad of ['v3', 'PR-1', 'a--b', '-a', 'a'.repeat(25)]) {
       const answer = await refusal(sut.cosign('t', {}, body(v.rootCommitment, 0, payer(), bad)));
       expect([bad, answer.status]).toEqual([bad, 400]);

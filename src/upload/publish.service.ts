@@ -39,6 +39,15 @@ export interface CertifiedPublish {
   alias?: string;
 }
 
+/** A version to certify: the tape (as read), the root and the compare-and-swap it asks for. */
+interface PublishRequest {
+  address: PublicKey;
+  tape: TapeRecord;
+  root: Buffer;
+  expectedSequence: number;
+  alias: string | undefined;
+}
+
 /** `POST /publish/{tape}`'s answer: the Publish transaction, signed by the storage authority only. */
 export interface CosignedPublish {
   transaction: string;
@@ -85,13 +94,13 @@ export class PublishService {
     if (body.feePayer.equals(this.identity.publicKey)) {
       throw uploadErrors.forbidden("the fee payer cannot be the gateway's key");
     }
-    const certified = await this.certify(
+    const certified = await this.certify({
       address,
       tape,
-      body.root,
-      body.expectedSequence,
-      body.alias,
-    );
+      root: body.root,
+      expectedSequence: body.expectedSequence,
+      alias: body.alias,
+    });
     const instructions = withComputeBudget(
       [this.publishInstruction(address, signer, certified)],
       this.writer.packing,
@@ -137,7 +146,13 @@ export class PublishService {
       );
     }
     await requireActive(this.chain, tape);
-    const certified = await this.certify(tapeAddress, tape, root, expectedSequence, alias);
+    const certified = await this.certify({
+      address: tapeAddress,
+      tape,
+      root,
+      expectedSequence,
+      alias,
+    });
     const [signature] = await this.writer.send(
       [this.publishInstruction(tapeAddress, key, certified)],
       [this.identity.keypair],
@@ -151,25 +166,17 @@ export class PublishService {
    * version the tape keeps after it, when this store never recorded them), before anyone can
    * send the Publish, so the collector keeps them for as long as the tape keeps each version.
    */
-  private certify(
-    address: PublicKey,
-    tape: TapeRecord,
-    root: Buffer,
-    expectedSequence: number,
-    alias: string | undefined,
-  ): Promise<CertifiedPublish> {
-    return this.gate.run(address.toBase58(), () =>
-      this.certifyNow(address, tape, root, expectedSequence, alias),
-    );
+  private certify(request: PublishRequest): Promise<CertifiedPublish> {
+    return this.gate.run(request.address.toBase58(), () => this.certifyNow(request));
   }
 
-  private async certifyNow(
-    address: PublicKey,
-    tape: TapeRecord,
-    root: Buffer,
-    expectedSequence: number,
-    alias: string | undefined,
-  ): Promise<CertifiedPublish> {
+  private async certifyNow({
+    address,
+    tape,
+    root,
+    expectedSequence,
+    alias,
+  }: PublishRequest): Promise<CertifiedPublish> {
     if (expectedSequence !== tape.sequence) {
       throw publishErrors.conflict(tape.sequence, expectedSequence);
     }

@@ -14,14 +14,7 @@ function site(holdings: MemoryHoldings, settings = '{"spa_fallback":true}') {
   const entries = packedEntries(holdings, small);
   const packBytes = entries[0].location.kind === 'packed' ? entries[0].location.packSize : 0;
   const big = Buffer.alloc(100_000, 7);
-  entries.push({
-    name: 'big.bin',
-    commitment: holdings.put(big),
-    size: big.length,
-    contentType: 'application/octet-stream',
-    metadata: Buffer.alloc(0),
-    location: { kind: 'blob' },
-  });
+  entries.push(holdings.blob('big.bin', big, 'application/octet-stream'));
   const seg = Buffer.alloc(70_000, 9);
   const segC = holdings.put(seg);
   const manifest = encodeManifest({
@@ -157,14 +150,7 @@ describe('VersionCertifier and .well-known/ names', () => {
     const { entries, settings } = site(holdings);
     for (const name of names) {
       const bytes = Buffer.from(`Contact: mailto:security@example.com (${name})`);
-      entries.push({
-        name,
-        commitment: holdings.put(bytes),
-        size: bytes.length,
-        contentType: 'text/plain',
-        metadata: Buffer.alloc(0),
-        location: { kind: 'blob' },
-      });
+      entries.push(holdings.blob(name, bytes));
     }
     const v = buildVersion(entries, settings);
     holdings.putVersion(v);
@@ -221,14 +207,7 @@ describe('VersionCertifier, with the facts of the version it certified before', 
     const { entries, settings } = site(holdings);
     for (let i = 0; i < 600; i++) {
       const bytes = Buffer.from(`page ${i}`);
-      entries.push({
-        name: `docs/p${i}.html`,
-        commitment: holdings.put(bytes),
-        size: bytes.length,
-        contentType: 'text/html',
-        metadata: Buffer.alloc(0),
-        location: { kind: 'blob' },
-      });
+      entries.push(holdings.blob(`docs/p${i}.html`, bytes, 'text/html'));
     }
     return { entries, settings };
   }

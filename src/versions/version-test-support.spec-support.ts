@@ -57,6 +57,17 @@ export class MemoryHoldings extends VersionHoldings {
     this.tracks.set(c.toString('hex'), bytes);
     return c;
   }
+  /** Stores `bytes` and returns the blob entry `name` of them. */
+  blob(name: string, bytes: Buffer, contentType = 'text/plain'): VersionEntry {
+    return {
+      name,
+      commitment: this.put(bytes),
+      size: bytes.length,
+      contentType,
+      metadata: Buffer.alloc(0),
+      location: { kind: 'blob' },
+    };
+  }
   putVersion(v: BuiltVersion): void {
     this.put(v.rootBytes);
     for (const n of v.nodes) this.put(n.bytes);

@@ -25,27 +25,10 @@ describe('listObjectsPage', () => {
   it('orders keys by UTF-8 bytes, not by JavaScript (UTF-16) string order', () => {
     // U+FF5A (EF BD 9A in UTF-8) sorts before U+1F600 (F0 9F 98 80) in bytes, after it in UTF-16.
     const keys = ['😀.txt', 'ｚ.txt', 'é.txt', 'z.txt', 'Z.txt', 'a b.txt', 'a+b.txt', 'a.txt'];
-    expect([...keys].sort()).not.toEqual([
-      'Z.txt',
-      'a b.txt',
-      'a+b.txt',
-      'a.txt',
-      'z.txt',
-      'é.txt',
-      'ｚ.txt',
-      '😀.txt',
-    ]);
+    const inBytes = ['Z.txt', 'a b.txt', 'a+b.txt', 'a.txt', 'z.txt', 'é.txt', 'ｚ.txt', '😀.txt'];
+    expect([...keys].sort()).not.toEqual(inBytes);
     const page = listObjectsPage(objects(keys), query({}));
-    expect(keysOf(page)).toEqual([
-      'Z.txt',
-      'a b.txt',
-      'a+b.txt',
-      'a.txt',
-      'z.txt',
-      'é.txt',
-      'ｚ.txt',
-      '😀.txt',
-    ]);
+    expect(keysOf(page)).toEqual(inBytes);
   });
 
   it('filters by prefix and rolls keys up into common prefixes at the delimiter', () => {

@@ -1,10 +1,14 @@
-import { ChainError } from '../../chain/chain-error';
+import { ChainError, VersionConflictError } from '../../chain/chain-error';
 import { TapeErrorCode } from '../../chain/program-errors';
 import { StorageAuthorityUnfundedError } from '../../chain/key-balance/key-unfunded-error';
+import { ApiError } from '../../http/api-error';
+import { RulesError } from '../../versions/rules/site-rules';
 import {
   S3BackendAccessDeniedError,
   S3BackendError,
   S3BackendInsufficientCapacityError,
+  S3BackendInvalidArgumentError,
+  S3BackendSlowDownError,
   S3BackendTapeExpiredError,
   S3BackendUnpaidError,
 } from '../s3-backend';
@@ -45,6 +49,39 @@ export function chainWriteError(error: unknown, gatewayKey: string): Error {
  */
 export function groupFailedError(error: unknown): TapeWriteFailedError {
   return new TapeWriteFailedError(`the tape's next version was not published: ${reasonOf(error)}`);
+}
+
+/**
+ * A commit group's failure as the S3 refusal each of its writes gets: the certification's
+ * answer (ApiError), a rule file the fence refuses, other writers winning every time, or the
+ * chain write's own error (`explain`: what the gateway key's balance says of it).
+ */
+export async function groupRefusal(
+  error: unknown,
+  gatewayKey: string,
+  explain: (error: unknown) => Promise<unknown>,
+): Promise<Error> {
+  if (error instanceof S3BackendError) return error;
+  // A `_redirects` or `_headers` in the group that the fence refuses (docs/site.md, "Rules").
+  if (error instanceof RulesError) return new S3BackendInvalidArgumentError(error.message);
+  if (error instanceof ApiError) {
+    const status = error.getStatus();
+    if (status === 413) return new S3BackendInsufficientCapacityError(error.message);
+    if (status === 403) return new S3BackendAccessDeniedError(notDelegatedMessage(gatewayKey));
+    if (status === 507) return new S3BackendUnpaidError(error.message);
+    if (status === 410) return new S3BackendTapeExpiredError(error.message);
+    if (status === 409 || status >= 500) {
+      return new S3BackendSlowDownError(
+        `the tape's version could not be published: ${error.message}`,
+      );
+    }
+    return new TapeWriteFailedError(`the version was not certified: ${error.message}`);
+  }
+  if (error instanceof VersionConflictError) {
+    return new S3BackendSlowDownError('other writers kept publishing first; try again');
+  }
+  const refusal = chainWriteError(await explain(error), gatewayKey);
+  return refusal instanceof S3BackendError ? refusal : groupFailedError(refusal);
 }
 
 function reasonOf(error: unknown): string {

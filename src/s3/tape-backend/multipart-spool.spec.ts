@@ -39,12 +39,16 @@ async function readAll(stream: Readable): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** Begins an upload on a tape far from its limit. */
+/** Begins an upload of `key` (no type, no metadata) on a tape far from its limit. */
 async function begin(
   spool: MultipartSpool,
-  upload: Parameters<MultipartSpool['create']>[0],
+  key = 'k',
+  tapeAddress = TAPE,
 ): Promise<MultipartUpload> {
-  const created = await spool.create(upload, 100);
+  const created = await spool.create(
+    { tapeAddress, key, contentType: undefined, metadata: {} },
+    100,
+  );
   if (!created) throw new Error('the upload was refused');
   return created;
 }
@@ -54,12 +58,7 @@ const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex')
 describe('MultipartSpool', () => {
   it('keeps uploads and parts across a restart and concatenates parts in the listed order', async () => {
     const { spool, budget, dataDir } = await newSpool();
-    const upload = await begin(spool, {
-      tapeAddress: TAPE,
-      key: 'big.bin',
-      contentType: undefined,
-      metadata: {},
-    });
+    const upload = await begin(spool, 'big.bin');
     const [one, two, three] = [randomBytes(1000), randomBytes(2000), randomBytes(10)];
     // Uploaded out of order, as aws-cli does.
     await spool.writePart(upload, 3, ...part(budget, three));
@@ -97,12 +96,7 @@ describe('MultipartSpool', () => {
 
   it('answers NoSuchUpload for another tape, another key, and ids that are paths', async () => {
     const { spool } = await newSpool();
-    const upload = await begin(spool, {
-      tapeAddress: TAPE,
-      key: 'k',
-      contentType: undefined,
-      metadata: {},
-    });
+    const upload = await begin(spool);
     await expect(
       spool.get('OtherTape111111111111111111111111111111111', 'k', upload.uploadId),
     ).rejects.toThrow(S3BackendNoSuchUploadError);
@@ -122,12 +116,7 @@ describe('MultipartSpool', () => {
 
   it('a part cut off mid-body leaves no record and no bytes, and gives its budget back', async () => {
     const { spool, budget } = await newSpool();
-    const upload = await begin(spool, {
-      tapeAddress: TAPE,
-      key: 'k',
-      contentType: undefined,
-      metadata: {},
-    });
+    const upload = await begin(spool);
     const body = new PassThrough();
     const writing = spool.writePart(upload, 1, body, budget.reserve(TAPE, 100_000));
     body.write(randomBytes(50_000));
@@ -140,12 +129,7 @@ describe('MultipartSpool', () => {
 
   it('cuts off a part at the first byte past its budget, keeping nothing', async () => {
     const { spool, budget } = await newSpool();
-    const upload = await begin(spool, {
-      tapeAddress: TAPE,
-      key: 'k',
-      contentType: undefined,
-      metadata: {},
-    });
+    const upload = await begin(spool);
     const body = Readable.from([randomBytes(600), randomBytes(600)]);
     await expect(spool.writePart(upload, 1, body, budget.reserve(TAPE, 1000))).rejects.toThrow(
       S3BackendEntityTooLargeError,
@@ -157,12 +141,7 @@ describe('MultipartSpool', () => {
   it('removes uploads past upload_expiry_hours, at start-up and while running, giving back their budget', async () => {
     const s3 = Object.assign(new S3Config(), { upload_expiry_hours: 1 });
     const { spool, budget, dataDir } = await newSpool(undefined, s3);
-    const upload = await begin(spool, {
-      tapeAddress: TAPE,
-      key: 'k',
-      contentType: undefined,
-      metadata: {},
-    });
+    const upload = await begin(spool);
     await spool.writePart(upload, 1, ...part(budget, 700));
     expect(spool.openUploads(TAPE)).toBe(1);
     expect(await spool.removeExpired(Date.now() + 30 * 60 * 1000)).toBe(0);
@@ -171,12 +150,7 @@ describe('MultipartSpool', () => {
     expect(readdirSync(spool.dir)).toEqual([]);
 
     // At start-up: an upload whose upload.json says it began 2 hours ago.
-    const old = await begin(spool, {
-      tapeAddress: TAPE,
-      key: 'k',
-      contentType: undefined,
-      metadata: {},
-    });
+    const old = await begin(spool);
     const record = join(spool.dir, old.uploadId, 'upload.json');
     const initiated = new Date(Date.now() - 2 * 60 * 60 * 1000).toISOString();
     writeFileSync(record, JSON.stringify({ ...old, initiated }));
@@ -187,12 +161,7 @@ describe('MultipartSpool', () => {
 
   it('a part arriving after an abort is refused as NoSuchUpload', async () => {
     const { spool, budget } = await newSpool();
-    const upload = await begin(spool, {
-      tapeAddress: TAPE,
-      key: 'k',
-      contentType: undefined,
-      metadata: {},
-    });
+    const upload = await begin(spool);
     await spool.remove(upload);
     await expect(spool.writePart(upload, 1, ...part(budget, 1))).rejects.toThrow(
       S3BackendNoSuchUploadError,
@@ -205,12 +174,7 @@ describe('MultipartSpool', () => {
     const { spool, budget, dataDir } = await newSpool(undefined, s3);
     const ids: string[] = [];
     for (const key of ['a.bin', 'b.bin', 'c.bin']) {
-      const upload = await begin(spool, {
-        tapeAddress: TAPE,
-        key,
-        contentType: undefined,
-        metadata: {},
-      });
+      const upload = await begin(spool, key);
       await spool.writePart(upload, 1, ...part(budget, 100));
       await spool.markCompleted(upload, { etag: `etag-${key}`, lastModified: new Date(0) });
       ids.push(upload.uploadId);
@@ -248,12 +212,7 @@ describe('MultipartSpool', () => {
   it('removes uploads idle (no part) for upload_idle_hours, long before their expiry', async () => {
     const s3 = Object.assign(new S3Config(), { upload_idle_hours: 2 });
     const { spool, budget, dataDir } = await newSpool(undefined, s3);
-    const idle = await begin(spool, {
-      tapeAddress: TAPE,
-      key: 'i',
-      contentType: undefined,
-      metadata: {},
-    });
+    const idle = await begin(spool, 'i');
     await spool.writePart(idle, 1, ...part(budget, 300));
     const hour = 60 * 60 * 1000;
     expect(await spool.removeExpired(Date.now() + hour)).toBe(0);
@@ -261,12 +220,7 @@ describe('MultipartSpool', () => {
     expect([spool.openUploads(TAPE), budget.totalBytes]).toEqual([0, 0]);
 
     // Found at start-up: its last activity is its directory's last change, not its start.
-    const kept = await begin(spool, {
-      tapeAddress: TAPE,
-      key: 'k',
-      contentType: undefined,
-      metadata: {},
-    });
+    const kept = await begin(spool);
     await spool.writePart(kept, 1, ...part(budget, 200));
     const { spool: restarted, budget: rebuilt } = await newSpool(dataDir, s3);
     expect(await restarted.removeExpired(Date.now() + hour)).toBe(0);
@@ -278,19 +232,9 @@ describe('MultipartSpool', () => {
   it('removes every upload of one tape, giving back its budget, and keeps the others', async () => {
     const { spool, budget } = await newSpool();
     const OTHER = 'TapeB111111111111111111111111111111111111111';
-    const mine = await begin(spool, {
-      tapeAddress: TAPE,
-      key: 'a',
-      contentType: undefined,
-      metadata: {},
-    });
-    await begin(spool, { tapeAddress: TAPE, key: 'b', contentType: undefined, metadata: {} });
-    const theirs = await begin(spool, {
-      tapeAddress: OTHER,
-      key: 'a',
-      contentType: undefined,
-      metadata: {},
-    });
+    const mine = await begin(spool, 'a');
+    await begin(spool, 'b');
+    const theirs = await begin(spool, 'a', OTHER);
     await spool.writePart(mine, 1, ...part(budget, 500));
     await spool.writePart(theirs, 1, Readable.from([randomBytes(50)]), budget.reserve(OTHER, 50));
     expect((await spool.openTapes()).sort()).toEqual([TAPE, OTHER].sort());

@@ -8,7 +8,13 @@ import { pipeline } from 'node:stream/promises';
 import { S3Config } from '../../config/s3.config';
 import { StorageConfig } from '../../config/storage.config';
 import { S3BackendNoSuchUploadError, S3CompletedPart, S3PartInfo } from '../s3-backend';
-import { CompletedUpload, MultipartStore, MultipartUpload } from './multipart-store';
+import {
+  CompletedUpload,
+  IncomingPart,
+  isUploadId,
+  MultipartStore,
+  MultipartUpload,
+} from './multipart-store';
 import { NameLocks } from './name-locks';
 import { PartDigester, StoredPartRecord, toPartInfo } from './stored-part';
 import { SpoolBudget, SpoolHold } from './spool-budget';
@@ -19,8 +25,6 @@ import { PRIVATE_DIRECTORY_MODE } from '../../config/private-files';
 interface StoredPart extends StoredPartRecord {
   file: string;
 }
-
-const UPLOAD_ID = /^[0-9a-f]{32}$/;
 
 /** What this process knows of an open upload: its tape and the budget its parts hold. */
 interface OpenUpload {
@@ -41,7 +45,7 @@ interface OpenUpload {
  * expires, idles or its tape ends (MultipartSweeper); the holds are rebuilt from disk at start-up.
  */
 @Injectable()
-export class MultipartSpool extends MultipartStore implements OnModuleInit {
+export class MultipartSpool extends MultipartStore<StoredPart> implements OnModuleInit {
   readonly dir: string;
   private readonly logger = new Logger('s3-multipart');
   private readonly open = new Map<string, OpenUpload>();
@@ -109,23 +113,13 @@ export class MultipartSpool extends MultipartStore implements OnModuleInit {
     return removed;
   }
 
-  async removeTapeUploads(tapeAddress: string): Promise<number> {
-    const ids = [...this.open].filter(([, u]) => u.tapeAddress === tapeAddress).map(([id]) => id);
-    for (const id of ids) await this.removeId(id);
-    return ids.length;
+  protected async openIds(tapeAddress: string): Promise<string[]> {
+    return [...this.open].filter(([, u]) => u.tapeAddress === tapeAddress).map(([id]) => id);
   }
 
-  async create(
-    upload: Omit<MultipartUpload, 'uploadId' | 'initiated'>,
-    maxOpenPerTape: number,
-  ): Promise<MultipartUpload | null> {
+  protected async insert(record: MultipartUpload, maxOpenPerTape: number): Promise<boolean> {
     // Counted and taken before the first await: creates running at once each see the others.
-    if (this.openUploads(upload.tapeAddress) >= maxOpenPerTape) return null;
-    const record: MultipartUpload = {
-      ...upload,
-      uploadId: randomBytes(16).toString('hex'),
-      initiated: new Date().toISOString(),
-    };
+    if (this.openUploads(record.tapeAddress) >= maxOpenPerTape) return false;
     const initiated = Date.parse(record.initiated);
     this.open.set(record.uploadId, {
       tapeAddress: record.tapeAddress,
@@ -141,33 +135,20 @@ export class MultipartSpool extends MultipartStore implements OnModuleInit {
       this.open.delete(record.uploadId);
       throw error;
     }
-    return record;
+    return true;
   }
 
-  /** The upload of this tape and key, or NoSuchUpload (unknown, another tape's, another key). */
-  async get(tapeAddress: string, key: string, uploadId: string): Promise<MultipartUpload> {
-    const upload = await this.load(uploadId);
-    if (
-      !upload ||
-      upload.tapeAddress !== tapeAddress ||
-      upload.key !== key ||
-      this.completedAt.has(uploadId)
-    ) {
-      throw new S3BackendNoSuchUploadError(uploadId);
-    }
-    return upload;
+  protected async isCompleted(uploadId: string): Promise<boolean> {
+    return this.completedAt.has(uploadId);
   }
 
-  /** The result of an upload of this tape and key that was completed, or null. */
-  async completed(
-    tapeAddress: string,
-    key: string,
+  protected async loadCompleted(
     uploadId: string,
-  ): Promise<CompletedUpload | null> {
+  ): Promise<{ upload: MultipartUpload; done: CompletedUpload } | null> {
     if (!this.completedAt.has(uploadId)) return null;
     const upload = await this.load(uploadId);
-    if (!upload || upload.tapeAddress !== tapeAddress || upload.key !== key) return null;
-    return this.readCompleted(uploadId);
+    const done = upload && (await this.readCompleted(uploadId));
+    return upload && done ? { upload, done } : null;
   }
 
   /**
@@ -206,32 +187,9 @@ export class MultipartSpool extends MultipartStore implements OnModuleInit {
     return uploads.filter((u): u is MultipartUpload => u?.tapeAddress === tapeAddress);
   }
 
-  /**
-   * Receives one part (replacing an earlier one of the same number once it is complete). `hold`
-   * is the budget reserved for it: the part keeps it while stored, and it is released when the
-   * part fails. More bytes than the hold are never written: the body is cut off with
-   * EntityTooLarge at the first byte past it.
-   */
-  async writePart(
-    upload: MultipartUpload,
-    partNumber: number,
-    body: Readable,
-    hold: SpoolHold,
-  ): Promise<S3PartInfo> {
-    try {
-      return await this.receivePart(upload, partNumber, body, hold);
-    } catch (error) {
-      hold.release();
-      throw error;
-    }
-  }
-
-  private async receivePart(
-    upload: MultipartUpload,
-    partNumber: number,
-    body: Readable,
-    hold: SpoolHold,
-  ): Promise<S3PartInfo> {
+  protected async receivePart(incoming: IncomingPart): Promise<S3PartInfo> {
+    const { upload, partNumber, body } = incoming;
+    let { hold } = incoming;
     const dir = this.uploadDir(upload.uploadId);
     const file = `part-${partNumber}-${randomBytes(6).toString('hex')}.bin`;
     const hashing = new PartDigester(hold.bytes, upload.checksum?.algorithm);
@@ -267,33 +225,15 @@ export class MultipartSpool extends MultipartStore implements OnModuleInit {
     return toPartInfo(part);
   }
 
-  async parts(upload: MultipartUpload): Promise<S3PartInfo[]> {
-    return (await this.storedParts(upload)).map(toPartInfo);
-  }
-
-  /** Bytes the listed parts hold, for capacity checks. */
-  async partSizes(upload: MultipartUpload): Promise<Map<number, number>> {
-    return new Map((await this.storedParts(upload)).map((p) => [p.partNumber, p.size]));
-  }
-
   /** The listed parts' bytes one after another, streamed from their files. */
   async concatenate(upload: MultipartUpload, parts: S3CompletedPart[]): Promise<Readable> {
     const dir = this.uploadDir(upload.uploadId);
-    const stored = new Map((await this.storedParts(upload)).map((p) => [p.partNumber, p]));
-    const files = parts.map((p) => {
-      const part = stored.get(p.partNumber);
-      if (!part) throw new S3BackendNoSuchUploadError(upload.uploadId);
-      return join(dir, part.file);
-    });
+    const files = (await this.listedParts(upload, parts)).map((part) => join(dir, part.file));
     return Readable.from(
       (async function* () {
         for (const file of files) yield* createReadStream(file, { highWaterMark: 1024 * 1024 });
       })(),
     );
-  }
-
-  async remove(upload: MultipartUpload): Promise<void> {
-    await this.removeId(upload.uploadId);
   }
 
   completing<T>(uploadId: string, work: () => Promise<T>): Promise<T> {
@@ -316,7 +256,7 @@ export class MultipartSpool extends MultipartStore implements OnModuleInit {
     }
   }
 
-  private async removeId(uploadId: string): Promise<void> {
+  protected async removeId(uploadId: string): Promise<void> {
     this.completedAt.delete(uploadId);
     await rm(this.uploadDir(uploadId), { recursive: true, force: true });
     const open = this.open.get(uploadId);
@@ -345,9 +285,9 @@ export class MultipartSpool extends MultipartStore implements OnModuleInit {
     return open;
   }
 
-  private async load(uploadId: string): Promise<MultipartUpload | null> {
+  protected async load(uploadId: string): Promise<MultipartUpload | null> {
     // Checked before it touches a path: an upload id is never a path of its own choosing.
-    if (!UPLOAD_ID.test(uploadId)) return null;
+    if (!isUploadId(uploadId)) return null;
     try {
       const text = await readFile(join(this.uploadDir(uploadId), 'upload.json'), 'utf8');
       return JSON.parse(text) as MultipartUpload;
@@ -356,7 +296,7 @@ export class MultipartSpool extends MultipartStore implements OnModuleInit {
     }
   }
 
-  private async storedParts(upload: MultipartUpload): Promise<StoredPart[]> {
+  protected async storedParts(upload: MultipartUpload): Promise<StoredPart[]> {
     const dir = this.uploadDir(upload.uploadId);
     const names = await readdir(dir).catch(() => null);
     if (names === null) throw new S3BackendNoSuchUploadError(upload.uploadId);

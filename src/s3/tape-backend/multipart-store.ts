@@ -1,8 +1,15 @@
+import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { ChecksumAlgorithm } from '../body/checksums';
 import type { ChecksumType, StoredHeaders } from '../object-metadata';
-import type { S3CompletedPart, S3MultipartUploadInfo, S3PartInfo } from '../s3-backend';
+import {
+  S3BackendNoSuchUploadError,
+  type S3CompletedPart,
+  type S3MultipartUploadInfo,
+  type S3PartInfo,
+} from '../s3-backend';
 import type { SpoolHold } from './spool-budget';
+import { StoredPartRecord, toPartInfo } from './stored-part';
 
 /** An upload's record: enough to complete it on any replica, after any restart. */
 export interface MultipartUpload {
@@ -18,6 +25,14 @@ export interface MultipartUpload {
   checksum?: { algorithm: ChecksumAlgorithm; type: ChecksumType };
 }
 
+/** A part on its way in: its upload, number, body and the spool budget held for it. */
+export interface IncomingPart {
+  upload: MultipartUpload;
+  partNumber: number;
+  body: Readable;
+  hold: SpoolHold;
+}
+
 /** The answer a retried CompleteMultipartUpload gets again. */
 export interface CompletedUpload {
   etag: string;
@@ -25,12 +40,20 @@ export interface CompletedUpload {
   completedAt: string;
 }
 
+const UPLOAD_ID = /^[0-9a-f]{32}$/;
+
+/** An upload id as `create` makes them (checked before it names a file or a key). */
+export function isUploadId(uploadId: string): boolean {
+  return UPLOAD_ID.test(uploadId);
+}
+
 /**
  * Port: multipart uploads in progress and recently completed. On the gateway's disk
  * (MultipartSpool, one gateway) or in the shared Redis with parts in the track bucket
- * (SharedMultipartStore: any replica takes any part and completes the upload).
+ * (SharedMultipartStore: any replica takes any part and completes the upload). What does not
+ * depend on where parts are kept is written once here, over `storedParts` and `removeId`.
  */
-export abstract class MultipartStore {
+export abstract class MultipartStore<Part extends StoredPartRecord = StoredPartRecord> {
   /** Uploads in progress on a tape. */
   abstract openUploads(tapeAddress: string): number | Promise<number>;
   /** The tapes that have uploads in progress (for the sweep of ended tapes). */
@@ -42,46 +65,139 @@ export abstract class MultipartStore {
    */
   abstract removeExpired(now?: number): Promise<number>;
   /** Removes every upload in progress of a tape (its tape expired or is gone). */
-  abstract removeTapeUploads(tapeAddress: string): Promise<number>;
+  async removeTapeUploads(tapeAddress: string): Promise<number> {
+    const ids = await this.openIds(tapeAddress);
+    for (const id of ids) await this.removeId(id);
+    return ids.length;
+  }
   /**
    * Begins an upload unless its tape already has `maxOpenPerTape` in progress (null then): the
    * count and the insert are one step, so uploads created at once (on any replica) never pass
    * the limit together.
    */
-  abstract create(
+  async create(
     upload: Omit<MultipartUpload, 'uploadId' | 'initiated'>,
     maxOpenPerTape: number,
-  ): Promise<MultipartUpload | null>;
-  /** The upload of this tape and key, or NoSuchUpload (unknown, another tape's, another key). */
-  abstract get(tapeAddress: string, key: string, uploadId: string): Promise<MultipartUpload>;
+  ): Promise<MultipartUpload | null> {
+    const record: MultipartUpload = {
+      ...upload,
+      uploadId: randomBytes(16).toString('hex'),
+      initiated: new Date().toISOString(),
+    };
+    return (await this.insert(record, maxOpenPerTape)) ? record : null;
+  }
+  /**
+   * The upload of this tape and key in progress, or NoSuchUpload (unknown, another tape's,
+   * another key, completed).
+   */
+  async get(tapeAddress: string, key: string, uploadId: string): Promise<MultipartUpload> {
+    const upload = await this.load(uploadId);
+    if (
+      !upload ||
+      upload.tapeAddress !== tapeAddress ||
+      upload.key !== key ||
+      (await this.isCompleted(uploadId))
+    ) {
+      throw new S3BackendNoSuchUploadError(uploadId);
+    }
+    return upload;
+  }
+
   /** The result of an upload of this tape and key that was completed, or null. */
-  abstract completed(
+  async completed(
     tapeAddress: string,
     key: string,
     uploadId: string,
-  ): Promise<CompletedUpload | null>;
+  ): Promise<CompletedUpload | null> {
+    const found = await this.loadCompleted(uploadId);
+    if (!found || found.upload.tapeAddress !== tapeAddress || found.upload.key !== key) {
+      return null;
+    }
+    return found.done;
+  }
   abstract markCompleted(
     upload: MultipartUpload,
     result: { etag: string; lastModified: Date },
   ): Promise<void>;
   abstract list(tapeAddress: string): Promise<MultipartUpload[]>;
-  /** Receives one part; the part keeps `hold` while stored (released when it fails). */
-  abstract writePart(
+  /**
+   * Receives one part (replacing an earlier one of the same number once it is complete). `hold`
+   * is the budget reserved for it: the part keeps it while stored, and it is released when the
+   * part fails. More bytes than the hold are never stored: the body is cut off with
+   * EntityTooLarge at the first byte past it.
+   */
+  async writePart(
     upload: MultipartUpload,
     partNumber: number,
     body: Readable,
     hold: SpoolHold,
-  ): Promise<S3PartInfo>;
-  abstract parts(upload: MultipartUpload): Promise<S3PartInfo[]>;
-  abstract partSizes(upload: MultipartUpload): Promise<Map<number, number>>;
+  ): Promise<S3PartInfo> {
+    try {
+      return await this.receivePart({ upload, partNumber, body, hold });
+    } catch (error) {
+      hold.release();
+      throw error;
+    }
+  }
+
+  async parts(upload: MultipartUpload): Promise<S3PartInfo[]> {
+    return (await this.storedParts(upload)).map(toPartInfo);
+  }
+
+  /** Bytes the listed parts hold, for capacity checks. */
+  async partSizes(upload: MultipartUpload): Promise<Map<number, number>> {
+    return new Map((await this.storedParts(upload)).map((p) => [p.partNumber, p.size]));
+  }
+
   /** The listed parts' bytes one after another. */
   abstract concatenate(upload: MultipartUpload, parts: S3CompletedPart[]): Promise<Readable>;
-  abstract remove(upload: MultipartUpload): Promise<void>;
+
+  async remove(upload: MultipartUpload): Promise<void> {
+    await this.removeId(upload.uploadId);
+  }
   /**
    * Runs one completion of this upload at a time (over all replicas when shared): a retry sent
    * while the first is still committing waits for it, then answers its result.
    */
   abstract completing<T>(uploadId: string, work: () => Promise<T>): Promise<T>;
+
+  /**
+   * Records a new upload unless its tape has `maxOpenPerTape` in progress (false then), the
+   * count and the insert one step. Called at once by `create`, before anything is awaited.
+   */
+  protected abstract insert(record: MultipartUpload, maxOpenPerTape: number): Promise<boolean>;
+
+  /** The ids of a tape's uploads in progress. */
+  protected abstract openIds(tapeAddress: string): Promise<string[]>;
+
+  /** The upload's record (in progress or completed), or null (an id `create` never makes too). */
+  protected abstract load(uploadId: string): Promise<MultipartUpload | null>;
+
+  protected abstract isCompleted(uploadId: string): Promise<boolean>;
+
+  /** A completed upload's record and the answer kept for retries, or null. */
+  protected abstract loadCompleted(
+    uploadId: string,
+  ): Promise<{ upload: MultipartUpload; done: CompletedUpload } | null>;
+
+  /** Stores one part's bytes and its record; `writePart` releases the hold when this fails. */
+  protected abstract receivePart(part: IncomingPart): Promise<S3PartInfo>;
+
+  /** The upload's stored parts (NoSuchUpload when the upload is gone). */
+  protected abstract storedParts(upload: MultipartUpload): Promise<Part[]>;
+
+  /** Forgets the upload, open or completed: its record, its parts, the budget they hold. */
+  protected abstract removeId(uploadId: string): Promise<void>;
+
+  /** The stored parts a completion lists, in its order; NoSuchUpload when one is not stored. */
+  protected async listedParts(upload: MultipartUpload, parts: S3CompletedPart[]): Promise<Part[]> {
+    const stored = new Map((await this.storedParts(upload)).map((p) => [p.partNumber, p]));
+    return parts.map((p) => {
+      const part = stored.get(p.partNumber);
+      if (!part) throw new S3BackendNoSuchUploadError(upload.uploadId);
+      return part;
+    });
+  }
 }
 
 export function toUploadInfo(upload: MultipartUpload): S3MultipartUploadInfo {

@@ -27,12 +27,8 @@ import {
  * An object without any metadata has no tail at all (encode returns undefined).
  */
 const VERSION = 1;
-const USER_FIELD = 16;
-const CHECKSUM_FIELD = 32;
-const ETAG_FIELD = 48;
-const PART_SIZES_FIELD = 64;
-const PART_CHECKSUMS_FIELD = 65;
-const MODIFIED_FIELD = 80;
+/** The field ids above (1..5 are the stored headers). */
+const FIELD = { user: 16, checksum: 32, etag: 48, partSizes: 64, partChecksums: 65, modified: 80 };
 const ETAG_PATTERN = /^([0-9a-f]{32})(?:-([1-9]\d{0,4}))?$/;
 
 export function encodeObjectMetadata(m: ObjectMetadata): Buffer | undefined {
@@ -45,13 +41,13 @@ export function encodeObjectMetadata(m: ObjectMetadata): Buffer | undefined {
     fields++;
   });
   for (const [name, value] of Object.entries(m.user)) {
-    w.u8(USER_FIELD).str(name, 1).str(value, 2);
+    w.u8(FIELD.user).str(name, 1).str(value, 2);
     fields++;
   }
   if (m.checksum) {
     const { algorithm, type, value } = m.checksum;
     const [digest, parts] = value.split('-');
-    w.u8(CHECKSUM_FIELD)
+    w.u8(FIELD.checksum)
       .u8(CHECKSUM_ALGORITHMS.indexOf(algorithm))
       .u8(type === 'COMPOSITE' ? 1 : 0)
       .u16(parts === undefined ? 0 : Number(parts))
@@ -60,25 +56,25 @@ export function encodeObjectMetadata(m: ObjectMetadata): Buffer | undefined {
   }
   const etag = m.etag === undefined ? null : ETAG_PATTERN.exec(m.etag);
   if (etag) {
-    w.u8(ETAG_FIELD)
+    w.u8(FIELD.etag)
       .bytes(Buffer.from(etag[1], 'hex'))
       .u16(Number(etag[2] ?? 0));
     fields++;
   }
   if (m.parts) {
     const runs = runsOf(m.parts.sizes);
-    w.u8(PART_SIZES_FIELD).u16(runs.length);
+    w.u8(FIELD.partSizes).u16(runs.length);
     for (const [count, size] of runs) w.u16(count).u64(size);
     fields++;
     if (m.parts.checksums && m.checksum) {
-      w.u8(PART_CHECKSUMS_FIELD)
+      w.u8(FIELD.partChecksums)
         .u8(CHECKSUM_ALGORITHMS.indexOf(m.checksum.algorithm))
         .u16(m.parts.checksums.length);
       for (const c of m.parts.checksums) w.bytes(Buffer.from(c, 'base64'));
     }
   }
   if (m.modified !== undefined) {
-    w.u8(MODIFIED_FIELD).u64(m.modified);
+    w.u8(FIELD.modified).u64(m.modified);
     fields++;
   }
   return fields === 0 ? undefined : w.done();
@@ -99,20 +95,20 @@ export function decodeObjectMetadata(tail: Buffer | undefined): ObjectMetadata {
       const field = r.u8();
       if (field >= 1 && field <= STORED_HEADERS.length) {
         out.headers[STORED_HEADERS[field - 1]] = r.str(2);
-      } else if (field === USER_FIELD) {
+      } else if (field === FIELD.user) {
         const name = r.str(1);
         out.user[name] = r.str(2);
-      } else if (field === CHECKSUM_FIELD) {
+      } else if (field === FIELD.checksum) {
         out.checksum = readChecksum(r);
-      } else if (field === ETAG_FIELD) {
+      } else if (field === FIELD.etag) {
         const md5 = r.bytes(16).toString('hex');
         const parts = r.u16();
         out.etag = parts === 0 ? md5 : `${md5}-${parts}`;
-      } else if (field === PART_SIZES_FIELD) {
+      } else if (field === FIELD.partSizes) {
         out.parts = { ...out.parts, sizes: readRuns(r) };
-      } else if (field === PART_CHECKSUMS_FIELD) {
+      } else if (field === FIELD.partChecksums) {
         out.parts = { sizes: [], ...out.parts, checksums: readDigests(r) };
-      } else if (field === MODIFIED_FIELD) {
+      } else if (field === FIELD.modified) {
         out.modified = r.u64n();
       } else {
         return NO_METADATA;

@@ -2,10 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { PublicKey } from '@solana/web3.js';
 import { S3Config } from '../../config/s3.config';
 import { ChecksumAlgorithm } from '../body/checksums';
-import { S3WriteCondition } from '../handlers/write-conditions';
 import { ChecksumType, ObjectMetadata, ObjectParts } from '../object-metadata';
 import {
-  ExpectedChecksum,
+  S3Backend,
   S3BackendAccessDeniedError,
   S3Bucket,
   S3CompletedPart,
@@ -110,13 +109,11 @@ export class TapeMultipartUploads {
     return algorithm ? parts.map((p) => ({ ...p, checksumAlgorithm: algorithm })) : parts;
   }
 
+  /** S3Backend.completeMultipartUpload, with the same arguments. */
   async complete(
-    bucket: S3Bucket,
-    key: string,
-    uploadId: string,
-    parts: S3CompletedPart[],
-    condition?: S3WriteCondition,
-    expected?: ExpectedChecksum,
+    ...[bucket, key, uploadId, parts, condition, expected]: Parameters<
+      S3Backend['completeMultipartUpload']
+    >
   ): Promise<S3WriteResult> {
     // One completion of an upload at a time (over all replicas when they share uploads): a retry
     // sent while the first is still committing waits for it, then answers its result.

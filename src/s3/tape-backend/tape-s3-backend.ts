@@ -1,24 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ChecksumAlgorithm } from '../body/checksums';
-import { S3WriteCondition } from '../handlers/write-conditions';
-import {
-  ExpectedChecksum,
-  S3Backend,
-  S3Bucket,
-  S3ByteRange,
-  S3CompletedPart,
-  S3CopyObjectInput,
-  S3CreateMultipartInput,
-  S3DeleteOutcome,
-  S3MultipartUploadInfo,
-  S3ObjectHead,
-  S3ObjectInfo,
-  S3ObjectStream,
-  S3PartInfo,
-  S3PutObjectInput,
-  S3UploadPartInput,
-  S3WriteResult,
-} from '../s3-backend';
+import { S3Backend } from '../s3-backend';
 import { TapeMultipartUploads } from './tape-multipart-uploads';
 import { TapeObjectReads } from './tape-object-reads';
 import { TapeObjectWrites } from './tape-object-writes';
@@ -27,7 +8,8 @@ import { TapeObjectWrites } from './tape-object-writes';
  * S3 over tapes: a bucket is a tape (by label), a key is an object name, an ETag is the track
  * commitment. Reads come from the chain's name records and the verified track store; writes are
  * received into the spool, stored as tracks, then published on chain by the gateway as the
- * tape's delegate (docs/s3.md, "Tapes behind the endpoint"). Each side lives in its own class.
+ * tape's delegate (docs/s3.md, "Tapes behind the endpoint"). Each side lives in its own class;
+ * every operation here hands the port's arguments, as they are, to the side that does the work.
  */
 @Injectable()
 export class TapeS3Backend extends S3Backend {
@@ -39,80 +21,63 @@ export class TapeS3Backend extends S3Backend {
     super();
   }
 
-  findBucket(name: string): Promise<S3Bucket | null> {
-    return this.reads.findBucket(name);
+  findBucket(...args: Parameters<S3Backend['findBucket']>) {
+    return this.reads.findBucket(...args);
   }
 
-  findBucketOfTape(tapeAddress: string): Promise<S3Bucket | null> {
-    return this.reads.findBucketOfTape(tapeAddress);
+  findBucketOfTape(...args: Parameters<S3Backend['findBucketOfTape']>) {
+    return this.reads.findBucketOfTape(...args);
   }
 
-  listObjects(bucket: S3Bucket, prefix: string): Promise<S3ObjectInfo[]> {
-    return this.reads.listObjects(bucket, prefix);
+  listObjects(...args: Parameters<S3Backend['listObjects']>) {
+    return this.reads.listObjects(...args);
   }
 
-  headObject(bucket: S3Bucket, key: string): Promise<S3ObjectHead> {
-    return this.reads.headObject(bucket, key);
+  headObject(...args: Parameters<S3Backend['headObject']>) {
+    return this.reads.headObject(...args);
   }
 
-  getObject(bucket: S3Bucket, key: string, range?: S3ByteRange): Promise<S3ObjectStream> {
-    return this.reads.getObject(bucket, key, range);
+  getObject(...args: Parameters<S3Backend['getObject']>) {
+    return this.reads.getObject(...args);
   }
 
-  putObject(bucket: S3Bucket, input: S3PutObjectInput): Promise<S3WriteResult> {
-    return this.writes.putObject(bucket, input);
+  putObject(...args: Parameters<S3Backend['putObject']>) {
+    return this.writes.putObject(...args);
   }
 
-  copyObject(bucket: S3Bucket, input: S3CopyObjectInput): Promise<S3WriteResult> {
-    return this.writes.copyObject(bucket, input);
+  copyObject(...args: Parameters<S3Backend['copyObject']>) {
+    return this.writes.copyObject(...args);
   }
 
-  deleteObjects(bucket: S3Bucket, keys: string[]): Promise<S3DeleteOutcome[]> {
-    return this.writes.deleteObjects(bucket, keys);
+  deleteObjects(...args: Parameters<S3Backend['deleteObjects']>) {
+    return this.writes.deleteObjects(...args);
   }
 
-  createMultipartUpload(
-    bucket: S3Bucket,
-    input: S3CreateMultipartInput,
-  ): Promise<{ uploadId: string }> {
-    return this.uploads.create(bucket, input);
+  createMultipartUpload(...args: Parameters<S3Backend['createMultipartUpload']>) {
+    return this.uploads.create(...args);
   }
 
-  uploadPart(
-    bucket: S3Bucket,
-    input: S3UploadPartInput,
-  ): Promise<{ etag: string; checksum?: { algorithm: ChecksumAlgorithm; value: string } }> {
-    return this.uploads.uploadPart(bucket, input);
+  uploadPart(...args: Parameters<S3Backend['uploadPart']>) {
+    return this.uploads.uploadPart(...args);
   }
 
-  listParts(bucket: S3Bucket, key: string, uploadId: string): Promise<S3PartInfo[]> {
-    return this.uploads.listParts(bucket, key, uploadId);
+  listParts(...args: Parameters<S3Backend['listParts']>) {
+    return this.uploads.listParts(...args);
   }
 
-  completeMultipartUpload(
-    bucket: S3Bucket,
-    key: string,
-    uploadId: string,
-    parts: S3CompletedPart[],
-    condition?: S3WriteCondition,
-    expected?: ExpectedChecksum,
-  ): Promise<S3WriteResult> {
-    return this.uploads.complete(bucket, key, uploadId, parts, condition, expected);
+  completeMultipartUpload(...args: Parameters<S3Backend['completeMultipartUpload']>) {
+    return this.uploads.complete(...args);
   }
 
-  override completedMultipartUpload(
-    bucket: S3Bucket,
-    key: string,
-    uploadId: string,
-  ): Promise<S3WriteResult | null> {
-    return this.uploads.completed(bucket, key, uploadId);
+  override completedMultipartUpload(...args: Parameters<S3Backend['completedMultipartUpload']>) {
+    return this.uploads.completed(...args);
   }
 
-  abortMultipartUpload(bucket: S3Bucket, key: string, uploadId: string): Promise<void> {
-    return this.uploads.abort(bucket, key, uploadId);
+  abortMultipartUpload(...args: Parameters<S3Backend['abortMultipartUpload']>) {
+    return this.uploads.abort(...args);
   }
 
-  listMultipartUploads(bucket: S3Bucket): Promise<S3MultipartUploadInfo[]> {
-    return this.uploads.list(bucket);
+  listMultipartUploads(...args: Parameters<S3Backend['listMultipartUploads']>) {
+    return this.uploads.list(...args);
   }
 }

@@ -9,13 +9,14 @@ import { CredentialsModule } from '../../credentials/credentials.module';
 import { MeteringModule } from '../../metering/metering.module';
 import { SharedState } from '../../shared-state/shared-state';
 import { SharedStateModule } from '../../shared-state/shared-state.module';
-import { trackS3Client } from '../../tracks/s3/s3-track-store';
+import { trackS3Client } from '../../tracks/s3/track-s3-client';
 import { TracksModule } from '../../tracks/tracks.module';
 import { S3Backend } from '../s3-backend';
 import { S3CredentialStore } from '../s3-credential-store';
 import { S3RequestMeter } from '../s3-request-meter';
 import type { S3ModuleOptions } from '../s3.module';
 import { GatewayS3CredentialStore } from './gateway-s3-credential-store';
+import { GroupPublish } from './group-publish';
 import { MeteringS3RequestMeter } from './metering-s3-request-meter';
 import { ChainEndedTapes, EndedTapes } from './ended-tapes';
 import { MultipartSpool } from './multipart-spool';
@@ -73,6 +74,7 @@ export function tapeS3Options(publishing: VersionPublishingWiring): S3ModuleOpti
       TapeVersions,
       // Writers need no lock between them: each group publishes with compare-and-swap.
       VersionCommitGroups,
+      GroupPublish,
       publishing.provider,
       {
         provide: SpoolLedger,

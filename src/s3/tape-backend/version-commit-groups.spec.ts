@@ -7,6 +7,7 @@ import { currentVersion } from '../../chain/tape-history';
 import { commitmentOfBuffer } from '../../tracks/commitment';
 import type { ObjectReader } from '../../tracks/object-reader';
 import type { TrackStore } from '../../tracks/track-store';
+import { GroupPublish } from './group-publish';
 import { ObjectOp } from './object-ops';
 import { PlanBase, TapeVersions } from './tape-versions';
 import { VersionCommitGroups } from './version-commit-groups';
@@ -92,15 +93,8 @@ function newTestGroups() {
   const publisher = new HeldPublishing(tape);
   const identity = { publicKey: TAPE } as unknown as GatewayIdentity;
   const balance = { explain: async (e: unknown) => e } as unknown as KeyBalance;
-  const sut = new IdleGroups(
-    chain,
-    versions,
-    store,
-    {} as ObjectReader,
-    publisher,
-    identity,
-    balance,
-  );
+  const publish = new GroupPublish(chain, versions, store, {} as ObjectReader, publisher);
+  const sut = new IdleGroups(publish, identity, balance);
   return { sut, tape, publisher, planned };
 }
 

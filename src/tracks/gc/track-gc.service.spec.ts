@@ -8,11 +8,17 @@ import { TapePointerFeed, TapePointerHandlers } from '../../chain/tape-pointer-f
 import { StorageConfig } from '../../config/storage.config';
 import { bodyOf, newTestStore } from '../../../test/support/tracks';
 import { commitmentOfBuffer } from '../commitment';
+import type { TrackStore } from '../track-store';
 import { TrackGarbageCollector } from './track-gc.service';
 import { stagingOwner, versionOwner } from './version-owner';
 import { eventually } from '../../../test/support/eventually';
 
 const GENESIS = 1_600_000_000;
+
+/** Whether the store still holds each of these tracks, in order. */
+function held(store: TrackStore, commitments: Buffer[]): Promise<boolean[]> {
+  return Promise.all(commitments.map((c) => store.has(c)));
+}
 
 /** A chain where tests publish and drop tapes' versions; every tape is active. */
 class FakeChain {
@@ -197,12 +203,7 @@ describe('TrackGarbageCollector', () => {
     const pass = await sut.runPass();
     expect(pass).toMatchObject({ checked: 4, deleted: 1, kept: 1, referencesDropped: 2 });
     expect(pass.byReason['version-dropped']).toBe(2);
-    expect(await Promise.all([shared, ...own].map((c) => store.has(c)))).toEqual([
-      true,
-      false,
-      true,
-      true,
-    ]);
+    expect(await held(store, [shared, ...own])).toEqual([true, false, true, true]);
     expect(chain.tapeReads).toEqual([[tape.toBase58()]]);
   });
 
@@ -249,12 +250,7 @@ describe('TrackGarbageCollector', () => {
       const pass = await sut.runPass();
       expect(pass).toMatchObject({ tapesChecked: 1, deleted: 1 });
       expect(pass.byReason['version-dropped']).toBe(2);
-      expect(await Promise.all([shared, ...own].map((c) => store.has(c)))).toEqual([
-        true,
-        false,
-        true,
-        true,
-      ]);
+      expect(await held(store, [shared, ...own])).toEqual([true, false, true, true]);
       // Settled: no reference waits on the chain, so the tape is not checked again.
       expect(sut.stats().watchedTapes).toBe(0);
       expect((await sut.runPass()).tapesChecked).toBe(0);
@@ -291,7 +287,7 @@ describe('TrackGarbageCollector', () => {
         expect(sut.stats().watchedTapes).toBe(1);
         const pass = await sut.runPass();
         expect(pass).toMatchObject({ tapesChecked: 1, deleted: 1 });
-        expect(await Promise.all(own.map((c) => store.has(c)))).toEqual([false, false, true]);
+        expect(await held(store, own)).toEqual([false, false, true]);
       } finally {
         await sut.onModuleDestroy();
       }
@@ -329,11 +325,7 @@ describe('TrackGarbageCollector', () => {
       sut.watch(tape.toBase58());
       const pass = await sut.runPass();
       expect(pass.byReason['staged-superseded']).toBe(2);
-      expect([await store.has(old), await store.has(current), await store.has(rebasing)]).toEqual([
-        false,
-        true,
-        false,
-      ]);
+      expect(await held(store, [old, current, rebasing])).toEqual([false, true, false]);
       // An upload in progress: the tape is checked again at the next pass.
       expect(sut.stats().watchedTapes).toBe(1);
     });

@@ -5,65 +5,15 @@ import {
   OnModuleDestroy,
   Optional,
 } from '@nestjs/common';
-import { PublicKey } from '@solana/web3.js';
 import { ChainReader } from '../../chain/chain-reader';
 import { GatewayIdentity } from '../../chain/gateway-identity';
 import { TapePointerFeed, TapePointerWatch } from '../../chain/tape-pointer-feed';
 import { StorageConfig } from '../../config/storage.config';
 import { TrackReference, TrackStore } from '../track-store';
 import { GcLease, GcLeaseHandle, LocalGcLease } from './gc-lease';
-import { ChainFacts, judgeReference, keeps, ReferenceVerdict } from './track-gc-decision';
-import { parseStagingOwner, parseVersionOwner } from './version-owner';
+import { ChainFacts, judgeReference, keeps, readChainFacts } from './track-gc-decision';
+import { emptyPass, TrackGcPass, TrackGcStats, TrackGcTotals } from './track-gc-totals';
 
-/** One pass's counts (also the JSON log line). */
-export interface TrackGcPass {
-  /** Blobs examined (the cursor's page and the targeted tapes' blobs). */
-  checked: number;
-  /** Tapes checked whole because they changed (targeted checks, before the cursor's page). */
-  tapesChecked: number;
-  referencesDropped: number;
-  deleted: number;
-  deletedBytes: number;
-  /** Blobs with a dead reference that a live or fresh one kept. */
-  kept: number;
-  byReason: Record<Exclude<ReferenceVerdict, 'live' | 'pending'>, number>;
-  /** The pass reached the end of the store and starts again from the first blob. */
-  wrapped: boolean;
-  ms: number;
-  /** Another replica held the lease: nothing was examined. */
-  skipped?: boolean;
-  /** The lease was lost mid-pass (not renewed in time): the pass stopped early. */
-  leaseLost?: boolean;
-}
-
-/** When a pass ran (unix ms), for checking that replicas never overlap. */
-export interface TrackGcPassWindow {
-  startedAt: number;
-  endedAt: number;
-}
-
-export interface TrackGcStats {
-  enabled: boolean;
-  /** Why it does not run although storage.gc.enabled: a reader holds no reference index. */
-  disabledReason?: 'reader';
-  passes: number;
-  failedPasses: number;
-  checked: number;
-  tapesChecked: number;
-  /** Tapes waiting for a targeted check (a version certified, bytes staged). */
-  watchedTapes: number;
-  referencesDropped: number;
-  deleted: number;
-  deletedBytes: number;
-  lastPass?: TrackGcPass & { at: string };
-  lastError?: string;
-  /** Passes not run because another replica held the lease. */
-  skippedPasses: number;
-  /** The latest passes this process ran (at most RECENT_PASSES), oldest first. */
-  recentPasses: TrackGcPassWindow[];
-}
-
-const RECENT_PASSES = 20;
 /** Tapes whose changes on chain have the collector check them (`served`). */
 const SERVED_TAPES = 100_000;
 
@@ -87,7 +37,7 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
   private timer?: NodeJS.Timeout;
   private running?: Promise<TrackGcPass>;
   private stopped = false;
-  private readonly totals: TrackGcStats;
+  private readonly totals: TrackGcTotals;
   /** Tapes to check whole at the next pass, oldest first. */
   private readonly watched = new Set<string>();
   /**
@@ -108,20 +58,10 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
     /** Tape accounts as they change: a table change nobody published here (see `served`). */
     @Optional() private readonly feed?: TapePointerFeed,
   ) {
-    this.totals = {
+    this.totals = new TrackGcTotals({
       enabled: this.runs,
       ...(storage.gc.enabled && !identity.isWriter && { disabledReason: 'reader' as const }),
-      passes: 0,
-      failedPasses: 0,
-      checked: 0,
-      tapesChecked: 0,
-      watchedTapes: 0,
-      referencesDropped: 0,
-      deleted: 0,
-      deletedBytes: 0,
-      skippedPasses: 0,
-      recentPasses: [],
-    };
+    });
   }
 
   private get runs(): boolean {
@@ -147,11 +87,7 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
   }
 
   stats(): TrackGcStats {
-    return {
-      ...this.totals,
-      watchedTapes: this.watched.size,
-      recentPasses: [...this.totals.recentPasses],
-    };
+    return this.totals.snapshot(this.watched.size);
   }
 
   /**
@@ -179,7 +115,7 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
     const pending = await this.checkTapes([tape], result);
     if (pending.size > 0) this.watch(tape);
     // Not a pass, but what it deleted counts in the totals (/healthz, metrics) all the same.
-    this.count(result);
+    this.totals.count(result);
     return result;
   }
 
@@ -212,13 +148,12 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
     try {
       lease = await this.lease.acquire();
     } catch (err) {
-      this.totals.failedPasses++;
-      this.totals.lastError = (err as Error).message;
+      this.totals.failed(err);
       this.logger.warn({ msg: 'track gc lease unavailable', error: (err as Error).message });
       throw err;
     }
     if (!lease) {
-      this.totals.skippedPasses++;
+      this.totals.skipped();
       this.record(targeted);
       return { ...targeted, skipped: true };
     }
@@ -228,8 +163,7 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
     } finally {
       const endedAt = Date.now();
       await lease.release();
-      this.totals.recentPasses.push({ startedAt, endedAt });
-      if (this.totals.recentPasses.length > RECENT_PASSES) this.totals.recentPasses.shift();
+      this.totals.ran({ startedAt, endedAt });
     }
   }
 
@@ -250,8 +184,7 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
         if (pending.has(tape)) this.watched.add(tape); // again next pass, behind the others
       }
     } catch (err) {
-      this.totals.failedPasses++;
-      this.totals.lastError = (err as Error).message;
+      this.totals.failed(err);
       this.logger.warn({ msg: 'track gc targeted check failed', error: (err as Error).message });
     }
     result.ms = Date.now() - started;
@@ -266,7 +199,10 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
     result.checked += blobs.length;
     const pending = new Set<string>();
     if (blobs.length === 0) return pending;
-    const facts = await this.readChain(blobs.flatMap((b) => b.references));
+    const facts = await readChainFacts(
+      this.chain,
+      blobs.flatMap((b) => b.references),
+    );
     for (const blob of blobs) {
       await this.judgeBlob(blob, facts, decidedAt, result, (ref) => pending.add(ref.tape));
     }
@@ -310,7 +246,12 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
       result.checked += blobs.length;
       // An empty store costs no chain read.
       const facts =
-        blobs.length > 0 ? await this.readChain(blobs.flatMap((b) => b.references)) : undefined;
+        blobs.length > 0
+          ? await readChainFacts(
+              this.chain,
+              blobs.flatMap((b) => b.references),
+            )
+          : undefined;
       let last: Buffer | undefined;
       for (const blob of blobs) {
         if (!lease.held()) {
@@ -327,75 +268,14 @@ export class TrackGarbageCollector implements OnApplicationBootstrap, OnModuleDe
       this.record(result);
       return result;
     } catch (err) {
-      this.totals.failedPasses++;
-      this.totals.lastError = (err as Error).message;
+      this.totals.failed(err);
       this.logger.warn({ msg: 'track gc pass failed', error: (err as Error).message });
       throw err;
     }
   }
 
-  /**
-   * The tape accounts of these references (getMultipleAccounts, no listing): a tape's pointer
-   * says which versions it keeps. Owners name their tape; a reference under an unknown owner is
-   * judged without the chain.
-   */
-  private async readChain(refs: TrackReference[]): Promise<ChainFacts> {
-    const tapeAddresses = new Set<string>();
-    for (const ref of refs) {
-      const owner = parseVersionOwner(ref.track) ?? parseStagingOwner(ref.track);
-      if (owner) tapeAddresses.add(owner.tape);
-    }
-    return this.readTapes([...tapeAddresses]);
-  }
-
-  private async readTapes(tapeAddresses: string[]): Promise<ChainFacts> {
-    const [tapes, config, chainNow] = await Promise.all([
-      this.chain.getTapes(tapeAddresses.map((a) => new PublicKey(a))),
-      this.chain.networkConfig(),
-      this.chain.chainTime(),
-    ]);
-    return {
-      tapes: new Map(tapeAddresses.map((a, i) => [a, tapes[i]])),
-      chainNow,
-      genesisTime: config.genesisTime,
-      epochDurationSecs: config.epochDurationSecs,
-    };
-  }
-
-  /** Adds what a pass or a tape's check did to the totals. */
-  private count(work: TrackGcPass): void {
-    const t = this.totals;
-    t.checked += work.checked;
-    t.tapesChecked += work.tapesChecked;
-    t.referencesDropped += work.referencesDropped;
-    t.deleted += work.deleted;
-    t.deletedBytes += work.deletedBytes;
-  }
-
   private record(pass: TrackGcPass): void {
-    this.totals.passes++;
-    this.count(pass);
-    this.totals.lastPass = { ...pass, at: new Date().toISOString() };
+    this.totals.record(pass);
     this.logger.log({ msg: 'track gc pass', ...pass });
   }
-}
-
-function emptyPass(): TrackGcPass {
-  return {
-    checked: 0,
-    tapesChecked: 0,
-    referencesDropped: 0,
-    deleted: 0,
-    deletedBytes: 0,
-    kept: 0,
-    byReason: {
-      'unknown-owner': 0,
-      'tape-expired': 0,
-      'version-dropped': 0,
-      'staged-superseded': 0,
-      'staged-abandoned': 0,
-    },
-    wrapped: false,
-    ms: 0,
-  };
 }

@@ -1,13 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { ByteLru } from '../byte-lru';
 import {
   CHUNK_HASH_BYTES,
-  COMMITMENT_BYTES,
-  assertRangeInside,
-  assertTrackSize,
+  rangeReadHex,
   chunkCount,
-  commitmentToHex,
+  storeKeyHex,
   verifyChunkList,
 } from '../commitment';
 import { readExactly } from '../durable-file';
@@ -22,7 +19,7 @@ import {
 } from '../track-errors';
 import { TrackIntegrityReport, TrackStoreStats } from '../track-store';
 import { TrackStoreLedger } from '../track-store-ledger';
-import { VerifiedRangeStream } from '../verified-range-stream';
+import { VerifiedChunkLists } from '../verified-chunk-lists';
 import { PeerFailure, PeerFailureReason, PeerHttp, readExactBody } from './peer-http';
 import { PeerSet } from './peer-set';
 import { UnreferencedTrackStore } from './unreferenced-track-store';
@@ -43,12 +40,6 @@ export interface PeerTrackStoreOptions {
   cache: TrackCache;
 }
 
-interface VerifiedChunkList {
-  size: number;
-  hashes: Buffer;
-  byteLength: number;
-}
-
 /**
  * Track bytes fetched from peer gateways (`GET /tracks/{hex}` with Range, `/tracks/{hex}/chunks`;
  * docs/peers.md) by a reader with no store of its own. Peers are trusted for nothing: a chunk
@@ -62,7 +53,7 @@ interface VerifiedChunkList {
 export class PeerTrackStore extends UnreferencedTrackStore {
   readonly peers: PeerSet;
   private readonly http: PeerHttp;
-  private readonly chunkLists = new ByteLru<VerifiedChunkList>(16 * 1024 * 1024);
+  private readonly chunkLists = new VerifiedChunkLists();
   private readonly ledger = new TrackStoreLedger();
   private cacheMismatches = 0;
 
@@ -86,7 +77,7 @@ export class PeerTrackStore extends UnreferencedTrackStore {
 
   /** Whether this reader holds the track itself (a peer's request is answered only then). */
   holdsLocally(commitment: Buffer): boolean {
-    return this.cache.lookup(this.hexOf(commitment)) !== undefined;
+    return this.cache.lookup(storeKeyHex(commitment)) !== undefined;
   }
 
   async has(commitment: Buffer): Promise<boolean> {
@@ -95,7 +86,7 @@ export class PeerTrackStore extends UnreferencedTrackStore {
 
   /** The cached track's size, else the first peer's answer to HEAD (untrusted, bounded). */
   async storedSize(commitment: Buffer): Promise<number | undefined> {
-    const hex = this.hexOf(commitment);
+    const hex = storeKeyHex(commitment);
     const cached = this.cache.lookup(hex);
     if (cached !== undefined) return cached;
     const failures: PeerFailure[] = [];
@@ -111,7 +102,7 @@ export class PeerTrackStore extends UnreferencedTrackStore {
         if (!Number.isSafeInteger(size) || size < 0 || size > MAX_PEER_TRACK_BYTES) {
           throw new PeerFailure(peer.name, 'wrong_length', hex, 'answers no usable length');
         }
-        if (this.knownChunkList(hex, size)) return size;
+        if (this.chunkLists.get(hex, size)) return size;
         // The size is believed once the same peer's chunk list, hashed with it, gives the
         // commitment (the commitment binds the size): a lying length is that peer's failure,
         // not a 502 while an honest peer remains. The list is needed next anyway.
@@ -129,15 +120,15 @@ export class PeerTrackStore extends UnreferencedTrackStore {
     body.destroy();
     return Promise.reject(
       new TrackStoreUnavailableError(
-        this.hexOf(commitment),
+        storeKeyHex(commitment),
         new Error('a reader with peers stores nothing'),
       ),
     );
   }
 
   async readChunkHashes(commitment: Buffer, size: number): Promise<Buffer> {
-    const hex = this.hexOf(commitment);
-    const known = this.knownChunkList(hex, size);
+    const hex = storeKeyHex(commitment);
+    const known = this.chunkLists.get(hex, size);
     if (known) return known;
     if (size > MAX_PEER_TRACK_BYTES) {
       throw new TrackStoreUnavailableError(
@@ -149,7 +140,7 @@ export class PeerTrackStore extends UnreferencedTrackStore {
     if (this.cache.lookup(hex) === size) {
       const hashes = await readExactly(this.cache.chunksPath(hex), expected).catch(() => undefined);
       if (hashes && verifyChunkList(commitment, size, hashes)) {
-        this.remember(hex, size, hashes);
+        this.chunkLists.remember(hex, size, hashes);
         return hashes;
       }
       await this.cacheMismatch(hex);
@@ -192,14 +183,12 @@ export class PeerTrackStore extends UnreferencedTrackStore {
         `chunk list fails the commitment at ${size} bytes`,
       );
     }
-    this.remember(hex, size, hashes);
+    this.chunkLists.remember(hex, size, hashes);
     return hashes;
   }
 
   openRange(commitment: Buffer, size: number, start: number, endInclusive: number): Readable {
-    const hex = this.hexOf(commitment);
-    assertTrackSize(size);
-    assertRangeInside(start, endInclusive, size);
+    const hex = rangeReadHex(commitment, size, start, endInclusive);
     const cached = this.cache.lookup(hex) === size;
     // After the chunk list is read: a peer that failed it is asked last for the bytes too.
     const sources = (): RangeSource[] => [
@@ -219,7 +208,7 @@ export class PeerTrackStore extends UnreferencedTrackStore {
         this.cache.fits(size) && {
           fill: {
             tempPath: temp,
-            admit: () => this.cache.admit(hex, temp, size, this.knownChunkList(hex, size)!),
+            admit: () => this.cache.admit(hex, temp, size, this.chunkLists.get(hex, size)!),
           },
         }),
     });
@@ -227,24 +216,17 @@ export class PeerTrackStore extends UnreferencedTrackStore {
 
   /** The cached file, every chunk hashed again: a changed byte drops the copy (and is counted). */
   private cacheSource(commitment: Buffer, hex: string, size: number): RangeSource {
-    return {
-      name: 'cache',
-      open: (from, to) =>
-        new VerifiedRangeStream({
-          track: hex,
-          path: this.cache.dataPath(hex),
-          size,
-          start: from,
-          endInclusive: to,
-          chunkHashes: () => this.readChunkHashes(commitment, size),
-          counters: this.ledger.counters,
-          verify: true,
-        }),
+    return this.cache.rangeSource({
+      hex,
+      size,
+      chunkHashes: () => this.readChunkHashes(commitment, size),
+      counters: this.ledger.counters,
+      verify: true,
       failed: (err) => {
         if (err instanceof IntegrityError) void this.cacheMismatch(hex);
         else void this.cache.evict(hex);
       },
-    };
+    });
   }
 
   private peerSource(
@@ -329,21 +311,12 @@ export class PeerTrackStore extends UnreferencedTrackStore {
 
   private async cacheMismatch(hex: string): Promise<void> {
     this.cacheMismatches++;
-    this.chunkLists.delete(hex);
+    this.chunkLists.forget(hex);
     await this.cache.evict(hex);
   }
 
-  private knownChunkList(hex: string, size: number): Buffer | undefined {
-    const known = this.chunkLists.get(hex);
-    return known && known.size === size ? known.hashes : undefined;
-  }
-
-  private remember(hex: string, size: number, hashes: Buffer): void {
-    this.chunkLists.set(hex, { size, hashes, byteLength: hashes.length + 64 });
-  }
-
   async remove(commitment: Buffer): Promise<boolean> {
-    const hex = this.hexOf(commitment);
+    const hex = storeKeyHex(commitment);
     const held = this.cache.lookup(hex) !== undefined;
     await this.cache.evict(hex);
     return held;
@@ -380,13 +353,6 @@ export class PeerTrackStore extends UnreferencedTrackStore {
 
   close(): void {
     this.http.close();
-  }
-
-  private hexOf(commitment: Buffer): string {
-    if (!Buffer.isBuffer(commitment) || commitment.length !== COMMITMENT_BYTES) {
-      throw new RangeError(`a commitment is ${COMMITMENT_BYTES} bytes`);
-    }
-    return commitmentToHex(commitment);
   }
 }
 

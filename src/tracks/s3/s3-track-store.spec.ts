@@ -7,7 +7,8 @@ import { Readable } from 'node:stream';
 import { TrackS3Config } from '../../config/storage.config';
 import { CHUNK_BYTES, commitmentOfBuffer } from '../commitment';
 import { IntegrityError, TrackNotFoundError, TrackStoreUnavailableError } from '../track-errors';
-import { INLINE_CHUNK_LIST_CHUNKS, S3TrackStore } from './s3-track-store';
+import { S3TrackStore } from './s3-track-store';
+import { INLINE_CHUNK_LIST_CHUNKS } from './track-bucket';
 import { TrackCache } from './track-cache';
 import { eventually } from '../../../test/support/eventually';
 

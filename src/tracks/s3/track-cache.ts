@@ -3,6 +3,8 @@ import { readdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ByteLru } from '../byte-lru';
 import { writeDurably } from '../durable-file';
+import type { RangeSource } from '../failover-range';
+import { RangeReadCounters, VerifiedRangeStream } from '../verified-range-stream';
 import { makeDirectoryAsync } from '../../config/directories';
 
 /** What the LRU keeps per cached track: its size (the file on disk is the value). */
@@ -61,6 +63,36 @@ export class TrackCache {
 
   dataPath(hex: string): string {
     return join(this.dir, hex);
+  }
+
+  /**
+   * The cached copy of a track as a source of failoverRange: read from its file, every chunk
+   * hashed again unless `verify` is false. `failed` is told when a read of it fails (the caller
+   * drops the copy: the next source continues the range).
+   */
+  rangeSource(track: {
+    hex: string;
+    size: number;
+    chunkHashes: () => Promise<Buffer>;
+    counters: RangeReadCounters;
+    verify: boolean;
+    failed: (err: Error) => void;
+  }): RangeSource {
+    return {
+      name: 'cache',
+      open: (from, to) =>
+        new VerifiedRangeStream({
+          track: track.hex,
+          path: this.dataPath(track.hex),
+          size: track.size,
+          start: from,
+          endInclusive: to,
+          chunkHashes: track.chunkHashes,
+          counters: track.counters,
+          verify: track.verify,
+        }),
+      failed: track.failed,
+    };
   }
 
   chunksPath(hex: string): string {

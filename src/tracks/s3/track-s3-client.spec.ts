@@ -2,7 +2,7 @@ import { HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { TrackS3Config } from '../../config/storage.config';
-import { trackS3Client } from './s3-track-store';
+import { trackS3Client } from './track-s3-client';
 
 describe('trackS3Client against a store that connects and then says nothing', () => {
   let server: Server;
