@@ -1,6 +1,6 @@
 import { SubCommand } from 'nest-commander';
 import { CommandContext } from '../session/command-context';
-import { GlobalOptions } from '../session/tape-session';
+import { GlobalOptions } from '../session/cli-target';
 import { TapeHistoryService } from '../versions/tape-history.service';
 import { parseAliasName } from './alias-name';
 import { printHistoryChange } from './history-change-output';
@@ -22,9 +22,9 @@ export class AliasRmCommand extends TapeCommand {
   }
 
   async run([alias]: string[], options: GlobalOptions = {}): Promise<void> {
-    const session = this.session(options);
+    const target = this.start(options);
     const name = parseAliasName(alias);
-    const change = await this.history.removeAlias(session, name);
-    printHistoryChange(this.printer, session, change, { removed: name });
+    const change = await this.history.removeAlias(name);
+    printHistoryChange(this.printer, target, change, { removed: name });
   }
 }

@@ -14,7 +14,7 @@ import {
   TapeReservations,
 } from '../reservation/tape-reservations';
 import { CommandContext } from '../session/command-context';
-import { GlobalOptions } from '../session/tape-session';
+import { GlobalOptions } from '../session/cli-target';
 import { TapeCommand } from './tape-command';
 
 interface CreateOptions extends GlobalOptions, ReservationOptions {
@@ -68,15 +68,15 @@ export class CreateCommand extends TapeCommand {
       throw new CliError('create: --capacity <size> is required (e.g. --capacity 100m)');
     }
     assertOneReservation(options, 'create');
-    const session = this.session(options);
-    const quote = await this.reservations.quoteCreate(session, options.capacity, options);
+    const target = this.start(options);
+    const quote = await this.reservations.quoteCreate(options.capacity, options);
     if (options.dryRun) {
-      this.printDryRun(session.json, quote);
+      this.printDryRun(target.json, quote);
       assertCanPayCreate(quote);
       return;
     }
-    const created = await this.reservations.create(session, quote);
-    this.printCreated(session.json, quote, created);
+    const created = await this.reservations.create(quote);
+    this.printCreated(target.json, quote, created);
   }
 
   private printDryRun(json: boolean, quote: CreateQuote): void {

@@ -6,7 +6,7 @@ import { formatTokens, isoTime } from '../output/units';
 import { assertOneReservation, ReservationOptions } from '../reservation/reservation-options';
 import { TapeReservations } from '../reservation/tape-reservations';
 import { CommandContext } from '../session/command-context';
-import { GlobalOptions } from '../session/tape-session';
+import { GlobalOptions } from '../session/cli-target';
 import { TapeCommand } from './tape-command';
 
 interface ExtendOptions extends GlobalOptions, ReservationOptions {}
@@ -38,10 +38,10 @@ export class ExtendCommand extends TapeCommand {
 
   async run(_args: string[], options: ExtendOptions = {}): Promise<void> {
     assertOneReservation(options, 'extend');
-    const session = this.session(options);
-    const extended = await this.reservations.extend(session, options);
+    const target = this.start(options);
+    const extended = await this.reservations.extend(options);
     const { address, addedEpochs, tokens, activeEpoch, expiryEpoch, config, now } = extended;
-    if (session.json) {
+    if (target.json) {
       this.printer.json({
         tape: address.toBase58(),
         added_epochs: addedEpochs,

@@ -1,18 +1,18 @@
 import { labelFromAddress } from '../../chain/tape-label';
 import { keyValueLines } from '../output/key-value-lines';
 import { Printer } from '../output/printer';
-import { TapeSession } from '../session/tape-session';
+import { CliTarget } from '../session/cli-target';
 import { HistoryChange } from '../versions/tape-history.service';
 
 /** What `tape rollback`, `promote`, `alias rm` and `keep` print: the tape, its current version. */
 export function printHistoryChange(
   printer: Printer,
-  session: TapeSession,
+  target: CliTarget,
   change: HistoryChange,
   extra: Record<string, string | number> = {},
 ): void {
   const tape = change.tape.toBase58();
-  if (session.json) {
+  if (target.json) {
     printer.json({
       tape,
       version: change.version,
@@ -33,7 +33,7 @@ export function printHistoryChange(
       ['tape address', tape],
       ['version', version],
       ...Object.entries(extra).map(([k, v]): [string, string] => [k, String(v)]),
-      ['URL', session.siteUrls(labelFromAddress(change.tape), tape).url],
+      ['URL', target.siteUrls(labelFromAddress(change.tape), tape).url],
     ]),
   );
 }

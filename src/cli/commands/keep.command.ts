@@ -3,7 +3,7 @@ import { KEEP_MAX } from '../../chain/account-layouts';
 import { CliError } from '../cli-error';
 import { printable } from '../input/size-parser';
 import { CommandContext } from '../session/command-context';
-import { GlobalOptions } from '../session/tape-session';
+import { GlobalOptions } from '../session/cli-target';
 import { TapeHistoryService } from '../versions/tape-history.service';
 import { printHistoryChange } from './history-change-output';
 import { TapeCommand } from './tape-command';
@@ -24,10 +24,10 @@ export class KeepCommand extends TapeCommand {
   }
 
   async run([n]: string[], options: GlobalOptions = {}): Promise<void> {
-    const session = this.session(options);
+    const target = this.start(options);
     const keep = parseKeep(n);
-    const change = await this.history.setKeep(session, keep);
-    printHistoryChange(this.printer, session, change, { keep });
+    const change = await this.history.setKeep(keep);
+    printHistoryChange(this.printer, target, change, { keep });
   }
 }
 

@@ -6,7 +6,7 @@ import { parsePublicKey } from '../input/key-parser';
 import { keyValueLines } from '../output/key-value-lines';
 import { formatSol } from '../output/units';
 import { CommandContext } from '../session/command-context';
-import { GlobalOptions } from '../session/tape-session';
+import { GlobalOptions } from '../session/cli-target';
 import { balanceText } from './funding-lines';
 import { TapeCommand } from './tape-command';
 
@@ -37,9 +37,9 @@ export class NetworkFundCommand extends TapeCommand {
 
   async run([pubkey]: string[], options: FundOptions = {}): Promise<void> {
     const to: PublicKey = parsePublicKey(pubkey, 'public key');
-    const session = this.session(options);
-    const r = await this.funding.fund(session, to, options.sol ?? DEFAULT_LAMPORTS);
-    if (session.json) {
+    const target = this.start(options);
+    const r = await this.funding.fund(to, options.sol ?? DEFAULT_LAMPORTS);
+    if (target.json) {
       this.printer.json({
         to: r.to.toBase58(),
         sent_lamports: r.amount,

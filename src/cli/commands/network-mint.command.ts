@@ -5,7 +5,7 @@ import { parsePublicKey } from '../input/key-parser';
 import { keyValueLines } from '../output/key-value-lines';
 import { formatTokens } from '../output/units';
 import { CommandContext } from '../session/command-context';
-import { GlobalOptions } from '../session/tape-session';
+import { GlobalOptions } from '../session/cli-target';
 import { balanceText } from './funding-lines';
 import { TapeCommand } from './tape-command';
 
@@ -30,9 +30,9 @@ export class NetworkMintCommand extends TapeCommand {
   async run([pubkey, amountText]: string[], options: GlobalOptions = {}): Promise<void> {
     const to = parsePublicKey(pubkey, 'public key');
     const amount = parseTokens(amountText);
-    const session = this.session(options);
-    const r = await this.funding.mint(session, to, amount);
-    if (session.json) {
+    const target = this.start(options);
+    const r = await this.funding.mint(to, amount);
+    if (target.json) {
       this.printer.json({
         to: r.to.toBase58(),
         minted_tokens: amount,

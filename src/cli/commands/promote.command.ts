@@ -1,6 +1,6 @@
 import { Command } from 'nest-commander';
 import { CommandContext } from '../session/command-context';
-import { GlobalOptions } from '../session/tape-session';
+import { GlobalOptions } from '../session/cli-target';
 import { TapeHistoryService } from '../versions/tape-history.service';
 import { parseAliasName } from './alias-name';
 import { printHistoryChange } from './history-change-output';
@@ -21,9 +21,9 @@ export class PromoteCommand extends TapeCommand {
   }
 
   async run([alias]: string[], options: GlobalOptions = {}): Promise<void> {
-    const session = this.session(options);
+    const target = this.start(options);
     const name = parseAliasName(alias);
-    const change = await this.history.promote(session, name);
-    printHistoryChange(this.printer, session, change, { alias: name });
+    const change = await this.history.promote(name);
+    printHistoryChange(this.printer, target, change, { alias: name });
   }
 }

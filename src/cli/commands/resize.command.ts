@@ -5,7 +5,7 @@ import { keyValueLines } from '../output/key-value-lines';
 import { formatBytes, formatTokens } from '../output/units';
 import { TapeReservations } from '../reservation/tape-reservations';
 import { CommandContext } from '../session/command-context';
-import { GlobalOptions } from '../session/tape-session';
+import { GlobalOptions } from '../session/cli-target';
 import { TapeCommand } from './tape-command';
 
 interface ResizeOptions extends GlobalOptions {
@@ -32,12 +32,11 @@ export class ResizeCommand extends TapeCommand {
   async run(_args: string[], options: ResizeOptions = {}): Promise<void> {
     if (options.add === undefined)
       throw new CliError('resize: --add <size> is required (e.g. --add 100m)');
-    const session = this.session(options);
+    const target = this.start(options);
     const { address, addedBytes, capacity, used, tokens } = await this.reservations.resize(
-      session,
       options.add,
     );
-    if (session.json) {
+    if (target.json) {
       this.printer.json({
         tape: address.toBase58(),
         added: addedBytes,

@@ -2,7 +2,7 @@ import { Command, Option } from 'nest-commander';
 import { CliError } from '../cli-error';
 import { printable } from '../input/size-parser';
 import { CommandContext } from '../session/command-context';
-import { GlobalOptions } from '../session/tape-session';
+import { GlobalOptions } from '../session/cli-target';
 import { TapeHistoryService } from '../versions/tape-history.service';
 import { printHistoryChange } from './history-change-output';
 import { TapeCommand } from './tape-command';
@@ -30,9 +30,9 @@ export class RollbackCommand extends TapeCommand {
   }
 
   async run(_args: string[], options: RollbackOptions = {}): Promise<void> {
-    const session = this.session(options);
-    const change = await this.history.rollback(session, options.to);
-    printHistoryChange(this.printer, session, change);
+    const target = this.start(options);
+    const change = await this.history.rollback(options.to);
+    printHistoryChange(this.printer, target, change);
   }
 }
 
