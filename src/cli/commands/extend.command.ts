@@ -4,22 +4,13 @@ import { keyValueLines } from '../output/key-value-lines';
 import { epochStart, epochsValue, expiresValue } from '../output/tape-lines';
 import { formatTokens, isoTime } from '../output/units';
 import { assertOneReservation, ReservationOptions } from '../reservation/reservation-options';
-import { TapeReservations } from '../reservation/tape-reservations';
-import { CommandContext } from '../session/command-context';
 import { GlobalOptions } from '../session/cli-target';
-import { TapeCommand } from './tape-command';
+import { ReservationCommand } from './reservation-command';
 
 interface ExtendOptions extends GlobalOptions, ReservationOptions {}
 
 @Command({ name: 'extend', description: 'add epochs to the tape (before it expires)' })
-export class ExtendCommand extends TapeCommand {
-  constructor(
-    ctx: CommandContext,
-    private readonly reservations: TapeReservations,
-  ) {
-    super(ctx);
-  }
-
+export class ExtendCommand extends ReservationCommand {
   @Option({
     flags: '--duration <time>',
     description: 'lengthen the reservation by this much: 2h, 30d',

@@ -2,11 +2,10 @@ import { SubCommand } from 'nest-commander';
 import { WalletFunding } from '../funding/wallet-funding';
 import { parseTokens } from '../input/amount-parser';
 import { parsePublicKey } from '../input/key-parser';
-import { keyValueLines } from '../output/key-value-lines';
 import { formatTokens } from '../output/units';
 import { CommandContext } from '../session/command-context';
 import { GlobalOptions } from '../session/cli-target';
-import { balanceText } from './funding-lines';
+import { printTransfer } from './funding-lines';
 import { TapeCommand } from './tape-command';
 
 @SubCommand({
@@ -32,22 +31,10 @@ export class NetworkMintCommand extends TapeCommand {
     const amount = parseTokens(amountText);
     const target = this.start(options);
     const r = await this.funding.mint(to, amount);
-    if (target.json) {
-      this.printer.json({
-        to: r.to.toBase58(),
-        minted_tokens: amount,
-        signature: r.signature,
-        balance: { lamports: r.balance.lamports, tokens: r.balance.tokens },
-      });
-      return;
-    }
-    this.printer.lines(
-      keyValueLines([
-        ['to', r.to.toBase58()],
-        ['minted', `${formatTokens(amount)} storage tokens`],
-        ['balance', balanceText(r.balance)],
-        ['signature', r.signature],
-      ]),
-    );
+    printTransfer(this.printer, target.json, r, {
+      jsonKey: 'minted_tokens',
+      jsonValue: amount,
+      line: ['minted', `${formatTokens(amount)} storage tokens`],
+    });
   }
 }
