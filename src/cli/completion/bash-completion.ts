@@ -2,9 +2,10 @@ import {
   argumentRows,
   caseFunction,
   CaseRow,
+  commandWalk,
   optionValueRows,
   subcommandNameRows,
-} from './case-tables';
+} from './script-parts';
 import { allNodes, CompletionNode } from './command-tree';
 import { quoted } from './shell-quoting';
 
@@ -12,7 +13,7 @@ import { quoted } from './shell-quoting';
  * A bash completion script for the tree: `_tape` walks the words before the cursor to find the
  * command (skipping options and the values they take), then offers its sub-commands, its
  * options, or what the option or argument being typed takes (file names, a fixed set of words).
- * The tables are `case` statements generated from the registered commands (case-tables.ts,
+ * The tables are `case` statements generated from the registered commands (script-parts.ts,
  * shared with the zsh script).
  */
 export function bashCompletion(root: CompletionNode, version: string): string {
@@ -50,24 +51,12 @@ _tape_reply() {
 _tape() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" cmdpath="" word hint i=1 pos=0
   COMPREPLY=()
-  while (( i < COMP_CWORD )); do
-    word="\${COMP_WORDS[i]}"
-    if [[ "$word" == -* ]]; then
-      hint="$(_tape_option_value "$cmdpath" "$word")"
-      if [[ -n "$hint" && "$word" != *=* ]]; then
-        if (( i + 1 == COMP_CWORD )); then
-          _tape_reply "$hint" "$cur"
-          return 0
-        fi
-        (( i++ ))
-      fi
-    elif (( pos == 0 )) && [[ " $(_tape_subcommands "$cmdpath") " == *" $word "* ]]; then
-      cmdpath="\${cmdpath:+$cmdpath }$word"
-    else
-      (( pos++ ))
-    fi
-    (( i++ ))
-  done
+${commandWalk({
+  word: '${COMP_WORDS[i]}',
+  current: 'COMP_CWORD',
+  subcommandNames: '_tape_subcommands',
+  replyToHint: '          _tape_reply "$hint" "$cur"\n          return 0',
+})}
   if [[ "$cur" == -* ]]; then
     mapfile -t COMPREPLY < <(compgen -W "$(_tape_options "$cmdpath")" -- "$cur")
     return 0

@@ -2,15 +2,16 @@ import {
   argumentRows,
   caseFunction,
   CaseRow,
+  commandWalk,
   optionValueRows,
   subcommandNameRows,
-} from './case-tables';
+} from './script-parts';
 import { allNodes, CompletionNode } from './command-tree';
 import { oneLine, quoted } from './shell-quoting';
 
 /**
  * A zsh completion function for the tree, the same walk and `case` tables as the bash script's
- * (case-tables.ts; `cmdpath`, since `path` is zsh's own), answering with descriptions through `_describe`, file names through
+ * (script-parts.ts; `cmdpath`, since `path` is zsh's own), answering with descriptions through `_describe`, file names through
  * `_files`. Works from `fpath` (as `_tape`) and when sourced.
  */
 export function zshCompletion(root: CompletionNode, version: string): string {
@@ -59,24 +60,12 @@ _tape_reply() {
 _tape() {
   local cur="\${words[CURRENT]}" cmdpath="" word hint
   local -i i=2 pos=0
-  while (( i < CURRENT )); do
-    word="\${words[i]}"
-    if [[ "$word" == -* ]]; then
-      hint="$(_tape_option_value "$cmdpath" "$word")"
-      if [[ -n "$hint" && "$word" != *=* ]]; then
-        if (( i + 1 == CURRENT )); then
-          _tape_reply "$hint"
-          return
-        fi
-        (( i++ ))
-      fi
-    elif (( pos == 0 )) && [[ " $(_tape_subcommand_names "$cmdpath") " == *" $word "* ]]; then
-      cmdpath="\${cmdpath:+$cmdpath }$word"
-    else
-      (( pos++ ))
-    fi
-    (( i++ ))
-  done
+${commandWalk({
+  word: '${words[i]}',
+  current: 'CURRENT',
+  subcommandNames: '_tape_subcommand_names',
+  replyToHint: '          _tape_reply "$hint"\n          return',
+})}
   local -a described
   if [[ "$cur" == -* ]]; then
     described=("\${(@f)$(_tape_options "$cmdpath")}")

@@ -1,3 +1,4 @@
+/** What the bash and zsh completion scripts share: their `case` tables and their command walk. */
 import { CompletionNode } from './command-tree';
 import { hintWord, quoted } from './shell-quoting';
 
@@ -52,4 +53,41 @@ export function argumentRows(
       answer(quoted(hintWord(hint))),
     ]),
   );
+}
+
+/** How one shell names what the command walk reads and does. */
+export interface WalkWords {
+  /** The word at index `i` (`\${COMP_WORDS[i]}`), and the index of the word being typed. */
+  word: string;
+  current: string;
+  /** The function printing the sub-command names of a command path. */
+  subcommandNames: string;
+  /** What answers an option's value being typed (`$hint` says what it takes), and returns. */
+  replyToHint: string;
+}
+
+/**
+ * The loop both scripts' `_tape` start with: walk the words before the cursor from `i`,
+ * skipping options and the values they take (answering at once when the cursor is on such a
+ * value), to find the command path (`cmdpath`) and how many positional arguments precede the
+ * cursor (`pos`).
+ */
+export function commandWalk(w: WalkWords): string {
+  return `  while (( i < ${w.current} )); do
+    word="${w.word}"
+    if [[ "$word" == -* ]]; then
+      hint="$(_tape_option_value "$cmdpath" "$word")"
+      if [[ -n "$hint" && "$word" != *=* ]]; then
+        if (( i + 1 == ${w.current} )); then
+${w.replyToHint}
+        fi
+        (( i++ ))
+      fi
+    elif (( pos == 0 )) && [[ " $(${w.subcommandNames} "$cmdpath") " == *" $word "* ]]; then
+      cmdpath="\${cmdpath:+$cmdpath }$word"
+    else
+      (( pos++ ))
+    fi
+    (( i++ ))
+  done`;
 }
