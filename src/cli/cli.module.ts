@@ -56,7 +56,14 @@ import { CliConfigStore } from './session/cli-config-store';
 import { CliEnvironment } from './session/cli-environment';
 import { CommandContext } from './session/command-context';
 import { InterruptNotice } from './session/interrupt-notice';
-import { TapeSession } from './session/tape-session';
+import { CliChain } from './session/cli-chain';
+import { CliGateway } from './session/cli-gateway';
+import { CliSigners } from './session/cli-signers';
+import { CliTarget } from './session/cli-target';
+import { ObjectRemoval } from './deploy/object-removal';
+import { TapeDelegation } from './reservation/tape-delegation';
+import { TapeChangeSender } from './versions/tape-change-sender';
+import { TapeReads } from './versions/tape-reads';
 import { TapeHistoryService } from './versions/tape-history.service';
 import { ProgramName } from './program-name';
 
@@ -69,9 +76,11 @@ import { ProgramName } from './program-name';
  * - CredentialsModule.forLazyConfig(): the gateway's CredentialRegistry, opened by
  *   `tape gateway credentials …`, closed when the command ends;
  * - OnDemandChainModule: ChainModule's services for the ChainConfig of the command's options
- *   (`-u`, `--program-id`, `--with-compute-unit-price`), which the command hands TapeSession at
- *   the start of `run()`; one Connection per invocation, connected on first use and closed when
- *   the command ends (`tape config get`, `keygen`, `--help` never connect).
+ *   (`-u`, `--program-id`, `--with-compute-unit-price`), which the command hands CliTarget at
+ *   the start of `run()`; one Connection per invocation, connected on first use by CliChain and
+ *   closed when the command ends (`tape config get`, `keygen`, `--help` never connect).
+ * Services receive the invocation's target (CliTarget), signers (CliSigners) and the clients of
+ * its chain (CliChain) and gateway (CliGateway) by injection; commands parse, call them, print.
  */
 @Module({
   imports: [LazyConfigModule, CredentialsModule.forLazyConfig(), OnDemandChainModule],
@@ -81,7 +90,14 @@ import { ProgramName } from './program-name';
     CliConfigStore,
     CommandContext,
     InterruptNotice,
-    TapeSession,
+    CliTarget,
+    CliSigners,
+    CliChain,
+    CliGateway,
+    TapeChangeSender,
+    TapeDelegation,
+    TapeReads,
+    ObjectRemoval,
     ProgramName,
     SiteDeployer,
     DeployDryRun,

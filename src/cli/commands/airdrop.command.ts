@@ -4,7 +4,7 @@ import { parseSol, parseTokens } from '../input/amount-parser';
 import { keyValueLines } from '../output/key-value-lines';
 import { formatSol, formatTokens } from '../output/units';
 import { CommandContext } from '../session/command-context';
-import { GlobalOptions } from '../session/tape-session';
+import { GlobalOptions } from '../session/cli-target';
 import { balanceText } from './funding-lines';
 import { TapeCommand } from './tape-command';
 
@@ -40,13 +40,13 @@ export class AirdropCommand extends TapeCommand {
   }
 
   async run(_args: string[], options: AirdropOptions = {}): Promise<void> {
-    const session = this.session(options);
-    const r = await this.funding.airdrop(session, {
+    const target = this.start(options);
+    const r = await this.funding.airdrop({
       lamports: options.sol,
       tokens: options.tokens,
     });
     if (r.tokensSkipped) this.printer.note(`no storage tokens: ${r.tokensSkipped}`);
-    if (session.json) {
+    if (target.json) {
       this.printer.json({
         wallet: r.wallet.toBase58(),
         network: r.network,
@@ -61,7 +61,7 @@ export class AirdropCommand extends TapeCommand {
         ['wallet', r.wallet.toBase58()],
         ...(r.network === 'local'
           ? []
-          : [['network', `${r.network} (${session.rpcUrl})`] as [string, string]]),
+          : [['network', `${r.network} (${target.rpcUrl})`] as [string, string]]),
         [
           'received',
           `${formatSol(r.received.lamports)} SOL, ${formatTokens(r.received.tokens)} storage tokens`,

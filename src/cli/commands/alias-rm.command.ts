@@ -1,10 +1,7 @@
 import { SubCommand } from 'nest-commander';
-import { CommandContext } from '../session/command-context';
-import { GlobalOptions } from '../session/tape-session';
-import { TapeHistoryService } from '../versions/tape-history.service';
+import { GlobalOptions } from '../session/cli-target';
 import { parseAliasName } from './alias-name';
-import { printHistoryChange } from './history-change-output';
-import { TapeCommand } from './tape-command';
+import { HistoryChangeCommand } from './history-change-command';
 
 @SubCommand({
   name: 'rm',
@@ -13,18 +10,11 @@ import { TapeCommand } from './tape-command';
   description:
     'remove an alias: its URL stops answering; its version goes unless current, aliased again or among the newest kept',
 })
-export class AliasRmCommand extends TapeCommand {
-  constructor(
-    ctx: CommandContext,
-    private readonly history: TapeHistoryService,
-  ) {
-    super(ctx);
-  }
-
+export class AliasRmCommand extends HistoryChangeCommand {
   async run([alias]: string[], options: GlobalOptions = {}): Promise<void> {
-    const session = this.session(options);
+    const target = this.start(options);
     const name = parseAliasName(alias);
-    const change = await this.history.removeAlias(session, name);
-    printHistoryChange(this.printer, session, change, { removed: name });
+    const change = await this.history.removeAlias(name);
+    this.printChange(target, change, { removed: name });
   }
 }

@@ -1,16 +1,24 @@
 import { Command } from 'nest-commander';
 import { keyValueLines } from '../output/key-value-lines';
 import { formatSol, formatTokens } from '../output/units';
-import { GlobalOptions } from '../session/tape-session';
+import { WalletFunding } from '../funding/wallet-funding';
+import { CommandContext } from '../session/command-context';
+import { GlobalOptions } from '../session/cli-target';
 import { TapeCommand } from './tape-command';
 
 @Command({ name: 'balance', description: "show the wallet's SOL and storage-token balances" })
 export class BalanceCommand extends TapeCommand {
+  constructor(
+    ctx: CommandContext,
+    private readonly funding: WalletFunding,
+  ) {
+    super(ctx);
+  }
+
   async run(_args: string[], options: GlobalOptions = {}): Promise<void> {
-    const session = this.session(options);
-    const wallet = session.wallet().publicKey;
-    const { lamports, tokens } = await session.chain.reader.getBalances(wallet);
-    if (session.json) {
+    const target = this.start(options);
+    const { wallet, lamports, tokens } = await this.funding.walletBalance();
+    if (target.json) {
       this.printer.json({
         wallet: wallet.toBase58(),
         lamports,

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
 import { ChainError } from '../../chain/chain-error';
-import { OnDemandChain } from '../../chain/on-demand-chain.module';
 import { KeypairFileError } from '../../chain/keypair-file';
 import { TapeErrorCode } from '../../chain/program-errors';
 import { CliError } from '../cli-error';
@@ -13,7 +12,8 @@ import { RecordingPrinter } from '../output/recording-printer';
 import { CliConfigStore } from '../session/cli-config-store';
 import { CliEnvironment } from '../session/cli-environment';
 import { CommandContext } from '../session/command-context';
-import { TapeSession } from '../session/tape-session';
+import { CliSigners } from '../session/cli-signers';
+import { CliTarget } from '../session/cli-target';
 import { ConfigGetCommand } from './config-get.command';
 import { ConfigSetCommand } from './config-set.command';
 import { DeployCommand } from './deploy.command';
@@ -26,9 +26,10 @@ function context(env: Record<string, string> = {}) {
   const environment = new CliEnvironment({ TAPE_CONFIG_DIR: dir, ...env });
   const printer = new RecordingPrinter();
   const store = new CliConfigStore(environment);
-  const session = new TapeSession(store, environment, new OnDemandChain(), printer);
-  const ctx = new CommandContext(printer, store, environment, session);
-  return { dir, printer, ctx };
+  const target = new CliTarget(store, environment);
+  const ctx = new CommandContext(printer, store, environment, target);
+  const signers = new CliSigners(target, store, environment, printer);
+  return { dir, printer, ctx, signers };
 }
 
 const result: DeployResult = {
@@ -79,8 +80,8 @@ describe('command output', () => {
     expect(printer.notes).toContain(
       `published version 4 (root ${'ab'.repeat(8)}…, 2048 bytes added)`,
     );
-    expect((deployer.deploy as jest.Mock).mock.calls[0][1]).toBe('site/index.html');
-    const deployOptions = (deployer.deploy as jest.Mock).mock.calls[0][2] as {
+    expect((deployer.deploy as jest.Mock).mock.calls[0][0]).toBe('site/index.html');
+    const deployOptions = (deployer.deploy as jest.Mock).mock.calls[0][1] as {
       confirmRemoval: (names: string[], tape: string) => Promise<void>;
     };
     expect(deployOptions).toEqual({
@@ -124,7 +125,7 @@ describe('command output', () => {
       added_bytes: 2048,
       signature: 'sig',
     });
-    expect((deployer.deploy as jest.Mock).mock.calls[0][2]).toEqual({
+    expect((deployer.deploy as jest.Mock).mock.calls[0][1]).toEqual({
       prune: false,
       concurrency: 5,
       maxWaitMs: 600_000,
@@ -133,18 +134,18 @@ describe('command output', () => {
   });
 
   it('keygen writes a Solana CLI keypair and refuses to overwrite it without --force', async () => {
-    const { dir, printer, ctx } = context();
+    const { dir, printer, ctx, signers } = context();
     dirs.push(dir);
-    await new KeygenCommand(ctx).run([], {});
+    await new KeygenCommand(ctx, signers).run([], {});
     const path = join(dir, 'id.json');
     const bytes = JSON.parse(readFileSync(path, 'utf8')) as number[];
     expect(bytes).toHaveLength(64);
     const pubkey = Keypair.fromSecretKey(Uint8Array.from(bytes)).publicKey.toBase58();
     expect(printer.out).toEqual([`keypair: ${path}`, `pubkey:  ${pubkey}`]);
-    await expect(new KeygenCommand(ctx).run([], {})).rejects.toThrow(
+    await expect(new KeygenCommand(ctx, signers).run([], {})).rejects.toThrow(
       /already exists \(use --force/,
     );
-    await new KeygenCommand(ctx).run([], { force: true });
+    await new KeygenCommand(ctx, signers).run([], { force: true });
     expect(readFileSync(path, 'utf8')).not.toBe(JSON.stringify(bytes));
   });
 

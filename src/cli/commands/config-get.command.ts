@@ -2,7 +2,7 @@ import { SubCommand } from 'nest-commander';
 import { CliError } from '../cli-error';
 import { keyValueLines } from '../output/key-value-lines';
 import { CONFIG_KEYS, ConfigKey } from '../session/cli-config-store';
-import { GlobalOptions } from '../session/tape-session';
+import { GlobalOptions } from '../session/cli-target';
 import { originText, parseConfigKey } from './config-keys';
 import { TapeCommand } from './tape-command';
 
@@ -14,11 +14,11 @@ import { TapeCommand } from './tape-command';
 })
 export class ConfigGetCommand extends TapeCommand {
   async run([keyText]: string[], options: GlobalOptions = {}): Promise<void> {
-    const session = this.session(options);
+    const target = this.start(options);
     const keys: ConfigKey[] = keyText === undefined ? [...CONFIG_KEYS] : [parseConfigKey(keyText)];
     // The value every other command would use: flag > environment > config.json > Solana CLI > default.
-    const resolved = keys.map((key) => ({ key, setting: session.settings.resolve(key) }));
-    if (session.json) {
+    const resolved = keys.map((key) => ({ key, setting: target.settings.resolve(key) }));
+    if (target.json) {
       const values = Object.fromEntries(
         resolved.map(({ key, setting }) => [key, setting?.value ?? null]),
       );
@@ -30,7 +30,7 @@ export class ConfigGetCommand extends TapeCommand {
       );
       this.printer.json(
         keyText === undefined
-          ? { config_dir: session.store.dir, ...values, sources }
+          ? { config_dir: target.store.dir, ...values, sources }
           : { ...values, ...(sources[keys[0]] ?? { source: null, origin: null }) },
       );
       return;
@@ -44,7 +44,7 @@ export class ConfigGetCommand extends TapeCommand {
     }
     this.printer.lines(
       keyValueLines([
-        ['config_dir', session.store.dir],
+        ['config_dir', target.store.dir],
         ...resolved.map(({ key, setting }): [string, string] => [
           key,
           setting ? `${setting.value} (${originText(setting)})` : '(not set)',

@@ -7,7 +7,7 @@ import { ResolvedSetting } from '../session/cli-settings';
 import { expandRpcMoniker } from '../session/rpc-url';
 import { parseSiteDomain } from '../session/site-url';
 import { expandHome } from '../session/solana-cli-config';
-import { parseHttpUrl } from '../session/tape-session';
+import { parseHttpUrl } from '../session/cli-target';
 
 export function parseConfigKey(text: string): ConfigKey {
   if ((CONFIG_KEYS as readonly string[]).includes(text)) return text as ConfigKey;

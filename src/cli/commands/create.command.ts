@@ -7,15 +7,9 @@ import { keyValueLines } from '../output/key-value-lines';
 import { epochDurationValue, epochStart, epochsValue, expiresValue } from '../output/tape-lines';
 import { formatBytes, formatSol, formatSolApprox, formatTokens, isoTime } from '../output/units';
 import { assertOneReservation, ReservationOptions } from '../reservation/reservation-options';
-import {
-  assertCanPayCreate,
-  CreatedTape,
-  CreateQuote,
-  TapeReservations,
-} from '../reservation/tape-reservations';
-import { CommandContext } from '../session/command-context';
-import { GlobalOptions } from '../session/tape-session';
-import { TapeCommand } from './tape-command';
+import { assertCanPayCreate, CreatedTape, CreateQuote } from '../reservation/tape-reservations';
+import { GlobalOptions } from '../session/cli-target';
+import { ReservationCommand } from './reservation-command';
 
 interface CreateOptions extends GlobalOptions, ReservationOptions {
   capacity?: number;
@@ -26,14 +20,7 @@ interface CreateOptions extends GlobalOptions, ReservationOptions {
   name: 'create',
   description: 'reserve a tape: capacity for a number of epochs, paid in storage tokens',
 })
-export class CreateCommand extends TapeCommand {
-  constructor(
-    ctx: CommandContext,
-    private readonly reservations: TapeReservations,
-  ) {
-    super(ctx);
-  }
-
+export class CreateCommand extends ReservationCommand {
   @Option({ flags: '--capacity <size>', description: 'capacity: bytes, or 512k, 100m (MiB), 1g' })
   parseCapacity(value: string): number {
     return parseSize(value, 'capacity');
@@ -68,15 +55,15 @@ export class CreateCommand extends TapeCommand {
       throw new CliError('create: --capacity <size> is required (e.g. --capacity 100m)');
     }
     assertOneReservation(options, 'create');
-    const session = this.session(options);
-    const quote = await this.reservations.quoteCreate(session, options.capacity, options);
+    const target = this.start(options);
+    const quote = await this.reservations.quoteCreate(options.capacity, options);
     if (options.dryRun) {
-      this.printDryRun(session.json, quote);
+      this.printDryRun(target.json, quote);
       assertCanPayCreate(quote);
       return;
     }
-    const created = await this.reservations.create(session, quote);
-    this.printCreated(session.json, quote, created);
+    const created = await this.reservations.create(quote);
+    this.printCreated(target.json, quote, created);
   }
 
   private printDryRun(json: boolean, quote: CreateQuote): void {

@@ -1,11 +1,11 @@
 import { PublicKey } from '@solana/web3.js';
 import { Command, Option } from 'nest-commander';
-import { transactionFee } from '../../chain/priority-fee';
 import { CliError } from '../cli-error';
 import { printable } from '../input/size-parser';
 import { keyValueLines } from '../output/key-value-lines';
-import { GlobalOptions } from '../session/tape-session';
-import { assertWalletCanPay } from '../funding/payment-check';
+import { TapeDelegation } from '../reservation/tape-delegation';
+import { CommandContext } from '../session/command-context';
+import { GlobalOptions } from '../session/cli-target';
 import { TapeCommand } from './tape-command';
 
 interface DelegateOptions extends GlobalOptions {
@@ -21,6 +21,13 @@ interface DelegateOptions extends GlobalOptions {
   description: 'let a gateway write to the tape (for bucket sync), or --revoke it',
 })
 export class DelegateCommand extends TapeCommand {
+  constructor(
+    ctx: CommandContext,
+    private readonly delegation: TapeDelegation,
+  ) {
+    super(ctx);
+  }
+
   @Option({ flags: '--revoke', description: 'remove the delegate' })
   parseRevoke(): boolean {
     return true;
@@ -34,30 +41,16 @@ export class DelegateCommand extends TapeCommand {
       throw new CliError('delegate: a gateway public key is required (or --revoke)');
     }
     const delegate = options.revoke ? null : parseKey(key);
-    const session = this.session(options);
-    const tape = await session.loadTape();
-    // Only the tape's own keypair may choose its delegate (a delegate cannot appoint another).
-    const authority = session.tapeSigner(tape, true);
-    const payer = session.wallet();
-    const { reader, writer, ix } = session.chain;
-    const setDelegate = ix.setDelegate({ authority: authority.publicKey, delegate });
-    const signers = authority.publicKey.equals(payer.publicKey) ? [payer] : [payer, authority];
-    await assertWalletCanPay(
-      reader,
-      payer.publicKey,
-      0n,
-      transactionFee([setDelegate], signers.length, writer.packing),
-      'changing the delegate',
-    );
-    await session.guarded(writer.send([setDelegate], signers));
+    const target = this.start(options);
+    const tape = await this.delegation.set(delegate);
     const value = delegate?.toBase58() ?? null;
-    if (session.json) {
-      this.printer.json({ tape: tape.address.toBase58(), delegate: value });
+    if (target.json) {
+      this.printer.json({ tape: tape.toBase58(), delegate: value });
       return;
     }
     this.printer.lines(
       keyValueLines([
-        ['tape address', tape.address.toBase58()],
+        ['tape address', tape.toBase58()],
         ['delegate', value ?? 'none'],
       ]),
     );

@@ -8,7 +8,7 @@ import { DeployDryRun } from '../deploy/deploy-dry-run';
 import { dryRunJson, dryRunLines } from '../deploy/dry-run-lines';
 import { RemovalConfirmation } from '../prompt/removal-confirmation';
 import { CommandContext } from '../session/command-context';
-import { GlobalOptions } from '../session/tape-session';
+import { GlobalOptions } from '../session/cli-target';
 import { parseAliasName } from './alias-name';
 import { TapeCommand } from './tape-command';
 
@@ -95,10 +95,10 @@ export class DeployCommand extends TapeCommand {
   }
 
   async run([sitePath]: string[], options: DeployCommandOptions = {}): Promise<void> {
-    const session = this.session(options);
+    const target = this.start(options);
     if (options.dryRun === true) {
-      const report = await this.dryRun.plan(session, sitePath, { prune: options.prune === true });
-      if (session.json) this.printer.json(dryRunJson(report));
+      const report = await this.dryRun.plan(sitePath, { prune: options.prune === true });
+      if (target.json) this.printer.json(dryRunJson(report));
       else this.printer.lines(dryRunLines(report));
       return;
     }
@@ -111,68 +111,55 @@ export class DeployCommand extends TapeCommand {
       (maxWaitFromEnv
         ? parseDuration(maxWaitFromEnv, 'max wait (TAPE_UPLOAD_MAX_WAIT)') * 1000
         : DEFAULT_MAX_WAIT_MS);
-    const onInterrupt = () => {
-      // Nothing names the new version until its Publish: the live site is the one before the
-      // deploy, whole. What was uploaded stays staged, so running the deploy again resumes.
-      process.stderr.write(
-        '\ninterrupted: the site is unchanged (its current version stays live); run tape deploy again to resume\n',
-      );
-      process.exit(130);
-    };
-    process.once('SIGINT', onInterrupt);
-    try {
-      const prune = options.prune === true;
-      const result = await this.deployer.deploy(session, sitePath, {
-        prune,
-        concurrency,
-        maxWaitMs,
-        confirmRemoval: prune
-          ? (names, tape) =>
-              this.removals.confirm({
-                command: 'tape deploy --prune',
-                names,
-                tape,
-                yes: options.yes === true,
-              })
-          : undefined,
-        alias: options.alias,
+    const prune = options.prune === true;
+    const result = await this.deployer.deploy(sitePath, {
+      prune,
+      concurrency,
+      maxWaitMs,
+      confirmRemoval: prune
+        ? (names, tape) =>
+            this.removals.confirm({
+              command: 'tape deploy --prune',
+              names,
+              tape,
+              yes: options.yes === true,
+            })
+        : undefined,
+      alias: options.alias,
+    });
+    if (target.json) {
+      this.printer.json({
+        tape: result.tape,
+        label: result.label,
+        url: result.url,
+        host_url: result.hostUrl,
+        path_url: result.pathUrl,
+        files: result.files,
+        uploaded: result.uploaded,
+        unchanged: result.unchanged,
+        bytes_uploaded: result.bytesUploaded,
+        pruned: result.pruned,
+        version: result.version,
+        root: result.root,
+        published: result.published,
+        added_bytes: result.addedBytes,
+        signature: result.signature ?? null,
+        ...(result.alias ? { alias: result.alias, path_url: result.pathUrl } : {}),
       });
-      if (session.json) {
-        this.printer.json({
-          tape: result.tape,
-          label: result.label,
-          url: result.url,
-          host_url: result.hostUrl,
-          path_url: result.pathUrl,
-          files: result.files,
-          uploaded: result.uploaded,
-          unchanged: result.unchanged,
-          bytes_uploaded: result.bytesUploaded,
-          pruned: result.pruned,
-          version: result.version,
-          root: result.root,
-          published: result.published,
-          added_bytes: result.addedBytes,
-          signature: result.signature ?? null,
-          ...(result.alias ? { alias: result.alias, path_url: result.pathUrl } : {}),
-        });
-        return;
-      }
-      // The spec's three lines on stdout (and the gateway's path URL when URL is a host URL); which version is live, on stderr beside the progress.
-      this.printer.note(
-        result.published
-          ? `published version ${result.version}${result.alias ? ` as ${result.alias} (the live version is unchanged)` : ''} (root ${result.root.slice(0, 16)}…, ${result.addedBytes} bytes added)`
-          : `nothing changed: version ${result.version} stays live, nothing was published`,
-      );
-      this.printer.lines([
-        `Deployed ${result.files} files (${result.uploaded} uploaded, ${result.unchanged} unchanged)`,
-        `Tape: ${result.tape}`,
-        `URL:  ${result.url}`,
-        ...(result.hostUrl !== null ? [`Path: ${result.pathUrl}`] : []),
-      ]);
-    } finally {
-      process.removeListener('SIGINT', onInterrupt);
+      return;
     }
+    // The spec's three lines on stdout (and the gateway's path URL when URL is a host URL); which version is live, on stderr beside the progress.
+    this.printer.note(
+      result.published
+        ? `published version ${result.version}${result.alias ? ` as ${result.alias} (the live version is unchanged)` : ''} (root ${result.root.slice(0, 16)}…, ${result.addedBytes} bytes added)`
+        : `nothing changed: version ${result.version} stays live, nothing was published`,
+    );
+    this.printer.lines([
+      `Deployed ${result.files} files (${result.uploaded} uploaded, ${result.unchanged} unchanged)`,
+      `Tape: ${result.tape}`,
+      `URL:  ${result.url}`,
+      ...(result.hostUrl !== null ? [`Path: ${result.pathUrl}`] : []),
+    ]);
   }
 }
 

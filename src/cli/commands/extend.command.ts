@@ -4,22 +4,13 @@ import { keyValueLines } from '../output/key-value-lines';
 import { epochStart, epochsValue, expiresValue } from '../output/tape-lines';
 import { formatTokens, isoTime } from '../output/units';
 import { assertOneReservation, ReservationOptions } from '../reservation/reservation-options';
-import { TapeReservations } from '../reservation/tape-reservations';
-import { CommandContext } from '../session/command-context';
-import { GlobalOptions } from '../session/tape-session';
-import { TapeCommand } from './tape-command';
+import { GlobalOptions } from '../session/cli-target';
+import { ReservationCommand } from './reservation-command';
 
 interface ExtendOptions extends GlobalOptions, ReservationOptions {}
 
 @Command({ name: 'extend', description: 'add epochs to the tape (before it expires)' })
-export class ExtendCommand extends TapeCommand {
-  constructor(
-    ctx: CommandContext,
-    private readonly reservations: TapeReservations,
-  ) {
-    super(ctx);
-  }
-
+export class ExtendCommand extends ReservationCommand {
   @Option({
     flags: '--duration <time>',
     description: 'lengthen the reservation by this much: 2h, 30d',
@@ -38,10 +29,10 @@ export class ExtendCommand extends TapeCommand {
 
   async run(_args: string[], options: ExtendOptions = {}): Promise<void> {
     assertOneReservation(options, 'extend');
-    const session = this.session(options);
-    const extended = await this.reservations.extend(session, options);
+    const target = this.start(options);
+    const extended = await this.reservations.extend(options);
     const { address, addedEpochs, tokens, activeEpoch, expiryEpoch, config, now } = extended;
-    if (session.json) {
+    if (target.json) {
       this.printer.json({
         tape: address.toBase58(),
         added_epochs: addedEpochs,

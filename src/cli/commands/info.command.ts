@@ -1,5 +1,4 @@
 import { Command } from 'nest-commander';
-import { PublicKey } from '@solana/web3.js';
 import { TapeRecord } from '../../chain/account-layouts';
 import { currentVersion } from '../../chain/tape-history';
 import { labelFromAddress } from '../../chain/tape-label';
@@ -7,8 +6,9 @@ import { expiredMessage, expiryWarning } from '../output/expiry-notice';
 import { keyValueLines } from '../output/key-value-lines';
 import { epochDurationValue, epochStart, epochsValue, expiresValue } from '../output/tape-lines';
 import { formatBytes, isoTime } from '../output/units';
-import { GlobalOptions, TapeSession } from '../session/tape-session';
-import { readCurrentRoot } from '../versions/current-version';
+import { CommandContext } from '../session/command-context';
+import { GlobalOptions } from '../session/cli-target';
+import { TapeReads } from '../versions/tape-reads';
 import { TapeCommand } from './tape-command';
 
 @Command({
@@ -16,20 +16,20 @@ import { TapeCommand } from './tape-command';
   description: 'show the tape: label, capacity, used, epochs, estimated expiry',
 })
 export class InfoCommand extends TapeCommand {
+  constructor(
+    ctx: CommandContext,
+    private readonly reads: TapeReads,
+  ) {
+    super(ctx);
+  }
+
   async run(_args: string[], options: GlobalOptions = {}): Promise<void> {
-    const session = this.session(options);
-    const { address, record } = await session.loadTape();
-    const { reader } = session.chain;
-    const [config, now, currentEpoch] = await Promise.all([
-      reader.networkConfig(),
-      reader.chainTime(),
-      reader.currentEpoch(),
-    ]);
-    const objects = await this.objectCount(session, address, record);
+    const target = this.start(options);
+    const { address, record, config, now, currentEpoch, objects } = await this.reads.facts();
     const label = labelFromAddress(address);
     const status = currentEpoch < record.expiryEpoch ? 'active' : 'expired';
     // The same URL `tape deploy` prints: the gateway's own port (site-url.ts, siteUrls).
-    const url = session.siteUrls(label, address.toBase58()).url;
+    const url = target.siteUrls(label, address.toBase58()).url;
     const current = currentVersion(record);
     // On stderr, so the output (and --json) keeps its shape: expiring soon, or what is left to do.
     const warning =
@@ -37,7 +37,7 @@ export class InfoCommand extends TapeCommand {
         ? `warning: ${expiredMessage(address, record, config, now)}`
         : expiryWarning(address, record, config, now);
     if (warning) this.printer.note(warning);
-    if (session.json) {
+    if (target.json) {
       this.printer.json({
         tape: address.toBase58(),
         label,
@@ -90,28 +90,6 @@ export class InfoCommand extends TapeCommand {
         ['URL', url],
       ]),
     );
-  }
-
-  /**
-   * Names in the current version: its root's entry count, read from the gateway and checked
-   * against the pointer (only the root is read). Unknown, with the reason, when the gateway
-   * cannot say: the rest of `tape info` comes from the chain alone.
-   */
-  private async objectCount(
-    session: TapeSession,
-    address: PublicKey,
-    record: TapeRecord,
-  ): Promise<{ count: number | null; why?: string }> {
-    if (record.version === 0) return { count: 0 };
-    const gateway = session.gateway();
-    try {
-      const root = await readCurrentRoot(gateway, address, record);
-      return { count: root?.entryCount ?? 0 };
-    } catch (err) {
-      return { count: null, why: (err as Error).message };
-    } finally {
-      gateway.close();
-    }
   }
 }
 

@@ -2,11 +2,8 @@ import { Command } from 'nest-commander';
 import { KEEP_MAX } from '../../chain/account-layouts';
 import { CliError } from '../cli-error';
 import { printable } from '../input/size-parser';
-import { CommandContext } from '../session/command-context';
-import { GlobalOptions } from '../session/tape-session';
-import { TapeHistoryService } from '../versions/tape-history.service';
-import { printHistoryChange } from './history-change-output';
-import { TapeCommand } from './tape-command';
+import { GlobalOptions } from '../session/cli-target';
+import { HistoryChangeCommand } from './history-change-command';
 
 @Command({
   name: 'keep',
@@ -15,19 +12,12 @@ import { TapeCommand } from './tape-command';
   description:
     'set how many of the newest versions the tape keeps for rollback (default 10); older ones go at once unless current or aliased',
 })
-export class KeepCommand extends TapeCommand {
-  constructor(
-    ctx: CommandContext,
-    private readonly history: TapeHistoryService,
-  ) {
-    super(ctx);
-  }
-
+export class KeepCommand extends HistoryChangeCommand {
   async run([n]: string[], options: GlobalOptions = {}): Promise<void> {
-    const session = this.session(options);
+    const target = this.start(options);
     const keep = parseKeep(n);
-    const change = await this.history.setKeep(session, keep);
-    printHistoryChange(this.printer, session, change, { keep });
+    const change = await this.history.setKeep(keep);
+    this.printChange(target, change, { keep });
   }
 }
 

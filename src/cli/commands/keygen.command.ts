@@ -1,10 +1,8 @@
-import { Keypair } from '@solana/web3.js';
-import { existsSync } from 'node:fs';
 import { Command, Option } from 'nest-commander';
-import { writeKeypair } from '../../chain/keypair-file';
-import { CliError } from '../cli-error';
 import { keyValueLines } from '../output/key-value-lines';
-import { GlobalOptions } from '../session/tape-session';
+import { CliSigners } from '../session/cli-signers';
+import { CommandContext } from '../session/command-context';
+import { GlobalOptions } from '../session/cli-target';
 import { TapeCommand } from './tape-command';
 
 interface KeygenOptions extends GlobalOptions {
@@ -16,23 +14,23 @@ interface KeygenOptions extends GlobalOptions {
   description: 'create the wallet keypair (id.json in the config directory, or the -k path)',
 })
 export class KeygenCommand extends TapeCommand {
+  constructor(
+    ctx: CommandContext,
+    private readonly signers: CliSigners,
+  ) {
+    super(ctx);
+  }
+
   @Option({ flags: '--force', description: 'replace an existing keypair (the old key is lost)' })
   parseForce(): boolean {
     return true;
   }
 
   async run(_args: string[], options: KeygenOptions = {}): Promise<void> {
-    const session = this.session(options);
-    const path = session.keypairPath;
-    if (existsSync(path) && !options.force) {
-      throw new CliError(
-        `${path} already exists (use --force to replace it; the old key is then lost)`,
-      );
-    }
-    const keypair = Keypair.generate();
-    writeKeypair(path, keypair, options.force === true);
-    const pubkey = keypair.publicKey.toBase58();
-    if (session.json) {
+    const target = this.start(options);
+    const created = this.signers.createWallet(options.force === true);
+    const [path, pubkey] = [created.path, created.pubkey.toBase58()];
+    if (target.json) {
       this.printer.json({ keypair: path, pubkey });
       return;
     }

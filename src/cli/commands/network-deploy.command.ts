@@ -10,7 +10,7 @@ import {
   ProgramDeployOptions,
 } from '../network/program-deployment';
 import { CommandContext } from '../session/command-context';
-import { GlobalOptions } from '../session/tape-session';
+import { GlobalOptions } from '../session/cli-target';
 import { TapeCommand } from './tape-command';
 
 interface NetworkDeployCommandOptions extends GlobalOptions, ProgramDeployOptions {}
@@ -79,9 +79,9 @@ export class NetworkDeployCommand extends TapeCommand {
   }
 
   async run(_args: string[], options: NetworkDeployCommandOptions = {}): Promise<void> {
-    const session = this.session(options);
-    const deployment = await this.deployments.deploy(session, options);
-    this.print(session.json, deployment);
+    const target = this.start(options);
+    const deployment = await this.deployments.deploy(options);
+    this.print(target.json, deployment);
   }
 
   private print(json: boolean, { path, result, spent, rent }: ProgramDeployment): void {

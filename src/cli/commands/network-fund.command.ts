@@ -3,11 +3,10 @@ import { Option, SubCommand } from 'nest-commander';
 import { WalletFunding } from '../funding/wallet-funding';
 import { parseSol } from '../input/amount-parser';
 import { parsePublicKey } from '../input/key-parser';
-import { keyValueLines } from '../output/key-value-lines';
 import { formatSol } from '../output/units';
 import { CommandContext } from '../session/command-context';
-import { GlobalOptions } from '../session/tape-session';
-import { balanceText } from './funding-lines';
+import { GlobalOptions } from '../session/cli-target';
+import { printTransfer } from './funding-lines';
 import { TapeCommand } from './tape-command';
 
 interface FundOptions extends GlobalOptions {
@@ -37,24 +36,12 @@ export class NetworkFundCommand extends TapeCommand {
 
   async run([pubkey]: string[], options: FundOptions = {}): Promise<void> {
     const to: PublicKey = parsePublicKey(pubkey, 'public key');
-    const session = this.session(options);
-    const r = await this.funding.fund(session, to, options.sol ?? DEFAULT_LAMPORTS);
-    if (session.json) {
-      this.printer.json({
-        to: r.to.toBase58(),
-        sent_lamports: r.amount,
-        signature: r.signature,
-        balance: { lamports: r.balance.lamports, tokens: r.balance.tokens },
-      });
-      return;
-    }
-    this.printer.lines(
-      keyValueLines([
-        ['to', r.to.toBase58()],
-        ['sent', `${formatSol(r.amount)} SOL`],
-        ['balance', balanceText(r.balance)],
-        ['signature', r.signature],
-      ]),
-    );
+    const target = this.start(options);
+    const r = await this.funding.fund(to, options.sol ?? DEFAULT_LAMPORTS);
+    printTransfer(this.printer, target.json, r, {
+      jsonKey: 'sent_lamports',
+      jsonValue: r.amount,
+      line: ['sent', `${formatSol(r.amount)} SOL`],
+    });
   }
 }

@@ -12,7 +12,7 @@ import {
 } from '../network/network-initialization';
 import { InitResult } from '../network/network-initializer';
 import { CommandContext } from '../session/command-context';
-import { GlobalOptions } from '../session/tape-session';
+import { GlobalOptions } from '../session/cli-target';
 import { TapeCommand } from './tape-command';
 
 interface NetworkInitCommandOptions extends GlobalOptions, NetworkInitOptions {}
@@ -60,9 +60,9 @@ export class NetworkInitCommand extends TapeCommand {
   }
 
   async run(_args: string[], options: NetworkInitCommandOptions = {}): Promise<void> {
-    const session = this.session(options);
-    const { result, spent } = await this.initializations.init(session, options);
-    this.print(session.json, result, spent);
+    const target = this.start(options);
+    const { result, spent } = await this.initializations.init(options);
+    this.print(target.json, result, spent);
     assertConfigAsAsked(result);
   }
 

@@ -2,11 +2,10 @@ import { SubCommand } from 'nest-commander';
 import { WalletFunding } from '../funding/wallet-funding';
 import { parseTokens } from '../input/amount-parser';
 import { parsePublicKey } from '../input/key-parser';
-import { keyValueLines } from '../output/key-value-lines';
 import { formatTokens } from '../output/units';
 import { CommandContext } from '../session/command-context';
-import { GlobalOptions } from '../session/tape-session';
-import { balanceText } from './funding-lines';
+import { GlobalOptions } from '../session/cli-target';
+import { printTransfer } from './funding-lines';
 import { TapeCommand } from './tape-command';
 
 @SubCommand({
@@ -30,24 +29,12 @@ export class NetworkMintCommand extends TapeCommand {
   async run([pubkey, amountText]: string[], options: GlobalOptions = {}): Promise<void> {
     const to = parsePublicKey(pubkey, 'public key');
     const amount = parseTokens(amountText);
-    const session = this.session(options);
-    const r = await this.funding.mint(session, to, amount);
-    if (session.json) {
-      this.printer.json({
-        to: r.to.toBase58(),
-        minted_tokens: amount,
-        signature: r.signature,
-        balance: { lamports: r.balance.lamports, tokens: r.balance.tokens },
-      });
-      return;
-    }
-    this.printer.lines(
-      keyValueLines([
-        ['to', r.to.toBase58()],
-        ['minted', `${formatTokens(amount)} storage tokens`],
-        ['balance', balanceText(r.balance)],
-        ['signature', r.signature],
-      ]),
-    );
+    const target = this.start(options);
+    const r = await this.funding.mint(to, amount);
+    printTransfer(this.printer, target.json, r, {
+      jsonKey: 'minted_tokens',
+      jsonValue: amount,
+      line: ['minted', `${formatTokens(amount)} storage tokens`],
+    });
   }
 }

@@ -1,12 +1,9 @@
 import { Option, SubCommand } from 'nest-commander';
 import { programVersionText } from '../../chain/program-version';
-import { tapeProgramElfPath } from '../../localnet/svm/tape-program-elf';
-import { onCluster } from '../network/network-session';
-import { readProgramFile } from '../network/program-file';
 import { ProgramStatus, ProgramStatusReader } from '../network/program-status';
 import { keyValueLines } from '../output/key-value-lines';
 import { CommandContext } from '../session/command-context';
-import { GlobalOptions } from '../session/tape-session';
+import { GlobalOptions } from '../session/cli-target';
 import { TapeCommand } from './tape-command';
 
 interface NetworkStatusOptions extends GlobalOptions {
@@ -35,15 +32,10 @@ export class NetworkStatusCommand extends TapeCommand {
   }
 
   async run(_args: string[], options: NetworkStatusOptions = {}): Promise<void> {
-    const session = this.session(options);
-    const path = options.program ?? tapeProgramElfPath();
-    const local = { path, elf: readProgramFile(path) };
-    const status = await onCluster(
-      session,
-      this.reader.read(session.chain.rpc.connection, session.programId, local),
-    );
-    if (session.json) this.printer.json(statusJson(status));
-    else this.printer.lines(statusLines(status, session.rpcUrl));
+    const target = this.start(options);
+    const status = await this.reader.status(options.program);
+    if (target.json) this.printer.json(statusJson(status));
+    else this.printer.lines(statusLines(status, target.rpcUrl));
   }
 }
 

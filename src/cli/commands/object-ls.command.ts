@@ -1,8 +1,9 @@
 import { SubCommand } from 'nest-commander';
 import bs58 from 'bs58';
 import { tableLines } from '../output/key-value-lines';
-import { GlobalOptions } from '../session/tape-session';
-import { readCurrentVersion } from '../versions/current-version';
+import { CommandContext } from '../session/command-context';
+import { GlobalOptions } from '../session/cli-target';
+import { TapeReads } from '../versions/tape-reads';
 import { TapeCommand } from './tape-command';
 
 @SubCommand({
@@ -10,21 +11,19 @@ import { TapeCommand } from './tape-command';
   description: "list the objects of the tape's current version (TYPE, SIZE, CONTENT-TYPE, NAME)",
 })
 export class ObjectLsCommand extends TapeCommand {
+  constructor(
+    ctx: CommandContext,
+    private readonly reads: TapeReads,
+  ) {
+    super(ctx);
+  }
+
   async run(_args: string[], options: GlobalOptions = {}): Promise<void> {
-    const session = this.session(options);
-    const tape = await session.loadTape();
-    const gateway = session.gateway();
-    let current;
-    try {
-      current = await session.guarded(
-        readCurrentVersion(session.chain.reader, gateway, tape.address, tape.record),
-      );
-    } finally {
-      gateway.close();
-    }
+    const target = this.start(options);
+    const { address, current } = await this.reads.currentVersion();
     // A version lists its names in UTF-8 byte order, as S3 lists keys: stable across locales.
     const entries = current.entries;
-    if (session.json) {
+    if (target.json) {
       this.printer.json(
         entries.map((e) => ({
           type: 'object',
@@ -32,7 +31,7 @@ export class ObjectLsCommand extends TapeCommand {
           size: e.size,
           content_type: e.contentType,
           // The object's address (docs/object.md, "Objects of versions"): tape || commitment.
-          track: bs58.encode(Buffer.concat([tape.address.toBuffer(), e.commitment])),
+          track: bs58.encode(Buffer.concat([address.toBuffer(), e.commitment])),
           commitment: e.commitment.toString('hex'),
           streamed: e.location.kind === 'stream',
           version: current.version,
@@ -41,7 +40,7 @@ export class ObjectLsCommand extends TapeCommand {
       return;
     }
     if (entries.length === 0) {
-      this.printer.note(`no objects on tape ${tape.address.toBase58()}`);
+      this.printer.note(`no objects on tape ${address.toBase58()}`);
       return;
     }
     this.printer.note(`version ${current.version}: ${entries.length} objects`);

@@ -1,10 +1,7 @@
 import { Command } from 'nest-commander';
-import { CommandContext } from '../session/command-context';
-import { GlobalOptions } from '../session/tape-session';
-import { TapeHistoryService } from '../versions/tape-history.service';
+import { GlobalOptions } from '../session/cli-target';
 import { parseAliasName } from './alias-name';
-import { printHistoryChange } from './history-change-output';
-import { TapeCommand } from './tape-command';
+import { HistoryChangeCommand } from './history-change-command';
 
 @Command({
   name: 'promote',
@@ -12,18 +9,11 @@ import { TapeCommand } from './tape-command';
   argsDescription: { alias: 'the alias whose version becomes current (tape deploy --alias)' },
   description: "make an alias's version the live one, in one transaction",
 })
-export class PromoteCommand extends TapeCommand {
-  constructor(
-    ctx: CommandContext,
-    private readonly history: TapeHistoryService,
-  ) {
-    super(ctx);
-  }
-
+export class PromoteCommand extends HistoryChangeCommand {
   async run([alias]: string[], options: GlobalOptions = {}): Promise<void> {
-    const session = this.session(options);
+    const target = this.start(options);
     const name = parseAliasName(alias);
-    const change = await this.history.promote(session, name);
-    printHistoryChange(this.printer, session, change, { alias: name });
+    const change = await this.history.promote(name);
+    this.printChange(target, change, { alias: name });
   }
 }

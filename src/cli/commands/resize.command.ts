@@ -3,10 +3,8 @@ import { CliError } from '../cli-error';
 import { parseSize } from '../input/size-parser';
 import { keyValueLines } from '../output/key-value-lines';
 import { formatBytes, formatTokens } from '../output/units';
-import { TapeReservations } from '../reservation/tape-reservations';
-import { CommandContext } from '../session/command-context';
-import { GlobalOptions } from '../session/tape-session';
-import { TapeCommand } from './tape-command';
+import { GlobalOptions } from '../session/cli-target';
+import { ReservationCommand } from './reservation-command';
 
 interface ResizeOptions extends GlobalOptions {
   add?: number;
@@ -16,14 +14,7 @@ interface ResizeOptions extends GlobalOptions {
   name: 'resize',
   description: "grow the tape's capacity (paid for the epochs it has left)",
 })
-export class ResizeCommand extends TapeCommand {
-  constructor(
-    ctx: CommandContext,
-    private readonly reservations: TapeReservations,
-  ) {
-    super(ctx);
-  }
-
+export class ResizeCommand extends ReservationCommand {
   @Option({ flags: '--add <size>', description: 'capacity to add: bytes, or 512k, 100m, 1g' })
   parseAdd(value: string): number {
     return parseSize(value, 'size');
@@ -32,12 +23,11 @@ export class ResizeCommand extends TapeCommand {
   async run(_args: string[], options: ResizeOptions = {}): Promise<void> {
     if (options.add === undefined)
       throw new CliError('resize: --add <size> is required (e.g. --add 100m)');
-    const session = this.session(options);
+    const target = this.start(options);
     const { address, addedBytes, capacity, used, tokens } = await this.reservations.resize(
-      session,
       options.add,
     );
-    if (session.json) {
+    if (target.json) {
       this.printer.json({
         tape: address.toBase58(),
         added: addedBytes,

@@ -1,11 +1,8 @@
 import { Command, Option } from 'nest-commander';
 import { CliError } from '../cli-error';
 import { printable } from '../input/size-parser';
-import { CommandContext } from '../session/command-context';
-import { GlobalOptions } from '../session/tape-session';
-import { TapeHistoryService } from '../versions/tape-history.service';
-import { printHistoryChange } from './history-change-output';
-import { TapeCommand } from './tape-command';
+import { GlobalOptions } from '../session/cli-target';
+import { HistoryChangeCommand } from './history-change-command';
 
 interface RollbackOptions extends GlobalOptions {
   to?: number;
@@ -16,23 +13,16 @@ interface RollbackOptions extends GlobalOptions {
   description:
     'make an older kept version current in one transaction, nothing uploaded (default: the newest kept version before the current one)',
 })
-export class RollbackCommand extends TapeCommand {
-  constructor(
-    ctx: CommandContext,
-    private readonly history: TapeHistoryService,
-  ) {
-    super(ctx);
-  }
-
+export class RollbackCommand extends HistoryChangeCommand {
   @Option({ flags: '--to <version>', description: 'the kept version to make current' })
   parseTo(value: string): number {
     return parseVersionNumber(value);
   }
 
   async run(_args: string[], options: RollbackOptions = {}): Promise<void> {
-    const session = this.session(options);
-    const change = await this.history.rollback(session, options.to);
-    printHistoryChange(this.printer, session, change);
+    const target = this.start(options);
+    const change = await this.history.rollback(options.to);
+    this.printChange(target, change);
   }
 }
 

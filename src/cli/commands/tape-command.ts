@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { CommandRunner, Option } from 'nest-commander';
 import { Printer } from '../output/printer';
 import { CommandContext } from '../session/command-context';
-import { GlobalOptions, TapeSession } from '../session/tape-session';
+import { CliTarget, GlobalOptions } from '../session/cli-target';
 
 /**
  * The options every `tape` command takes (spec 4.2, "Global options"), declared once here:
@@ -70,11 +70,14 @@ export abstract class TapeCommand extends CommandRunner {
     return value;
   }
 
-  /** The invocation's session (CliModule's TapeSession), started with this command's options. */
-  protected session(options: GlobalOptions | undefined): TapeSession {
+  /**
+   * The invocation's target (CliModule's CliTarget), started with this command's options; the
+   * services' signers and chain and gateway clients follow it.
+   */
+  protected start(options: GlobalOptions | undefined): CliTarget {
     // Options given before the command name are the root program's (src/cli/program-name.ts).
     const all: GlobalOptions = { ...(this.command?.optsWithGlobals() ?? {}), ...(options ?? {}) };
     const { keypair, url, tape, json, programId, withComputeUnitPrice } = all;
-    return this.ctx.session.start({ keypair, url, tape, json, programId, withComputeUnitPrice });
+    return this.ctx.target.start({ keypair, url, tape, json, programId, withComputeUnitPrice });
   }
 }

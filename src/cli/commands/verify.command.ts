@@ -1,7 +1,7 @@
 import { Command, Option } from 'nest-commander';
 import { CliError } from '../cli-error';
 import { CommandContext } from '../session/command-context';
-import { GlobalOptions } from '../session/tape-session';
+import { GlobalOptions } from '../session/cli-target';
 import { TapeVerifierService, VerifyReport } from '../verify/tape-verifier.service';
 import { parseVerifyTarget } from '../verify/verify-target';
 import { TapeCommand } from './tape-command';
@@ -39,18 +39,18 @@ export class VerifyCommand extends TapeCommand {
   }
 
   async run([url]: string[], options: VerifyOptions = {}): Promise<void> {
-    const session = this.session(options);
+    const cli = this.start(options);
     const target = parseVerifyTarget(url, {
-      gateway: session.gatewayUrl,
+      gateway: cli.gatewayUrl,
       gatewayOption: options.gateway,
-      tape: () => session.tapeAddress().toBase58(),
+      tape: () => cli.tapeAddress().toBase58(),
     });
     const started = performance.now();
     const report = options.all
-      ? await this.verifier.verifyAll(target, session.rpcUrl)
-      : await this.verifier.verifyOne(target, session.rpcUrl);
+      ? await this.verifier.verifyAll(target, cli.rpcUrl)
+      : await this.verifier.verifyOne(target, cli.rpcUrl);
     const seconds = (performance.now() - started) / 1000;
-    if (session.json) this.printer.json({ ...report, seconds: Number(seconds.toFixed(3)) });
+    if (cli.json) this.printer.json({ ...report, seconds: Number(seconds.toFixed(3)) });
     else if (report.ok) this.printer.lines([okLine(report, seconds)]);
     if (!report.ok) throw new CliError(failureLine(report), 1);
   }

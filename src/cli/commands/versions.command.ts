@@ -2,7 +2,7 @@ import { Command } from 'nest-commander';
 import { tableLines } from '../output/key-value-lines';
 import { isoTime } from '../output/units';
 import { CommandContext } from '../session/command-context';
-import { GlobalOptions } from '../session/tape-session';
+import { GlobalOptions } from '../session/cli-target';
 import { TapeHistoryService } from '../versions/tape-history.service';
 import { TapeCommand } from './tape-command';
 
@@ -20,10 +20,10 @@ export class VersionsCommand extends TapeCommand {
   }
 
   async run(_args: string[], options: GlobalOptions = {}): Promise<void> {
-    const session = this.session(options);
-    const listed = await session.guarded(this.history.list(session));
+    const target = this.start(options);
+    const listed = await this.history.list();
     const { record, rows } = listed;
-    if (session.json) {
+    if (target.json) {
       this.printer.json({
         tape: listed.address.toBase58(),
         current: record.version,

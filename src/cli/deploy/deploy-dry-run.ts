@@ -9,7 +9,10 @@ import { ChangedFile, planVersion } from '../../versions/version-planner';
 import { parseSize } from '../input/size-parser';
 import { sizeArgumentCovering } from '../output/units';
 import { SiteUrls } from '../session/site-url';
-import { TapeSession } from '../session/tape-session';
+import { CliChain } from '../session/cli-chain';
+import { CliGateway } from '../session/cli-gateway';
+import { CliSigners } from '../session/cli-signers';
+import { CliTarget } from '../session/cli-target';
 import { ChangePublisher, addedBytesOf } from '../versions/change-publisher';
 import { readCurrentVersion } from '../versions/current-version';
 import { GatewayRefusalError, VersionPublisher } from '../versions/version-publisher';
@@ -71,15 +74,18 @@ export interface DryRunReport {
  */
 @Injectable()
 export class DeployDryRun {
-  async plan(
-    session: TapeSession,
-    sitePath: string,
-    options: { prune: boolean },
-  ): Promise<DryRunReport> {
-    const [site, tape] = await Promise.all([scanSite(sitePath), session.loadTape()]);
-    const { reader, ix, writer } = session.chain;
-    const payer = session.wallet();
-    const gateway = session.gateway();
+  constructor(
+    private readonly target: CliTarget,
+    private readonly chain: CliChain,
+    private readonly signers: CliSigners,
+    private readonly gateways: CliGateway,
+  ) {}
+
+  async plan(sitePath: string, options: { prune: boolean }): Promise<DryRunReport> {
+    const [site, tape] = await Promise.all([scanSite(sitePath), this.chain.loadTape()]);
+    const { reader, ix, writer } = this.chain;
+    const payer = this.signers.wallet();
+    const gateway = this.gateways.client();
     try {
       const [network, nowUnix, currentEpoch] = await Promise.all([
         reader.networkConfig(),
@@ -91,7 +97,7 @@ export class DeployDryRun {
         clock: network,
         nowUnix,
       });
-      const signer = session.tapeSigner(tape);
+      const signer = this.signers.tapeSigner(tape);
       const config = await gateway.uploadConfig();
       const storageAuthority = storageAuthorityOf(config.storageAuthority, gateway.baseUrl);
       const files = publishedFiles(site, config.wellKnownAllow);
@@ -108,7 +114,7 @@ export class DeployDryRun {
       );
       const built = buildVersion(plan.entries, plan.settings);
       const wouldPublish = base.version === 0 || !built.rootCommitment.equals(base.rootCommitment);
-      const publisher = new VersionPublisher(gateway, session.chain.rpc, ix, {
+      const publisher = new VersionPublisher(gateway, this.chain.rpc, ix, {
         concurrency: 1,
         segmentBytes: config.segmentBytes,
         storageAuthority,
@@ -142,7 +148,7 @@ export class DeployDryRun {
       // The kept versions' unique bytes as last certified; the new version adds its added bytes.
       const kept = tape.record.keptBytes;
       const missingRoom = kept + addedBytes - tape.record.capacity;
-      const changes = new ChangePublisher(session.chain, gateway, publisher);
+      const changes = new ChangePublisher(this.chain.services, gateway, publisher);
       const balances = await reader.getBalances(payer.publicKey);
       let resize: DryRunReport['resize'] = null;
       if (missingRoom > 0) {
@@ -172,7 +178,7 @@ export class DeployDryRun {
       return {
         tape: tape.address.toBase58(),
         label,
-        urls: session.siteUrls(label, tape.address.toBase58()),
+        urls: this.target.siteUrls(label, tape.address.toBase58()),
         baseVersion: base.version,
         wouldPublish,
         files: hashed.length,

@@ -9,7 +9,11 @@ import { CliError } from '../cli-error';
 import { formatBytes } from '../output/units';
 import { expiryWarning } from '../output/expiry-notice';
 import { Printer } from '../output/printer';
-import { TapeSession } from '../session/tape-session';
+import { CliChain } from '../session/cli-chain';
+import { CliGateway } from '../session/cli-gateway';
+import { CliSigners } from '../session/cli-signers';
+import { CliTarget } from '../session/cli-target';
+import { InterruptNotice } from '../session/interrupt-notice';
 import { ChangePublisher } from '../versions/change-publisher';
 import { VersionPublisher } from '../versions/version-publisher';
 import { assertCanPay, assertTapeActive, assertVersionCapacity } from './deploy-preflight';
@@ -20,6 +24,14 @@ import { scanSite } from './site-scanner';
 import { HashCache, userCacheDir } from './hash-cache';
 import { readCurrentVersion } from '../versions/current-version';
 import { publishedFiles } from './well-known-files';
+
+/**
+ * What Ctrl-C during a deploy means: nothing names the new version until its Publish, so the
+ * live site is the one before the deploy, whole; what was uploaded stays staged, so running
+ * the deploy again resumes.
+ */
+const INTERRUPTED =
+  'interrupted: the site is unchanged (its current version stays live); run tape deploy again to resume';
 
 export interface DeployOptions {
   prune: boolean;
@@ -68,13 +80,21 @@ export interface DeployResult {
  */
 @Injectable()
 export class SiteDeployer {
-  constructor(private readonly printer: Printer) {}
+  constructor(
+    private readonly printer: Printer,
+    private readonly target: CliTarget,
+    private readonly chain: CliChain,
+    private readonly signers: CliSigners,
+    private readonly gateways: CliGateway,
+    private readonly interrupt: InterruptNotice,
+  ) {}
 
-  async deploy(
-    session: TapeSession,
-    indexPath: string,
-    options: DeployOptions,
-  ): Promise<DeployResult> {
+  /** Publishes the site at `indexPath`; Ctrl-C meanwhile says the live site is unchanged. */
+  deploy(indexPath: string, options: DeployOptions): Promise<DeployResult> {
+    return this.interrupt.during(INTERRUPTED, () => this.publish(indexPath, options));
+  }
+
+  private async publish(indexPath: string, options: DeployOptions): Promise<DeployResult> {
     const terminal = this.printer.terminal();
     const progress: DeployProgress = terminal
       ? new TerminalProgress(terminal)
@@ -82,15 +102,15 @@ export class SiteDeployer {
 
     // Everything that waits on the network starts at once and runs while the files are hashed.
     const scanning = quiet(scanSite(indexPath));
-    const loading = quiet(session.loadTape());
+    const loading = quiet(this.chain.loadTape());
     const site = await scanning;
     // `_redirects`/`_headers` refused: stop before anything is sent; then what the policy blocks.
     for (const warning of await checkSiteRules(site.files)) this.printer.note(warning);
     const tape = await loading;
-    const chain = session.chain;
+    const chain = this.chain.services;
     const { reader } = chain;
-    const payer = session.wallet();
-    const gateway = session.gateway();
+    const payer = this.signers.wallet();
+    const gateway = this.gateways.client();
     try {
       const checks = quiet(
         Promise.all([reader.networkConfig(), reader.chainTime(), reader.currentEpoch()]),
@@ -102,7 +122,7 @@ export class SiteDeployer {
       assertTapeActive(tape.record, currentEpoch, { address: tape.address, clock, nowUnix });
       const warning = expiryWarning(tape.address, tape.record, clock, nowUnix);
       if (warning) this.printer.note(warning);
-      const signer = session.tapeSigner(tape);
+      const signer = this.signers.tapeSigner(tape);
       const config = await configuring;
       const files = publishedFiles(site, config.wellKnownAllow);
       const totalBytes = files.reduce((sum, f) => sum + f.size, 0);
@@ -130,7 +150,7 @@ export class SiteDeployer {
       const changes = new ChangePublisher(chain, gateway, publisher);
       const storageAuthority = storageAuthorityOf(config.storageAuthority, gateway.baseUrl);
       const confirmed = new Set<string>();
-      const outcome = await session.guarded(
+      const outcome = await this.chain.guarded(
         changes.publish({
           tape: tape.address,
           tapeSigner: signer,
@@ -173,7 +193,7 @@ export class SiteDeployer {
       const label = labelFromAddress(tape.address);
       const alias = options.alias;
       // An alias answers on its own host, `<alias>--<label>`, and at `/site/{tape}@<alias>/`.
-      const urls = session.siteUrls(
+      const urls = this.target.siteUrls(
         alias ? `${alias}--${label}` : label,
         alias ? `${tape.address.toBase58()}@${alias}` : tape.address.toBase58(),
       );

@@ -8,7 +8,9 @@ import { createAssociatedTokenAccountIdempotent, mintTo } from '../../chain/spl-
 import { decodeMint } from '../../chain/spl-token-layouts';
 import { CliError } from '../cli-error';
 import { formatSol, formatTokens } from '../output/units';
-import { TapeSession } from '../session/tape-session';
+import { CliChain } from '../session/cli-chain';
+import { CliSigners } from '../session/cli-signers';
+import { CliTarget } from '../session/cli-target';
 import { airdropRoute, MintFacts, tokenGrant } from './airdrop-plan';
 
 export const LOCAL_DEFAULT_LAMPORTS = 10 * 1_000_000_000;
@@ -46,46 +48,51 @@ export interface TransferResult {
  */
 @Injectable()
 export class WalletFunding {
-  async airdrop(
-    session: TapeSession,
-    want: { lamports?: number; tokens?: bigint },
-  ): Promise<AirdropResult> {
-    const wallet = session.wallet().publicKey;
+  constructor(
+    private readonly target: CliTarget,
+    private readonly chain: CliChain,
+    private readonly signers: CliSigners,
+  ) {}
+
+  async airdrop(want: { lamports?: number; tokens?: bigint }): Promise<AirdropResult> {
+    const wallet = this.signers.wallet().publicKey;
     // Decided before any faucet request: none is ever sent to mainnet or an unknown node.
     const route = airdropRoute(
-      session.rpcUrl,
-      await session.guarded(probeLocalNetwork(session.rpcUrl)),
+      this.target.rpcUrl,
+      await this.chain.guarded(probeLocalNetwork(this.target.rpcUrl)),
     );
-    const { faucet } = session.chain;
+    const { faucet } = this.chain;
     switch (route.kind) {
       case 'refused':
         throw new ChainError('rpc', route.message);
       case 'local-faucet': {
         const lamports = want.lamports ?? LOCAL_DEFAULT_LAMPORTS;
         const tokens = want.tokens ?? DEFAULT_TOKENS;
-        await session.guarded(faucet.requestStorageTokens(wallet, tokens)).catch((err: unknown) => {
-          if (
-            err instanceof ChainError &&
-            (err.kind === 'unreachable' || /faucet/.test(err.message))
-          ) {
-            throw err;
-          }
-          // Something answered, but not a local network's faucet (a web server, a proxy page).
-          throw new CliError(
-            `the storage-token faucet exists only on a local network; ${session.rpcUrl} did not answer as one`,
-          );
-        });
-        await session.guarded(faucet.requestAirdrop(wallet, lamports));
+        await this.chain
+          .guarded(faucet.requestStorageTokens(wallet, tokens))
+          .catch((err: unknown) => {
+            if (
+              err instanceof ChainError &&
+              (err.kind === 'unreachable' || /faucet/.test(err.message))
+            ) {
+              throw err;
+            }
+            // Something answered, but not a local network's faucet (a web server, a proxy page).
+            throw new CliError(
+              `the storage-token faucet exists only on a local network; ${this.target.rpcUrl} did not answer as one`,
+            );
+          });
+        await this.chain.guarded(faucet.requestAirdrop(wallet, lamports));
         return {
           wallet,
           network: 'local',
           received: { lamports, tokens },
-          balance: await this.balances(session, wallet),
+          balance: await this.balances(wallet),
         };
       }
       case 'cluster-faucet': {
         const lamports = want.lamports ?? CLUSTER_DEFAULT_LAMPORTS;
-        await session
+        await this.chain
           .guarded(faucet.requestClusterAirdrop(wallet, lamports))
           .catch((err: unknown) => {
             if (err instanceof ChainError && err.kind === 'unreachable') throw err;
@@ -94,11 +101,11 @@ export class WalletFunding {
                 '(nothing was received; faucets limit each wallet: ask for less with --sol, try later, or use https://faucet.solana.com)',
             );
           });
-        const grant = tokenGrant(wallet, await this.mintFacts(session));
+        const grant = tokenGrant(wallet, await this.mintFacts());
         let tokens = 0n;
         if (grant.kind === 'mint') {
           tokens = want.tokens ?? DEFAULT_TOKENS;
-          await this.mintTokens(session, session.wallet(), wallet, tokens).catch((err: unknown) => {
+          await this.mintTokens(this.signers.wallet(), wallet, tokens).catch((err: unknown) => {
             throw new CliError(
               `received ${formatSol(lamports)} SOL from the ${route.cluster} faucet, but minting ${formatTokens(tokens)} storage tokens failed: ${(err as Error).message}`,
             );
@@ -109,16 +116,16 @@ export class WalletFunding {
           network: route.cluster,
           received: { lamports, tokens },
           tokensSkipped: grant.kind === 'none' ? grant.reason : undefined,
-          balance: await this.balances(session, wallet),
+          balance: await this.balances(wallet),
         };
       }
     }
   }
 
   /** A System transfer of `lamports` from the wallet to `to`, checked before it is signed. */
-  async fund(session: TapeSession, to: PublicKey, lamports: number): Promise<TransferResult> {
-    const payer = session.wallet();
-    const { rpc, writer, costs } = session.chain;
+  async fund(to: PublicKey, lamports: number): Promise<TransferResult> {
+    const payer = this.signers.wallet();
+    const { rpc, writer, costs } = this.chain;
     const [balance, toBalance, minimum] = await Promise.all([
       rpc.call((c) => c.getBalance(payer.publicKey)),
       rpc.call((c) => c.getBalance(to)),
@@ -141,14 +148,14 @@ export class WalletFunding {
       toPubkey: to,
       lamports,
     });
-    const [signature] = await session.guarded(writer.send([transfer], [payer]));
-    return { to, amount: lamports, signature, balance: await this.balances(session, to) };
+    const [signature] = await this.chain.guarded(writer.send([transfer], [payer]));
+    return { to, amount: lamports, signature, balance: await this.balances(to) };
   }
 
   /** MintTo `amount` storage tokens into `to`'s token account; the wallet must be the mint authority. */
-  async mint(session: TapeSession, to: PublicKey, amount: bigint): Promise<TransferResult> {
-    const authority = session.wallet();
-    const grant = tokenGrant(authority.publicKey, await this.mintFacts(session));
+  async mint(to: PublicKey, amount: bigint): Promise<TransferResult> {
+    const authority = this.signers.wallet();
+    const grant = tokenGrant(authority.publicKey, await this.mintFacts());
     if (grant.kind === 'none') {
       throw new CliError(
         grant.reason.replace(
@@ -157,20 +164,15 @@ export class WalletFunding {
         ),
       );
     }
-    const signature = await this.mintTokens(session, authority, to, amount);
-    return { to, amount, signature, balance: await this.balances(session, to) };
+    const signature = await this.mintTokens(authority, to, amount);
+    return { to, amount, signature, balance: await this.balances(to) };
   }
 
-  private async mintTokens(
-    session: TapeSession,
-    authority: Keypair,
-    to: PublicKey,
-    amount: bigint,
-  ): Promise<string> {
-    const { reader, writer } = session.chain;
+  private async mintTokens(authority: Keypair, to: PublicKey, amount: bigint): Promise<string> {
+    const { reader, writer } = this.chain;
     const { mint } = await reader.networkConfig();
     const account = associatedTokenAddress(to, mint);
-    const [signature] = await session.guarded(
+    const [signature] = await this.chain.guarded(
       writer.send(
         [
           createAssociatedTokenAccountIdempotent({
@@ -188,16 +190,16 @@ export class WalletFunding {
   }
 
   /** The program's storage-token mint and who may mint it; `missing` when there is none to read. */
-  private async mintFacts(session: TapeSession): Promise<MintFacts> {
-    const { reader, rpc } = session.chain;
+  private async mintFacts(): Promise<MintFacts> {
+    const { reader, rpc } = this.chain;
     let mint: PublicKey;
     try {
-      mint = (await session.guarded(reader.networkConfig())).mint;
+      mint = (await this.chain.guarded(reader.networkConfig())).mint;
     } catch (err) {
       if (err instanceof ChainError && err.kind === 'unreachable') throw err;
       return {
         kind: 'missing',
-        reason: `the tape program ${session.programId.toBase58()} has no storage token on ${session.rpcUrl} (${(err as Error).message}; set the program with --program-id or tape config set program_id)`,
+        reason: `the tape program ${this.target.programId.toBase58()} has no storage token on ${this.target.rpcUrl} (${(err as Error).message}; set the program with --program-id or tape config set program_id)`,
       };
     }
     const info = await rpc.call((c) => c.getAccountInfo(mint));
@@ -212,8 +214,15 @@ export class WalletFunding {
     }
   }
 
-  private async balances(session: TapeSession, owner: PublicKey): Promise<Balances> {
-    const { reader, rpc } = session.chain;
+  /** `tape balance`: the wallet's SOL and storage tokens. */
+  async walletBalance(): Promise<{ wallet: PublicKey; lamports: number; tokens: bigint }> {
+    const wallet = this.signers.wallet().publicKey;
+    const { lamports, tokens } = await this.chain.reader.getBalances(wallet);
+    return { wallet, lamports, tokens };
+  }
+
+  private async balances(owner: PublicKey): Promise<Balances> {
+    const { reader, rpc } = this.chain;
     try {
       return await reader.getBalances(owner);
     } catch (err) {

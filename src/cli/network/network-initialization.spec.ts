@@ -4,7 +4,9 @@ import { CliError } from '../cli-error';
 import { RecordingPrinter } from '../output/recording-printer';
 import { assertConfigAsAsked, NetworkInitializations } from './network-initialization';
 import { InitRequest, InitResult, NetworkInitializer } from './network-initializer';
-import { NetworkSession } from './network-session';
+import { CliSigners } from '../session/cli-signers';
+import { CliTarget } from '../session/cli-target';
+import { testCliChain } from '../session/test-cli-chain';
 
 const RPC_URL = 'http://127.0.0.1:18998';
 
@@ -21,23 +23,23 @@ function newTestService(initFails?: Error) {
     },
   };
   const balances = [1_000_000_000, 996_000_000];
-  const session = {
-    chain: { ix, rpc: { connection: { getBalance: () => Promise.resolve(balances.shift()!) } } },
-    rpcUrl: RPC_URL,
-    wallet: () => wallet,
-    guarded: <T>(work: Promise<T>) => work,
-    computeUnitPrice: undefined,
-  } as unknown as NetworkSession;
+  const connection = { getBalance: () => Promise.resolve(balances.shift()!) };
   const printer = new RecordingPrinter();
-  const sut = new NetworkInitializations(initializer as unknown as NetworkInitializer, printer);
-  return { sut, session, printer, requests, wallet, ix, result };
+  const sut = new NetworkInitializations(
+    initializer as unknown as NetworkInitializer,
+    printer,
+    { rpcUrl: RPC_URL, computeUnitPrice: undefined } as unknown as CliTarget,
+    testCliChain({ ix, rpc: { connection, ping: () => Promise.resolve() } }, RPC_URL),
+    { wallet: () => wallet } as unknown as CliSigners,
+  );
+  return { sut, printer, requests, wallet, ix, result };
 }
 
 describe('NetworkInitializations', () => {
   it("initialises the invocation's program, paid by the wallet, and reports what it spent", async () => {
     const t = newTestService();
     const storageAuthority = Keypair.generate().publicKey;
-    const done = await t.sut.init(t.session, {
+    const done = await t.sut.init({
       price: 1000n,
       epochDuration: 3600,
       storageAuthority,
@@ -59,7 +61,7 @@ describe('NetworkInitializations', () => {
   it('a CliError of the initializer is the line as it is', async () => {
     const refusal = new CliError('no program at X on Y (deploy it first: tape network deploy)');
     const t = newTestService(refusal);
-    await expect(t.sut.init(t.session, {})).rejects.toBe(refusal);
+    await expect(t.sut.init({})).rejects.toBe(refusal);
   });
 });
 

@@ -2,8 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { PublicKey } from '@solana/web3.js';
 import { CliError } from '../cli-error';
 import { Printer } from '../output/printer';
+import { CliChain } from '../session/cli-chain';
+import { CliSigners } from '../session/cli-signers';
+import { CliTarget } from '../session/cli-target';
 import { InitResult, NetworkInitializer } from './network-initializer';
-import { NetworkSession, onCluster } from './network-session';
 
 /** `tape network init`'s options, parsed. */
 export interface NetworkInitOptions {
@@ -29,28 +31,31 @@ export class NetworkInitializations {
   constructor(
     private readonly initializer: NetworkInitializer,
     private readonly printer: Printer,
+    private readonly target: CliTarget,
+    private readonly chain: CliChain,
+    private readonly signers: CliSigners,
   ) {}
 
-  async init(session: NetworkSession, options: NetworkInitOptions): Promise<NetworkInitialization> {
-    const payer = session.wallet();
-    const rpc = session.chain.rpc.connection;
+  async init(options: NetworkInitOptions): Promise<NetworkInitialization> {
+    const payer = this.signers.wallet();
+    const rpc = this.chain.rpc.connection;
     const work = async (): Promise<NetworkInitialization> => {
       const before = await rpc.getBalance(payer.publicKey);
       const result = await this.initializer.init({
         rpc,
-        rpcUrl: session.rpcUrl,
-        ix: session.chain.ix,
+        rpcUrl: this.target.rpcUrl,
+        ix: this.chain.ix,
         payer,
         mint: options.mint,
         price: options.price,
         epochDurationSecs: options.epochDuration,
         storageAuthority: options.storageAuthority,
-        computeUnitPrice: session.computeUnitPrice,
+        computeUnitPrice: this.target.computeUnitPrice,
         progress: (line) => this.printer.note(line),
       });
       return { result, spent: before - (await rpc.getBalance(payer.publicKey)) };
     };
-    return onCluster(session, work());
+    return this.chain.onCluster(work());
   }
 }
 

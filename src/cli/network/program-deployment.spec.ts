@@ -7,7 +7,9 @@ import { writeKeypair } from '../../chain/keypair-file';
 import { tapeProgramElfPath } from '../../localnet/svm/tape-program-elf';
 import { CliError } from '../cli-error';
 import { RecordingPrinter } from '../output/recording-printer';
-import { NetworkSession } from './network-session';
+import { CliSigners } from '../session/cli-signers';
+import { CliTarget } from '../session/cli-target';
+import { testCliChain } from '../session/test-cli-chain';
 import { DeployRequest, DeployResult, ProgramDeployer } from './program-deployer';
 import { InterruptNotice } from '../session/interrupt-notice';
 import { INTERRUPTED, ProgramDeployments } from './program-deployment';
@@ -47,21 +49,24 @@ function newTestService(opts: { explicitProgramId?: PublicKey; deployFails?: Err
         keys.map((k) => ({ lamports: k.equals(programData) ? 1_500_000_000 : 1_141_440 })),
       ),
   };
-  const session = {
-    chain: { rpc: { connection: rpc } },
+  const target = {
     rpcUrl: RPC_URL,
-    wallet: () => wallet,
-    guarded: <T>(work: Promise<T>) => work,
     computeUnitPrice: 7,
     explicitProgramId: () => opts.explicitProgramId,
     programId: Keypair.generate().publicKey,
-  } as unknown as NetworkSession;
+  };
   const printer = new RecordingPrinter();
-  const sut = new ProgramDeployments(deployer as unknown as ProgramDeployer, printer, interrupt);
+  const sut = new ProgramDeployments(
+    deployer as unknown as ProgramDeployer,
+    printer,
+    interrupt,
+    target as unknown as CliTarget,
+    testCliChain({ rpc: { connection: rpc, ping: () => Promise.resolve() } }, RPC_URL),
+    { wallet: () => wallet } as unknown as CliSigners,
+  );
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
   return {
     sut,
-    session,
     interrupt,
     notes,
     printer,
@@ -78,7 +83,7 @@ describe('ProgramDeployments', () => {
   it('deploys the committed ELF under the program keypair, signed by the named authority, and reports what it cost', async () => {
     const t = newTestService();
     try {
-      const deployment = await t.sut.deploy(t.session, {
+      const deployment = await t.sut.deploy({
         programKeypair: t.files.programKeypair,
         upgradeAuthority: t.files.authority,
         maxLen: 400_000,
@@ -116,7 +121,7 @@ describe('ProgramDeployments', () => {
     const t = newTestService({ explicitProgramId: configured });
     try {
       await expect(
-        t.sut.deploy(t.session, {
+        t.sut.deploy({
           programKeypair: t.files.programKeypair,
           upgradeAuthority: t.files.authority,
         }),
@@ -134,7 +139,7 @@ describe('ProgramDeployments', () => {
   it('a failure of the chain is one line naming the RPC URL', async () => {
     const t = newTestService({ deployFails: new Error('fetch failed') });
     try {
-      const failure = t.sut.deploy(t.session, { upgradeAuthority: t.files.authority });
+      const failure = t.sut.deploy({ upgradeAuthority: t.files.authority });
       await expect(failure).rejects.toBeInstanceOf(ChainError);
       await expect(failure).rejects.toThrow(`cannot reach the chain RPC at ${RPC_URL}`);
     } finally {

@@ -5,8 +5,10 @@ import { probeLocalNetwork } from '../../chain/local-network';
 import { tapeProgramElfPath } from '../../localnet/svm/tape-program-elf';
 import { CliError } from '../cli-error';
 import { Printer } from '../output/printer';
+import { CliChain } from '../session/cli-chain';
+import { CliSigners } from '../session/cli-signers';
+import { CliTarget } from '../session/cli-target';
 import { InterruptNotice } from '../session/interrupt-notice';
-import { NetworkSession, onCluster } from './network-session';
 import { DeployResult, ProgramDeployer } from './program-deployer';
 import { readProgramFile } from './program-file';
 import { upgradeAuthoritySource } from './upgrade-policy';
@@ -53,16 +55,19 @@ export class ProgramDeployments {
     private readonly deployer: ProgramDeployer,
     private readonly printer: Printer,
     private readonly interrupt: InterruptNotice,
+    private readonly target: CliTarget,
+    private readonly chain: CliChain,
+    private readonly signers: CliSigners,
   ) {}
 
-  async deploy(session: NetworkSession, options: ProgramDeployOptions): Promise<ProgramDeployment> {
+  async deploy(options: ProgramDeployOptions): Promise<ProgramDeployment> {
     const path = options.program ?? tapeProgramElfPath();
     const elf = readProgramFile(path);
     const programKeypair = options.programKeypair ? readKeypair(options.programKeypair) : null;
-    const programId = programIdOf(session, programKeypair);
-    const payer = session.wallet();
-    const authority = await upgradeAuthority(session, options.upgradeAuthority, payer);
-    const rpc = session.chain.rpc.connection;
+    const programId = programIdOf(this.target, programKeypair);
+    const payer = this.signers.wallet();
+    const authority = await upgradeAuthority(this.target.rpcUrl, options.upgradeAuthority, payer);
+    const rpc = this.chain.rpc.connection;
     const terminal = this.printer.terminal();
     const progress = terminal
       ? new TerminalWriteProgress(terminal)
@@ -72,7 +77,7 @@ export class ProgramDeployments {
       const before = await rpc.getBalance(payer.publicKey);
       const result = await this.deployer.deploy({
         rpc,
-        rpcUrl: session.rpcUrl,
+        rpcUrl: this.target.rpcUrl,
         elf,
         programId,
         programKeypair,
@@ -81,7 +86,7 @@ export class ProgramDeployments {
         maxDataLen: options.maxLen,
         final: options.final === true,
         allowDowngrade: options.allowDowngrade === true,
-        computeUnitPrice: session.computeUnitPrice,
+        computeUnitPrice: this.target.computeUnitPrice,
         progress,
       });
       const [program, data] = await rpc.getMultipleAccountsInfo([programId, result.programData]);
@@ -93,29 +98,28 @@ export class ProgramDeployments {
         rent: { program: program?.lamports ?? 0, programData: data?.lamports ?? 0 },
       };
     };
-    return this.interrupt.during(INTERRUPTED, () => onCluster(session, work()));
+    return this.interrupt.during(INTERRUPTED, () => this.chain.onCluster(work()));
   }
 }
 
 /** The wallet on the local network; elsewhere only a keypair named by --upgrade-authority. */
 async function upgradeAuthority(
-  session: NetworkSession,
+  rpcUrl: string,
   given: string | undefined,
   payer: Keypair,
 ): Promise<Keypair> {
-  const network =
-    given === undefined ? await probeLocalNetwork(session.rpcUrl) : { local: true as const };
-  const source = upgradeAuthoritySource(network, session.rpcUrl, given);
+  const network = given === undefined ? await probeLocalNetwork(rpcUrl) : { local: true as const };
+  const source = upgradeAuthoritySource(network, rpcUrl, given);
   return source === 'wallet' ? payer : readKeypair(source.keypairFile);
 }
 
 /** The id is the program keypair's; `--program-id` (or the configured id) must agree with it. */
-function programIdOf(session: NetworkSession, keypair: Keypair | null): PublicKey {
-  const configured = session.explicitProgramId();
+function programIdOf(target: CliTarget, keypair: Keypair | null): PublicKey {
+  const configured = target.explicitProgramId();
   if (keypair && configured && !configured.equals(keypair.publicKey)) {
     throw new CliError(
       `--program-keypair is for ${keypair.publicKey.toBase58()} but the program id is ${configured.toBase58()} (from --program-id, TAPE_PROGRAM_ID or the config key program_id)`,
     );
   }
-  return keypair?.publicKey ?? session.programId;
+  return keypair?.publicKey ?? target.programId;
 }

@@ -2,7 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { Connection, PublicKey } from '@solana/web3.js';
 import { embeddedProgramVersion, ProgramVersion } from '../../chain/program-version';
 import { programDataAddress } from '../../chain/upgradeable-loader';
+import { tapeProgramElfPath } from '../../localnet/svm/tape-program-elf';
+import { CliChain } from '../session/cli-chain';
+import { CliTarget } from '../session/cli-target';
 import { DeployedProgram, holdsElf, readDeployedProgram, sha256Hex } from './deployed-program';
+import { readProgramFile } from './program-file';
 
 /** An ELF on disk: the committed program/tape.so, or `--program <path>`. */
 export interface LocalBuild {
@@ -27,6 +31,18 @@ export interface ProgramStatus {
  */
 @Injectable()
 export class ProgramStatusReader {
+  constructor(
+    private readonly target: CliTarget,
+    private readonly chain: CliChain,
+  ) {}
+
+  /** `tape network status`: the target's program, compared with `path` (default: program/tape.so). */
+  status(path = tapeProgramElfPath()): Promise<ProgramStatus> {
+    const local = { path, elf: readProgramFile(path) };
+    const { connection } = this.chain.rpc;
+    return this.chain.onCluster(this.read(connection, this.target.programId, local));
+  }
+
   async read(
     rpc: Pick<Connection, 'getMultipleAccountsInfo'>,
     programId: PublicKey,

@@ -9,8 +9,11 @@ import { Tag } from '../../chain/tape-instruction-data';
 import { TapeInstructions } from '../../chain/tape-instructions';
 import { PackOptions, withComputeBudget } from '../../chain/transaction-packer';
 import { CliError } from '../cli-error';
-import { LoadedTape } from '../session/tape-session';
-import { ReservationSession, TapeReservations } from './tape-reservations';
+import { CliChain } from '../session/cli-chain';
+import { CliConfigStore } from '../session/cli-config-store';
+import { CliSigners } from '../session/cli-signers';
+import { LoadedTape } from '../session/loaded-tape';
+import { TapeReservations } from './tape-reservations';
 
 const MIB = 1024 * 1024;
 const GENESIS = 1_700_000_000;
@@ -101,20 +104,12 @@ function newTestService(opts: { computeUnitPrice?: number; tape?: TapeRecord } =
   const config_: Record<string, string | undefined> = {};
   const tapeAddress = opts.tape ? Keypair.generate().publicKey : null;
   if (tapeAddress && opts.tape) tapes.set(tapeAddress.toBase58(), opts.tape);
-  const session: ReservationSession = {
-    chain: { reader, writer, costs, ix } as unknown as ReservationSession['chain'],
-    store: {
-      saveTapeKeypair: (address: string, keypair: Keypair) => {
-        events.push('save');
-        saved.set(address, keypair);
-        return `/config/tapes/${address}.json`;
-      },
-      set: (key, value) => {
-        events.push(`set ${key}`);
-        config_[key] = value;
-      },
-    },
-    wallet: () => payer,
+  // The chain client, the signers and the config directory the service is given by injection.
+  const cliChain = {
+    reader,
+    writer,
+    costs,
+    ix,
     loadTape: (): Promise<LoadedTape> => {
       if (!tapeAddress) return Promise.reject(new CliError('no active tape'));
       return Promise.resolve({ address: tapeAddress, record: tapes.get(tapeAddress.toBase58())! });
@@ -124,9 +119,24 @@ function newTestService(opts: { computeUnitPrice?: number; tape?: TapeRecord } =
       return work;
     },
   };
+  const signers = { wallet: () => payer };
+  const store = {
+    saveTapeKeypair: (address: string, keypair: Keypair) => {
+      events.push('save');
+      saved.set(address, keypair);
+      return `/config/tapes/${address}.json`;
+    },
+    set: (key: string, value: string | undefined) => {
+      events.push(`set ${key}`);
+      config_[key] = value;
+    },
+  };
   return {
-    sut: new TapeReservations(),
-    session,
+    sut: new TapeReservations(
+      cliChain as unknown as CliChain,
+      signers as unknown as CliSigners,
+      store as unknown as CliConfigStore,
+    ),
     ix,
     payer,
     chain,
@@ -142,8 +152,8 @@ function newTestService(opts: { computeUnitPrice?: number; tape?: TapeRecord } =
 describe('TapeReservations', () => {
   describe('create', () => {
     it('quotes the tokens for capacity × epochs and the rent plus both signatures', async () => {
-      const { sut, session, payer } = newTestService();
-      const quote = await sut.quoteCreate(session, 3 * MIB, { epochs: 10 });
+      const { sut, payer } = newTestService();
+      const quote = await sut.quoteCreate(3 * MIB, { epochs: 10 });
       expect(quote.epochs).toBe(10);
       expect(quote.activeEpoch).toBe(12);
       // 3 MiB × 10 epochs × 1000 base units.
@@ -154,18 +164,18 @@ describe('TapeReservations', () => {
     });
 
     it('buys enough epochs to cover --duration from now (the current epoch is half gone)', async () => {
-      const { sut, session } = newTestService();
+      const { sut } = newTestService();
       // 2h from half way through epoch 12: the rest of 12, 13, and half of 14 → 3 epochs.
-      const quote = await sut.quoteCreate(session, MIB, { duration: 2 * 3600 });
+      const quote = await sut.quoteCreate(MIB, { duration: 2 * 3600 });
       expect(quote.epochs).toBe(3);
     });
 
     it('adds the priority fee of --with-compute-unit-price to the lamports', async () => {
       const price = 2_000_000; // micro-lamports per unit: 2 lamports per unit
-      const { sut, session } = newTestService({ computeUnitPrice: price });
-      const quote = await sut.quoteCreate(session, MIB, { epochs: 1 });
+      const { sut, ix } = newTestService({ computeUnitPrice: price });
+      const quote = await sut.quoteCreate(MIB, { epochs: 1 });
       const { computeUnitLimit } = withComputeBudget([quote.instruction], {
-        computeUnits: new ComputeUnitEstimator(session.chain.ix.programId),
+        computeUnits: new ComputeUnitEstimator(ix.programId),
         computeUnitPrice: price,
       });
       expect(computeUnitLimit).toBeGreaterThan(0);
@@ -173,15 +183,14 @@ describe('TapeReservations', () => {
     });
 
     it('saves the tape keypair before sending, then makes the tape the active one', async () => {
-      const { sut, session, ix, payer, chain, tapes, events, sent, saved, store } =
-        newTestService();
-      const quote = await sut.quoteCreate(session, MIB, { epochs: 5 });
+      const { sut, ix, payer, chain, tapes, events, sent, saved, store } = newTestService();
+      const quote = await sut.quoteCreate(MIB, { epochs: 5 });
       const address = ix.pdas.tape(quote.tapeKeypair.publicKey);
       chain.afterSend = () =>
         tapes.set(address.toBase58(), tapeRecord({ activeEpoch: 12, expiryEpoch: 17 }));
 
       events.length = 0;
-      const created = await sut.create(session, quote);
+      const created = await sut.create(quote);
 
       // The send is under the RPC watchdog from the moment it starts.
       expect(events).toEqual(['save', 'send', 'guarded', 'set active_tape']);
@@ -203,20 +212,20 @@ describe('TapeReservations', () => {
     });
 
     it('a failed send keeps the saved key and leaves the active tape alone', async () => {
-      const { sut, session, chain, saved, store } = newTestService();
-      const quote = await sut.quoteCreate(session, MIB, { epochs: 5 });
+      const { sut, chain, saved, store } = newTestService();
+      const quote = await sut.quoteCreate(MIB, { epochs: 5 });
       chain.sendFails = new Error('blockhash expired');
-      await expect(sut.create(session, quote)).rejects.toThrow('blockhash expired');
+      await expect(sut.create(quote)).rejects.toThrow('blockhash expired');
       expect(saved.size).toBe(1);
       expect(store.active_tape).toBeUndefined();
     });
 
     it('refuses what the wallet cannot pay before anything is saved or signed', async () => {
-      const { sut, session, payer, chain, events } = newTestService();
+      const { sut, payer, chain, events } = newTestService();
       chain.balance = { lamports: 1_000_000_000, tokens: 1_000_000n };
-      const quote = await sut.quoteCreate(session, 102 * MIB, { epochs: 1000 });
+      const quote = await sut.quoteCreate(102 * MIB, { epochs: 1000 });
       expect(quote.canPay).toBe(false);
-      await expect(sut.create(session, quote)).rejects.toThrow(
+      await expect(sut.create(quote)).rejects.toThrow(
         new CliError(
           `insufficient funds: this tape costs 102 storage tokens and about 0.00201 SOL; ` +
             `wallet ${payer.publicKey.toBase58()} has 1 storage tokens and 1 SOL ` +
@@ -230,10 +239,10 @@ describe('TapeReservations', () => {
   describe('extend', () => {
     it('pays the capacity for the added epochs and reports the new expiry', async () => {
       const tape = tapeRecord({ capacity: 3 * MIB, expiryEpoch: 20 });
-      const { sut, session, tapeAddress, payer, chain, tapes, sent } = newTestService({ tape });
+      const { sut, tapeAddress, payer, chain, tapes, sent } = newTestService({ tape });
       chain.afterSend = () => tapes.set(tapeAddress!.toBase58(), { ...tape, expiryEpoch: 24 });
 
-      const extended = await sut.extend(session, { epochs: 4 });
+      const extended = await sut.extend({ epochs: 4 });
 
       expect(sent).toHaveLength(1);
       expect(sent[0].instructions[0].data[0]).toBe(Tag.ExtendTape);
@@ -249,24 +258,24 @@ describe('TapeReservations', () => {
     });
 
     it('--duration adds whole epochs: 90 minutes are 2 of an hour', async () => {
-      const { sut, session } = newTestService({ tape: tapeRecord() });
-      expect((await sut.extend(session, { duration: 5400 })).addedEpochs).toBe(2);
+      const { sut } = newTestService({ tape: tapeRecord() });
+      expect((await sut.extend({ duration: 5400 })).addedEpochs).toBe(2);
     });
 
     it('refuses an expired tape, saying when it expired, and sends nothing', async () => {
-      const { sut, session, tapeAddress, sent } = newTestService({
+      const { sut, tapeAddress, sent } = newTestService({
         tape: tapeRecord({ expiryEpoch: 12 }),
       });
-      await expect(sut.extend(session, { epochs: 1 })).rejects.toThrow(
+      await expect(sut.extend({ epochs: 1 })).rejects.toThrow(
         new RegExp(`^tape ${tapeAddress!.toBase58()} expired`),
       );
       expect(sent).toEqual([]);
     });
 
     it('refuses what the wallet cannot pay, with the action named', async () => {
-      const { sut, session, payer, chain, sent } = newTestService({ tape: tapeRecord() });
+      const { sut, payer, chain, sent } = newTestService({ tape: tapeRecord() });
       chain.balance = { lamports: 1_000_000_000, tokens: 0n };
-      await expect(sut.extend(session, { epochs: 4 })).rejects.toThrow(
+      await expect(sut.extend({ epochs: 4 })).rejects.toThrow(
         new CliError(
           'insufficient funds: extending the tape costs 0.012 storage tokens and about 0.000005 SOL; ' +
             `wallet ${payer.publicKey.toBase58()} has 0 storage tokens and 1 SOL ` +
@@ -280,10 +289,10 @@ describe('TapeReservations', () => {
   describe('resize', () => {
     it('pays the added MiB for the epochs the tape has left', async () => {
       const tape = tapeRecord({ capacity: 3 * MIB, expiryEpoch: 20, keptBytes: 700 });
-      const { sut, session, tapeAddress, chain, tapes, sent } = newTestService({ tape });
+      const { sut, tapeAddress, chain, tapes, sent } = newTestService({ tape });
       chain.afterSend = () => tapes.set(tapeAddress!.toBase58(), { ...tape, capacity: 5 * MIB });
 
-      const resized = await sut.resize(session, 2 * MIB);
+      const resized = await sut.resize(2 * MIB);
 
       expect(sent[0].instructions[0].data[0]).toBe(Tag.ResizeTape);
       // 2 MiB × (20 − 12) epochs left × 1000.
@@ -298,19 +307,19 @@ describe('TapeReservations', () => {
 
     it('reads the clock only to say when an expired tape expired', async () => {
       const ok = newTestService({ tape: tapeRecord() });
-      await ok.sut.resize(ok.session, MIB);
+      await ok.sut.resize(MIB);
       expect(ok.events).not.toContain('chainTime');
 
       const expired = newTestService({ tape: tapeRecord({ expiryEpoch: 11 }) });
-      await expect(expired.sut.resize(expired.session, MIB)).rejects.toThrow(/expired/);
+      await expect(expired.sut.resize(MIB)).rejects.toThrow(/expired/);
       expect(expired.events).toEqual(['chainTime']);
     });
 
     it('refuses a capacity past what a number holds exactly', async () => {
-      const { sut, session, sent } = newTestService({
+      const { sut, sent } = newTestService({
         tape: tapeRecord({ capacity: Number.MAX_SAFE_INTEGER - 10 }),
       });
-      await expect(sut.resize(session, 11)).rejects.toThrow(
+      await expect(sut.resize(11)).rejects.toThrow(
         new CliError('resize: capacity would be too large'),
       );
       expect(sent).toEqual([]);

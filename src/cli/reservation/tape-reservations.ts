@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Keypair, PublicKey, TransactionInstruction } from '@solana/web3.js';
 import { NetworkConfig } from '../../chain/account-layouts';
-import { ChainServices } from '../../chain/chain.module';
 import { priorityFeeLamports, transactionFee } from '../../chain/priority-fee';
 import { resizeCost, storageCost } from '../../chain/storage-pricing';
 import { labelFromAddress } from '../../chain/tape-label';
@@ -9,18 +8,11 @@ import { withComputeBudget } from '../../chain/transaction-packer';
 import { CliError } from '../cli-error';
 import { assertWalletCanPay, covers, Funds, insufficientFunds } from '../funding/payment-check';
 import { expiredMessage } from '../output/expiry-notice';
+import { CliChain } from '../session/cli-chain';
 import { CliConfigStore } from '../session/cli-config-store';
-import { LoadedTape } from '../session/tape-session';
+import { CliSigners } from '../session/cli-signers';
+import { LoadedTape } from '../session/loaded-tape';
 import { epochsForNewTape, epochsToAdd, ReservationOptions } from './reservation-options';
-
-/** What a reservation needs of the command's invocation (TapeSession has all of it). */
-export interface ReservationSession {
-  readonly chain: Pick<ChainServices, 'reader' | 'writer' | 'costs' | 'ix'>;
-  readonly store: Pick<CliConfigStore, 'saveTapeKeypair' | 'set'>;
-  wallet(): Keypair;
-  loadTape(): Promise<LoadedTape>;
-  guarded<T>(work: Promise<T>): Promise<T>;
-}
 
 /** The network's terms when the command ran: for the epochs and expiry a command prints. */
 export interface ChainTerms {
@@ -79,14 +71,16 @@ export interface ResizedTape {
  */
 @Injectable()
 export class TapeReservations {
+  constructor(
+    private readonly chain: CliChain,
+    private readonly signers: CliSigners,
+    private readonly store: CliConfigStore,
+  ) {}
+
   /** A new tape of `capacity` bytes for `--epochs`, or enough epochs to cover `--duration`. */
-  async quoteCreate(
-    session: ReservationSession,
-    capacity: number,
-    reservation: ReservationOptions,
-  ): Promise<CreateQuote> {
-    const payer = session.wallet();
-    const { reader, writer, costs, ix } = session.chain;
+  async quoteCreate(capacity: number, reservation: ReservationOptions): Promise<CreateQuote> {
+    const payer = this.signers.wallet();
+    const { reader, writer, costs, ix } = this.chain;
     const [config, now, currentEpoch] = await Promise.all([
       reader.networkConfig(),
       reader.chainTime(),
@@ -129,15 +123,15 @@ export class TapeReservations {
   }
 
   /** Reserves the quoted tape and makes it the active one. */
-  async create(session: ReservationSession, quote: CreateQuote): Promise<CreatedTape> {
+  async create(quote: CreateQuote): Promise<CreatedTape> {
     // Checked before anything is signed: a create that cannot be paid never reaches the chain.
     assertCanPayCreate(quote);
-    const { reader, writer, ix } = session.chain;
+    const { reader, writer, ix } = this.chain;
     const address = ix.pdas.tape(quote.tapeKeypair.publicKey);
     // Saved before sending: if the process dies after the transaction lands, the key survives.
-    const keypairPath = session.store.saveTapeKeypair(address.toBase58(), quote.tapeKeypair);
-    await session.guarded(writer.send([quote.instruction], [quote.payer, quote.tapeKeypair]));
-    session.store.set('active_tape', address.toBase58());
+    const keypairPath = this.store.saveTapeKeypair(address.toBase58(), quote.tapeKeypair);
+    await this.chain.guarded(writer.send([quote.instruction], [quote.payer, quote.tapeKeypair]));
+    this.store.set('active_tape', address.toBase58());
     const record = await reader.getTape(address);
     const activeEpoch = record?.activeEpoch ?? quote.activeEpoch;
     return {
@@ -150,19 +144,16 @@ export class TapeReservations {
   }
 
   /** Adds `--epochs`, or enough epochs to lengthen the reservation by `--duration`. */
-  async extend(
-    session: ReservationSession,
-    reservation: ReservationOptions,
-  ): Promise<ExtendedTape> {
-    const tape = await session.loadTape();
-    const { reader, ix } = session.chain;
-    const payer = session.wallet();
+  async extend(reservation: ReservationOptions): Promise<ExtendedTape> {
+    const tape = await this.chain.loadTape();
+    const { reader, ix } = this.chain;
+    const payer = this.signers.wallet();
     const [config, now, currentEpoch] = await Promise.all([
       reader.networkConfig(),
       reader.chainTime(),
       reader.currentEpoch(),
     ]);
-    await this.assertActive(session, tape, config, currentEpoch, now);
+    await this.assertActive(tape, config, currentEpoch, now);
     const epochs = epochsToAdd(reservation, config);
     const tokens = storageCost(tape.record.capacity, epochs, config.pricePerMibEpoch);
     const extend = ix.extendTape({
@@ -172,7 +163,7 @@ export class TapeReservations {
       treasury: config.treasury,
       epochs,
     });
-    await this.pay(session, [extend], payer, tokens, 'extending the tape');
+    await this.pay([extend], payer, tokens, 'extending the tape');
     const after = (await reader.getTape(tape.address)) ?? {
       ...tape.record,
       expiryEpoch: tape.record.expiryEpoch + epochs,
@@ -189,15 +180,15 @@ export class TapeReservations {
   }
 
   /** Adds `bytes` of capacity, paid for the epochs the tape has left. */
-  async resize(session: ReservationSession, bytes: number): Promise<ResizedTape> {
-    const tape = await session.loadTape();
-    const { reader, ix } = session.chain;
-    const payer = session.wallet();
+  async resize(bytes: number): Promise<ResizedTape> {
+    const tape = await this.chain.loadTape();
+    const { reader, ix } = this.chain;
+    const payer = this.signers.wallet();
     const [config, currentEpoch] = await Promise.all([
       reader.networkConfig(),
       reader.currentEpoch(),
     ]);
-    await this.assertActive(session, tape, config, currentEpoch);
+    await this.assertActive(tape, config, currentEpoch);
     if (tape.record.capacity + bytes > Number.MAX_SAFE_INTEGER) {
       throw new CliError('resize: capacity would be too large');
     }
@@ -214,7 +205,7 @@ export class TapeReservations {
       treasury: config.treasury,
       addBytes: bytes,
     });
-    await this.pay(session, [resize], payer, tokens, 'resizing the tape');
+    await this.pay([resize], payer, tokens, 'resizing the tape');
     const capacity = (await reader.getTape(tape.address))?.capacity ?? tape.record.capacity + bytes;
     return {
       address: tape.address,
@@ -227,29 +218,27 @@ export class TapeReservations {
 
   /** An expired tape takes no more payments: it says when it expired instead. */
   private async assertActive(
-    session: ReservationSession,
     tape: LoadedTape,
     config: NetworkConfig,
     currentEpoch: number,
     now?: number,
   ): Promise<void> {
     if (currentEpoch < tape.record.expiryEpoch) return;
-    const at = now ?? (await session.chain.reader.chainTime());
+    const at = now ?? (await this.chain.reader.chainTime());
     throw new CliError(expiredMessage(tape.address, tape.record, config, at));
   }
 
   /** Checks the wallet can pay `tokens` and the transaction's fee, then signs and sends it. */
   private async pay(
-    session: ReservationSession,
     instructions: TransactionInstruction[],
     payer: Keypair,
     tokens: bigint,
     what: string,
   ): Promise<void> {
-    const { reader, writer } = session.chain;
+    const { reader, writer } = this.chain;
     const fee = transactionFee(instructions, 1, writer.packing);
     await assertWalletCanPay(reader, payer.publicKey, tokens, fee, what);
-    await session.guarded(writer.send(instructions, [payer]));
+    await this.chain.guarded(writer.send(instructions, [payer]));
   }
 }
 

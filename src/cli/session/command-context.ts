@@ -2,11 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { Printer } from '../output/printer';
 import { CliConfigStore } from './cli-config-store';
 import { CliEnvironment } from './cli-environment';
-import { TapeSession } from './tape-session';
+import { CliTarget } from './cli-target';
 
 /**
  * What every command needs: where to print, the config directory, the environment, and the
- * invocation's session (which a `tape` command starts with its options).
+ * invocation's target (which a `tape` command starts with its options).
  */
 @Injectable()
 export class CommandContext {
@@ -14,6 +14,6 @@ export class CommandContext {
     readonly printer: Printer,
     readonly store: CliConfigStore,
     readonly env: CliEnvironment,
-    readonly session: TapeSession,
+    readonly target: CliTarget,
   ) {}
 }

@@ -3,11 +3,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeKeypair } from '../../chain/keypair-file';
-import { OnDemandChain } from '../../chain/on-demand-chain.module';
 import { RecordingPrinter } from '../output/recording-printer';
 import { CliConfigStore } from './cli-config-store';
 import { CliEnvironment } from './cli-environment';
-import { TapeSession } from './tape-session';
+import { CliSigners } from './cli-signers';
+import { CliTarget } from './cli-target';
 import { configuredKeypairPath, locateWallet } from './wallet-location';
 
 /** A fake HOME per test: tape's config dir and the Solana CLI's under it. */
@@ -99,11 +99,12 @@ describe('locateWallet', () => {
   });
 });
 
-function newSession(env: CliEnvironment, printer = new RecordingPrinter()): TapeSession {
-  return new TapeSession(new CliConfigStore(env), env, new OnDemandChain(), printer).start({});
+function newSession(env: CliEnvironment, printer = new RecordingPrinter()): CliSigners {
+  const store = new CliConfigStore(env);
+  return new CliSigners(new CliTarget(store, env).start({}), store, env, printer);
 }
 
-describe('TapeSession.wallet with a fake HOME', () => {
+describe('CliSigners.wallet with a fake HOME', () => {
   it("signs with the Solana CLI's keypair and says so once; keygen still targets tape's id.json", () => {
     const h = newHome();
     try {

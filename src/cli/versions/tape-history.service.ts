@@ -2,13 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { PublicKey, TransactionInstruction } from '@solana/web3.js';
 import { KEEP_MAX, KeptVersion, TapeRecord } from '../../chain/account-layouts';
 import { VersionConflictError } from '../../chain/chain-error';
-import { transactionFee } from '../../chain/priority-fee';
 import { aliasVersion, aliasesOf, keptVersion } from '../../chain/tape-history';
 import { CliError } from '../cli-error';
-import { assertWalletCanPay } from '../funding/payment-check';
-import { LoadedTape, TapeSession } from '../session/tape-session';
+import { CliChain } from '../session/cli-chain';
+import { CliGateway } from '../session/cli-gateway';
+import { CliSigners } from '../session/cli-signers';
+import { LoadedTape } from '../session/loaded-tape';
 import { MAX_PUBLISH_TRIES } from './change-publisher';
 import { readVersionRoot } from './current-version';
+import { TapeChangeSender } from './tape-change-sender';
 
 /** One kept version as `tape versions` lists it. */
 export interface VersionRow {
@@ -51,9 +53,21 @@ export interface HistoryChange {
  */
 @Injectable()
 export class TapeHistoryService {
-  async list(session: TapeSession): Promise<TapeVersions> {
-    const { address, record } = await session.loadTape();
-    const gateway = session.gateway();
+  constructor(
+    private readonly chain: CliChain,
+    private readonly signers: CliSigners,
+    private readonly gateway: CliGateway,
+    private readonly sender: TapeChangeSender,
+  ) {}
+
+  /** The kept versions, newest first, failing fast if the RPC goes away meanwhile. */
+  list(): Promise<TapeVersions> {
+    return this.chain.guarded(this.read());
+  }
+
+  private async read(): Promise<TapeVersions> {
+    const { address, record } = await this.chain.loadTape();
+    const gateway = this.gateway.client();
     let filesUnknown: string | undefined;
     try {
       const newestFirst = [...record.history].reverse();
@@ -75,8 +89,8 @@ export class TapeHistoryService {
   }
 
   /** Makes `to` current, or the newest kept version below the current one. */
-  rollback(session: TapeSession, to?: number): Promise<HistoryChange> {
-    return this.changeCurrent(session, (record) => {
+  rollback(to?: number): Promise<HistoryChange> {
+    return this.changeCurrent((record) => {
       if (to !== undefined) {
         if (!keptVersion(record, to)) {
           throw new CliError(`version ${to} is not kept (kept: ${keptList(record)})`);
@@ -96,21 +110,21 @@ export class TapeHistoryService {
   }
 
   /** Makes the alias's version current. */
-  promote(session: TapeSession, alias: string): Promise<HistoryChange> {
-    return this.changeCurrent(session, (record) => {
+  promote(alias: string): Promise<HistoryChange> {
+    return this.changeCurrent((record) => {
       const target = aliasVersion(record, alias);
       if (!target) throw new CliError(`no alias ${alias} on this tape (${aliasList(record)})`);
       return target.version;
     });
   }
 
-  removeAlias(session: TapeSession, name: string): Promise<HistoryChange> {
-    return this.change(session, (tape, signer) => {
+  removeAlias(name: string): Promise<HistoryChange> {
+    return this.change((tape, signer) => {
       if (!tape.record.aliases.some((a) => a.name === name)) {
         throw new CliError(`no alias ${name} on this tape (${aliasList(tape.record)})`);
       }
       const { sequence } = tape.record;
-      return session.chain.ix.removeAlias({
+      return this.chain.ix.removeAlias({
         signer,
         tape: tape.address,
         expectedSequence: sequence,
@@ -119,14 +133,14 @@ export class TapeHistoryService {
     });
   }
 
-  async setKeep(session: TapeSession, keep: number): Promise<HistoryChange> {
+  async setKeep(keep: number): Promise<HistoryChange> {
     if (!Number.isInteger(keep) || keep < 1 || keep > KEEP_MAX) {
       throw new CliError(`keep must be a whole number from 1 to ${KEEP_MAX}`);
     }
-    return this.change(session, (tape, signer) =>
+    return this.change((tape, signer) =>
       tape.record.keep === keep
         ? undefined
-        : session.chain.ix.setKeep({
+        : this.chain.ix.setKeep({
             signer,
             tape: tape.address,
             expectedSequence: tape.record.sequence,
@@ -135,14 +149,11 @@ export class TapeHistoryService {
     );
   }
 
-  private changeCurrent(
-    session: TapeSession,
-    target: (record: TapeRecord) => number,
-  ): Promise<HistoryChange> {
-    return this.change(session, (tape, signer) => {
+  private changeCurrent(target: (record: TapeRecord) => number): Promise<HistoryChange> {
+    return this.change((tape, signer) => {
       const version = target(tape.record);
       if (version === tape.record.version) return undefined;
-      return session.chain.ix.setCurrent({
+      return this.chain.ix.setCurrent({
         signer,
         tape: tape.address,
         expectedSequence: tape.record.sequence,
@@ -156,13 +167,11 @@ export class TapeHistoryService {
    * lost compare-and-swap, reads the tape again and plans again.
    */
   private async change(
-    session: TapeSession,
     plan: (tape: LoadedTape, signer: PublicKey) => TransactionInstruction | undefined,
   ): Promise<HistoryChange> {
-    const { reader, writer } = session.chain;
     for (let attempt = 1; ; attempt++) {
-      const tape = await session.loadTape();
-      const signer = session.tapeSigner(tape);
+      const tape = await this.chain.loadTape();
+      const signer = this.signers.tapeSigner(tape);
       const ix = plan(tape, signer.publicKey);
       const base = { tape: tape.address, previous: tape.record.version };
       if (!ix) {
@@ -173,18 +182,9 @@ export class TapeHistoryService {
           changed: false,
         };
       }
-      const payer = session.wallet();
-      const signers = signer.publicKey.equals(payer.publicKey) ? [payer] : [payer, signer];
-      await assertWalletCanPay(
-        reader,
-        payer.publicKey,
-        0n,
-        transactionFee([ix], signers.length, writer.packing),
-        'this change',
-      );
       try {
-        const [signature] = await session.guarded(writer.send([ix], signers));
-        const after = await session.loadTape();
+        const signature = await this.sender.send(ix, signer, 'this change');
+        const after = await this.chain.loadTape();
         return {
           ...base,
           version: after.record.version,

@@ -3,22 +3,26 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeKeypair } from '../../chain/keypair-file';
-import { OnDemandChain } from '../../chain/on-demand-chain.module';
 import { labelFromAddress } from '../../chain/tape-label';
 import { RecordingPrinter } from '../output/recording-printer';
 import { CliConfigStore } from './cli-config-store';
 import { CliEnvironment } from './cli-environment';
-import { TapeSession } from './tape-session';
+import { CliSigners } from './cli-signers';
+import { CliTarget } from './cli-target';
 
-describe('TapeSession', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tape-session-'));
+describe('CliTarget and CliSigners', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tape-target-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const open = (options: object, env: Record<string, string> = {}) => {
     const environment = new CliEnvironment({ TAPE_CONFIG_DIR: dir, ...env });
     const store = new CliConfigStore(environment);
-    return new TapeSession(store, environment, new OnDemandChain(), new RecordingPrinter()).start(
-      options,
-    );
+    return new CliTarget(store, environment).start(options);
+  };
+  const signers = (options: object, env: Record<string, string> = {}) => {
+    const environment = new CliEnvironment({ TAPE_CONFIG_DIR: dir, ...env });
+    const store = new CliConfigStore(environment);
+    const target = new CliTarget(store, environment).start(options);
+    return new CliSigners(target, store, environment, new RecordingPrinter());
   };
 
   it('takes the RPC URL from -u, else TAPE_RPC_URL, else the local default', () => {
@@ -79,11 +83,11 @@ describe('TapeSession', () => {
   });
 
   it('explains a missing wallet and a missing tape', () => {
-    expect(() => open({}).wallet()).toThrow(
+    expect(() => signers({}).wallet()).toThrow(
       `no keypair at ${join(dir, 'id.json')} (create one: tape keygen)`,
     );
     writeFileSync(join(dir, 'bad.json'), '[1,2,3]');
-    expect(() => open({ keypair: join(dir, 'bad.json') }).wallet()).toThrow(
+    expect(() => signers({ keypair: join(dir, 'bad.json') }).wallet()).toThrow(
       /is not a keypair file/,
     );
     expect(() => open({}).tapeAddress()).toThrow(/^no active tape \(create one: tape create/);
@@ -113,13 +117,13 @@ describe('TapeSession', () => {
     const authority = Keypair.generate();
     const tapeAddress = Keypair.generate().publicKey;
     const record = { authority: authority.publicKey, delegate: null } as never;
-    const s = open({ keypair: walletPath });
+    const s = signers({ keypair: walletPath });
     expect(() => s.tapeSigner({ address: tapeAddress, record })).toThrow(
       new RegExp(
         `^unauthorized signer: ${wallet.publicKey.toBase58()} is not the tape's keypair or its delegate`,
       ),
     );
-    s.store.saveTapeKeypair(tapeAddress.toBase58(), authority);
+    open({}).store.saveTapeKeypair(tapeAddress.toBase58(), authority);
     expect(
       s.tapeSigner({ address: tapeAddress, record }).publicKey.equals(authority.publicKey),
     ).toBe(true);
