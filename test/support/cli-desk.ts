@@ -11,12 +11,19 @@ export interface UserWithTape {
 }
 
 /**
- * The CLI users and site directories a deploy suite makes, removed together after it
+ * The CLI users and site directories a suite makes, removed together after it
  * (`cleanup()` in `afterAll`).
  */
 export class CliDesk {
   readonly users: CliUser[] = [];
   private readonly sites: string[] = [];
+
+  /** A user of `gateway` (with `env` over the CLI environment), removed by `cleanup()`. */
+  user(gateway: { url: string; rpcUrl: string }, env: Record<string, string> = {}): CliUser {
+    const u = new CliUser(gateway, env);
+    this.users.push(u);
+    return u;
+  }
 
   /** A site directory of `files`, removed by `cleanup()`. */
   site(files: Record<string, string | Buffer>): string {
@@ -34,8 +41,7 @@ export class CliDesk {
     capacity = '10m',
     env: Record<string, string> = {},
   ): Promise<UserWithTape> {
-    const u = new CliUser(gateway, env);
-    this.users.push(u);
+    const u = this.user(gateway, env);
     const wallet = await u.fundedWallet();
     const created = keyValues(await u.ok(['create', '--capacity', capacity, '--duration', '1d']));
     return { u, tape: created['tape address'], label: created.label, wallet };
