@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { commitmentOfFile } from '../src/tracks/commitment';
-import { CLI_ENTRY, CliUser, keyValues } from './support/cli-process';
-import { generateSite, removeSite, writeSite } from './support/cli-site';
+import { CliDesk } from './support/cli-desk';
+import { CLI_ENTRY, CliUser } from './support/cli-process';
+import { generateSite } from './support/cli-site';
 import { GatewayProcess, startGateway } from './support/gateway-process';
 
 interface ListedObject {
@@ -23,11 +24,9 @@ const FILE_BYTES = 70 * 1024;
  */
 describe('tape deploy on a busy gateway', () => {
   const gateways: GatewayProcess[] = [];
-  const users: CliUser[] = [];
-  const sites: string[] = [];
+  const desk = new CliDesk();
   afterAll(async () => {
-    users.forEach((u) => u.cleanup());
-    sites.forEach(removeSite);
+    desk.cleanup();
     await Promise.all(gateways.map((g) => g.stop()));
   });
 
@@ -36,21 +35,14 @@ describe('tape deploy on a busy gateway', () => {
     gateways.push(gw);
     return gw;
   };
-  const userWithTape = async (gw: GatewayProcess) => {
-    const u = new CliUser(gw);
-    users.push(u);
-    await u.fundedWallet();
-    keyValues(await u.ok(['create', '--capacity', '20m', '--duration', '1d']));
-    return u;
-  };
+  const userWithTape = async (gw: GatewayProcess) => (await desk.withTape(gw, '20m')).u;
   /**
    * Files of 70 KiB: over the 64 KiB a pack takes, so each is one upload of its own (a version
    * packs small files: 200 small files would be one pack and a root, and never meet a limit).
    */
   const site = (count: number, seed: string) => {
-    const root = writeSite(generateSite(count, count * FILE_BYTES, seed));
-    sites.push(root);
-    return root;
+    const files = generateSite(count, count * FILE_BYTES, seed);
+    return { root: desk.site(files), names: Object.keys(files) };
   };
   /** Every file of `root` is on the tape under its name, with the commitment of its bytes. */
   const expectIdentical = async (u: CliUser, root: string, names: string[]) => {
@@ -64,18 +56,29 @@ describe('tape deploy on a busy gateway', () => {
     }
   };
 
+  /**
+   * A new user with a tape deploys a site of `count` generated files through `gw`, not on a
+   * terminal (plain lines on stderr, the result alone on stdout): the deploy succeeds, says all
+   * of them were uploaded, and every one is on the tape with its bytes. Returns the run.
+   */
+  const deployGenerated = async (gw: GatewayProcess, count: number, seed: string) => {
+    const u = await userWithTape(gw);
+    const { root, names } = site(count, seed);
+    const r = await u.run(['deploy', join(root, 'index.html')], { timeoutMs: 280_000 });
+    expect(r.stderr).not.toMatch(/^error:/m);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(
+      new RegExp(`^Deployed ${count} files \\(${count} uploaded, 0 unchanged\\)$`, 'm'),
+    );
+    await expectIdentical(u, root, names);
+    return r;
+  };
+
   it.concurrent(
     'finishes a 200-file deploy when the gateway takes 2 uploads at once per client',
     async () => {
       const gw = await gateway({ TAPE__STORAGE__UPLOADS__MAX_PER_CLIENT: '2' });
-      const u = await userWithTape(gw);
-      const files = generateSite(200, 200 * FILE_BYTES, 'slots');
-      const root = site(200, 'slots');
-      const r = await u.run(['deploy', join(root, 'index.html')], { timeoutMs: 280_000 });
-      expect(r.stderr).not.toMatch(/^error:/m);
-      expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/^Deployed 200 files \(200 uploaded, 0 unchanged\)$/m);
-      await expectIdentical(u, root, Object.keys(files));
+      await deployGenerated(gw, 200, 'slots');
     },
     TEST_TIMEOUT_MS,
   );
@@ -89,21 +92,14 @@ describe('tape deploy on a busy gateway', () => {
         TAPE__GATEWAY__METERING__UPLOAD__LIMIT: '100',
         TAPE__GATEWAY__METERING__UPLOAD__TTL_SECS: '60',
       });
-      const u = await userWithTape(gw);
-      const files = generateSite(170, 170 * FILE_BYTES, 'budget');
-      const root = site(170, 'budget');
       // Not a terminal: plain lines on stderr, the result alone on stdout.
-      const r = await u.run(['deploy', join(root, 'index.html')], { timeoutMs: 280_000 });
-      expect(r.stderr).not.toMatch(/^error:/m);
-      expect(r.code).toBe(0);
+      const r = await deployGenerated(gw, 170, 'budget');
       expect(r.stderr).toMatch(/^the gateway is busy \(429\): waiting \d/m);
       // 169 files of their own, index.html's pack and the version's root: 171 uploads, past the
       // budget of 100 requests (with the `missing` question and the publish).
       expect(r.stderr).toMatch(/^uploading 171 files \(/m);
       expect(r.stderr.match(/^uploaded \S+$/gm)).toHaveLength(171);
       expect(r.stderr).not.toContain('\r');
-      expect(r.stdout).toMatch(/^Deployed 170 files \(170 uploaded, 0 unchanged\)$/m);
-      await expectIdentical(u, root, Object.keys(files));
     },
     TEST_TIMEOUT_MS,
   );
@@ -113,7 +109,7 @@ describe('tape deploy on a busy gateway', () => {
     async () => {
       const gw = await gateway({});
       const u = await userWithTape(gw);
-      const root = site(40, 'tty');
+      const { root } = site(40, 'tty');
       // util-linux `script` runs the CLI on a pseudo-terminal: stderr.isTTY is true there.
       const command = [process.execPath, CLI_ENTRY, 'deploy', join(root, 'index.html')]
         .map((a) => `'${a}'`)

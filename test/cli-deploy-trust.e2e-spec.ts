@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Connection, PublicKey } from '@solana/web3.js';
-import { CliUser, keyValues } from './support/cli-process';
-import { removeSite, writeSite } from './support/cli-site';
+import { CliDesk } from './support/cli-desk';
+import { CliUser } from './support/cli-process';
+import { writeSite } from './support/cli-site';
 import { GatewayProcess, startGateway } from './support/gateway-process';
 import { ACROSS_PROCESSES, eventually } from './support/eventually';
 import { metricsText, sample } from './support/metrics-text';
@@ -48,21 +49,10 @@ interface DryRunJson {
 
 describe('deploys people trust', () => {
   let gw: GatewayProcess;
-  const users: CliUser[] = [];
-  const sites: string[] = [];
-  const site = (files: Record<string, string | Buffer>) => {
-    const root = writeSite(files);
-    sites.push(root);
-    return root;
-  };
+  const desk = new CliDesk();
+  const site = (files: Record<string, string | Buffer>) => desk.site(files);
   const gateways: GatewayProcess[] = [];
-  const withTape = async (capacity = '10m', on: GatewayProcess = gw) => {
-    const u = new CliUser(on);
-    users.push(u);
-    const wallet = await u.fundedWallet();
-    const created = keyValues(await u.ok(['create', '--capacity', capacity, '--duration', '1d']));
-    return { u, tape: created['tape address'], label: created.label, wallet };
-  };
+  const withTape = (capacity = '10m', on: GatewayProcess = gw) => desk.withTape(on, capacity);
   const names = async (u: CliUser) =>
     (await u.json<{ name: string }[]>(['object', 'ls'])).map((o) => o.name);
   const version = async (u: CliUser) => (await u.json<{ version: number }>(['info'])).version;
@@ -77,8 +67,7 @@ describe('deploys people trust', () => {
   afterAll(async () => {
     await Promise.all(gateways.map((g) => g.stop()));
     await gw?.stop();
-    users.forEach((u) => u.cleanup());
-    sites.forEach(removeSite);
+    desk.cleanup();
   });
 
   it.concurrent(
@@ -333,7 +322,7 @@ describe('deploys people trust', () => {
       /** A reader on the writer's chain and track store (a shared volume), with its own list. */
       const reader = async (allow: string[]) => {
         const dir = mkdtempSync(join(tmpdir(), 'tape-reader-'));
-        sites.push(dir);
+        desk.removeLater(dir);
         symlinkSync(join(gw.dataDir, 'tracks'), join(dir, 'tracks'));
         const started = await startGateway({
           rpcUrl: gw.rpcUrl,
@@ -369,12 +358,12 @@ describe('deploys people trust', () => {
     'a writer whose operator drops a name refuses to certify a version holding it, until it is removed',
     async () => {
       const dataDir = mkdtempSync(join(tmpdir(), 'tape-writer-'));
-      sites.push(dataDir);
+      desk.removeLater(dataDir);
       const allow = (list: string[]) => ({ gateway: { site: { well_known_allow: list } } });
       let writer = await startGateway({ dataDir, config: allow(['.well-known/security.txt']) });
       const target = { url: writer.url, rpcUrl: writer.rpcUrl };
       const u = new CliUser(target);
-      users.push(u);
+      desk.users.push(u);
       await u.fundedWallet();
       await u.ok(['create', '--capacity', '10m', '--duration', '1d']);
       const root = site({ 'index.html': 'v1', '.well-known/security.txt': SECURITY_TXT });

@@ -6,8 +6,9 @@ import { GatewayClient } from '../src/cli/deploy/gateway-client';
 import { commitmentOfFile } from '../src/tracks/commitment';
 import { freePort } from './support/free-port';
 import { GatewayProcess, REPO_ROOT, startGateway } from './support/gateway-process';
-import { CliUser, keyValues } from './support/cli-process';
-import { generateSite, removeSite, writeSite } from './support/cli-site';
+import { CliDesk } from './support/cli-desk';
+import { CliUser } from './support/cli-process';
+import { generateSite, writeSite } from './support/cli-site';
 
 interface ListedObject {
   type: string;
@@ -36,21 +37,11 @@ const TEST_TIMEOUT_MS = 300_000;
 
 describe('tape deploy', () => {
   let gw: GatewayProcess;
-  const users: CliUser[] = [];
-  const sites: string[] = [];
-  const site = (files: Record<string, string | Buffer>) => {
-    const root = writeSite(files);
-    sites.push(root);
-    return root;
-  };
+  const desk = new CliDesk();
+  const site = (files: Record<string, string | Buffer>) => desk.site(files);
   /** A user with a funded wallet and an active tape of `capacity`. */
-  const withTape = async (capacity = '10m', env: Record<string, string> = {}) => {
-    const u = new CliUser(gw, env);
-    users.push(u);
-    const walletKey = await u.fundedWallet();
-    const created = keyValues(await u.ok(['create', '--capacity', capacity, '--duration', '1d']));
-    return { u, tape: created['tape address'], label: created.label, walletKey };
-  };
+  const withTape = (capacity = '10m', env: Record<string, string> = {}) =>
+    desk.withTape(gw, capacity, env);
   const deploy = async (u: CliUser, root: string, extra: string[] = []) => {
     const out = await u.ok(['deploy', join(root, 'index.html'), ...extra]);
     const lines = out.trimEnd().split('\n');
@@ -92,15 +83,14 @@ describe('tape deploy', () => {
     });
   });
   afterAll(async () => {
-    users.forEach((u) => u.cleanup());
-    sites.forEach(removeSite);
+    desk.cleanup();
     await gw?.stop();
   });
 
   it.concurrent(
     'deploys the example site, prints the spec lines, and the printed URL serves it',
     async () => {
-      const { u, tape, label, walletKey } = await withTape();
+      const { u, tape, label, wallet: walletKey } = await withTape();
       const root = site({});
       cpSync(join(REPO_ROOT, 'examples', 'hello-site'), root, { recursive: true });
       writeSite({ '.well-known/security.txt': 'Contact: x', '.env': 'SECRET=1' }, root);
@@ -333,7 +323,7 @@ describe('tape deploy', () => {
       const root = site({ 'index.html': 'hello', 'a.txt': 'a' });
 
       const stranger = new CliUser(gw);
-      users.push(stranger);
+      desk.users.push(stranger);
       const strangerKey = await stranger.fundedWallet();
       expect(await stranger.fails(['deploy', join(root, 'index.html'), '--tape', tape])).toMatch(
         new RegExp(
@@ -414,7 +404,7 @@ describe('tape deploy', () => {
       const doomed = await startGateway();
       try {
         const u = new CliUser(doomed);
-        users.push(u);
+        desk.users.push(u);
         await u.fundedWallet();
         await u.ok(['create', '--capacity', '10m', '--duration', '1d']);
         // Files over 64 KiB: one upload each (small files would all go in one pack).

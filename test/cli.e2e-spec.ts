@@ -4,7 +4,8 @@ import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { freePort } from './support/free-port';
 import { GatewayProcess, startGateway } from './support/gateway-process';
-import { CliUser, keyValues } from './support/cli-process';
+import { CliDesk } from './support/cli-desk';
+import { keyValues } from './support/cli-process';
 
 /**
  * The built `tape` CLI as a subprocess against a real gateway with the local network embedded:
@@ -20,18 +21,14 @@ const TEST_TIMEOUT_MS = 300_000;
 describe('tape CLI', () => {
   const EPOCH_SECS = 3;
   let gw: GatewayProcess;
-  const users: CliUser[] = [];
-  const user = (env: Record<string, string> = {}) => {
-    const u = new CliUser(gw, env);
-    users.push(u);
-    return u;
-  };
+  const desk = new CliDesk();
+  const user = (env: Record<string, string> = {}) => desk.user(gw, env);
 
   beforeAll(async () => {
     gw = await startGateway({ config: { localnet: { epoch_duration_secs: EPOCH_SECS } } });
   });
   afterAll(async () => {
-    users.forEach((u) => u.cleanup());
+    desk.cleanup();
     await gw?.stop();
   });
 

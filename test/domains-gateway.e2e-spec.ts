@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { CliUser, keyValues } from './support/cli-process';
-import { writeSite, removeSite } from './support/cli-site';
 import { DnssecLab } from './support/dnssec-lab';
 import { startGateway, GatewayProcess } from './support/gateway-process';
+import { LedgerSite, publishOnFreshLedger } from './support/ledger-site';
 import { createSocket, Socket } from 'node:dgram';
 
 /** GET with an explicit Host header (fetch will not let a test set Host). */
@@ -31,41 +27,31 @@ describe('customer domains bound by DNSSEC TXT records, served by the gateway', 
   let gw: GatewayProcess;
   let blackholeGw: GatewayProcess;
   let blackhole: Socket;
-  let user: CliUser;
-  let siteDir: string;
+  let ledger: LedgerSite;
   let tape: string;
   let label: string;
-  let ledgerDir: string;
 
   beforeAll(async () => {
     // Publish a site first, to learn its tape address for the TXT record.
-    ledgerDir = mkdtempSync(join(tmpdir(), 'tape-domains-'));
-    const plain = await startGateway({ dataDir: ledgerDir });
-    user = new CliUser(plain);
-    await user.fundedWallet();
-    const created = keyValues(await user.ok(['create', '--capacity', '1m', '--epochs', '5']));
-    tape = created['tape address'];
-    label = created.label;
-    siteDir = writeSite({
+    ledger = await publishOnFreshLedger('tape-domains-', {
       'index.html': '<!doctype html><title>bound</title><h1>customer domain</h1>',
       'docs/index.html': '<h1>docs</h1>',
     });
-    await user.ok(['deploy', `${siteDir}/index.html`]);
-    await plain.stop('SIGTERM');
+    ({ tape, label } = ledger);
 
     lab = await DnssecLab.start([
       { origin: 'example.test', signed: true, records: [`_tape.site 300 IN TXT "${tape}"`] },
       { origin: 'plain.test', signed: false, records: [`_tape.site 300 IN TXT "${tape}"`] },
     ]);
     const site = { txt_domains: true, dns_resolvers: [lab.resolverAddress], dns_timeout_ms: 500 };
-    gw = await startGateway({ dataDir: ledgerDir, config: { gateway: { site } } });
+    gw = await startGateway({ dataDir: ledger.dir, config: { gateway: { site } } });
 
     blackhole = createSocket('udp4');
     await new Promise<void>((r) => blackhole.bind(0, '127.0.0.1', () => r()));
     const deadResolver = `127.0.0.1:${blackhole.address().port}`;
     blackholeGw = await startGateway({
       rpcUrl: gw.rpcUrl,
-      dataDir: ledgerDir,
+      dataDir: ledger.dir,
       config: {
         gateway: { site: { ...site, dns_resolvers: [deadResolver], dns_timeout_ms: 3000 } },
       },
@@ -77,9 +63,7 @@ describe('customer domains bound by DNSSEC TXT records, served by the gateway', 
     await gw?.stop();
     await lab?.stop();
     blackhole?.close();
-    user?.cleanup();
-    if (siteDir) removeSite(siteDir);
-    if (ledgerDir) rmSync(ledgerDir, { recursive: true, force: true });
+    ledger?.remove();
   });
 
   it('serves the bound site at the domain root, with the site mapping', async () => {

@@ -2,14 +2,13 @@ import { Keypair } from '@solana/web3.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import http from 'node:http';
-import { connect, Socket } from 'node:net';
+import { Socket } from 'node:net';
 import { join } from 'node:path';
 import { UploadSigner } from '../src/cli/deploy/upload-signer';
 import { SegmentingHasher } from '../src/tracks/track-layout';
 import { versionUploadMessage } from '../src/upload/version-request-auth';
 import { storedTrackPath } from './support/object-http';
-import { requestHead } from './support/s3-raw-http';
-import { encodeKeyPath, signWithHeader } from './support/s3-signing';
+import { s3PutHead } from './support/s3-put-head';
 import { useS3TapeFixture } from './support/s3-tape-fixture';
 import { TestTape, UploadClient, WrittenTrack } from './support/upload-client';
 
@@ -72,25 +71,6 @@ function uploadHeaders(track: WrittenTrack, bytes: Buffer): Record<string, strin
     'content-type': 'application/octet-stream',
     'content-length': String(bytes.length),
   };
-}
-
-/** A raw socket that has sent the signed head of an S3 PutObject of `size` bytes. */
-async function s3PutHead(key: string, size: number): Promise<Socket> {
-  const port = Number(new URL(fx.lab.gw.s3Url).port);
-  const path = encodeKeyPath(fx.site.label, key);
-  const signed = await signWithHeader({
-    method: 'PUT',
-    path,
-    host: `127.0.0.1:${port}`,
-    headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', 'content-length': String(size) },
-    date: new Date(),
-    accessKeyId: fx.site.accessKeyId,
-    secret: fx.site.secret,
-  });
-  const socket = connect(port, '127.0.0.1');
-  await new Promise<void>((resolve) => socket.once('connect', resolve));
-  socket.write(requestHead('PUT', path, signed.rawHeaders));
-  return socket;
 }
 
 /** Milliseconds from now until `socket` is closed (by the server), or null after `waitMs`. */
@@ -156,7 +136,7 @@ describe('body idle timeout', () => {
   });
 
   it('an S3 PutObject that stops sending after 10 KiB is closed within the idle timeout and keeps no spool file', async () => {
-    const socket = await s3PutHead('stalled.bin', 4 * 1024 * KiB);
+    const socket = await s3PutHead(fx.lab.gw.s3Url, fx.site, 'stalled.bin', 4 * 1024 * KiB);
     socket.write(randomBytes(10 * KiB));
     const closedAfter = await closedWithin(socket, IDLE_MS + 8000);
     expect(closedAfter).not.toBeNull();
@@ -167,7 +147,7 @@ describe('body idle timeout', () => {
 
   it('an S3 PutObject that sends a little every 700 ms for longer than the idle timeout completes', async () => {
     const pieces = Array.from({ length: 6 }, () => randomBytes(8 * KiB));
-    const socket = await s3PutHead('steady.bin', 6 * 8 * KiB);
+    const socket = await s3PutHead(fx.lab.gw.s3Url, fx.site, 'steady.bin', 6 * 8 * KiB);
     let response = '';
     socket.on('data', (d: Buffer) => (response += d.toString('latin1')));
     for (const piece of pieces) {

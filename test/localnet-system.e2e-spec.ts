@@ -15,6 +15,10 @@ import { eventually } from './support/eventually';
 const RENT_EXEMPT_EMPTY = 890_880;
 const rentFor = (bytes: number) => (128 + bytes) * 3480 * 2;
 
+/** A System program transfer of `lamports` from `from` (its signer) to `to`. */
+const transferOf = (from: Keypair, to: PublicKey, lamports: number) =>
+  SystemProgram.transfer({ fromPubkey: from.publicKey, toPubkey: to, lamports });
+
 describe('local network: System program, fees, rent, faucet and reads (web3.js over loopback)', () => {
   let net: LocalnetProcess;
   let client: LocalnetClient;
@@ -49,16 +53,7 @@ describe('local network: System program, fees, rent, faucet and reads (web3.js o
   it('transfers lamports with sendAndConfirmTransaction and charges 5000 per signature', async () => {
     const from = await client.funded(2);
     const to = Keypair.generate().publicKey;
-    const signature = await client.send(
-      [
-        SystemProgram.transfer({
-          fromPubkey: from.publicKey,
-          toPubkey: to,
-          lamports: LAMPORTS_PER_SOL,
-        }),
-      ],
-      [from],
-    );
+    const signature = await client.send([transferOf(from, to, LAMPORTS_PER_SOL)], [from]);
     expect(await client.connection.getBalance(to)).toBe(LAMPORTS_PER_SOL);
     expect(await client.connection.getBalance(from.publicKey)).toBe(LAMPORTS_PER_SOL - 5000);
     const tx = await client.connection.getTransaction(signature, {
@@ -77,16 +72,7 @@ describe('local network: System program, fees, rent, faucet and reads (web3.js o
   it('charges two signatures when a second signer signs', async () => {
     const payer = await client.funded(2);
     const other = await client.funded(1);
-    await client.send(
-      [
-        SystemProgram.transfer({
-          fromPubkey: other.publicKey,
-          toPubkey: payer.publicKey,
-          lamports: 1000,
-        }),
-      ],
-      [payer, other],
-    );
+    await client.send([transferOf(other, payer.publicKey, 1000)], [payer, other]);
     expect(await client.connection.getBalance(payer.publicKey)).toBe(
       2 * LAMPORTS_PER_SOL - 10_000 + 1000,
     );
@@ -97,34 +83,20 @@ describe('local network: System program, fees, rent, faucet and reads (web3.js o
     const payer = await client.funded(2);
     const account = Keypair.generate();
     const owner = Keypair.generate().publicKey;
-    await client.send(
-      [
-        SystemProgram.createAccount({
-          fromPubkey: payer.publicKey,
-          newAccountPubkey: account.publicKey,
-          lamports: rentFor(64),
-          space: 64,
-          programId: owner,
-        }),
-      ],
-      [payer, account],
-    );
+    const create = SystemProgram.createAccount({
+      fromPubkey: payer.publicKey,
+      newAccountPubkey: account.publicKey,
+      lamports: rentFor(64),
+      space: 64,
+      programId: owner,
+    });
+    await client.send([create], [payer, account]);
     const info = await client.connection.getAccountInfo(account.publicKey);
     expect(info?.owner.toBase58()).toBe(owner.toBase58());
     expect(info?.data).toEqual(Buffer.alloc(64));
     expect(info?.lamports).toBe(rentFor(64));
-    const again = await client.sendExpectingError(
-      [
-        SystemProgram.createAccount({
-          fromPubkey: payer.publicKey,
-          newAccountPubkey: account.publicKey,
-          lamports: rentFor(64),
-          space: 64,
-          programId: owner,
-        }),
-      ],
-      [payer, account],
-    );
+    // The same instruction again: the account exists now.
+    const again = await client.sendExpectingError([create], [payer, account]);
     expect(again.data?.err).toEqual({ InstructionError: [0, { Custom: 0 }] });
     expect(again.data?.logs?.join('\n')).toMatch(/already in use/);
   });
@@ -148,13 +120,7 @@ describe('local network: System program, fees, rent, faucet and reads (web3.js o
   it('enforces rent exemption after the transaction (InsufficientFundsForRent)', async () => {
     const payer = await client.funded(1);
     const error = await client.sendExpectingError(
-      [
-        SystemProgram.transfer({
-          fromPubkey: payer.publicKey,
-          toPubkey: Keypair.generate().publicKey,
-          lamports: RENT_EXEMPT_EMPTY - 1,
-        }),
-      ],
+      [transferOf(payer, Keypair.generate().publicKey, RENT_EXEMPT_EMPTY - 1)],
       [payer],
     );
     expect(error.code).toBe(-32002);
@@ -165,45 +131,21 @@ describe('local network: System program, fees, rent, faucet and reads (web3.js o
     expect(await client.connection.getBalance(payer.publicKey)).toBe(LAMPORTS_PER_SOL);
 
     const exact = Keypair.generate().publicKey;
-    await client.send(
-      [
-        SystemProgram.transfer({
-          fromPubkey: payer.publicKey,
-          toPubkey: exact,
-          lamports: RENT_EXEMPT_EMPTY,
-        }),
-      ],
-      [payer],
-    );
+    await client.send([transferOf(payer, exact, RENT_EXEMPT_EMPTY)], [payer]);
     expect(await client.connection.getBalance(exact)).toBe(RENT_EXEMPT_EMPTY);
   });
 
   it('lets an account be emptied to zero (the account is gone)', async () => {
     const from = await client.funded(1);
     const to = Keypair.generate().publicKey;
-    await client.send(
-      [
-        SystemProgram.transfer({
-          fromPubkey: from.publicKey,
-          toPubkey: to,
-          lamports: LAMPORTS_PER_SOL - 5000,
-        }),
-      ],
-      [from],
-    );
+    await client.send([transferOf(from, to, LAMPORTS_PER_SOL - 5000)], [from]);
     expect(await client.connection.getAccountInfo(from.publicKey)).toBeNull();
   });
 
   it('records a failed transaction sent with skipPreflight and charges its fee', async () => {
     const from = await client.funded(1);
     const raw = await client.signed(
-      [
-        SystemProgram.transfer({
-          fromPubkey: from.publicKey,
-          toPubkey: Keypair.generate().publicKey,
-          lamports: 5 * LAMPORTS_PER_SOL,
-        }),
-      ],
+      [transferOf(from, Keypair.generate().publicKey, 5 * LAMPORTS_PER_SOL)],
       [from],
     );
     const reply = await client.rpc('sendTransaction', [
@@ -237,16 +179,7 @@ describe('local network: System program, fees, rent, faucet and reads (web3.js o
 
   it('refuses a fee payer that cannot pay the fee, without recording anything', async () => {
     const poor = Keypair.generate();
-    const error = await client.sendExpectingError(
-      [
-        SystemProgram.transfer({
-          fromPubkey: poor.publicKey,
-          toPubkey: poor.publicKey,
-          lamports: 0,
-        }),
-      ],
-      [poor],
-    );
+    const error = await client.sendExpectingError([transferOf(poor, poor.publicKey, 0)], [poor]);
     expect(error).toMatchObject({ code: -32002, data: { err: 'AccountNotFound' } });
   });
 
@@ -334,13 +267,7 @@ describe('local network: System program, fees, rent, faucet and reads (web3.js o
     const tx = new Transaction({
       feePayer: payer.publicKey,
       recentBlockhash: (await client.connection.getLatestBlockhash()).blockhash,
-    }).add(
-      SystemProgram.transfer({
-        fromPubkey: payer.publicKey,
-        toPubkey: payer.publicKey,
-        lamports: 1,
-      }),
-    );
+    }).add(transferOf(payer, payer.publicKey, 1));
     expect((await client.connection.getFeeForMessage(tx.compileMessage())).value).toBe(5000);
     tx.recentBlockhash = Keypair.generate().publicKey.toBase58();
     expect((await client.connection.getFeeForMessage(tx.compileMessage())).value).toBeNull();
@@ -418,16 +345,7 @@ describe('local network: System program, fees, rent, faucet and reads (web3.js o
   it('simulates without keeping anything, with logs and the accounts asked for', async () => {
     const from = await client.funded(1);
     const to = Keypair.generate().publicKey;
-    const raw = await client.signed(
-      [
-        SystemProgram.transfer({
-          fromPubkey: from.publicKey,
-          toPubkey: to,
-          lamports: RENT_EXEMPT_EMPTY,
-        }),
-      ],
-      [from],
-    );
+    const raw = await client.signed([transferOf(from, to, RENT_EXEMPT_EMPTY)], [from]);
     const sim = await client.rpc('simulateTransaction', [
       raw,
       {
@@ -477,11 +395,7 @@ describe('local network: System program, fees, rent, faucet and reads (web3.js o
     await client.send(
       [
         new TransactionInstruction({ programId: computeBudget, keys: [], data: limit }),
-        SystemProgram.transfer({
-          fromPubkey: from.publicKey,
-          toPubkey: from.publicKey,
-          lamports: 1,
-        }),
+        transferOf(from, from.publicKey, 1),
       ],
       [from],
     );

@@ -30,6 +30,46 @@ async function untilCounting(gateway: MeteringProcess): Promise<void> {
   );
 }
 
+/** A redis-server and two gateway processes metering through it. */
+interface TwoOnRedis {
+  redis: RedisServer;
+  a: MeteringProcess;
+  b: MeteringProcess;
+}
+
+/**
+ * Starts a redis-server on a free port and two gateway processes sharing it, under their own key
+ * prefix (`<name>:<pid>:`), trusting 127.0.0.1 (each test names its client with
+ * X-Forwarded-For), a 300 ms Redis timeout and 10 site requests a minute, `extra` over those.
+ */
+async function startTwoOnRedis(name: string, extra: Record<string, unknown>): Promise<TwoOnRedis> {
+  const redis = await startRedis();
+  const config = {
+    redis_url: redis.url,
+    redis_key_prefix: `${name}:${process.pid}:`,
+    // Above the 100 ms default: a loaded CI machine must not fail open in the exact-count test.
+    redis_timeout_ms: 300,
+    trusted_proxies: ['127.0.0.1/32'],
+    site: { limit: 10, ttl_secs: 60 },
+    ...extra,
+  };
+  const started = await Promise.allSettled([
+    startMeteringProcess(config),
+    startMeteringProcess(config),
+  ]);
+  const [a, b] = started.map((s) => (s.status === 'fulfilled' ? s.value : undefined));
+  if (!a || !b) {
+    await stopTwoOnRedis({ redis, a, b });
+    throw (started.find((s) => s.status === 'rejected') as PromiseRejectedResult).reason;
+  }
+  return { redis, a, b };
+}
+
+async function stopTwoOnRedis(two: Partial<TwoOnRedis>): Promise<void> {
+  await Promise.all([two.a?.stop(), two.b?.stop()]);
+  await two.redis?.stop();
+}
+
 /**
  * Two gateway processes (each its own Node process, its own Redis connection) sharing one real
  * redis-server started on a free port. Both trust 127.0.0.1, so each test names its own client
@@ -41,25 +81,14 @@ describe('metering shared through Redis by two gateway processes, exact mode', (
   let b: MeteringProcess;
 
   beforeAll(async () => {
-    redis = await startRedis();
-    const config = {
-      redis_url: redis.url,
-      redis_key_prefix: `e2e:${process.pid}:`,
-      // Above the 100 ms default: a loaded CI machine must not fail open in the exact-count test.
-      redis_timeout_ms: 300,
+    ({ redis, a, b } = await startTwoOnRedis('e2e', {
       redis_sync_ms: 0, // exact: every hit counted in Redis before it is answered
-      trusted_proxies: ['127.0.0.1/32'],
-      site: { limit: 10, ttl_secs: 60 },
       object: { limit: 10, ttl_secs: 60 },
       upload: { limit: 4, ttl_secs: 60 },
-    };
-    [a, b] = await Promise.all([startMeteringProcess(config), startMeteringProcess(config)]);
+    }));
   });
 
-  afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-    await redis?.stop();
-  });
+  afterAll(() => stopTwoOnRedis({ redis, a, b }));
 
   it('enforces one budget across both processes', async () => {
     expect(a.pid).not.toBe(b.pid);
@@ -156,21 +185,10 @@ describe('metering shared through Redis with local pre-aggregation (the default)
   let b: MeteringProcess;
 
   beforeAll(async () => {
-    redis = await startRedis();
-    const config = {
-      redis_url: redis.url,
-      redis_key_prefix: `e2e-sync:${process.pid}:`,
-      redis_timeout_ms: 300,
-      trusted_proxies: ['127.0.0.1/32'],
-      site: { limit: 10, ttl_secs: 60 },
-    };
-    [a, b] = await Promise.all([startMeteringProcess(config), startMeteringProcess(config)]);
+    ({ redis, a, b } = await startTwoOnRedis('e2e-sync', {}));
   });
 
-  afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-    await redis?.stop();
-  });
+  afterAll(() => stopTwoOnRedis({ redis, a, b }));
 
   const site = (gw: MeteringProcess, client: string) =>
     send(`${gw.url}/site/t/x`, { headers: xff(client) }).then((r) => r.status);

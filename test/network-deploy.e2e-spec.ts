@@ -85,6 +85,22 @@ describe('tape network deploy', () => {
   });
 
   const programKeypair = () => lab.programKeypair();
+  /**
+   * `who` deploys other bytes at `id` and is refused: the program's upgrade authority is
+   * `authority`, not `signer`, and the message says how to pass it.
+   */
+  const expectOtherAuthority = async (
+    who: CliUser,
+    elf: string,
+    id: PublicKey,
+    authority: PublicKey,
+    signer: PublicKey,
+  ) =>
+    expect(
+      await who.fails(['network', 'deploy', '--program', elf, '--program-id', id.toBase58()]),
+    ).toBe(
+      `program ${id.toBase58()} holds other bytes and its upgrade authority is ${authority.toBase58()}, not ${signer.toBase58()} (pass it with --upgrade-authority <keypair>)`,
+    );
   const deploy = (args: string[]) => operator.json<DeployJson>(['network', 'deploy', ...args]);
   /** The program's bytes in its program data account (the ELF, then zeros up to the max length). */
   const programBytes = async (id: PublicKey) => {
@@ -361,18 +377,7 @@ describe('tape network deploy', () => {
 
     const otherPath = join(dir, 'authority-upgrade.so');
     writeFileSync(otherPath, buildLoggingProgram('upgraded by another authority', NEWER));
-    expect(
-      await operator.fails([
-        'network',
-        'deploy',
-        '--program',
-        otherPath,
-        '--program-id',
-        id.toBase58(),
-      ]),
-    ).toBe(
-      `program ${id.toBase58()} holds other bytes and its upgrade authority is ${authority.publicKey.toBase58()}, not ${payer.publicKey.toBase58()} (pass it with --upgrade-authority <keypair>)`,
-    );
+    await expectOtherAuthority(operator, otherPath, id, authority.publicKey, payer.publicKey);
     const up = await deploy([
       '--program',
       otherPath,
@@ -435,18 +440,7 @@ describe('tape network deploy', () => {
       const strangerKey = readKeypair(join(stranger.configDir, 'id.json')).publicKey;
       const otherPath = join(dir, 'stranger.so');
       writeFileSync(otherPath, buildLoggingProgram('not yours'));
-      expect(
-        await stranger.fails([
-          'network',
-          'deploy',
-          '--program',
-          otherPath,
-          '--program-id',
-          id.toBase58(),
-        ]),
-      ).toBe(
-        `program ${id.toBase58()} holds other bytes and its upgrade authority is ${payer.publicKey.toBase58()}, not ${strangerKey.toBase58()} (pass it with --upgrade-authority <keypair>)`,
-      );
+      await expectOtherAuthority(stranger, otherPath, id, payer.publicKey, strangerKey);
       // A wallet that cannot pay is told so before anything is signed.
       const poor = new CliUser({ url: 'http://127.0.0.1:9', rpcUrl: net.rpcUrl });
       try {

@@ -16,6 +16,7 @@ import {
 } from '../src/chain/spl-token-instructions';
 import { decodeTokenAccount } from '../src/chain/spl-token-layouts';
 import { Tag } from '../src/chain/tape-instruction-data';
+import { CliDesk } from './support/cli-desk';
 import { CliUser, keyValues } from './support/cli-process';
 import { removeSite, writeSite } from './support/cli-site';
 import { GatewayProcess, startGateway } from './support/gateway-process';
@@ -354,18 +355,14 @@ async function startForeignNode(
 describe('chain.program_id on the embedded network, faucets and priority fees', () => {
   let gw: GatewayProcess;
   const programId = Keypair.generate().publicKey;
-  const users: CliUser[] = [];
-  const user = (env: Record<string, string> = {}) => {
-    const u = new CliUser(gw, env);
-    users.push(u);
-    return u;
-  };
+  const desk = new CliDesk();
+  const user = (env: Record<string, string> = {}) => desk.user(gw, env);
 
   beforeAll(async () => {
     gw = await startGateway({ env: { TAPE_PROGRAM_ID: programId.toBase58() } });
   });
   afterAll(async () => {
-    users.forEach((u) => u.cleanup());
+    desk.cleanup();
     await gw?.stop();
   });
 

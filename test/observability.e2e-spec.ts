@@ -1,12 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getTls, NO_CERTIFICATE, startCaddyFor, CaddyProcess } from './support/caddy-process';
-import { CliUser, keyValues } from './support/cli-process';
-import { removeSite, writeSite } from './support/cli-site';
 import { DnssecLab } from './support/dnssec-lab';
 import { GatewayProcess, REPO_ROOT, startGateway } from './support/gateway-process';
+import { LedgerSite, publishOnFreshLedger } from './support/ledger-site';
 import { metricsText, sample } from './support/metrics-text';
 
 /**
@@ -67,9 +65,7 @@ async function linesOf(
 }
 
 describe('operator observability and HTTPS (issue 17)', () => {
-  let ledgerDir: string;
-  let siteDir: string;
-  let user: CliUser;
+  let ledger: LedgerSite;
   let tape: string;
   let label: string;
   let lab: DnssecLab;
@@ -77,22 +73,16 @@ describe('operator observability and HTTPS (issue 17)', () => {
   let caddy: CaddyProcess;
 
   beforeAll(async () => {
-    ledgerDir = mkdtempSync(join(tmpdir(), 'tape-observability-'));
-    const plain = await startGateway({ dataDir: ledgerDir });
-    user = new CliUser(plain);
-    await user.fundedWallet();
-    const created = keyValues(await user.ok(['create', '--capacity', '1m', '--epochs', '5']));
-    tape = created['tape address'];
-    label = created.label;
-    siteDir = writeSite({ 'index.html': '<!doctype html><title>o</title><h1>observed site</h1>' });
-    await user.ok(['deploy', `${siteDir}/index.html`]);
-    await plain.stop('SIGTERM');
+    ledger = await publishOnFreshLedger('tape-observability-', {
+      'index.html': '<!doctype html><title>o</title><h1>observed site</h1>',
+    });
+    ({ tape, label } = ledger);
 
     lab = await DnssecLab.start([
       { origin: 'example.test', signed: true, records: [`_tape.site 300 IN TXT "${tape}"`] },
     ]);
     gw = await startGateway({
-      dataDir: ledgerDir,
+      dataDir: ledger.dir,
       env: { TAPE_LOG_LEVEL: 'info' },
       config: {
         gateway: {
@@ -118,9 +108,7 @@ describe('operator observability and HTTPS (issue 17)', () => {
     await caddy?.stop();
     await gw?.stop();
     await lab?.stop();
-    user?.cleanup();
-    if (siteDir) removeSite(siteDir);
-    if (ledgerDir) rmSync(ledgerDir, { recursive: true, force: true });
+    ledger?.remove();
   });
 
   describe('admin listener', () => {

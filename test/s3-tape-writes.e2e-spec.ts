@@ -9,13 +9,13 @@ import {
 } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { commitmentOfBuffer } from '../src/tracks/commitment';
-import { requestHead, signedRequest } from './support/s3-raw-http';
+import { signedRequest } from './support/s3-raw-http';
 import { captureHeaders, failure } from './support/s3-sdk-client';
-import { encodeKeyPath, signWithHeader } from './support/s3-signing';
+import { s3PutHead } from './support/s3-put-head';
+import { encodeKeyPath } from './support/s3-signing';
 import { useS3TapeFixture } from './support/s3-tape-fixture';
 import { gatewayGet, tapeWithCredential, TapeWithCredential } from './support/s3-tape-lab';
 import { eventually } from './support/eventually';
@@ -223,21 +223,8 @@ describe('writes', () => {
 
   it('a connection dropped mid-body leaves no spool file, no track and no name', async () => {
     const tracksBefore = storedTracks();
-    const port = Number(new URL(fx.lab.gw.s3Url).port);
-    const path = encodeKeyPath(fx.site.label, 'dropped.bin');
     const total = 12 * 1024 * 1024;
-    const signed = await signWithHeader({
-      method: 'PUT',
-      path,
-      host: `127.0.0.1:${port}`,
-      headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', 'content-length': String(total) },
-      date: new Date(),
-      accessKeyId: fx.site.accessKeyId,
-      secret: fx.site.secret,
-    });
-    const socket = connect(port, '127.0.0.1');
-    await new Promise<void>((resolve) => socket.once('connect', resolve));
-    socket.write(requestHead('PUT', path, signed.rawHeaders));
+    const socket = await s3PutHead(fx.lab.gw.s3Url, fx.site, 'dropped.bin', total);
     socket.write(randomBytes(9 * 1024 * 1024));
     // The body is being spooled (more than one segment already) when the client vanishes.
     await eventually('two bodies spooled', () => spoolFiles().length >= 2);

@@ -2,8 +2,7 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { allowPublicRead, CephRgw, startCephRgw } from './support/ceph';
-import { CliUser, keyValues } from './support/cli-process';
-import { removeSite, writeSite } from './support/cli-site';
+import { CliDesk } from './support/cli-desk';
 import { GatewayProcess, startGateway } from './support/gateway-process';
 import { RecordingProxy, startRecordingProxy } from './support/recording-proxy';
 import { StoreCredentials, trackStoreEnv } from './support/s3-store-lab';
@@ -26,8 +25,7 @@ describe('readers with read-only access to the track store (Ceph RGW)', () => {
   const proxies: Partial<Record<'read-only' | 'anonymous', RecordingProxy>> = {};
   let owner: S3Client;
   const clients: S3Client[] = [];
-  let user: CliUser;
-  let root: string;
+  const desk = new CliDesk();
   let tape: string;
   const files: Record<string, Buffer> = {
     'index.html': Buffer.from('<!doctype html><title>ro</title><p>read-only readers</p>'),
@@ -71,13 +69,9 @@ describe('readers with read-only access to the track store (Ceph RGW)', () => {
     owner = client({ accessKeyId: ceph.accessKey, secretAccessKey: ceph.secretKey });
     // Public read for the anonymous reader: objects (GET, HEAD) and the bucket (its probe).
     await allowPublicRead(owner, BUCKET);
-    user = new CliUser({ url: writer.url, rpcUrl: writer.rpcUrl });
-    await user.fundedWallet();
-    tape = keyValues(await user.ok(['create', '--capacity', '64m', '--duration', '1d']))[
-      'tape address'
-    ];
-    root = writeSite(files);
-    await user.ok(['deploy', join(root, 'index.html')]);
+    const publisher = await desk.withTape(writer, '64m');
+    tape = publisher.tape;
+    await publisher.u.ok(['deploy', join(desk.site(files), 'index.html')]);
     await startReader('read-only');
     await startReader('anonymous');
   });
@@ -87,8 +81,7 @@ describe('readers with read-only access to the track store (Ceph RGW)', () => {
     await writer?.stop();
     clients.forEach((c) => c.destroy());
     await ceph?.stop();
-    user?.cleanup();
-    if (root) removeSite(root);
+    desk.cleanup();
   });
 
   it('the credentials are what they say: the read-only key and no key cannot write', async () => {

@@ -7,8 +7,7 @@ import { join } from 'node:path';
 import { commitmentToHex } from '../src/tracks/commitment';
 import { SegmentingHasher } from '../src/tracks/track-layout';
 import { CephRgw, startCephRgw } from './support/ceph';
-import { CliUser, keyValues } from './support/cli-process';
-import { removeSite, writeSite } from './support/cli-site';
+import { CliDesk } from './support/cli-desk';
 import { GatewayProcess, startGateway } from './support/gateway-process';
 import { RoundRobin, startRoundRobin } from './support/nginx-round-robin';
 import { siteGet } from './support/site-http';
@@ -27,8 +26,7 @@ describe('track store on S3 (Ceph RGW): one writer, two readers behind nginx', (
   let writer: GatewayProcess;
   let readers: GatewayProcess[] = [];
   let lb: RoundRobin;
-  let user: CliUser;
-  let root: string;
+  const desk = new CliDesk();
   let tape: string;
   /** Clients a test opened (web3.js keeps reconnecting its WebSocket until closed). */
   const cleanups: (() => void)[] = [];
@@ -68,13 +66,9 @@ describe('track store on S3 (Ceph RGW): one writer, two readers behind nginx', (
     });
     readers = [await startReader(), await startReader()];
     lb = await startRoundRobin(readers.map((r) => r.url));
-    user = new CliUser({ url: writer.url, rpcUrl: writer.rpcUrl });
-    await user.fundedWallet();
-    tape = keyValues(await user.ok(['create', '--capacity', '64m', '--duration', '1d']))[
-      'tape address'
-    ];
-    root = writeSite(files);
-    await user.ok(['deploy', join(root, 'index.html')]);
+    const publisher = await desk.withTape(writer, '64m');
+    tape = publisher.tape;
+    await publisher.u.ok(['deploy', join(desk.site(files), 'index.html')]);
   });
   afterAll(async () => {
     cleanups.forEach((c) => c());
@@ -82,8 +76,7 @@ describe('track store on S3 (Ceph RGW): one writer, two readers behind nginx', (
     for (const r of readers) await r.stop();
     await writer?.stop();
     await ceph?.stop();
-    user?.cleanup();
-    if (root) removeSite(root);
+    desk.cleanup();
   });
 
   it('serves every file deployed through the writer from both readers and through nginx', async () => {

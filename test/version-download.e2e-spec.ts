@@ -5,7 +5,8 @@ import { GatewayClient } from '../src/cli/deploy/gateway-client';
 import { readCurrentRoot, readCurrentVersion } from '../src/cli/versions/current-version';
 import { verifyVersionDownload } from '../src/cli/versions/version-download';
 import { VersionPublisher } from '../src/cli/versions/version-publisher';
-import { ObjectFixture, startObjectFixture } from './support/object-fixture';
+import { ObjectFixture } from './support/object-fixture';
+import { startVersionLab, stopVersionLab, VersionLab } from './support/version-lab';
 import { TestTape } from './support/upload-client';
 import { VersionSite } from './support/version-site';
 
@@ -16,6 +17,7 @@ import { VersionSite } from './support/version-site';
  */
 const SEGMENT = 256 * 1024;
 
+let lab: VersionLab;
 let fx: ObjectFixture;
 let gateway: GatewayClient;
 let publisher: VersionPublisher;
@@ -31,17 +33,11 @@ async function get(path: string) {
 }
 
 beforeAll(async () => {
-  fx = await startObjectFixture({
+  lab = await startVersionLab({
     env: { TAPE__STORAGE__SEGMENT_BYTES: String(SEGMENT) },
     capacity: 8 << 20,
   });
-  gateway = new GatewayClient(fx.gw.url);
-  const config = await gateway.uploadConfig();
-  publisher = new VersionPublisher(gateway, fx.client.chain.rpc, fx.client.chain.ix, {
-    concurrency: 8,
-    segmentBytes: SEGMENT,
-    storageAuthority: new PublicKey(config.storageAuthority),
-  });
+  ({ fx, gateway, publisher } = lab);
   tape = fx.tape;
   for (const n of names) site.write(n, `<h1>${n}</h1>`.repeat(4));
   site.write('_site.json', '{"spa_fallback":true}');
@@ -61,10 +57,7 @@ beforeAll(async () => {
   await publish(v2, 1);
 }, 180_000);
 
-afterAll(async () => {
-  gateway?.close();
-  await fx?.stop();
-});
+afterAll(() => stopVersionLab(lab));
 
 const hex = (b: Buffer) => b.toString('hex');
 

@@ -1,13 +1,13 @@
-import { Keypair, PublicKey } from '@solana/web3.js';
+import { Keypair } from '@solana/web3.js';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { GatewayClient } from '../src/cli/deploy/gateway-client';
 import { VersionPublisher } from '../src/cli/versions/version-publisher';
 import { TrackGcConfig } from '../src/config/storage.config';
 import { chunkCount, CHUNK_HASH_BYTES } from '../src/tracks/commitment';
 import { STAGING_SLACK_BYTES } from '../src/upload/staging';
 import { eventually } from './support/eventually';
-import { ObjectFixture, startObjectFixture } from './support/object-fixture';
+import { ObjectFixture } from './support/object-fixture';
+import { startVersionLab, stopVersionLab, VersionLab, versionTracks } from './support/version-lab';
 import { isStored, storedBytes } from './support/object-http';
 import { siteGet } from './support/site-http';
 import { TestTape } from './support/upload-client';
@@ -25,43 +25,25 @@ const INTERVAL_MS = DEFAULTS.interval_ms;
 /** Sampling and a pass's own time (a pass over one tape takes tens of ms here). */
 const MARGIN_MS = 1_500;
 
+let lab: VersionLab;
 let fx: ObjectFixture;
-let gateway: GatewayClient;
 let publisher: VersionPublisher;
 let segmentBytes: number;
 
 beforeAll(async () => {
-  fx = await startObjectFixture({ capacity: 16 << 20 });
   // Every tape here keeps its 2 newest versions: a third Publish drops the first.
-  await fx.client.setKeep(fx.wallet, fx.tape, 2);
-  gateway = new GatewayClient(fx.gw.url);
-  const config = await gateway.uploadConfig();
-  segmentBytes = config.segmentBytes;
-  publisher = new VersionPublisher(gateway, fx.client.chain.rpc, fx.client.chain.ix, {
-    concurrency: 8,
-    segmentBytes,
-    storageAuthority: new PublicKey(config.storageAuthority),
-  });
+  lab = await startVersionLab({ capacity: 16 << 20, keep: 2 });
+  ({ fx, publisher } = lab);
+  segmentBytes = lab.config.segmentBytes;
 }, 120_000);
 
-afterAll(async () => {
-  gateway?.close();
-  await fx?.stop();
-});
+afterAll(() => stopVersionLab(lab));
 
 type Planned = Awaited<ReturnType<VersionSite['plan']>>;
 
 /** Every track a planned version references (root, nodes, packs, blobs), by hex. */
 function tracksOf(v: Planned): Set<string> {
-  const tracks = new Set([v.built.rootCommitment.toString('hex')]);
-  for (const n of v.built.nodes) tracks.add(n.commitment.toString('hex'));
-  for (const e of v.plan.entries) {
-    const loc = e.location;
-    if (loc.kind === 'packed') tracks.add(loc.pack.toString('hex'));
-    else if (loc.kind === 'blob') tracks.add(e.commitment.toString('hex'));
-    else throw new Error('these sites have no streamed file');
-  }
-  return tracks;
+  return new Set(versionTracks(v).keys());
 }
 
 function stored(hex: string): boolean {

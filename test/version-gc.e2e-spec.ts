@@ -1,12 +1,11 @@
-import { PublicKey } from '@solana/web3.js';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { GatewayClient } from '../src/cli/deploy/gateway-client';
 import { VersionPublisher } from '../src/cli/versions/version-publisher';
 import { versionedTrackAddress } from '../src/object/versioned-track';
 import { commitmentOfBuffer } from '../src/tracks/commitment';
 import { eventually } from './support/eventually';
-import { ObjectFixture, startObjectFixture } from './support/object-fixture';
+import { ObjectFixture } from './support/object-fixture';
+import { startVersionLab, stopVersionLab, VersionLab, versionTracks } from './support/version-lab';
 import { rawRequest, isStored, storedBytes } from './support/object-http';
 import { siteGet } from './support/site-http';
 import { TestTape } from './support/upload-client';
@@ -26,50 +25,32 @@ import { putVersionBytes, VersionSite } from './support/version-site';
  */
 const SEGMENT = 256 * 1024;
 const GRACE_SECS = 3;
+let lab: VersionLab;
 let fx: ObjectFixture;
-let gateway: GatewayClient;
+let gateway: VersionLab['gateway'];
 let publisher: VersionPublisher;
 const site = new VersionSite(SEGMENT);
 
 beforeAll(async () => {
-  fx = await startObjectFixture({
+  // The tape keeps its 2 newest versions: a third Publish drops the first (docs/versions.md).
+  lab = await startVersionLab({
     capacity: 16 << 20,
+    keep: 2,
     env: {
       TAPE__STORAGE__SEGMENT_BYTES: String(SEGMENT),
       TAPE__STORAGE__GC__INTERVAL_MS: '300',
       TAPE__STORAGE__GC__PENDING_GRACE_SECS: String(GRACE_SECS),
     },
   });
-  // The tape keeps its 2 newest versions: a third Publish drops the first (docs/versions.md).
-  await fx.client.setKeep(fx.wallet, fx.tape, 2);
-  gateway = new GatewayClient(fx.gw.url);
-  const config = await gateway.uploadConfig();
-  publisher = new VersionPublisher(gateway, fx.client.chain.rpc, fx.client.chain.ix, {
-    concurrency: 8,
-    segmentBytes: SEGMENT,
-    storageAuthority: new PublicKey(config.storageAuthority),
-  });
+  ({ fx, gateway, publisher } = lab);
 }, 120_000);
 
-afterAll(async () => {
-  gateway?.close();
-  await fx?.stop();
-});
+afterAll(() => stopVersionLab(lab));
 
 type Planned = Awaited<ReturnType<VersionSite['plan']>>;
 
 /** Every track a planned version references, by hex, with what it is. */
-function tracksOf(v: Planned): Map<string, string> {
-  const tracks = new Map<string, string>([[v.built.rootCommitment.toString('hex'), 'root']]);
-  for (const n of v.built.nodes) tracks.set(n.commitment.toString('hex'), 'node');
-  for (const e of v.plan.entries) {
-    const loc = e.location;
-    if (loc.kind === 'packed') tracks.set(loc.pack.toString('hex'), 'pack');
-    else if (loc.kind === 'blob') tracks.set(e.commitment.toString('hex'), 'blob');
-    else throw new Error('this site has no streamed file');
-  }
-  return tracks;
-}
+const tracksOf = versionTracks;
 
 function stored(hex: string): boolean {
   return isStored(fx.gw.dataDir, hex);

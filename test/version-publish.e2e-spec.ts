@@ -12,7 +12,8 @@ import {
 import { commitmentOfBuffer } from '../src/tracks/commitment';
 import { encodeRoot } from '../src/versions/version-nodes';
 import { requestMessage } from '../src/upload/version-request-auth';
-import { ObjectFixture, startObjectFixture } from './support/object-fixture';
+import { ObjectFixture } from './support/object-fixture';
+import { startVersionLab, stopVersionLab, VersionLab } from './support/version-lab';
 import { TestTape } from './support/upload-client';
 import { putVersionBytes, VersionSite } from './support/version-site';
 
@@ -24,27 +25,20 @@ import { putVersionBytes, VersionSite } from './support/version-site';
 const SEGMENT = 256 * 1024;
 const KiB = 1024;
 
+let lab: VersionLab;
 let fx: ObjectFixture;
 let gateway: GatewayClient;
 let publisher: VersionPublisher;
-let storageAuthority: PublicKey;
 let gatewayKey: PublicKey;
 const site = new VersionSite(SEGMENT);
 
 beforeAll(async () => {
-  fx = await startObjectFixture({
+  lab = await startVersionLab({
     env: { TAPE__STORAGE__SEGMENT_BYTES: String(SEGMENT) },
     capacity: 8 << 20,
   });
-  gateway = new GatewayClient(fx.gw.url);
-  const config = await gateway.uploadConfig();
-  storageAuthority = new PublicKey(config.storageAuthority);
-  gatewayKey = new PublicKey(config.gatewayKey);
-  publisher = new VersionPublisher(gateway, fx.client.chain.rpc, fx.client.chain.ix, {
-    concurrency: 8,
-    segmentBytes: SEGMENT,
-    storageAuthority,
-  });
+  ({ fx, gateway, publisher } = lab);
+  gatewayKey = new PublicKey(lab.config.gatewayKey);
   site.write('index.html', '<!doctype html><title>v1</title><link href="style.css">');
   site.write('style.css', 'body { color: black }');
   site.write('app.js', 'console.log("v1")');
@@ -53,10 +47,7 @@ beforeAll(async () => {
   site.write('video.bin', randomBytes(600 * KiB)); // streamed: 3 segments of 256 KiB
 }, 120_000);
 
-afterAll(async () => {
-  gateway?.close();
-  await fx?.stop();
-});
+afterAll(() => stopVersionLab(lab));
 
 const FILES = ['index.html', 'style.css', 'app.js', '_site.json', 'big.bin', 'video.bin'];
 

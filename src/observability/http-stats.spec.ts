@@ -1,17 +1,23 @@
 import { Registry } from 'prom-client';
 import { HttpStats } from './http-stats';
 
+/** The metrics text, by line, of a fresh HttpStats registered and fed `observations`. */
+async function metricLinesAfter(observations: Parameters<HttpStats['observe']>[]) {
+  const stats = new HttpStats();
+  const registry = new Registry();
+  stats.register(registry);
+  for (const o of observations) stats.observe(...o);
+  return (await registry.metrics()).split('\n');
+}
+
 describe('HttpStats', () => {
   it('exposes requests by status class, a cumulative latency histogram and bytes', async () => {
-    const stats = new HttpStats();
-    const registry = new Registry();
-    stats.register(registry);
-    stats.observe('main', 'site', 200, 0.0004, 100);
-    stats.observe('main', 'site', 304, 0.002, 50);
-    stats.observe('main', 'site', 429, 200, 0);
-    stats.observe('s3', 's3', 503, 0.01, 10);
-    const text = await registry.metrics();
-    const lines = text.split('\n');
+    const lines = await metricLinesAfter([
+      ['main', 'site', 200, 0.0004, 100],
+      ['main', 'site', 304, 0.002, 50],
+      ['main', 'site', 429, 200, 0],
+      ['s3', 's3', 503, 0.01, 10],
+    ]);
     expect(lines).toContain('# TYPE tape_http_requests_total counter');
     expect(lines).toContain('# TYPE tape_http_request_duration_seconds histogram');
     expect(lines).toContain(
@@ -45,13 +51,11 @@ describe('HttpStats', () => {
   });
 
   it('keeps each (listener, kind) apart, however their names would join', async () => {
-    const stats = new HttpStats();
-    const registry = new Registry();
-    stats.register(registry);
-    stats.observe('main', 'other', 200, 0.001, 1);
-    stats.observe('admin', 'other', 200, 0.001, 2);
-    stats.observe('mai', 'nother', 200, 0.001, 4);
-    const lines = (await registry.metrics()).split('\n');
+    const lines = await metricLinesAfter([
+      ['main', 'other', 200, 0.001, 1],
+      ['admin', 'other', 200, 0.001, 2],
+      ['mai', 'nother', 200, 0.001, 4],
+    ]);
     expect(lines).toContain('tape_http_response_bytes_total{listener="main",kind="other"} 1');
     expect(lines).toContain('tape_http_response_bytes_total{listener="admin",kind="other"} 2');
     expect(lines).toContain('tape_http_response_bytes_total{listener="mai",kind="nother"} 4');

@@ -34,6 +34,7 @@ import {
   type ObjectSpec,
   type SymbolSpec,
 } from './object-builder.spec-support';
+import { SBF_LOADER_SECTIONS } from '../../src/chain/sbf-loader-sections.spec-support';
 
 const entrypoint: SymbolSpec = { name: 'entrypoint', section: '.text', type: 'func' };
 
@@ -335,16 +336,7 @@ describe('linkSbf: output file', () => {
 
   it('has the sections the loader expects, in file order, with addresses equal to offsets', () => {
     const out = link(twoFunctions);
-    expect(out.sections.map((s) => s.name)).toEqual([
-      '',
-      '.text',
-      '.rodata',
-      '.dynsym',
-      '.dynstr',
-      '.rel.dyn',
-      '.dynamic',
-      '.shstrtab',
-    ]);
+    expect(out.sections.map((s) => s.name)).toEqual(SBF_LOADER_SECTIONS);
     const allocated = out.sections.filter((s) => (s.flags & SHF_ALLOC) !== 0);
     for (const s of allocated) expect(s.addr).toBe(s.offset);
     for (let i = 1; i < out.sections.length; i++) {
