@@ -17,7 +17,7 @@ module.exports = {
       testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/tools/**/*.spec.ts'],
       transform: { '^.+\\.ts$': tsJest },
       testEnvironment: 'node',
-      setupFilesAfterEnv: ['<rootDir>/test/support/jest-worker-setup.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/jest/jest-worker-setup.ts'],
     },
     {
       displayName: 'e2e',
@@ -26,8 +26,8 @@ module.exports = {
       transform: { '^.+\\.ts$': tsJest },
       testEnvironment: 'node',
       setupFilesAfterEnv: [
-        '<rootDir>/test/support/jest-worker-setup.ts',
-        '<rootDir>/test/support/jest-e2e-setup.ts',
+        '<rootDir>/test/support/jest/jest-worker-setup.ts',
+        '<rootDir>/test/support/jest/jest-e2e-setup.ts',
       ],
     },
     {
@@ -36,7 +36,7 @@ module.exports = {
       testMatch: ['<rootDir>/program/test/**/*.spec.ts'],
       transform: { '^.+\\.ts$': tsJest },
       testEnvironment: 'node',
-      setupFilesAfterEnv: ['<rootDir>/test/support/jest-worker-setup.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/jest/jest-worker-setup.ts'],
     },
   ],
 };

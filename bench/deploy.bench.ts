@@ -4,7 +4,7 @@
  *
  * - a first deploy of a generated 1,000-file, 50 MB site of mixed sizes (most files up to
  *   16 KiB, packed; every tenth about 0.5 MB, a track of its own), index.html naming every
- *   asset with its hash (test/support/hashed-site.ts);
+ *   asset with its hash (test/support/fixtures/hashed-site.ts);
  * - a redeploy with one file changed, and one with nothing changed;
  * - `aws s3 sync --size-only` of a directory of the same shape (its own bytes, so the gateway
  *   holds none of them already) to another tape's bucket;
@@ -29,12 +29,12 @@ import { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Connection, LAMPORTS_PER_SOL, PublicKey } from '@solana/web3.js';
-import { writeSite } from '../test/support/cli-site';
+import { writeSite } from '../test/support/fixtures/site-dir';
 import { startBenchGateway } from './support/bench-gateway';
 import { awsEnvironment, run, timed } from './support/aws-cli';
 import { median } from './wrk-runner';
-import { CLI_ENTRY } from '../test/support/cli-process';
-import { hashedSite } from '../test/support/hashed-site';
+import { CLI_ENTRY } from '../test/support/clients/cli';
+import { hashedSite } from '../test/support/fixtures/hashed-site';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const FILES = Number(process.env.BENCH_FILES ?? 1000);

@@ -15,9 +15,9 @@
 import { Keypair, LAMPORTS_PER_SOL, sendAndConfirmRawTransaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { readFileSync } from 'node:fs';
-import { LocalnetClient } from '../test/support/localnet-client';
-import { startLocalnetProcess } from '../test/support/localnet-process';
-import { packInstructions, TapeFixture, TestTape } from '../test/support/localnet-tapes';
+import { LocalnetClient } from '../test/support/clients/localnet-client';
+import { startLocalnetProcess } from '../test/support/processes/localnet';
+import { packInstructions, TapeFixture, TestTape } from '../test/support/clients/localnet-tapes';
 
 const PUBLISHES = Number(process.env.BENCH_PUBLISHES ?? 1000);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 4);

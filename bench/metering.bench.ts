@@ -12,10 +12,10 @@ import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../test/support/free-port';
-import { SiteGateway, startSiteGateway } from '../test/support/site-gateway';
-import { siteGet } from '../test/support/site-http';
-import { publishSite } from '../test/support/site-publish';
+import { freePort } from '../test/support/processes/free-port';
+import { SiteGateway, startSiteGateway } from '../test/support/processes/site-gateway';
+import { siteGet } from '../test/support/clients/site-http';
+import { publishSite } from '../test/support/labs/site-publish';
 import { median, Target, wrkRun } from './wrk-runner';
 
 const ROUNDS = Number(process.env.BENCH_METERING_ROUNDS ?? 5);

@@ -22,12 +22,12 @@ import { join } from 'node:path';
 import { percentile, timedGet, wrk, writeRandomFile } from './support/object-bench-tools';
 import { UNREACHED_OBJECT_BUDGETS } from './support/bench-gateway';
 import { startNginx } from './support/nginx';
-import { procStatusBytes } from '../test/support/proc-status';
+import { procStatusBytes } from '../test/support/processes/proc-status';
 import { median } from './wrk-runner';
-import { metricsText, requiredSample } from '../test/support/metrics-text';
-import type { GatewayProcess } from '../test/support/gateway-process';
-import { startObjectGateway } from '../test/support/object-fixture';
-import { UploadClient, WrittenTrack } from '../test/support/upload-client';
+import { metricsText, requiredSample } from '../test/support/clients/metrics-text';
+import type { GatewayProcess } from '../test/support/processes/gateway';
+import { startObjectGateway } from '../test/support/labs/object-fixture';
+import { UploadClient, WrittenTrack } from '../test/support/clients/upload-client';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 /** Throughput varies most on a shared machine: more, interleaved runs. */

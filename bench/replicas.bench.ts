@@ -20,12 +20,12 @@
  * BENCH_CONNECTIONS (default 50). Metering on, with a budget no run reaches.
  */
 import { join } from 'node:path';
-import { CliUser, keyValues } from '../test/support/cli-process';
-import { removeSite, writeSite } from '../test/support/cli-site';
-import type { GatewayProcess } from '../test/support/gateway-process';
-import { RoundRobin, startRoundRobin } from '../test/support/nginx-round-robin';
-import { S3StoreLab, startS3StoreLab } from '../test/support/s3-store-lab';
-import { siteGet } from '../test/support/site-http';
+import { CliUser, keyValues } from '../test/support/clients/cli';
+import { removeSite, writeSite } from '../test/support/fixtures/site-dir';
+import type { GatewayProcess } from '../test/support/processes/gateway';
+import { RoundRobin, startRoundRobin } from '../test/support/processes/nginx-round-robin';
+import { S3StoreLab, startS3StoreLab } from '../test/support/labs/s3-store-lab';
+import { siteGet } from '../test/support/clients/site-http';
 import { median, Target, wrkRun } from './wrk-runner';
 import { page4k } from './support/page';
 

@@ -31,12 +31,12 @@ import { signedRangedGet } from '../src/tracks/s3/ranged-get';
 import { percentile, timedGet, wrk, writeRandomFile } from './support/object-bench-tools';
 import { UNREACHED_OBJECT_BUDGETS } from './support/bench-gateway';
 import { startNginx } from './support/nginx';
-import { procStatusBytes } from '../test/support/proc-status';
+import { procStatusBytes } from '../test/support/processes/proc-status';
 import { startNodePassThrough } from './support/node-pass-through';
-import { allowPublicRead } from '../test/support/ceph';
-import { S3StoreLab, startS3StoreLab } from '../test/support/s3-store-lab';
-import { TestTape, UploadClient, WrittenTrack } from '../test/support/upload-client';
-import type { GatewayProcess } from '../test/support/gateway-process';
+import { allowPublicRead } from '../test/support/processes/ceph';
+import { S3StoreLab, startS3StoreLab } from '../test/support/labs/s3-store-lab';
+import { TestTape, UploadClient, WrittenTrack } from '../test/support/clients/upload-client';
+import type { GatewayProcess } from '../test/support/processes/gateway';
 import { CLOCK_TICKS_PER_SEC, cpuTicks, median } from './wrk-runner';
 
 const KIB = 1024;

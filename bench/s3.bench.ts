@@ -12,7 +12,7 @@
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { createReadStream, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generateSite, writeSite } from '../test/support/cli-site';
+import { generateSite, writeSite } from '../test/support/fixtures/site-dir';
 import { startBenchGateway } from './support/bench-gateway';
 import { awsEnvironment, run, timed } from './support/aws-cli';
 import { median } from './wrk-runner';

@@ -30,10 +30,10 @@ import { PublicKey } from '@solana/web3.js';
 import { GatewayClient } from '../src/cli/deploy/gateway-client';
 import { readCurrentVersion } from '../src/cli/versions/current-version';
 import { addManyNames } from './support/many-names';
-import { gatewayKeypair } from '../test/support/site-versions';
-import { SiteGateway, startSiteGateway } from '../test/support/site-gateway';
-import { siteGet } from '../test/support/site-http';
-import { PublishedSite, publishSite } from '../test/support/site-publish';
+import { gatewayKeypair } from '../test/support/fixtures/site-versions';
+import { SiteGateway, startSiteGateway } from '../test/support/processes/site-gateway';
+import { siteGet } from '../test/support/clients/site-http';
+import { PublishedSite, publishSite } from '../test/support/labs/site-publish';
 import { median, Target, wrkRun } from './wrk-runner';
 import { page4k } from './support/page';
 

@@ -24,9 +24,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startNginx } from './support/nginx';
 import { startBareFastify, startPlainNode } from './support/site-bench-servers';
-import { SiteGateway, startSiteGateway } from '../test/support/site-gateway';
-import { siteGet } from '../test/support/site-http';
-import { publishSite } from '../test/support/site-publish';
+import { SiteGateway, startSiteGateway } from '../test/support/processes/site-gateway';
+import { siteGet } from '../test/support/clients/site-http';
+import { publishSite } from '../test/support/labs/site-publish';
 import { median, Target, wrkRun } from './wrk-runner';
 import { page4k } from './support/page';
 

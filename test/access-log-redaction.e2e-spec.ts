@@ -1,7 +1,7 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { encodeKeyPath, presign } from './support/s3-signing';
-import { eventually } from './support/eventually';
-import { useS3TapeFixture } from './support/s3-tape-fixture';
+import { encodeKeyPath, presign } from './support/clients/s3-signing';
+import { eventually } from './support/jest/eventually';
+import { useS3TapeFixture } from './support/labs/s3-tape-fixture';
 
 /**
  * Issue 15, finding 9: with the access log on, a presigned S3 URL (a bearer token for up to 7

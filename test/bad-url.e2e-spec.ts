@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { GatewayProcess, startGateway } from './support/gateway-process';
+import { GatewayProcess, startGateway } from './support/processes/gateway';
 
 /**
  * URLs refused before routing (Fastify's router cannot decode them, Node's parser will not take

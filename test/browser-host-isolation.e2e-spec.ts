@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { HeadlessChromium, launchChromium } from './support/browser';
-import { CaddyProcess, startCaddyFor } from './support/caddy-process';
-import { CliUser, keyValues } from './support/cli-process';
-import { removeSite, writeSite } from './support/cli-site';
-import { freePort } from './support/free-port';
-import { GatewayProcess, startGateway } from './support/gateway-process';
-import { runTenantProbe, TENANT_FILES } from './support/tenant-probe';
+import { HeadlessChromium, launchChromium } from './support/clients/browser';
+import { CaddyProcess, startCaddyFor } from './support/processes/caddy';
+import { CliUser, keyValues } from './support/clients/cli';
+import { removeSite, writeSite } from './support/fixtures/site-dir';
+import { freePort } from './support/processes/free-port';
+import { GatewayProcess, startGateway } from './support/processes/gateway';
+import { runTenantProbe, TENANT_FILES } from './support/fixtures/tenant-probe';
 
 /**
  * Issue 34, finding 8: hostname isolation in a real browser, on a suffix that is not

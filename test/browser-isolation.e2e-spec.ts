@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BrowserContext, Page } from 'playwright-core';
-import { HeadlessChromium, launchChromium } from './support/browser';
-import { freePort } from './support/free-port';
-import { SiteGateway, startSiteGateway } from './support/site-gateway';
-import { siteGet } from './support/site-http';
-import { publishSite, PublishedSite } from './support/site-publish';
+import { HeadlessChromium, launchChromium } from './support/clients/browser';
+import { freePort } from './support/processes/free-port';
+import { SiteGateway, startSiteGateway } from './support/processes/site-gateway';
+import { siteGet } from './support/clients/site-http';
+import { publishSite, PublishedSite } from './support/labs/site-publish';
 
 /**
  * Tenant isolation in a real headless Chromium (issue 15, finding 5): one tenant's script must

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Page } from 'playwright-core';
-import { HeadlessChromium, launchChromium } from './support/browser';
-import { SiteGateway, startSiteGateway } from './support/site-gateway';
-import { OriginServer, startOriginServer } from './support/site-origin-server';
-import { siteGet } from './support/site-http';
-import { SiteFiles } from './support/site-publish';
-import { UploadClient } from './support/upload-client';
+import { HeadlessChromium, launchChromium } from './support/clients/browser';
+import { SiteGateway, startSiteGateway } from './support/processes/site-gateway';
+import { OriginServer, startOriginServer } from './support/fakes/site-origin-server';
+import { siteGet } from './support/clients/site-http';
+import { SiteFiles } from './support/labs/site-publish';
+import { UploadClient } from './support/clients/upload-client';
 
 /**
  * A site built here by a real static-site generator from the npm registry (VitePress 1.6.4,

@@ -1,8 +1,8 @@
 import { Page } from 'playwright-core';
-import { HeadlessChromium, launchChromium } from './support/browser';
-import { startSiteGateway, SiteGateway } from './support/site-gateway';
-import { openApi, OriginServer, startOriginServer } from './support/site-origin-server';
-import { publishSite, PublishedSite } from './support/site-publish';
+import { HeadlessChromium, launchChromium } from './support/clients/browser';
+import { startSiteGateway, SiteGateway } from './support/processes/site-gateway';
+import { openApi, OriginServer, startOriginServer } from './support/fakes/site-origin-server';
+import { publishSite, PublishedSite } from './support/labs/site-publish';
 
 /**
  * Sites in a real headless Chromium (Debian `chromium` via playwright-core), served by a

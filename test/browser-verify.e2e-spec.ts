@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import { HeadlessChromium, launchChromium } from './support/browser';
-import { CliUser, keyValues } from './support/cli-process';
-import { removeSite, writeSite } from './support/cli-site';
-import { GatewayProcess, startGateway } from './support/gateway-process';
-import { LyingGateway, startLyingGateway } from './support/lying-gateway';
+import { HeadlessChromium, launchChromium } from './support/clients/browser';
+import { CliUser, keyValues } from './support/clients/cli';
+import { removeSite, writeSite } from './support/fixtures/site-dir';
+import { GatewayProcess, startGateway } from './support/processes/gateway';
+import { LyingGateway, startLyingGateway } from './support/proxies/lying-gateway';
 
 const TIMEOUT_MS = 300_000;
 

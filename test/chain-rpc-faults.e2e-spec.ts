@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { sdkClient } from './support/s3-sdk-client';
-import { CliUser, keyValues } from './support/cli-process';
-import { removeSite, writeSite } from './support/cli-site';
-import { GatewayProcess, startGateway } from './support/gateway-process';
-import { RpcFaultProxy, startRpcFaultProxy } from './support/rpc-fault-proxy';
-import { siteGet } from './support/site-http';
+import { sdkClient } from './support/clients/s3-sdk-client';
+import { CliUser, keyValues } from './support/clients/cli';
+import { removeSite, writeSite } from './support/fixtures/site-dir';
+import { GatewayProcess, startGateway } from './support/processes/gateway';
+import { RpcFaultProxy, startRpcFaultProxy } from './support/proxies/rpc-fault-proxy';
+import { siteGet } from './support/clients/site-http';
 
 /**
  * A writer gateway whose RPC connection breaks under it. web3.js's confirmTransaction asks

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { commitmentOfFile } from '../src/tracks/commitment';
-import { CliDesk } from './support/cli-desk';
-import { CLI_ENTRY, CliUser } from './support/cli-process';
-import { generateSite } from './support/cli-site';
-import { GatewayProcess, startGateway } from './support/gateway-process';
+import { CliDesk } from './support/labs/cli-desk';
+import { CLI_ENTRY, CliUser } from './support/clients/cli';
+import { generateSite } from './support/fixtures/site-dir';
+import { GatewayProcess, startGateway } from './support/processes/gateway';
 
 interface ListedObject {
   name: string;

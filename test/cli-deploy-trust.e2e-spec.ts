@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Connection, PublicKey } from '@solana/web3.js';
-import { CliDesk } from './support/cli-desk';
-import { CliUser } from './support/cli-process';
-import { writeSite } from './support/cli-site';
-import { GatewayProcess, startGateway } from './support/gateway-process';
-import { ACROSS_PROCESSES, eventually } from './support/eventually';
-import { metricsText, sample } from './support/metrics-text';
-import { siteGet } from './support/site-http';
+import { CliDesk } from './support/labs/cli-desk';
+import { CliUser } from './support/clients/cli';
+import { writeSite } from './support/fixtures/site-dir';
+import { GatewayProcess, startGateway } from './support/processes/gateway';
+import { ACROSS_PROCESSES, eventually } from './support/jest/eventually';
+import { metricsText, sample } from './support/clients/metrics-text';
+import { siteGet } from './support/clients/site-http';
 
 /**
  * Deploys people trust (issue 32): a directory or its index.html, the gateway's real URLs,

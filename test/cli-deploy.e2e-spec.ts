@@ -4,11 +4,11 @@ import { Connection, PublicKey } from '@solana/web3.js';
 import { join } from 'node:path';
 import { GatewayClient } from '../src/cli/deploy/gateway-client';
 import { commitmentOfFile } from '../src/tracks/commitment';
-import { freePort } from './support/free-port';
-import { GatewayProcess, REPO_ROOT, startGateway } from './support/gateway-process';
-import { CliDesk } from './support/cli-desk';
-import { CliUser } from './support/cli-process';
-import { generateSite, writeSite } from './support/cli-site';
+import { freePort } from './support/processes/free-port';
+import { GatewayProcess, REPO_ROOT, startGateway } from './support/processes/gateway';
+import { CliDesk } from './support/labs/cli-desk';
+import { CliUser } from './support/clients/cli';
+import { generateSite, writeSite } from './support/fixtures/site-dir';
 
 interface ListedObject {
   type: string;

@@ -5,9 +5,9 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CliUser, keyValues } from './support/cli-process';
-import { eventually } from './support/eventually';
-import { GatewayProcess, REPO_ROOT, startGateway } from './support/gateway-process';
+import { CliUser, keyValues } from './support/clients/cli';
+import { eventually } from './support/jest/eventually';
+import { GatewayProcess, REPO_ROOT, startGateway } from './support/processes/gateway';
 
 /**
  * The `tape` CLI among Solana's tools (issue 36): persistent settings with their precedence,

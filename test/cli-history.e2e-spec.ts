@@ -1,9 +1,9 @@
 import { Connection, PublicKey } from '@solana/web3.js';
 import { join } from 'node:path';
 import { decodeTape, TapeRecord } from '../src/chain/account-layouts';
-import { CliUser, keyValues } from './support/cli-process';
-import { removeSite, writeSite } from './support/cli-site';
-import { GatewayProcess, startGateway } from './support/gateway-process';
+import { CliUser, keyValues } from './support/clients/cli';
+import { removeSite, writeSite } from './support/fixtures/site-dir';
+import { GatewayProcess, startGateway } from './support/processes/gateway';
 
 /**
  * Issue 32, history and previews from the CLI: `tape versions`, `rollback`, `deploy --alias`,

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Keypair } from '@solana/web3.js';
 import { writeKeypair } from '../src/chain/keypair-file';
-import { GatewayProcess, REPO_ROOT, startGateway } from './support/gateway-process';
+import { GatewayProcess, REPO_ROOT, startGateway } from './support/processes/gateway';
 
 const run = promisify(execFile);
 

@@ -2,10 +2,10 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { freePort } from './support/free-port';
-import { GatewayProcess, startGateway } from './support/gateway-process';
-import { CliDesk } from './support/cli-desk';
-import { keyValues } from './support/cli-process';
+import { freePort } from './support/processes/free-port';
+import { GatewayProcess, startGateway } from './support/processes/gateway';
+import { CliDesk } from './support/labs/cli-desk';
+import { keyValues } from './support/clients/cli';
 
 /**
  * The built `tape` CLI as a subprocess against a real gateway with the local network embedded:

@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { connect, Socket } from 'node:net';
 import { SystemProgram } from '@solana/web3.js';
-import { eventually } from './support/eventually';
-import { GatewayProcess, startGateway } from './support/gateway-process';
-import { LocalnetClient } from './support/localnet-client';
-import { procStatusBytes } from './support/proc-status';
-import { stalledSubscriber } from './support/stalled-subscriber';
+import { eventually } from './support/jest/eventually';
+import { GatewayProcess, startGateway } from './support/processes/gateway';
+import { LocalnetClient } from './support/clients/localnet-client';
+import { procStatusBytes } from './support/processes/proc-status';
+import { stalledSubscriber } from './support/clients/stalled-subscriber';
 
 /**
  * Issue 34, finding 4: under a 1,024 descriptor limit, 1,100 idle sockets from one address took

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { CliUser } from './support/cli-process';
-import { ObjectFixture, SEGMENT_BYTES, startObjectFixture } from './support/object-fixture';
-import { siteGet } from './support/site-http';
+import { CliUser } from './support/clients/cli';
+import { ObjectFixture, SEGMENT_BYTES, startObjectFixture } from './support/labs/object-fixture';
+import { siteGet } from './support/clients/site-http';
 
 /** Every entry under `root` (itself included), relative to it, with its permission bits. */
 function modes(root: string): Map<string, number> {

@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CliUser, keyValues } from './support/cli-process';
-import { removeSite, writeSite } from './support/cli-site';
-import { eventually } from './support/eventually';
-import { GatewayProcess, startGateway } from './support/gateway-process';
-import { assetsNamed, hashedSite, seedOf, sha256Hex } from './support/hashed-site';
-import { siteGet } from './support/site-http';
+import { CliUser, keyValues } from './support/clients/cli';
+import { removeSite, writeSite } from './support/fixtures/site-dir';
+import { eventually } from './support/jest/eventually';
+import { GatewayProcess, startGateway } from './support/processes/gateway';
+import { assetsNamed, hashedSite, seedOf, sha256Hex } from './support/fixtures/hashed-site';
+import { siteGet } from './support/clients/site-http';
 
 /**
  * Issue 31, "Done when": Atomic and Freshness. A 1,000-file site whose index.html names every

@@ -1,7 +1,7 @@
 import { DNSSEC_OK } from 'dns-packet';
 import { DnsTxtLookup } from '../src/domains/dns-txt-lookup';
 import { parseResolverAddress, ResolverAddress } from '../src/config/resolver-address';
-import { DnsRelay, replyTo, txtAnswer } from './support/dns-relay';
+import { DnsRelay, replyTo, txtAnswer } from './support/fakes/dns-relay';
 
 /**
  * The DNS client on the wire, against scripted servers on loopback: what it sends, which

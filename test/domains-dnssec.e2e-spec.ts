@@ -8,8 +8,8 @@ import { Clock, ManualClock } from '../src/domains/clock';
 import { DomainsModule } from '../src/domains/domains.module';
 import { HostRouter } from '../src/domains/host-router';
 import { TxtBindingService } from '../src/domains/txt-binding.service';
-import { DnsRelay } from './support/dns-relay';
-import { DnssecLab } from './support/dnssec-lab';
+import { DnsRelay } from './support/fakes/dns-relay';
+import { DnssecLab } from './support/labs/dnssec-lab';
 
 /**
  * Customer domains against real DNS: BIND serves a DNSSEC-signed zone and an unsigned one,

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
-import { DnssecLab } from './support/dnssec-lab';
-import { startGateway, GatewayProcess } from './support/gateway-process';
-import { LedgerSite, publishOnFreshLedger } from './support/ledger-site';
+import { DnssecLab } from './support/labs/dnssec-lab';
+import { startGateway, GatewayProcess } from './support/processes/gateway';
+import { LedgerSite, publishOnFreshLedger } from './support/labs/ledger-site';
 import { createSocket, Socket } from 'node:dgram';
 
 /** GET with an explicit Host header (fetch will not let a test set Host). */

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { freePort } from './support/free-port';
-import { REPO_ROOT, startGateway } from './support/gateway-process';
+import { freePort } from './support/processes/free-port';
+import { REPO_ROOT, startGateway } from './support/processes/gateway';
 
 /** Runs `node dist/main.js` with a config file until it exits; its exit code and stderr. */
 async function runGateway(

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { GatewayProcess, REPO_ROOT, startGateway } from './support/gateway-process';
+import { GatewayProcess, REPO_ROOT, startGateway } from './support/processes/gateway';
 
 /** The first complete line the gateway wrote to stdout. */
 const FIRST_LINE = /^(.*)\n/;

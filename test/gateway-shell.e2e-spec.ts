@@ -1,9 +1,9 @@
-import { startGateway } from './support/gateway-process';
+import { startGateway } from './support/processes/gateway';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT } from './support/gateway-process';
+import { REPO_ROOT } from './support/processes/gateway';
 
 describe('gateway process', () => {
   it('answers /healthz, gives the stable error body, and exits cleanly on SIGTERM', async () => {

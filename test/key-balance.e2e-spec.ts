@@ -7,17 +7,17 @@ import {
 } from '@solana/web3.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { removeSite, writeSite } from './support/cli-site';
-import { ACROSS_PROCESSES, eventually } from './support/eventually';
-import { LocalnetClient } from './support/localnet-client';
-import { metricsText, requiredSample } from './support/metrics-text';
-import { awsCli } from './support/s3-cli';
+import { removeSite, writeSite } from './support/fixtures/site-dir';
+import { ACROSS_PROCESSES, eventually } from './support/jest/eventually';
+import { LocalnetClient } from './support/clients/localnet-client';
+import { metricsText, requiredSample } from './support/clients/metrics-text';
+import { awsCli } from './support/clients/s3-cli';
 import {
   startTapeS3Lab,
   TapeS3Lab,
   tapeWithCredential,
   TapeWithCredential,
-} from './support/s3-tape-lab';
+} from './support/labs/s3-tape-lab';
 
 interface Health {
   status: string;

@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { UploadSigner } from '../src/cli/deploy/upload-signer';
 import { SegmentingHasher } from '../src/tracks/track-layout';
 import { versionUploadMessage } from '../src/upload/version-request-auth';
-import { storedTrackPath } from './support/object-http';
-import { s3PutHead } from './support/s3-put-head';
-import { useS3TapeFixture } from './support/s3-tape-fixture';
-import { TestTape, UploadClient, WrittenTrack } from './support/upload-client';
+import { storedTrackPath } from './support/clients/object-http';
+import { s3PutHead } from './support/clients/s3-put-head';
+import { useS3TapeFixture } from './support/labs/s3-tape-fixture';
+import { TestTape, UploadClient, WrittenTrack } from './support/clients/upload-client';
 
 /**
  * Issue 15, finding 8: a client that stops sending a request body has its connection closed

@@ -5,9 +5,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { currentVersion } from '../src/chain/tape-history';
-import { LocalnetClient } from './support/localnet-client';
-import { LocalnetProcess, startLocalnetProcess } from './support/localnet-process';
-import { packInstructions, signersOf, TapeFixture, TestTape } from './support/localnet-tapes';
+import { LocalnetClient } from './support/clients/localnet-client';
+import { LocalnetProcess, startLocalnetProcess } from './support/processes/localnet';
+import {
+  packInstructions,
+  signersOf,
+  TapeFixture,
+  TestTape,
+} from './support/clients/localnet-tapes';
 
 interface Batch {
   raw: string;

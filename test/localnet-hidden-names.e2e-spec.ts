@@ -7,17 +7,17 @@ import { versionedTrackAddress } from '../src/object/versioned-track';
 import { commitmentOfBuffer } from '../src/tracks/commitment';
 import { VersionEntry, compareNames } from '../src/versions/version-entry';
 import { encodeRoot } from '../src/versions/version-nodes';
-import { GatewayProcess, startGateway } from './support/gateway-process';
-import { LocalnetClient } from './support/localnet-client';
-import { TapeFixture, TestTape } from './support/localnet-tapes';
-import { siteGet } from './support/site-http';
+import { GatewayProcess, startGateway } from './support/processes/gateway';
+import { LocalnetClient } from './support/clients/localnet-client';
+import { TapeFixture, TestTape } from './support/clients/localnet-tapes';
+import { siteGet } from './support/clients/site-http';
 import {
   SiteVersion,
   buildSiteVersion,
   gatewayKeypair,
   publishIx,
   storeSiteVersion,
-} from './support/site-versions';
+} from './support/fixtures/site-versions';
 
 /**
  * Security finding 4 (hidden files and `.well-known/` served), after program 1.2.0: the program

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { findRepoRoot } from './support/gateway-process';
-import { startLocalnetProcess } from './support/localnet-process';
+import { findRepoRoot } from './support/processes/gateway';
+import { startLocalnetProcess } from './support/processes/localnet';
 import { openSqlite } from '../src/config/sqlite';
 
 /**

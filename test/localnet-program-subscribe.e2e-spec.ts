@@ -3,10 +3,10 @@ import bs58 from 'bs58';
 import WebSocket from 'ws';
 import { AccountTag } from '../src/chain/account-layouts';
 import { DEFAULT_TAPE_PROGRAM_ID } from '../src/chain/program-ids';
-import { ACROSS_PROCESSES, eventually } from './support/eventually';
-import { LocalnetClient } from './support/localnet-client';
-import { LocalnetProcess, startLocalnetProcess } from './support/localnet-process';
-import { TapeFixture, TestTape } from './support/localnet-tapes';
+import { ACROSS_PROCESSES, eventually } from './support/jest/eventually';
+import { LocalnetClient } from './support/clients/localnet-client';
+import { LocalnetProcess, startLocalnetProcess } from './support/processes/localnet';
+import { TapeFixture, TestTape } from './support/clients/localnet-tapes';
 
 type Seen = Array<{ pubkey: string; tag: number; owner: string; slot: number }>;
 

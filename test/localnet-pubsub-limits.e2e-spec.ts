@@ -1,10 +1,10 @@
 import { Keypair, PublicKey, SystemProgram } from '@solana/web3.js';
 import WebSocket from 'ws';
-import { eventually } from './support/eventually';
-import { LocalnetClient } from './support/localnet-client';
-import { LocalnetProcess, startLocalnetProcess } from './support/localnet-process';
-import { procStatusBytes } from './support/proc-status';
-import { StalledSubscriber, stalledSubscriber } from './support/stalled-subscriber';
+import { eventually } from './support/jest/eventually';
+import { LocalnetClient } from './support/clients/localnet-client';
+import { LocalnetProcess, startLocalnetProcess } from './support/processes/localnet';
+import { procStatusBytes } from './support/processes/proc-status';
+import { StalledSubscriber, stalledSubscriber } from './support/clients/stalled-subscriber';
 
 const MiB = 1024 * 1024;
 const SUBSCRIBERS = 16;

@@ -12,8 +12,8 @@ import {
 import bs58 from 'bs58';
 import nacl from 'tweetnacl';
 import WebSocket from 'ws';
-import { LocalnetClient } from './support/localnet-client';
-import { LocalnetProcess, startLocalnetProcess } from './support/localnet-process';
+import { LocalnetClient } from './support/clients/localnet-client';
+import { LocalnetProcess, startLocalnetProcess } from './support/processes/localnet';
 
 const SLOT_MS = 20;
 

@@ -1,9 +1,9 @@
 import { Keypair, LAMPORTS_PER_SOL, PublicKey, SystemProgram } from '@solana/web3.js';
 import { request } from 'node:http';
 import WebSocket from 'ws';
-import { GatewayProcess, startGateway } from './support/gateway-process';
-import { LocalnetClient } from './support/localnet-client';
-import { eventually } from './support/eventually';
+import { GatewayProcess, startGateway } from './support/processes/gateway';
+import { LocalnetClient } from './support/clients/localnet-client';
+import { eventually } from './support/jest/eventually';
 
 const MiB = 1024 * 1024;
 const PROGRAM_ACCOUNTS_LIMIT = 8;

@@ -8,9 +8,9 @@ import {
 } from '@solana/web3.js';
 import { associatedTokenAddress } from '../src/chain/pdas';
 import { TOKEN_PROGRAM_ID } from '../src/chain/program-ids';
-import { LocalnetClient } from './support/localnet-client';
-import { LocalnetProcess, startLocalnetProcess } from './support/localnet-process';
-import { eventually } from './support/eventually';
+import { LocalnetClient } from './support/clients/localnet-client';
+import { LocalnetProcess, startLocalnetProcess } from './support/processes/localnet';
+import { eventually } from './support/jest/eventually';
 
 const RENT_EXEMPT_EMPTY = 890_880;
 const rentFor = (bytes: number) => (128 + bytes) * 3480 * 2;

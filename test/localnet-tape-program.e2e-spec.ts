@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TapeErrorCode } from '../src/chain/program-errors';
 import { DEFAULT_TAPE_PROGRAM_ID, MIB } from '../src/chain/program-ids';
-import { LocalnetClient } from './support/localnet-client';
-import { LocalnetProcess, startLocalnetProcess } from './support/localnet-process';
-import { signersOf, TapeFixture, TestTape } from './support/localnet-tapes';
+import { LocalnetClient } from './support/clients/localnet-client';
+import { LocalnetProcess, startLocalnetProcess } from './support/processes/localnet';
+import { signersOf, TapeFixture, TestTape } from './support/clients/localnet-tapes';
 
 const PRICE = 1000;
 const custom = (code: TapeErrorCode, index = 0) => ({

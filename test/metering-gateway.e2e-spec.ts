@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { send, xff } from './support/metering-http';
-import { RedisServer, startRedis, waitUntilCounting } from './support/metering-redis';
-import { SiteGateway, startSiteGateway } from './support/site-gateway';
-import { siteGet, SiteResponse } from './support/site-http';
-import { PublishedSite, publishSite } from './support/site-publish';
+import { send, xff } from './support/clients/metering-http';
+import { RedisServer, startRedis, waitUntilCounting } from './support/processes/metering-redis';
+import { SiteGateway, startSiteGateway } from './support/processes/site-gateway';
+import { siteGet, SiteResponse } from './support/clients/site-http';
+import { PublishedSite, publishSite } from './support/labs/site-publish';
 
 // The e2e project's testTimeout in jest.config.js is not applied (Jest reads it globally only).
 jest.setTimeout(180_000);

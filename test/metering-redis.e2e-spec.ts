@@ -1,9 +1,9 @@
 import Redis from 'ioredis';
-import { freePort } from './support/free-port';
-import { startMeteringTestApp } from './support/metering-app';
-import { send, xff } from './support/metering-http';
-import { MeteringProcess, startMeteringProcess } from './support/metering-process';
-import { RedisServer, startRedis, waitUntilCounting } from './support/metering-redis';
+import { freePort } from './support/processes/free-port';
+import { startMeteringTestApp } from './support/apps/metering-app';
+import { send, xff } from './support/clients/metering-http';
+import { MeteringProcess, startMeteringProcess } from './support/apps/metering-process';
+import { RedisServer, startRedis, waitUntilCounting } from './support/processes/metering-redis';
 
 // The e2e project's testTimeout in jest.config.js is not applied (Jest reads it globally only).
 jest.setTimeout(120_000);

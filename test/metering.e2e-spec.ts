@@ -1,5 +1,5 @@
-import { send, statuses, xff } from './support/metering-http';
-import { MeteringTestApp, startMeteringTestApp } from './support/metering-app';
+import { send, statuses, xff } from './support/clients/metering-http';
+import { MeteringTestApp, startMeteringTestApp } from './support/apps/metering-app';
 
 // The e2e project's testTimeout in jest.config.js is not applied (Jest reads it globally only).
 jest.setTimeout(120_000);

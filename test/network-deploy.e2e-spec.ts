@@ -21,13 +21,13 @@ import {
   programDataAddress,
   UPGRADEABLE_LOADER_ID,
 } from '../src/chain/upgradeable-loader';
-import { CliUser } from './support/cli-process';
-import { REPO_ROOT } from './support/gateway-process';
-import { LocalnetClient } from './support/localnet-client';
-import { LocalnetProcess } from './support/localnet-process';
-import { NetworkOperator, startNetworkOperator } from './support/network-operator';
-import { RpcRequest, startRpcFaultProxy } from './support/rpc-fault-proxy';
-import { buildLoggingProgram } from './support/sbf-program';
+import { CliUser } from './support/clients/cli';
+import { REPO_ROOT } from './support/processes/gateway';
+import { LocalnetClient } from './support/clients/localnet-client';
+import { LocalnetProcess } from './support/processes/localnet';
+import { NetworkOperator, startNetworkOperator } from './support/labs/network-operator';
+import { RpcRequest, startRpcFaultProxy } from './support/proxies/rpc-fault-proxy';
+import { buildLoggingProgram } from './support/fixtures/sbf-program';
 
 /** `tape network deploy --json`. */
 interface DeployJson {

@@ -16,14 +16,14 @@ import {
 } from '../src/chain/spl-token-instructions';
 import { decodeTokenAccount } from '../src/chain/spl-token-layouts';
 import { Tag } from '../src/chain/tape-instruction-data';
-import { CliDesk } from './support/cli-desk';
-import { CliUser, keyValues } from './support/cli-process';
-import { removeSite, writeSite } from './support/cli-site';
-import { GatewayProcess, startGateway } from './support/gateway-process';
-import { LocalnetClient } from './support/localnet-client';
-import { LocalnetProcess, startLocalnetProcess } from './support/localnet-process';
-import { startRpcFaultProxy } from './support/rpc-fault-proxy';
-import { siteGet } from './support/site-http';
+import { CliDesk } from './support/labs/cli-desk';
+import { CliUser, keyValues } from './support/clients/cli';
+import { removeSite, writeSite } from './support/fixtures/site-dir';
+import { GatewayProcess, startGateway } from './support/processes/gateway';
+import { LocalnetClient } from './support/clients/localnet-client';
+import { LocalnetProcess, startLocalnetProcess } from './support/processes/localnet';
+import { startRpcFaultProxy } from './support/proxies/rpc-fault-proxy';
+import { siteGet } from './support/clients/site-http';
 
 /** `tape network init --json`. */
 interface InitJson {

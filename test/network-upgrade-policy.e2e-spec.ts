@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { writeKeypair } from '../src/chain/keypair-file';
 import { embeddedProgramVersion, programVersionText } from '../src/chain/program-version';
 import { PROGRAMDATA_METADATA_SIZE, programDataAddress } from '../src/chain/upgradeable-loader';
-import { CliUser } from './support/cli-process';
-import { REPO_ROOT } from './support/gateway-process';
-import { LocalnetProcess } from './support/localnet-process';
-import { NetworkOperator, startNetworkOperator } from './support/network-operator';
-import { startRpcFaultProxy } from './support/rpc-fault-proxy';
-import { buildLoggingProgram } from './support/sbf-program';
+import { CliUser } from './support/clients/cli';
+import { REPO_ROOT } from './support/processes/gateway';
+import { LocalnetProcess } from './support/processes/localnet';
+import { NetworkOperator, startNetworkOperator } from './support/labs/network-operator';
+import { startRpcFaultProxy } from './support/proxies/rpc-fault-proxy';
+import { buildLoggingProgram } from './support/fixtures/sbf-program';
 
 /** `tape network status --json`. */
 interface StatusJson {

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CliUser } from './support/cli-process';
-import { GatewayProcess, REPO_ROOT, startGateway } from './support/gateway-process';
+import { CliUser } from './support/clients/cli';
+import { GatewayProcess, REPO_ROOT, startGateway } from './support/processes/gateway';
 
 /**
  * The README's quick start on Node 24 (issue 36): the gateway with its embedded network

@@ -2,10 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { CHUNK_BYTES } from '../src/tracks/commitment';
 import { SegmentingHasher } from '../src/tracks/track-layout';
-import { SEGMENT_BYTES, ObjectFixture, startObjectFixture } from './support/object-fixture';
-import { flipStoredByte, rawRequest, RawResponse, storedTrackPath } from './support/object-http';
-import { WrittenTrack } from './support/upload-client';
-import { eventually } from './support/eventually';
+import { SEGMENT_BYTES, ObjectFixture, startObjectFixture } from './support/labs/object-fixture';
+import {
+  flipStoredByte,
+  rawRequest,
+  RawResponse,
+  storedTrackPath,
+} from './support/clients/object-http';
+import { WrittenTrack } from './support/clients/upload-client';
+import { eventually } from './support/jest/eventually';
 
 /**
  * Storage is not trusted: bytes tampered with (or lost) in `<dataDir>/tracks` are never served.

@@ -3,9 +3,9 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import http from 'node:http';
 import { CHUNK_BYTES } from '../src/tracks/commitment';
-import { ObjectFixture, startObjectFixture } from './support/object-fixture';
-import { flipStoredByte, rawRequest } from './support/object-http';
-import { WrittenTrack } from './support/upload-client';
+import { ObjectFixture, startObjectFixture } from './support/labs/object-fixture';
+import { flipStoredByte, rawRequest } from './support/clients/object-http';
+import { WrittenTrack } from './support/clients/upload-client';
 
 /**
  * Default 8 MiB segments: blobs above the 1 MiB hot cache stream from disk. Memory stays flat

@@ -3,9 +3,9 @@ import { Keypair } from '@solana/web3.js';
 import { SegmentingHasher } from '../src/tracks/track-layout';
 import { versionedTrackAddress } from '../src/object/versioned-track';
 import { commitmentToHex } from '../src/tracks/commitment';
-import { SEGMENT_BYTES, ObjectFixture, startObjectFixture } from './support/object-fixture';
-import { parseByteranges, rawRequest } from './support/object-http';
-import { WrittenTrack } from './support/upload-client';
+import { SEGMENT_BYTES, ObjectFixture, startObjectFixture } from './support/labs/object-fixture';
+import { parseByteranges, rawRequest } from './support/clients/object-http';
+import { WrittenTrack } from './support/clients/upload-client';
 
 /**
  * GET|HEAD /object/{track} over HTTP against the built gateway: headers, statuses, ranges at and

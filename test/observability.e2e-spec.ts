@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { getTls, NO_CERTIFICATE, startCaddyFor, CaddyProcess } from './support/caddy-process';
-import { DnssecLab } from './support/dnssec-lab';
-import { GatewayProcess, REPO_ROOT, startGateway } from './support/gateway-process';
-import { LedgerSite, publishOnFreshLedger } from './support/ledger-site';
-import { metricsText, sample } from './support/metrics-text';
+import { getTls, NO_CERTIFICATE, startCaddyFor, CaddyProcess } from './support/processes/caddy';
+import { DnssecLab } from './support/labs/dnssec-lab';
+import { GatewayProcess, REPO_ROOT, startGateway } from './support/processes/gateway';
+import { LedgerSite, publishOnFreshLedger } from './support/labs/ledger-site';
+import { metricsText, sample } from './support/clients/metrics-text';
 
 /**
  * Issue 17, the operator half, on real processes: the built gateway (metrics, /livez and the

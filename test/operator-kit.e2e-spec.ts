@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServerConfig } from '../src/config/server.config';
 import { GATEWAY_NODE_FLAGS } from '../src/node-flags';
-import { GatewayProcess, REPO_ROOT, startGateway } from './support/gateway-process';
-import { metricsText } from './support/metrics-text';
+import { GatewayProcess, REPO_ROOT, startGateway } from './support/processes/gateway';
+import { metricsText } from './support/clients/metrics-text';
 
 /**
  * Issue 36's operator kit: the systemd unit passes `systemd-analyze verify` (Debian's systemd)

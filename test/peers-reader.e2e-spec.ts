@@ -4,15 +4,15 @@ import { join } from 'node:path';
 import { ChainServices } from '../src/chain/chain.module';
 import { validateChainConfig } from '../src/config/config-loader';
 import { commitmentOfBuffer, commitmentToHex } from '../src/tracks/commitment';
-import { ByteFlippingProxy, startByteFlippingProxy } from './support/byte-flipping-proxy';
-import { CliUser, keyValues } from './support/cli-process';
-import { removeSite, writeSite } from './support/cli-site';
-import { eventually } from './support/eventually';
-import { freePort } from './support/free-port';
-import { GatewayProcess, startGateway } from './support/gateway-process';
-import { LocalnetProcess, startLocalnetProcess } from './support/localnet-process';
-import { metricsText, sample } from './support/metrics-text';
-import { siteGet } from './support/site-http';
+import { ByteFlippingProxy, startByteFlippingProxy } from './support/proxies/byte-flipping-proxy';
+import { CliUser, keyValues } from './support/clients/cli';
+import { removeSite, writeSite } from './support/fixtures/site-dir';
+import { eventually } from './support/jest/eventually';
+import { freePort } from './support/processes/free-port';
+import { GatewayProcess, startGateway } from './support/processes/gateway';
+import { LocalnetProcess, startLocalnetProcess } from './support/processes/localnet';
+import { metricsText, sample } from './support/clients/metrics-text';
+import { siteGet } from './support/clients/site-http';
 
 /**
  * Any source is safe (issue 33): a reader gateway with peers only — no store, no store

@@ -1,8 +1,8 @@
 import { connect } from 'node:net';
 import { versionedTrackAddress } from '../src/object/versioned-track';
-import { startSiteGateway, SiteGateway } from './support/site-gateway';
-import { siteGet } from './support/site-http';
-import { publishSite, PublishedSite } from './support/site-publish';
+import { startSiteGateway, SiteGateway } from './support/processes/site-gateway';
+import { siteGet } from './support/clients/site-http';
+import { publishSite, PublishedSite } from './support/labs/site-publish';
 
 /**
  * Request targets written by hand on raw sockets (Node's HTTP client would rewrite them) against

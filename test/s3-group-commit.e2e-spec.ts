@@ -13,11 +13,11 @@ import { Connection, PublicKey } from '@solana/web3.js';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { awsCli } from './support/s3-cli';
-import { failure } from './support/s3-sdk-client';
-import { useS3TapeFixture } from './support/s3-tape-fixture';
-import { tapeWithCredential } from './support/s3-tape-lab';
-import { currentVersion } from './support/s3-version-view';
+import { awsCli } from './support/clients/s3-cli';
+import { failure } from './support/clients/s3-sdk-client';
+import { useS3TapeFixture } from './support/labs/s3-tape-fixture';
+import { tapeWithCredential } from './support/labs/s3-tape-lab';
+import { currentVersion } from './support/clients/s3-version-view';
 
 /**
  * S3 writes go into versions with group commit (docs/s3.md, "Writes: group commit"): writes

@@ -10,8 +10,8 @@ import {
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
 import { Readable } from 'node:stream';
-import { failure } from './support/s3-sdk-client';
-import { APP_OWNER, useS3TestApp } from './support/s3-app-fixture';
+import { failure } from './support/clients/s3-sdk-client';
+import { APP_OWNER, useS3TestApp } from './support/apps/s3-app-fixture';
 
 /**
  * Hidden keys (a segment starting with "."): a tape written by a program from before the rule

@@ -12,9 +12,9 @@ import {
 import { createHash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { CHECKSUM_ALGORITHMS, newChecksum } from '../src/s3/body/checksums';
-import { failure } from './support/s3-sdk-client';
-import { useS3TapeFixture } from './support/s3-tape-fixture';
-import { gatewayGet } from './support/s3-tape-lab';
+import { failure } from './support/clients/s3-sdk-client';
+import { useS3TapeFixture } from './support/labs/s3-tape-fixture';
+import { gatewayGet } from './support/labs/s3-tape-lab';
 
 /**
  * Issue 19, findings 4 and 5: what S3 keeps with an object besides its bytes and type — the

@@ -11,10 +11,10 @@ import {
   UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
-import { failure } from './support/s3-sdk-client';
-import { send, signedRequest } from './support/s3-raw-http';
-import { useS3TapeFixture } from './support/s3-tape-fixture';
-import { currentVersion } from './support/s3-version-view';
+import { failure } from './support/clients/s3-sdk-client';
+import { send, signedRequest } from './support/clients/s3-raw-http';
+import { useS3TapeFixture } from './support/labs/s3-tape-fixture';
+import { currentVersion } from './support/clients/s3-version-view';
 
 /**
  * What S3 clients read back about an object beyond its bytes, on a real gateway: S3's ETags

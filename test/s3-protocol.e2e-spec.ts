@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { awsCli, rclone } from './support/s3-cli';
-import { startS3TestApp, S3TestApp } from './support/s3-test-app';
+import { awsCli, rclone } from './support/clients/s3-cli';
+import { startS3TestApp, S3TestApp } from './support/apps/s3-test-app';
 
 /**
  * The real clients against the real S3 listener (over the in-memory backend double):

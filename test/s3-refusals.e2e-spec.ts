@@ -1,6 +1,6 @@
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { failure } from './support/s3-sdk-client';
-import { APP_OWNER, useS3TestApp } from './support/s3-app-fixture';
+import { failure } from './support/clients/s3-sdk-client';
+import { APP_OWNER, useS3TestApp } from './support/apps/s3-app-fixture';
 
 /**
  * Every refusal a site owner syncing with an SDK can meet, by the name and status the client

@@ -5,8 +5,8 @@ import {
   GetObjectCommand,
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
-import { failure } from './support/s3-sdk-client';
-import { useS3TapeFixture } from './support/s3-tape-fixture';
+import { failure } from './support/clients/s3-sdk-client';
+import { useS3TapeFixture } from './support/labs/s3-tape-fixture';
 
 /**
  * Every acknowledged write takes effect (issue 31): PUT k, DELETE k, then the same PUT k again

@@ -11,10 +11,10 @@ import {
   UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
-import { signedRequest } from './support/s3-raw-http';
-import { failure } from './support/s3-sdk-client';
-import { encodeKeyPath } from './support/s3-signing';
-import { useS3TapeFixture } from './support/s3-tape-fixture';
+import { signedRequest } from './support/clients/s3-raw-http';
+import { failure } from './support/clients/s3-sdk-client';
+import { encodeKeyPath } from './support/clients/s3-signing';
+import { useS3TapeFixture } from './support/labs/s3-tape-fixture';
 
 /**
  * Issue 19: every S3 write is safe to retry at any moment. An identical write sent twice builds

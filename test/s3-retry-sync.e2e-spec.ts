@@ -1,11 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { commitmentOfBuffer } from '../src/tracks/commitment';
-import { DroppingProxy, startDroppingProxy } from './support/dropping-proxy';
-import { awsCli, rclone } from './support/s3-cli';
-import { useS3TapeFixture } from './support/s3-tape-fixture';
-import { tapeWithCredential, TapeWithCredential } from './support/s3-tape-lab';
-import { currentVersion } from './support/s3-version-view';
+import { DroppingProxy, startDroppingProxy } from './support/proxies/dropping-proxy';
+import { awsCli, rclone } from './support/clients/s3-cli';
+import { useS3TapeFixture } from './support/labs/s3-tape-fixture';
+import { tapeWithCredential, TapeWithCredential } from './support/labs/s3-tape-lab';
+import { currentVersion } from './support/clients/s3-version-view';
 
 /**
  * Issue 19, "done when": `aws s3 sync` and `rclone sync` of a site through a proxy that drops

@@ -15,8 +15,8 @@ import {
 } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { captureHeaders, failure } from './support/s3-sdk-client';
-import { APP_OWNER, useS3TestApp } from './support/s3-app-fixture';
+import { captureHeaders, failure } from './support/clients/s3-sdk-client';
+import { APP_OWNER, useS3TestApp } from './support/apps/s3-app-fixture';
 
 /**
  * @aws-sdk/client-s3 against the S3 listener: streamed bodies (aws-chunked with a CRC32 trailer),

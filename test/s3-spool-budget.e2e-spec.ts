@@ -12,10 +12,10 @@ import {
   requestHead,
   signedRequest,
   writeAllThenRead,
-} from './support/s3-raw-http';
-import { encodeKeyPath, signWithHeader } from './support/s3-signing';
-import { useS3TapeFixture } from './support/s3-tape-fixture';
-import { tapeWithCredential, TapeWithCredential } from './support/s3-tape-lab';
+} from './support/clients/s3-raw-http';
+import { encodeKeyPath, signWithHeader } from './support/clients/s3-signing';
+import { useS3TapeFixture } from './support/labs/s3-tape-fixture';
+import { tapeWithCredential, TapeWithCredential } from './support/labs/s3-tape-lab';
 
 /**
  * Issue 15, finding 3: multipart parts are budgeted before they are spooled. A part must

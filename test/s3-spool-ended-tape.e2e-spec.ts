@@ -6,8 +6,8 @@ import {
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ACROSS_PROCESSES, eventually } from './support/eventually';
-import { useS3TapeFixture } from './support/s3-tape-fixture';
+import { ACROSS_PROCESSES, eventually } from './support/jest/eventually';
+import { useS3TapeFixture } from './support/labs/s3-tape-fixture';
 
 /**
  * Issue 34, finding 3: the parts of a multipart upload held the spool for 7 days

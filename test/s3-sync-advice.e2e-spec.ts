@@ -1,9 +1,9 @@
 import { utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CliUser } from './support/cli-process';
-import { removeSite, writeSite } from './support/cli-site';
-import { awsCli, rclone } from './support/s3-cli';
-import { useS3TapeFixture } from './support/s3-tape-fixture';
+import { CliUser } from './support/clients/cli';
+import { removeSite, writeSite } from './support/fixtures/site-dir';
+import { awsCli, rclone } from './support/clients/s3-cli';
+import { useS3TapeFixture } from './support/labs/s3-tape-fixture';
 
 /**
  * Issue 36: the sync commands `tape gateway credentials issue` prints (and docs/s3.md gives)

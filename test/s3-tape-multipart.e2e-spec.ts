@@ -12,9 +12,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { splitFileIntoTracks } from '../src/tracks/track-layout';
-import { failure } from './support/s3-sdk-client';
-import { useS3TapeFixture } from './support/s3-tape-fixture';
-import { gatewayGet, tapeWithCredential } from './support/s3-tape-lab';
+import { failure } from './support/clients/s3-sdk-client';
+import { useS3TapeFixture } from './support/labs/s3-tape-fixture';
+import { gatewayGet, tapeWithCredential } from './support/labs/s3-tape-lab';
 
 /**
  * Multipart uploads on a real gateway: parts out of order, the object they complete into (the

@@ -2,10 +2,10 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { labelFromAddress } from '../src/chain/tape-label';
-import { CliUser, keyValues } from './support/cli-process';
-import { failure, sdkClient } from './support/s3-sdk-client';
-import { useS3TapeFixture } from './support/s3-tape-fixture';
-import { tapeWithCredential } from './support/s3-tape-lab';
+import { CliUser, keyValues } from './support/clients/cli';
+import { failure, sdkClient } from './support/clients/s3-sdk-client';
+import { useS3TapeFixture } from './support/labs/s3-tape-fixture';
+import { tapeWithCredential } from './support/labs/s3-tape-lab';
 
 /**
  * The operator commands (`tape gateway key`, `tape gateway credentials issue|list|revoke`) run

@@ -7,13 +7,13 @@ import {
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expectContinue, requestHead } from './support/s3-raw-http';
-import { awsCli } from './support/s3-cli';
-import { failure, sdkClient } from './support/s3-sdk-client';
-import { encodeKeyPath, signWithHeader } from './support/s3-signing';
-import { useS3TapeFixture } from './support/s3-tape-fixture';
-import { gatewayGet, tapeWithCredential, TapeWithCredential } from './support/s3-tape-lab';
-import { currentVersion } from './support/s3-version-view';
+import { expectContinue, requestHead } from './support/clients/s3-raw-http';
+import { awsCli } from './support/clients/s3-cli';
+import { failure, sdkClient } from './support/clients/s3-sdk-client';
+import { encodeKeyPath, signWithHeader } from './support/clients/s3-signing';
+import { useS3TapeFixture } from './support/labs/s3-tape-fixture';
+import { gatewayGet, tapeWithCredential, TapeWithCredential } from './support/labs/s3-tape-lab';
+import { currentVersion } from './support/clients/s3-version-view';
 
 /**
  * Every refusal a site owner can meet on a real gateway, as the SDK (and aws-cli) shows it:

@@ -2,11 +2,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { splitFileIntoTracks } from '../src/tracks/track-layout';
-import { awsCli, rclone } from './support/s3-cli';
-import { ACROSS_PROCESSES, eventually } from './support/eventually';
-import { useS3TapeFixture } from './support/s3-tape-fixture';
-import { gatewayGet, sitePath, tapeWithCredential } from './support/s3-tape-lab';
-import { currentVersion } from './support/s3-version-view';
+import { awsCli, rclone } from './support/clients/s3-cli';
+import { ACROSS_PROCESSES, eventually } from './support/jest/eventually';
+import { useS3TapeFixture } from './support/labs/s3-tape-fixture';
+import { gatewayGet, sitePath, tapeWithCredential } from './support/labs/s3-tape-lab';
+import { currentVersion } from './support/clients/s3-version-view';
 
 /**
  * Publishing a site through the S3 endpoint of a real gateway process, with the real clients:

@@ -12,13 +12,13 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { commitmentOfBuffer } from '../src/tracks/commitment';
-import { signedRequest } from './support/s3-raw-http';
-import { captureHeaders, failure } from './support/s3-sdk-client';
-import { s3PutHead } from './support/s3-put-head';
-import { encodeKeyPath } from './support/s3-signing';
-import { useS3TapeFixture } from './support/s3-tape-fixture';
-import { gatewayGet, tapeWithCredential, TapeWithCredential } from './support/s3-tape-lab';
-import { eventually } from './support/eventually';
+import { signedRequest } from './support/clients/s3-raw-http';
+import { captureHeaders, failure } from './support/clients/s3-sdk-client';
+import { s3PutHead } from './support/clients/s3-put-head';
+import { encodeKeyPath } from './support/clients/s3-signing';
+import { useS3TapeFixture } from './support/labs/s3-tape-fixture';
+import { gatewayGet, tapeWithCredential, TapeWithCredential } from './support/labs/s3-tape-lab';
+import { eventually } from './support/jest/eventually';
 
 /**
  * Writes through the S3 endpoint of a real gateway: streamed bodies, concurrent writes of one

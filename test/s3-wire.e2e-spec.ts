@@ -4,10 +4,10 @@ import {
   requestHead,
   send,
   signedRequest,
-} from './support/s3-raw-http';
-import { signWithHeader } from './support/s3-signing';
-import { useS3TestApp } from './support/s3-app-fixture';
-import { startS3TestApp } from './support/s3-test-app';
+} from './support/clients/s3-raw-http';
+import { signWithHeader } from './support/clients/s3-signing';
+import { useS3TestApp } from './support/apps/s3-app-fixture';
+import { startS3TestApp } from './support/apps/s3-test-app';
 
 /**
  * The S3 listener on the wire: what reaches it that no SDK sends (anonymous, malformed, hostile,

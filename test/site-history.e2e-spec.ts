@@ -6,13 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeTape, TapeRecord } from '../src/chain/account-layouts';
 import { commitmentOfBuffer } from '../src/tracks/commitment';
-import { CLI_ENTRY, CliUser, keyValues } from './support/cli-process';
-import { removeSite, writeSite } from './support/cli-site';
-import { eventually } from './support/eventually';
-import { GatewayProcess, REPO_ROOT, startGateway } from './support/gateway-process';
-import { metricsText, sample } from './support/metrics-text';
-import { isStored, storedBytes } from './support/object-http';
-import { siteGet, SiteResponse } from './support/site-http';
+import { CLI_ENTRY, CliUser, keyValues } from './support/clients/cli';
+import { removeSite, writeSite } from './support/fixtures/site-dir';
+import { eventually } from './support/jest/eventually';
+import { GatewayProcess, REPO_ROOT, startGateway } from './support/processes/gateway';
+import { metricsText, sample } from './support/clients/metrics-text';
+import { isStored, storedBytes } from './support/clients/object-http';
+import { siteGet, SiteResponse } from './support/clients/site-http';
 
 /**
  * History, rollback, pinned URLs and previews (issue 32; docs/site.md, "Pinned and alias

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT } from './support/gateway-process';
-import { startSiteGateway, SiteGateway } from './support/site-gateway';
-import { rawGet, siteGet } from './support/site-http';
-import { publishSite, PublishedSite } from './support/site-publish';
+import { REPO_ROOT } from './support/processes/gateway';
+import { startSiteGateway, SiteGateway } from './support/processes/site-gateway';
+import { rawGet, siteGet } from './support/clients/site-http';
+import { publishSite, PublishedSite } from './support/labs/site-publish';
 
 /**
  * Hostile paths, sent as raw bytes (no client-side normalisation), on the path route and on a

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { commitmentOfBuffer } from '../src/tracks/commitment';
-import { startSiteGateway, SiteGateway } from './support/site-gateway';
-import { siteGet, SiteRequest, SiteResponse } from './support/site-http';
-import { publishSite, PublishedSite } from './support/site-publish';
-import { RpcRecorder, startRpcRecorder } from './support/rpc-recorder';
+import { startSiteGateway, SiteGateway } from './support/processes/site-gateway';
+import { siteGet, SiteRequest, SiteResponse } from './support/clients/site-http';
+import { publishSite, PublishedSite } from './support/labs/site-publish';
+import { RpcRecorder, startRpcRecorder } from './support/proxies/rpc-recorder';
 
 /**
  * Every row of the site routes, on the path route (`/site/{tape}/…`) and on a hostname route

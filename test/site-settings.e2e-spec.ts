@@ -1,6 +1,6 @@
-import { startSiteGateway, SiteGateway } from './support/site-gateway';
-import { siteGet, SiteResponse } from './support/site-http';
-import { publishSite, PublishedSite } from './support/site-publish';
+import { startSiteGateway, SiteGateway } from './support/processes/site-gateway';
+import { siteGet, SiteResponse } from './support/clients/site-http';
+import { publishSite, PublishedSite } from './support/labs/site-publish';
 
 /**
  * `_site.json` variants and the gateway-wide settings, redeploys going live within the max-age,

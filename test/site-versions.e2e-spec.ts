@@ -9,14 +9,14 @@ import { GatewayClient } from '../src/cli/deploy/gateway-client';
 import { VersionPublisher } from '../src/cli/versions/version-publisher';
 import { commitmentOfBuffer } from '../src/tracks/commitment';
 import { FileTrackStore } from '../src/tracks/file-track-store';
-import { VersionSite } from './support/version-site';
+import { VersionSite } from './support/fixtures/version-site';
 import { versionedTrackAddress } from '../src/object/versioned-track';
-import { ACROSS_PROCESSES, eventually } from './support/eventually';
-import { freePort } from './support/free-port';
-import { GatewayProcess, startGateway } from './support/gateway-process';
-import { LocalnetClient } from './support/localnet-client';
-import { TapeFixture, TestTape } from './support/localnet-tapes';
-import { siteGet, SiteResponse } from './support/site-http';
+import { ACROSS_PROCESSES, eventually } from './support/jest/eventually';
+import { freePort } from './support/processes/free-port';
+import { GatewayProcess, startGateway } from './support/processes/gateway';
+import { LocalnetClient } from './support/clients/localnet-client';
+import { TapeFixture, TestTape } from './support/clients/localnet-tapes';
+import { siteGet, SiteResponse } from './support/clients/site-http';
 import {
   buildSiteVersion,
   gatewayKeypair,
@@ -24,7 +24,7 @@ import {
   SiteFile,
   SiteVersion,
   storeSiteVersion,
-} from './support/site-versions';
+} from './support/fixtures/site-versions';
 
 /**
  * A site served from published versions (docs/versions.md, "Serving and invalidation"): a

@@ -1,12 +1,12 @@
 import { Keypair } from '@solana/web3.js';
 import { labelFromAddress } from '../src/chain/tape-label';
-import { getTls, NO_CERTIFICATE, startCaddyFor, CaddyProcess } from './support/caddy-process';
-import { CliUser, keyValues } from './support/cli-process';
-import { removeSite, writeSite } from './support/cli-site';
-import { ACROSS_PROCESSES, eventually } from './support/eventually';
-import { GatewayProcess, startGateway } from './support/gateway-process';
-import { metricsText, sample } from './support/metrics-text';
-import { siteGet } from './support/site-http';
+import { getTls, NO_CERTIFICATE, startCaddyFor, CaddyProcess } from './support/processes/caddy';
+import { CliUser, keyValues } from './support/clients/cli';
+import { removeSite, writeSite } from './support/fixtures/site-dir';
+import { ACROSS_PROCESSES, eventually } from './support/jest/eventually';
+import { GatewayProcess, startGateway } from './support/processes/gateway';
+import { metricsText, sample } from './support/clients/metrics-text';
+import { siteGet } from './support/clients/site-http';
 
 /**
  * Issue 34, finding 1, on real processes: Caddy running deploy/Caddyfile (on-demand TLS from its

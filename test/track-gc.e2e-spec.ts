@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ObjectFixture, startObjectFixture } from './support/object-fixture';
-import { rawRequest } from './support/object-http';
-import { WrittenTrack } from './support/upload-client';
+import { ObjectFixture, startObjectFixture } from './support/labs/object-fixture';
+import { rawRequest } from './support/clients/object-http';
+import { WrittenTrack } from './support/clients/upload-client';
 
 /**
  * Issue 15, finding 1: paid capacity bounds the gateway's disk. Each round uploads a file and

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { commitmentToHex } from '../src/tracks/commitment';
-import { ObjectFixture, SEGMENT_BYTES, startObjectFixture } from './support/object-fixture';
-import { rawRequest, storedTrackPath } from './support/object-http';
+import { ObjectFixture, SEGMENT_BYTES, startObjectFixture } from './support/labs/object-fixture';
+import { rawRequest, storedTrackPath } from './support/clients/object-http';
 
 /**
  * Issue 15, finding 7: a corrupted stored track can be repaired by uploading the right bytes

@@ -1,12 +1,12 @@
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { allowPublicRead, CephRgw, startCephRgw } from './support/ceph';
-import { CliDesk } from './support/cli-desk';
-import { GatewayProcess, startGateway } from './support/gateway-process';
-import { RecordingProxy, startRecordingProxy } from './support/recording-proxy';
-import { StoreCredentials, trackStoreEnv } from './support/s3-store-lab';
-import { siteGet } from './support/site-http';
+import { allowPublicRead, CephRgw, startCephRgw } from './support/processes/ceph';
+import { CliDesk } from './support/labs/cli-desk';
+import { GatewayProcess, startGateway } from './support/processes/gateway';
+import { RecordingProxy, startRecordingProxy } from './support/proxies/recording-proxy';
+import { StoreCredentials, trackStoreEnv } from './support/labs/s3-store-lab';
+import { siteGet } from './support/clients/site-http';
 
 /**
  * docs/operator.md, "Scaling out", readers with read-only access: a writer uploads into its

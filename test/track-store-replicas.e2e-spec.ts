@@ -4,16 +4,16 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { CephRgw, startCephRgw } from './support/ceph';
-import { CliUser, keyValues } from './support/cli-process';
-import { GatewayProcess, startGateway } from './support/gateway-process';
-import { RedisServer, startRedis } from './support/metering-redis';
-import { RoundRobin, startRoundRobin } from './support/nginx-round-robin';
-import { awsCli, rclone } from './support/s3-cli';
-import { failure, sdkClient } from './support/s3-sdk-client';
-import { ACROSS_PROCESSES, eventually } from './support/eventually';
-import { sitePath } from './support/s3-tape-lab';
-import { siteGet } from './support/site-http';
+import { CephRgw, startCephRgw } from './support/processes/ceph';
+import { CliUser, keyValues } from './support/clients/cli';
+import { GatewayProcess, startGateway } from './support/processes/gateway';
+import { RedisServer, startRedis } from './support/processes/metering-redis';
+import { RoundRobin, startRoundRobin } from './support/processes/nginx-round-robin';
+import { awsCli, rclone } from './support/clients/s3-cli';
+import { failure, sdkClient } from './support/clients/s3-sdk-client';
+import { ACROSS_PROCESSES, eventually } from './support/jest/eventually';
+import { sitePath } from './support/labs/s3-tape-lab';
+import { siteGet } from './support/clients/site-http';
 
 /**
  * The topology of docs/operator.md, "Scaling out", with two writers: one Ceph RGW bucket holds

@@ -6,13 +6,13 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { commitmentToHex } from '../src/tracks/commitment';
 import { SegmentingHasher } from '../src/tracks/track-layout';
-import { CephRgw, startCephRgw } from './support/ceph';
-import { CliDesk } from './support/cli-desk';
-import { GatewayProcess, startGateway } from './support/gateway-process';
-import { RoundRobin, startRoundRobin } from './support/nginx-round-robin';
-import { siteGet } from './support/site-http';
-import { UploadClient } from './support/upload-client';
-import { eventually } from './support/eventually';
+import { CephRgw, startCephRgw } from './support/processes/ceph';
+import { CliDesk } from './support/labs/cli-desk';
+import { GatewayProcess, startGateway } from './support/processes/gateway';
+import { RoundRobin, startRoundRobin } from './support/processes/nginx-round-robin';
+import { siteGet } from './support/clients/site-http';
+import { UploadClient } from './support/clients/upload-client';
+import { eventually } from './support/jest/eventually';
 
 /**
  * The topology of docs/operator.md, "Scaling out": one Ceph RGW bucket holds every track; a

@@ -3,10 +3,10 @@ import http from 'node:http';
 import { SegmentingHasher } from '../src/tracks/track-layout';
 import { UploadSigner } from '../src/cli/deploy/upload-signer';
 import { versionUploadMessage } from '../src/upload/version-request-auth';
-import { ObjectFixture, SEGMENT_BYTES, startObjectFixture } from './support/object-fixture';
-import { eventually } from './support/eventually';
-import { metricsText, sample } from './support/metrics-text';
-import { TestTape, WrittenTrack } from './support/upload-client';
+import { ObjectFixture, SEGMENT_BYTES, startObjectFixture } from './support/labs/object-fixture';
+import { eventually } from './support/jest/eventually';
+import { metricsText, sample } from './support/clients/metrics-text';
+import { TestTape, WrittenTrack } from './support/clients/upload-client';
 
 /**
  * Issue 15, finding 8 (uploads): at most storage.uploads.max_per_client uploads in progress per

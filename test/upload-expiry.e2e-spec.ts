@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { SegmentingHasher } from '../src/tracks/track-layout';
-import { ObjectFixture, startObjectFixture } from './support/object-fixture';
-import { eventually } from './support/eventually';
-import { rawRequest, storedTrackPath } from './support/object-http';
+import { ObjectFixture, startObjectFixture } from './support/labs/object-fixture';
+import { eventually } from './support/jest/eventually';
+import { rawRequest, storedTrackPath } from './support/clients/object-http';
 
 /**
  * Expired tapes, on a local network whose epochs last 2 seconds: uploads are refused with 410

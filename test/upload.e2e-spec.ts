@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { UploadSigner } from '../src/cli/deploy/upload-signer';
 import { SegmentingHasher } from '../src/tracks/track-layout';
 import { versionUploadMessage } from '../src/upload/version-request-auth';
-import { ObjectFixture, startObjectFixture } from './support/object-fixture';
-import { rawRequest, storedTrackPath } from './support/object-http';
-import { PutReply, WrittenTrack } from './support/upload-client';
-import { eventually } from './support/eventually';
+import { ObjectFixture, startObjectFixture } from './support/labs/object-fixture';
+import { rawRequest, storedTrackPath } from './support/clients/object-http';
+import { PutReply, WrittenTrack } from './support/clients/upload-client';
+import { eventually } from './support/jest/eventually';
 
 /**
  * PUT /upload/{tape}/{commitment} (a version's bytes, staged before any version names them)

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { objectAddress } from '../src/verify/core/tape-verifier';
-import { GatewayProcess, startGateway } from './support/gateway-process';
-import { CliUser, keyValues } from './support/cli-process';
-import { generateSite, removeSite, writeSite } from './support/cli-site';
-import { LyingGateway, startLyingGateway } from './support/lying-gateway';
+import { GatewayProcess, startGateway } from './support/processes/gateway';
+import { CliUser, keyValues } from './support/clients/cli';
+import { generateSite, removeSite, writeSite } from './support/fixtures/site-dir';
+import { LyingGateway, startLyingGateway } from './support/proxies/lying-gateway';
 
 const TIMEOUT_MS = 300_000;
 
@@ -20,7 +20,7 @@ interface Report {
 
 /**
  * `tape verify` against an honest gateway and against a deliberately lying one in front of it
- * (test/support/lying-gateway.ts): every lie is caught, with its reason, file and bytes.
+ * (test/support/proxies/lying-gateway.ts): every lie is caught, with its reason, file and bytes.
  */
 describe('tape verify', () => {
   let gw: GatewayProcess;

@@ -5,10 +5,10 @@ import { GatewayClient } from '../src/cli/deploy/gateway-client';
 import { readCurrentRoot, readCurrentVersion } from '../src/cli/versions/current-version';
 import { verifyVersionDownload } from '../src/cli/versions/version-download';
 import { VersionPublisher } from '../src/cli/versions/version-publisher';
-import { ObjectFixture } from './support/object-fixture';
-import { startVersionLab, stopVersionLab, VersionLab } from './support/version-lab';
-import { TestTape } from './support/upload-client';
-import { VersionSite } from './support/version-site';
+import { ObjectFixture } from './support/labs/object-fixture';
+import { startVersionLab, stopVersionLab, VersionLab } from './support/labs/version-lab';
+import { TestTape } from './support/clients/upload-client';
+import { VersionSite } from './support/fixtures/version-site';
 
 /**
  * `GET /versions/{tape}/{root}` (docs/versions.md, "Routes") on a real gateway and the embedded

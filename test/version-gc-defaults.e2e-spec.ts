@@ -5,13 +5,18 @@ import { VersionPublisher } from '../src/cli/versions/version-publisher';
 import { TrackGcConfig } from '../src/config/storage.config';
 import { chunkCount, CHUNK_HASH_BYTES } from '../src/tracks/commitment';
 import { STAGING_SLACK_BYTES } from '../src/upload/staging';
-import { eventually } from './support/eventually';
-import { ObjectFixture } from './support/object-fixture';
-import { startVersionLab, stopVersionLab, VersionLab, versionTracks } from './support/version-lab';
-import { isStored, storedBytes } from './support/object-http';
-import { siteGet } from './support/site-http';
-import { TestTape } from './support/upload-client';
-import { VersionSite } from './support/version-site';
+import { eventually } from './support/jest/eventually';
+import { ObjectFixture } from './support/labs/object-fixture';
+import {
+  startVersionLab,
+  stopVersionLab,
+  VersionLab,
+  versionTracks,
+} from './support/labs/version-lab';
+import { isStored, storedBytes } from './support/clients/object-http';
+import { siteGet } from './support/clients/site-http';
+import { TestTape } from './support/clients/upload-client';
+import { VersionSite } from './support/fixtures/version-site';
 
 /**
  * The collector with its shipped settings (no storage.gc override: one pass every

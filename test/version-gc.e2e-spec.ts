@@ -3,13 +3,18 @@ import { readFileSync } from 'node:fs';
 import { VersionPublisher } from '../src/cli/versions/version-publisher';
 import { versionedTrackAddress } from '../src/object/versioned-track';
 import { commitmentOfBuffer } from '../src/tracks/commitment';
-import { eventually } from './support/eventually';
-import { ObjectFixture } from './support/object-fixture';
-import { startVersionLab, stopVersionLab, VersionLab, versionTracks } from './support/version-lab';
-import { rawRequest, isStored, storedBytes } from './support/object-http';
-import { siteGet } from './support/site-http';
-import { TestTape } from './support/upload-client';
-import { putVersionBytes, VersionSite } from './support/version-site';
+import { eventually } from './support/jest/eventually';
+import { ObjectFixture } from './support/labs/object-fixture';
+import {
+  startVersionLab,
+  stopVersionLab,
+  VersionLab,
+  versionTracks,
+} from './support/labs/version-lab';
+import { rawRequest, isStored, storedBytes } from './support/clients/object-http';
+import { siteGet } from './support/clients/site-http';
+import { TestTape } from './support/clients/upload-client';
+import { putVersionBytes, VersionSite } from './support/fixtures/version-site';
 
 /**
  * The collector keeps exactly what a tape's kept versions reference (docs/tracks.md, "Garbage

@@ -12,10 +12,10 @@ import {
 import { commitmentOfBuffer } from '../src/tracks/commitment';
 import { encodeRoot } from '../src/versions/version-nodes';
 import { requestMessage } from '../src/upload/version-request-auth';
-import { ObjectFixture } from './support/object-fixture';
-import { startVersionLab, stopVersionLab, VersionLab } from './support/version-lab';
-import { TestTape } from './support/upload-client';
-import { putVersionBytes, VersionSite } from './support/version-site';
+import { ObjectFixture } from './support/labs/object-fixture';
+import { startVersionLab, stopVersionLab, VersionLab } from './support/labs/version-lab';
+import { TestTape } from './support/clients/upload-client';
+import { putVersionBytes, VersionSite } from './support/fixtures/version-site';
 
 /**
  * Publishing versions through a real gateway on the embedded network (docs/versions.md): bytes

@@ -1,8 +1,8 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI_ENTRY, cliEnv, runCli } from '../../test/support/cli-process';
-import { GatewayProcess, startGateway } from '../../test/support/gateway-process';
+import { CLI_ENTRY, cliEnv, runCli } from '../../test/support/clients/cli';
+import { GatewayProcess, startGateway } from '../../test/support/processes/gateway';
 
 /** A benchmark's gateway (local network embedded) and a `tape` user of it, in a work directory. */
 export interface BenchGateway {

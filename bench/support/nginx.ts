@@ -9,7 +9,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../test/support/free-port';
+import { freePort } from '../../test/support/processes/free-port';
 
 export interface NginxOptions {
   /** The directory served (unless `proxyTo`). */

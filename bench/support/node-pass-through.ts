@@ -1,5 +1,5 @@
-import { freePort } from '../../test/support/free-port';
-import { spawnNodeChild } from '../../test/support/node-child';
+import { freePort } from '../../test/support/processes/free-port';
+import { spawnNodeChild } from '../../test/support/processes/node-child';
 import { GATEWAY_NODE_FLAGS } from '../../src/node-flags';
 
 /** A process the benchmark talks to and stops. */

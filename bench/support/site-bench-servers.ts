@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
-import { freePort } from '../../test/support/free-port';
-import { spawnNodeChild } from '../../test/support/node-child';
-import { REPO_ROOT } from '../../test/support/gateway-process';
+import { freePort } from '../../test/support/processes/free-port';
+import { spawnNodeChild } from '../../test/support/processes/node-child';
+import { REPO_ROOT } from '../../test/support/processes/gateway';
 import { GATEWAY_NODE_FLAGS } from '../../src/node-flags';
 
 /**

@@ -31,13 +31,13 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../../test/support/gateway-process';
+import { REPO_ROOT } from '../../test/support/processes/gateway';
 import {
   startTapeS3Lab,
   TapeS3Lab,
   tapeWithCredential,
   TapeWithCredential,
-} from '../../test/support/s3-tape-lab';
+} from '../../test/support/labs/s3-tape-lab';
 
 /** ceph/s3-tests revision the selection was made against (main, 2026-11). */
 export const S3TESTS_COMMIT = '8f0ae7b404a3a2fcf7038bf1e6bf29544fe9b6a3';

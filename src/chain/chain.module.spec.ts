@@ -13,7 +13,7 @@ import { ChainWriter } from './chain-writer';
 import { ChainModule, ChainServices } from './chain.module';
 import { StorageCosts } from './storage-costs';
 import { TapeInstructions } from './tape-instructions';
-import { freePort } from '../../test/support/free-port';
+import { freePort } from '../../test/support/processes/free-port';
 
 /** The gateway's chain module over an RPC nobody answers (nothing here needs an answer). */
 async function newTestModule(chain: Record<string, unknown>) {

@@ -1,6 +1,6 @@
 import { Connection } from '@solana/web3.js';
 import { closeConnectionSocket } from './close-connection';
-import { freePort } from '../../test/support/free-port';
+import { freePort } from '../../test/support/processes/free-port';
 
 interface InternalSocket {
   connect(): void;

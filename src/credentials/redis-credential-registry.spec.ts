@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import { startRedis, RedisServer } from '../../test/support/metering-redis';
+import { startRedis, RedisServer } from '../../test/support/processes/metering-redis';
 import { CredentialCipher } from './credential-cipher';
 import { RedisCredentialRegistry } from './redis-credential-registry';
 

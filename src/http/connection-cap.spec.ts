@@ -1,6 +1,6 @@
 import { createServer, Server } from 'node:http';
 import { AddressInfo, connect, Socket } from 'node:net';
-import { eventually } from '../../test/support/eventually';
+import { eventually } from '../../test/support/jest/eventually';
 import { capConnectionsPerAddress, ConnectionCapOptions, connectionKey } from './connection-cap';
 
 const servers: Server[] = [];

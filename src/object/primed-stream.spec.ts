@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { primeStream } from './primed-stream';
-import { drain } from '../../test/support/tracks';
+import { drain } from '../../test/support/fixtures/tracks';
 
 /** A source that emits `chunks` then fails with `error` (if given), recording its destruction. */
 function source(chunks: Buffer[], error?: Error) {

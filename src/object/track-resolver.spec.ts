@@ -10,7 +10,7 @@ import { StoreVersionNodes } from '../versions/store-version-nodes';
 import { buildVersion } from '../versions/version-builder';
 import { VersionEntry } from '../versions/version-entry';
 import { fakeEntry } from '../versions/version-test-support.spec-support';
-import { newTestStore } from '../../test/support/tracks';
+import { newTestStore } from '../../test/support/fixtures/tracks';
 import { TrackResolver } from './track-resolver';
 import { versionedTrackAddress } from './versioned-track';
 

@@ -10,7 +10,7 @@ import { ApiError } from '../http/api-error';
 import { StoreVersionNodes } from '../versions/store-version-nodes';
 import { buildVersion, BuiltVersion } from '../versions/version-builder';
 import { fakeEntry } from '../versions/version-test-support.spec-support';
-import { newTestStore } from '../../test/support/tracks';
+import { newTestStore } from '../../test/support/fixtures/tracks';
 import { TrackResolver } from './track-resolver';
 import { parseVersionedTrack, versionedTrackAddress } from './versioned-track';
 

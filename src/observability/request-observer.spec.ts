@@ -7,7 +7,7 @@ import { AccessLogEntry, AccessLog } from './access-log';
 import { GatewayMetrics } from './gateway-metrics';
 import { RequestObserver } from './request-observer';
 import type { RouteKind } from './route-kind';
-import { eventually } from '../../test/support/eventually';
+import { eventually } from '../../test/support/jest/eventually';
 
 interface Observed {
   kind: RouteKind;

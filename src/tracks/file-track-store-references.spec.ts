@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bodyOf, drain, newTestStore } from '../../test/support/tracks';
+import { bodyOf, drain, newTestStore } from '../../test/support/fixtures/tracks';
 import { commitmentOfBuffer, commitmentToHex } from './commitment';
 import { IntegrityError } from './track-errors';
 import type { TrackClaim } from './track-store';

@@ -10,7 +10,13 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { bodyOf, drain, filesUnder, newTestStore, putBytes } from '../../test/support/tracks';
+import {
+  bodyOf,
+  drain,
+  filesUnder,
+  newTestStore,
+  putBytes,
+} from '../../test/support/fixtures/tracks';
 import { CHUNK_BYTES, commitmentOfBuffer, commitmentToHex } from './commitment';
 import { FileTrackStore } from './file-track-store';
 import {

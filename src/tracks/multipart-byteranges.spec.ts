@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { drain } from '../../test/support/tracks';
+import { drain } from '../../test/support/fixtures/tracks';
 import { multipartByteranges } from './multipart-byteranges';
 
 const source = randomBytes(10_000);

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { openSync, readFileSync, readdirSync, writeSync, closeSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { bodyOf, drain, newTestStore, putBytes } from '../../test/support/tracks';
+import { bodyOf, drain, newTestStore, putBytes } from '../../test/support/fixtures/tracks';
 import { CHUNK_BYTES, commitmentOfBuffer, commitmentToHex } from './commitment';
 import { FileTrackStore } from './file-track-store';
 import { encodeManifest } from './manifest';
 import { ObjectReader, ObjectReaderOptions, PackedRef, TrackRef } from './object-reader';
 import { IntegrityError, TrackNotFoundError } from './track-errors';
 import { SegmentingHasher } from './track-layout';
-import { eventually } from '../../test/support/eventually';
+import { eventually } from '../../test/support/jest/eventually';
 
 const S = 256 * 1024;
 const C = CHUNK_BYTES;

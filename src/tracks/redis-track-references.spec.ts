@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
-import { startRedis, RedisServer } from '../../test/support/metering-redis';
+import { startRedis, RedisServer } from '../../test/support/processes/metering-redis';
 import { versionOwner } from './gc/version-owner';
 import { RedisTrackReferences } from './redis-track-references';
 import type { TrackClaim } from './track-store';

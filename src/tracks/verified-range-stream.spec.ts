@@ -12,7 +12,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { drain, newTestStore, putBytes } from '../../test/support/tracks';
+import { drain, newTestStore, putBytes } from '../../test/support/fixtures/tracks';
 import { Readable } from 'node:stream';
 import { CHUNK_BYTES, TrackHasher, commitmentOfBuffer, commitmentToHex } from './commitment';
 import { IntegrityError, TrackNotFoundError } from './track-errors';

@@ -9,7 +9,7 @@ import { ObjectReader } from '../tracks/object-reader';
 import { compileSiteRules, encodeSiteRules } from '../versions/rules/site-rules';
 import { buildVersion } from '../versions/version-builder';
 import { VersionEntry } from '../versions/version-entry';
-import { newTestStore } from '../../test/support/tracks';
+import { newTestStore } from '../../test/support/fixtures/tracks';
 import { objectAddress, verifyAnswer } from './core/tape-verifier';
 import { sha256 } from './core/verdicts.spec-support';
 import { ProofService } from './proof.service';

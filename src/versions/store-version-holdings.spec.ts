@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { newTestStore, putBytes } from '../../test/support/tracks';
+import { newTestStore, putBytes } from '../../test/support/fixtures/tracks';
 import { CHUNK_BYTES, commitmentToHex } from '../tracks/commitment';
 import { StoreVersionHoldings } from './store-version-holdings';
 

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { TrackNotFoundError } from '../tracks/track-errors';
-import { newTestStore, putBytes } from '../../test/support/tracks';
+import { newTestStore, putBytes } from '../../test/support/fixtures/tracks';
 import { buildVersion } from './version-builder';
 import { StoreVersionNodes } from './store-version-nodes';
 import { fakeEntry, sitePaths } from './version-test-support.spec-support';

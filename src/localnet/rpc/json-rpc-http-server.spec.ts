@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { connect, Socket } from 'node:net';
 import { join } from 'node:path';
-import { eventually } from '../../../test/support/eventually';
+import { eventually } from '../../../test/support/jest/eventually';
 import { JsonRpcDispatcher } from './json-rpc-dispatcher';
 import {
   JsonRpcHttpServer,

@@ -4,7 +4,7 @@ import {
   signWithHeader,
   TEST_ACCESS_KEY_ID,
   TEST_SECRET,
-} from '../../../test/support/s3-signing';
+} from '../../../test/support/clients/s3-signing';
 import { S3Error } from '../s3-error';
 import { codeOf } from '../s3-error-code.spec-support';
 import { checkSigV4Time, SigningKeyCache, SigV4Verified, verifySigV4 } from './sigv4';

@@ -1,7 +1,11 @@
 import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import { drain, fakeRequest } from '../../../test/support/s3-fake-request';
-import { oracleSignString, signWithHeader, TEST_SECRET } from '../../../test/support/s3-signing';
+import { drain, fakeRequest } from '../../../test/support/fakes/s3-fake-request';
+import {
+  oracleSignString,
+  signWithHeader,
+  TEST_SECRET,
+} from '../../../test/support/clients/s3-signing';
 import { BodyLimits, openVerifiedBody } from './request-body';
 import { S3Error } from '../s3-error';
 import { checkSigV4Time, SigningKeyCache, SigV4Verified, verifySigV4 } from '../auth/sigv4';

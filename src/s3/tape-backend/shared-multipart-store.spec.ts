@@ -8,11 +8,11 @@ import {
 import Redis from 'ioredis';
 import { createHash, randomBytes } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
-import { startRedis, RedisServer } from '../../../test/support/metering-redis';
+import { startRedis, RedisServer } from '../../../test/support/processes/metering-redis';
 import { S3BackendNoSuchUploadError, S3BackendSlowDownError } from '../s3-backend';
 import { SharedMultipartStore } from './shared-multipart-store';
 import { SharedSpoolLedger } from './shared-spool-ledger';
-import { eventually } from '../../../test/support/eventually';
+import { eventually } from '../../../test/support/jest/eventually';
 
 const TAPE = 'GegjFWW8SVeSTqsyo9ZkEzCQY2mY55T2AUazk4kjfYyT';
 

@@ -6,12 +6,12 @@ import { GatewayIdentity, GatewayRole } from '../../chain/gateway-identity';
 import { atVersion, keeping } from '../../chain/tape-record.spec-support';
 import { TapePointerFeed, TapePointerHandlers } from '../../chain/tape-pointer-feed';
 import { StorageConfig } from '../../config/storage.config';
-import { bodyOf, newTestStore } from '../../../test/support/tracks';
+import { bodyOf, newTestStore } from '../../../test/support/fixtures/tracks';
 import { commitmentOfBuffer } from '../commitment';
 import type { TrackStore } from '../track-store';
 import { TrackGarbageCollector } from './track-gc.service';
 import { stagingOwner, versionOwner } from './version-owner';
-import { eventually } from '../../../test/support/eventually';
+import { eventually } from '../../../test/support/jest/eventually';
 
 const GENESIS = 1_600_000_000;
 

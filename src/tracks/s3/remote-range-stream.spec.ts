@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { CHUNK_BYTES, commitmentOfBuffer } from '../commitment';
 import { IntegrityError, TrackStoreUnavailableError } from '../track-errors';
 import { RemoteBytes, RemoteRangeOptions, RemoteRangeStream } from './remote-range-stream';
-import { eventually } from '../../../test/support/eventually';
+import { eventually } from '../../../test/support/jest/eventually';
 
 const SIZE = 3 * CHUNK_BYTES + 1000;
 const data = Buffer.alloc(SIZE);

@@ -10,7 +10,7 @@ import { IntegrityError, TrackNotFoundError, TrackStoreUnavailableError } from '
 import { S3TrackStore } from './s3-track-store';
 import { INLINE_CHUNK_LIST_CHUNKS } from './track-bucket';
 import { TrackCache } from './track-cache';
-import { eventually } from '../../../test/support/eventually';
+import { eventually } from '../../../test/support/jest/eventually';
 
 /**
  * An in-memory stand-in for the bucket, answering the commands the store sends the way S3 does

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TrackCache } from './track-cache';
-import { eventually } from '../../../test/support/eventually';
+import { eventually } from '../../../test/support/jest/eventually';
 
 const hex = (n: number) => n.toString(16).padStart(64, '0');
 
