@@ -18,10 +18,11 @@ import { putVersionBytes, VersionSite } from './support/fixtures/version-site';
 
 /**
  * The collector keeps exactly what a tape's kept versions reference (docs/tracks.md, "Garbage
- * collection"): its current version and the one before. Three versions of a site, each changing
- * one file; then v1's own root, nodes and pack go, v2's and v3's bytes all stay and serve (every
- * file of v3 by the site route, v2's own file by its /object address). A tenant who stages the
- * same bytes as another tenant's live file and abandons them takes nothing from it.
+ * collection"): with the tape's `keep` set to 2, its current version and the one before. Three
+ * versions of a site, each changing one file; then v1's own root, nodes and pack go, v2's and
+ * v3's bytes all stay and serve (every file of v3 by the site route, v2's own file by its
+ * /object address). A tenant who stages the same bytes as another tenant's live file and
+ * abandons them takes nothing from it.
  *
  * The gateway runs a pass every 300 ms. The pending grace is 3 s, not 0: a version's references
  * are recorded when it is certified, before its Publish is confirmed, and only the grace keeps
