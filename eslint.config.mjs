@@ -43,7 +43,7 @@ const ROOMS = {
   credentials: ['config', 'shared-state'],
   domains: ['chain', 'config', 'observability'],
   metering: ['config', 'health', 'http', 'observability'],
-  tracks: ['chain', 'config', 'health', 'observability', 'shared-state'],
+  tracks: ['chain', 'config', 'health', 'http', 'observability', 'shared-state'],
   versions: ['chain', 'tracks'],
   site: ['chain', 'config', 'domains', 'http', 'metering', 'tracks', 'versions'],
   object: ['chain', 'config', 'http', 'metering', 'tracks', 'versions'],

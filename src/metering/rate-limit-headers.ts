@@ -1,4 +1,5 @@
 import type { MeterDecision } from './meter-decision';
+import { decimalText } from '../http/decimal-text';
 
 /** A Fastify reply (`header`) or a Node ServerResponse (`setHeader`). */
 export type HeaderSink =
@@ -11,6 +12,9 @@ export type HeaderSink =
  * keeps the 429. Nothing when nothing was counted (metering off, store failing open): the
  * figures would be made up.
  *
+ * The figures are written with `decimalText`: `RateLimit-Remaining` is new on every answer
+ * (http/decimal-text.ts says why that matters to the collector).
+ *
  * Appended to `list` as name, value, name, value...: the raw form Node's `writeHead` takes, which
  * the site hot path builds without an object or a closure per request.
  */
@@ -18,14 +22,14 @@ export function appendRateLimitHeaders(list: string[], decision: MeterDecision):
   if (decision.degraded) return;
   list.push(
     'ratelimit-limit',
-    String(decision.limit),
+    decimalText(decision.limit),
     'ratelimit-remaining',
-    String(decision.remaining),
+    decimalText(decision.remaining),
     'ratelimit-reset',
-    String(decision.resetSecs),
+    decimalText(decision.resetSecs),
   );
   if (!decision.allowed) {
-    list.push('retry-after', String(decision.retryAfterSecs), 'cache-control', 'no-store');
+    list.push('retry-after', decimalText(decision.retryAfterSecs), 'cache-control', 'no-store');
   }
 }
 

@@ -16,6 +16,7 @@ import { primeStream } from './primed-stream';
 import { StreamedBytesCollector } from './streamed-bytes-collector';
 import { ServableTrack, TrackResolver } from './track-resolver';
 import { requestHeader } from '../http/request-header';
+import { decimalText } from '../http/decimal-text';
 
 const WHOLE: RangeResult = { kind: 'none' };
 
@@ -77,7 +78,7 @@ export class ObjectService {
           headers: {
             ...headers.representation,
             'content-range': contentRange(range, size),
-            'content-length': String(length),
+            'content-length': decimalText(length),
           },
           body,
           bytes: head ? 0 : length,
@@ -113,7 +114,7 @@ export class ObjectService {
       headers: {
         ...track.headers.representation,
         'content-type': multipart.contentType,
-        'content-length': String(multipart.contentLength),
+        'content-length': decimalText(multipart.contentLength),
       },
       body,
       bytes: head ? 0 : multipart.contentLength,

@@ -13,6 +13,7 @@ import { TrackStore } from '../tracks/track-store';
 import { TRACK_STORE_BACKEND } from '../tracks/tracks.module';
 import { primeStream } from './primed-stream';
 import { objectErrors } from './object-errors';
+import { decimalText } from '../http/decimal-text';
 
 /** What `GET|HEAD /tracks/{hex}[/chunks]` answers: status, headers and the body (none for HEAD). */
 export interface RawTrackAnswer {
@@ -85,7 +86,7 @@ export class RawTrackService {
       const headers: Record<string, string> = {
         ...common,
         'accept-ranges': 'bytes',
-        'content-length': String(size === 0 ? 0 : end - start + 1),
+        'content-length': decimalText(size === 0 ? 0 : end - start + 1),
         ...(range.kind === 'single' && { 'content-range': contentRange(range, size) }),
       };
       const status = range.kind === 'single' ? 206 : 200;

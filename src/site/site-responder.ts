@@ -32,6 +32,7 @@ import {
 import { fileNameOf } from './site-path';
 import { SiteObject, trackRefOf } from './site-source';
 import { requestHeader } from '../http/request-header';
+import { decimalText } from '../http/decimal-text';
 
 /** What is known about one object's answers within one snapshot (memoised in it). */
 export interface Prepared {
@@ -246,7 +247,7 @@ export class SiteResponder {
       const headers = {
         ...base,
         'content-range': contentRange(range, size),
-        'content-length': String(range.end - range.start + 1),
+        'content-length': decimalText(range.end - range.start + 1),
       };
       return {
         status: 206,

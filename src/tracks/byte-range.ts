@@ -1,3 +1,5 @@
+import { decimalText } from '../http/decimal-text';
+
 /**
  * RFC 9110 §14 byte ranges for one representation size (docs/tracks.md, "Ranges").
  *
@@ -93,7 +95,7 @@ export function parseSingleRange(
 
 /** `bytes a-b/size` for a 206 response or a multipart part. */
 export function contentRange(range: ByteRange, size: number): string {
-  return `bytes ${range.start}-${range.end}/${size}`;
+  return `bytes ${decimalText(range.start)}-${decimalText(range.end)}/${decimalText(size)}`;
 }
 
 /** `bytes *\/size` for a 416 response. */

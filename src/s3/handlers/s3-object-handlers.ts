@@ -25,6 +25,7 @@ import {
 import { MAX_REQUEST_XML_BYTES, parseDeleteObjects } from '../xml/s3-xml-requests';
 import { percentDecodeUtf8 } from '../uri-encoding';
 import { parseWriteCondition } from './write-conditions';
+import { decimalText } from '../../http/decimal-text';
 
 /**
  * The byte range a GetObject serves. Like S3 (and as RFC 9110 allows), a header that is not one
@@ -106,7 +107,7 @@ export class S3ObjectHandlers {
       ranged: range !== undefined,
     });
     if (!range) return { status: 200, headers, body };
-    headers['content-length'] = String(range.end - range.start + 1);
+    headers['content-length'] = decimalText(range.end - range.start + 1);
     headers['content-range'] = contentRange(range, current.size);
     return { status: 206, headers, body };
   }
@@ -259,7 +260,7 @@ function partHeaders(
 ): Record<string, string> {
   if (part.partsCount !== undefined) headers['x-amz-mp-parts-count'] = String(part.partsCount);
   if (part.range) {
-    headers['content-length'] = String(part.range.end - part.range.start + 1);
+    headers['content-length'] = decimalText(part.range.end - part.range.start + 1);
     headers['content-range'] = contentRange(part.range, head.size);
   }
   if (part.checksum !== undefined && head.checksum && checksumModeEnabled(request)) {
