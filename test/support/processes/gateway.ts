@@ -38,6 +38,8 @@ export interface GatewayOptions {
   args?: readonly string[];
   /** The Node binary; default the one running the tests. */
   node?: string;
+  /** The built gateway to run; default this checkout's `dist/main.js` (another build: an A/B run). */
+  entry?: string;
   /** The gateway's descriptor limit (`ulimit -n`); default this process's. */
   maxOpenFiles?: number;
   /** TAPE_LOG_LEVEL; default `warn`. */
@@ -102,7 +104,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     name: 'gateway',
     nodeFlags: options.nodeFlags ?? GATEWAY_NODE_FLAGS,
     node: options.node,
-    entry: join(REPO_ROOT, 'dist', 'main.js'),
+    entry: options.entry ?? join(REPO_ROOT, 'dist', 'main.js'),
     args: options.args,
     cwd: REPO_ROOT,
     env,

@@ -16,6 +16,9 @@ export interface SiteGatewayOptions {
   logLevel?: string;
   /** A port chosen beforehand (when the config must name it, e.g. in `subdomain_suffix`). */
   port?: number;
+  /** Node flags and the built gateway to run, as startGateway takes them. */
+  nodeFlags?: readonly string[];
+  entry?: string;
 }
 
 export interface SiteGateway extends GatewayProcess {
@@ -36,6 +39,8 @@ export async function startSiteGateway(options: SiteGatewayOptions = {}): Promis
     dataDir: options.dataDir,
     rpcUrl: options.rpcUrl,
     logLevel: options.logLevel,
+    nodeFlags: options.nodeFlags,
+    entry: options.entry,
     config: { gateway, localnet: { slot_ms: 50, ...options.localnet } },
   });
   return {
