@@ -1,13 +1,11 @@
-import { Connection, Keypair, PublicKey } from '@solana/web3.js';
+import { Keypair, PublicKey } from '@solana/web3.js';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeKeypair } from '../src/chain/keypair-file';
 import { embeddedProgramVersion, programVersionText } from '../src/chain/program-version';
 import { PROGRAMDATA_METADATA_SIZE, programDataAddress } from '../src/chain/upgradeable-loader';
-import { CliUser } from './support/clients/cli';
 import { REPO_ROOT } from './support/processes/gateway';
-import { LocalnetProcess } from './support/processes/localnet';
 import { NetworkOperator, startNetworkOperator } from './support/labs/network-operator';
 import { startRpcFaultProxy } from './support/proxies/rpc-fault-proxy';
 import { buildLoggingProgram } from './support/fixtures/sbf-program';
@@ -43,15 +41,9 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
  */
 describe('tape network deploy: versions and the upgrade authority; tape network status', () => {
   let lab: NetworkOperator;
-  let net: LocalnetProcess;
-  let operator: CliUser;
-  let payer: Keypair;
-  let connection: Connection;
-  let dir: string;
 
   beforeAll(async () => {
     lab = await startNetworkOperator(100);
-    ({ net, operator, payer, connection, dir } = lab);
   });
   afterAll(async () => {
     await lab?.stop();
@@ -59,7 +51,7 @@ describe('tape network deploy: versions and the upgrade authority; tape network 
 
   const programKeypair = () => lab.programKeypair();
   const program = (name: string, message: string, version?: string) => {
-    const path = join(dir, name);
+    const path = join(lab.dir, name);
     writeFileSync(path, buildLoggingProgram(message, version));
     return path;
   };
@@ -74,32 +66,32 @@ describe('tape network deploy: versions and the upgrade authority; tape network 
     ...more,
   ];
   const status = (id: PublicKey, args: string[] = []) =>
-    operator.json<StatusJson>(['network', 'status', '--program-id', id.toBase58(), ...args]);
+    lab.operator.json<StatusJson>(['network', 'status', '--program-id', id.toBase58(), ...args]);
   const programBytes = async (id: PublicKey) =>
-    (await connection.getAccountInfo(programDataAddress(id)))!.data.subarray(
+    (await lab.connection.getAccountInfo(programDataAddress(id)))!.data.subarray(
       PROGRAMDATA_METADATA_SIZE,
     );
 
   it('refuses an older or unversioned build over a newer one, in one line, before anything is sent; --allow-downgrade does it', async () => {
     const { id, path } = programKeypair();
-    await operator.ok(['network', 'deploy', '--program-keypair', path]);
+    await lab.operator.ok(['network', 'deploy', '--program-keypair', path]);
     const older = program('older.so', 'an older build', OLDER);
     const unversioned = program('unversioned.so', 'an unversioned build');
-    const before = await connection.getBalance(payer.publicKey);
+    const before = await lab.connection.getBalance(lab.payer.publicKey);
 
-    const refused = await operator.run(upgradeArgs(id, older));
+    const refused = await lab.operator.run(upgradeArgs(id, older));
     expect(refused.code).not.toBe(0);
     expect(refused.stderr.trim()).toBe(
       `error: program ${id.toBase58()} runs version ${VERSION} and this build is version ${OLDER}, not newer: refusing to replace it (pass --allow-downgrade to do it anyway)`,
     );
-    expect(await operator.fails(upgradeArgs(id, unversioned))).toBe(
+    expect(await lab.operator.fails(upgradeArgs(id, unversioned))).toBe(
       `program ${id.toBase58()} runs version ${VERSION} and this build is an unversioned build, not newer: refusing to replace it (pass --allow-downgrade to do it anyway)`,
     );
     // Nothing was signed: no buffer, no fee, the program unchanged.
-    expect(await connection.getBalance(payer.publicKey)).toBe(before);
+    expect(await lab.connection.getBalance(lab.payer.publicKey)).toBe(before);
     expect((await programBytes(id)).subarray(0, ELF.length).equals(ELF)).toBe(true);
 
-    const forced = await operator.run(upgradeArgs(id, older, '--allow-downgrade', '--json'));
+    const forced = await lab.operator.run(upgradeArgs(id, older, '--allow-downgrade', '--json'));
     expect(forced.code).toBe(0);
     expect(JSON.parse(forced.stdout)).toMatchObject({
       action: 'upgraded',
@@ -113,7 +105,7 @@ describe('tape network deploy: versions and the upgrade authority; tape network 
     expect((await programBytes(id)).subarray(0, olderElf.length).equals(olderElf)).toBe(true);
 
     // The committed build is newer than 0.0.0: it goes back on without the flag.
-    const back = await operator.json<{ action: string; version: string }>([
+    const back = await lab.operator.json<{ action: string; version: string }>([
       'network',
       'deploy',
       '--program-id',
@@ -127,7 +119,7 @@ describe('tape network deploy: versions and the upgrade authority; tape network 
     const none = await status(id);
     expect(none).toMatchObject({ program_id: id.toBase58(), deployed: null, matches_local: false });
 
-    await operator.ok(['network', 'deploy', '--program-keypair', path]);
+    await lab.operator.ok(['network', 'deploy', '--program-keypair', path]);
     const deployed = await status(id);
     expect(deployed).toEqual({
       program_id: id.toBase58(),
@@ -136,7 +128,7 @@ describe('tape network deploy: versions and the upgrade authority; tape network 
         elf_bytes: ELF.length,
         sha256: sha256(ELF),
         version: VERSION,
-        upgrade_authority: payer.publicKey.toBase58(),
+        upgrade_authority: lab.payer.publicKey.toBase58(),
         final: false,
         max_data_len: 2 * ELF.length,
         slot: expect.any(Number) as number,
@@ -150,10 +142,10 @@ describe('tape network deploy: versions and the upgrade authority; tape network 
       matches_local: true,
     });
 
-    const lines = await operator.ok(['network', 'status', '--program-id', id.toBase58()]);
+    const lines = await lab.operator.ok(['network', 'status', '--program-id', id.toBase58()]);
     expect(lines).toContain(`version:           ${VERSION}\n`);
     expect(lines).toContain(`deployed ELF:      ${ELF.length} bytes, sha256 ${sha256(ELF)}\n`);
-    expect(lines).toContain(`upgrade authority: ${payer.publicKey.toBase58()}\n`);
+    expect(lines).toContain(`upgrade authority: ${lab.payer.publicKey.toBase58()}\n`);
     expect(lines).toContain('matches local:     yes\n');
 
     // Another local build: not what runs there.
@@ -166,24 +158,24 @@ describe('tape network deploy: versions and the upgrade authority; tape network 
   it('requires --upgrade-authority on a cluster that is not the local network', async () => {
     const { id, path } = programKeypair();
     const cold = Keypair.generate();
-    const coldPath = join(dir, 'cold-authority.json');
+    const coldPath = join(lab.dir, 'cold-authority.json');
     writeKeypair(coldPath, cold);
     // The same node seen through a proxy that lacks the local network's faucet method, as
     // every other Solana node does: to the CLI it is another cluster.
-    const proxy = await startRpcFaultProxy(net.rpcUrl, (request) =>
+    const proxy = await startRpcFaultProxy(lab.net.rpcUrl, (request) =>
       request.method === 'tape_requestStorageTokens' ? 'unknown-method' : 'forward',
     );
     try {
-      const before = await connection.getBalance(payer.publicKey);
+      const before = await lab.connection.getBalance(lab.payer.publicKey);
       expect(
-        await operator.fails(['network', 'deploy', '--program-keypair', path, '-u', proxy.url]),
+        await lab.operator.fails(['network', 'deploy', '--program-keypair', path, '-u', proxy.url]),
       ).toBe(
         `${proxy.url} is not the local network (it has no local-network faucet): name the upgrade authority with --upgrade-authority <keypair> (a cold key, not the wallet; docs/operator.md)`,
       );
-      expect(await connection.getAccountInfo(id)).toBeNull();
-      expect(await connection.getBalance(payer.publicKey)).toBe(before);
+      expect(await lab.connection.getAccountInfo(id)).toBeNull();
+      expect(await lab.connection.getBalance(lab.payer.publicKey)).toBe(before);
 
-      const out = await operator.json<{ action: string; upgrade_authority: string }>([
+      const out = await lab.operator.json<{ action: string; upgrade_authority: string }>([
         'network',
         'deploy',
         '--program-keypair',

@@ -1,18 +1,16 @@
 import {
   CompleteMultipartUploadCommand,
   CopyObjectCommand,
-  CreateMultipartUploadCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
-  UploadPartCommand,
   UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
 import { signedRequest } from './support/clients/s3-raw-http';
-import { failure } from './support/clients/s3-sdk-client';
+import { createUpload, failure, uploadPart } from './support/clients/s3-sdk-client';
 import { encodeKeyPath } from './support/clients/s3-signing';
 import { useS3TapeFixture } from './support/labs/s3-tape-fixture';
 
@@ -86,19 +84,9 @@ describe('identical writes sent twice at once', () => {
 
 describe('CompleteMultipartUpload', () => {
   async function upload(key: string): Promise<{ uploadId: string; etag: string }> {
-    const { UploadId } = await fx.s3.send(
-      new CreateMultipartUploadCommand({ Bucket: fx.site.label, Key: key }),
-    );
-    const part = await fx.s3.send(
-      new UploadPartCommand({
-        Bucket: fx.site.label,
-        Key: key,
-        UploadId,
-        PartNumber: 1,
-        Body: `bytes of ${key}`,
-      }),
-    );
-    return { uploadId: UploadId!, etag: part.ETag! };
+    const uploadId = await createUpload(fx.s3, fx.site.label, key);
+    const etag = await uploadPart(fx.s3, fx.site.label, key, uploadId, 1, `bytes of ${key}`);
+    return { uploadId, etag };
   }
 
   const complete = (key: string, uploadId: string, etag: string, ifNoneMatch?: string) =>
@@ -196,9 +184,7 @@ describe('smaller gaps (finding 6)', () => {
     await fx.s3.send(
       new PutObjectCommand({ Bucket: Bucket(), Key: 'gap/src.txt', Body: '0123456789' }),
     );
-    const { UploadId } = await fx.s3.send(
-      new CreateMultipartUploadCommand({ Bucket: Bucket(), Key: 'gap/dst.txt' }),
-    );
+    const UploadId = await createUpload(fx.s3, Bucket(), 'gap/dst.txt');
     const part = (PartNumber: number, CopySourceRange?: string) =>
       fx.s3.send(
         new UploadPartCopyCommand({

@@ -1,18 +1,16 @@
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
   GetObjectCommand,
   ListMultipartUploadsCommand,
   ListPartsCommand,
   S3Client,
-  UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { splitFileIntoTracks } from '../src/tracks/track-layout';
-import { failure } from './support/clients/s3-sdk-client';
+import { createUpload, failure, uploadPart } from './support/clients/s3-sdk-client';
 import { useS3TapeFixture } from './support/labs/s3-tape-fixture';
 import { gatewayGet, tapeWithCredential } from './support/labs/s3-tape-lab';
 
@@ -29,31 +27,6 @@ const fx = useS3TapeFixture({ config: { localnet: { slot_ms: 100 } }, ownDataDir
 
 const uploadDirs = () => readdirSync(join(fx.dataDir, 's3-multipart'));
 
-async function create(s3: S3Client, bucket: string, key: string): Promise<string> {
-  const created = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }));
-  return created.UploadId!;
-}
-
-async function uploadPart(
-  s3: S3Client,
-  bucket: string,
-  key: string,
-  uploadId: string,
-  partNumber: number,
-  body: Buffer,
-): Promise<string> {
-  const res = await s3.send(
-    new UploadPartCommand({
-      Bucket: bucket,
-      Key: key,
-      UploadId: uploadId,
-      PartNumber: partNumber,
-      Body: body,
-    }),
-  );
-  return res.ETag!;
-}
-
 async function getBytes(s3: S3Client, bucket: string, key: string): Promise<Buffer> {
   const res = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
   return Buffer.from(await res.Body!.transformToByteArray());
@@ -63,7 +36,7 @@ describe('multipart uploads', () => {
   it('parts uploaded out of order complete into the streamed object tape deploy would store', async () => {
     const s3 = fx.client();
     const parts = [randomBytes(5 * MiB), randomBytes(5 * MiB), randomBytes(3 * MiB)];
-    const uploadId = await create(s3, fx.site.label, 'media/video.bin');
+    const uploadId = await createUpload(s3, fx.site.label, 'media/video.bin');
     const etags: string[] = [];
     // Last part first, then the others: the order of arrival must not matter.
     for (const n of [3, 1, 2]) {
@@ -120,7 +93,7 @@ describe('multipart uploads', () => {
 
   it('a wrong ETag in the part list is InvalidPart; abort forgets the upload and its bytes', async () => {
     const s3 = fx.client();
-    const uploadId = await create(s3, fx.site.label, 'aborted.bin');
+    const uploadId = await createUpload(s3, fx.site.label, 'aborted.bin');
     await uploadPart(s3, fx.site.label, 'aborted.bin', uploadId, 1, randomBytes(1000));
     const wrong = await failure(
       s3.send(
@@ -169,7 +142,7 @@ describe('multipart uploads', () => {
   it('a part that would overfill the tape is refused with "insufficient capacity"', async () => {
     const small = await tapeWithCredential(fx.lab, { capacity: '6m' });
     const s3 = fx.client(small);
-    const uploadId = await create(s3, small.label, 'too-big.bin');
+    const uploadId = await createUpload(s3, small.label, 'too-big.bin');
     await uploadPart(s3, small.label, 'too-big.bin', uploadId, 1, randomBytes(5 * MiB));
     const refused = await failure(
       uploadPart(s3, small.label, 'too-big.bin', uploadId, 2, randomBytes(5 * MiB)),
@@ -181,7 +154,7 @@ describe('multipart uploads', () => {
   it('an upload in progress survives a gateway restart and completes afterwards', async () => {
     const parts = [randomBytes(5 * MiB), randomBytes(2 * MiB)];
     const before = fx.client();
-    const uploadId = await create(before, fx.site.label, 'resumed.bin');
+    const uploadId = await createUpload(before, fx.site.label, 'resumed.bin');
     const first = await uploadPart(before, fx.site.label, 'resumed.bin', uploadId, 1, parts[0]);
 
     await fx.lab.restart();

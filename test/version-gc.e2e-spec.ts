@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { VersionPublisher } from '../src/cli/versions/version-publisher';
 import { versionedTrackAddress } from '../src/object/versioned-track';
 import { commitmentOfBuffer } from '../src/tracks/commitment';
 import { eventually } from './support/jest/eventually';
-import { ObjectFixture } from './support/labs/object-fixture';
 import {
   startVersionLab,
   stopVersionLab,
@@ -32,9 +30,6 @@ import { putVersionBytes, VersionSite } from './support/fixtures/version-site';
 const SEGMENT = 256 * 1024;
 const GRACE_SECS = 3;
 let lab: VersionLab;
-let fx: ObjectFixture;
-let gateway: VersionLab['gateway'];
-let publisher: VersionPublisher;
 const site = new VersionSite(SEGMENT);
 
 beforeAll(async () => {
@@ -48,7 +43,6 @@ beforeAll(async () => {
       TAPE__STORAGE__GC__PENDING_GRACE_SECS: String(GRACE_SECS),
     },
   });
-  ({ fx, gateway, publisher } = lab);
 }, 120_000);
 
 afterAll(() => stopVersionLab(lab));
@@ -59,12 +53,12 @@ type Planned = Awaited<ReturnType<VersionSite['plan']>>;
 const tracksOf = versionTracks;
 
 function stored(hex: string): boolean {
-  return isStored(fx.gw.dataDir, hex);
+  return isStored(lab.fx.gw.dataDir, hex);
 }
 
 /** Bytes on disk of these tracks: data and chunk lists. */
 function bytesOnDisk(hexes: Iterable<string>): number {
-  return storedBytes(fx.gw.dataDir, hexes);
+  return storedBytes(lab.fx.gw.dataDir, hexes);
 }
 
 interface GcStats {
@@ -74,7 +68,7 @@ interface GcStats {
 }
 
 async function gcStats(): Promise<GcStats> {
-  const res = await rawRequest(`${fx.gw.url}/healthz`);
+  const res = await rawRequest(`${lab.fx.gw.url}/healthz`);
   return (JSON.parse(res.body.toString()) as { track_gc: GcStats }).track_gc;
 }
 
@@ -90,10 +84,10 @@ async function passesAfterNow(count: number): Promise<void> {
 }
 
 async function publish(tape: TestTape, v: Planned, expected: number) {
-  return publisher.publish({
+  return lab.publisher.publish({
     tape: tape.address,
     tapeSigner: tape.keypair,
-    wallet: fx.wallet,
+    wallet: lab.fx.wallet,
     // SetKeep took sequence 1: the tape's sequence is one past its version.
     expectedSequence: expected + 1,
     pathOf: (file) => site.path(file.name),
@@ -138,12 +132,12 @@ describe('garbage collection of versions', () => {
     expect(aloneName).toBe('n/576.txt');
     v1OnlyPack = alone!.bytes;
     expect(v1.built.nodes.length).toBeGreaterThan(0);
-    await publish(fx.tape, v1, 0);
+    await publish(lab.fx.tape, v1, 0);
 
     // v2 changes the file alone in its pack: v1's second pack is v1's alone.
     site.write('n/576.txt', randomBytes(7000));
     v2 = await site.plan(['n/576.txt'], v1.plan);
-    await publish(fx.tape, v2, 1);
+    await publish(lab.fx.tape, v2, 1);
     // v3 changes index.html.
     const v2Index = readFileSync(site.path('index.html'));
     site.write('index.html', '<!doctype html><title>v3</title>');
@@ -159,13 +153,13 @@ describe('garbage collection of versions', () => {
     const v1OnlyBytes = bytesOnDisk(v1Only.map(([hex]) => hex));
     expect(v1Only.every(([hex]) => stored(hex))).toBe(true);
 
-    await publish(fx.tape, v3, 2);
+    await publish(lab.fx.tape, v3, 2);
     const v3At = Date.now();
     const all = new Set([...t1.keys(), ...kept.keys()]);
     // v1's own tracks as measured above, plus every track v2 and v3 keep.
     const before = v1OnlyBytes + bytesOnDisk(kept.keys());
 
-    const tape = (await fx.client.chain.reader.getTape(fx.tape.address))!;
+    const tape = (await lab.fx.client.chain.reader.getTape(lab.fx.tape.address))!;
     expect([tape.version, tape.history.map((v) => v.version)]).toEqual([3, [2, 3]]);
 
     await eventually('v1-only tracks collected', () => v1Only.every(([hex]) => !stored(hex)), {
@@ -185,11 +179,11 @@ describe('garbage collection of versions', () => {
     expect(before - after).toBe(v1OnlyBytes);
 
     // Served: every file of v3 by the site route, v2's own file (its index.html) by its address.
-    const address = fx.tape.address.toBase58();
+    const address = lab.fx.tape.address.toBase58();
     for (let i = 0; i < names.length; i += 16) {
       const answers = await Promise.all(
         names.slice(i, i + 16).map(async (name) => {
-          const r = await siteGet(fx.gw.url, `/site/${address}/${name}`);
+          const r = await siteGet(lab.fx.gw.url, `/site/${address}/${name}`);
           const same = r.body.equals(readFileSync(site.path(name)));
           return [name, r.status, r.headers['x-tape-version'], same];
         }),
@@ -197,23 +191,23 @@ describe('garbage collection of versions', () => {
       for (const a of answers) expect(a).toEqual([a[0], 200, '3', true]);
     }
     const v2Own = await fetch(
-      `${fx.gw.url}/object/${versionedTrackAddress(fx.tape.address, commitmentOfBuffer(v2Index).commitment)}`,
+      `${lab.fx.gw.url}/object/${versionedTrackAddress(lab.fx.tape.address, commitmentOfBuffer(v2Index).commitment)}`,
     );
     expect(v2Own.status).toBe(200);
     expect(Buffer.from(await v2Own.arrayBuffer()).equals(v2Index)).toBe(true);
   });
 
   it("a tenant staging the same bytes as another's live pack, then abandoning them, takes nothing", async () => {
-    const walletB = await fx.client.fundedWallet();
-    const tapeB = await fx.client.createTape(walletB, 8 << 20, 10);
+    const walletB = await lab.fx.client.fundedWallet();
+    const tapeB = await lab.fx.client.createTape(walletB, 8 << 20, 10);
     const livePack = v3.plan.packs[0];
     expect(tracksOf(v3).get(livePack.commitment.toString('hex'))).toBe('pack');
-    const staged = await putVersionBytes(gateway, tapeB, livePack.bytes);
+    const staged = await putVersionBytes(lab.gateway, tapeB, livePack.bytes);
     expect(staged.status).toBe(200);
     // v1's own pack is gone already: B's upload brings it back, held by B's staging alone.
     const abandoned = commitmentOfBuffer(v1OnlyPack).commitment.toString('hex');
     expect(stored(abandoned)).toBe(false);
-    expect((await putVersionBytes(gateway, tapeB, v1OnlyPack)).status).toBe(200);
+    expect((await putVersionBytes(lab.gateway, tapeB, v1OnlyPack)).status).toBe(200);
     const stagedAt = Date.now();
     expect(stored(abandoned)).toBe(true);
 
@@ -226,7 +220,10 @@ describe('garbage collection of versions', () => {
     await passesAfterNow(2);
     // A's pack, which B staged too, stays: A's current version references it, and serves.
     expect(stored(livePack.commitment.toString('hex'))).toBe(true);
-    const index = await siteGet(fx.gw.url, `/site/${fx.tape.address.toBase58()}/index.html`);
+    const index = await siteGet(
+      lab.fx.gw.url,
+      `/site/${lab.fx.tape.address.toBase58()}/index.html`,
+    );
     expect([index.status, index.text]).toEqual([200, '<!doctype html><title>v3</title>']);
     const kept = new Map([...tracksOf(v2), ...tracksOf(v3)]);
     expect([...kept].filter(([hex]) => !stored(hex))).toEqual([]);

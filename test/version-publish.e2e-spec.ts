@@ -2,17 +2,11 @@ import { Keypair, PublicKey } from '@solana/web3.js';
 import { randomBytes } from 'node:crypto';
 import { currentVersion } from '../src/chain/tape-history';
 import { VersionConflictError } from '../src/chain/chain-error';
-import { GatewayClient } from '../src/cli/deploy/gateway-client';
 import { UploadSigner } from '../src/cli/deploy/upload-signer';
-import {
-  errorOf,
-  GatewayRefusalError,
-  VersionPublisher,
-} from '../src/cli/versions/version-publisher';
+import { errorOf, GatewayRefusalError } from '../src/cli/versions/version-publisher';
 import { commitmentOfBuffer } from '../src/tracks/commitment';
 import { encodeRoot } from '../src/versions/version-nodes';
 import { requestMessage } from '../src/upload/version-request-auth';
-import { ObjectFixture } from './support/labs/object-fixture';
 import { startVersionLab, stopVersionLab, VersionLab } from './support/labs/version-lab';
 import { TestTape } from './support/clients/upload-client';
 import { putVersionBytes, VersionSite } from './support/fixtures/version-site';
@@ -26,9 +20,6 @@ const SEGMENT = 256 * 1024;
 const KiB = 1024;
 
 let lab: VersionLab;
-let fx: ObjectFixture;
-let gateway: GatewayClient;
-let publisher: VersionPublisher;
 let gatewayKey: PublicKey;
 const site = new VersionSite(SEGMENT);
 
@@ -37,7 +28,6 @@ beforeAll(async () => {
     env: { TAPE__STORAGE__SEGMENT_BYTES: String(SEGMENT) },
     capacity: 8 << 20,
   });
-  ({ fx, gateway, publisher } = lab);
   gatewayKey = new PublicKey(lab.config.gatewayKey);
   site.write('index.html', '<!doctype html><title>v1</title><link href="style.css">');
   site.write('style.css', 'body { color: black }');
@@ -56,10 +46,10 @@ function publishOn(
   planned: Awaited<ReturnType<VersionSite['plan']>>,
   expected: number,
 ) {
-  return publisher.publish({
+  return lab.publisher.publish({
     tape: tape.address,
     tapeSigner: tape.keypair,
-    wallet: fx.wallet,
+    wallet: lab.fx.wallet,
     expectedSequence: expected,
     pathOf: (file) => site.path(file.name),
     ...planned,
@@ -67,7 +57,7 @@ function publishOn(
 }
 
 async function lamports(key: PublicKey): Promise<number> {
-  return fx.client.chain.rpc.connection.getBalance(key, 'confirmed');
+  return lab.fx.client.chain.rpc.connection.getBalance(key, 'confirmed');
 }
 
 describe('publishing site versions', () => {
@@ -77,10 +67,10 @@ describe('publishing site versions', () => {
 
   it('publishes a first version: pointer, root and bytes on chain; fees only', async () => {
     v1 = await site.plan(FILES);
-    const walletBefore = await lamports(fx.wallet.publicKey);
+    const walletBefore = await lamports(lab.fx.wallet.publicKey);
     const gatewayBefore = await lamports(gatewayKey);
-    const published = await publishOn(fx.tape, v1, 0);
-    const walletMoved = walletBefore - (await lamports(fx.wallet.publicKey));
+    const published = await publishOn(lab.fx.tape, v1, 0);
+    const walletMoved = walletBefore - (await lamports(lab.fx.wallet.publicKey));
     const gatewayMoved = gatewayBefore - (await lamports(gatewayKey));
     console.log(
       `first publish: wallet moved ${walletMoved / 1e9} SOL (${walletMoved} lamports), gateway key ${gatewayMoved / 1e9} SOL; uploaded ${published.uploadedTracks} tracks, ${published.uploadedBytes} bytes`,
@@ -95,7 +85,7 @@ describe('publishing site versions', () => {
       100 * KiB +
       manifestBytes +
       600 * KiB;
-    const tape = (await fx.client.chain.reader.getTape(fx.tape.address))!;
+    const tape = (await lab.fx.client.chain.reader.getTape(lab.fx.tape.address))!;
     expect({
       version: tape.version,
       root: currentVersion(tape)!.root.toString('hex'),
@@ -123,13 +113,13 @@ describe('publishing site versions', () => {
   it('a one-file change uploads only its new pack and root', async () => {
     site.write('style.css', 'body { color: navy }');
     v2 = await site.plan(['style.css'], v1.plan);
-    const published = await publishOn(fx.tape, v2, 1);
+    const published = await publishOn(lab.fx.tape, v2, 1);
     console.log(
       `one-file change: uploaded ${published.uploadedTracks} tracks, ${published.uploadedBytes} bytes; version bytes ${published.versionBytes}, added ${published.addedBytes}`,
     );
     expect(published.uploadedTracks).toBe(2);
     expect(published.uploadedBytes).toBe(v2.plan.packs[0].bytes.length + v2.built.rootBytes.length);
-    const tape = (await fx.client.chain.reader.getTape(fx.tape.address))!;
+    const tape = (await lab.fx.client.chain.reader.getTape(lab.fx.tape.address))!;
     expect({
       version: tape.version,
       history: tape.history.map((v) => [v.version, v.root.toString('hex')]),
@@ -150,16 +140,16 @@ describe('publishing site versions', () => {
     site.write('notes.html', '<p>notes</p>');
     const a = await site.plan(['app.js'], v2.plan);
     const b = await site.plan(['notes.html'], v2.plan);
-    await publishOn(fx.tape, a, 2);
-    const lost = await publishOn(fx.tape, b, 2).catch((e: unknown) => e);
+    await publishOn(lab.fx.tape, a, 2);
+    const lost = await publishOn(lab.fx.tape, b, 2).catch((e: unknown) => e);
     expect(lost).toBeInstanceOf(VersionConflictError);
     expect((lost as VersionConflictError).currentSequence).toBe(3);
 
     const rebased = await site.plan(['notes.html'], a.plan);
-    await expect(publishOn(fx.tape, rebased, 3)).resolves.toMatchObject({ version: 4 });
+    await expect(publishOn(lab.fx.tape, rebased, 3)).resolves.toMatchObject({ version: 4 });
     const names = rebased.plan.entries.map((e) => e.name).sort();
     expect(names).toEqual([...FILES, 'notes.html'].sort());
-    const tape = (await fx.client.chain.reader.getTape(fx.tape.address))!;
+    const tape = (await lab.fx.client.chain.reader.getTape(lab.fx.tape.address))!;
     expect([tape.version, currentVersion(tape)!.root.toString('hex')]).toEqual([
       4,
       rebased.built.rootCommitment.toString('hex'),
@@ -174,24 +164,24 @@ describe('publishing site versions', () => {
       await site.plan(['one.html'], latest.plan),
       await site.plan(['two.html'], latest.plan),
     ];
-    const results = await Promise.allSettled(planned.map((p) => publishOn(fx.tape, p, 4)));
+    const results = await Promise.allSettled(planned.map((p) => publishOn(lab.fx.tape, p, 4)));
     expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
     const won = results.findIndex((r) => r.status === 'fulfilled');
     // Refused by the gateway (409) or, when both were co-signed first, by the program (6012).
     expect((results[1 - won] as PromiseRejectedResult).reason).toBeInstanceOf(VersionConflictError);
     const rebased = await site.plan([['one.html', 'two.html'][1 - won]], planned[won].plan);
-    await expect(publishOn(fx.tape, rebased, 5)).resolves.toMatchObject({ version: 6 });
+    await expect(publishOn(lab.fx.tape, rebased, 5)).resolves.toMatchObject({ version: 6 });
     const names = rebased.plan.entries.map((e) => e.name);
     expect(names).toEqual(expect.arrayContaining(['one.html', 'two.html', 'notes.html']));
   });
 
   it('a version naming bytes never uploaded is refused with 422 naming the file', async () => {
-    const current = (await fx.client.chain.reader.getTape(fx.tape.address))!;
+    const current = (await lab.fx.client.chain.reader.getTape(lab.fx.tape.address))!;
     site.write('ghost.bin', randomBytes(80 * KiB));
     const planned = await site.plan(['ghost.bin'], v1.plan);
     // Nothing of ghost.bin is uploaded: only the version's root.
     const refused = await publishOn(
-      fx.tape,
+      lab.fx.tape,
       { ...planned, plan: { ...planned.plan, tracks: [] } },
       current.version,
     ).catch((e: unknown) => e);
@@ -201,7 +191,7 @@ describe('publishing site versions', () => {
   });
 
   it('a version with a hidden name (.env) is refused with 422', async () => {
-    const current = (await fx.client.chain.reader.getTape(fx.tape.address))!;
+    const current = (await lab.fx.client.chain.reader.getTape(lab.fx.tape.address))!;
     const secret = Buffer.from('TOKEN=1\n');
     const entry = {
       name: '.env',
@@ -211,7 +201,7 @@ describe('publishing site versions', () => {
       metadata: Buffer.alloc(0),
       location: { kind: 'blob' as const },
     };
-    await putVersionBytes(gateway, fx.tape, secret);
+    await putVersionBytes(lab.gateway, lab.fx.tape, secret);
     const root = encodeRoot({
       entryCount: 1,
       totalSize: secret.length,
@@ -220,8 +210,12 @@ describe('publishing site versions', () => {
       names: { tree: 'names', level: 0, entries: [entry] },
       commits: { tree: 'commits', level: 0, entries: [entry] },
     });
-    await putVersionBytes(gateway, fx.tape, root);
-    const reply = await postPublish(fx.tape, commitmentOfBuffer(root).commitment, current.sequence);
+    await putVersionBytes(lab.gateway, lab.fx.tape, root);
+    const reply = await postPublish(
+      lab.fx.tape,
+      commitmentOfBuffer(root).commitment,
+      current.sequence,
+    );
     expect(reply.status).toBe(422);
     expect(reply.error.message).toMatch(/hidden name/);
   });
@@ -229,17 +223,17 @@ describe('publishing site versions', () => {
 
 describe('a site with manifest nodes', () => {
   it('a one-file change of 600 names uploads one pack, the nodes on its path and the root', async () => {
-    const tape = await fx.client.createTape(fx.wallet, 8 << 20, 10);
+    const tape = await lab.fx.client.createTape(lab.fx.wallet, 8 << 20, 10);
     const big = new VersionSite(SEGMENT);
     const names = Array.from({ length: 600 }, (_, i) => `docs/part-${i % 7}/page-${i}.html`);
     for (const n of names) big.write(n, `<h1>${n}</h1>`.repeat(4));
     const first = await big.plan(names);
     expect(first.built.nodes.length).toBeGreaterThan(0);
     const publishBig = (p: typeof first, expected: number) =>
-      publisher.publish({
+      lab.publisher.publish({
         tape: tape.address,
         tapeSigner: tape.keypair,
-        wallet: fx.wallet,
+        wallet: lab.fx.wallet,
         expectedSequence: expected,
         pathOf: (f) => big.path(f.name),
         ...p,
@@ -261,16 +255,16 @@ describe('a site with manifest nodes', () => {
 
 describe('capacity', () => {
   it('a version over the tape capacity is refused (413), and staging stops at capacity + 1 MiB', async () => {
-    const tape = await fx.client.createTape(fx.wallet, 200 * KiB, 10);
+    const tape = await lab.fx.client.createTape(lab.fx.wallet, 200 * KiB, 10);
     const small = new VersionSite(SEGMENT);
     small.write('index.html', 'hello');
     small.write('data.bin', randomBytes(220 * KiB));
     const planned = await small.plan(['index.html', 'data.bin']);
-    const refused = await publisher
+    const refused = await lab.publisher
       .publish({
         tape: tape.address,
         tapeSigner: tape.keypair,
-        wallet: fx.wallet,
+        wallet: lab.fx.wallet,
         expectedSequence: 0,
         pathOf: (f) => small.path(f.name),
         ...planned,
@@ -287,7 +281,7 @@ describe('capacity', () => {
     let status = 200;
     let message = '';
     for (let i = 0; i < 10 && status === 200; i++) {
-      const reply = await putVersionBytes(gateway, tape, randomBytes(SEGMENT));
+      const reply = await putVersionBytes(lab.gateway, tape, randomBytes(SEGMENT));
       status = reply.status;
       message = reply.error?.message ?? '';
       if (status === 200) staged += SEGMENT;
@@ -298,8 +292,8 @@ describe('capacity', () => {
   });
 
   it('refuses a signer that is not the tape authority or delegate (403)', async () => {
-    const stranger = { ...fx.tape, keypair: Keypair.generate() };
-    const reply = await putVersionBytes(gateway, stranger, Buffer.from('x'));
+    const stranger = { ...lab.fx.tape, keypair: Keypair.generate() };
+    const reply = await putVersionBytes(lab.gateway, stranger, Buffer.from('x'));
     expect([reply.status, reply.error?.code]).toEqual([403, 'forbidden']);
   });
 });
@@ -310,13 +304,13 @@ async function postPublish(tape: TestTape, root: Buffer, expected: number) {
     JSON.stringify({
       root: root.toString('hex'),
       expected_sequence: expected,
-      fee_payer: fx.wallet.publicKey.toBase58(),
+      fee_payer: lab.fx.wallet.publicKey.toBase58(),
     }),
   );
   const headers = new UploadSigner(tape.keypair).signed((timestamp) =>
     requestMessage({ route: 'publish', tape: address, body, timestamp }),
   );
-  const reply = await gateway.exchange(
+  const reply = await lab.gateway.exchange(
     'POST',
     `publish/${address}`,
     { ...headers, 'content-type': 'application/json' },

@@ -1,35 +1,18 @@
 import { AccountInfo, Connection, Keypair, PublicKey } from '@solana/web3.js';
-import { encodeConfig, encodeTape, NetworkConfig, TapeRecord, NO_VERSION } from './account-layouts';
+import { encodeConfig, encodeTape } from './account-layouts';
 import { ChainError } from './chain-error';
 import { ChainReader } from './chain-reader';
 import { ChainRpc } from './chain-rpc';
 import { TapeInstructions } from './tape-instructions';
+import { testNetworkConfig, testTapeRecord } from './tape-record.spec-support';
 
 const programId = new PublicKey('Tape111111111111111111111111111111111111111');
 const ix = new TapeInstructions(programId);
 const tape = ix.pdas.tape(Keypair.generate().publicKey);
 const GENESIS = 1_700_000_000;
 
-const tapeRecord: TapeRecord = {
-  authority: Keypair.generate().publicKey,
-  delegate: null,
-  capacity: 1 << 20,
-  activeEpoch: 1,
-  expiryEpoch: 9,
-  createdAt: GENESIS,
-  payer: Keypair.generate().publicKey,
-  ...NO_VERSION,
-};
-
-const config: NetworkConfig = {
-  epochDurationSecs: 3600,
-  genesisTime: GENESIS,
-  pricePerMibEpoch: 10n,
-  mint: Keypair.generate().publicKey,
-  treasury: Keypair.generate().publicKey,
-  storageAuthority: Keypair.generate().publicKey,
-  admin: Keypair.generate().publicKey,
-};
+const tapeRecord = testTapeRecord({ activeEpoch: 1, expiryEpoch: 9, createdAt: GENESIS });
+const config = testNetworkConfig({ genesisTime: GENESIS });
 
 function account(data: Buffer, owner = programId): AccountInfo<Buffer> {
   return { data, owner, lamports: 1, executable: false, rentEpoch: 0 };

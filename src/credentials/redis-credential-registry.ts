@@ -1,13 +1,12 @@
 import type Redis from 'ioredis';
-import { CredentialCipher } from './credential-cipher';
+import { CredentialCipher, SealedSecret, StoredCredential } from './credential-cipher';
 import {
   ACCESS_KEY_ID_PATTERN,
-  Credential,
-  CredentialRegistry,
   CredentialSummary,
   IssuedCredential,
   RevokeOutcome,
 } from './credential-registry';
+import { SealedCredentialRegistry } from './sealed-credential-registry';
 
 /** Creates the credential unless its id exists (1), else 0. */
 const ISSUE_SCRIPT = `
@@ -42,34 +41,17 @@ interface CredentialCommands {
  * request. Secrets are sealed with the operator key exactly as in SQLite: a copy of the Redis
  * data without the key file reveals none of them.
  */
-export class RedisCredentialRegistry extends CredentialRegistry {
+export class RedisCredentialRegistry extends SealedCredentialRegistry {
   constructor(
     private readonly redis: Redis,
-    private readonly cipher: CredentialCipher,
+    cipher: CredentialCipher,
     private readonly prefix: string,
     /** Closes the connection on close() (the CLI's own; not the gateway's shared one). */
     private readonly ownsConnection = false,
   ) {
-    super();
+    super(cipher);
     this.redis.defineCommand('tapeIssueCredential', { numberOfKeys: 2, lua: ISSUE_SCRIPT });
     this.redis.defineCommand('tapeRevokeCredential', { numberOfKeys: 1, lua: REVOKE_SCRIPT });
-  }
-
-  async issue(tapeAddress: string, now = new Date()): Promise<IssuedCredential> {
-    const { issued, sealed } = this.cipher.issueCredential(tapeAddress, now);
-    const { accessKeyId } = issued;
-    const created = await this.commands.tapeIssueCredential(
-      this.key(accessKeyId),
-      this.indexKey,
-      tapeAddress,
-      sealed.iv.toString('base64'),
-      sealed.tag.toString('base64'),
-      sealed.ciphertext.toString('base64'),
-      String(now.getTime()),
-      accessKeyId,
-    );
-    if (created !== 1) throw new Error(`access key id ${accessKeyId} already issued`);
-    return issued;
   }
 
   async list(): Promise<CredentialSummary[]> {
@@ -100,11 +82,29 @@ export class RedisCredentialRegistry extends CredentialRegistry {
     return outcome === 1 ? 'revoked' : outcome === 0 ? 'already revoked' : 'unknown';
   }
 
-  async find(accessKeyId: string): Promise<Credential | null> {
-    if (!ACCESS_KEY_ID_PATTERN.test(accessKeyId)) return null;
+  async close(): Promise<void> {
+    if (this.ownsConnection) this.redis.disconnect();
+  }
+
+  protected async store(issued: IssuedCredential, sealed: SealedSecret): Promise<void> {
+    const { accessKeyId } = issued;
+    const created = await this.commands.tapeIssueCredential(
+      this.key(accessKeyId),
+      this.indexKey,
+      issued.tapeAddress,
+      sealed.iv.toString('base64'),
+      sealed.tag.toString('base64'),
+      sealed.ciphertext.toString('base64'),
+      String(issued.createdAt.getTime()),
+      accessKeyId,
+    );
+    if (created !== 1) throw new Error(`access key id ${accessKeyId} already issued`);
+  }
+
+  protected async stored(accessKeyId: string): Promise<StoredCredential | null> {
     const row = await this.redis.hgetall(this.key(accessKeyId));
     if (!row.tape || !row.iv || !row.tag || !row.secret) return null;
-    return this.cipher.openCredential(accessKeyId, {
+    return {
       sealed: {
         iv: Buffer.from(row.iv, 'base64'),
         tag: Buffer.from(row.tag, 'base64'),
@@ -112,11 +112,7 @@ export class RedisCredentialRegistry extends CredentialRegistry {
       },
       tape: row.tape,
       revoked: row.revoked_at !== undefined,
-    });
-  }
-
-  async close(): Promise<void> {
-    if (this.ownsConnection) this.redis.disconnect();
+    };
   }
 
   private get commands(): CredentialCommands {

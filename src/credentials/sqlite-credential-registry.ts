@@ -1,13 +1,7 @@
 import { join, resolve } from 'node:path';
-import { CredentialCipher } from './credential-cipher';
-import {
-  ACCESS_KEY_ID_PATTERN,
-  Credential,
-  CredentialRegistry,
-  CredentialSummary,
-  IssuedCredential,
-  RevokeOutcome,
-} from './credential-registry';
+import { CredentialCipher, SealedSecret, StoredCredential } from './credential-cipher';
+import { CredentialSummary, IssuedCredential, RevokeOutcome } from './credential-registry';
+import { SealedCredentialRegistry } from './sealed-credential-registry';
 import { makeDirectory } from '../config/directories';
 import { openPrivateDatabase } from '../config/private-files';
 import type { SqliteDatabase } from '../config/sqlite';
@@ -31,12 +25,12 @@ interface Row {
  * every request, so a revocation applies at once). WAL mode lets both use the file at the same
  * time. Secrets are sealed with the operator key (credential-cipher.ts).
  */
-export class SqliteCredentialRegistry extends CredentialRegistry {
+export class SqliteCredentialRegistry extends SealedCredentialRegistry {
   private constructor(
     private readonly db: SqliteDatabase,
-    private readonly cipher: CredentialCipher,
+    cipher: CredentialCipher,
   ) {
-    super();
+    super(cipher);
   }
 
   /** `keyFile`: the operator key (default `<dataDir>/s3-credentials.key`). */
@@ -60,24 +54,6 @@ export class SqliteCredentialRegistry extends CredentialRegistry {
     return new SqliteCredentialRegistry(db, cipher);
   }
 
-  async issue(tapeAddress: string, now = new Date()): Promise<IssuedCredential> {
-    const { issued, sealed } = this.cipher.issueCredential(tapeAddress, now);
-    this.db
-      .prepare(
-        `INSERT INTO credentials (access_key_id, tape, secret_iv, secret_tag, secret_ciphertext, created_at)
-         VALUES (?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        issued.accessKeyId,
-        tapeAddress,
-        sealed.iv,
-        sealed.tag,
-        sealed.ciphertext,
-        now.getTime(),
-      );
-    return issued;
-  }
-
   async list(): Promise<CredentialSummary[]> {
     const rows = this.db
       .prepare('SELECT * FROM credentials ORDER BY created_at, access_key_id')
@@ -95,20 +71,34 @@ export class SqliteCredentialRegistry extends CredentialRegistry {
     return 'revoked';
   }
 
-  /** The credential with its plain secret, or null when never issued. */
-  async find(accessKeyId: string): Promise<Credential | null> {
-    if (!ACCESS_KEY_ID_PATTERN.test(accessKeyId)) return null;
+  async close(): Promise<void> {
+    this.db.close();
+  }
+
+  protected async store(issued: IssuedCredential, sealed: SealedSecret): Promise<void> {
+    this.db
+      .prepare(
+        `INSERT INTO credentials (access_key_id, tape, secret_iv, secret_tag, secret_ciphertext, created_at)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        issued.accessKeyId,
+        issued.tapeAddress,
+        sealed.iv,
+        sealed.tag,
+        sealed.ciphertext,
+        issued.createdAt.getTime(),
+      );
+  }
+
+  protected async stored(accessKeyId: string): Promise<StoredCredential | null> {
     const row = this.row(accessKeyId);
     if (!row) return null;
-    return this.cipher.openCredential(accessKeyId, {
+    return {
       sealed: { iv: row.secret_iv, tag: row.secret_tag, ciphertext: row.secret_ciphertext },
       tape: row.tape,
       revoked: row.revoked_at !== null,
-    });
-  }
-
-  async close(): Promise<void> {
-    this.db.close();
+    };
   }
 
   private row(accessKeyId: string): Row | undefined {

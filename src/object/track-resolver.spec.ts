@@ -1,9 +1,10 @@
 import { Keypair } from '@solana/web3.js';
 import { Readable } from 'node:stream';
-import { NetworkConfig, NO_VERSION, TapeRecord } from '../chain/account-layouts';
+import { NetworkConfig, TapeRecord } from '../chain/account-layouts';
 import { applyPublish } from '../chain/tape-history';
 import { ChainError } from '../chain/chain-error';
 import { ChainReader } from '../chain/chain-reader';
+import { testTapeRecord } from '../chain/tape-record.spec-support';
 import { ApiError } from '../http/api-error';
 import { commitmentOfBuffer } from '../tracks/commitment';
 import { StoreVersionNodes } from '../versions/store-version-nodes';
@@ -23,17 +24,14 @@ function newTestResolver() {
   let chainSecs = GENESIS + 10 * EPOCH_SECS; // epoch 10
   const { store } = newTestStore();
   const tapeKey = Keypair.generate().publicKey;
-  let tape: TapeRecord | null = {
+  let tape: TapeRecord | null = testTapeRecord({
     authority: tapeKey,
-    delegate: null,
     capacity: 1 << 20,
     activeEpoch: 9,
     expiryEpoch: 12,
     createdAt: GENESIS,
-    payer: Keypair.generate().publicKey,
-    ...NO_VERSION,
     keep: 2,
-  };
+  });
   const calls = { getTape: 0 };
   let failing = false;
   const chain = {

@@ -6,23 +6,14 @@ import { expiredMessage, expiryWarning } from '../output/expiry-notice';
 import { keyValueLines } from '../output/key-value-lines';
 import { epochDurationValue, epochStart, epochsValue, expiresValue } from '../output/tape-lines';
 import { formatBytes, isoTime } from '../output/units';
-import { CommandContext } from '../session/command-context';
 import { GlobalOptions } from '../session/cli-target';
-import { TapeReads } from '../versions/tape-reads';
-import { TapeCommand } from './tape-command';
+import { TapeReadCommand } from './tape-read-command';
 
 @Command({
   name: 'info',
   description: 'show the tape: label, capacity, used, epochs, estimated expiry',
 })
-export class InfoCommand extends TapeCommand {
-  constructor(
-    ctx: CommandContext,
-    private readonly reads: TapeReads,
-  ) {
-    super(ctx);
-  }
-
+export class InfoCommand extends TapeReadCommand {
   async run(_args: string[], options: GlobalOptions = {}): Promise<void> {
     const target = this.start(options);
     const { address, record, config, now, currentEpoch, objects } = await this.reads.facts();

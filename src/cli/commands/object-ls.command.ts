@@ -1,23 +1,14 @@
 import { SubCommand } from 'nest-commander';
 import bs58 from 'bs58';
 import { tableLines } from '../output/key-value-lines';
-import { CommandContext } from '../session/command-context';
 import { GlobalOptions } from '../session/cli-target';
-import { TapeReads } from '../versions/tape-reads';
-import { TapeCommand } from './tape-command';
+import { TapeReadCommand } from './tape-read-command';
 
 @SubCommand({
   name: 'ls',
   description: "list the objects of the tape's current version (TYPE, SIZE, CONTENT-TYPE, NAME)",
 })
-export class ObjectLsCommand extends TapeCommand {
-  constructor(
-    ctx: CommandContext,
-    private readonly reads: TapeReads,
-  ) {
-    super(ctx);
-  }
-
+export class ObjectLsCommand extends TapeReadCommand {
   async run(_args: string[], options: GlobalOptions = {}): Promise<void> {
     const target = this.start(options);
     const { address, current } = await this.reads.currentVersion();

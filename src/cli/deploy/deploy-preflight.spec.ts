@@ -1,6 +1,6 @@
 import { Keypair } from '@solana/web3.js';
-import { TapeRecord, NO_VERSION } from '../../chain/account-layouts';
-import { atVersion } from '../../chain/tape-record.spec-support';
+import { TapeRecord } from '../../chain/account-layouts';
+import { atVersion, testTapeRecord } from '../../chain/tape-record.spec-support';
 import { parseSize } from '../input/size-parser';
 import {
   assertCanPay,
@@ -9,17 +9,8 @@ import {
   assertVersionCapacity,
 } from './deploy-preflight';
 
-const tape = (over: Partial<TapeRecord> = {}): TapeRecord => ({
-  authority: Keypair.generate().publicKey,
-  delegate: null,
-  capacity: 1024 * 1024,
-  activeEpoch: 10,
-  expiryEpoch: 20,
-  createdAt: 0,
-  payer: Keypair.generate().publicKey,
-  ...NO_VERSION,
-  ...over,
-});
+const tape = (over: Partial<TapeRecord> = {}): TapeRecord =>
+  testTapeRecord({ capacity: 1024 * 1024, activeEpoch: 10, expiryEpoch: 20, ...over });
 
 describe('deploy preflight', () => {
   it('refuses an expired tape, saying what is still possible (not tape extend)', () => {

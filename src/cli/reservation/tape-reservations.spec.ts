@@ -1,5 +1,5 @@
 import { Keypair, PublicKey, TransactionInstruction } from '@solana/web3.js';
-import { NetworkConfig, NO_VERSION, TapeRecord } from '../../chain/account-layouts';
+import { TapeRecord } from '../../chain/account-layouts';
 import { ChainReader } from '../../chain/chain-reader';
 import { ChainRpc } from '../../chain/chain-rpc';
 import { ComputeUnitEstimator } from '../../chain/compute-units';
@@ -7,6 +7,7 @@ import { LAMPORTS_PER_SIGNATURE } from '../../chain/program-ids';
 import { StorageCosts } from '../../chain/storage-costs';
 import { Tag } from '../../chain/tape-instruction-data';
 import { TapeInstructions } from '../../chain/tape-instructions';
+import { testNetworkConfig, testTapeRecord } from '../../chain/tape-record.spec-support';
 import { PackOptions, withComputeBudget } from '../../chain/transaction-packer';
 import { CliError } from '../cli-error';
 import { CliChain } from '../session/cli-chain';
@@ -20,29 +21,21 @@ const GENESIS = 1_700_000_000;
 const EPOCH_SECS = 3600;
 const RENT = 2_000_000;
 
-const config: NetworkConfig = {
+const config = testNetworkConfig({
   epochDurationSecs: EPOCH_SECS,
   genesisTime: GENESIS,
   pricePerMibEpoch: 1000n,
-  mint: Keypair.generate().publicKey,
-  treasury: Keypair.generate().publicKey,
-  storageAuthority: Keypair.generate().publicKey,
-  admin: Keypair.generate().publicKey,
-};
+});
 
 function tapeRecord(over: Partial<TapeRecord> = {}): TapeRecord {
-  return {
-    authority: Keypair.generate().publicKey,
-    delegate: null,
+  return testTapeRecord({
     capacity: 3 * MIB,
     activeEpoch: 10,
     expiryEpoch: 20,
     createdAt: GENESIS,
-    payer: Keypair.generate().publicKey,
-    ...NO_VERSION,
     keptBytes: 512,
     ...over,
-  };
+  });
 }
 
 interface Sent {

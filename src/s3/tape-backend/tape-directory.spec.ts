@@ -1,8 +1,9 @@
 import { Keypair } from '@solana/web3.js';
-import { TapeRecord, NO_VERSION } from '../../chain/account-layouts';
+import { TapeRecord } from '../../chain/account-layouts';
 import { ChainReader } from '../../chain/chain-reader';
 import { GatewayIdentity } from '../../chain/gateway-identity';
 import { labelFromAddress } from '../../chain/tape-label';
+import { testTapeRecord } from '../../chain/tape-record.spec-support';
 import { BalanceSource } from '../../chain/key-balance/balance-source';
 import { KeyBalance } from '../../chain/key-balance/key-balance';
 import {
@@ -40,19 +41,16 @@ class FakeBalance extends BalanceSource {
 function newTestDirectory(overrides: Partial<TapeRecord> = {}) {
   const gateway = new GatewayIdentity(Keypair.generate());
   const tape = Keypair.generate().publicKey;
-  const record: TapeRecord = {
-    authority: Keypair.generate().publicKey,
+  const record = testTapeRecord({
     delegate: gateway.publicKey,
     capacity: 1000,
     activeEpoch: 0,
     expiryEpoch: 20,
     createdAt: 1_700_000_000,
-    payer: Keypair.generate().publicKey,
-    ...NO_VERSION,
     // 100 bytes taken by the kept versions (`used` of the per-file tracks was removed in 1.2.0).
     keptBytes: 100,
     ...overrides,
-  };
+  });
   const chain = new FakeChain(record);
   const funds = new FakeBalance();
   let now = 0;

@@ -1,6 +1,6 @@
 import { Keypair } from '@solana/web3.js';
-import { TapeRecord, NO_VERSION } from '../../chain/account-layouts';
-import { keeping } from '../../chain/tape-record.spec-support';
+import { TapeRecord } from '../../chain/account-layouts';
+import { keeping, testTapeRecord } from '../../chain/tape-record.spec-support';
 import { TrackGcConfig } from '../../config/storage.config';
 import type { TrackReference } from '../track-store';
 import { ChainFacts, judgeReference } from './track-gc-decision';
@@ -51,20 +51,8 @@ describe('judgeReference: a version owner (a certified version’s tracks)', () 
     > = config,
   ) {
     const tape = Keypair.generate().publicKey;
-    const tapeRecord = (
-      pointer: Partial<TapeRecord>,
-      expiryEpoch = currentEpoch + 5,
-    ): TapeRecord => ({
-      authority: Keypair.generate().publicKey,
-      delegate: null,
-      capacity: 1 << 20,
-      activeEpoch: 0,
-      expiryEpoch,
-      createdAt: 0,
-      payer: Keypair.generate().publicKey,
-      ...NO_VERSION,
-      ...pointer,
-    });
+    const tapeRecord = (pointer: Partial<TapeRecord>, expiryEpoch = currentEpoch + 5): TapeRecord =>
+      testTapeRecord({ activeEpoch: 0, expiryEpoch, ...pointer });
     const ref = (root: Buffer, ageMs = 3_600_000, version = NUMBER.get(root)!): TrackReference => ({
       track: versionOwner(tape, version, root),
       tape: tape.toBase58(),

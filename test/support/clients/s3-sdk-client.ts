@@ -1,4 +1,9 @@
-import { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
+import {
+  CreateMultipartUploadCommand,
+  S3Client,
+  S3ClientConfig,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
 
 /** @aws-sdk/client-s3 pointed at a test listener, path style, one attempt unless told otherwise. */
 export function sdkClient(
@@ -15,6 +20,33 @@ export function sdkClient(
     maxAttempts: 1,
     ...extra,
   });
+}
+
+/** CreateMultipartUpload of `key`: the upload id. */
+export async function createUpload(s3: S3Client, bucket: string, key: string): Promise<string> {
+  const created = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }));
+  return created.UploadId!;
+}
+
+/** UploadPart: the part's ETag. */
+export async function uploadPart(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+  uploadId: string,
+  partNumber: number,
+  body: string | Uint8Array,
+): Promise<string> {
+  const res = await s3.send(
+    new UploadPartCommand({
+      Bucket: bucket,
+      Key: key,
+      UploadId: uploadId,
+      PartNumber: partNumber,
+      Body: body,
+    }),
+  );
+  return res.ETag!;
 }
 
 /** The request headers as the SDK finally sent them (after signing), one entry per attempt. */
