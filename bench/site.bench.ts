@@ -14,9 +14,14 @@
  * order of the targets rotated each round, medians reported. Goals (issue 5): site >= 0.8x bare
  * Fastify for 200s, >= 1.0x for 304s.
  *
+ * It also prints the site against the floor (issue 35: no lower than 0.68x for 200s and 0.78x
+ * for 304s, the figures measured on bf4f495 when it was filed).
+ *
  * Environment: BENCH_SITE_ROUNDS (default 5), BENCH_SITE_SECONDS per run (default 5),
  * BENCH_SITE_CONNECTIONS (default 50), BENCH_SITE_METERING=off (the gateway with metering off,
- * so no RateLimit headers anywhere: what metering costs; the goals are for metering on).
+ * so no RateLimit headers anywhere: what metering costs; the goals are for metering on),
+ * BENCH_SITE_BASE=<checkout> (another built checkout's site and its own floor in the same rounds,
+ * bench/support/site-base.ts: each build against its own floor, round by round).
  */
 import { ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,11 +34,13 @@ import { siteGet } from '../test/support/clients/site-http';
 import { publishSite } from '../test/support/labs/site-publish';
 import { median, Target, wrkRun } from './wrk-runner';
 import { page4k } from './support/page';
+import { BaseSite, sentHeaders, startBaseSite } from './support/site-base';
 
 const ROUNDS = Number(process.env.BENCH_SITE_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SITE_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_SITE_CONNECTIONS ?? 50);
 const METERING = process.env.BENCH_SITE_METERING !== 'off';
+const BASE = process.env.BENCH_SITE_BASE;
 
 function stop(child: ChildProcess | undefined): void {
   if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
@@ -49,6 +56,7 @@ async function main(): Promise<void> {
   let nginx: { child: ChildProcess; dir: string; port: number } | undefined;
   let bare: { child: ChildProcess; port: number } | undefined;
   let plain: { child: ChildProcess; port: number } | undefined;
+  let base: BaseSite | undefined;
   const siteDir = mkdtempSync(join(tmpdir(), 'bench-site-root-'));
   try {
     // The site is published through a gateway with the local network embedded; the measured
@@ -56,13 +64,10 @@ async function main(): Promise<void> {
     // scale out in production, so block production does not share its CPU.
     writer = await startSiteGateway({ dataDir });
     const site = await publishSite(writer, { 'index.html': page });
-    gw = await startSiteGateway({
-      dataDir,
-      rpcUrl: writer.rpcUrl,
-      metering: METERING
-        ? { enabled: true, site: { limit: 1_000_000_000, ttl_secs: 60 } }
-        : { enabled: false },
-    });
+    const metering = METERING
+      ? { enabled: true, site: { limit: 1_000_000_000, ttl_secs: 60 } }
+      : { enabled: false };
+    gw = await startSiteGateway({ dataDir, rpcUrl: writer.rpcUrl, metering });
     const host = `${site.label}.localhost:${gw.port}`;
     const probe = await siteGet(gw.url, '/', { host });
     if (probe.status !== 200 || probe.text !== page)
@@ -124,6 +129,21 @@ async function main(): Promise<void> {
     const nginxPid = nginx.child.pid!;
     const barePid = bare.child.pid!;
     const plainPid = plain.child.pid!;
+    if (BASE) base = await startBaseSite(BASE, page, metering);
+    const baseTargets = (b: BaseSite): Target[] => [
+      {
+        name: `base ${b.commit} site`,
+        url: `${b.url}/`,
+        headers: [`Host: ${b.host}`],
+        pids: () => [b.gatewayPid],
+      },
+      {
+        name: `base ${b.commit} floor (its headers)`,
+        url: `http://127.0.0.1:${b.floor.port}/`,
+        headers: [],
+        pids: () => [b.floor.child.pid!],
+      },
+    ];
     const targets: Target[] = [
       {
         name: `site (hostname route, metering ${METERING ? 'on' : 'off'})`,
@@ -149,6 +169,7 @@ async function main(): Promise<void> {
         headers: [],
         pids: () => [plainPid],
       },
+      ...(base ? baseTargets(base) : []),
     ];
     const revalidations: Target[] = [
       {
@@ -159,6 +180,20 @@ async function main(): Promise<void> {
       { ...targets[1], name: `${targets[1].name} 304`, headers: [`If-None-Match: ${nginxEtag}`] },
       { ...targets[2], name: `${targets[2].name} 304`, headers: [`If-None-Match: ${etag}`] },
       { ...targets[3], name: `${targets[3].name} 304`, headers: [`If-None-Match: ${etag}`] },
+      ...(base
+        ? [
+            {
+              ...targets[4],
+              name: `${targets[4].name} 304`,
+              headers: [...targets[4].headers, `If-None-Match: ${base.etag}`],
+            },
+            {
+              ...targets[5],
+              name: `${targets[5].name} 304`,
+              headers: [`If-None-Match: ${base.etag}`],
+            },
+          ]
+        : []),
     ];
     const all = [...targets, ...revalidations];
     const results = new Map<string, number[]>(all.map((t) => [t.name, []]));
@@ -209,11 +244,17 @@ async function main(): Promise<void> {
         `site / bare Fastify, each round's ratio, median: 200 ${paired(targets[0], targets[2])}x, 304 ${paired(revalidations[0], revalidations[2])}x req/s\n` +
         `site 304 / bare Fastify 200: ${(med(revalidations[0]) / med(targets[2])).toFixed(2)}x req/s\n` +
         `floor (node:http, the site's headers) / bare Fastify: 200 ${(med(targets[3]) / med(targets[2])).toFixed(2)}x, 304 ${(med(revalidations[3]) / med(revalidations[2])).toFixed(2)}x req/s; ${(cpuMed(targets[2]) / cpuMed(targets[3])).toFixed(2)}x and ${(cpuMed(revalidations[2]) / cpuMed(revalidations[3])).toFixed(2)}x by CPU/req\n` +
+        `site / node:http floor, 200: ${(med(targets[0]) / med(targets[3])).toFixed(2)}x (each round's: ${paired(targets[0], targets[3])}x; goal >= 0.68) ${verdict(med(targets[0]) / med(targets[3]), 0.68)}\n` +
+        `site / node:http floor, 304: ${(med(revalidations[0]) / med(revalidations[3])).toFixed(2)}x (each round's: ${paired(revalidations[0], revalidations[3])}x; goal >= 0.78) ${verdict(med(revalidations[0]) / med(revalidations[3]), 0.78)}\n` +
+        (base
+          ? `base ${base.commit} site / its floor: 200 ${(med(targets[4]) / med(targets[5])).toFixed(2)}x (each round's: ${paired(targets[4], targets[5])}x), 304 ${(med(revalidations[4]) / med(revalidations[5])).toFixed(2)}x (each round's: ${paired(revalidations[4], revalidations[5])}x); this site / base site: 200 ${paired(targets[0], targets[4])}x, 304 ${paired(revalidations[0], revalidations[4])}x (each round's)\n`
+          : '') +
         `site / nginx, 200: ${(med(targets[0]) / med(targets[1])).toFixed(2)}x; 304: ${(med(revalidations[0]) / med(revalidations[1])).toFixed(2)}x\n` +
         `load average during the run: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}\n`,
     );
     site.remove();
   } finally {
+    await base?.stop();
     stop(bare?.child);
     stop(plain?.child);
     stop(nginx?.child);
@@ -223,18 +264,6 @@ async function main(): Promise<void> {
     if (nginx) rmSync(nginx.dir, { recursive: true, force: true });
     rmSync(siteDir, { recursive: true, force: true });
   }
-}
-
-/** The headers a server chose to send, without those Node adds to every answer. */
-function sentHeaders(
-  headers: Record<string, string | string[] | undefined>,
-): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name)) continue;
-    if (typeof value === 'string') out[name] = value;
-  }
-  return out;
 }
 
 main().then(
