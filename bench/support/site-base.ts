@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { siteGet } from '../../test/support/clients/site-http';
 import { PageAnswers, ScriptServer, startPlainNode } from './site-bench-servers';
 
@@ -47,7 +47,8 @@ const LAYOUTS = [
 ];
 
 function loadHarness(checkout: string): BaseHarness {
-  const compiled = join(checkout, 'dist-bench');
+  // Absolute: `require` resolves a relative path from this file, not from the working directory.
+  const compiled = join(resolve(checkout), 'dist-bench');
   for (const [gateway, publish] of LAYOUTS) {
     if (existsSync(join(compiled, gateway)) && existsSync(join(compiled, publish))) {
       /* eslint-disable @typescript-eslint/no-require-imports -- another checkout's build */
