@@ -70,8 +70,20 @@ export class ChainReader {
   }
 
   async currentEpoch(): Promise<number> {
-    const [config, time] = await Promise.all([this.networkConfig(), this.chainTime()]);
-    return epochAt(time, config.genesisTime, config.epochDurationSecs);
+    return (await this.clock()).currentEpoch;
+  }
+
+  /**
+   * The network config, chain time and current epoch from one read of each (asking for the three
+   * at once would read the config and the time twice, before either is cached).
+   */
+  async clock(): Promise<{ config: NetworkConfig; now: number; currentEpoch: number }> {
+    const [config, now] = await Promise.all([this.networkConfig(), this.chainTime()]);
+    return {
+      config,
+      now,
+      currentEpoch: epochAt(now, config.genesisTime, config.epochDurationSecs),
+    };
   }
 
   async getTape(tape: PublicKey): Promise<TapeRecord | null> {

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { labelFromAddress } from '../../chain/tape-label';
 import { keyValueLines } from '../output/key-value-lines';
-import { Printer } from '../output/printer';
 import { CommandContext } from '../session/command-context';
 import { CliTarget } from '../session/cli-target';
 import { HistoryChange, TapeHistoryService } from '../versions/tape-history.service';
@@ -26,40 +25,30 @@ export abstract class HistoryChangeCommand extends TapeCommand {
     change: HistoryChange,
     extra: Record<string, string | number> = {},
   ): void {
-    historyChangeOutput(this.printer, target, change, extra);
+    const tape = change.tape.toBase58();
+    if (target.json) {
+      this.printer.json({
+        tape,
+        version: change.version,
+        previous: change.previous,
+        changed: change.changed,
+        sequence: change.sequence,
+        signature: change.signature ?? null,
+        ...extra,
+      });
+      return;
+    }
+    const version =
+      change.version === change.previous
+        ? `${change.version} (unchanged)`
+        : `${change.version} (was ${change.previous})`;
+    this.printer.lines(
+      keyValueLines([
+        ['tape address', tape],
+        ['version', version],
+        ...Object.entries(extra).map(([k, v]): [string, string] => [k, String(v)]),
+        ['URL', target.siteUrls(labelFromAddress(change.tape), tape).url],
+      ]),
+    );
   }
-}
-
-/** What `tape rollback`, `promote`, `alias rm` and `keep` print: the tape, its current version. */
-function historyChangeOutput(
-  printer: Printer,
-  target: CliTarget,
-  change: HistoryChange,
-  extra: Record<string, string | number> = {},
-): void {
-  const tape = change.tape.toBase58();
-  if (target.json) {
-    printer.json({
-      tape,
-      version: change.version,
-      previous: change.previous,
-      changed: change.changed,
-      sequence: change.sequence,
-      signature: change.signature ?? null,
-      ...extra,
-    });
-    return;
-  }
-  const version =
-    change.version === change.previous
-      ? `${change.version} (unchanged)`
-      : `${change.version} (was ${change.previous})`;
-  printer.lines(
-    keyValueLines([
-      ['tape address', tape],
-      ['version', version],
-      ...Object.entries(extra).map(([k, v]): [string, string] => [k, String(v)]),
-      ['URL', target.siteUrls(labelFromAddress(change.tape), tape).url],
-    ]),
-  );
 }

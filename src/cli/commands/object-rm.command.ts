@@ -15,7 +15,7 @@ export class ObjectRmCommand extends TapeCommand {
   constructor(
     ctx: CommandContext,
     private readonly removal: ObjectRemoval,
-    private readonly removals: RemovalConfirmation,
+    private readonly confirmation: RemovalConfirmation,
   ) {
     super(ctx);
   }
@@ -31,7 +31,7 @@ export class ObjectRmCommand extends TapeCommand {
   async run(names: string[], options: GlobalOptions & { yes?: boolean } = {}): Promise<void> {
     const target = this.start(options);
     const { removed, tape, version } = await this.removal.remove(names, (all, address) =>
-      this.removals.confirm({
+      this.confirmation.confirm({
         command: 'tape object rm',
         names: all,
         tape: address,

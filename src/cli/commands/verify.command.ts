@@ -2,7 +2,8 @@ import { Command, Option } from 'nest-commander';
 import { CliError } from '../cli-error';
 import { CommandContext } from '../session/command-context';
 import { GlobalOptions } from '../session/cli-target';
-import { TapeVerifierService, VerifyReport } from '../verify/tape-verifier.service';
+import { TapeVerifierService } from '../verify/tape-verifier.service';
+import { VerifyReport } from '../verify/verify-report';
 import { parseVerifyTarget } from '../verify/verify-target';
 import { TapeCommand } from './tape-command';
 

@@ -87,11 +87,7 @@ export class DeployDryRun {
     const payer = this.signers.wallet();
     const gateway = this.gateways.client();
     try {
-      const [network, nowUnix, currentEpoch] = await Promise.all([
-        reader.networkConfig(),
-        reader.chainTime(),
-        reader.currentEpoch(),
-      ]);
+      const { config: network, now: nowUnix, currentEpoch } = await reader.clock();
       assertTapeActive(tape.record, currentEpoch, {
         address: tape.address,
         clock: network,

@@ -8,6 +8,7 @@ import { CliSigners } from '../session/cli-signers';
 import { ChangePublisher } from '../versions/change-publisher';
 import { VersionPublisher } from '../versions/version-publisher';
 import { assertCanPay, assertTapeActive } from './deploy-preflight';
+import { storageAuthorityOf } from './site-deployer';
 
 export interface ObjectRemovalResult {
   /** The names removed, each once, in the order given. */
@@ -37,10 +38,11 @@ export class ObjectRemoval {
   ): Promise<ObjectRemovalResult> {
     const tape = await this.chain.loadTape();
     const { reader } = this.chain;
-    assertTapeActive(tape.record, await reader.currentEpoch(), {
+    const { config, now, currentEpoch } = await reader.clock();
+    assertTapeActive(tape.record, currentEpoch, {
       address: tape.address,
-      clock: await reader.networkConfig(),
-      nowUnix: await reader.chainTime(),
+      clock: config,
+      nowUnix: now,
     });
     const unique = [...new Set(names)];
     const signer = this.signers.tapeSigner(tape);
@@ -48,7 +50,7 @@ export class ObjectRemoval {
     const gateway = this.gateways.client();
     try {
       const config = await gateway.uploadConfig();
-      const storageAuthority = new PublicKey(config.storageAuthority);
+      const storageAuthority = storageAuthorityOf(config.storageAuthority, gateway.baseUrl);
       const publisher = new VersionPublisher(gateway, this.chain.rpc, this.chain.ix, {
         concurrency: 8,
         segmentBytes: config.segmentBytes,

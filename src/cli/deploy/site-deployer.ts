@@ -112,13 +112,11 @@ export class SiteDeployer {
     const payer = this.signers.wallet();
     const gateway = this.gateways.client();
     try {
-      const checks = quiet(
-        Promise.all([reader.networkConfig(), reader.chainTime(), reader.currentEpoch()]),
-      );
+      const checks = quiet(reader.clock());
       const configuring = quiet(gateway.uploadConfig());
       const firstBase = quiet(readCurrentVersion(reader, gateway, tape.address, tape.record));
       const firstBalance = quiet(reader.getBalances(payer.publicKey));
-      const [clock, nowUnix, currentEpoch] = await checks;
+      const { config: clock, now: nowUnix, currentEpoch } = await checks;
       assertTapeActive(tape.record, currentEpoch, { address: tape.address, clock, nowUnix });
       const warning = expiryWarning(tape.address, tape.record, clock, nowUnix);
       if (warning) this.printer.note(warning);

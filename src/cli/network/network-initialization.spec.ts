@@ -6,7 +6,7 @@ import { assertConfigAsAsked, NetworkInitializations } from './network-initializ
 import { InitRequest, InitResult, NetworkInitializer } from './network-initializer';
 import { CliSigners } from '../session/cli-signers';
 import { CliTarget } from '../session/cli-target';
-import { testCliChain } from '../session/test-cli-chain';
+import { testCliChain } from '../session/cli-chain.spec-support';
 
 const RPC_URL = 'http://127.0.0.1:18998';
 

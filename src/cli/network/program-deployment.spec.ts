@@ -9,7 +9,7 @@ import { CliError } from '../cli-error';
 import { RecordingPrinter } from '../output/recording-printer';
 import { CliSigners } from '../session/cli-signers';
 import { CliTarget } from '../session/cli-target';
-import { testCliChain } from '../session/test-cli-chain';
+import { testCliChain } from '../session/cli-chain.spec-support';
 import { DeployRequest, DeployResult, ProgramDeployer } from './program-deployer';
 import { InterruptNotice } from '../session/interrupt-notice';
 import { INTERRUPTED, ProgramDeployments } from './program-deployment';

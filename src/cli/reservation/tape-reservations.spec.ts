@@ -69,6 +69,11 @@ function newTestService(opts: { computeUnitPrice?: number; tape?: TapeRecord } =
       return Promise.resolve(chain.now);
     },
     currentEpoch: () => Promise.resolve(chain.currentEpoch),
+    clock: async () => ({
+      config,
+      now: await reader.chainTime(),
+      currentEpoch: chain.currentEpoch,
+    }),
     getBalances: () => Promise.resolve({ ...chain.balance }),
     getTape: (address: PublicKey) => Promise.resolve(tapes.get(address.toBase58()) ?? null),
   };

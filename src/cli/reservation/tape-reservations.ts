@@ -81,11 +81,7 @@ export class TapeReservations {
   async quoteCreate(capacity: number, reservation: ReservationOptions): Promise<CreateQuote> {
     const payer = this.signers.wallet();
     const { reader, writer, costs, ix } = this.chain;
-    const [config, now, currentEpoch] = await Promise.all([
-      reader.networkConfig(),
-      reader.chainTime(),
-      reader.currentEpoch(),
-    ]);
+    const { config, now, currentEpoch } = await reader.clock();
     const epochs = epochsForNewTape(reservation, now, currentEpoch, config);
     const [base, balance] = await Promise.all([
       costs.estimateCreate(capacity, epochs),
@@ -148,11 +144,7 @@ export class TapeReservations {
     const tape = await this.chain.loadTape();
     const { reader, ix } = this.chain;
     const payer = this.signers.wallet();
-    const [config, now, currentEpoch] = await Promise.all([
-      reader.networkConfig(),
-      reader.chainTime(),
-      reader.currentEpoch(),
-    ]);
+    const { config, now, currentEpoch } = await reader.clock();
     await this.assertActive(tape, config, currentEpoch, now);
     const epochs = epochsToAdd(reservation, config);
     const tokens = storageCost(tape.record.capacity, epochs, config.pricePerMibEpoch);

@@ -112,7 +112,7 @@ export class CliSigners {
   }
 }
 
-export function unauthorizedExplanation(
+function unauthorizedExplanation(
   signer: PublicKey,
   tape: PublicKey,
   configDir: string,

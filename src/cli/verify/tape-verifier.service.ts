@@ -17,8 +17,6 @@ import { HttpAnswer, VerifyHttp } from './verify-http';
 import { fail, Failed, VerifyReport } from './verify-report';
 import { selectorSuffix, VerifyTarget } from './verify-target';
 
-export type { VerifyFailure, VerifyReport } from './verify-report';
-
 const sha256: Sha256 = (data) => createHash('sha256').update(data).digest();
 /** Reasons a gateway between two Publishes may give honestly: asked once more. */
 const RACY = new Set(['stale_version', 'version_not_kept', 'header_mismatch', 'alias_mismatch']);

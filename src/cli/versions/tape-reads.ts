@@ -31,11 +31,7 @@ export class TapeReads {
   async facts(): Promise<TapeFacts> {
     const { address, record } = await this.chain.loadTape();
     const { reader } = this.chain;
-    const [config, now, currentEpoch] = await Promise.all([
-      reader.networkConfig(),
-      reader.chainTime(),
-      reader.currentEpoch(),
-    ]);
+    const { config, now, currentEpoch } = await reader.clock();
     const objects = await this.objectCount(address, record);
     return { address, record, config, now, currentEpoch, objects };
   }
