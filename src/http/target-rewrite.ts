@@ -6,7 +6,7 @@ import { originFormTarget } from './request-target';
 
 /**
  * The main listener's request targets for Fastify's router (RFC 9112 §3.2): an absolute-form
- * target whose authority is the Host becomes origin-form (src/common/request-target.ts); a
+ * target whose authority is the Host becomes origin-form (src/http/request-target.ts); a
  * target that cannot be made origin-form is moved to `REFUSED_TARGET_ROUTE` and answered 400
  * there with the stable error body. (Site requests never reach Fastify: the main listener,
  * src/http/main-listener.ts, hands them to the site edge before, after the same normalisation.)

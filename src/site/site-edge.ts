@@ -63,8 +63,7 @@ export class SiteEdge implements SiteHostEdge, OnModuleInit {
 
   /** Answers the request when its Host names a site; false leaves a gateway host's untouched. */
   tryServe(req: IncomingMessage, res: ServerResponse, url: string): boolean {
-    const headers = req.headers;
-    const route = this.hosts.route(headers[':authority'] ?? headers.host);
+    const route = this.hosts.route(req.headers.host);
     if (route.kind === 'gateway') return false;
     this.meter(req, res, url, route);
     return true;

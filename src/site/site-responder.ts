@@ -259,7 +259,7 @@ export class SiteResponder {
     const headers = {
       ...base,
       'content-type': multipart.contentType,
-      'content-length': String(multipart.contentLength),
+      'content-length': decimalText(multipart.contentLength),
     };
     return {
       status: 206,

@@ -100,7 +100,7 @@ export function contentRange(range: ByteRange, size: number): string {
 
 /** `bytes *\/size` for a 416 response. */
 export function unsatisfiedContentRange(size: number): string {
-  return `bytes */${size}`;
+  return `bytes */${decimalText(size)}`;
 }
 
 function parseSpecs(value: string, maxRanges: number): Spec[] | undefined {

@@ -159,10 +159,9 @@ export function commitmentToHex(commitment: Buffer): string {
 
 /** The hex of a commitment a store is handed: a Buffer of COMMITMENT_BYTES, else RangeError. */
 export function storeKeyHex(commitment: Buffer): string {
-  if (!Buffer.isBuffer(commitment) || commitment.length !== COMMITMENT_BYTES) {
+  if (!Buffer.isBuffer(commitment))
     throw new RangeError(`a commitment is ${COMMITMENT_BYTES} bytes`);
-  }
-  return commitment.toString('hex');
+  return commitmentToHex(commitment);
 }
 
 /** A store's range read, its arguments checked (RangeError otherwise): the track's hex. */

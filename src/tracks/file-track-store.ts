@@ -176,8 +176,7 @@ export class FileTrackStore extends IndexedTrackStore {
   }
 
   openRange(commitment: Buffer, size: number, start: number, endInclusive: number): Readable {
-    rangeReadHex(commitment, size, start, endInclusive);
-    const paths = this.paths(commitment);
+    const paths = this.pathsOf(rangeReadHex(commitment, size, start, endInclusive));
     return new VerifiedRangeStream({
       track: paths.hex,
       path: paths.data,
@@ -298,7 +297,10 @@ export class FileTrackStore extends IndexedTrackStore {
   }
 
   private paths(commitment: Buffer) {
-    const hex = storeKeyHex(commitment);
+    return this.pathsOf(storeKeyHex(commitment));
+  }
+
+  private pathsOf(hex: string) {
     const dir = join(this.root, hex.slice(0, 2), hex.slice(2, 4));
     return { hex, dir, data: join(dir, hex), chunks: join(dir, `${hex}.chunks`) };
   }

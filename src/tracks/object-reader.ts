@@ -3,6 +3,7 @@ import { ByteLru } from './byte-lru';
 import {
   CHUNK_BYTES,
   COMMITMENT_BYTES,
+  storeKeyHex,
   assertRangeInside,
   assertTrackSize,
   commitmentOfBuffer,
@@ -285,9 +286,7 @@ function checkRef(ref: TrackRef): void {
       throw new RangeError('a packed file lies inside its pack');
     }
   }
-  if (!Buffer.isBuffer(ref.commitment) || ref.commitment.length !== COMMITMENT_BYTES) {
-    throw new RangeError(`a commitment is ${COMMITMENT_BYTES} bytes`);
-  }
+  storeKeyHex(ref.commitment);
   assertTrackSize(ref.size);
 }
 

@@ -143,7 +143,7 @@ function isGatewayName(name: string): boolean {
   return name === '_site.json' || name === '_redirects' || name === '_headers';
 }
 
-export function checkNameForPath(target: { path: string; name: string; status: number }): void {
+function checkNameForPath(target: { path: string; name: string; status: number }): void {
   const names = namesForPath(target.path);
   if (!names) throw new Refusal('name_not_for_path', `${target.path} is not a site path`);
   const ok =

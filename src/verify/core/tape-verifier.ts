@@ -64,7 +64,7 @@ export type { CheckedVersion } from './version-nodes';
  * serves the very same code to browsers as one ES module (`GET /_tape/verify.js`), so it uses
  * only Uint8Array, TextEncoder/TextDecoder and an injected SHA-256 (WebCrypto's
  * `crypto.subtle.digest` in a browser). Its files import one another and the `_redirects`
- * matching (itself import-free) only; `npm run build` inlines them all into the one module
+ * matching (itself import-free) only; `npm run build` joins them all into the one module
  * (tools/bundle-verify-module.mjs).
  */
 
