@@ -7,8 +7,9 @@ import path from 'node:path';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SRC = path.join(ROOT, 'src');
 const SPEC = /\.spec(-support)?\.ts$/;
+// `import … from './x'`, `export … from './x'`, `import('./x')`, and `import './x'` (for its effects).
 const IMPORT =
-  /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+  /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"](\.[^'"]+)['"]/g;
 
 function sources(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -36,7 +37,7 @@ const edges = new Map(
     const text = readFileSync(file, 'utf8');
     const targets = new Set();
     for (const m of text.matchAll(IMPORT)) {
-      const target = resolve(file, m[1] ?? m[2]);
+      const target = resolve(file, m[1] ?? m[2] ?? m[3]);
       if (target && !SPEC.test(target)) targets.add(target);
     }
     return [file, [...targets]];

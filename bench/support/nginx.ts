@@ -5,6 +5,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  rmSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -97,12 +98,22 @@ ${[...addHeaders, ...proxy].join('\n')}
     stderr +
     (existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : '');
   for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error(`nginx exited (${child.exitCode}): ${log()}`);
+    if (child.exitCode !== null) {
+      const message = `nginx exited (${child.exitCode}): ${log()}`;
+      rmSync(dir, { recursive: true, force: true });
+      throw new Error(message);
+    }
     try {
       await (await fetch(url)).arrayBuffer();
       break;
     } catch {
-      if (i > 200) throw new Error(`nginx not serving after 10 s: ${log()}`);
+      if (i > 200) {
+        const message = `nginx not serving after 10 s: ${log()}`;
+        child.kill('SIGQUIT');
+        await exited;
+        rmSync(dir, { recursive: true, force: true });
+        throw new Error(message);
+      }
       await new Promise((r) => setTimeout(r, 50));
     }
   }

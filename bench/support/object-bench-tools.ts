@@ -29,12 +29,16 @@ export function wrk(
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     child.once('error', reject);
     child.once('exit', (code) => {
-      const rps = /Requests\/sec:\s+([\d.]+)/.exec(out)?.[1];
-      if (code !== 0 || !rps) return reject(new Error(`wrk failed (${code}):\n${out}`));
+      // A figure wrk did not print, or no request answered, is a failed run, not a zero.
+      const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
+      const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? NaN);
+      if (code !== 0 || !(rps > 0) || !(requests > 0)) {
+        return reject(new Error(`wrk failed or measured no requests (${code}):\n${out}`));
+      }
       const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
       const errors = /Socket errors: (.+)/.exec(out)?.[1];
       if (errors) process.stdout.write(`  (wrk socket errors: ${errors})\n`);
-      resolve({ requestsPerSec: Number(rps), non2xx });
+      resolve({ requestsPerSec: rps, non2xx });
     });
   });
 }

@@ -78,8 +78,11 @@ export async function startBaseSite(
   let floor: ScriptServer | undefined;
   const stop = async () => {
     floor?.child.kill('SIGTERM');
-    for (const gw of started.reverse()) await gw.stop();
+    // The reader and the writer both stop, and the data goes, even when one fails to stop.
+    const stopped = await Promise.allSettled(started.map((gw) => gw.stop()));
     rmSync(dataDir, { recursive: true, force: true });
+    const failed = stopped.find((outcome) => outcome.status === 'rejected');
+    if (failed?.status === 'rejected') throw failed.reason;
   };
   try {
     const writer = await harness.startSiteGateway({ dataDir });
