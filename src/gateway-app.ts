@@ -1,3 +1,4 @@
+import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
@@ -8,6 +9,7 @@ import { TrustedProxies } from './http/trusted-proxies';
 import { AppConfig } from './config/app-config';
 import { JsonLogger } from './logging/json-logger';
 import { registerRefusedTargetRoute, rewriteTarget } from './http/target-rewrite';
+import { MainListener } from './http/main-listener';
 
 /** Paths longer than this are refused before routing (the site route checks 1024-byte paths). */
 const MAX_URL_BYTES = 8192;
@@ -63,4 +65,15 @@ export async function createGatewayApp(
     // A module that fails to start (a ConfigError) reaches main's one-line report, not Nest's log.
     abortOnError: false,
   });
+}
+
+/**
+ * Closes the gateway application: the main listener answers every new request 503 first, then
+ * Nest closes the modules (their `onModuleDestroy`: meter stores, Redis, the chain connection)
+ * and the listeners, whose close waits for the requests in flight. In this order no request
+ * reaches an edge or a route whose dependencies are closed (src/http/main-listener.ts).
+ */
+export async function closeGatewayApp(app: INestApplicationContext): Promise<void> {
+  app.get(MainListener).beginShutdown();
+  await app.close();
 }

@@ -5,7 +5,7 @@ import { ConfigError, loadConfig } from './config/config-loader';
 import { embedLocalNetwork } from './embedded-network';
 import { AdminServer } from './admin/admin-server';
 import { GatewayMetrics } from './observability/gateway-metrics';
-import { createGatewayApp } from './gateway-app';
+import { closeGatewayApp, createGatewayApp } from './gateway-app';
 import { JsonLogger } from './logging/json-logger';
 import { resolveLogFormat } from './logging/log-format';
 import { GATEWAY_USAGE, GatewayArgsError, parseGatewayArgs } from './gateway-args';
@@ -63,8 +63,9 @@ async function main(): Promise<void> {
   const info = await collectReadyInfo(app, config, { embedded: network !== null, adminUrl });
   log.ready(readyLine(info), readyFields(info));
 
-  // Graceful shutdown: stop accepting, let in-flight requests finish (Fastify's close waits for
-  // them), run every module's shutdown hooks, exit 0. Past the grace period, leave anyway.
+  // Graceful shutdown: new requests answered 503 at once, every module's shutdown hooks run,
+  // in-flight requests finish (Fastify's close waits for them), exit 0. Past the grace period,
+  // leave anyway.
   let closing = false;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
@@ -72,8 +73,7 @@ async function main(): Promise<void> {
       closing = true;
       log.log({ event: 'shutdown', signal }, 'gateway');
       setTimeout(() => process.exit(1), config.gateway.shutdown_grace_ms).unref();
-      app
-        .close()
+      closeGatewayApp(app)
         .then(() => network?.close())
         .then(
           () => process.exit(0),

@@ -1,5 +1,6 @@
 import type { HttpAdapterHost } from '@nestjs/core';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AddressInfo, connect } from 'node:net';
 import { EdgeRoute, MainListener, RequestListener, SiteHostEdge } from './main-listener';
 
 /** Who answered each request, in order: a peer's name, or `fastify` with the URL it got. */
@@ -43,10 +44,29 @@ function setUp(register: (listener: MainListener, log: Log) => void): {
     const [installed] = server.listeners('request') as RequestListener[];
     log.length = 0;
     const req = { url, headers: { host }, method: 'GET' } as unknown as IncomingMessage;
-    installed.call(server, req, {} as ServerResponse);
+    const res = {
+      writeHead(code: number, headers: Record<string, string>) {
+        log.push(`answer ${code} ${headers.connection}`);
+      },
+      end: () => undefined,
+    };
+    installed.call(server, req, res as unknown as ServerResponse);
     return [...log];
   };
   return { listener, server, send };
+}
+
+/** Writes `request` on a new connection; resolves with all it read once the server closes it. */
+function rawExchange(port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(request));
+    let data = '';
+    socket.setEncoding('latin1');
+    socket.setTimeout(5000, () => socket.destroy(new Error('the connection stayed open')));
+    socket.on('data', (chunk: string) => (data += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(data));
+  });
 }
 
 describe('MainListener', () => {
@@ -83,14 +103,44 @@ describe('MainListener', () => {
     ]);
   });
 
-  it('steps aside during shutdown: every request goes to Fastify as sent', () => {
+  it('answers every request 503 itself once shutdown has begun: no edge, no Fastify', () => {
     const { listener, send } = setUp((l, log) => {
       l.serveSiteHosts(siteHosts(log));
       l.addRoute('/object/', route(log, 'object'));
     });
-    listener.beforeApplicationShutdown();
-    expect(send('/', SITE_HOST)).toEqual([`fastify / ${SITE_HOST}`]);
-    expect(send('/object/x')).toEqual(['fastify /object/x localhost']);
+    listener.beginShutdown();
+    const shuttingDown = ['answer 503 close'];
+    expect(send('/', SITE_HOST)).toEqual(shuttingDown);
+    expect(send(`http://${SITE_HOST}/healthz`, SITE_HOST)).toEqual(shuttingDown);
+    expect(send('/object/x')).toEqual(shuttingDown);
+    expect(send('/healthz')).toEqual(shuttingDown);
+    expect(send('http://localhost/x', SITE_HOST)).toEqual(shuttingDown);
+  });
+
+  it('closes itself when its module is destroyed, for an app closed without beginShutdown', () => {
+    const { listener, send } = setUp((l, log) => l.serveSiteHosts(siteHosts(log)));
+    expect(send('/', SITE_HOST)).toEqual(['site-host /']);
+    listener.onModuleDestroy();
+    expect(send('/', SITE_HOST)).toEqual(['answer 503 close']);
+  });
+
+  it('writes the shutdown answer on the wire: 503, Retry-After, a plain body, connection closed', async () => {
+    const { listener, server } = setUp(() => undefined);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      listener.beginShutdown();
+      const answer = await rawExchange(port, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
+      const [head, body] = answer.split('\r\n\r\n');
+      expect(head.split('\r\n')[0]).toBe('HTTP/1.1 503 Service Unavailable');
+      expect(head).toMatch(/\r\nretry-after: 5\r\n/i);
+      expect(head).toMatch(/\r\nconnection: close\r\n/i);
+      expect(head).toMatch(/\r\ncontent-type: text\/plain; charset=utf-8\r\n/i);
+      expect(head).toMatch(/\r\ncache-control: no-store\r\n/i);
+      expect(body).toBe('the gateway is shutting down: retry shortly\n');
+    } finally {
+      server.close();
+    }
   });
 
   it('wraps the whole dispatch with its observer, and answers who owns a Host', () => {

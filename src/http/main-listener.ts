@@ -1,9 +1,4 @@
-import {
-  BeforeApplicationShutdown,
-  Injectable,
-  Module,
-  OnApplicationBootstrap,
-} from '@nestjs/common';
+import { Injectable, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { originFormTarget } from './request-target';
@@ -48,15 +43,23 @@ export type ListenerObserver = (dispatch: RequestListener) => RequestListener;
  *
  * Feature rooms register their peers when their module starts (`onModuleInit`), as they
  * register health checks and metrics: they never import each other, and this file knows none of
- * them. During shutdown the listener steps aside: every request goes straight to Fastify, whose
- * closing behaviour (503 on new requests) applies.
+ * them.
+ *
+ * Shutdown: from `beginShutdown()` on, the listener answers every new request itself, `503` with
+ * `Connection: close` (`answerShuttingDown`), on site hosts and the gateway's alike; requests
+ * already dispatched finish. The gateway's shutdown entry calls it before `app.close()`
+ * (`closeGatewayApp`, src/gateway-app.ts), because Nest runs `onModuleDestroy` root module
+ * first, then by distance, and this module is among the deepest: the meter stores, Redis and
+ * the chain connection are closed before a hook of its own would run, and an edge or a Nest
+ * route would answer with them closed. Its own `onModuleDestroy` is the fallback for an app
+ * closed some other way.
  *
  * Why an edge before Fastify at all: on a cached 4 KiB page or a hot object, Fastify's routing
  * and Nest's per-request pipeline cost about as much CPU as the answer itself (docs/site.md and
  * docs/object.md, "Performance"), and a hostname is not something Fastify's router routes on.
  */
 @Injectable()
-export class MainListener implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class MainListener implements OnApplicationBootstrap, OnModuleDestroy {
   private siteHosts: SiteHostEdge | null = null;
   private routes: readonly { prefix: string; route: EdgeRoute }[] = [];
   private observer: ListenerObserver | null = null;
@@ -96,8 +99,14 @@ export class MainListener implements OnApplicationBootstrap, BeforeApplicationSh
     if (server) this.install(server);
   }
 
-  beforeApplicationShutdown(): void {
+  /** From now on every new request is answered 503 here (the gateway is shutting down). */
+  beginShutdown(): void {
     this.closing = true;
+  }
+
+  /** The fallback when the app is closed without `beginShutdown()` first (see above). */
+  onModuleDestroy(): void {
+    this.beginShutdown();
   }
 
   /**
@@ -122,7 +131,7 @@ export class MainListener implements OnApplicationBootstrap, BeforeApplicationSh
 
   /** Answers the request at the edge; false leaves it untouched (its target made origin-form). */
   private atEdge(req: IncomingMessage, res: ServerResponse): boolean {
-    if (this.closing) return false;
+    if (this.closing) return answerShuttingDown(res);
     let url = req.url ?? '/';
     if (url.charCodeAt(0) !== 47 /* / */) {
       const target = originFormTarget(url, req.headers.host);
@@ -143,6 +152,27 @@ export class MainListener implements OnApplicationBootstrap, BeforeApplicationSh
   private beforeInstall(what: string): void {
     if (this.installed) throw new Error(`${what} registered after the main listener was installed`);
   }
+}
+
+const SHUTTING_DOWN_BODY = 'the gateway is shutting down: retry shortly\n';
+
+/**
+ * The answer to every request that arrives once shutdown has begun: nothing behind the listener
+ * is asked (its dependencies may be closed already). `Connection: close` ends the kept-alive
+ * connection, so the client's next request opens a new one (to another replica, behind a load
+ * balancer); `Retry-After` for a client that retries the same gateway; never cached by a CDN.
+ */
+function answerShuttingDown(res: ServerResponse): true {
+  res.writeHead(503, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': Buffer.byteLength(SHUTTING_DOWN_BODY),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'retry-after': '5',
+    connection: 'close',
+  });
+  res.end(SHUTTING_DOWN_BODY);
+  return true;
 }
 
 /** One MainListener for the whole application: the modules that register with it import this. */
