@@ -1,9 +1,45 @@
 import { startGateway } from './support/processes/gateway';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from './support/processes/gateway';
+
+/**
+ * A request whose head is sent in two parts: `begin` opens the connection and writes all but the
+ * blank line that ends the head; `end` writes it and resolves with everything read until the
+ * server closes the connection. In between, the connection is busy (a request has begun), so the
+ * server's close waits for it, and the request is dispatched only when `end` is called.
+ */
+async function splitRequest(
+  port: number,
+  head: string,
+): Promise<{ end: () => Promise<{ status: number; head: string; body: string }> }> {
+  const socket = connect(port, '127.0.0.1');
+  let data = '';
+  socket.setEncoding('latin1');
+  socket.setTimeout(20_000, () => socket.destroy(new Error('no answer in 20 s')));
+  socket.on('data', (chunk: string) => (data += chunk));
+  const closed = new Promise<void>((resolve, reject) => {
+    socket.on('error', reject);
+    socket.on('close', () => resolve());
+  });
+  await new Promise<void>((resolve) => socket.once('connect', resolve));
+  await new Promise<void>((resolve) => socket.write(head, () => resolve()));
+  return {
+    end: async () => {
+      socket.write('\r\n');
+      await closed;
+      const split = data.indexOf('\r\n\r\n');
+      return {
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(data)?.[1] ?? 0),
+        head: data.slice(0, Math.max(0, split)),
+        body: split < 0 ? '' : data.slice(split + 4),
+      };
+    },
+  };
+}
 
 describe('gateway process', () => {
   it('answers /healthz, gives the stable error body, and exits cleanly on SIGTERM', async () => {
@@ -18,6 +54,29 @@ describe('gateway process', () => {
     const body = (await missing.json()) as { error: { code: string } };
     expect(body.error.code).toBe('not_found');
     expect(gw.logs()).not.toContain('started without');
+    expect(await gw.stop('SIGTERM')).toBe(0);
+  });
+
+  it('once shutdown has begun, answers every new request 503 itself, on a site host and its own', async () => {
+    const gw = await startGateway({ logLevel: 'info' });
+    const hosts = [`abcd.localhost:${gw.port}`, `127.0.0.1:${gw.port}`];
+    // Begun before the signal: their connections keep the server open while it shuts down.
+    const requests = await Promise.all(
+      hosts.map((host) => splitRequest(gw.port, `GET /healthz HTTP/1.1\r\nHost: ${host}\r\n`)),
+    );
+    process.kill(gw.pid, 'SIGTERM');
+    await gw.waitForLine(/"event":"shutdown"/, 10_000);
+    const answers = await Promise.all(requests.map((request) => request.end()));
+    for (const [i, answer] of answers.entries()) {
+      // Not an edge's or a route's answer (a 500 with closed dependencies), nor Fastify's 503.
+      expect([hosts[i], answer.status, answer.body]).toEqual([
+        hosts[i],
+        503,
+        'the gateway is shutting down: retry shortly\n',
+      ]);
+      expect(answer.head).toMatch(/\r\nretry-after: 5\r\n/i);
+      expect(answer.head).toMatch(/\r\nconnection: close\r\n/i);
+    }
     expect(await gw.stop('SIGTERM')).toBe(0);
   });
 
