@@ -1,7 +1,7 @@
 import { Injectable, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { originFormTarget } from './request-target';
+import { originForm } from './request-target';
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -132,13 +132,8 @@ export class MainListener implements OnApplicationBootstrap, OnModuleDestroy {
   /** Answers the request at the edge; false leaves it untouched (its target made origin-form). */
   private atEdge(req: IncomingMessage, res: ServerResponse): boolean {
     if (this.closing) return answerShuttingDown(res);
-    let url = req.url ?? '/';
-    if (url.charCodeAt(0) !== 47 /* / */) {
-      const target = originFormTarget(url, req.headers.host);
-      if (!target.ok) return false;
-      req.url = url = target.url;
-      req.headers.host = target.host;
-    }
+    const url = originForm(req);
+    if (typeof url !== 'string') return false;
     const siteHosts = this.siteHosts;
     if (siteHosts !== null && siteHosts.tryServe(req, res, url)) return true;
     const routes = this.routes;

@@ -1,4 +1,4 @@
-import { originFormTarget } from './request-target';
+import { originForm, originFormTarget, TargetRequest } from './request-target';
 
 describe('originFormTarget (RFC 9112 §3.2)', () => {
   it('passes origin-form unchanged, //double slashes included', () => {
@@ -40,5 +40,35 @@ describe('originFormTarget (RFC 9112 §3.2)', () => {
     ] as const) {
       expect([url, originFormTarget(url, host).ok]).toEqual([url, false]);
     }
+  });
+});
+
+describe('originForm (the request made origin-form in place)', () => {
+  const request = (url: string | undefined, host?: string): TargetRequest => ({
+    url,
+    headers: host === undefined ? {} : { host },
+  });
+
+  it('returns an origin-form target as it is, the request untouched', () => {
+    const req = request('/a?b', 'h');
+    expect([originForm(req), req]).toEqual(['/a?b', request('/a?b', 'h')]);
+    expect(originForm(request(undefined, 'h'))).toBe('/');
+  });
+
+  it('sets the URL, and the Host from the authority when there was none', () => {
+    const req = request('http://gw.example:8080/healthz?x');
+    expect(originForm(req)).toBe('/healthz?x');
+    expect(req).toEqual(request('/healthz?x', 'gw.example:8080'));
+    const withHost = request('HTTP://Abc.localhost/x', 'abc.localhost');
+    expect(originForm(withHost)).toBe('/x');
+    expect(withHost).toEqual(request('/x', 'abc.localhost'));
+  });
+
+  it('says why it refuses a target, the request untouched', () => {
+    const req = request('http://x/healthz', 'abc.localhost');
+    expect(originForm(req)).toEqual({
+      refused: 'the authority of an absolute request target must equal the Host header',
+    });
+    expect(req).toEqual(request('http://x/healthz', 'abc.localhost'));
   });
 });

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import type { IncomingMessage } from 'node:http';
 import { codeForStatus, errorBody } from './error-body';
 import { sendErrorBody } from './error-reply';
-import { originFormTarget } from './request-target';
+import { originForm, TargetRequest } from './request-target';
 
 /**
  * The main listener's request targets for Fastify's router (RFC 9112 §3.2): an absolute-form
@@ -16,20 +15,15 @@ import { originFormTarget } from './request-target';
 export const REFUSED_TARGET_ROUTE = '/_refused-target';
 export const REFUSED_TARGET = Symbol('tape.refusedTarget');
 
-export type RewritableRequest = Pick<IncomingMessage, 'url' | 'headers'> & {
+export type RewritableRequest = TargetRequest & {
   [REFUSED_TARGET]?: string;
 };
 
 export function rewriteTarget(req: RewritableRequest): string {
-  const url = req.url ?? '/';
-  if (url.charCodeAt(0) === 47 /* / */) return url;
-  const target = originFormTarget(url, req.headers.host);
-  if (!target.ok) {
-    req[REFUSED_TARGET] = target.reason;
-    return REFUSED_TARGET_ROUTE;
-  }
-  req.headers.host = target.host;
-  return target.url;
+  const url = originForm(req);
+  if (typeof url === 'string') return url;
+  req[REFUSED_TARGET] = url.refused;
+  return REFUSED_TARGET_ROUTE;
 }
 
 /**

@@ -17,7 +17,7 @@ import { MeteringConfig } from '../config/metering.config';
 import { TrustedProxies } from '../http/trusted-proxies';
 import { S3Config } from '../config/s3.config';
 import { RequestObserver } from '../observability/request-observer';
-import { originFormTarget } from '../http/request-target';
+import { originForm } from '../http/request-target';
 import { newRequestId, writeS3ClientError } from './s3-client-error';
 import { S3Response } from './s3-context';
 import { S3Error } from './s3-error';
@@ -115,11 +115,8 @@ export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
       // (src/http/request-target.ts); any other target stays as sent, and the address parser
       // refuses it (InvalidURI) instead of the router quietly dropping its scheme and authority.
       rewriteUrl: (req) => {
-        const url = req.url ?? '/';
-        const target = originFormTarget(url, req.headers.host);
-        if (!target.ok) return url;
-        req.headers.host = target.host;
-        return target.url;
+        const url = originForm(req);
+        return typeof url === 'string' ? url : (req.url ?? '/');
       },
       routerOptions: {
         maxParamLength: MAX_PATH_PARAM,
