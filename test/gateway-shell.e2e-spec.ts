@@ -1,4 +1,5 @@
 import { startGateway } from './support/processes/gateway';
+import { siteGet } from './support/clients/site-http';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -60,6 +61,9 @@ describe('gateway process', () => {
   it('once shutdown has begun, answers every new request 503 itself, on a site host and its own', async () => {
     const gw = await startGateway({ logLevel: 'info' });
     const hosts = [`abcd.localhost:${gw.port}`, `127.0.0.1:${gw.port}`];
+    // The controls: a site host's /healthz is the site's (no such site: 404), not the gateway's.
+    const before = await Promise.all(hosts.map((host) => siteGet(gw.url, '/healthz', { host })));
+    expect(before.map((answer) => answer.status)).toEqual([404, 200]);
     // Begun before the signal: their connections keep the server open while it shuts down.
     const requests = await Promise.all(
       hosts.map((host) => splitRequest(gw.port, `GET /healthz HTTP/1.1\r\nHost: ${host}\r\n`)),
