@@ -44,6 +44,7 @@ import { SiteDeployer } from './deploy/site-deployer';
 import { DeployDryRun } from './deploy/deploy-dry-run';
 import { PromptTerminal, StdioPromptTerminal } from './prompt/prompt-terminal';
 import { RemovalConfirmation } from './prompt/removal-confirmation';
+import { PaidSender } from './funding/paid-sender';
 import { WalletFunding } from './funding/wallet-funding';
 import { NetworkInitializations } from './network/network-initialization';
 import { NetworkInitializer } from './network/network-initializer';
@@ -62,7 +63,6 @@ import { CliSigners } from './session/cli-signers';
 import { CliTarget } from './session/cli-target';
 import { ObjectRemoval } from './deploy/object-removal';
 import { TapeDelegation } from './reservation/tape-delegation';
-import { TapeChangeSender } from './versions/tape-change-sender';
 import { TapeReads } from './versions/tape-reads';
 import { TapeHistoryService } from './versions/tape-history.service';
 import { ProgramName } from './program-name';
@@ -94,7 +94,7 @@ import { ProgramName } from './program-name';
     CliSigners,
     CliChain,
     CliGateway,
-    TapeChangeSender,
+    PaidSender,
     TapeDelegation,
     TapeReads,
     ObjectRemoval,

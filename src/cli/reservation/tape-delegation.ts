@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { PublicKey } from '@solana/web3.js';
+import { PaidSender } from '../funding/paid-sender';
 import { CliChain } from '../session/cli-chain';
 import { CliSigners } from '../session/cli-signers';
-import { TapeChangeSender } from '../versions/tape-change-sender';
 
 /**
  * `tape delegate`: names the key (a gateway's) that may write to the tape beside its own
@@ -14,7 +14,7 @@ export class TapeDelegation {
   constructor(
     private readonly chain: CliChain,
     private readonly signers: CliSigners,
-    private readonly sender: TapeChangeSender,
+    private readonly sender: PaidSender,
   ) {}
 
   /** Sets the delegate (null: revokes it); returns the tape's address. */
@@ -22,7 +22,7 @@ export class TapeDelegation {
     const tape = await this.chain.loadTape();
     const authority = this.signers.tapeSigner(tape, true);
     const ix = this.chain.ix.setDelegate({ authority: authority.publicKey, delegate });
-    await this.sender.send(ix, authority, 'changing the delegate');
+    await this.sender.send([ix], { cosigners: [authority], what: 'changing the delegate' });
     return tape.address;
   }
 }

@@ -10,6 +10,7 @@ import { TapeInstructions } from '../../chain/tape-instructions';
 import { testNetworkConfig, testTapeRecord } from '../../chain/tape-record.spec-support';
 import { PackOptions, withComputeBudget } from '../../chain/transaction-packer';
 import { CliError } from '../cli-error';
+import { PaidSender } from '../funding/paid-sender';
 import { CliChain } from '../session/cli-chain';
 import { CliConfigStore } from '../session/cli-config-store';
 import { CliSigners } from '../session/cli-signers';
@@ -134,6 +135,7 @@ function newTestService(opts: { computeUnitPrice?: number; tape?: TapeRecord } =
       cliChain as unknown as CliChain,
       signers as unknown as CliSigners,
       store as unknown as CliConfigStore,
+      new PaidSender(cliChain as unknown as CliChain, signers as unknown as CliSigners),
     ),
     ix,
     payer,

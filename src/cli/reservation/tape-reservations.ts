@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { Keypair, PublicKey, TransactionInstruction } from '@solana/web3.js';
 import { NetworkConfig } from '../../chain/account-layouts';
-import { priorityFeeLamports, transactionFee } from '../../chain/priority-fee';
+import { priorityFeeLamports } from '../../chain/priority-fee';
 import { resizeCost, storageCost } from '../../chain/storage-pricing';
 import { labelFromAddress } from '../../chain/tape-label';
 import { withComputeBudget } from '../../chain/transaction-packer';
 import { CliError } from '../cli-error';
-import { assertWalletCanPay, covers, Funds, insufficientFunds } from '../funding/payment-check';
+import { PaidSender } from '../funding/paid-sender';
+import { covers, Funds, insufficientFunds } from '../funding/payment-check';
 import { expiredMessage } from '../output/expiry-notice';
 import { CliChain } from '../session/cli-chain';
 import { CliConfigStore } from '../session/cli-config-store';
@@ -75,6 +76,7 @@ export class TapeReservations {
     private readonly chain: CliChain,
     private readonly signers: CliSigners,
     private readonly store: CliConfigStore,
+    private readonly sender: PaidSender,
   ) {}
 
   /** A new tape of `capacity` bytes for `--epochs`, or enough epochs to cover `--duration`. */
@@ -155,7 +157,7 @@ export class TapeReservations {
       treasury: config.treasury,
       epochs,
     });
-    await this.pay([extend], payer, tokens, 'extending the tape');
+    await this.sender.send([extend], { tokens, what: 'extending the tape' });
     const after = (await reader.getTape(tape.address)) ?? {
       ...tape.record,
       expiryEpoch: tape.record.expiryEpoch + epochs,
@@ -197,7 +199,7 @@ export class TapeReservations {
       treasury: config.treasury,
       addBytes: bytes,
     });
-    await this.pay([resize], payer, tokens, 'resizing the tape');
+    await this.sender.send([resize], { tokens, what: 'resizing the tape' });
     const capacity = (await reader.getTape(tape.address))?.capacity ?? tape.record.capacity + bytes;
     return {
       address: tape.address,
@@ -218,19 +220,6 @@ export class TapeReservations {
     if (currentEpoch < tape.record.expiryEpoch) return;
     const at = now ?? (await this.chain.reader.chainTime());
     throw new CliError(expiredMessage(tape.address, tape.record, config, at));
-  }
-
-  /** Checks the wallet can pay `tokens` and the transaction's fee, then signs and sends it. */
-  private async pay(
-    instructions: TransactionInstruction[],
-    payer: Keypair,
-    tokens: bigint,
-    what: string,
-  ): Promise<void> {
-    const { reader, writer } = this.chain;
-    const fee = transactionFee(instructions, 1, writer.packing);
-    await assertWalletCanPay(reader, payer.publicKey, tokens, fee, what);
-    await this.chain.guarded(writer.send(instructions, [payer]));
   }
 }
 

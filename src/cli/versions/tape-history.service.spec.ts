@@ -7,10 +7,10 @@ import { applyPublish, evictUnkept } from '../../chain/tape-history';
 import { decodeInstructionData, Tag } from '../../chain/tape-instruction-data';
 import { TapeInstructions } from '../../chain/tape-instructions';
 import { CliError } from '../cli-error';
+import { PaidSender } from '../funding/paid-sender';
 import { CliChain } from '../session/cli-chain';
 import { CliGateway } from '../session/cli-gateway';
 import { CliSigners } from '../session/cli-signers';
-import { TapeChangeSender } from './tape-change-sender';
 import { TapeHistoryService } from './tape-history.service';
 
 const address = Keypair.generate().publicKey;
@@ -80,7 +80,7 @@ function fakeSession(initial: TapeRecord) {
     chain,
     signers,
     gateway as unknown as CliGateway,
-    new TapeChangeSender(chain, signers),
+    new PaidSender(chain, signers),
   );
   return { history, gateway, sent, races, tape: () => tape };
 }

@@ -4,13 +4,13 @@ import { KEEP_MAX, KeptVersion, TapeRecord } from '../../chain/account-layouts';
 import { VersionConflictError } from '../../chain/chain-error';
 import { aliasVersion, aliasesOf, keptVersion } from '../../chain/tape-history';
 import { CliError } from '../cli-error';
+import { PaidSender } from '../funding/paid-sender';
 import { CliChain } from '../session/cli-chain';
 import { CliGateway } from '../session/cli-gateway';
 import { CliSigners } from '../session/cli-signers';
 import { LoadedTape } from '../session/loaded-tape';
 import { MAX_PUBLISH_TRIES } from './change-publisher';
 import { readVersionRoot } from './current-version';
-import { TapeChangeSender } from './tape-change-sender';
 
 /** One kept version as `tape versions` lists it. */
 export interface VersionRow {
@@ -57,7 +57,7 @@ export class TapeHistoryService {
     private readonly chain: CliChain,
     private readonly signers: CliSigners,
     private readonly gateway: CliGateway,
-    private readonly sender: TapeChangeSender,
+    private readonly sender: PaidSender,
   ) {}
 
   /** The kept versions, newest first, failing fast if the RPC goes away meanwhile. */
@@ -183,7 +183,10 @@ export class TapeHistoryService {
         };
       }
       try {
-        const signature = await this.sender.send(ix, signer, 'this change');
+        const signature = await this.sender.send([ix], {
+          cosigners: [signer],
+          what: 'this change',
+        });
         const after = await this.chain.loadTape();
         return {
           ...base,

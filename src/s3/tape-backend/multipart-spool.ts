@@ -7,9 +7,10 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { S3Config } from '../../config/s3.config';
 import { StorageConfig } from '../../config/storage.config';
-import { S3BackendNoSuchUploadError, S3CompletedPart, S3PartInfo } from '../s3-backend';
+import { S3BackendNoSuchUploadError, S3PartInfo } from '../s3-backend';
 import {
   CompletedUpload,
+  FoundUpload,
   IncomingPart,
   isUploadId,
   MultipartStore,
@@ -138,17 +139,22 @@ export class MultipartSpool extends MultipartStore<StoredPart> implements OnModu
     return true;
   }
 
-  protected async isCompleted(uploadId: string): Promise<boolean> {
-    return this.completedAt.has(uploadId);
+  override async completed(
+    tapeAddress: string,
+    key: string,
+    uploadId: string,
+  ): Promise<CompletedUpload | null> {
+    // Only uploads this process remembers as completed have an answer: no file read for others.
+    return this.completedAt.has(uploadId) ? super.completed(tapeAddress, key, uploadId) : null;
   }
 
-  protected async loadCompleted(
-    uploadId: string,
-  ): Promise<{ upload: MultipartUpload; done: CompletedUpload } | null> {
-    if (!this.completedAt.has(uploadId)) return null;
+  protected async loadUpload(uploadId: string): Promise<FoundUpload | null> {
     const upload = await this.load(uploadId);
-    const done = upload && (await this.readCompleted(uploadId));
-    return upload && done ? { upload, done } : null;
+    if (!upload) return null;
+    if (!this.completedAt.has(uploadId)) return { upload };
+    // Completed: its answer, or nothing when that cannot be read (neither open nor answerable).
+    const done = await this.readCompleted(uploadId);
+    return done ? { upload, done } : null;
   }
 
   /**
@@ -225,10 +231,10 @@ export class MultipartSpool extends MultipartStore<StoredPart> implements OnModu
     return toPartInfo(part);
   }
 
-  /** The listed parts' bytes one after another, streamed from their files. */
-  async concatenate(upload: MultipartUpload, parts: S3CompletedPart[]): Promise<Readable> {
+  /** The parts' bytes one after another, streamed from their files. */
+  protected async concatenate(upload: MultipartUpload, parts: StoredPart[]): Promise<Readable> {
     const dir = this.uploadDir(upload.uploadId);
-    const files = (await this.listedParts(upload, parts)).map((part) => join(dir, part.file));
+    const files = parts.map((part) => join(dir, part.file));
     return Readable.from(
       (async function* () {
         for (const file of files) yield* createReadStream(file, { highWaterMark: 1024 * 1024 });
@@ -285,7 +291,7 @@ export class MultipartSpool extends MultipartStore<StoredPart> implements OnModu
     return open;
   }
 
-  protected async load(uploadId: string): Promise<MultipartUpload | null> {
+  private async load(uploadId: string): Promise<MultipartUpload | null> {
     // Checked before it touches a path: an upload id is never a path of its own choosing.
     if (!isUploadId(uploadId)) return null;
     try {

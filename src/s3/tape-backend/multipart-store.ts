@@ -40,6 +40,23 @@ export interface CompletedUpload {
   completedAt: string;
 }
 
+/** An upload as one read of its record finds it: `done` once it was completed. */
+export interface FoundUpload {
+  upload: MultipartUpload;
+  /** The completion's answer, kept for retries. */
+  done?: CompletedUpload;
+}
+
+/** A completion's parts, from one read of the upload's part list: sized, checked, joined. */
+export interface CompletionParts {
+  /** Every stored part (ETag, size, checksum). */
+  stored: S3PartInfo[];
+  /** The listed parts' sizes, in the completion's order (0 for a part not stored). */
+  sizes: number[];
+  /** The listed parts' bytes one after another; NoSuchUpload when one is not stored. */
+  concatenate(): Promise<Readable>;
+}
+
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
 
 /** An upload id as `create` makes them (checked before it names a file or a key). */
@@ -86,21 +103,27 @@ export abstract class MultipartStore<Part extends StoredPartRecord = StoredPartR
     };
     return (await this.insert(record, maxOpenPerTape)) ? record : null;
   }
+
+  /**
+   * The upload of this tape and key, in progress or completed (`done`), from one read of its
+   * record; NoSuchUpload when unknown, another tape's or another key's.
+   */
+  async find(tapeAddress: string, key: string, uploadId: string): Promise<FoundUpload> {
+    const found = await this.loadUpload(uploadId);
+    if (!found || !isOf(found.upload, tapeAddress, key)) {
+      throw new S3BackendNoSuchUploadError(uploadId);
+    }
+    return found;
+  }
+
   /**
    * The upload of this tape and key in progress, or NoSuchUpload (unknown, another tape's,
    * another key, completed).
    */
   async get(tapeAddress: string, key: string, uploadId: string): Promise<MultipartUpload> {
-    const upload = await this.load(uploadId);
-    if (
-      !upload ||
-      upload.tapeAddress !== tapeAddress ||
-      upload.key !== key ||
-      (await this.isCompleted(uploadId))
-    ) {
-      throw new S3BackendNoSuchUploadError(uploadId);
-    }
-    return upload;
+    const found = await this.find(tapeAddress, key, uploadId);
+    if (found.done) throw new S3BackendNoSuchUploadError(uploadId);
+    return found.upload;
   }
 
   /** The result of an upload of this tape and key that was completed, or null. */
@@ -109,11 +132,8 @@ export abstract class MultipartStore<Part extends StoredPartRecord = StoredPartR
     key: string,
     uploadId: string,
   ): Promise<CompletedUpload | null> {
-    const found = await this.loadCompleted(uploadId);
-    if (!found || found.upload.tapeAddress !== tapeAddress || found.upload.key !== key) {
-      return null;
-    }
-    return found.done;
+    const found = await this.loadUpload(uploadId);
+    return found && isOf(found.upload, tapeAddress, key) ? (found.done ?? null) : null;
   }
   abstract markCompleted(
     upload: MultipartUpload,
@@ -144,13 +164,29 @@ export abstract class MultipartStore<Part extends StoredPartRecord = StoredPartR
     return (await this.storedParts(upload)).map(toPartInfo);
   }
 
-  /** Bytes the listed parts hold, for capacity checks. */
-  async partSizes(upload: MultipartUpload): Promise<Map<number, number>> {
-    return new Map((await this.storedParts(upload)).map((p) => [p.partNumber, p.size]));
+  /**
+   * The upload's part list read once for completing it with the `listed` parts: what the
+   * completion sizes, checks the checksums of and concatenates all comes from that one read.
+   */
+  async completionParts(
+    upload: MultipartUpload,
+    listed: S3CompletedPart[],
+  ): Promise<CompletionParts> {
+    const stored = await this.storedParts(upload);
+    const byNumber = new Map(stored.map((p) => [p.partNumber, p]));
+    return {
+      stored: stored.map(toPartInfo),
+      sizes: listed.map((p) => byNumber.get(p.partNumber)?.size ?? 0),
+      concatenate: async () => {
+        const parts = listed.map((p) => {
+          const part = byNumber.get(p.partNumber);
+          if (!part) throw new S3BackendNoSuchUploadError(upload.uploadId);
+          return part;
+        });
+        return this.concatenate(upload, parts);
+      },
+    };
   }
-
-  /** The listed parts' bytes one after another. */
-  abstract concatenate(upload: MultipartUpload, parts: S3CompletedPart[]): Promise<Readable>;
 
   async remove(upload: MultipartUpload): Promise<void> {
     await this.removeId(upload.uploadId);
@@ -170,15 +206,11 @@ export abstract class MultipartStore<Part extends StoredPartRecord = StoredPartR
   /** The ids of a tape's uploads in progress. */
   protected abstract openIds(tapeAddress: string): Promise<string[]>;
 
-  /** The upload's record (in progress or completed), or null (an id `create` never makes too). */
-  protected abstract load(uploadId: string): Promise<MultipartUpload | null>;
-
-  protected abstract isCompleted(uploadId: string): Promise<boolean>;
-
-  /** A completed upload's record and the answer kept for retries, or null. */
-  protected abstract loadCompleted(
-    uploadId: string,
-  ): Promise<{ upload: MultipartUpload; done: CompletedUpload } | null>;
+  /**
+   * The upload's record and, once it was completed, the answer kept for retries, in one read;
+   * null when unknown (an id `create` never makes too) or completed with no answer to give.
+   */
+  protected abstract loadUpload(uploadId: string): Promise<FoundUpload | null>;
 
   /** Stores one part's bytes and its record; `writePart` releases the hold when this fails. */
   protected abstract receivePart(part: IncomingPart): Promise<S3PartInfo>;
@@ -186,18 +218,15 @@ export abstract class MultipartStore<Part extends StoredPartRecord = StoredPartR
   /** The upload's stored parts (NoSuchUpload when the upload is gone). */
   protected abstract storedParts(upload: MultipartUpload): Promise<Part[]>;
 
+  /** These stored parts' bytes one after another (`completionParts` picks them). */
+  protected abstract concatenate(upload: MultipartUpload, parts: Part[]): Promise<Readable>;
+
   /** Forgets the upload, open or completed: its record, its parts, the budget they hold. */
   protected abstract removeId(uploadId: string): Promise<void>;
+}
 
-  /** The stored parts a completion lists, in its order; NoSuchUpload when one is not stored. */
-  protected async listedParts(upload: MultipartUpload, parts: S3CompletedPart[]): Promise<Part[]> {
-    const stored = new Map((await this.storedParts(upload)).map((p) => [p.partNumber, p]));
-    return parts.map((p) => {
-      const part = stored.get(p.partNumber);
-      if (!part) throw new S3BackendNoSuchUploadError(upload.uploadId);
-      return part;
-    });
-  }
+function isOf(upload: MultipartUpload, tapeAddress: string, key: string): boolean {
+  return upload.tapeAddress === tapeAddress && upload.key === key;
 }
 
 export function toUploadInfo(upload: MultipartUpload): S3MultipartUploadInfo {

@@ -1,5 +1,10 @@
 import type Redis from 'ioredis';
-import { isUploadId, type CompletedUpload, type MultipartUpload } from './multipart-store';
+import {
+  isUploadId,
+  type CompletedUpload,
+  type FoundUpload,
+  type MultipartUpload,
+} from './multipart-store';
 import type { StoredPartRecord } from './stored-part';
 
 /** A stored part: its bytes are the bucket object `object`. */
@@ -98,21 +103,16 @@ export class SharedMultipartRecords {
     return text ? (JSON.parse(text) as MultipartUpload) : null;
   }
 
-  async isCompleted(uploadId: string): Promise<boolean> {
-    return (await this.redis.exists(this.doneKey(uploadId))) === 1;
-  }
-
-  /** A completed upload's record and answer, or null. */
-  async loadCompleted(
-    uploadId: string,
-  ): Promise<{ upload: MultipartUpload; done: CompletedUpload } | null> {
+  /**
+   * The upload's record and, once completed, its answer: one MGET. Null when there is no record
+   * (an answer left without one answers nothing).
+   */
+  async loadUpload(uploadId: string): Promise<FoundUpload | null> {
     if (!isUploadId(uploadId)) return null;
-    const [done, record] = await this.redis.mget(this.doneKey(uploadId), this.recordKey(uploadId));
-    if (!done || !record) return null;
-    return {
-      upload: JSON.parse(record) as MultipartUpload,
-      done: JSON.parse(done) as CompletedUpload,
-    };
+    const [record, done] = await this.redis.mget(this.recordKey(uploadId), this.doneKey(uploadId));
+    if (!record) return null;
+    const upload = JSON.parse(record) as MultipartUpload;
+    return done ? { upload, done: JSON.parse(done) as CompletedUpload } : { upload };
   }
 
   /** The upload's answer kept, and it leaves the open sets for the completed one. */

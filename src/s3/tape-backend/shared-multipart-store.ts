@@ -2,9 +2,9 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { Readable } from 'node:stream';
-import { S3BackendNoSuchUploadError, S3CompletedPart, S3PartInfo } from '../s3-backend';
+import { S3BackendNoSuchUploadError, S3PartInfo } from '../s3-backend';
 import { RedisMutex } from '../../shared-state/redis-mutex';
-import { CompletedUpload, IncomingPart, MultipartStore, MultipartUpload } from './multipart-store';
+import { FoundUpload, IncomingPart, MultipartStore, MultipartUpload } from './multipart-store';
 import { NameLocks } from './name-locks';
 import { PartObjects } from './part-objects';
 import { SharedMultipartRecords, SharedStoredPart } from './shared-multipart-records';
@@ -76,18 +76,8 @@ export class SharedMultipartStore extends MultipartStore<SharedStoredPart> {
     return this.records.create(record, maxOpenPerTape);
   }
 
-  protected load(uploadId: string): Promise<MultipartUpload | null> {
-    return this.records.load(uploadId);
-  }
-
-  protected isCompleted(uploadId: string): Promise<boolean> {
-    return this.records.isCompleted(uploadId);
-  }
-
-  protected loadCompleted(
-    uploadId: string,
-  ): Promise<{ upload: MultipartUpload; done: CompletedUpload } | null> {
-    return this.records.loadCompleted(uploadId);
+  protected loadUpload(uploadId: string): Promise<FoundUpload | null> {
+    return this.records.loadUpload(uploadId);
   }
 
   async markCompleted(
@@ -141,8 +131,11 @@ export class SharedMultipartStore extends MultipartStore<SharedStoredPart> {
     return toPartInfo(part);
   }
 
-  async concatenate(upload: MultipartUpload, parts: S3CompletedPart[]): Promise<Readable> {
-    return this.objects.concatenate(await this.listedParts(upload, parts));
+  protected async concatenate(
+    _upload: MultipartUpload,
+    parts: SharedStoredPart[],
+  ): Promise<Readable> {
+    return this.objects.concatenate(parts);
   }
 
   /** One completion at a time in this process, then over every replica (a Redis lock). */

@@ -16,7 +16,7 @@ import {
 } from '../s3-backend';
 import { S3Error } from '../s3-error';
 import { assertChecksumMatches, multipartChecksum } from './multipart-object-checksum';
-import { MultipartStore, toUploadInfo } from './multipart-store';
+import { CompletedUpload, MultipartStore, toUploadInfo } from './multipart-store';
 import { ObjectCommitter, PLACEHOLDER_ETAG } from './object-committer';
 import {
   decodeObjectMetadata,
@@ -118,22 +118,21 @@ export class TapeMultipartUploads {
     // One completion of an upload at a time (over all replicas when they share uploads): a retry
     // sent while the first is still committing waits for it, then answers its result.
     return this.multipart.completing(uploadId, async () => {
-      const done = await this.completed(bucket, key, uploadId);
-      if (done) return done;
-      const upload = await this.multipart.get(bucket.tapeAddress, key, uploadId);
-      const sizes = await this.multipart.partSizes(upload);
-      const size = sum(parts.map((p) => sizes.get(p.partNumber) ?? 0));
+      // One read of the upload's record, one of its part list: what follows works from those.
+      const found = await this.multipart.find(bucket.tapeAddress, key, uploadId);
+      if (found.done) return this.answerOf(bucket, key, found.done);
+      const { upload } = found;
+      const read = await this.multipart.completionParts(upload, parts);
+      const size = sum(read.sizes);
       const contentType = contentTypeForName(key, upload.contentType);
       const tape = await this.tapes.writable(bucket, size);
       if (condition) await this.committer.checkCondition(tape, key, condition);
-      const concatenated = await this.multipart.concatenate(upload, parts);
-      const stored = await this.multipart.parts(upload);
-      const objectChecksum = multipartChecksum(upload.checksum, parts, stored, concatenated);
+      const concatenated = await read.concatenate();
+      const objectChecksum = multipartChecksum(upload.checksum, parts, read.stored, concatenated);
       const kept: ObjectMetadata = { headers: upload.headers ?? {}, user: upload.metadata };
-      const partSizes = parts.map((p) => sizes.get(p.partNumber) ?? 0);
-      const layout = this.partLayout(tape, key, contentType, kept, upload.checksum, partSizes, {
+      const layout = this.partLayout(tape, key, contentType, kept, upload.checksum, read.sizes, {
         listed: parts,
-        stored,
+        stored: read.stored,
       });
       const result = await this.committer.commit(
         bucket,
@@ -150,7 +149,7 @@ export class TapeMultipartUploads {
           if (expected) assertChecksumMatches(expected, checksum);
           return { ...kept, checksum, ...(layout ? { parts: layout } : {}) };
         },
-        partSizes,
+        read.sizes,
       );
       await this.multipart.markCompleted(upload, result);
       return result;
@@ -159,7 +158,15 @@ export class TapeMultipartUploads {
 
   async completed(bucket: S3Bucket, key: string, uploadId: string): Promise<S3WriteResult | null> {
     const done = await this.multipart.completed(bucket.tapeAddress, key, uploadId);
-    if (!done) return null;
+    return done && this.answerOf(bucket, key, done);
+  }
+
+  /** What a completed upload answers again (a retry), with the object's checksum if it has one. */
+  private async answerOf(
+    bucket: S3Bucket,
+    key: string,
+    done: CompletedUpload,
+  ): Promise<S3WriteResult> {
     const result: S3WriteResult = { etag: done.etag, lastModified: new Date(done.lastModified) };
     // The checksum is the object's, kept with its name: answered while the key still holds it.
     const current = await this.versions.lookup(

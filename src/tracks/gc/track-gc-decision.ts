@@ -1,46 +1,19 @@
-import { PublicKey } from '@solana/web3.js';
 import type { TapeRecord } from '../../chain/account-layouts';
-import type { ChainReader } from '../../chain/chain-reader';
 import { keptSet } from '../../chain/tape-history';
 import type { TrackGcConfig } from '../../config/storage.config';
 import type { TrackReference } from '../track-store';
 import { parseStagingOwner, parseVersionOwner, StagingOwner, VersionOwner } from './version-owner';
 
-/** What the chain says about the tapes a batch of references names. */
+/**
+ * What the chain says about the tapes a batch of references names, read once per batch by
+ * chain-facts-reader.ts: the verdicts below are pure and read nothing themselves.
+ */
 export interface ChainFacts {
   tapes: ReadonlyMap<string, TapeRecord | null>;
   /** Chain time, unix seconds. */
   chainNow: number;
   genesisTime: number;
   epochDurationSecs: number;
-}
-
-/**
- * The tape accounts of these references (getMultipleAccounts, no listing), the network config
- * and chain time: a tape's pointer says which versions it keeps. Owners name their tape; a
- * reference under an unknown owner is judged without the chain.
- */
-export async function readChainFacts(
-  chain: ChainReader,
-  refs: TrackReference[],
-): Promise<ChainFacts> {
-  const addresses = new Set<string>();
-  for (const ref of refs) {
-    const owner = parseVersionOwner(ref.track) ?? parseStagingOwner(ref.track);
-    if (owner) addresses.add(owner.tape);
-  }
-  const tapeAddresses = [...addresses];
-  const [tapes, config, chainNow] = await Promise.all([
-    chain.getTapes(tapeAddresses.map((a) => new PublicKey(a))),
-    chain.networkConfig(),
-    chain.chainTime(),
-  ]);
-  return {
-    tapes: new Map(tapeAddresses.map((a, i) => [a, tapes[i]])),
-    chainNow,
-    genesisTime: config.genesisTime,
-    epochDurationSecs: config.epochDurationSecs,
-  };
 }
 
 export type ReferenceVerdict =

@@ -11,7 +11,8 @@ import { TapePointerFeed, TapePointerWatch } from '../../chain/tape-pointer-feed
 import { StorageConfig } from '../../config/storage.config';
 import { TrackReference, TrackStore } from '../track-store';
 import { GcLease, GcLeaseHandle, LocalGcLease } from './gc-lease';
-import { ChainFacts, judgeReference, keeps, readChainFacts } from './track-gc-decision';
+import { readChainFacts } from './chain-facts-reader';
+import { ChainFacts, judgeReference, keeps } from './track-gc-decision';
 import { emptyPass, TrackGcPass, TrackGcStats, TrackGcTotals } from './track-gc-totals';
 
 /** Tapes whose changes on chain have the collector check them (`served`). */

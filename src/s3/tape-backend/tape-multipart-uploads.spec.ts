@@ -1,0 +1,169 @@
+import 'reflect-metadata';
+import { Keypair } from '@solana/web3.js';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { S3Config } from '../../config/s3.config';
+import { StorageConfig } from '../../config/storage.config';
+import { ObjectMetadata } from '../object-metadata';
+import { S3BackendNoSuchUploadError, S3Bucket } from '../s3-backend';
+import { MultipartSpool } from './multipart-spool';
+import { ObjectCommitter } from './object-committer';
+import { SpoolBudget } from './spool-budget';
+import { SpoolLedger } from './spool-ledger';
+import { TapeDirectory } from './tape-directory';
+import { TapeMultipartUploads } from './tape-multipart-uploads';
+import { TapeVersions } from './tape-versions';
+
+const TAPE = Keypair.generate().publicKey.toBase58();
+const bucket: S3Bucket = { name: 'label', tapeAddress: TAPE, createdAt: new Date(0) };
+const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+
+/** The store's reads a completion makes: the upload's record and its part list. */
+interface Reads {
+  record: number;
+  partList: number;
+}
+
+/**
+ * The uploads service over a real multipart spool on disk, whose record and part-list reads are
+ * counted; the tape (its room), the versions and the committer are simple stand-ins: the
+ * committer reads the body it is given and keeps what it was asked to commit.
+ */
+async function newTestService() {
+  const s3 = new S3Config();
+  const budget = new SpoolBudget(s3);
+  const spool = new MultipartSpool(
+    Object.assign(new StorageConfig(), { data_dir: mkdtempSync(join(tmpdir(), 'tape-mpu-')) }),
+    budget,
+    s3,
+  );
+  await spool.onModuleInit();
+  const reads: Reads = { record: 0, partList: 0 };
+  const counted = spool as unknown as Record<
+    'loadUpload' | 'storedParts',
+    (...args: unknown[]) => Promise<unknown>
+  >;
+  for (const [method, name] of [
+    ['loadUpload', 'record'],
+    ['storedParts', 'partList'],
+  ] as const) {
+    const original = counted[method].bind(spool);
+    counted[method] = (...args) => {
+      reads[name]++;
+      return original(...args);
+    };
+  }
+  const roomAskedFor: number[] = [];
+  const tapes = {
+    writable: (_bucket: S3Bucket, size: number) => {
+      roomAskedFor.push(size);
+      return Promise.resolve({ bucket, address: Keypair.generate().publicKey, record: {} });
+    },
+  };
+  const versions = {
+    current: () => Promise.resolve(null),
+    lookup: () => Promise.resolve(null),
+  };
+  const commits: Array<{
+    bytes: Buffer;
+    size: number;
+    partSizes?: number[];
+    kept: ObjectMetadata;
+  }> = [];
+  const committer = {
+    commit: async (
+      ...[, , , body, , size, , metadata, partSizes]: Parameters<ObjectCommitter['commit']>
+    ) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of body) chunks.push(chunk as Buffer);
+      commits.push({ bytes: Buffer.concat(chunks), size: size!, partSizes, kept: metadata() });
+      return { etag: `etag-${commits.length}`, lastModified: new Date(1_000_000) };
+    },
+  };
+  const sut = new TapeMultipartUploads(
+    tapes as unknown as TapeDirectory,
+    versions as unknown as TapeVersions,
+    spool,
+    committer as unknown as ObjectCommitter,
+    {} as SpoolLedger,
+    s3,
+  );
+  const begin = async (key: string) => {
+    const upload = await spool.create(
+      { tapeAddress: TAPE, key, contentType: undefined, metadata: {} },
+      10,
+    );
+    return upload!;
+  };
+  const store = async (uploadKey: string, uploadId: string, partNumber: number, data: Buffer) => {
+    const upload = await spool.get(TAPE, uploadKey, uploadId);
+    await spool.writePart(
+      upload,
+      partNumber,
+      Readable.from([data]),
+      budget.reserve(TAPE, data.length),
+    );
+  };
+  return { sut, spool, reads, roomAskedFor, commits, begin, store };
+}
+
+describe('TapeMultipartUploads.complete', () => {
+  it('reads the upload once and its part list once, and commits the listed parts in order', async () => {
+    const { sut, spool, reads, roomAskedFor, commits, begin, store } = await newTestService();
+    const { uploadId } = await begin('big.bin');
+    const [one, two, three] = [randomBytes(3000), randomBytes(2000), randomBytes(10)];
+    await store('big.bin', uploadId, 3, three);
+    await store('big.bin', uploadId, 1, one);
+    await store('big.bin', uploadId, 2, two);
+    reads.record = reads.partList = 0;
+
+    const listed = [1, 3].map((n) => ({
+      partNumber: n,
+      etag: sha256(n === 1 ? one : three),
+    }));
+    const result = await sut.complete(bucket, 'big.bin', uploadId, listed);
+
+    expect(reads).toEqual({ record: 1, partList: 1 });
+    expect(result).toEqual({ etag: 'etag-1', lastModified: new Date(1_000_000) });
+    // Sized from the listed parts only, part 2 left out.
+    expect(roomAskedFor).toEqual([3010]);
+    expect(commits).toHaveLength(1);
+    expect(commits[0].bytes.equals(Buffer.concat([one, three]))).toBe(true);
+    expect(commits[0]).toMatchObject({ size: 3010, partSizes: [3000, 10] });
+    expect(commits[0].kept.parts).toEqual({ sizes: [3000, 10] });
+    expect(await spool.completed(TAPE, 'big.bin', uploadId)).toMatchObject({ etag: 'etag-1' });
+  });
+
+  it('answers a retry with the kept result from one record read, reading no parts', async () => {
+    const { sut, reads, commits, begin, store } = await newTestService();
+    const { uploadId } = await begin('a.bin');
+    const data = randomBytes(100);
+    await store('a.bin', uploadId, 1, data);
+    const listed = [{ partNumber: 1, etag: sha256(data) }];
+    const first = await sut.complete(bucket, 'a.bin', uploadId, listed);
+    reads.record = reads.partList = 0;
+
+    expect(await sut.complete(bucket, 'a.bin', uploadId, listed)).toEqual(first);
+    expect(reads).toEqual({ record: 1, partList: 0 });
+    expect(commits).toHaveLength(1);
+  });
+
+  it('refuses another key, and a listed part that is not stored, committing nothing', async () => {
+    const { sut, commits, begin, store } = await newTestService();
+    const { uploadId } = await begin('a.bin');
+    const data = randomBytes(100);
+    await store('a.bin', uploadId, 1, data);
+    const listed = [{ partNumber: 1, etag: sha256(data) }];
+
+    await expect(sut.complete(bucket, 'b.bin', uploadId, listed)).rejects.toThrow(
+      S3BackendNoSuchUploadError,
+    );
+    await expect(
+      sut.complete(bucket, 'a.bin', uploadId, [...listed, { partNumber: 2, etag: 'x' }]),
+    ).rejects.toThrow(S3BackendNoSuchUploadError);
+    expect(commits).toEqual([]);
+  });
+});
