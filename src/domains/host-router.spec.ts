@@ -184,6 +184,24 @@ describe('HostRouter.route', () => {
     expect(sut.route(`${LABEL_A}.localhost:8080`)).toBe(sut.route(`${LABEL_A}.localhost:8080`));
   });
 
+  it('answers each Host for itself when Hosts alternate (the last Host is remembered apart)', () => {
+    const sut = newTestRouter();
+    const site = `${LABEL_A}.localhost:8080`;
+    for (const [host, kind] of [
+      [site, 'site'],
+      ['localhost:8080', GATEWAY],
+      [site, 'site'],
+      [site, 'site'],
+      ['127.0.0.1', GATEWAY],
+      ['bad_host.localhost', 'site'],
+      ['localhost:8080', GATEWAY],
+    ] as const) {
+      // A new string each time, as each request's header is.
+      expect([host, sut.route(host.split('').join('')).kind]).toEqual([host, kind]);
+    }
+    expect(sut.route('bad_host.localhost')).toMatchObject({ resolution: { kind: 'invalid' } });
+  });
+
   it('answers no site for other names under the suffix, never DNS', () => {
     const sut = newTestRouter({ subdomain_suffix: 'sites.example.net', txt_domains: true });
     const none = { kind: 'site', resolution: { kind: 'none' } };

@@ -55,6 +55,13 @@ export class HostRouter {
   private readonly suffix: string | null;
   private readonly txtDomains: boolean;
   private readonly memo = new Map<string, HostRoute>();
+  /**
+   * The last Host value routed and its route. A keep-alive connection sends the same Host on
+   * every request, and each request asks twice (the site edge, then the request observer's route
+   * kind): a string compare instead of hashing the header's new string for the memo each time.
+   */
+  private lastHost: string | undefined;
+  private lastRoute: HostRoute | undefined;
 
   constructor(
     site: SiteConfig,
@@ -77,11 +84,15 @@ export class HostRouter {
   /** Where requests with this Host value go (synchronous: no DNS). */
   route(rawHost: string | string[] | undefined): HostRoute {
     if (typeof rawHost !== 'string') return this.classify(parseHost(rawHost));
-    const known = this.memo.get(rawHost);
-    if (known !== undefined) return known;
-    const route = this.classify(parseHost(rawHost));
-    if (this.memo.size >= MEMO_LIMIT) this.memo.clear();
-    this.memo.set(rawHost, route);
+    if (rawHost === this.lastHost) return this.lastRoute!;
+    let route = this.memo.get(rawHost);
+    if (route === undefined) {
+      route = this.classify(parseHost(rawHost));
+      if (this.memo.size >= MEMO_LIMIT) this.memo.clear();
+      this.memo.set(rawHost, route);
+    }
+    this.lastHost = rawHost;
+    this.lastRoute = route;
     return route;
   }
 

@@ -26,6 +26,9 @@ export class MemoryMeterStore extends MeterStore {
   private readonly maxKeys: number;
   private readonly now: () => number;
   private readonly sweeper: NodeJS.Timeout;
+  /** The bucket hit last and its counters: one budget's requests come one after another. */
+  private lastBucket: string | undefined;
+  private lastWindows: Map<string, Window> | undefined;
 
   constructor(options: MemoryMeterStoreOptions = {}) {
     super();
@@ -37,8 +40,10 @@ export class MemoryMeterStore extends MeterStore {
 
   hit(bucket: string, client: string, amount: number, windowMs: number): HitResult {
     const now = this.now();
-    let windows = this.buckets.get(bucket);
+    let windows = bucket === this.lastBucket ? this.lastWindows! : this.buckets.get(bucket);
     if (windows === undefined) this.buckets.set(bucket, (windows = new Map()));
+    this.lastBucket = bucket;
+    this.lastWindows = windows;
     let window = windows.get(client);
     if (window === undefined || window.resetAt <= now) {
       if (amount < 0) return { total: 0, msToReset: windowMs };
@@ -76,6 +81,7 @@ export class MemoryMeterStore extends MeterStore {
   override async close(): Promise<void> {
     clearInterval(this.sweeper);
     this.buckets.clear();
+    this.lastBucket = this.lastWindows = undefined;
     this.count = 0;
   }
 

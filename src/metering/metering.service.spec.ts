@@ -38,6 +38,23 @@ describe('MeteringService', () => {
     expect(sut.stats().refused.site).toBe(1);
   });
 
+  it('counts each budget against its own limit when budgets alternate', async () => {
+    const { sut } = newService({
+      site: { limit: 3, ttl_secs: 60 },
+      object: { limit: 10, ttl_secs: 60 },
+    });
+    const remaining = async (budget: BudgetName) =>
+      (await sut.consume('203.0.113.9', budget)).remaining;
+    expect(await remaining('site')).toBe(2);
+    expect(await remaining('object')).toBe(9);
+    expect(await remaining('site')).toBe(1);
+    expect(await remaining('site')).toBe(0);
+    expect(await remaining('object')).toBe(8);
+    await expect(sut.consume('203.0.113.9', 'bogus' as BudgetName)).rejects.toThrow(RangeError);
+    expect(await sut.consume('203.0.113.9', 'object')).toMatchObject({ allowed: true, limit: 10 });
+    expect(await sut.consume('203.0.113.9', 'site')).toMatchObject({ allowed: false, limit: 3 });
+  });
+
   it('rejects a client that is neither an IP nor a key, and unknown budgets', async () => {
     const { sut } = newService();
     for (const bad of ['', 'nope', '1.2.3.4/64', '1.2.3.4:80', '[::1]', 'x'.repeat(10_000)]) {

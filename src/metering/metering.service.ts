@@ -31,6 +31,9 @@ export class MeteringService {
   private readonly budgets: BudgetTable;
   private readonly requestBudgets: ReadonlyMap<string, BudgetRule>;
   private readonly refused: MeteringStats['refused'];
+  /** The request budget counted last and its rule: a listener's requests share one budget. */
+  private lastBudget: BudgetName | undefined;
+  private lastRule: BudgetRule | undefined;
 
   constructor(
     config: MeteringConfig,
@@ -103,7 +106,7 @@ export class MeteringService {
   }
 
   private count(key: string, budget: BudgetName): MeterDecision | Promise<MeterDecision> {
-    const rule = this.requestBudgets.get(budget);
+    const rule = budget === this.lastBudget ? this.lastRule : this.requestRule(budget);
     if (rule === undefined) {
       throw new RangeError(
         `unknown metering budget ${JSON.stringify(budget)}; one of ${BUDGET_NAMES.join(', ')}`,
@@ -114,6 +117,16 @@ export class MeteringService {
     if (answer instanceof Promise)
       return answer.then((hit) => this.decideRequest(budget, rule, hit));
     return this.decideRequest(budget, rule, answer);
+  }
+
+  /** The rule of a request budget, remembered as the last one asked for. */
+  private requestRule(budget: BudgetName): BudgetRule | undefined {
+    const rule = this.requestBudgets.get(budget);
+    if (rule !== undefined) {
+      this.lastBudget = budget;
+      this.lastRule = rule;
+    }
+    return rule;
   }
 
   private decideRequest(budget: BudgetName, rule: BudgetRule, hit: HitResult): MeterDecision {

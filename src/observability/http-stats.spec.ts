@@ -60,4 +60,19 @@ describe('HttpStats', () => {
     expect(lines).toContain('tape_http_response_bytes_total{listener="admin",kind="other"} 2');
     expect(lines).toContain('tape_http_response_bytes_total{listener="mai",kind="nother"} 4');
   });
+
+  it('counts each (listener, kind) apart when they alternate and repeat', async () => {
+    const lines = await metricLinesAfter([
+      ['main', 'site', 200, 0.001, 1],
+      ['main', 'site', 200, 0.001, 1],
+      ['main', 'object', 200, 0.001, 10],
+      ['s3', 'site', 200, 0.001, 100],
+      ['main', 'site', 200, 0.001, 1],
+      ['s3', 'site', 200, 0.001, 100],
+      ['main', 'object', 200, 0.001, 10],
+    ]);
+    expect(lines).toContain('tape_http_response_bytes_total{listener="main",kind="site"} 3');
+    expect(lines).toContain('tape_http_response_bytes_total{listener="main",kind="object"} 20');
+    expect(lines).toContain('tape_http_response_bytes_total{listener="s3",kind="site"} 200');
+  });
 });

@@ -35,8 +35,26 @@ export class HttpStats {
   private readonly byListener = new Map<string, Map<string, Slot>>();
   /** Every slot, in the order they were first observed. */
   private readonly slots: Slot[] = [];
+  /** The slot observed last: a busy listener records one kind after another (no lookup). */
+  private last: Slot | undefined;
 
   observe(listener: string, kind: string, status: number, seconds: number, bytes: number): void {
+    const last = this.last;
+    const slot =
+      last !== undefined && last.labels.kind === kind && last.labels.listener === listener
+        ? last
+        : (this.last = this.slotOf(listener, kind));
+    const statusIndex = status >= 500 ? 4 : status < 100 ? 0 : ((status / 100) | 0) - 1;
+    slot.byStatus[statusIndex]++;
+    let b = 0;
+    while (b < LATENCY_BUCKETS.length && seconds > LATENCY_BUCKETS[b]) b++;
+    slot.buckets[b]++;
+    slot.sum += seconds;
+    slot.count++;
+    if (bytes > 0) slot.bytes += bytes;
+  }
+
+  private slotOf(listener: string, kind: string): Slot {
     let kinds = this.byListener.get(listener);
     if (kinds === undefined) this.byListener.set(listener, (kinds = new Map()));
     let slot = kinds.get(kind);
@@ -52,14 +70,7 @@ export class HttpStats {
       kinds.set(kind, slot);
       this.slots.push(slot);
     }
-    const statusIndex = status >= 500 ? 4 : status < 100 ? 0 : ((status / 100) | 0) - 1;
-    slot.byStatus[statusIndex]++;
-    let b = 0;
-    while (b < LATENCY_BUCKETS.length && seconds > LATENCY_BUCKETS[b]) b++;
-    slot.buckets[b]++;
-    slot.sum += seconds;
-    slot.count++;
-    if (bytes > 0) slot.bytes += bytes;
+    return slot;
   }
 
   /** Registers the three metrics (read-only views of this object) in `registry`. */

@@ -19,6 +19,8 @@ export interface SiteGatewayOptions {
   /** Node flags and the built gateway to run, as startGateway takes them. */
   nodeFlags?: readonly string[];
   entry?: string;
+  /** Extra environment variables of the gateway process. */
+  env?: Record<string, string>;
 }
 
 export interface SiteGateway extends GatewayProcess {
@@ -41,6 +43,7 @@ export async function startSiteGateway(options: SiteGatewayOptions = {}): Promis
     logLevel: options.logLevel,
     nodeFlags: options.nodeFlags,
     entry: options.entry,
+    env: options.env,
     config: { gateway, localnet: { slot_ms: 50, ...options.localnet } },
   });
   return {
