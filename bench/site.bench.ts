@@ -15,7 +15,12 @@
  * Fastify for 200s, >= 1.0x for 304s.
  *
  * It also prints the site against the floor (issue 35: no lower than 0.68x for 200s and 0.78x
- * for 304s, the figures measured on bf4f495 when it was filed).
+ * for 304s, the figures measured on bf4f495 when it was filed), and both against the gateway's
+ * in-process ceiling: a second reader gateway, the same build and config, into which
+ * bench/support/process-ceiling.ts is preloaded to answer the page from memory first thing, as
+ * the floor does. The ceiling against the floor is what the gateway process itself costs (its
+ * heap, its listener settings, its background work); the site against the ceiling is what the
+ * site's own work costs (routing, metering, lookup, observation).
  *
  * Environment: BENCH_SITE_ROUNDS (default 5), BENCH_SITE_SECONDS per run (default 5),
  * BENCH_SITE_CONNECTIONS (default 50), BENCH_SITE_METERING=off (the gateway with metering off,
@@ -35,6 +40,9 @@ import { publishSite } from '../test/support/labs/site-publish';
 import { median, Target, wrkRun } from './wrk-runner';
 import { page4k } from './support/page';
 import { BaseSite, sentHeaders, startBaseSite } from './support/site-base';
+import { PageAnswers } from './support/site-bench-servers';
+import { freePort } from '../test/support/processes/free-port';
+import { GATEWAY_NODE_FLAGS } from '../src/node-flags';
 
 const ROUNDS = Number(process.env.BENCH_SITE_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SITE_SECONDS ?? 5);
@@ -57,6 +65,7 @@ async function main(): Promise<void> {
   let bare: { child: ChildProcess; port: number } | undefined;
   let plain: { child: ChildProcess; port: number } | undefined;
   let base: BaseSite | undefined;
+  let ceiling: SiteGateway | undefined;
   const siteDir = mkdtempSync(join(tmpdir(), 'bench-site-root-'));
   try {
     // The site is published through a gateway with the local network embedded; the measured
@@ -125,6 +134,23 @@ async function main(): Promise<void> {
     // The floor: a plain node:http handler with no routing, metering or lookup.
     plain = await startPlainNode(answers);
 
+    // The in-process ceiling: the same reader gateway, answering the page first thing.
+    const ceilingPort = await freePort();
+    const ceilingHost = `${site.label}.localhost:${ceilingPort}`;
+    ceiling = await startSiteGateway({
+      dataDir,
+      rpcUrl: writer.rpcUrl,
+      metering,
+      port: ceilingPort,
+      nodeFlags: [...GATEWAY_NODE_FLAGS, '-r', join(__dirname, 'support', 'process-ceiling.js')],
+      env: ceilingEnv(ceilingHost, answers),
+    });
+    const ceilingPid = ceiling.pid;
+    const ceilingProbe = await siteGet(ceiling.url, '/', { host: ceilingHost });
+    if (ceilingProbe.status !== 200 || ceilingProbe.text !== page) {
+      throw new Error(`the in-process ceiling answers ${ceilingProbe.status}`);
+    }
+
     const gatewayPid = gw.pid;
     const nginxPid = nginx.child.pid!;
     const barePid = bare.child.pid!;
@@ -169,6 +195,12 @@ async function main(): Promise<void> {
         headers: [],
         pids: () => [plainPid],
       },
+      {
+        name: 'gateway process from memory (ceiling)',
+        url: `${ceiling.url}/`,
+        headers: [`Host: ${ceilingHost}`],
+        pids: () => [ceilingPid],
+      },
       ...(base ? baseTargets(base) : []),
     ];
     const revalidations: Target[] = [
@@ -180,16 +212,21 @@ async function main(): Promise<void> {
       { ...targets[1], name: `${targets[1].name} 304`, headers: [`If-None-Match: ${nginxEtag}`] },
       { ...targets[2], name: `${targets[2].name} 304`, headers: [`If-None-Match: ${etag}`] },
       { ...targets[3], name: `${targets[3].name} 304`, headers: [`If-None-Match: ${etag}`] },
+      {
+        ...targets[4],
+        name: `${targets[4].name} 304`,
+        headers: [`Host: ${ceilingHost}`, `If-None-Match: ${etag}`],
+      },
       ...(base
         ? [
             {
-              ...targets[4],
-              name: `${targets[4].name} 304`,
-              headers: [...targets[4].headers, `If-None-Match: ${base.etag}`],
-            },
-            {
               ...targets[5],
               name: `${targets[5].name} 304`,
+              headers: [...targets[5].headers, `If-None-Match: ${base.etag}`],
+            },
+            {
+              ...targets[6],
+              name: `${targets[6].name} 304`,
               headers: [`If-None-Match: ${base.etag}`],
             },
           ]
@@ -249,8 +286,10 @@ async function main(): Promise<void> {
         `floor (node:http, the site's headers) / bare Fastify: 200 ${(med(targets[3]) / med(targets[2])).toFixed(2)}x, 304 ${(med(revalidations[3]) / med(revalidations[2])).toFixed(2)}x req/s; ${(cpuMed(targets[2]) / cpuMed(targets[3])).toFixed(2)}x and ${(cpuMed(revalidations[2]) / cpuMed(revalidations[3])).toFixed(2)}x by CPU/req\n` +
         `site / node:http floor, 200: ${(med(targets[0]) / med(targets[3])).toFixed(2)}x (each round's: ${paired(targets[0], targets[3])}x; goal >= 0.68) ${floorVerdict(med(targets[0]) / med(targets[3]), 0.68)}\n` +
         `site / node:http floor, 304: ${(med(revalidations[0]) / med(revalidations[3])).toFixed(2)}x (each round's: ${paired(revalidations[0], revalidations[3])}x; goal >= 0.78) ${floorVerdict(med(revalidations[0]) / med(revalidations[3]), 0.78)}\n` +
+        `in-process ceiling / node:http floor (what the gateway process costs): 200 ${paired(targets[4], targets[3])}x, 304 ${paired(revalidations[4], revalidations[3])}x (each round's); ${(cpuMed(targets[3]) / cpuMed(targets[4])).toFixed(2)}x and ${(cpuMed(revalidations[3]) / cpuMed(revalidations[4])).toFixed(2)}x by CPU/req\n` +
+        `site / in-process ceiling (what the site's own work costs): 200 ${paired(targets[0], targets[4])}x, 304 ${paired(revalidations[0], revalidations[4])}x (each round's); ${(cpuMed(targets[4]) / cpuMed(targets[0])).toFixed(2)}x and ${(cpuMed(revalidations[4]) / cpuMed(revalidations[0])).toFixed(2)}x by CPU/req\n` +
         (base
-          ? `base ${base.commit} site / its floor: 200 ${(med(targets[4]) / med(targets[5])).toFixed(2)}x (each round's: ${paired(targets[4], targets[5])}x), 304 ${(med(revalidations[4]) / med(revalidations[5])).toFixed(2)}x (each round's: ${paired(revalidations[4], revalidations[5])}x); this site / base site: 200 ${paired(targets[0], targets[4])}x, 304 ${paired(revalidations[0], revalidations[4])}x (each round's)\n`
+          ? `base ${base.commit} site / its floor: 200 ${(med(targets[5]) / med(targets[6])).toFixed(2)}x (each round's: ${paired(targets[5], targets[6])}x), 304 ${(med(revalidations[5]) / med(revalidations[6])).toFixed(2)}x (each round's: ${paired(revalidations[5], revalidations[6])}x); this site / base site: 200 ${paired(targets[0], targets[5])}x, 304 ${paired(revalidations[0], revalidations[5])}x (each round's)\n`
           : '') +
         `site / nginx, 200: ${(med(targets[0]) / med(targets[1])).toFixed(2)}x; 304: ${(med(revalidations[0]) / med(revalidations[1])).toFixed(2)}x\n` +
         `load average during the run: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}\n`,
@@ -263,6 +302,7 @@ async function main(): Promise<void> {
     const stopped = await Promise.allSettled([
       nginx?.stop(),
       gw?.stop(),
+      ceiling?.stop(),
       writer?.stop(),
       base?.stop(),
     ]);
@@ -284,3 +324,14 @@ main().then(
     process.exit(1);
   },
 );
+
+/** What bench/support/process-ceiling.ts answers, and for which Host. */
+function ceilingEnv(host: string, answers: PageAnswers): Record<string, string> {
+  return {
+    TAPE_CEILING_HOST: host,
+    TAPE_CEILING_ETAG: answers.etag,
+    TAPE_CEILING_PAGE_B64: answers.page.toString('base64'),
+    TAPE_CEILING_HEADERS_200: JSON.stringify(answers.headers200),
+    TAPE_CEILING_HEADERS_304: JSON.stringify(answers.headers304),
+  };
+}
