@@ -62,15 +62,14 @@ describe('HttpStats', () => {
   });
 
   it('counts each (listener, kind) apart when they alternate and repeat', async () => {
-    const lines = await metricLinesAfter([
-      ['main', 'site', 200, 0.001, 1],
-      ['main', 'site', 200, 0.001, 1],
-      ['main', 'object', 200, 0.001, 10],
-      ['s3', 'site', 200, 0.001, 100],
-      ['main', 'site', 200, 0.001, 1],
-      ['s3', 'site', 200, 0.001, 100],
-      ['main', 'object', 200, 0.001, 10],
-    ]);
+    const bytesOf: Record<string, number> = { 'main site': 1, 'main object': 10, 's3 site': 100 };
+    const order = ['main site', 'main site', 'main object', 's3 site', 'main site', 's3 site'];
+    const lines = await metricLinesAfter(
+      [...order, 'main object'].map((pair) => {
+        const [listener, kind] = pair.split(' ');
+        return [listener, kind, 200, 0.001, bytesOf[pair]];
+      }),
+    );
     expect(lines).toContain('tape_http_response_bytes_total{listener="main",kind="site"} 3');
     expect(lines).toContain('tape_http_response_bytes_total{listener="main",kind="object"} 20');
     expect(lines).toContain('tape_http_response_bytes_total{listener="s3",kind="site"} 200');
