@@ -108,7 +108,9 @@ export class S3Server implements OnApplicationBootstrap, OnModuleDestroy, OnAppl
       genReqId: newRequestId,
       requestIdHeader: false,
       exposeHeadRoutes: false,
-      return503OnClosing: true,
+      // Not Fastify's JSON 503 while it closes (S3 clients fail on a JSON body): by then the
+      // shutdown signal has made the onRequest hook below answer S3's own 503.
+      return503OnClosing: false,
       forceCloseConnections: 'idle',
       // Our own server, to take `Expect: 100-continue` from Node: Node would answer 100 at once,
       // and a client would send a whole part before hearing that the tape is full.
