@@ -4,6 +4,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import type { AddressInfo } from 'node:net';
 import { closeGatewayApp } from './gateway-app';
 import { MainListener, MainListenerModule } from './http/main-listener';
+import { ShutdownSignal, ShutdownSignalModule } from './http/shutdown-signal';
 
 /**
  * A feature room's stand-in: an edge route of the main listener, and a dependency it closes in
@@ -14,8 +15,13 @@ class ProbeEdge implements OnModuleInit, OnModuleDestroy {
   open = true;
   port = 0;
   seenWhileClosing: { status: number; body: string } | undefined;
+  /** Whether the shutdown signal (which the S3 listener reads too) was given by then. */
+  signalledWhileClosing: boolean | undefined;
 
-  constructor(private readonly listener: MainListener) {}
+  constructor(
+    private readonly listener: MainListener,
+    private readonly shutdown: ShutdownSignal,
+  ) {}
 
   onModuleInit(): void {
     this.listener.addRoute('/probe', {
@@ -28,6 +34,7 @@ class ProbeEdge implements OnModuleInit, OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     this.open = false;
+    this.signalledWhileClosing = this.shutdown.hasBegun;
     const answer = await fetch(`http://127.0.0.1:${this.port}/probe`);
     this.seenWhileClosing = { status: answer.status, body: await answer.text() };
   }
@@ -35,7 +42,7 @@ class ProbeEdge implements OnModuleInit, OnModuleDestroy {
 
 // Imported by the root: nearer to it than MainListenerModule, so destroyed before it, as the
 // gateway's feature rooms (and the meter stores, Redis, the chain connection) are.
-@Module({ imports: [MainListenerModule], providers: [ProbeEdge] })
+@Module({ imports: [MainListenerModule, ShutdownSignalModule], providers: [ProbeEdge] })
 class ProbeModule {}
 
 describe('closeGatewayApp', () => {
@@ -51,6 +58,7 @@ describe('closeGatewayApp', () => {
 
     await closeGatewayApp(app);
 
+    expect(probe.signalledWhileClosing).toBe(true);
     expect(probe.seenWhileClosing).toEqual({
       status: 503,
       body: 'the gateway is shutting down: retry shortly\n',

@@ -9,7 +9,7 @@ import { TrustedProxies } from './http/trusted-proxies';
 import { AppConfig } from './config/app-config';
 import { JsonLogger } from './logging/json-logger';
 import { registerRefusedTargetRoute, rewriteTarget } from './http/target-rewrite';
-import { MainListener } from './http/main-listener';
+import { ShutdownSignal } from './http/shutdown-signal';
 
 /** Paths longer than this are refused before routing (the site route checks 1024-byte paths). */
 const MAX_URL_BYTES = 8192;
@@ -68,12 +68,13 @@ export async function createGatewayApp(
 }
 
 /**
- * Closes the gateway application: the main listener answers every new request 503 first, then
- * Nest closes the modules (their `onModuleDestroy`: meter stores, Redis, the chain connection)
- * and the listeners, whose close waits for the requests in flight. In this order no request
- * reaches an edge or a route whose dependencies are closed (src/http/main-listener.ts).
+ * Closes the gateway application: the listeners (main and S3) answer every new request 503
+ * first, told by the shutdown signal, then Nest closes the modules (their `onModuleDestroy`:
+ * meter stores, Redis, the chain connection) and the listeners, whose close waits for the
+ * requests in flight. In this order no request reaches an edge, a route or an S3 operation whose
+ * dependencies are closed (src/http/shutdown-signal.ts).
  */
 export async function closeGatewayApp(app: INestApplicationContext): Promise<void> {
-  app.get(MainListener).beginShutdown();
+  app.get(ShutdownSignal).begin();
   await app.close();
 }

@@ -58,7 +58,7 @@ describe('gateway process', () => {
     expect(await gw.stop('SIGTERM')).toBe(0);
   });
 
-  it('once shutdown has begun, answers every new request 503 itself, on a site host and its own', async () => {
+  it('once shutdown has begun, answers every new request 503 itself, on a site host, its own and S3', async () => {
     const gw = await startGateway({ logLevel: 'info' });
     const hosts = [`abcd.localhost:${gw.port}`, `127.0.0.1:${gw.port}`];
     // The controls: a site host's /healthz is the site's (no such site: 404), not the gateway's.
@@ -68,9 +68,26 @@ describe('gateway process', () => {
     const requests = await Promise.all(
       hosts.map((host) => splitRequest(gw.port, `GET /healthz HTTP/1.1\r\nHost: ${host}\r\n`)),
     );
+    // The S3 listener's control: an anonymous request is refused by SigV4 (403 AccessDenied).
+    const s3Port = Number(new URL(gw.s3Url).port);
+    const s3Head = `GET /some-label/key HTTP/1.1\r\nHost: 127.0.0.1:${s3Port}\r\n`;
+    const s3Before = await (await splitRequest(s3Port, `${s3Head}Connection: close\r\n`)).end();
+    expect([s3Before.status, /<Code>(\w+)<\/Code>/.exec(s3Before.body)?.[1]]).toEqual([
+      403,
+      'AccessDenied',
+    ]);
+    const s3Request = await splitRequest(s3Port, s3Head);
     process.kill(gw.pid, 'SIGTERM');
     await gw.waitForLine(/"event":"shutdown"/, 10_000);
     const answers = await Promise.all(requests.map((request) => request.end()));
+    // S3's own 503 (XML, retried by clients), not an operation run with its dependencies closed.
+    const s3Answer = await s3Request.end();
+    expect([s3Answer.status, /<Code>(\w+)<\/Code>/.exec(s3Answer.body)?.[1]]).toEqual([
+      503,
+      'ServiceUnavailable',
+    ]);
+    expect(s3Answer.head).toMatch(/\r\nretry-after: 5\r\n/i);
+    expect(s3Answer.head).toMatch(/\r\nconnection: close\r\n/i);
     for (const [i, answer] of answers.entries()) {
       // Not an edge's or a route's answer (a 500 with closed dependencies), nor Fastify's 503.
       expect([hosts[i], answer.status, answer.body]).toEqual([

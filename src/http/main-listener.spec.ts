@@ -2,6 +2,7 @@ import type { HttpAdapterHost } from '@nestjs/core';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo, connect } from 'node:net';
 import { EdgeRoute, MainListener, RequestListener, SiteHostEdge } from './main-listener';
+import { ShutdownSignal } from './shutdown-signal';
 
 /** Who answered each request, in order: a peer's name, or `fastify` with the URL it got. */
 type Log = string[];
@@ -31,13 +32,15 @@ function route(log: Log, name: string, takes = true): EdgeRoute {
 /** A server whose one listener stands for Fastify, the main listener installed in front. */
 function setUp(register: (listener: MainListener, log: Log) => void): {
   listener: MainListener;
+  shutdown: ShutdownSignal;
   server: Server;
   send: (url: string, host?: string) => Log;
 } {
   const log: Log = [];
   const server = createServer((req) => log.push(`fastify ${req.url} ${req.headers.host}`));
   const adapterHost = { httpAdapter: { getHttpServer: () => server } };
-  const listener = new MainListener(adapterHost as unknown as HttpAdapterHost);
+  const shutdown = new ShutdownSignal();
+  const listener = new MainListener(adapterHost as unknown as HttpAdapterHost, shutdown);
   register(listener, log);
   listener.onApplicationBootstrap();
   const send = (url: string, host = 'localhost'): Log => {
@@ -53,7 +56,7 @@ function setUp(register: (listener: MainListener, log: Log) => void): {
     installed.call(server, req, res as unknown as ServerResponse);
     return [...log];
   };
-  return { listener, server, send };
+  return { listener, shutdown, server, send };
 }
 
 /** Writes `request` on a new connection; resolves with all it read once the server closes it. */
@@ -104,11 +107,12 @@ describe('MainListener', () => {
   });
 
   it('answers every request 503 itself once shutdown has begun: no edge, no Fastify', () => {
-    const { listener, send } = setUp((l, log) => {
+    const { shutdown, send } = setUp((l, log) => {
       l.serveSiteHosts(siteHosts(log));
       l.addRoute('/object/', route(log, 'object'));
     });
-    listener.beginShutdown();
+    expect(send('/object/x')).toEqual(['object /object/x']);
+    shutdown.begin();
     const shuttingDown = ['answer 503 close'];
     expect(send('/', SITE_HOST)).toEqual(shuttingDown);
     expect(send(`http://${SITE_HOST}/healthz`, SITE_HOST)).toEqual(shuttingDown);
@@ -117,7 +121,7 @@ describe('MainListener', () => {
     expect(send('http://localhost/x', SITE_HOST)).toEqual(shuttingDown);
   });
 
-  it('closes itself when its module is destroyed, for an app closed without beginShutdown', () => {
+  it('closes itself when its module is destroyed, for an app closed without the shutdown signal', () => {
     const { listener, send } = setUp((l, log) => l.serveSiteHosts(siteHosts(log)));
     expect(send('/', SITE_HOST)).toEqual(['site-host /']);
     listener.onModuleDestroy();
@@ -125,11 +129,11 @@ describe('MainListener', () => {
   });
 
   it('writes the shutdown answer on the wire: 503, Retry-After, a plain body, connection closed', async () => {
-    const { listener, server } = setUp(() => undefined);
+    const { shutdown, server } = setUp(() => undefined);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = server.address() as AddressInfo;
-      listener.beginShutdown();
+      shutdown.begin();
       const answer = await rawExchange(port, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
       const [head, body] = answer.split('\r\n\r\n');
       expect(head.split('\r\n')[0]).toBe('HTTP/1.1 503 Service Unavailable');
@@ -166,7 +170,7 @@ describe('MainListener', () => {
   it('is the only request listener: refuses a server with another, and late registrations', () => {
     const server = createServer(() => undefined);
     server.on('request', () => undefined);
-    const listener = new MainListener({} as HttpAdapterHost);
+    const listener = new MainListener({} as HttpAdapterHost, new ShutdownSignal());
     expect(() => listener.install(server)).toThrow(
       'the main listener cannot be installed (2 request listeners)',
     );
@@ -178,7 +182,10 @@ describe('MainListener', () => {
   });
 
   it('installs nothing without an HTTP server (an application context, the CLI)', () => {
-    const listener = new MainListener({ httpAdapter: undefined } as unknown as HttpAdapterHost);
+    const listener = new MainListener(
+      { httpAdapter: undefined } as unknown as HttpAdapterHost,
+      new ShutdownSignal(),
+    );
     expect(() => listener.onApplicationBootstrap()).not.toThrow();
     expect(() => listener.serveSiteHosts(siteHosts([]))).not.toThrow();
     expect(() => listener.serveSiteHosts(siteHosts([]))).toThrow('a site host edge already');

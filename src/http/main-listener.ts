@@ -2,6 +2,7 @@ import { Injectable, Module, OnApplicationBootstrap, OnModuleDestroy } from '@ne
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { originForm } from './request-target';
+import { ShutdownSignal, ShutdownSignalModule } from './shutdown-signal';
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -45,10 +46,10 @@ export type ListenerObserver = (dispatch: RequestListener) => RequestListener;
  * register health checks and metrics: they never import each other, and this file knows none of
  * them.
  *
- * Shutdown: from `beginShutdown()` on, the listener answers every new request itself, `503` with
- * `Connection: close` (`answerShuttingDown`), on site hosts and the gateway's alike; requests
- * already dispatched finish. The gateway's shutdown entry calls it before `app.close()`
- * (`closeGatewayApp`, src/gateway-app.ts), because Nest runs `onModuleDestroy` root module
+ * Shutdown: from the `ShutdownSignal` on, the listener answers every new request itself, `503`
+ * with `Connection: close` (`answerShuttingDown`), on site hosts and the gateway's alike;
+ * requests already dispatched finish. The gateway's shutdown entry gives the signal before
+ * `app.close()` (`closeGatewayApp`, src/gateway-app.ts), because Nest runs `onModuleDestroy` root module
  * first, then by distance, and this module is among the deepest: the meter stores, Redis and
  * the chain connection are closed before a hook of its own would run, and an edge or a Nest
  * route would answer with them closed. Its own `onModuleDestroy` is the fallback for an app
@@ -66,7 +67,14 @@ export class MainListener implements OnApplicationBootstrap, OnModuleDestroy {
   private closing = false;
   private installed = false;
 
-  constructor(private readonly adapterHost: HttpAdapterHost) {}
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    shutdown: ShutdownSignal,
+  ) {
+    shutdown.onBegin(() => {
+      this.closing = true;
+    });
+  }
 
   /** The peer that takes every request on a site host (one: two would disagree on a Host). */
   serveSiteHosts(edge: SiteHostEdge): void {
@@ -99,14 +107,9 @@ export class MainListener implements OnApplicationBootstrap, OnModuleDestroy {
     if (server) this.install(server);
   }
 
-  /** From now on every new request is answered 503 here (the gateway is shutting down). */
-  beginShutdown(): void {
-    this.closing = true;
-  }
-
-  /** The fallback when the app is closed without `beginShutdown()` first (see above). */
+  /** The fallback when the app is closed without the shutdown signal first (see above). */
   onModuleDestroy(): void {
-    this.beginShutdown();
+    this.closing = true;
   }
 
   /**
@@ -171,5 +174,5 @@ function answerShuttingDown(res: ServerResponse): true {
 }
 
 /** One MainListener for the whole application: the modules that register with it import this. */
-@Module({ providers: [MainListener], exports: [MainListener] })
+@Module({ imports: [ShutdownSignalModule], providers: [MainListener], exports: [MainListener] })
 export class MainListenerModule {}

@@ -71,31 +71,24 @@ export abstract class S3Backend {
   abstract listParts(bucket: S3Bucket, key: string, uploadId: string): Promise<S3PartInfo[]>;
 
   /**
-   * Assembles the listed parts, in this order, into the object `key`, and forgets the upload.
-   * The protocol layer has already checked: ascending part numbers, each part exists with that
-   * ETag, every part but the last is at least the minimum part size.
+   * Assembles the parts `checkParts` chooses, in its order, into the object `key`, and forgets
+   * the upload. `checkParts` is the protocol layer's check of the request's part list (ascending
+   * part numbers, each part stored with the listed ETag and checksum, every part but the last at
+   * least the minimum part size): call it on the part list read under the completion's lock, and
+   * assemble exactly the parts it returns from that same read, so a part uploaded again meanwhile
+   * is either the one checked or refused (S3: the object is the parts with the listed ETags, else
+   * InvalidPart). A retry of an upload already completed answers its result again, unchecked.
+   * Throws S3BackendNoSuchUploadError when the upload is unknown (or completed and forgotten).
    */
   abstract completeMultipartUpload(
     bucket: S3Bucket,
     key: string,
     uploadId: string,
-    parts: S3CompletedPart[],
+    checkParts: S3PartListCheck,
     condition?: S3WriteCondition,
     /** The checksum the request says the object has: refuse with 400 BadDigest if it has not. */
     expected?: ExpectedChecksum,
   ): Promise<S3WriteResult>;
-
-  /**
-   * The result of an upload of this key that was already completed, or null (unknown,
-   * aborted, forgotten): a retried CompleteMultipartUpload answers it again, as S3 does.
-   */
-  completedMultipartUpload(
-    _bucket: S3Bucket,
-    _key: string,
-    _uploadId: string,
-  ): Promise<S3WriteResult | null> {
-    return Promise.resolve(null);
-  }
 
   /** Throws S3BackendNoSuchUploadError when the upload is unknown. */
   abstract abortMultipartUpload(bucket: S3Bucket, key: string, uploadId: string): Promise<void>;
@@ -233,6 +226,12 @@ export interface S3CompletedPart {
   /** A `Checksum<ALGORITHM>` the request gave for the part, to compare with the stored one. */
   checksum?: { algorithm: ChecksumAlgorithm; value: string };
 }
+
+/**
+ * CompleteMultipartUpload's part list checked against the upload's stored parts: the parts to
+ * assemble, in order, or an S3Error (InvalidPart, InvalidPartOrder, EntityTooSmall).
+ */
+export type S3PartListCheck = (stored: S3PartInfo[]) => S3CompletedPart[];
 
 export interface S3MultipartUploadInfo {
   key: string;

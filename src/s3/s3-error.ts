@@ -36,6 +36,8 @@ export const S3_ERROR_STATUS = {
   MissingContentLength: 411,
   PreconditionFailed: 412,
   SlowDown: 503,
+  /** The gateway is shutting down (retried, like SlowDown). */
+  ServiceUnavailable: 503,
   NotImplemented: 501,
   MethodNotAllowed: 405,
   /** A CORS preflight without Origin (S3's answer). */

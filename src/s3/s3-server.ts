@@ -3,6 +3,7 @@ import {
   Logger,
   OnApplicationBootstrap,
   OnApplicationShutdown,
+  OnModuleDestroy,
   Optional,
 } from '@nestjs/common';
 import Fastify, { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -18,6 +19,7 @@ import { TrustedProxies } from '../http/trusted-proxies';
 import { S3Config } from '../config/s3.config';
 import { RequestObserver } from '../observability/request-observer';
 import { originForm } from '../http/request-target';
+import { ShutdownSignal } from '../http/shutdown-signal';
 import { newRequestId, writeS3ClientError } from './s3-client-error';
 import { S3Response } from './s3-context';
 import { S3Error } from './s3-error';
@@ -37,22 +39,35 @@ const MAX_PATH_PARAM = 16384;
  * that leaves the stream to the operation, which enforces its own limits. The Content-Type
  * header is taken out of Fastify's sight first, since object content types are arbitrary client
  * strings that Fastify would otherwise refuse with 415 before S3 gets to see the request.
+ *
+ * Shutdown: from the `ShutdownSignal` on (given before Nest closes any module, see
+ * src/http/shutdown-signal.ts), every new request is answered `503 ServiceUnavailable` with
+ * `Retry-After` and `Connection: close`, before any operation runs: the meter stores, Redis, the
+ * credentials and the chain connection close before this listener does (`onApplicationShutdown`,
+ * whose Fastify close waits for the requests in flight). Its `onModuleDestroy` is the fallback
+ * for an app closed without the signal.
  */
 @Injectable()
-export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
+export class S3Server implements OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
   private readonly logger = new Logger('s3');
   private readonly contentTypes = new WeakMap<IncomingMessage, string>();
   private app: FastifyInstance | undefined;
   private bound: AddressInfo | undefined;
+  private closing = false;
 
   constructor(
     private readonly config: S3Config,
     private readonly gateway: GatewayConfig,
     private readonly metering: MeteringConfig,
     private readonly handler: S3RequestHandler,
+    shutdown: ShutdownSignal,
     /** Metrics and the access log (absent when a test builds the S3 module alone). */
     @Optional() private readonly observer?: RequestObserver,
-  ) {}
+  ) {
+    shutdown.onBegin(() => {
+      this.closing = true;
+    });
+  }
 
   /** Where the listener is bound (port 0 in the config picks a free one). */
   get address(): { host: string; port: number } {
@@ -73,6 +88,11 @@ export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
     this.logger.log({ event: 'listening', url: this.url });
   }
 
+  /** The fallback when the app is closed without the shutdown signal first (see above). */
+  onModuleDestroy(): void {
+    this.closing = true;
+  }
+
   async onApplicationShutdown(): Promise<void> {
     const app = this.app;
     this.app = undefined;
@@ -88,7 +108,9 @@ export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
       genReqId: newRequestId,
       requestIdHeader: false,
       exposeHeadRoutes: false,
-      return503OnClosing: true,
+      // Not Fastify's JSON 503 while it closes (S3 clients fail on a JSON body): by then the
+      // shutdown signal has made the onRequest hook below answer S3's own 503.
+      return503OnClosing: false,
       forceCloseConnections: 'idle',
       // Our own server, to take `Expect: 100-continue` from Node: Node would answer 100 at once,
       // and a client would send a whole part before hearing that the tape is full.
@@ -156,6 +178,14 @@ export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
         done();
       });
     }
+    // After the observer's start, so the refusal is counted and logged like any answer.
+    app.addHook('onRequest', (request, reply, done) => {
+      if (this.closing) {
+        this.sendError(request, reply, shuttingDown());
+        return;
+      }
+      done();
+    });
     app.setErrorHandler((error, request, reply) => {
       const status = (error as { statusCode?: number }).statusCode ?? 500;
       this.sendError(
@@ -274,4 +304,18 @@ export class S3Server implements OnApplicationBootstrap, OnApplicationShutdown {
       lingerAfterAnswer(request.raw, reply.raw);
     }
   }
+}
+
+/**
+ * The answer to every request that arrives once shutdown has begun: clients retry a 503;
+ * `Connection: close` sends the next request over a new connection (to another replica, behind
+ * a load balancer).
+ */
+function shuttingDown(): S3Error {
+  return new S3Error(
+    'ServiceUnavailable',
+    'the gateway is shutting down: retry shortly',
+    {},
+    { 'retry-after': '5', connection: 'close' },
+  );
 }

@@ -9,6 +9,7 @@ import { S3ObjectHandlers } from './handlers/s3-object-handlers';
 import { S3RequestHandler } from './s3-request-handler';
 import { S3RequestMeter, UnmeteredS3RequestMeter } from './s3-request-meter';
 import { S3Server } from './s3-server';
+import { ShutdownSignalModule } from '../http/shutdown-signal';
 
 export interface S3ModuleOptions {
   /** Modules whose exports the port implementations need. */
@@ -38,7 +39,7 @@ export class S3Module {
       : [{ provide: S3RequestMeter, useClass: UnmeteredS3RequestMeter }];
     return {
       module: S3Module,
-      imports: options.imports ?? [],
+      imports: [...(options.imports ?? []), ShutdownSignalModule],
       providers: [
         ...options.providers,
         ...meter,

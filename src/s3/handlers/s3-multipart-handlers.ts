@@ -11,11 +11,9 @@ import { evaluateConditions } from './object-headers';
 import {
   ExpectedChecksum,
   S3Backend,
-  S3Bucket,
   S3ByteRange,
   S3CompletedPart,
   S3PartInfo,
-  S3WriteResult,
 } from '../s3-backend';
 import { copySourceBucket, parseCopySource } from './s3-object-handlers';
 import { S3BodyReader } from '../body/s3-body-reader';
@@ -35,11 +33,12 @@ import {
   parseCompleteMultipartUpload,
 } from '../xml/s3-xml-requests';
 import { awsUriEncode } from '../uri-encoding';
-import { parseWriteCondition, S3WriteCondition } from './write-conditions';
+import { parseWriteCondition } from './write-conditions';
 
 /**
  * Multipart uploads. The part list of CompleteMultipartUpload is checked here against the stored
- * parts (order, ETags, minimum size) so every backend enforces S3's rules the same way.
+ * parts (order, ETags, minimum size) so every backend enforces S3's rules the same way; the
+ * backend runs the check on the part list it assembles from (`S3PartListCheck`).
  */
 @Injectable()
 export class S3MultipartHandlers {
@@ -124,37 +123,24 @@ export class S3MultipartHandlers {
     const condition = parseWriteCondition(ctx.raw.headers);
     // x-amz-checksum-<algorithm> here is the object's checksum, checked when it is assembled.
     const expected = objectChecksumHeader(ctx.raw.headers);
-    const parts = parseCompleteMultipartUpload(
+    const listed = parseCompleteMultipartUpload(
       await this.bodies.readSmall(ctx, MAX_REQUEST_XML_BYTES, { checksumHeaderIsObjects: true }),
     );
-    const result =
-      (await this.backend.completedMultipartUpload(bucket, key, uploadId)) ??
-      (await this.completeOpen(bucket, key, uploadId, parts, condition, expected));
+    // The backend checks the list on the part list it assembles from, under the completion's
+    // lock (a part uploaded again after a check made here would be assembled unchecked), and
+    // answers a retry of a completed upload itself.
+    const result = await this.backend.completeMultipartUpload(
+      bucket,
+      key,
+      uploadId,
+      (stored) => this.checkPartList(listed, stored),
+      condition,
+      expected,
+    );
     const location = `${ctx.origin}/${bucket.name}/${awsUriEncode(key, true)}`;
     return xmlResponse(
       completeMultipartXml(location, bucket.name, key, result.etag, result.checksum),
     );
-  }
-
-  /** Completes an upload in progress; a retry of one completed meanwhile gets its result. */
-  private async completeOpen(
-    bucket: S3Bucket,
-    key: string,
-    uploadId: string,
-    parts: S3CompletedPart[],
-    condition: S3WriteCondition | undefined,
-    expected: ExpectedChecksum | undefined,
-  ): Promise<S3WriteResult> {
-    let listed: S3PartInfo[];
-    try {
-      listed = await this.backend.listParts(bucket, key, uploadId);
-    } catch (error) {
-      const done = await this.backend.completedMultipartUpload(bucket, key, uploadId);
-      if (done) return done;
-      throw error;
-    }
-    const chosen = this.checkPartList(parts, new Map(listed.map((p) => [p.partNumber, p])));
-    return this.backend.completeMultipartUpload(bucket, key, uploadId, chosen, condition, expected);
   }
 
   async abort(ctx: S3RequestContext): Promise<S3Response> {
@@ -195,10 +181,8 @@ export class S3MultipartHandlers {
   }
 
   /** The parts to assemble, checked; a part number listed twice is the part as stored. */
-  private checkPartList(
-    listed: S3CompletedPart[],
-    stored: Map<number, S3PartInfo>,
-  ): S3CompletedPart[] {
+  private checkPartList(listed: S3CompletedPart[], storedParts: S3PartInfo[]): S3CompletedPart[] {
+    const stored = new Map(storedParts.map((p) => [p.partNumber, p]));
     const parts = onePerNumber(listed, stored);
     const sizes = parts.map((part) => {
       const found = stored.get(part.partNumber);

@@ -7,6 +7,7 @@ import {
   type S3CompletedPart,
   type S3MultipartUploadInfo,
   type S3PartInfo,
+  type S3PartListCheck,
 } from '../s3-backend';
 import type { SpoolHold } from './spool-budget';
 import { StoredPartRecord, toPartInfo } from './stored-part';
@@ -47,9 +48,11 @@ export interface FoundUpload {
   done?: CompletedUpload;
 }
 
-/** A completion's parts, from one read of the upload's part list: sized, checked, joined. */
+/** A completion's parts, from one read of the upload's part list: checked, sized, joined. */
 export interface CompletionParts {
-  /** Every stored part (ETag, size, checksum). */
+  /** The parts to assemble, in order, as the part-list check chose them from `stored`. */
+  listed: S3CompletedPart[];
+  /** Every stored part (ETag, size, checksum) of that read. */
   stored: S3PartInfo[];
   /** The listed parts' sizes, in the completion's order (0 for a part not stored). */
   sizes: number[];
@@ -165,17 +168,22 @@ export abstract class MultipartStore<Part extends StoredPartRecord = StoredPartR
   }
 
   /**
-   * The upload's part list read once for completing it with the `listed` parts: what the
-   * completion sizes, checks the checksums of and concatenates all comes from that one read.
+   * The upload's part list read once for completing it: `checkParts` (the request's part list
+   * checked against the stored parts) chooses the parts from that read, and what the completion
+   * sizes, checks the checksums of and concatenates all comes from the same read, so the bytes
+   * joined are those of the ETags checked.
    */
   async completionParts(
     upload: MultipartUpload,
-    listed: S3CompletedPart[],
+    checkParts: S3PartListCheck,
   ): Promise<CompletionParts> {
     const stored = await this.storedParts(upload);
+    const info = stored.map(toPartInfo);
+    const listed = checkParts(info);
     const byNumber = new Map(stored.map((p) => [p.partNumber, p]));
     return {
-      stored: stored.map(toPartInfo),
+      listed,
+      stored: info,
       sizes: listed.map((p) => byNumber.get(p.partNumber)?.size ?? 0),
       concatenate: async () => {
         const parts = listed.map((p) => {

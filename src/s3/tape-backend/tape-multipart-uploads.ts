@@ -111,27 +111,34 @@ export class TapeMultipartUploads {
 
   /** S3Backend.completeMultipartUpload, with the same arguments. */
   async complete(
-    ...[bucket, key, uploadId, parts, condition, expected]: Parameters<
+    ...[bucket, key, uploadId, checkParts, condition, expected]: Parameters<
       S3Backend['completeMultipartUpload']
     >
   ): Promise<S3WriteResult> {
     // One completion of an upload at a time (over all replicas when they share uploads): a retry
-    // sent while the first is still committing waits for it, then answers its result.
+    // sent while the first is still committing waits for it, then answers its result. The part
+    // list is checked on the read the parts are joined from, inside the lock: a part uploaded
+    // again after that read is not joined (its old bytes are, or the join fails).
     return this.multipart.completing(uploadId, async () => {
       // One read of the upload's record, one of its part list: what follows works from those.
       const found = await this.multipart.find(bucket.tapeAddress, key, uploadId);
       if (found.done) return this.answerOf(bucket, key, found.done);
       const { upload } = found;
-      const read = await this.multipart.completionParts(upload, parts);
+      const read = await this.multipart.completionParts(upload, checkParts);
       const size = sum(read.sizes);
       const contentType = contentTypeForName(key, upload.contentType);
       const tape = await this.tapes.writable(bucket, size);
       if (condition) await this.committer.checkCondition(tape, key, condition);
       const concatenated = await read.concatenate();
-      const objectChecksum = multipartChecksum(upload.checksum, parts, read.stored, concatenated);
+      const objectChecksum = multipartChecksum(
+        upload.checksum,
+        read.listed,
+        read.stored,
+        concatenated,
+      );
       const kept: ObjectMetadata = { headers: upload.headers ?? {}, user: upload.metadata };
       const layout = this.partLayout(tape, key, contentType, kept, upload.checksum, read.sizes, {
-        listed: parts,
+        listed: read.listed,
         stored: read.stored,
       });
       const result = await this.committer.commit(
@@ -154,11 +161,6 @@ export class TapeMultipartUploads {
       await this.multipart.markCompleted(upload, result);
       return result;
     });
-  }
-
-  async completed(bucket: S3Bucket, key: string, uploadId: string): Promise<S3WriteResult | null> {
-    const done = await this.multipart.completed(bucket.tapeAddress, key, uploadId);
-    return done && this.answerOf(bucket, key, done);
   }
 
   /** What a completed upload answers again (a retry), with the object's checksum if it has one. */

@@ -69,10 +69,6 @@ export class TapeS3Backend extends S3Backend {
     return this.uploads.complete(...args);
   }
 
-  override completedMultipartUpload(...args: Parameters<S3Backend['completedMultipartUpload']>) {
-    return this.uploads.completed(...args);
-  }
-
   abortMultipartUpload(...args: Parameters<S3Backend['abortMultipartUpload']>) {
     return this.uploads.abort(...args);
   }

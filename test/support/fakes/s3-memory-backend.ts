@@ -12,7 +12,6 @@ import {
   S3BackendTapeExpiredError,
   S3Bucket,
   S3ByteRange,
-  S3CompletedPart,
   S3CopyObjectInput,
   S3CreateMultipartInput,
   S3DeleteOutcome,
@@ -21,6 +20,7 @@ import {
   S3ObjectInfo,
   S3ObjectStream,
   S3PartInfo,
+  S3PartListCheck,
   S3PutObjectInput,
   S3UploadPartInput,
   S3WriteResult,
@@ -172,11 +172,13 @@ export class MemoryS3Backend extends S3Backend {
     bucket: S3Bucket,
     key: string,
     uploadId: string,
-    parts: S3CompletedPart[],
+    checkParts: S3PartListCheck,
   ): Promise<S3WriteResult> {
     const tape = this.writable(bucket, 0);
     const upload = this.upload(tape, key, uploadId);
     await sleep(this.slowCommitMs);
+    // Checked on the parts joined, with nothing awaited in between (the contract's lock).
+    const parts = checkParts([...upload.parts.values()].map((p) => p.info));
     const data = Buffer.concat(parts.map((p) => upload.parts.get(p.partNumber)!.data));
     this.checkCapacity(tape, data.length);
     tape.uploads.delete(uploadId);
