@@ -194,12 +194,18 @@ describe('MultipartSpool', () => {
       S3BackendNoSuchUploadError,
     );
     // The two newest are remembered, the oldest forgotten; another key never matches.
-    expect(await spool.completed(TAPE, 'a.bin', ids[0])).toBeNull();
-    expect(await spool.completed(TAPE, 'c.bin', ids[2])).toMatchObject({ etag: 'etag-c.bin' });
-    expect(await spool.completed(TAPE, 'b.bin', ids[2])).toBeNull();
+    await expect(spool.find(TAPE, 'a.bin', ids[0])).rejects.toBeInstanceOf(
+      S3BackendNoSuchUploadError,
+    );
+    expect((await spool.find(TAPE, 'c.bin', ids[2])).done).toMatchObject({ etag: 'etag-c.bin' });
+    await expect(spool.find(TAPE, 'b.bin', ids[2])).rejects.toBeInstanceOf(
+      S3BackendNoSuchUploadError,
+    );
     expect(readdirSync(dataDir + '/s3-multipart').sort()).toEqual([ids[1], ids[2]].sort());
     const restarted = (await newSpool(dataDir, s3)).spool;
-    expect(await restarted.completed(TAPE, 'b.bin', ids[1])).toMatchObject({ etag: 'etag-b.bin' });
+    expect((await restarted.find(TAPE, 'b.bin', ids[1])).done).toMatchObject({
+      etag: 'etag-b.bin',
+    });
   });
 
   it('never lets uploads created at once pass the per-tape limit', async () => {

@@ -139,15 +139,6 @@ export class MultipartSpool extends MultipartStore<StoredPart> implements OnModu
     return true;
   }
 
-  override async completed(
-    tapeAddress: string,
-    key: string,
-    uploadId: string,
-  ): Promise<CompletedUpload | null> {
-    // Only uploads this process remembers as completed have an answer: no file read for others.
-    return this.completedAt.has(uploadId) ? super.completed(tapeAddress, key, uploadId) : null;
-  }
-
   protected async loadUpload(uploadId: string): Promise<FoundUpload | null> {
     const upload = await this.load(uploadId);
     if (!upload) return null;

@@ -129,15 +129,6 @@ export abstract class MultipartStore<Part extends StoredPartRecord = StoredPartR
     return found.upload;
   }
 
-  /** The result of an upload of this tape and key that was completed, or null. */
-  async completed(
-    tapeAddress: string,
-    key: string,
-    uploadId: string,
-  ): Promise<CompletedUpload | null> {
-    const found = await this.loadUpload(uploadId);
-    return found && isOf(found.upload, tapeAddress, key) ? (found.done ?? null) : null;
-  }
   abstract markCompleted(
     upload: MultipartUpload,
     result: { etag: string; lastModified: Date },

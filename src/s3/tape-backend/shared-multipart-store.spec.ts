@@ -144,7 +144,7 @@ describe('SharedMultipartStore and SharedSpoolLedger (a real redis-server, a buc
     expect(bucket.objects.size).toBe(0);
     expect(await b.ledger.totalBytes()).toBe(0);
     expect(await b.store.openUploads(TAPE)).toBe(0);
-    expect((await b.store.completed(TAPE, 'big.bin', upload.uploadId))?.etag).toBe('e'.repeat(64));
+    expect((await b.store.find(TAPE, 'big.bin', upload.uploadId)).done?.etag).toBe('e'.repeat(64));
     await expect(b.store.get(TAPE, 'big.bin', upload.uploadId)).rejects.toBeInstanceOf(
       S3BackendNoSuchUploadError,
     );

@@ -138,7 +138,7 @@ describe('TapeMultipartUploads.complete', () => {
     expect(commits[0].bytes.equals(Buffer.concat([one, three]))).toBe(true);
     expect(commits[0]).toMatchObject({ size: 3010, partSizes: [3000, 10] });
     expect(commits[0].kept.parts).toEqual({ sizes: [3000, 10] });
-    expect(await spool.completed(TAPE, 'big.bin', uploadId)).toMatchObject({ etag: 'etag-1' });
+    expect((await spool.find(TAPE, 'big.bin', uploadId)).done).toMatchObject({ etag: 'etag-1' });
   });
 
   it('answers a retry with the kept result from one record read, reading no parts', async () => {
