@@ -212,14 +212,20 @@ async function newCompletion(beforeCompletion: () => Promise<void>) {
 }
 
 describe('CompleteMultipartUpload with a part uploaded again meanwhile', () => {
-  it('refuses with InvalidPart when the part joined is not the listed ETag, committing nothing', async () => {
+  /** Parts 1 and 2 stored, and part 1 stored again (`again`) just before the backend's lock. */
+  async function withPartReplaced() {
     const [one, two, again] = [randomBytes(300), randomBytes(200), randomBytes(300)];
     let replace = async () => {};
-    const { commits, begin, store, complete } = await newCompletion(() => replace());
-    const { uploadId } = await begin('a.bin');
-    await store('a.bin', uploadId, 1, one);
-    await store('a.bin', uploadId, 2, two);
-    replace = () => store('a.bin', uploadId, 1, again);
+    const completion = await newCompletion(() => replace());
+    const { uploadId } = await completion.begin('a.bin');
+    await completion.store('a.bin', uploadId, 1, one);
+    await completion.store('a.bin', uploadId, 2, two);
+    replace = () => completion.store('a.bin', uploadId, 1, again);
+    return { ...completion, uploadId, one, two, again };
+  }
+
+  it('refuses with InvalidPart when the part joined is not the listed ETag, committing nothing', async () => {
+    const { commits, complete, uploadId, one, two } = await withPartReplaced();
 
     const refused = complete('a.bin', uploadId, [
       [1, sha256(one)],
@@ -232,13 +238,7 @@ describe('CompleteMultipartUpload with a part uploaded again meanwhile', () => {
   });
 
   it('joins the bytes of the listed ETags when they are the parts stored', async () => {
-    const [one, two, again] = [randomBytes(300), randomBytes(200), randomBytes(300)];
-    let replace = async () => {};
-    const { commits, begin, store, complete } = await newCompletion(() => replace());
-    const { uploadId } = await begin('a.bin');
-    await store('a.bin', uploadId, 1, one);
-    await store('a.bin', uploadId, 2, two);
-    replace = () => store('a.bin', uploadId, 1, again);
+    const { commits, complete, uploadId, two, again } = await withPartReplaced();
 
     await complete('a.bin', uploadId, [
       [1, sha256(again)],
