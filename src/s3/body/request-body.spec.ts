@@ -1,142 +1,27 @@
-import { createHash } from 'node:crypto';
-import { crc32 } from 'node:zlib';
 import { drain, fakeRequest } from '../../../test/support/fakes/s3-fake-request';
+import { signWithHeader } from '../../../test/support/clients/s3-signing';
+import { openVerifiedBody } from './request-body';
 import {
-  oracleSignString,
-  signWithHeader,
-  TEST_SECRET,
-} from '../../../test/support/clients/s3-signing';
-import { BodyLimits, openVerifiedBody } from './request-body';
-import { S3Error } from '../s3-error';
-import { checkSigV4Time, SigningKeyCache, SigV4Verified, verifySigV4 } from '../auth/sigv4';
-import {
-  EMPTY_SHA256,
-  parseSigV4Claims,
   SigV4Request,
   STREAMING_SIGNED,
   STREAMING_SIGNED_TRAILER,
   STREAMING_UNSIGNED_TRAILER,
-  UNSIGNED_PAYLOAD,
 } from '../auth/sigv4-parse';
-
-const DATE = new Date('2026-03-01T12:00:00Z');
-const LIMITS = { maxBytes: 10 * 1024 * 1024, maxChunkBytes: 1024 * 1024 };
-
-function verified(
-  request: SigV4Request,
-  secret = TEST_SECRET,
-  now = DATE.getTime(),
-): SigV4Verified {
-  const claims = parseSigV4Claims(request);
-  if (!claims) throw new Error('unsigned');
-  checkSigV4Time(claims, now);
-  return verifySigV4(request, claims, secret, new SigningKeyCache());
-}
-
-function headersOf(request: SigV4Request): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (let i = 0; i < request.rawHeaders.length; i += 2)
-    out[request.rawHeaders[i]] = request.rawHeaders[i + 1];
-  return out;
-}
-
-async function decode(
-  request: SigV4Request,
-  body: Buffer,
-  options: { pieceSize?: number; abortAfter?: number; limits?: typeof LIMITS } = {},
-): Promise<{ data?: Buffer; error?: Error; code?: string }> {
-  const auth = verified(request);
-  const req = fakeRequest(headersOf(request), body, options);
-  let opened;
-  try {
-    opened = openVerifiedBody(req, auth, options.limits ?? LIMITS);
-  } catch (error) {
-    return { error: error as Error, code: (error as S3Error).code };
-  }
-  const result = await drain(opened.stream);
-  return { ...result, code: result.error instanceof S3Error ? result.error.code : undefined };
-}
-
-function crc32Base64(data: Buffer): string {
-  const out = Buffer.alloc(4);
-  out.writeUInt32BE(crc32(data));
-  return out.toString('base64');
-}
-
-const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
-
-/** Signs aws-chunked chunks the way AWS documents it, with the SDK's HMAC as the oracle. */
-async function signedChunks(seed: string, chunks: Buffer[], trailer?: string): Promise<Buffer> {
-  return Buffer.concat(await signedChunkFrames(seed, chunks, trailer));
-}
-
-/** Each chunk framed with its signature (the final zero chunk and trailer last). */
-async function signedChunkFrames(
-  seed: string,
-  chunks: Buffer[],
-  trailer?: string,
-): Promise<Buffer[]> {
-  const scope = '20260301/us-east-1/s3/aws4_request';
-  let previous = seed;
-  const parts: Buffer[] = [];
-  for (const chunk of [...chunks, Buffer.alloc(0)]) {
-    const toSign = [
-      'AWS4-HMAC-SHA256-PAYLOAD',
-      '20260301T120000Z',
-      scope,
-      previous,
-      EMPTY_SHA256,
-      sha256(chunk),
-    ].join('\n');
-    previous = await oracleSignString(toSign, DATE);
-    const header = Buffer.from(`${chunk.length.toString(16)};chunk-signature=${previous}\r\n`);
-    parts.push(Buffer.concat([header, chunk, Buffer.from(chunk.length > 0 ? '\r\n' : '')]));
-  }
-  if (trailer === undefined) {
-    parts.push(Buffer.from('\r\n'));
-  } else {
-    const toSign = [
-      'AWS4-HMAC-SHA256-TRAILER',
-      '20260301T120000Z',
-      scope,
-      previous,
-      sha256(`${trailer}\n`),
-    ].join('\n');
-    const signature = await oracleSignString(toSign, DATE);
-    parts.push(Buffer.from(`${trailer}\r\nx-amz-trailer-signature:${signature}\r\n\r\n`));
-  }
-  return parts;
-}
-
-function unsignedChunks(chunks: Buffer[], trailer: string): Buffer {
-  const parts: Buffer[] = [];
-  for (const chunk of chunks)
-    parts.push(Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n'));
-  parts.push(Buffer.from(`0\r\n${trailer}\r\n\r\n`));
-  return Buffer.concat(parts);
-}
-
-async function streamingRequest(
-  mode: string,
-  decodedLength: number,
-  extra: Record<string, string> = {},
-) {
-  return signWithHeader({
-    method: 'PUT',
-    path: '/b/k',
-    headers: {
-      'x-amz-content-sha256': mode,
-      'content-encoding': 'aws-chunked',
-      'x-amz-decoded-content-length': String(decodedLength),
-      ...extra,
-    },
-    date: DATE,
-  });
-}
-
-const seedOf = (request: SigV4Request) => verified(request).seedSignature;
-const data = Buffer.from('x'.repeat(70000) + 'ünïcödé tail');
-const chunks = [data.subarray(0, 65536), data.subarray(65536)];
+import {
+  DATE,
+  LIMITS,
+  verified,
+  headersOf,
+  decode,
+  crc32Base64,
+  signedChunks,
+  signedChunkFrames,
+  unsignedChunks,
+  streamingRequest,
+  seedOf,
+  data,
+  chunks,
+} from './request-body.spec-support';
 
 describe('STREAMING-AWS4-HMAC-SHA256-PAYLOAD', () => {
   it("decodes AWS's published chunked-upload example (seed and three chunk signatures)", async () => {
@@ -308,123 +193,5 @@ describe('hostile aws-chunked bodies', () => {
       date: DATE,
     });
     expect((await decode(undeclared, Buffer.from('0\r\n\r\n'))).code).toBe('MissingContentLength');
-  });
-});
-
-describe('single-chunk payload checks', () => {
-  const body = Buffer.from('<html>hello</html>');
-  const md5 = createHash('md5').update(body).digest('base64');
-
-  async function put(headers: Record<string, string>, payload = body, limits = LIMITS) {
-    const request = await signWithHeader({
-      method: 'PUT',
-      path: '/b/k',
-      headers: { 'content-length': String(payload.length), ...headers },
-      date: DATE,
-    });
-    return decode(request, payload, { limits });
-  }
-
-  it('accepts a body matching its signed SHA-256 and Content-MD5', async () => {
-    const result = await put({ 'x-amz-content-sha256': sha256(body), 'content-md5': md5 });
-    expect(result.data?.equals(body)).toBe(true);
-  });
-
-  it('refuses a body that does not match its signed SHA-256', async () => {
-    const result = await put({ 'x-amz-content-sha256': sha256('something else') });
-    expect(result.code).toBe('XAmzContentSHA256Mismatch');
-  });
-
-  it('refuses a wrong or malformed Content-MD5', async () => {
-    const other = createHash('md5').update('x').digest('base64');
-    expect(
-      (await put({ 'x-amz-content-sha256': UNSIGNED_PAYLOAD, 'content-md5': other })).code,
-    ).toBe('BadDigest');
-    expect(
-      (await put({ 'x-amz-content-sha256': UNSIGNED_PAYLOAD, 'content-md5': 'nope' })).code,
-    ).toBe('InvalidDigest');
-  });
-
-  it('checks an x-amz-checksum-* header (crc32c, sha1)', async () => {
-    const sha1 = createHash('sha1').update(body).digest('base64');
-    expect(
-      (
-        await put({ 'x-amz-content-sha256': UNSIGNED_PAYLOAD, 'x-amz-checksum-sha1': sha1 })
-      ).data?.equals(body),
-    ).toBe(true);
-    expect(
-      (await put({ 'x-amz-content-sha256': UNSIGNED_PAYLOAD, 'x-amz-checksum-crc32c': 'AAAAAA==' }))
-        .code,
-    ).toBe('BadDigest');
-  });
-
-  it('refuses a body shorter than declared and one larger than the limit', async () => {
-    const request = await signWithHeader({
-      method: 'PUT',
-      path: '/b/k',
-      headers: { 'x-amz-content-sha256': UNSIGNED_PAYLOAD, 'content-length': '100' },
-      date: DATE,
-    });
-    expect((await decode(request, body)).code).toBe('IncompleteBody');
-    const small = { ...LIMITS, maxBytes: 5 };
-    expect((await put({ 'x-amz-content-sha256': UNSIGNED_PAYLOAD }, body, small)).code).toBe(
-      'EntityTooLarge',
-    );
-  });
-});
-
-describe('objects and parts must declare their length', () => {
-  const body = Buffer.from('0123456789');
-  const OBJECT_LIMITS = { ...LIMITS, requireLength: true };
-
-  async function put(
-    headers: Record<string, string>,
-    limits: BodyLimits,
-    payload = body,
-  ): Promise<{ size: number | undefined; data?: Buffer; error?: Error }> {
-    const request = await signWithHeader({
-      method: 'PUT',
-      path: '/b/k',
-      headers: { 'x-amz-content-sha256': UNSIGNED_PAYLOAD, ...headers },
-      date: DATE,
-    });
-    const auth = verified(request);
-    const opened = openVerifiedBody(fakeRequest(headersOf(request), payload), auth, limits);
-    return { size: opened.size, ...(await drain(opened.stream)) };
-  }
-
-  it('refuses a chunked Transfer-Encoding without Content-Length with 411 MissingContentLength', async () => {
-    await expect(put({ 'transfer-encoding': 'chunked' }, OBJECT_LIMITS)).rejects.toMatchObject({
-      code: 'MissingContentLength',
-      status: 411,
-    });
-  });
-
-  it('reads a request with neither header as the empty body it is, and keeps other bodies as they were', async () => {
-    expect(await put({}, OBJECT_LIMITS, Buffer.alloc(0))).toEqual({
-      size: 0,
-      data: Buffer.alloc(0),
-    });
-    expect(await put({ 'content-length': '10' }, OBJECT_LIMITS)).toEqual({ size: 10, data: body });
-    // Request documents (XML) may still come chunked: they are capped by their own limit.
-    expect((await put({ 'transfer-encoding': 'chunked' }, LIMITS)).size).toBeUndefined();
-  });
-
-  it("takes a PutObject's chunked body without a length up to maxUnsizedBytes (s3-tests' test_object_write_with_chunked_transfer_encoding)", async () => {
-    const unsized = { ...OBJECT_LIMITS, maxUnsizedBytes: 10 };
-    expect(await put({ 'transfer-encoding': 'chunked' }, unsized)).toEqual({
-      size: undefined,
-      data: body,
-    });
-    const over = await put({ 'transfer-encoding': 'chunked' }, { ...unsized, maxUnsizedBytes: 9 });
-    expect(over.data).toBeUndefined();
-    expect((over.error as S3Error).code).toBe('EntityTooLarge');
-  });
-
-  it('leaves an x-amz-checksum-* header that names the object, not the body, to its caller (CompleteMultipartUpload)', async () => {
-    const sent = { 'content-length': '10', 'x-amz-checksum-sha256': 'bad' };
-    expect((await put(sent, { ...LIMITS, checksumHeaderIsObjects: true })).data).toEqual(body);
-    const checked = await put(sent, LIMITS);
-    expect((checked.error as S3Error).code).toBe('BadDigest');
   });
 });
