@@ -185,8 +185,7 @@ export class MultipartSpool extends MultipartStore<StoredPart> implements OnModu
   }
 
   protected async receivePart(incoming: IncomingPart): Promise<S3PartInfo> {
-    const { upload, partNumber, body } = incoming;
-    let { hold } = incoming;
+    const { upload, partNumber, body, hold } = incoming;
     const dir = this.uploadDir(upload.uploadId);
     const file = `part-${partNumber}-${randomBytes(6).toString('hex')}.bin`;
     const hashing = new PartDigester(hold.bytes, upload.checksum?.algorithm);
@@ -200,8 +199,28 @@ export class MultipartSpool extends MultipartStore<StoredPart> implements OnModu
       await rm(join(dir, file), { force: true });
       throw isMissing(error) ? new S3BackendNoSuchUploadError(upload.uploadId) : error;
     }
-    const previous = await this.readPart(dir, partNumber);
     const part: StoredPart = { ...hashing.record(partNumber), file };
+    // The bytes came in unlocked (parts arrive in parallel); the part list changes only under the
+    // completion lock, so a completion joins the very files it read, none deleted under it. A
+    // part that waited for a completion that succeeded is refused, as S3 refuses a part sent to a
+    // completed upload.
+    return this.completions.run([upload.uploadId], () => this.recordPart(upload, part, hold));
+  }
+
+  /** Makes a received part the upload's part of its number, deleting the one it replaces. */
+  private async recordPart(
+    upload: MultipartUpload,
+    part: StoredPart,
+    received: SpoolHold,
+  ): Promise<S3PartInfo> {
+    const { partNumber, file } = part;
+    let hold = received;
+    const dir = this.uploadDir(upload.uploadId);
+    if (this.completedAt.has(upload.uploadId)) {
+      await rm(join(dir, file), { force: true });
+      throw new S3BackendNoSuchUploadError(upload.uploadId);
+    }
+    const previous = await this.readPart(dir, partNumber);
     try {
       await writeJsonAtomically(join(dir, `part-${partNumber}.json`), part);
     } catch (error) {

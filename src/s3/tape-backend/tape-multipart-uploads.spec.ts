@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Keypair } from '@solana/web3.js';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -60,6 +60,17 @@ async function newTestService() {
       return original(...args);
     };
   }
+  // Runs once the completion's locked read is done, before the join streams a part's bytes.
+  const joining = { before: () => Promise.resolve() };
+  const joined = spool as unknown as Record<
+    'concatenate',
+    (...args: unknown[]) => Promise<unknown>
+  >;
+  const concatenate = joined.concatenate.bind(spool);
+  joined.concatenate = async (...args) => {
+    await joining.before();
+    return concatenate(...args);
+  };
   const roomAskedFor: number[] = [];
   const tapes = {
     writable: (_bucket: S3Bucket, size: number) => {
@@ -77,12 +88,17 @@ async function newTestService() {
     partSizes?: number[];
     kept: ObjectMetadata;
   }> = [];
+  /** Set to make the next commit fail once it has read its body (the chain refused it, say). */
+  const commitFailure: { next?: Error } = {};
   const committer = {
     commit: async (
       ...[, , , body, , size, , metadata, partSizes]: Parameters<ObjectCommitter['commit']>
     ) => {
       const chunks: Buffer[] = [];
       for await (const chunk of body) chunks.push(chunk as Buffer);
+      const failure = commitFailure.next;
+      commitFailure.next = undefined;
+      if (failure) throw failure;
       commits.push({ bytes: Buffer.concat(chunks), size: size!, partSizes, kept: metadata() });
       return { etag: `etag-${commits.length}`, lastModified: new Date(1_000_000) };
     },
@@ -111,7 +127,19 @@ async function newTestService() {
       budget.reserve(TAPE, data.length),
     );
   };
-  return { sut, s3, spool, reads, roomAskedFor, commits, begin, store };
+  return {
+    sut,
+    s3,
+    spool,
+    budget,
+    reads,
+    roomAskedFor,
+    commits,
+    commitFailure,
+    joining,
+    begin,
+    store,
+  };
 }
 
 describe('TapeMultipartUploads.complete', () => {
@@ -260,5 +288,80 @@ describe('CompleteMultipartUpload with a part uploaded again meanwhile', () => {
 
     expect(reads).toEqual({ record: 1, partList: 1 });
     expect(commits).toHaveLength(1);
+  });
+});
+
+describe('CompleteMultipartUpload with a part uploaded again while it joins the parts', () => {
+  /**
+   * Parts 1 and 2 stored; once the completion has read its part list under the lock, and before
+   * it streams the first part, part 1 is sent again: given time enough to land if nothing holds
+   * it back (a spool that deleted the part's bytes then failed the join with a 500).
+   */
+  async function withPartSentDuringJoin() {
+    const [one, two, again] = [randomBytes(300), randomBytes(200), randomBytes(300)];
+    const completion = await newCompletion(() => Promise.resolve());
+    const { begin, store, joining, spool } = completion;
+    const { uploadId } = await begin('a.bin');
+    await store('a.bin', uploadId, 1, one);
+    await store('a.bin', uploadId, 2, two);
+    const sent: { part?: Promise<void> } = {};
+    joining.before = async () => {
+      joining.before = () => Promise.resolve();
+      sent.part = store('a.bin', uploadId, 1, again);
+      const settled = sent.part.then(
+        () => undefined,
+        () => undefined,
+      );
+      await Promise.race([settled, new Promise((r) => setTimeout(r, 300))]);
+    };
+    const partFiles = () =>
+      readdirSync(join(spool.dir, uploadId)).filter((name) => name.startsWith('part-'));
+    return { ...completion, uploadId, one, two, again, sent, partFiles };
+  }
+
+  it('answers 200 with the listed bytes, then refuses the part sent again as NoSuchUpload, keeping nothing', async () => {
+    const { commits, complete, budget, uploadId, one, two, sent, partFiles } =
+      await withPartSentDuringJoin();
+
+    const answer = await complete('a.bin', uploadId, [
+      [1, sha256(one)],
+      [2, sha256(two)],
+    ]);
+
+    expect(answer.status).toBe(200);
+    expect(commits).toHaveLength(1);
+    expect(commits[0].bytes.equals(Buffer.concat([one, two]))).toBe(true);
+    await expect(sent.part).rejects.toBeInstanceOf(S3BackendNoSuchUploadError);
+    expect(budget.totalBytes).toBe(0);
+    expect(partFiles()).toEqual([]);
+  });
+
+  it('stores the part sent again once a failed completion lets go; the next completion joins it', async () => {
+    const { sut, commits, commitFailure, budget, uploadId, one, two, again, sent, partFiles } =
+      await withPartSentDuringJoin();
+    commitFailure.next = new Error('the chain refused the write');
+
+    await expect(
+      sut.complete(bucket, 'a.bin', uploadId, () => [
+        { partNumber: 1, etag: sha256(one) },
+        { partNumber: 2, etag: sha256(two) },
+      ]),
+    ).rejects.toThrow('the chain refused the write');
+    await sent.part;
+    expect((await sut.listParts(bucket, 'a.bin', uploadId)).map((p) => p.etag)).toEqual([
+      sha256(again),
+      sha256(two),
+    ]);
+    // The replaced part's bytes are gone, and counted no more.
+    expect(budget.totalBytes).toBe(500);
+    expect(partFiles()).toHaveLength(4);
+
+    await sut.complete(bucket, 'a.bin', uploadId, () => [
+      { partNumber: 1, etag: sha256(again) },
+      { partNumber: 2, etag: sha256(two) },
+    ]);
+    expect(commits).toHaveLength(1);
+    expect(commits[0].bytes.equals(Buffer.concat([again, two]))).toBe(true);
+    expect(budget.totalBytes).toBe(0);
   });
 });
