@@ -103,8 +103,7 @@ export class MultipartSpool extends MultipartStore<StoredPart> implements OnModu
     let removed = 0;
     for (const [uploadId, upload] of [...this.open]) {
       if (now - upload.initiated <= this.expiryMs && now - upload.active <= this.idleMs) continue;
-      await this.removeId(uploadId);
-      removed++;
+      if (await this.removeOpen(uploadId)) removed++;
     }
     for (const [uploadId, at] of [...this.completedAt]) {
       if (now - at <= this.expiryMs) break;

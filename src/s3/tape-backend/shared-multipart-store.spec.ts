@@ -180,7 +180,10 @@ describe('SharedMultipartStore and SharedSpoolLedger (a real redis-server, a buc
      * b, given time enough to land if nothing holds it back (its old object was then deleted
      * under the join). `commit` stands for what the backend does with the bytes joined.
      */
-    async function sentDuringJoin(commit: (joined: Buffer) => Promise<void>) {
+    async function sentDuringJoin(
+      commit: (joined: Buffer) => Promise<void>,
+      request: 'part' | 'sweep' = 'part',
+    ) {
       const replicas = twoReplicas();
       const { a, b } = replicas;
       const upload = await newUpload(a.store);
@@ -191,12 +194,16 @@ describe('SharedMultipartStore and SharedSpoolLedger (a real redis-server, a buc
       const sent: { part?: Promise<unknown> } = {};
       const completion = a.store.completing(upload.uploadId, async () => {
         const read = await a.store.completionParts(upload, () => listed);
-        sent.part = b.store.writePart(
-          upload,
-          1,
-          Readable.from([again]),
-          await b.ledger.reserve(TAPE, 300),
-        );
+        sent.part =
+          request === 'part'
+            ? b.store.writePart(
+                upload,
+                1,
+                Readable.from([again]),
+                await b.ledger.reserve(TAPE, 300),
+              )
+            : // b's sweeper, at a time when the upload has long expired.
+              b.store.removeExpired(Date.now() + 1e12);
         const settled = sent.part.then(
           () => undefined,
           () => undefined,
@@ -219,6 +226,22 @@ describe('SharedMultipartStore and SharedSpoolLedger (a real redis-server, a buc
       await completion;
       expect(joined.map((bytes) => bytes.equals(Buffer.concat([one, two])))).toEqual([true]);
       await expect(sent.part).rejects.toBeInstanceOf(S3BackendNoSuchUploadError);
+      expect([bucket.objects.size, await a.ledger.totalBytes()]).toEqual([0, 0]);
+    });
+
+    it('a sweep on the other replica waits, and leaves the upload it completed', async () => {
+      const joined: Buffer[] = [];
+      const { a, bucket, upload, one, two, sent, completion } = await sentDuringJoin(
+        async (bytes) => {
+          joined.push(bytes);
+          await a.store.markCompleted(upload, { etag: 'e'.repeat(64), lastModified: new Date() });
+        },
+        'sweep',
+      );
+
+      await completion;
+      expect(joined.map((bytes) => bytes.equals(Buffer.concat([one, two])))).toEqual([true]);
+      expect(await sent.part).toBe(0);
       expect([bucket.objects.size, await a.ledger.totalBytes()]).toEqual([0, 0]);
     });
 

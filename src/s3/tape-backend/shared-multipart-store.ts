@@ -61,11 +61,13 @@ export class SharedMultipartStore extends MultipartStore<SharedStoredPart> {
 
   async removeExpired(now = Date.now()): Promise<number> {
     const cutoff = now - this.options.expiryMs;
-    const open = await this.records.openBefore(cutoff, now - this.options.idleMs);
-    for (const id of open) await this.removeId(id);
+    let removed = 0;
+    for (const id of await this.records.openBefore(cutoff, now - this.options.idleMs)) {
+      if (await this.removeOpen(id)) removed++;
+    }
     for (const id of await this.records.completedBefore(cutoff)) await this.removeId(id);
-    if (open.length > 0) this.logger.log({ event: 'expired-uploads', removed: open.length });
-    return open.length;
+    if (removed > 0) this.logger.log({ event: 'expired-uploads', removed });
+    return removed;
   }
 
   protected openIds(tapeAddress: string): Promise<string[]> {

@@ -12,7 +12,7 @@ describe('CompleteMultipartUpload with a part sent again, or an abort, while it 
    * to land if nothing holds it back (a spool that deleted the part's bytes under the join
    * failed it with a 500).
    */
-  async function withRequestDuringJoin(request: 'part' | 'abort' = 'part') {
+  async function withRequestDuringJoin(request: 'part' | 'abort' | 'sweep' = 'part') {
     const [one, two, again] = [randomBytes(300), randomBytes(200), randomBytes(300)];
     const completion = await newCompletion(() => Promise.resolve());
     const { sut, begin, store, joining, spool } = completion;
@@ -22,10 +22,12 @@ describe('CompleteMultipartUpload with a part sent again, or an abort, while it 
     const sent: { request?: Promise<void> } = {};
     joining.before = async () => {
       joining.before = () => Promise.resolve();
-      sent.request =
-        request === 'part'
-          ? store('a.bin', uploadId, 1, again)
-          : sut.abort(bucket, 'a.bin', uploadId);
+      sent.request = {
+        part: () => store('a.bin', uploadId, 1, again),
+        abort: () => sut.abort(bucket, 'a.bin', uploadId),
+        // The sweeper, at a time when the upload has long expired.
+        sweep: async () => expect(await spool.removeExpired(Date.now() + 1e12)).toBe(0),
+      }[request]();
       const settled = sent.request.then(
         () => undefined,
         () => undefined,
@@ -97,6 +99,21 @@ describe('CompleteMultipartUpload with a part sent again, or an abort, while it 
     await expect(sent.request).rejects.toBeInstanceOf(S3BackendNoSuchUploadError);
     // The completion is still remembered for the client's retry.
     expect((await spool.find(TAPE, 'a.bin', uploadId)).done).toMatchObject({ etag: 'etag-1' });
+    expect(budget.totalBytes).toBe(0);
+  });
+
+  it('the sweeper meanwhile waits for the completion, and leaves the upload it completed', async () => {
+    const { commits, complete, budget, uploadId, one, two, sent } =
+      await withRequestDuringJoin('sweep');
+
+    const answer = await complete('a.bin', uploadId, [
+      [1, sha256(one)],
+      [2, sha256(two)],
+    ]);
+
+    expect(answer.status).toBe(200);
+    expect(commits[0].bytes.equals(Buffer.concat([one, two]))).toBe(true);
+    await sent.request;
     expect(budget.totalBytes).toBe(0);
   });
 });
