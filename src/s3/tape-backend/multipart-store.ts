@@ -135,7 +135,8 @@ export abstract class MultipartStore<Part extends StoredPartRecord = StoredPartR
   ): Promise<void>;
   abstract list(tapeAddress: string): Promise<MultipartUpload[]>;
   /**
-   * Receives one part (replacing an earlier one of the same number once it is complete). `hold`
+   * Receives one part (replacing an earlier one of the same number once it is complete and no
+   * completion of the upload holds it: NoSuchUpload when that completion succeeded). `hold`
    * is the budget reserved for it: the part keeps it while stored, and it is released when the
    * part fails. More bytes than the hold are never stored: the body is cut off with
    * EntityTooLarge at the first byte past it.
@@ -192,7 +193,9 @@ export abstract class MultipartStore<Part extends StoredPartRecord = StoredPartR
   }
   /**
    * Runs one completion of this upload at a time (over all replicas when shared): a retry sent
-   * while the first is still committing waits for it, then answers its result.
+   * while the first is still committing waits for it, then answers its result. While it runs the
+   * upload's part list holds still: parts are recorded, and uploads aborted or swept, only once
+   * it lets go.
    */
   abstract completing<T>(uploadId: string, work: () => Promise<T>): Promise<T>;
 

@@ -119,8 +119,8 @@ export class TapeMultipartUploads {
     // sent while the first is still committing waits for it, then answers its result. The part
     // list is checked on the read the parts are joined from, inside the lock, and it holds still
     // until the lock is let go: a part sent again meanwhile is recorded only then (the stores
-    // record parts under this lock), an abort waits for it too, so the join streams exactly the
-    // parts it checked.
+    // record a part only while no completion holds this lock), an abort and the sweeper wait for
+    // it too, so the join streams exactly the parts it checked.
     return this.multipart.completing(uploadId, async () => {
       // One read of the upload's record, one of its part list: what follows works from those.
       const found = await this.multipart.find(bucket.tapeAddress, key, uploadId);
