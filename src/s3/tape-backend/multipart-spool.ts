@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -20,6 +20,8 @@ import { NameLocks } from './name-locks';
 import { PartDigester, StoredPartRecord, toPartInfo } from './stored-part';
 import { SpoolBudget, SpoolHold } from './spool-budget';
 import { sweepOldEntries } from './spool-sweep';
+import { StagedJson, stageJson, writeJsonAtomically } from './staged-json';
+import { isMissing } from '../../tracks/durable-file';
 import { makeDirectoryAsync } from '../../config/directories';
 import { PRIVATE_DIRECTORY_MODE } from '../../config/private-files';
 
@@ -103,8 +105,7 @@ export class MultipartSpool extends MultipartStore<StoredPart> implements OnModu
     let removed = 0;
     for (const [uploadId, upload] of [...this.open]) {
       if (now - upload.initiated <= this.expiryMs && now - upload.active <= this.idleMs) continue;
-      await this.removeId(uploadId);
-      removed++;
+      if (await this.removeOpen(uploadId)) removed++;
     }
     for (const [uploadId, at] of [...this.completedAt]) {
       if (now - at <= this.expiryMs) break;
@@ -185,8 +186,7 @@ export class MultipartSpool extends MultipartStore<StoredPart> implements OnModu
   }
 
   protected async receivePart(incoming: IncomingPart): Promise<S3PartInfo> {
-    const { upload, partNumber, body } = incoming;
-    let { hold } = incoming;
+    const { upload, partNumber, body, hold } = incoming;
     const dir = this.uploadDir(upload.uploadId);
     const file = `part-${partNumber}-${randomBytes(6).toString('hex')}.bin`;
     const hashing = new PartDigester(hold.bytes, upload.checksum?.algorithm);
@@ -200,10 +200,43 @@ export class MultipartSpool extends MultipartStore<StoredPart> implements OnModu
       await rm(join(dir, file), { force: true });
       throw isMissing(error) ? new S3BackendNoSuchUploadError(upload.uploadId) : error;
     }
-    const previous = await this.readPart(dir, partNumber);
     const part: StoredPart = { ...hashing.record(partNumber), file };
+    let record: StagedJson;
     try {
-      await writeJsonAtomically(join(dir, `part-${partNumber}.json`), part);
+      record = await stageJson(join(dir, `part-${partNumber}.json`), part);
+    } catch (error) {
+      await rm(join(dir, file), { force: true });
+      throw isMissing(error) ? new S3BackendNoSuchUploadError(upload.uploadId) : error;
+    }
+    // The bytes and the record came in unlocked (parts arrive in parallel); the part list changes
+    // only under the completion lock, so a completion joins the very files it read. A part that
+    // waited for a completion that succeeded is refused, as S3 refuses a part of a completed
+    // upload. The part replaced is deleted after: no record names it, so no completion reads it.
+    const previous = await this.completions.run([upload.uploadId], () =>
+      this.recordPart(upload, part, record, hold),
+    );
+    if (previous && previous.file !== file) await rm(join(dir, previous.file), { force: true });
+    return toPartInfo(part);
+  }
+
+  /** Makes a received part the upload's part of its number: the part it replaced, if any. */
+  private async recordPart(
+    upload: MultipartUpload,
+    part: StoredPart,
+    record: StagedJson,
+    received: SpoolHold,
+  ): Promise<StoredPart | null> {
+    const { partNumber, file } = part;
+    let hold = received;
+    const dir = this.uploadDir(upload.uploadId);
+    if (this.completedAt.has(upload.uploadId)) {
+      await record.discard();
+      await rm(join(dir, file), { force: true });
+      throw new S3BackendNoSuchUploadError(upload.uploadId);
+    }
+    const previous = await this.readPart(dir, partNumber);
+    try {
+      await record.commit();
     } catch (error) {
       // Aborted meanwhile (the directory is gone) or the disk failed: keep nothing.
       await rm(join(dir, file), { force: true });
@@ -218,8 +251,7 @@ export class MultipartSpool extends MultipartStore<StoredPart> implements OnModu
     open.parts.get(partNumber)?.release();
     open.parts.set(partNumber, hold);
     open.active = Date.now();
-    if (previous && previous.file !== file) await rm(join(dir, previous.file), { force: true });
-    return toPartInfo(part);
+    return previous;
   }
 
   /** The parts' bytes one after another, streamed from their files. */
@@ -315,20 +347,5 @@ export class MultipartSpool extends MultipartStore<StoredPart> implements OnModu
 
   private uploadDir(uploadId: string): string {
     return join(this.dir, uploadId);
-  }
-}
-
-function isMissing(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException)?.code === 'ENOENT';
-}
-
-async function writeJsonAtomically(path: string, value: unknown): Promise<void> {
-  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  try {
-    await writeFile(temporary, JSON.stringify(value), { flag: 'wx', mode: 0o600 });
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
   }
 }

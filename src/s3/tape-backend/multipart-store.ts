@@ -86,9 +86,9 @@ export abstract class MultipartStore<Part extends StoredPartRecord = StoredPartR
   abstract removeExpired(now?: number): Promise<number>;
   /** Removes every upload in progress of a tape (its tape expired or is gone). */
   async removeTapeUploads(tapeAddress: string): Promise<number> {
-    const ids = await this.openIds(tapeAddress);
-    for (const id of ids) await this.removeId(id);
-    return ids.length;
+    let removed = 0;
+    for (const id of await this.openIds(tapeAddress)) if (await this.removeOpen(id)) removed++;
+    return removed;
   }
   /**
    * Begins an upload unless its tape already has `maxOpenPerTape` in progress (null then): the
@@ -135,7 +135,8 @@ export abstract class MultipartStore<Part extends StoredPartRecord = StoredPartR
   ): Promise<void>;
   abstract list(tapeAddress: string): Promise<MultipartUpload[]>;
   /**
-   * Receives one part (replacing an earlier one of the same number once it is complete). `hold`
+   * Receives one part (replacing an earlier one of the same number once it is complete and no
+   * completion of the upload holds it: NoSuchUpload when that completion succeeded). `hold`
    * is the budget reserved for it: the part keeps it while stored, and it is released when the
    * part fails. More bytes than the hold are never stored: the body is cut off with
    * EntityTooLarge at the first byte past it.
@@ -192,9 +193,24 @@ export abstract class MultipartStore<Part extends StoredPartRecord = StoredPartR
   }
   /**
    * Runs one completion of this upload at a time (over all replicas when shared): a retry sent
-   * while the first is still committing waits for it, then answers its result.
+   * while the first is still committing waits for it, then answers its result. While it runs the
+   * upload's part list holds still: parts are recorded, and uploads aborted or swept, only once
+   * it lets go.
    */
   abstract completing<T>(uploadId: string, work: () => Promise<T>): Promise<T>;
+
+  /**
+   * Removes an upload in progress for the sweeper once no completion holds it, so a completion
+   * under way never loses its parts: it finishes first, and an upload it completed is left to its
+   * retry memory. True when the upload was removed.
+   */
+  protected removeOpen(uploadId: string): Promise<boolean> {
+    return this.completing(uploadId, async () => {
+      if ((await this.loadUpload(uploadId))?.done) return false;
+      await this.removeId(uploadId);
+      return true;
+    });
+  }
 
   /**
    * Records a new upload unless its tape has `maxOpenPerTape` in progress (false then), the

@@ -13,11 +13,13 @@ export interface SharedStoredPart extends StoredPartRecord {
 }
 
 /**
- * KEYS: record, parts, active. ARGV: part number, part JSON, upload id, now (ms). The part it
- * replaced, '' if none, or -1 when the upload is gone.
+ * KEYS: record, parts, active, done, completion lock. ARGV: part number, part JSON, upload id,
+ * now (ms). The part it replaced, '' if none, -1 when the upload is gone (aborted, expired,
+ * completed), -2 while a completion holds the upload (its part list must not change under it).
  */
 const SET_PART_SCRIPT = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('EXISTS', KEYS[4]) == 1 then return -1 end
+if redis.call('EXISTS', KEYS[5]) == 1 then return -2 end
 local old = redis.call('HGET', KEYS[2], ARGV[1]) or ''
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
@@ -42,6 +44,8 @@ interface MultipartCommands {
     record: string,
     parts: string,
     active: string,
+    done: string,
+    completing: string,
     n: string,
     json: string,
     id: string,
@@ -78,7 +82,7 @@ export class SharedMultipartRecords {
     private readonly redis: Redis,
     private readonly prefix: string,
   ) {
-    redis.defineCommand('tapeMpuSetPart', { numberOfKeys: 3, lua: SET_PART_SCRIPT });
+    redis.defineCommand('tapeMpuSetPart', { numberOfKeys: 5, lua: SET_PART_SCRIPT });
     redis.defineCommand('tapeMpuCreate', { numberOfKeys: 4, lua: CREATE_SCRIPT });
   }
 
@@ -176,23 +180,27 @@ export class SharedMultipartRecords {
   }
 
   /**
-   * Records a part while its upload exists: the part it replaced (null if none), or 'gone'
-   * when the upload was aborted or expired meanwhile.
+   * Records a part while its upload is open and no completion holds it: the part it replaced
+   * (null if none), 'gone' when the upload was aborted, expired or completed meanwhile, or
+   * 'completing' (nothing recorded) while a completion, on any replica, holds the upload.
    */
   async setPart(
     uploadId: string,
     part: SharedStoredPart,
-  ): Promise<SharedStoredPart | null | 'gone'> {
+  ): Promise<SharedStoredPart | null | 'gone' | 'completing'> {
     const previous = await this.commands.tapeMpuSetPart(
       this.recordKey(uploadId),
       this.partsKey(uploadId),
       this.key('active'),
+      this.doneKey(uploadId),
+      this.completionLockKey(uploadId),
       String(part.partNumber),
       JSON.stringify(part),
       uploadId,
       String(Date.now()),
     );
     if (previous === -1) return 'gone';
+    if (previous === -2) return 'completing';
     return typeof previous === 'string' && previous !== ''
       ? (JSON.parse(previous) as SharedStoredPart)
       : null;

@@ -41,6 +41,8 @@ class MemoryBucket {
   } as unknown as S3Client;
 }
 
+const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+
 async function readAll(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(chunk as Buffer);
@@ -169,6 +171,104 @@ describe('SharedMultipartStore and SharedSpoolLedger (a real redis-server, a buc
     expect(await a.ledger.tapeBytes(TAPE)).toBe(700);
     await b.store.remove(upload);
     expect([bucket.objects.size, await a.ledger.totalBytes()]).toEqual([0, 0]);
+  });
+
+  describe('a part sent again while the other replica joins the parts', () => {
+    /**
+     * Parts 1 and 2 stored through replica a; a then completes: under the completion lock it
+     * reads the part list, and before it streams a part, part 1 is sent again through replica
+     * b, given time enough to land if nothing holds it back (its old object was then deleted
+     * under the join). `commit` stands for what the backend does with the bytes joined.
+     */
+    async function sentDuringJoin(
+      commit: (joined: Buffer) => Promise<void>,
+      request: 'part' | 'sweep' = 'part',
+    ) {
+      const replicas = twoReplicas();
+      const { a, b } = replicas;
+      const upload = await newUpload(a.store);
+      const [one, two, again] = [randomBytes(300), randomBytes(200), randomBytes(300)];
+      await a.store.writePart(upload, 1, Readable.from([one]), await a.ledger.reserve(TAPE, 300));
+      await a.store.writePart(upload, 2, Readable.from([two]), await a.ledger.reserve(TAPE, 200));
+      const listed = [one, two].map((data, i) => ({ partNumber: i + 1, etag: sha256(data) }));
+      const sent: { part?: Promise<unknown> } = {};
+      const completion = a.store.completing(upload.uploadId, async () => {
+        const read = await a.store.completionParts(upload, () => listed);
+        sent.part =
+          request === 'part'
+            ? b.store.writePart(
+                upload,
+                1,
+                Readable.from([again]),
+                await b.ledger.reserve(TAPE, 300),
+              )
+            : // b's sweeper, at a time when the upload has long expired.
+              b.store.removeExpired(Date.now() + 1e12);
+        const settled = sent.part.then(
+          () => undefined,
+          () => undefined,
+        );
+        await Promise.race([settled, new Promise((r) => setTimeout(r, 300))]);
+        await commit(await readAll(await read.concatenate()));
+      });
+      return { ...replicas, upload, one, two, again, sent, completion };
+    }
+
+    it('joins the listed bytes; the part sent again waits, then is refused as NoSuchUpload', async () => {
+      const joined: Buffer[] = [];
+      const { a, bucket, upload, one, two, sent, completion } = await sentDuringJoin(
+        async (bytes) => {
+          joined.push(bytes);
+          await a.store.markCompleted(upload, { etag: 'e'.repeat(64), lastModified: new Date() });
+        },
+      );
+
+      await completion;
+      expect(joined.map((bytes) => bytes.equals(Buffer.concat([one, two])))).toEqual([true]);
+      await expect(sent.part).rejects.toBeInstanceOf(S3BackendNoSuchUploadError);
+      expect([bucket.objects.size, await a.ledger.totalBytes()]).toEqual([0, 0]);
+    });
+
+    it('a sweep on the other replica waits, and leaves the upload it completed', async () => {
+      const joined: Buffer[] = [];
+      const { a, bucket, upload, one, two, sent, completion } = await sentDuringJoin(
+        async (bytes) => {
+          joined.push(bytes);
+          await a.store.markCompleted(upload, { etag: 'e'.repeat(64), lastModified: new Date() });
+        },
+        'sweep',
+      );
+
+      await completion;
+      expect(joined.map((bytes) => bytes.equals(Buffer.concat([one, two])))).toEqual([true]);
+      expect(await sent.part).toBe(0);
+      expect([bucket.objects.size, await a.ledger.totalBytes()]).toEqual([0, 0]);
+    });
+
+    it('stores the part sent again once a failed completion lets go, replacing the old one', async () => {
+      const { a, b, bucket, upload, one, two, again, sent, completion } = await sentDuringJoin(
+        (bytes) => {
+          expect(bytes.equals(Buffer.concat([one, two]))).toBe(true);
+          return Promise.reject(new Error('the chain refused the write'));
+        },
+      );
+
+      await expect(completion).rejects.toThrow('the chain refused the write');
+      await sent.part;
+      expect((await b.store.parts(upload)).map((p) => p.etag)).toEqual([
+        sha256(again),
+        sha256(two),
+      ]);
+      expect([bucket.objects.size, await a.ledger.totalBytes()]).toEqual([2, 500]);
+      const read = await b.store.completionParts(upload, (stored) =>
+        stored.map(({ partNumber, etag }) => ({ partNumber, etag })),
+      );
+      expect((await readAll(await read.concatenate())).equals(Buffer.concat([again, two]))).toBe(
+        true,
+      );
+      await b.store.remove(upload);
+      expect([bucket.objects.size, await a.ledger.totalBytes()]).toEqual([0, 0]);
+    });
   });
 
   it('an abort on one replica racing a part on the other leaves neither the part nor its budget', async () => {

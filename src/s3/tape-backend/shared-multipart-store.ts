@@ -61,11 +61,13 @@ export class SharedMultipartStore extends MultipartStore<SharedStoredPart> {
 
   async removeExpired(now = Date.now()): Promise<number> {
     const cutoff = now - this.options.expiryMs;
-    const open = await this.records.openBefore(cutoff, now - this.options.idleMs);
-    for (const id of open) await this.removeId(id);
+    let removed = 0;
+    for (const id of await this.records.openBefore(cutoff, now - this.options.idleMs)) {
+      if (await this.removeOpen(id)) removed++;
+    }
     for (const id of await this.records.completedBefore(cutoff)) await this.removeId(id);
-    if (open.length > 0) this.logger.log({ event: 'expired-uploads', removed: open.length });
-    return open.length;
+    if (removed > 0) this.logger.log({ event: 'expired-uploads', removed });
+    return removed;
   }
 
   protected openIds(tapeAddress: string): Promise<string[]> {
@@ -120,9 +122,15 @@ export class SharedMultipartStore extends MultipartStore<SharedStoredPart> {
     }
     const part: SharedStoredPart = { ...hashing.record(partNumber), object };
     await this.options.ledger.keepAsPart(hold, upload.uploadId, partNumber, part.size);
-    const previous = await this.records.setPart(upload.uploadId, part);
+    let previous = await this.records.setPart(upload.uploadId, part);
+    while (previous === 'completing') {
+      // The completion joins the objects of the part list it read: the list does not change,
+      // and no object of it is deleted, until it lets go. Then the upload is open or gone.
+      await this.completing(upload.uploadId, () => Promise.resolve());
+      previous = await this.records.setPart(upload.uploadId, part);
+    }
     if (previous === 'gone') {
-      // Aborted (or expired) meanwhile: keep nothing.
+      // Aborted, expired or completed meanwhile: keep nothing.
       await this.options.ledger.releasePart(upload.uploadId, partNumber);
       await this.objects.delete(object);
       throw new S3BackendNoSuchUploadError(upload.uploadId);

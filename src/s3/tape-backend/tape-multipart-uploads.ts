@@ -117,8 +117,10 @@ export class TapeMultipartUploads {
   ): Promise<S3WriteResult> {
     // One completion of an upload at a time (over all replicas when they share uploads): a retry
     // sent while the first is still committing waits for it, then answers its result. The part
-    // list is checked on the read the parts are joined from, inside the lock: a part uploaded
-    // again after that read is not joined (its old bytes are, or the join fails).
+    // list is checked on the read the parts are joined from, inside the lock, and it holds still
+    // until the lock is let go: a part sent again meanwhile is recorded only then (the stores
+    // record a part only while no completion holds this lock), an abort and the sweeper wait for
+    // it too, so the join streams exactly the parts it checked.
     return this.multipart.completing(uploadId, async () => {
       // One read of the upload's record, one of its part list: what follows works from those.
       const found = await this.multipart.find(bucket.tapeAddress, key, uploadId);
@@ -183,8 +185,12 @@ export class TapeMultipartUploads {
   }
 
   async abort(bucket: S3Bucket, key: string, uploadId: string): Promise<void> {
-    // No tape checks: aborting only gives back the gateway's disk.
-    await this.multipart.remove(await this.multipart.get(bucket.tapeAddress, key, uploadId));
+    // No tape checks: aborting only gives back the gateway's disk. Under the completion lock: an
+    // abort sent while the upload completes never deletes the parts being joined; it waits, and
+    // then finds the upload completed (NoSuchUpload, as S3 answers) or still open.
+    await this.multipart.completing(uploadId, async () =>
+      this.multipart.remove(await this.multipart.get(bucket.tapeAddress, key, uploadId)),
+    );
   }
 
   async list(bucket: S3Bucket): Promise<S3MultipartUploadInfo[]> {
