@@ -72,7 +72,7 @@ describe('ListenerDrain', () => {
     for (const level of ['log', 'warn'] as const) {
       jest
         .spyOn(Logger.prototype, level)
-        .mockImplementation((event: unknown) => void logged.push({ level, event }));
+        .mockImplementation((...[event]: unknown[]) => void logged.push({ level, event }));
     }
   });
   afterEach(() => {
