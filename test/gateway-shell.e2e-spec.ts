@@ -205,6 +205,12 @@ describe('gateway process: shutdown drains the requests in flight', () => {
     gw = lab.gw;
   }, 180_000);
 
+  /** Stops the gateway (when it runs) and starts it again on the same data directory. */
+  async function restart(config?: Record<string, unknown>): Promise<void> {
+    await gw.stop('SIGTERM');
+    gw = await startGateway({ dataDir, logLevel: 'info', config });
+  }
+
   afterAll(async () => {
     lab?.users.forEach((user) => user.cleanup());
     await gw?.stop('SIGTERM');
@@ -236,11 +242,7 @@ describe('gateway process: shutdown drains the requests in flight', () => {
     expect(gw.logs()).not.toContain('"event":"error_answer"');
 
     // Stored for real: a gateway started again on the same data directory serves it.
-    gw = await startGateway({
-      dataDir,
-      logLevel: 'info',
-      config: { gateway: { shutdown_grace_ms: 3000 } },
-    });
+    await restart();
     const read = await signedRequest(Number(new URL(gw.s3Url).port), {
       method: 'GET',
       path: encodeKeyPath(tape.label, 'in-flight.txt'),
@@ -255,8 +257,8 @@ describe('gateway process: shutdown drains the requests in flight', () => {
   });
 
   it('cuts a request still in flight when the drain budget runs out, and exits 0 within the grace period', async () => {
-    // shutdown_grace_ms 3000 (set at the restart above): 1500 ms to drain, 1500 for the modules.
-    // This body takes 12 s.
+    // 1500 ms to drain, 1500 for the modules; this body takes 12 s.
+    await restart({ gateway: { shutdown_grace_ms: 3000 } });
     const body = Buffer.from(randomBytes(16 * 1024).toString('hex'));
     const head = await putObjectHead(gw, tape, 'too-slow.txt', body);
     const put = trickleRequest(Number(new URL(gw.s3Url).port), head, body, {

@@ -166,6 +166,19 @@ describe('ListenerDrain', () => {
     expect([report.drained, report.cut]).toEqual([1, 0]);
   });
 
+  it('answers a request whose bytes arrived with the signal, not yet read', async () => {
+    const { sut, server, port } = await newTestDrain((_req, res) => res.end('read'));
+    servers.push(server);
+    const client = await openClient(port);
+    await sleep(20);
+
+    client.socket.write(GET);
+    const report = await sut.drain(5000);
+    await client.closed;
+    expect(client.text()).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*\r\n\r\nread$/);
+    expect(report.cut).toBe(0);
+  });
+
   it('lets a slow reader have every byte of an answer already ended', async () => {
     const size = 8 * 1024 * 1024;
     const { sut, server, port } = await newTestDrain((_req, res) => {

@@ -52,6 +52,8 @@ export class ListenerDrain {
   private readonly logger = new Logger('gateway');
   private readonly listeners: DrainedListener[] = [];
   private draining: Promise<DrainReport> | undefined;
+  /** Connections a sweep found without a byte received: closed if the next finds them so. */
+  private readonly unused = new WeakSet<Socket>();
 
   /** Drains `server` with the others on shutdown; `name` is for errors and the log. */
   register(name: string, server: Server): void {
@@ -79,9 +81,12 @@ export class ListenerDrain {
 
   private async run(budgetMs: number): Promise<DrainReport> {
     const started = Date.now();
+    // After the event loop's poll phase: connections and bytes that arrived with the signal are
+    // accepted and read first (closing the listener resets connections not accepted yet).
+    await new Promise((resolve) => setImmediate(resolve));
     for (const { server } of this.listeners) stopAccepting(server);
     this.sweep();
-    const busy = this.open().length;
+    const inFlight = this.open().filter((socket) => !this.unused.has(socket));
     const deadline = started + budgetMs;
     while (this.open().length > 0 && Date.now() < deadline) {
       await new Promise((resolve) =>
@@ -91,7 +96,8 @@ export class ListenerDrain {
     }
     const left = this.open();
     for (const socket of left) socket.destroy();
-    return { drained: busy - left.length, cut: left.length, ms: Date.now() - started };
+    const drained = inFlight.filter((socket) => !left.includes(socket)).length;
+    return { drained, cut: left.length, ms: Date.now() - started };
   }
 
   private open(): Socket[] {
@@ -99,7 +105,7 @@ export class ListenerDrain {
   }
 
   private sweep(): void {
-    for (const listener of this.listeners) sweepListener(listener);
+    for (const listener of this.listeners) sweepListener(listener, this.unused);
   }
 }
 
@@ -119,14 +125,18 @@ function answerOf(socket: Socket): ServerResponse | null {
   return (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? null;
 }
 
-function sweepListener({ server, sockets }: DrainedListener): void {
+function sweepListener({ server, sockets }: DrainedListener, unused: WeakSet<Socket>): void {
   let flushing = false;
   for (const socket of sockets) {
     if (socket.destroyed) continue;
     const answer = answerOf(socket);
     if (answer === null) {
-      // Never sent a byte: no request begun (Node counts such a connection as busy).
-      if (socket.bytesRead === 0) socket.destroy();
+      // No byte received over two sweeps (bytes in flight are read in between): no request
+      // begun, though Node counts such a connection as busy. Closing it at the first look
+      // would reset a request whose bytes had arrived but were not read yet.
+      if (socket.bytesRead > 0) continue;
+      if (unused.has(socket)) socket.destroy();
+      else unused.add(socket);
     } else if (!answer.headersSent) {
       // The client learns from the answer that the connection ends with it.
       answer.shouldKeepAlive = false;
