@@ -1,5 +1,5 @@
 import { GatewayProcess, startGateway } from './support/processes/gateway';
-import { siteGet } from './support/clients/site-http';
+import { siteGet, slowReader } from './support/clients/site-http';
 import { requestHead, signedRequest, trickleRequest } from './support/clients/s3-raw-http';
 import { encodeKeyPath, signWithHeader } from './support/clients/s3-signing';
 import {
@@ -254,6 +254,43 @@ describe('gateway process: shutdown drains the requests in flight', () => {
       etag,
       true,
     ]);
+  });
+
+  it('a site download read slowly across SIGTERM gets every byte, and the process exits 0', async () => {
+    await restart();
+    // Larger than what the kernel buffers on loopback (4 MiB to send here, tcp_wmem): most of
+    // it is still in the gateway when SIGTERM comes.
+    const body = randomBytes(16 * 1024 * 1024);
+    const s3Port = Number(new URL(gw.s3Url).port);
+    const put = await signedRequest(s3Port, {
+      method: 'PUT',
+      path: encodeKeyPath(tape.label, 'download.bin'),
+      headers: {
+        'x-amz-content-sha256': createHash('sha256').update(body).digest('hex'),
+        'content-length': String(body.length),
+      },
+      body,
+      accessKeyId: tape.accessKeyId,
+      secret: tape.secret,
+    });
+    expect(put.status).toBe(200);
+    // Nothing read until SIGTERM; then one read of the socket every 5 ms (about a second).
+    const download = slowReader(
+      gw.port,
+      `GET /site/${tape.tape}/download.bin HTTP/1.1\r\nHost: 127.0.0.1:${gw.port}\r\n\r\n`,
+      5,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    process.kill(gw.pid, 'SIGTERM');
+    await gw.waitForLine(/"event":"shutdown"/, 10_000);
+
+    const received = await download.read();
+    const split = received.indexOf('\r\n\r\n');
+    expect(received.subarray(0, 15).toString()).toBe('HTTP/1.1 200 OK');
+    expect(received.length - split - 4).toBe(body.length);
+    expect(received.subarray(split + 4).equals(body)).toBe(true);
+    expect(await gw.stop('SIGTERM')).toBe(0);
+    expect(drainLine(gw)).toMatchObject({ drained: 1, cut: 0 });
   });
 
   it('cuts a request still in flight when the drain budget runs out, and exits 0 within the grace period', async () => {
