@@ -313,6 +313,11 @@ describe('gateway process: shutdown drains the requests in flight', () => {
     expect(exitMs).toBeLessThan(3000);
     // Cut: no answer at all, the connection closed.
     expect(await put.answer).toEqual({ status: 0, head: '', body: '' });
-    expect(drainLine(gw)).toMatchObject({ drained: 0, cut: 1, budget_ms: 1500 });
+    expect(drainLine(gw)).toMatchObject({
+      drained: 0,
+      cut: 1,
+      cut_by_listener: { s3: 1 },
+      budget_ms: 1500,
+    });
   });
 });

@@ -219,7 +219,14 @@ describe('ListenerDrain', () => {
     expect(logged).toEqual([
       {
         level: 'warn',
-        event: { event: 'shutdown_drain', drained: 0, cut: 2, ms: report.ms, budget_ms: 150 },
+        event: {
+          event: 'shutdown_drain',
+          drained: 0,
+          cut: 2,
+          ms: report.ms,
+          cut_by_listener: { test: 2 },
+          budget_ms: 150,
+        },
       },
     ]);
   });

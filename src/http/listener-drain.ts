@@ -2,11 +2,13 @@ import { Injectable, Logger, Module } from '@nestjs/common';
 import type { Server, ServerResponse } from 'node:http';
 import { Server as NetServer, Socket } from 'node:net';
 
-/** What one drain did, in connections: busy when it began, ended by themselves, cut. */
+/** What one drain did, in connections: busy when it began and ended by themselves, cut. */
 export interface DrainReport {
   drained: number;
   cut: number;
   ms: number;
+  /** When some were cut: how many on each listener (`{ s3: 1 }`). */
+  cut_by_listener?: Record<string, number>;
 }
 
 /** How often a drain looks at its connections (only while the gateway shuts down). */
@@ -55,7 +57,7 @@ export class ListenerDrain {
   /** Connections a sweep found without a byte received: closed if the next finds them so. */
   private readonly unused = new WeakSet<Socket>();
 
-  /** Drains `server` with the others on shutdown; `name` is for errors and the log. */
+  /** Drains `server` with the others on shutdown; `name` is the listener's in the log. */
   register(name: string, server: Server): void {
     const sockets = new Set<Socket>();
     server.on('connection', (socket: Socket) => {
@@ -95,9 +97,15 @@ export class ListenerDrain {
       this.sweep();
     }
     const left = this.open();
-    for (const socket of left) socket.destroy();
     const drained = inFlight.filter((socket) => !left.includes(socket)).length;
-    return { drained, cut: left.length, ms: Date.now() - started };
+    const cutBy: Record<string, number> = {};
+    for (const { name, sockets } of this.listeners) {
+      const cut = [...sockets].filter((socket) => !socket.destroyed);
+      for (const socket of cut) socket.destroy();
+      if (cut.length > 0) cutBy[name] = cut.length;
+    }
+    const report = { drained, cut: left.length, ms: Date.now() - started };
+    return left.length > 0 ? { ...report, cut_by_listener: cutBy } : report;
   }
 
   private open(): Socket[] {
