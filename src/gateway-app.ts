@@ -10,6 +10,7 @@ import { AppConfig } from './config/app-config';
 import { JsonLogger } from './logging/json-logger';
 import { registerRefusedTargetRoute, rewriteTarget } from './http/target-rewrite';
 import { ShutdownSignal } from './http/shutdown-signal';
+import { drainBudgetMs, ListenerDrain } from './http/listener-drain';
 
 /** Paths longer than this are refused before routing (the site route checks 1024-byte paths). */
 const MAX_URL_BYTES = 8192;
@@ -68,13 +69,24 @@ export async function createGatewayApp(
 }
 
 /**
- * Closes the gateway application: the listeners (main and S3) answer every new request 503
- * first, told by the shutdown signal, then Nest closes the modules (their `onModuleDestroy`:
- * meter stores, Redis, the chain connection) and the listeners, whose close waits for the
- * requests in flight. In this order no request reaches an edge, a route or an S3 operation whose
- * dependencies are closed (src/http/shutdown-signal.ts).
+ * Closes the gateway application within `graceMs` (`gateway.shutdown_grace_ms`), in three steps:
+ *
+ * 1. the shutdown signal: the listeners (main and S3) answer every new request 503 with
+ *    `Connection: close` (src/http/shutdown-signal.ts);
+ * 2. the drain: they stop accepting connections, close the idle ones, and the requests in flight
+ *    finish, for at most `drainBudgetMs(graceMs)`; those still running then are cut
+ *    (src/http/listener-drain.ts);
+ * 3. Nest closes the modules (their `onModuleDestroy`: meter stores, Redis, the chain
+ *    connection) and the listeners, in the rest of the grace period.
+ *
+ * In this order no request runs in an edge, a route or an S3 operation whose dependencies are
+ * closed.
  */
-export async function closeGatewayApp(app: INestApplicationContext): Promise<void> {
+export async function closeGatewayApp(
+  app: INestApplicationContext,
+  graceMs: number,
+): Promise<void> {
   app.get(ShutdownSignal).begin();
+  await app.get(ListenerDrain).drain(drainBudgetMs(graceMs));
   await app.close();
 }

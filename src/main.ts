@@ -63,9 +63,9 @@ async function main(): Promise<void> {
   const info = await collectReadyInfo(app, config, { embedded: network !== null, adminUrl });
   log.ready(readyLine(info), readyFields(info));
 
-  // Graceful shutdown: new requests answered 503 at once, every module's shutdown hooks run,
-  // in-flight requests finish (Fastify's close waits for them), exit 0. Past the grace period,
-  // leave anyway.
+  // Graceful shutdown: new requests answered 503 at once, the listeners drained (requests in
+  // flight finish), every module's shutdown hooks run, exit 0 (closeGatewayApp). Past the grace
+  // period, leave anyway.
   let closing = false;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
       closing = true;
       log.log({ event: 'shutdown', signal }, 'gateway');
       setTimeout(() => process.exit(1), config.gateway.shutdown_grace_ms).unref();
-      closeGatewayApp(app)
+      closeGatewayApp(app, config.gateway.shutdown_grace_ms)
         .then(() => network?.close())
         .then(
           () => process.exit(0),

@@ -38,7 +38,11 @@ export class ServerConfig {
   @IntRange(0, 65535)
   port = 8080;
 
-  /** Milliseconds to let in-flight requests finish on SIGTERM. */
+  /**
+   * Milliseconds SIGTERM gives the gateway to exit: the listeners drain (requests in flight
+   * finish) for all but min(2000, half) of it, the modules close in the rest, and past it the
+   * process exits 1 (docs/operator.md, "Health, logs, shutdown").
+   */
   @IntRange(0)
   shutdown_grace_ms = 10000;
 

@@ -2,6 +2,7 @@ import type { HttpAdapterHost } from '@nestjs/core';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo, connect } from 'node:net';
 import { EdgeRoute, MainListener, RequestListener, SiteHostEdge } from './main-listener';
+import { ListenerDrain } from './listener-drain';
 import { ShutdownSignal } from './shutdown-signal';
 
 /** Who answered each request, in order: a peer's name, or `fastify` with the URL it got. */
@@ -40,7 +41,11 @@ function setUp(register: (listener: MainListener, log: Log) => void): {
   const server = createServer((req) => log.push(`fastify ${req.url} ${req.headers.host}`));
   const adapterHost = { httpAdapter: { getHttpServer: () => server } };
   const shutdown = new ShutdownSignal();
-  const listener = new MainListener(adapterHost as unknown as HttpAdapterHost, shutdown);
+  const listener = new MainListener(
+    adapterHost as unknown as HttpAdapterHost,
+    shutdown,
+    new ListenerDrain(),
+  );
   register(listener, log);
   listener.onApplicationBootstrap();
   const send = (url: string, host = 'localhost'): Log => {
@@ -170,7 +175,11 @@ describe('MainListener', () => {
   it('is the only request listener: refuses a server with another, and late registrations', () => {
     const server = createServer(() => undefined);
     server.on('request', () => undefined);
-    const listener = new MainListener({} as HttpAdapterHost, new ShutdownSignal());
+    const listener = new MainListener(
+      {} as HttpAdapterHost,
+      new ShutdownSignal(),
+      new ListenerDrain(),
+    );
     expect(() => listener.install(server)).toThrow(
       'the main listener cannot be installed (2 request listeners)',
     );
@@ -181,10 +190,25 @@ describe('MainListener', () => {
     );
   });
 
+  it('registers its server with the listener drain when installed, as "main"', () => {
+    const server = createServer(() => undefined);
+    const drain = new ListenerDrain();
+    const register = jest.spyOn(drain, 'register');
+    const listener = new MainListener(
+      { httpAdapter: { getHttpServer: () => server } } as unknown as HttpAdapterHost,
+      new ShutdownSignal(),
+      drain,
+    );
+    expect(register).not.toHaveBeenCalled();
+    listener.onApplicationBootstrap();
+    expect(register.mock.calls).toEqual([['main', server]]);
+  });
+
   it('installs nothing without an HTTP server (an application context, the CLI)', () => {
     const listener = new MainListener(
       { httpAdapter: undefined } as unknown as HttpAdapterHost,
       new ShutdownSignal(),
+      new ListenerDrain(),
     );
     expect(() => listener.onApplicationBootstrap()).not.toThrow();
     expect(() => listener.serveSiteHosts(siteHosts([]))).not.toThrow();

@@ -1,6 +1,7 @@
 import { Injectable, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { ListenerDrain, ListenerDrainModule } from './listener-drain';
 import { originForm } from './request-target';
 import { ShutdownSignal, ShutdownSignalModule } from './shutdown-signal';
 
@@ -48,12 +49,13 @@ export type ListenerObserver = (dispatch: RequestListener) => RequestListener;
  *
  * Shutdown: from the `ShutdownSignal` on, the listener answers every new request itself, `503`
  * with `Connection: close` (`answerShuttingDown`), on site hosts and the gateway's alike;
- * requests already dispatched finish. The gateway's shutdown entry gives the signal before
- * `app.close()` (`closeGatewayApp`, src/gateway-app.ts), because Nest runs `onModuleDestroy` root module
- * first, then by distance, and this module is among the deepest: the meter stores, Redis and
- * the chain connection are closed before a hook of its own would run, and an edge or a Nest
- * route would answer with them closed. Its own `onModuleDestroy` is the fallback for an app
- * closed some other way.
+ * requests already dispatched finish: the server is drained (`ListenerDrain`,
+ * src/http/listener-drain.ts) before any module closes. The gateway's shutdown entry gives the
+ * signal and drains before `app.close()` (`closeGatewayApp`, src/gateway-app.ts), because Nest
+ * runs `onModuleDestroy` root module first, then by distance, and this module is among the
+ * deepest: the meter stores, Redis and the chain connection are closed before a hook of its own
+ * would run, and an edge or a Nest route would answer with them closed. Its own
+ * `onModuleDestroy` is the fallback for an app closed some other way.
  *
  * Why an edge before Fastify at all: on a cached 4 KiB page or a hot object, Fastify's routing
  * and Nest's per-request pipeline cost about as much CPU as the answer itself (docs/site.md and
@@ -70,6 +72,7 @@ export class MainListener implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     shutdown: ShutdownSignal,
+    private readonly drain: ListenerDrain,
   ) {
     shutdown.onBegin(() => {
       this.closing = true;
@@ -129,6 +132,7 @@ export class MainListener implements OnApplicationBootstrap, OnModuleDestroy {
     };
     server.removeListener('request', fastify);
     server.on('request', this.observer === null ? dispatch : this.observer(dispatch));
+    this.drain.register('main', server);
     this.installed = true;
   }
 
@@ -174,5 +178,9 @@ function answerShuttingDown(res: ServerResponse): true {
 }
 
 /** One MainListener for the whole application: the modules that register with it import this. */
-@Module({ imports: [ShutdownSignalModule], providers: [MainListener], exports: [MainListener] })
+@Module({
+  imports: [ShutdownSignalModule, ListenerDrainModule],
+  providers: [MainListener],
+  exports: [MainListener],
+})
 export class MainListenerModule {}

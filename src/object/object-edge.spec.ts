@@ -4,6 +4,7 @@ import type { HttpAdapterHost } from '@nestjs/core';
 import { GatewayConfig } from '../config/app-config';
 import { Readable } from 'node:stream';
 import { MainListener } from '../http/main-listener';
+import { ListenerDrain } from '../http/listener-drain';
 import { ShutdownSignal } from '../http/shutdown-signal';
 import { MeterDecision } from '../metering/meter-decision';
 import { MeteringGate } from '../metering/metering-gate';
@@ -76,7 +77,11 @@ async function startEdge(
     enforceBytes,
     error: (d: MeterDecision) => new TooManyRequestsError(d, 'object requests'),
   } as unknown as MeteringGate;
-  const listener = new MainListener(undefined as unknown as HttpAdapterHost, new ShutdownSignal());
+  const listener = new MainListener(
+    undefined as unknown as HttpAdapterHost,
+    new ShutdownSignal(),
+    new ListenerDrain(),
+  );
   const edge = new ObjectEdge(
     { body_idle_timeout_ms: BODY_IDLE_MS } as GatewayConfig,
     listener,

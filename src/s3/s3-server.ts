@@ -19,6 +19,7 @@ import { TrustedProxies } from '../http/trusted-proxies';
 import { S3Config } from '../config/s3.config';
 import { RequestObserver } from '../observability/request-observer';
 import { originForm } from '../http/request-target';
+import { ListenerDrain } from '../http/listener-drain';
 import { ShutdownSignal } from '../http/shutdown-signal';
 import { newRequestId, writeS3ClientError } from './s3-client-error';
 import { S3Response } from './s3-context';
@@ -42,10 +43,12 @@ const MAX_PATH_PARAM = 16384;
  *
  * Shutdown: from the `ShutdownSignal` on (given before Nest closes any module, see
  * src/http/shutdown-signal.ts), every new request is answered `503 ServiceUnavailable` with
- * `Retry-After` and `Connection: close`, before any operation runs: the meter stores, Redis, the
- * credentials and the chain connection close before this listener does (`onApplicationShutdown`,
- * whose Fastify close waits for the requests in flight). Its `onModuleDestroy` is the fallback
- * for an app closed without the signal.
+ * `Retry-After` and `Connection: close`, before any operation runs, and not logged as an error
+ * (an expected answer; the access log and metrics count it). Operations in flight finish while
+ * the listener drains (`ListenerDrain`, src/http/listener-drain.ts), before the meter stores,
+ * Redis, the credentials and the chain connection close; the listener itself closes last
+ * (`onApplicationShutdown`). Its `onModuleDestroy` is the fallback for an app closed without
+ * the signal.
  */
 @Injectable()
 export class S3Server implements OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
@@ -61,6 +64,7 @@ export class S3Server implements OnApplicationBootstrap, OnModuleDestroy, OnAppl
     private readonly metering: MeteringConfig,
     private readonly handler: S3RequestHandler,
     shutdown: ShutdownSignal,
+    private readonly drain: ListenerDrain,
     /** Metrics and the access log (absent when a test builds the S3 module alone). */
     @Optional() private readonly observer?: RequestObserver,
   ) {
@@ -131,6 +135,7 @@ export class S3Server implements OnApplicationBootstrap, OnModuleDestroy, OnAppl
           (address) => proxies.containsAddress(address),
         );
         server.setTimeout(this.config.idle_timeout_ms);
+        this.drain.register('s3', server);
         return server;
       },
       // An absolute-form target whose authority is the Host becomes origin-form
@@ -181,7 +186,7 @@ export class S3Server implements OnApplicationBootstrap, OnModuleDestroy, OnAppl
     // After the observer's start, so the refusal is counted and logged like any answer.
     app.addHook('onRequest', (request, reply, done) => {
       if (this.closing) {
-        this.sendError(request, reply, shuttingDown());
+        this.writeError(request, reply, shuttingDown());
         return;
       }
       done();
@@ -265,12 +270,8 @@ export class S3Server implements OnApplicationBootstrap, OnModuleDestroy, OnAppl
     error: S3Error,
     address?: S3Address,
   ): void {
-    if (reply.sent) {
-      request.raw.socket?.destroy();
-      return;
-    }
     // A 5xx refusal says why in the log (an InternalError was logged with its cause already).
-    if (error.status >= 500 && error.code !== 'InternalError') {
+    if (!reply.sent && error.status >= 500 && error.code !== 'InternalError') {
       this.logger.warn({
         event: 'error_answer',
         msg: `S3 ${request.method} ${request.url} answered ${error.status} ${error.code}: ${error.message}`,
@@ -281,6 +282,20 @@ export class S3Server implements OnApplicationBootstrap, OnModuleDestroy, OnAppl
         error: error.message,
         id: request.id,
       });
+    }
+    this.writeError(request, reply, error, address);
+  }
+
+  /** Writes the error answer, or ends a connection whose answer has begun already. */
+  private writeError(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    error: S3Error,
+    address?: S3Address,
+  ): void {
+    if (reply.sent) {
+      request.raw.socket?.destroy();
+      return;
     }
     this.commonHeaders(request, reply);
     reply.code(error.status);

@@ -9,6 +9,7 @@ import { S3ObjectHandlers } from './handlers/s3-object-handlers';
 import { S3RequestHandler } from './s3-request-handler';
 import { S3RequestMeter, UnmeteredS3RequestMeter } from './s3-request-meter';
 import { S3Server } from './s3-server';
+import { ListenerDrainModule } from '../http/listener-drain';
 import { ShutdownSignalModule } from '../http/shutdown-signal';
 
 export interface S3ModuleOptions {
@@ -39,7 +40,7 @@ export class S3Module {
       : [{ provide: S3RequestMeter, useClass: UnmeteredS3RequestMeter }];
     return {
       module: S3Module,
-      imports: [...(options.imports ?? []), ShutdownSignalModule],
+      imports: [...(options.imports ?? []), ShutdownSignalModule, ListenerDrainModule],
       providers: [
         ...options.providers,
         ...meter,

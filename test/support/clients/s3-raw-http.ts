@@ -148,3 +148,58 @@ export function expectContinue(
     socket.on('error', reject);
   });
 }
+
+/** What a server answered on a raw connection, read until it closed. */
+export interface RawAnswer {
+  status: number;
+  head: string;
+  body: string;
+}
+
+/**
+ * Sends a request whose body goes out slowly: the head, then `body` in `chunks` equal parts,
+ * one every `intervalMs` (a slow uploader), reading whatever comes back until the server closes
+ * the connection. `started` resolves once the head and the first part are written (rejects when
+ * the connection is refused); `answer`
+ * with what was read (status 0 and an empty head when nothing was), also when the server cut
+ * the connection before the body ended.
+ */
+export function trickleRequest(
+  port: number,
+  head: string,
+  body: Buffer,
+  options: { chunks: number; intervalMs: number },
+): { started: Promise<void>; answer: Promise<RawAnswer> } {
+  const socket = connect(port, '127.0.0.1');
+  let text = '';
+  socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
+  const part = Math.ceil(body.length / options.chunks);
+  let timer: NodeJS.Timeout | undefined;
+  const started = new Promise<void>((resolve, reject) => {
+    // Refused: `started` fails; later errors (the server cut the connection) end `answer`.
+    socket.on('error', (error) => reject(error));
+    socket.once('connect', () => {
+      socket.write(head);
+      let sent = 0;
+      const next = (): void => {
+        if (socket.destroyed || sent >= body.length) return;
+        socket.write(body.subarray(sent, (sent += part)));
+        timer = setTimeout(next, options.intervalMs);
+      };
+      next();
+      resolve();
+    });
+  });
+  const answer = new Promise<RawAnswer>((resolve) => {
+    socket.on('close', () => {
+      clearTimeout(timer);
+      const split = text.indexOf('\r\n\r\n');
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0),
+        head: split < 0 ? text : text.slice(0, split),
+        body: split < 0 ? '' : text.slice(split + 4),
+      });
+    });
+  });
+  return { started, answer };
+}

@@ -84,3 +84,33 @@ export function rawGet(
     });
   });
 }
+
+/**
+ * A slow reader: sends `head` on a raw connection and reads nothing until `read()` is called,
+ * then at most one socket read every `intervalMs`, until the server closes the connection.
+ * Resolves with every byte received (head and body).
+ */
+export function slowReader(
+  port: number,
+  head: string,
+  intervalMs: number,
+): { read: () => Promise<Buffer> } {
+  const socket = connect(port, '127.0.0.1', () => socket.write(head));
+  socket.pause();
+  const chunks: Buffer[] = [];
+  const closed = new Promise<Buffer>((resolve, reject) => {
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks)));
+  });
+  socket.on('data', (chunk: Buffer) => {
+    chunks.push(chunk);
+    socket.pause();
+    setTimeout(() => socket.resume(), intervalMs);
+  });
+  return {
+    read: () => {
+      socket.resume();
+      return closed;
+    },
+  };
+}
