@@ -211,6 +211,18 @@ describe('gateway process: shutdown drains the requests in flight', () => {
     gw = await startGateway({ dataDir, logLevel: 'info', config });
   }
 
+  /** An S3 PutObject of `body` sent in 12 chunks `intervalMs` apart, 300 ms under way. */
+  async function putUnderWay(key: string, body: Buffer, intervalMs: number) {
+    const head = await putObjectHead(gw, tape, key, body);
+    const put = trickleRequest(Number(new URL(gw.s3Url).port), head, body, {
+      chunks: 12,
+      intervalMs,
+    });
+    await put.started;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    return put;
+  }
+
   afterAll(async () => {
     lab?.users.forEach((user) => user.cleanup());
     await gw?.stop('SIGTERM');
@@ -220,13 +232,7 @@ describe('gateway process: shutdown drains the requests in flight', () => {
   it('an S3 PutObject whose body still arrives at SIGTERM is stored, answered, and the process exits 0', async () => {
     // 96 KiB sent over about 1.2 s; SIGTERM comes 300 ms in.
     const body = Buffer.from(randomBytes(48 * 1024).toString('hex'));
-    const head = await putObjectHead(gw, tape, 'in-flight.txt', body);
-    const put = trickleRequest(Number(new URL(gw.s3Url).port), head, body, {
-      chunks: 12,
-      intervalMs: 100,
-    });
-    await put.started;
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const put = await putUnderWay('in-flight.txt', body, 100);
     process.kill(gw.pid, 'SIGTERM');
     await gw.waitForLine(/"event":"shutdown"/, 10_000);
     // Draining: neither listener takes a new connection.
@@ -297,13 +303,7 @@ describe('gateway process: shutdown drains the requests in flight', () => {
     // 1500 ms to drain, 1500 for the modules; this body takes 12 s.
     await restart({ gateway: { shutdown_grace_ms: 3000 } });
     const body = Buffer.from(randomBytes(16 * 1024).toString('hex'));
-    const head = await putObjectHead(gw, tape, 'too-slow.txt', body);
-    const put = trickleRequest(Number(new URL(gw.s3Url).port), head, body, {
-      chunks: 12,
-      intervalMs: 1000,
-    });
-    await put.started;
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const put = await putUnderWay('too-slow.txt', body, 1000);
     const signalled = Date.now();
     const code = await gw.stop('SIGTERM');
     const exitMs = Date.now() - signalled;
