@@ -56,7 +56,13 @@ describe('SharedMultipartStore and SharedSpoolLedger (a real redis-server, a buc
 
   /** Two replicas over one Redis prefix and one bucket. */
   const twoReplicas = (
-    options: { limit?: number; tapeLimit?: number; holdMs?: number; idleMs?: number } = {},
+    options: {
+      limit?: number;
+      tapeLimit?: number;
+      holdMs?: number;
+      idleMs?: number;
+      completionWaitMs?: number;
+    } = {},
   ) => {
     const prefix = `mp${n++}:`;
     const bucket = new MemoryBucket();
@@ -80,6 +86,7 @@ describe('SharedMultipartStore and SharedSpoolLedger (a real redis-server, a buc
         expiryMs: 3_600_000,
         idleMs: options.idleMs ?? 3_600_000,
         completedKept: 10,
+        completionWaitMs: options.completionWaitMs,
       });
       return { ledger, store };
     });
@@ -269,6 +276,45 @@ describe('SharedMultipartStore and SharedSpoolLedger (a real redis-server, a buc
       await b.store.remove(upload);
       expect([bucket.objects.size, await a.ledger.totalBytes()]).toEqual([0, 0]);
     });
+  });
+
+  it('a completion held past the wait limit: the other replica’s part and completion get SlowDown and keep nothing', async () => {
+    const { a, b, bucket } = twoReplicas({ completionWaitMs: 300 });
+    const upload = await newUpload(a.store);
+    const one = randomBytes(300);
+    await a.store.writePart(upload, 1, Readable.from([one]), await a.ledger.reserve(TAPE, 300));
+    let letGo = (): void => undefined;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    let joining = (): void => undefined;
+    const joined = new Promise<void>((resolve) => (joining = resolve));
+    const completion = a.store.completing(upload.uploadId, async () => {
+      await a.store.completionParts(upload, () => [{ partNumber: 1, etag: sha256(one) }]);
+      joining();
+      return held;
+    });
+    await joined;
+
+    const started = Date.now();
+    const part = b.store.writePart(
+      upload,
+      2,
+      Readable.from([randomBytes(200)]),
+      await b.ledger.reserve(TAPE, 200),
+    );
+    await expect(part).rejects.toBeInstanceOf(S3BackendSlowDownError);
+    await expect(part).rejects.toThrow(/another CompleteMultipartUpload .* 300 ms/);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    await expect(b.store.completing(upload.uploadId, async () => 'ran')).rejects.toBeInstanceOf(
+      S3BackendSlowDownError,
+    );
+    // The refused part left no object and no budget; the held completion's part is intact.
+    expect([bucket.objects.size, await a.ledger.totalBytes()]).toEqual([1, 300]);
+
+    letGo();
+    await completion;
+    expect(await b.store.completing(upload.uploadId, async () => 'ran')).toBe('ran');
+    await a.store.remove(upload);
+    expect([bucket.objects.size, await a.ledger.totalBytes()]).toEqual([0, 0]);
   });
 
   it('an abort on one replica racing a part on the other leaves neither the part nor its budget', async () => {

@@ -2,8 +2,8 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { Readable } from 'node:stream';
-import { S3BackendNoSuchUploadError, S3PartInfo } from '../s3-backend';
-import { RedisMutex } from '../../shared-state/redis-mutex';
+import { S3BackendNoSuchUploadError, S3BackendSlowDownError, S3PartInfo } from '../s3-backend';
+import { LockWaitTimeoutError, RedisMutex } from '../../shared-state/redis-mutex';
 import { FoundUpload, IncomingPart, MultipartStore, MultipartUpload } from './multipart-store';
 import { NameLocks } from './name-locks';
 import { PartObjects } from './part-objects';
@@ -24,7 +24,15 @@ export interface SharedMultipartOptions {
   /** Uploads with no part for this long are removed (`upload_idle_hours`). */
   idleMs: number;
   completedKept: number;
+  /**
+   * How long a request waits for another request's CompleteMultipartUpload of the same upload,
+   * on any replica, before it gets a 503 SlowDown (10 minutes).
+   */
+  completionWaitMs?: number;
 }
+
+const COMPLETION_LEASE_MS = 30_000;
+const COMPLETION_WAIT_MS = 10 * 60 * 1000;
 
 /**
  * Multipart uploads every replica shares (docs/s3.md, "Multipart uploads across replicas"):
@@ -48,7 +56,11 @@ export class SharedMultipartStore extends MultipartStore<SharedStoredPart> {
     super();
     this.records = new SharedMultipartRecords(options.redis, options.prefix);
     this.objects = new PartObjects(options.client, options.bucket, options.objectPrefix);
-    this.completionLock = new RedisMutex(options.redis);
+    this.completionLock = new RedisMutex(
+      options.redis,
+      COMPLETION_LEASE_MS,
+      options.completionWaitMs ?? COMPLETION_WAIT_MS,
+    );
   }
 
   openUploads(tapeAddress: string): Promise<number> {
@@ -123,16 +135,21 @@ export class SharedMultipartStore extends MultipartStore<SharedStoredPart> {
     const part: SharedStoredPart = { ...hashing.record(partNumber), object };
     await this.options.ledger.keepAsPart(hold, upload.uploadId, partNumber, part.size);
     let previous = await this.records.setPart(upload.uploadId, part);
-    while (previous === 'completing') {
-      // The completion joins the objects of the part list it read: the list does not change,
-      // and no object of it is deleted, until it lets go. Then the upload is open or gone.
-      await this.completing(upload.uploadId, () => Promise.resolve());
-      previous = await this.records.setPart(upload.uploadId, part);
+    try {
+      while (previous === 'completing') {
+        // The completion joins the objects of the part list it read: the list does not change,
+        // and no object of it is deleted, until it lets go. Then the upload is open or gone.
+        await this.completing(upload.uploadId, () => Promise.resolve());
+        previous = await this.records.setPart(upload.uploadId, part);
+      }
+    } catch (error) {
+      // Waited too long (SlowDown) or Redis failed: the part was never recorded, keep nothing.
+      await this.forgetPart(upload.uploadId, partNumber, object);
+      throw error;
     }
     if (previous === 'gone') {
       // Aborted, expired or completed meanwhile: keep nothing.
-      await this.options.ledger.releasePart(upload.uploadId, partNumber);
-      await this.objects.delete(object);
+      await this.forgetPart(upload.uploadId, partNumber, object);
       throw new S3BackendNoSuchUploadError(upload.uploadId);
     }
     if (previous !== null) await this.objects.delete(previous.object);
@@ -146,11 +163,28 @@ export class SharedMultipartStore extends MultipartStore<SharedStoredPart> {
     return this.objects.concatenate(parts);
   }
 
-  /** One completion at a time in this process, then over every replica (a Redis lock). */
-  completing<T>(uploadId: string, work: () => Promise<T>): Promise<T> {
-    return this.completions.run([uploadId], () =>
-      this.completionLock.run(this.records.completionLockKey(uploadId), work),
-    );
+  /** A part that was never recorded: its bytes back to the ledger, its object deleted. */
+  private async forgetPart(uploadId: string, partNumber: number, object: string): Promise<void> {
+    await this.options.ledger.releasePart(uploadId, partNumber);
+    await this.objects.delete(object);
+  }
+
+  /**
+   * One completion at a time in this process, then over every replica (a Redis lock). A
+   * request that waits longer than `completionWaitMs` for another's is told to retry later
+   * (503 SlowDown), as S3 clients do with back-off.
+   */
+  async completing<T>(uploadId: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await this.completions.run([uploadId], () =>
+        this.completionLock.run(this.records.completionLockKey(uploadId), work),
+      );
+    } catch (error) {
+      if (!(error instanceof LockWaitTimeoutError)) throw error;
+      throw new S3BackendSlowDownError(
+        `another CompleteMultipartUpload of upload ${uploadId} has held it for ${error.waitedMs} ms`,
+      );
+    }
   }
 
   protected async removeId(uploadId: string): Promise<void> {
