@@ -1,111 +1,18 @@
 import 'reflect-metadata';
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
-import Redis from 'ioredis';
 import { createHash, randomBytes } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
-import { startRedis, RedisServer } from '../../../test/support/processes/metering-redis';
 import { S3BackendNoSuchUploadError, S3BackendSlowDownError } from '../s3-backend';
-import { SharedMultipartStore } from './shared-multipart-store';
-import { SharedSpoolLedger } from './shared-spool-ledger';
 import { eventually } from '../../../test/support/jest/eventually';
-
-const TAPE = 'GegjFWW8SVeSTqsyo9ZkEzCQY2mY55T2AUazk4kjfYyT';
-
-/** A bucket in memory behind the three commands the store sends. */
-class MemoryBucket {
-  readonly objects = new Map<string, Buffer>();
-  readonly client = {
-    send: async (command: unknown) => {
-      if (command instanceof PutObjectCommand) {
-        const chunks: Buffer[] = [];
-        for await (const c of command.input.Body as Readable) chunks.push(c as Buffer);
-        this.objects.set(command.input.Key!, Buffer.concat(chunks));
-        return {};
-      }
-      if (command instanceof GetObjectCommand) {
-        const data = this.objects.get(command.input.Key!);
-        if (!data) throw Object.assign(new Error('NoSuchKey'), { name: 'NoSuchKey' });
-        return { Body: Readable.from([data]) };
-      }
-      if (command instanceof DeleteObjectCommand) {
-        this.objects.delete(command.input.Key!);
-        return {};
-      }
-      throw new Error('unexpected command');
-    },
-  } as unknown as S3Client;
-}
-
-const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
-
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
+import {
+  newUpload,
+  readAll,
+  sha256,
+  sharedReplicas,
+  TAPE,
+} from './shared-multipart-store.spec-support';
 
 describe('SharedMultipartStore and SharedSpoolLedger (a real redis-server, a bucket in memory)', () => {
-  let server: RedisServer;
-  const connections: Redis[] = [];
-  let n = 0;
-
-  /** Two replicas over one Redis prefix and one bucket. */
-  const twoReplicas = (
-    options: {
-      limit?: number;
-      tapeLimit?: number;
-      holdMs?: number;
-      idleMs?: number;
-      completionWaitMs?: number;
-    } = {},
-  ) => {
-    const prefix = `mp${n++}:`;
-    const bucket = new MemoryBucket();
-    const replicas = [0, 1].map(() => {
-      const redis = new Redis(server.url);
-      connections.push(redis);
-      const ledger = new SharedSpoolLedger(
-        redis,
-        prefix,
-        options.limit ?? 1e9,
-        options.tapeLimit ?? options.limit ?? 1e9,
-        options.holdMs ?? 60_000,
-      );
-      const store = new SharedMultipartStore({
-        redis,
-        prefix,
-        client: bucket.client,
-        bucket: 'b',
-        objectPrefix: 'tracks/multipart/',
-        ledger,
-        expiryMs: 3_600_000,
-        idleMs: options.idleMs ?? 3_600_000,
-        completedKept: 10,
-        completionWaitMs: options.completionWaitMs,
-      });
-      return { ledger, store };
-    });
-    return { bucket, a: replicas[0], b: replicas[1] };
-  };
-  const newUpload = async (store: SharedMultipartStore) => {
-    const upload = { tapeAddress: TAPE, key: 'big.bin', contentType: undefined, metadata: {} };
-    const created = await store.create(upload, 100);
-    if (!created) throw new Error('the upload was refused');
-    return created;
-  };
-
-  beforeAll(async () => {
-    server = await startRedis();
-  });
-  afterAll(async () => {
-    connections.forEach((c) => c.disconnect());
-    await server?.stop();
-  });
+  const { twoReplicas } = sharedReplicas();
 
   it('creates racing on two replicas never pass max_uploads_per_tape together', async () => {
     const { a, b } = twoReplicas();
@@ -276,45 +183,6 @@ describe('SharedMultipartStore and SharedSpoolLedger (a real redis-server, a buc
       await b.store.remove(upload);
       expect([bucket.objects.size, await a.ledger.totalBytes()]).toEqual([0, 0]);
     });
-  });
-
-  it('a completion held past the wait limit: the other replica’s part and completion get SlowDown and keep nothing', async () => {
-    const { a, b, bucket } = twoReplicas({ completionWaitMs: 300 });
-    const upload = await newUpload(a.store);
-    const one = randomBytes(300);
-    await a.store.writePart(upload, 1, Readable.from([one]), await a.ledger.reserve(TAPE, 300));
-    let letGo = (): void => undefined;
-    const held = new Promise<void>((resolve) => (letGo = resolve));
-    let joining = (): void => undefined;
-    const joined = new Promise<void>((resolve) => (joining = resolve));
-    const completion = a.store.completing(upload.uploadId, async () => {
-      await a.store.completionParts(upload, () => [{ partNumber: 1, etag: sha256(one) }]);
-      joining();
-      return held;
-    });
-    await joined;
-
-    const started = Date.now();
-    const part = b.store.writePart(
-      upload,
-      2,
-      Readable.from([randomBytes(200)]),
-      await b.ledger.reserve(TAPE, 200),
-    );
-    await expect(part).rejects.toBeInstanceOf(S3BackendSlowDownError);
-    await expect(part).rejects.toThrow(/another CompleteMultipartUpload .* 300 ms/);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
-    await expect(b.store.completing(upload.uploadId, async () => 'ran')).rejects.toBeInstanceOf(
-      S3BackendSlowDownError,
-    );
-    // The refused part left no object and no budget; the held completion's part is intact.
-    expect([bucket.objects.size, await a.ledger.totalBytes()]).toEqual([1, 300]);
-
-    letGo();
-    await completion;
-    expect(await b.store.completing(upload.uploadId, async () => 'ran')).toBe('ran');
-    await a.store.remove(upload);
-    expect([bucket.objects.size, await a.ledger.totalBytes()]).toEqual([0, 0]);
   });
 
   it('an abort on one replica racing a part on the other leaves neither the part nor its budget', async () => {

@@ -134,22 +134,19 @@ export class SharedMultipartStore extends MultipartStore<SharedStoredPart> {
     }
     const part: SharedStoredPart = { ...hashing.record(partNumber), object };
     await this.options.ledger.keepAsPart(hold, upload.uploadId, partNumber, part.size);
-    let previous = await this.records.setPart(upload.uploadId, part);
+    let previous: SharedStoredPart | null | 'gone';
     try {
-      while (previous === 'completing') {
-        // The completion joins the objects of the part list it read: the list does not change,
-        // and no object of it is deleted, until it lets go. Then the upload is open or gone.
-        await this.completing(upload.uploadId, () => Promise.resolve());
-        previous = await this.records.setPart(upload.uploadId, part);
-      }
+      previous = await this.recordPart(upload.uploadId, part);
     } catch (error) {
       // Waited too long (SlowDown) or Redis failed: the part was never recorded, keep nothing.
-      await this.forgetPart(upload.uploadId, partNumber, object);
+      await this.objects.delete(object);
+      await this.unkeepPart(upload, partNumber);
       throw error;
     }
     if (previous === 'gone') {
       // Aborted, expired or completed meanwhile: keep nothing.
-      await this.forgetPart(upload.uploadId, partNumber, object);
+      await this.options.ledger.releasePart(upload.uploadId, partNumber);
+      await this.objects.delete(object);
       throw new S3BackendNoSuchUploadError(upload.uploadId);
     }
     if (previous !== null) await this.objects.delete(previous.object);
@@ -163,10 +160,32 @@ export class SharedMultipartStore extends MultipartStore<SharedStoredPart> {
     return this.objects.concatenate(parts);
   }
 
-  /** A part that was never recorded: its bytes back to the ledger, its object deleted. */
-  private async forgetPart(uploadId: string, partNumber: number, object: string): Promise<void> {
-    await this.options.ledger.releasePart(uploadId, partNumber);
-    await this.objects.delete(object);
+  /** Records a part once no completion holds its upload: the part it replaced, or 'gone'. */
+  private async recordPart(
+    uploadId: string,
+    part: SharedStoredPart,
+  ): Promise<SharedStoredPart | null | 'gone'> {
+    let previous = await this.records.setPart(uploadId, part);
+    while (previous === 'completing') {
+      // The completion joins the objects of the part list it read: the list does not change,
+      // and no object of it is deleted, until it lets go. Then the upload is open or gone.
+      await this.completing(uploadId, () => Promise.resolve());
+      previous = await this.records.setPart(uploadId, part);
+    }
+    return previous;
+  }
+
+  /**
+   * Undoes `keepAsPart` for a part whose record was refused on an open upload: the part number's
+   * budget given back, or, when an earlier part of that number is still recorded, held at that
+   * part's size again (`keepAsPart` had moved the number's hold to the refused part).
+   */
+  private async unkeepPart(upload: MultipartUpload, partNumber: number): Promise<void> {
+    const { uploadId, tapeAddress } = upload;
+    const recorded = await this.records.parts(uploadId);
+    const earlier = recorded?.find((stored) => stored.partNumber === partNumber);
+    if (earlier === undefined) await this.options.ledger.releasePart(uploadId, partNumber);
+    else await this.options.ledger.restorePart(tapeAddress, uploadId, partNumber, earlier.size);
   }
 
   /**

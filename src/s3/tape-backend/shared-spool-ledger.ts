@@ -143,6 +143,27 @@ export class SharedSpoolLedger extends SpoolLedger {
     );
   }
 
+  /**
+   * Holds `bytes` for the part of this number again, as `keepAsPart` did when it was stored: for
+   * a part kept whose record was then refused, while the earlier part of its number stays.
+   */
+  async restorePart(
+    tapeAddress: string,
+    uploadId: string,
+    partNumber: number,
+    bytes: number,
+  ): Promise<void> {
+    // The keep script with no body hold to free: the part's hold replaced by `bytes`.
+    await this.commands.tapeSpoolKeep(
+      ...this.keys,
+      this.prefix,
+      '',
+      partHoldId(uploadId, partNumber),
+      tapeAddress,
+      String(bytes),
+    );
+  }
+
   async releasePart(uploadId: string, partNumber: number): Promise<void> {
     await this.releaseId(partHoldId(uploadId, partNumber));
   }
