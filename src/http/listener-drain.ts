@@ -97,7 +97,8 @@ export class ListenerDrain {
       this.sweep();
     }
     const left = this.open();
-    const drained = inFlight.filter((socket) => !left.includes(socket)).length;
+    const stillOpen = new Set(left);
+    const drained = inFlight.filter((socket) => !stillOpen.has(socket)).length;
     const cutBy: Record<string, number> = {};
     for (const { name, sockets } of this.listeners) {
       const cut = [...sockets].filter((socket) => !socket.destroyed);

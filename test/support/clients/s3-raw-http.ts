@@ -160,9 +160,8 @@ export interface RawAnswer {
  * Sends a request whose body goes out slowly: the head, then `body` in `chunks` equal parts,
  * one every `intervalMs` (a slow uploader), reading whatever comes back until the server closes
  * the connection. `started` resolves once the head and the first part are written (rejects when
- * the connection is refused); `answer`
- * with what was read (status 0 and an empty head when nothing was), also when the server cut
- * the connection before the body ended.
+ * the connection is refused); `answer` resolves with what was read (status 0 and an empty head
+ * when nothing was), also when the server cut the connection before the body ended.
  */
 export function trickleRequest(
   port: number,
